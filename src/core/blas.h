@@ -1,0 +1,28 @@
+/* blas.h - the only place blocklab calls BLAS, so threading is decided in one spot.
+ *
+ * Threading (DESIGN.md section 4: never two thread pools on the same cores at once): blocklab is
+ * meant to run on Debian's OpenMP build of OpenBLAS (libopenblas0-openmp), so OpenBLAS and our own
+ * `#pragma omp` loops share one pool; a BLAS call made inside an OpenMP region then runs on the
+ * calling thread. If the pthreads build is what the loader found, bl_blas_init() notices
+ * (openblas_get_parallel() == 1) and bl_par_begin()/bl_par_end() switch OpenBLAS to one thread
+ * around our parallel regions, so the pools never run at the same time.
+ */
+#ifndef BL_BLAS_H
+#define BL_BLAS_H
+
+#include <cblas.h>
+
+/* Detect the OpenBLAS threading model once; safe to call many times. */
+void bl_blas_init(void);
+/* "openmp", "pthreads" or "sequential". */
+const char *bl_blas_threading(void);
+/* Bracket an OpenMP region whose threads call BLAS (see above). */
+void bl_par_begin(void);
+void bl_par_end(void);
+
+/* C[M,N] = alpha * op(A) op(B) + beta * C, row-major, op = transpose when ta/tb is nonzero.
+ * A is [M,K] (or [K,M] when ta), B is [K,N] (or [N,K] when tb). Thin wrapper on cblas_sgemm. */
+void bl_sgemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, const float *B,
+              float beta, float *C);
+
+#endif

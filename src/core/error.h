@@ -1,0 +1,29 @@
+/* error.h - how every library function in blocklab reports failure.
+ *
+ * Library code never prints, never exits and never asserts on user input. A failing function
+ * records one line of text with bl_fail() and returns its failure value: -1 for functions that
+ * return int, NULL for functions that return a pointer. The caller (usually the REPL) reads the
+ * line with bl_error() and shows it; every value the user made is left untouched.
+ *
+ * Messages are lower-case, have no trailing period and name what was wrong and the values seen,
+ * e.g. "linear: x has 64 features but weight expects 128 (weight [256, 128])".
+ */
+#ifndef BL_ERROR_H
+#define BL_ERROR_H
+
+/* Record a printf-style message as the current error. Returns -1 so that `return bl_fail(...)`
+ * works in int functions; pointer functions use `bl_fail(...); return NULL;` or BL_FAILP. */
+int bl_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The current error message ("" when none). Valid until the next bl_fail/bl_clear_error. */
+const char *bl_error(void);
+
+/* Forget the current error. */
+void bl_clear_error(void);
+
+/* Prefix the current error with "what: " (for example the file name), keeping the rest. */
+void bl_error_prefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#define BL_FAILP(...) (bl_fail(__VA_ARGS__), (void *)0)
+
+#endif

@@ -1,0 +1,150 @@
+/* graph.c - tape and arena (see graph.h). */
+#include "core/graph.h"
+#include "core/error.h"
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct chunk { struct chunk *next; size_t size, used; unsigned char *mem; } chunk;
+
+struct bl_graph {
+    chunk *chunks;          /* current chunk first */
+    size_t in_use, high_water, mallocs;
+    bl_node *nodes;
+    int nnodes, cap;
+    int record;
+};
+
+bl_graph *bl_graph_new(void)
+{
+    bl_graph *g = calloc(1, sizeof *g);
+    if (!g) return BL_FAILP("graph: out of memory");
+    g->record = 1;
+    return g;
+}
+
+static void free_chunks(chunk *c)
+{
+    while (c) { chunk *n = c->next; free(c->mem); free(c); c = n; }
+}
+
+void bl_graph_free(bl_graph *g)
+{
+    if (!g) return;
+    free_chunks(g->chunks);
+    free(g->nodes);
+    free(g);
+}
+
+void bl_graph_reset(bl_graph *g)
+{
+    g->nnodes = 0;
+    if (g->chunks && g->chunks->next) {
+        /* the last step needed several chunks: replace them by one of the high-water size */
+        free_chunks(g->chunks);
+        g->chunks = NULL;
+    }
+    if (g->chunks) g->chunks->used = 0;
+    g->in_use = 0;
+}
+
+void bl_graph_set_record(bl_graph *g, int on) { g->record = on; }
+int bl_graph_recording(const bl_graph *g) { return g->record; }
+
+void *bl_graph_alloc(bl_graph *g, size_t bytes)
+{
+    bytes = (bytes + 63) & ~(size_t)63;
+    chunk *c = g->chunks;
+    if (!c || c->used + bytes > c->size) {
+        size_t want = g->high_water > g->in_use + bytes ? g->high_water : g->in_use + bytes;
+        if (c) want = bytes > (size_t)1 << 24 ? bytes : (size_t)1 << 24;
+        if (want < ((size_t)1 << 20)) want = (size_t)1 << 20;
+        chunk *n = calloc(1, sizeof *n);
+        void *mem = NULL;
+        if (!n || posix_memalign(&mem, 64, want) != 0) {
+            free(n);
+            return BL_FAILP("graph: out of memory allocating %zu bytes of activations", want);
+        }
+        n->mem = mem;
+        n->size = want;
+        n->next = c;
+        g->chunks = n;
+        g->mallocs++;
+        c = n;
+    }
+    void *p = c->mem + c->used;
+    c->used += bytes;
+    g->in_use += bytes;
+    if (g->in_use > g->high_water) g->high_water = g->in_use;
+    return p;
+}
+
+bl_tensor *bl_graph_tensor(bl_graph *g, int ndim, const int *shape, int with_grad)
+{
+    size_t n;
+    if (bl_shape_check("tensor", ndim, shape, &n) < 0) return NULL;
+    bl_tensor *t = bl_graph_alloc(g, sizeof *t);
+    if (!t) return NULL;
+    memset(t, 0, sizeof *t);
+    t->data = bl_graph_alloc(g, n * sizeof(float));
+    if (!t->data) return NULL;
+    if (with_grad) {
+        t->grad = bl_graph_alloc(g, n * sizeof(float));
+        if (!t->grad) return NULL;
+        memset(t->grad, 0, n * sizeof(float));
+    }
+    t->ndim = ndim;
+    for (int i = 0; i < ndim; i++) t->shape[i] = shape[i];
+    t->numel = n;
+    return t;
+}
+
+int bl_graph_wants_grad(const bl_graph *g, int n, bl_tensor *const *ts)
+{
+    if (!g->record) return 0;
+    for (int i = 0; i < n; i++)
+        if (ts[i] && ts[i]->grad) return 1;
+    return 0;
+}
+
+bl_node *bl_graph_node(bl_graph *g, const char *op, bl_backward_fn backward, bl_tensor *out)
+{
+    if (!g->record || !out->grad) return NULL;
+    if (g->nnodes == g->cap) {
+        int cap = g->cap ? 2 * g->cap : 256;
+        bl_node *nn = realloc(g->nodes, (size_t)cap * sizeof *nn);
+        if (!nn) return NULL;  /* cannot happen in practice; backward would then skip the op */
+        g->nodes = nn;
+        g->cap = cap;
+    }
+    bl_node *n = &g->nodes[g->nnodes++];
+    memset(n, 0, sizeof *n);
+    n->op = op;
+    n->backward = backward;
+    n->out = out;
+    return n;
+}
+
+bl_tensor *bl_graph_view(bl_graph *g, const bl_tensor *x, int ndim, const int *shape)
+{
+    bl_tensor v;
+    if (bl_tensor_view_as(&v, x, ndim, shape) < 0) return NULL;
+    bl_tensor *t = bl_graph_alloc(g, sizeof *t);
+    if (!t) return NULL;
+    *t = v;
+    t->flags = 0;
+    return t;
+}
+
+int bl_graph_backward(bl_graph *g, bl_tensor *loss)
+{
+    if (loss->numel != 1) return bl_fail("backward: the loss must be a scalar, got %zu elements", loss->numel);
+    if (!loss->grad) return bl_fail("backward: the loss has no gradient (nothing it depends on needs one)");
+    loss->grad[0] += 1.0f;
+    for (int i = g->nnodes - 1; i >= 0; i--) g->nodes[i].backward(&g->nodes[i]);
+    return 0;
+}
+
+int bl_graph_node_count(const bl_graph *g) { return g->nnodes; }
+const bl_node *bl_graph_node_at(const bl_graph *g, int i) { return &g->nodes[i]; }
+size_t bl_graph_arena_bytes(const bl_graph *g) { return g->in_use; }
+size_t bl_graph_arena_mallocs(const bl_graph *g) { return g->mallocs; }

@@ -1,0 +1,83 @@
+/* graph.h - the tape (reverse-mode autograd) and the arena that holds one step's activations.
+ *
+ * A bl_graph is both:
+ *   - an arena: every tensor an op produces during a forward pass is carved out of it with
+ *     bl_graph_tensor(); bl_graph_reset() rewinds it. After the first step has sized it, later
+ *     steps of the same shapes allocate nothing (the arena keeps one block of the high-water size);
+ *   - a tape: when recording, each op appends one bl_node (its backward function, inputs, output,
+ *     saved tensors, integer/float arguments). bl_graph_backward() seeds d(loss) = 1 and calls the
+ *     nodes' backward functions in reverse order.
+ *
+ * Conventions every op follows (llm.c style):
+ *   - forward: check shapes (bl_fail + return NULL on a mismatch), allocate the output with
+ *     bl_graph_tensor(g, ..., bl_graph_wants_grad(g, inputs...)), compute, then
+ *     `bl_node *n = bl_graph_node(g, "opname", op_backward, out)` and, when n != NULL, fill it;
+ *   - backward *adds into* the grad of each input whose grad is not NULL (a tensor used twice
+ *     needs no special case), reading out->grad; it never allocates.
+ *   - leaves (parameters, inputs that need a gradient) are tensors whose grad is not NULL; data
+ *     without grad is a constant.
+ *
+ *        forward:  x --linear--> h --gelu--> y --mse--> loss
+ *        backward: nodes [mse, gelu, linear] walked as mse.bw, gelu.bw, linear.bw
+ *
+ * Errors: functions return NULL / -1 and set bl_error(); the graph stays usable (reset it).
+ */
+#ifndef BL_GRAPH_H
+#define BL_GRAPH_H
+
+#include "core/tensor.h"
+
+#define BL_NODE_MAXIN 6
+
+typedef struct bl_node bl_node;
+typedef void (*bl_backward_fn)(bl_node *n);
+
+struct bl_node {
+    const char *op;                 /* op name, as in errors and help ("linear", "rope", ...) */
+    bl_backward_fn backward;
+    bl_tensor *out;
+    bl_tensor *in[BL_NODE_MAXIN];   /* inputs in the order the forward took them */
+    bl_tensor *save[4];             /* arena tensors the forward kept for backward */
+    int iarg[8];
+    float farg[4];
+    const void *ptr[2];             /* op data that must outlive the step (ids, targets, masks) */
+};
+
+typedef struct bl_graph bl_graph;
+
+bl_graph *bl_graph_new(void);
+void bl_graph_free(bl_graph *g);
+/* Forget all nodes and rewind the arena (tensors from it become invalid). */
+void bl_graph_reset(bl_graph *g);
+/* Recording on (default): ops append nodes and outputs get grads when an input has one.
+ * Off: inference only (no nodes, no grads). */
+void bl_graph_set_record(bl_graph *g, int on);
+int bl_graph_recording(const bl_graph *g);
+
+/* Raw arena memory, 64-byte aligned, NOT initialised. NULL + error when out of memory. */
+void *bl_graph_alloc(bl_graph *g, size_t bytes);
+/* An arena tensor: data NOT initialised; grad (zeroed) only when with_grad. NULL on bad shape. */
+bl_tensor *bl_graph_tensor(bl_graph *g, int ndim, const int *shape, int with_grad);
+/* 1 when recording and at least one of the n tensors has a grad. */
+int bl_graph_wants_grad(const bl_graph *g, int n, bl_tensor *const *ts);
+#define BL_WANTS_GRAD(g, ...) \
+    bl_graph_wants_grad((g), (int)(sizeof((bl_tensor *[]){__VA_ARGS__}) / sizeof(bl_tensor *)), \
+                        (bl_tensor *[]){__VA_ARGS__})
+/* Append a node for `out` and return it for the op to fill; NULL when there is nothing to
+ * record (not recording, or out->grad == NULL). Sets op, backward and out. */
+bl_node *bl_graph_node(bl_graph *g, const char *op, bl_backward_fn backward, bl_tensor *out);
+/* A view of x (same data and grad) with another shape, from the arena; no node is needed
+ * because the grad buffer is shared. NULL + error on a numel mismatch. */
+bl_tensor *bl_graph_view(bl_graph *g, const bl_tensor *x, int ndim, const int *shape);
+
+/* Backward from a scalar (numel 1) loss that has a grad: loss->grad += 1, then every node in
+ * reverse. Returns 0, or -1 if loss is not a scalar with a grad. */
+int bl_graph_backward(bl_graph *g, bl_tensor *loss);
+
+/* Bookkeeping for tests and benchmarks. */
+int bl_graph_node_count(const bl_graph *g);
+const bl_node *bl_graph_node_at(const bl_graph *g, int i);
+size_t bl_graph_arena_bytes(const bl_graph *g);     /* bytes in use now */
+size_t bl_graph_arena_mallocs(const bl_graph *g);   /* malloc calls made so far by the arena */
+
+#endif

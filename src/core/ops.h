@@ -1,0 +1,47 @@
+/* ops.h - generic differentiable ops (forward + hand-written backward), recorded on a bl_graph.
+ *
+ * Every function here: takes the graph first, returns a new arena tensor (NULL + bl_error() on
+ * bad shapes or arguments, message starting with the op name), and when recording appends a node
+ * whose backward adds into the inputs' grads. The block parts (norms, attention, RoPE, SwiGLU,
+ * modulation, patch embedding) live one layer up in src/nn/nn.h.
+ *
+ * Formulas follow PyTorch (torch.nn.functional) so tests/golden can compare against it.
+ */
+#ifndef BL_OPS_H
+#define BL_OPS_H
+
+#include "core/graph.h"
+
+/* y = x W^T + b.  x [..., in], w [out, in], b [out] or NULL -> y [..., out].  (F.linear) */
+bl_tensor *bl_linear(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b);
+
+/* Batched matrix product. a [..., M, K], b [..., K, N] -> [..., M, N]; the leading (batch) dims
+ * must be equal, or b may be 2-D [K, N] and is then shared by every batch. (torch.matmul) */
+bl_tensor *bl_matmul(bl_graph *g, bl_tensor *a, bl_tensor *b);
+
+/* a + b and a * b elementwise. b has a's shape, or a's trailing dims (broadcast over the
+ * leading ones: b [D] with a [B, T, D]; b [T, D] with a [B, T, D]). */
+bl_tensor *bl_add(bl_graph *g, bl_tensor *a, bl_tensor *b);
+bl_tensor *bl_mul(bl_graph *g, bl_tensor *a, bl_tensor *b);
+/* s * a for a constant s. */
+bl_tensor *bl_scale(bl_graph *g, bl_tensor *a, float s);
+
+/* GELU, exact erf form: 0.5 x (1 + erf(x / sqrt 2)) (F.gelu, approximate='none'). */
+bl_tensor *bl_gelu(bl_graph *g, bl_tensor *x);
+/* SiLU: x * sigmoid(x) (F.silu). silu(1) = 0.7311, silu(-1) = -0.2689. */
+bl_tensor *bl_silu(bl_graph *g, bl_tensor *x);
+/* Softmax over the last dimension, max-subtracted (F.softmax(x, -1)). */
+bl_tensor *bl_softmax(bl_graph *g, bl_tensor *x);
+
+/* Embedding lookup. w [V, D], ids[n] with 0 <= id < V -> [n, D] (F.embedding). `ids` must stay
+ * valid until backward. Error on an id out of range, naming it. */
+bl_tensor *bl_embedding(bl_graph *g, bl_tensor *w, const int *ids, int n);
+
+/* Mean cross-entropy of logits [N, V] against targets[N] (F.cross_entropy, reduction 'mean');
+ * a target of -1 is ignored (ignore_index=-1) and not counted in the mean. -> scalar []. */
+bl_tensor *bl_cross_entropy(bl_graph *g, bl_tensor *logits, const int *targets);
+
+/* Mean squared error over all elements, pred and target of the same shape (F.mse_loss) -> []. */
+bl_tensor *bl_mse(bl_graph *g, bl_tensor *pred, bl_tensor *target);
+
+#endif

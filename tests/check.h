@@ -1,0 +1,70 @@
+/* check.h - the tiny TAP test harness every C test uses.
+ *
+ *   BL_TEST(name) { ... CHECK(cond, "fmt", ...); CHECK_CLOSE(a, b, tol); ... }
+ *   int main(void) { RUN(name); ...; return bl_test_done(); }
+ *
+ * Each RUN prints "ok N - name" or "not ok N - name" (with "# ..." lines saying what failed),
+ * and bl_test_done() prints the plan and returns 1 when any test failed, so automake's TAP
+ * driver and a plain shell both see the failure. Tests that need something missing print
+ * "ok N - name # SKIP why".
+ */
+#ifndef BL_CHECK_H
+#define BL_CHECK_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int bl_t_count, bl_t_failed, bl_t_cur_failed;
+static const char *bl_t_skip;
+
+#define BL_TEST(name) static void name(void)
+#define RUN(name)                                                                        \
+    do {                                                                                 \
+        bl_t_cur_failed = 0;                                                             \
+        bl_t_skip = NULL;                                                                \
+        name();                                                                          \
+        bl_t_count++;                                                                    \
+        if (bl_t_skip)                                                                   \
+            printf("ok %d - %s # SKIP %s\n", bl_t_count, #name, bl_t_skip);             \
+        else                                                                             \
+            printf("%sok %d - %s\n", bl_t_cur_failed ? "not " : "", bl_t_count, #name); \
+        if (bl_t_cur_failed) bl_t_failed++;                                              \
+        fflush(stdout);                                                                  \
+    } while (0)
+#define SKIP(why) do { bl_t_skip = (why); return; } while (0)
+
+#define CHECK(cond, ...)                                                     \
+    do {                                                                     \
+        if (!(cond)) {                                                       \
+            bl_t_cur_failed = 1;                                             \
+            printf("# %s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
+            printf(__VA_ARGS__);                                             \
+            printf("\n");                                                    \
+        }                                                                    \
+    } while (0)
+
+/* |a - b| <= tol (absolute) */
+#define CHECK_CLOSE(a, b, tol)                                                          \
+    do {                                                                                \
+        double bl_a_ = (a), bl_b_ = (b);                                                \
+        CHECK(fabs(bl_a_ - bl_b_) <= (tol) && !isnan(bl_a_) && !isnan(bl_b_),           \
+              "%s = %.9g, expected %.9g (tol %g)", #a, bl_a_, bl_b_, (double)(tol));     \
+    } while (0)
+
+/* the current error message contains `needle` */
+#define CHECK_ERR(needle)                                                                   \
+    do {                                                                                    \
+        const char *bl_e_ = bl_error();                                                     \
+        CHECK(strstr(bl_e_, (needle)) != NULL, "error \"%s\" does not mention \"%s\"", bl_e_, \
+              (needle));                                                                    \
+    } while (0)
+
+static inline int bl_test_done(void)
+{
+    printf("1..%d\n", bl_t_count);
+    return bl_t_failed ? 1 : 0;
+}
+
+#endif
