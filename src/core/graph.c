@@ -144,6 +144,14 @@ int bl_graph_backward(bl_graph *g, bl_tensor *loss)
     return 0;
 }
 
+int bl_graph_backward_from(bl_graph *g, bl_tensor *out, const float *seed)
+{
+    if (!out->grad) return bl_fail("backward: the output has no gradient (nothing it depends on needs one)");
+    for (size_t i = 0; i < out->numel; i++) out->grad[i] += seed[i];
+    for (int i = g->nnodes - 1; i >= 0; i--) g->nodes[i].backward(&g->nodes[i]);
+    return 0;
+}
+
 int bl_graph_node_count(const bl_graph *g) { return g->nnodes; }
 const bl_node *bl_graph_node_at(const bl_graph *g, int i) { return &g->nodes[i]; }
 size_t bl_graph_arena_bytes(const bl_graph *g) { return g->in_use; }

@@ -74,6 +74,10 @@ bl_tensor *bl_graph_view(bl_graph *g, const bl_tensor *x, int ndim, const int *s
  * reverse. Returns 0, or -1 if loss is not a scalar with a grad. */
 int bl_graph_backward(bl_graph *g, bl_tensor *loss);
 
+/* Backward from any output: out->grad += seed (out->numel floats), then every node in reverse.
+ * For gradient checks of ops with non-scalar outputs. -1 if out has no grad. */
+int bl_graph_backward_from(bl_graph *g, bl_tensor *out, const float *seed);
+
 /* Bookkeeping for tests and benchmarks. */
 int bl_graph_node_count(const bl_graph *g);
 const bl_node *bl_graph_node_at(const bl_graph *g, int i);
