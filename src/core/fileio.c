@@ -1,0 +1,74 @@
+/* fileio.c - atomic writes via temp file + fsync + rename (see fileio.h). */
+#include "core/fileio.h"
+#include "core/error.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int bl_atomic_open(bl_atomic_file *af, const char *path)
+{
+    memset(af, 0, sizeof *af);
+    if (strlen(path) >= sizeof af->path) return bl_fail("%.64s...: file name too long", path);
+    strcpy(af->path, path);
+    snprintf(af->tmp, sizeof af->tmp, "%s.tmp.%ld", path, (long)getpid());
+    af->f = fopen(af->tmp, "wb");
+    if (!af->f) return bl_fail("%s: %s", path, strerror(errno));
+    return 0;
+}
+
+int bl_atomic_commit(bl_atomic_file *af)
+{
+    int err = 0;
+    if (fflush(af->f) != 0 || ferror(af->f)) err = errno ? errno : EIO;
+    if (!err && fsync(fileno(af->f)) != 0) err = errno;
+    if (fclose(af->f) != 0 && !err) err = errno ? errno : EIO;
+    af->f = NULL;
+    if (!err && rename(af->tmp, af->path) != 0) err = errno;
+    if (err) {
+        remove(af->tmp);
+        return bl_fail("%s: %s", af->path, strerror(err));
+    }
+    return 0;
+}
+
+void bl_atomic_abort(bl_atomic_file *af)
+{
+    if (af->f) fclose(af->f);
+    af->f = NULL;
+    remove(af->tmp);
+}
+
+int bl_write_file_atomic(const char *path, const void *data, size_t n)
+{
+    bl_atomic_file af;
+    if (bl_atomic_open(&af, path) < 0) return -1;
+    if (n && fwrite(data, 1, n, af.f) != n) {
+        int e = errno;
+        bl_atomic_abort(&af);
+        return bl_fail("%s: %s", path, strerror(e ? e : EIO));
+    }
+    return bl_atomic_commit(&af);
+}
+
+char *bl_read_file(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return BL_FAILP("%s: %s", path, strerror(errno));
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap + 1);
+    for (;;) {
+        if (!buf) { fclose(f); return BL_FAILP("%s: out of memory", path); }
+        len += fread(buf + len, 1, cap - len, f);
+        if (len < cap) break;
+        cap *= 2;
+        char *nb = realloc(buf, cap + 1);
+        if (!nb) free(buf);
+        buf = nb;
+    }
+    if (ferror(f)) { int e = errno; fclose(f); free(buf); return BL_FAILP("%s: %s", path, strerror(e)); }
+    fclose(f);
+    buf[len] = 0;
+    if (n) *n = len;
+    return buf;
+}

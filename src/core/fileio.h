@@ -1,0 +1,29 @@
+/* fileio.h - atomic file writes: nothing a user made is ever half-overwritten.
+ *
+ * bl_atomic_open() creates PATH.tmp.PID in the destination's directory; the caller writes to the
+ * returned FILE; bl_atomic_commit() flushes, fsyncs and renames it over PATH (or removes the temp
+ * file and reports when any write failed); bl_atomic_abort() discards it. An existing PATH is
+ * untouched until the rename, so a failed write leaves the old file as it was.
+ * Errors: NULL / -1 with "PATH: <strerror>" in bl_error().
+ */
+#ifndef BL_FILEIO_H
+#define BL_FILEIO_H
+
+#include <stdio.h>
+#include <stddef.h>
+
+typedef struct bl_atomic_file {
+    FILE *f;
+    char path[4096];
+    char tmp[4120];
+} bl_atomic_file;
+
+int bl_atomic_open(bl_atomic_file *af, const char *path);
+int bl_atomic_commit(bl_atomic_file *af);
+void bl_atomic_abort(bl_atomic_file *af);
+/* Write n bytes to path atomically. */
+int bl_write_file_atomic(const char *path, const void *data, size_t n);
+/* Read a whole file into a malloc'd buffer (NUL-terminated; *n = size). NULL + error. */
+char *bl_read_file(const char *path, size_t *n);
+
+#endif
