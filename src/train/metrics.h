@@ -1,0 +1,54 @@
+/* metrics.h - what every training run records (DESIGN.md section 5) and its metrics.json.
+ *
+ * Per step: train loss, milliseconds, learning rate. At intervals: validation loss (TinyDiT: flow
+ * MSE on a fixed held-out set with fixed noise and t; TinyGPT: cross-entropy on fixed windows).
+ * A loss spike is a step whose loss exceeds 1.5x the median of the previous 100 steps (needs at
+ * least 10 previous steps). Items are images (TinyDiT) or tokens (TinyGPT).
+ *
+ * metrics.json: {"params", "steps", "items", "item_unit", "loss": [..], "ms": [..],
+ *   "val": [[step, loss], ..], "spikes": [step, ..], "ms_per_step", "it_per_s",
+ *   "items_per_s", "wall_s"}.
+ * Errors: -1 + bl_error() (out of memory, a file that cannot be written or parsed).
+ */
+#ifndef BL_METRICS_H
+#define BL_METRICS_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#define BL_SPIKE_WINDOW 100
+#define BL_SPIKE_FACTOR 1.5f
+
+typedef struct bl_metrics {
+    size_t params;
+    const char *item_unit;      /* "images" or "tokens" (static string) */
+    int steps;                  /* recorded steps */
+    double items;               /* images or tokens processed */
+    double wall_s;              /* summed step time, seconds */
+    float *loss, *ms, *lr;      /* [steps] */
+    int cap;
+    int *val_step; float *val_loss; int nval, valcap;
+    int *spikes; int nspikes, spikecap;
+} bl_metrics;
+
+void bl_metrics_init(bl_metrics *m, size_t params, const char *item_unit);
+void bl_metrics_free(bl_metrics *m);
+/* Make room for `more` further steps (call before training so steps do not allocate). */
+int bl_metrics_reserve(bl_metrics *m, int more);
+/* Record one step; returns 1 when it is a loss spike, 0 otherwise, -1 on out of memory. */
+int bl_metrics_step(bl_metrics *m, float loss, float ms, float lr, double items);
+/* Record a validation loss measured after `step` steps. */
+int bl_metrics_val(bl_metrics *m, int step, float loss);
+/* Median of the last min(n, steps) losses before step index `before` (NaN when none). */
+float bl_metrics_median(const bl_metrics *m, int before, int n);
+/* Drop every record after the first `steps` steps (used when a step is undone). */
+void bl_metrics_truncate(bl_metrics *m, int steps);
+
+double bl_metrics_ms_per_step(const bl_metrics *m);
+json_t *bl_metrics_to_json(const bl_metrics *m);
+/* Replace m's records with those in j (as written by bl_metrics_to_json). */
+int bl_metrics_from_json(bl_metrics *m, const json_t *j);
+/* Write metrics.json atomically. */
+int bl_metrics_write(const bl_metrics *m, const char *path);
+
+#endif
