@@ -1,0 +1,31 @@
+/* ops_internal.h - helpers shared by the op kernels in src/core/ops_*.c (not a public header).
+ *
+ * Threading: elementwise loops use `#pragma omp parallel for if (n > BL_PAR_MIN)`; below about
+ * 64k elements the fork/join costs more than the loop. Regions that call BLAS are bracketed by
+ * bl_par_begin()/bl_par_end() (see blas.h).
+ */
+#ifndef BL_OPS_INTERNAL_H
+#define BL_OPS_INTERNAL_H
+
+#include "core/error.h"
+#include "core/graph.h"
+#include <stddef.h>
+
+/* Smallest loop (in elements) worth splitting across OpenMP threads. */
+#define BL_PAR_MIN ((size_t)1 << 16)
+
+/* A shape as text for error messages: SHP(t) expands to a fresh buffer holding "[2, 3]". */
+#define BL_SHP(t) bl_shape_str((t), (char[64]){0}, 64)
+
+/* Fail with "op: name is missing" when t is NULL. Returns 0 or -1. */
+static inline int bl_ops_need(const char *op, const char *name, const bl_tensor *t)
+{
+    return t ? 0 : bl_fail("%s: %s is missing (NULL tensor)", op, name);
+}
+
+/* dst[j] += sum_r src[r * cols + j] (* other[r * cols + j] when other != NULL), r < rows.
+ * The gradient of a tensor broadcast over leading rows (a bias, a b of trailing dims).
+ * Accumulates in double; splits the columns across threads when the work is large. */
+void bl_ops_colsum_add(float *dst, const float *src, const float *other, size_t rows, size_t cols);
+
+#endif

@@ -1,0 +1,133 @@
+/* ops_linear.c - linear and matmul, forward and backward through bl_sgemm (see ops.h).
+ *
+ * Formulas (llm.c matmul_forward / matmul_backward; torch.nn.functional.linear, torch.matmul):
+ *   linear  y = x W^T + b      dx += dy W      dW += dy^T x      db += sum_rows dy
+ *   matmul  y = a b            da += dy b^T    db += a^T dy
+ */
+#include "core/ops.h"
+#include "core/blas.h"
+#include "core/ops_internal.h"
+#include <string.h>
+
+/* Batches whose single product is at most this many multiply-adds (M*N*K) are spread over
+ * OpenMP threads, one sgemm per batch on the calling thread; larger ones let BLAS thread
+ * itself. Attention's 64x64x32 blocks (131k) fall below, TinyDiT's linears far above. */
+#define BL_SMALL_GEMM ((size_t)1 << 19)
+
+/* ---------------------------------------------------------------------------------------
+ * Shared: nb independent products C_i = op(A_i) op(B_i) + beta C_i, i < nb, with element
+ * strides sa, sb, sc between batches.
+ */
+static void gemm_batched(int nb, int ta, int tb, int M, int N, int K, const float *A, size_t sa,
+                         const float *B, size_t sb, float beta, float *C, size_t sc)
+{
+    if (nb > 1 && (size_t)M * N * K <= BL_SMALL_GEMM) {
+        bl_par_begin();
+#pragma omp parallel for schedule(static)
+        for (int i = 0; i < nb; i++)
+            bl_sgemm(ta, tb, M, N, K, 1.0f, A + i * sa, B + i * sb, beta, C + i * sc);
+        bl_par_end();
+    } else {
+        for (int i = 0; i < nb; i++)
+            bl_sgemm(ta, tb, M, N, K, 1.0f, A + i * sa, B + i * sb, beta, C + i * sc);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------
+ * linear: x [..., in] = [R, in] rows, w [out, in], b [out] -> y [R, out]
+ */
+static void linear_backward(bl_node *n)
+{
+    bl_tensor *x = n->in[0], *w = n->in[1], *b = n->in[2], *y = n->out;
+    int in = w->shape[1], out = w->shape[0], R = (int)(x->numel / (size_t)in);
+    /* y = x W^T (+ b) */
+    if (x->grad) bl_sgemm(0, 0, R, in, out, 1.0f, y->grad, w->data, 1.0f, x->grad);  /* dx += dy W */
+    if (w->grad) bl_sgemm(1, 0, out, in, R, 1.0f, y->grad, x->data, 1.0f, w->grad);  /* dW += dy^T x */
+    if (b && b->grad) bl_ops_colsum_add(b->grad, y->grad, NULL, (size_t)R, (size_t)out);
+}
+
+bl_tensor *bl_linear(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b)
+{
+    if (bl_ops_need("linear", "x", x) || bl_ops_need("linear", "weight", w)) return NULL;
+    if (w->ndim != 2) return BL_FAILP("linear: weight must be 2-D [out, in], got %s", BL_SHP(w));
+    if (x->ndim < 1) return BL_FAILP("linear: x must have at least 1 dimension, got a scalar");
+    int out = w->shape[0], in = w->shape[1];
+    if (x->shape[x->ndim - 1] != in)
+        return BL_FAILP("linear: x %s has %d features but weight %s expects %d", BL_SHP(x),
+                        x->shape[x->ndim - 1], BL_SHP(w), in);
+    if (b && (b->ndim != 1 || b->shape[0] != out))
+        return BL_FAILP("linear: bias %s does not match weight %s (expected [%d])", BL_SHP(b),
+                        BL_SHP(w), out);
+    int shape[BL_MAXDIM];
+    memcpy(shape, x->shape, sizeof shape);
+    shape[x->ndim - 1] = out;
+    bl_tensor *y = bl_graph_tensor(g, x->ndim, shape, BL_WANTS_GRAD(g, x, w, b));
+    if (!y) return NULL;
+    int R = (int)(x->numel / (size_t)in);
+    float beta = 0.0f;
+    if (b) {  /* start from the bias, then add x W^T on top */
+        for (int r = 0; r < R; r++) memcpy(y->data + (size_t)r * out, b->data, (size_t)out * sizeof(float));
+        beta = 1.0f;
+    }
+    bl_sgemm(0, 1, R, out, in, 1.0f, x->data, w->data, beta, y->data);
+    bl_node *n = bl_graph_node(g, "linear", linear_backward, y);
+    if (n) { n->in[0] = x; n->in[1] = w; n->in[2] = b; }
+    return y;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * matmul: a [..., M, K], b [..., K, N] (same batch dims) or b [K, N] shared -> [..., M, N]
+ * iarg: 0 batches, 1 M, 2 N, 3 K, 4 shared b
+ */
+static void matmul_backward(bl_node *n)
+{
+    bl_tensor *a = n->in[0], *b = n->in[1], *y = n->out;
+    int nb = n->iarg[0], M = n->iarg[1], N = n->iarg[2], K = n->iarg[3];
+    if (n->iarg[4]) {  /* shared b: the batch is just more rows of one product */
+        int R = nb * M;
+        if (a->grad) bl_sgemm(0, 1, R, K, N, 1.0f, y->grad, b->data, 1.0f, a->grad);  /* da += dy b^T */
+        if (b->grad) bl_sgemm(1, 0, K, N, R, 1.0f, a->data, y->grad, 1.0f, b->grad);  /* db += a^T dy */
+        return;
+    }
+    size_t sa = (size_t)M * K, sb = (size_t)K * N, sy = (size_t)M * N;
+    if (a->grad) gemm_batched(nb, 0, 1, M, K, N, y->grad, sy, b->data, sb, 1.0f, a->grad, sa);
+    if (b->grad) gemm_batched(nb, 1, 0, K, N, M, a->data, sa, y->grad, sy, 1.0f, b->grad, sb);
+}
+
+bl_tensor *bl_matmul(bl_graph *g, bl_tensor *a, bl_tensor *b)
+{
+    if (bl_ops_need("matmul", "a", a) || bl_ops_need("matmul", "b", b)) return NULL;
+    if (a->ndim < 2 || b->ndim < 2)
+        return BL_FAILP("matmul: a %s and b %s must both have at least 2 dimensions", BL_SHP(a),
+                        BL_SHP(b));
+    int M = a->shape[a->ndim - 2], K = a->shape[a->ndim - 1];
+    int Kb = b->shape[b->ndim - 2], N = b->shape[b->ndim - 1];
+    if (K != Kb)
+        return BL_FAILP("matmul: a %s has %d columns but b %s has %d rows", BL_SHP(a), K,
+                        BL_SHP(b), Kb);
+    int shared = b->ndim == 2;
+    if (!shared) {
+        int same = b->ndim == a->ndim;
+        for (int i = 0; same && i < a->ndim - 2; i++) same = a->shape[i] == b->shape[i];
+        if (!same)
+            return BL_FAILP("matmul: batch dims of a %s and b %s differ (b must have a's batch "
+                            "dims or be 2-D)", BL_SHP(a), BL_SHP(b));
+    }
+    int shape[BL_MAXDIM];
+    memcpy(shape, a->shape, sizeof shape);
+    shape[a->ndim - 1] = N;
+    bl_tensor *y = bl_graph_tensor(g, a->ndim, shape, BL_WANTS_GRAD(g, a, b));
+    if (!y) return NULL;
+    int nb = (int)(a->numel / ((size_t)M * K));
+    if (shared)
+        bl_sgemm(0, 0, nb * M, N, K, 1.0f, a->data, b->data, 0.0f, y->data);
+    else
+        gemm_batched(nb, 0, 0, M, N, K, a->data, (size_t)M * K, b->data, (size_t)K * N, 0.0f,
+                     y->data, (size_t)M * N);
+    bl_node *n = bl_graph_node(g, "matmul", matmul_backward, y);
+    if (n) {
+        n->in[0] = a; n->in[1] = b;
+        n->iarg[0] = nb; n->iarg[1] = M; n->iarg[2] = N; n->iarg[3] = K; n->iarg[4] = shared;
+    }
+    return y;
+}

@@ -1,0 +1,211 @@
+/* ops_pointwise.c - elementwise ops and softmax, forward and backward (see ops.h).
+ *
+ * Formulas follow torch.nn.functional; derivatives are the textbook ones, written next to each
+ * backward. Loops over more than BL_PAR_MIN elements are split across OpenMP threads.
+ */
+#include "core/ops.h"
+#include "core/ops_internal.h"
+#include <math.h>
+
+void bl_ops_colsum_add(float *dst, const float *src, const float *other, size_t rows, size_t cols)
+{
+    enum { BLK = 64 };
+    size_t nblk = (cols + BLK - 1) / BLK;
+#pragma omp parallel for schedule(static) if (rows * cols > BL_PAR_MIN && nblk > 1)
+    for (size_t blk = 0; blk < nblk; blk++) {
+        size_t j0 = blk * BLK, w = cols - j0 < BLK ? cols - j0 : BLK;
+        double acc[BLK] = {0};
+        for (size_t r = 0; r < rows; r++) {
+            const float *s = src + r * cols + j0;
+            if (other) {
+                const float *o = other + r * cols + j0;
+                for (size_t j = 0; j < w; j++) acc[j] += (double)s[j] * o[j];
+            } else {
+                for (size_t j = 0; j < w; j++) acc[j] += s[j];
+            }
+        }
+        for (size_t j = 0; j < w; j++) dst[j0 + j] += (float)acc[j];
+    }
+}
+
+
+/* ---------------------------------------------------------------------------------------
+ * add, mul: a [...], b = a's trailing dims (nb elements, repeated over n / nb rows)
+ */
+typedef enum { BC_ADD, BC_MUL, BC_ACC_MUL } bc_kind;
+
+/* y = a + b, y = a * b or y += a * b, with b (nb elements) repeated along a (n elements). */
+static void bcast_kernel(bc_kind k, const float *a, const float *b, float *y, size_t n, size_t nb)
+{
+    if (nb == n || nb == 1) {
+        size_t bs = nb == 1 ? 0 : 1;
+#pragma omp parallel for schedule(static) if (n > BL_PAR_MIN)
+        for (size_t i = 0; i < n; i++) {
+            float bv = b[i * bs];
+            if (k == BC_ADD) y[i] = a[i] + bv;
+            else if (k == BC_MUL) y[i] = a[i] * bv;
+            else y[i] += a[i] * bv;
+        }
+        return;
+    }
+    size_t rows = n / nb;
+#pragma omp parallel for schedule(static) if (n > BL_PAR_MIN)
+    for (size_t r = 0; r < rows; r++) {
+        const float *ar = a + r * nb;
+        float *yr = y + r * nb;
+        if (k == BC_ADD) for (size_t j = 0; j < nb; j++) yr[j] = ar[j] + b[j];
+        else if (k == BC_MUL) for (size_t j = 0; j < nb; j++) yr[j] = ar[j] * b[j];
+        else for (size_t j = 0; j < nb; j++) yr[j] += ar[j] * b[j];
+    }
+}
+
+/* b must be a's trailing dims (b [D] or [T, D] with a [B, T, D]; a 0-D b is a scalar). */
+static int check_trailing(const char *op, const bl_tensor *a, const bl_tensor *b)
+{
+    if (bl_ops_need(op, "a", a) || bl_ops_need(op, "b", b)) return -1;
+    int ok = b->ndim <= a->ndim;
+    for (int i = 0; ok && i < b->ndim; i++) ok = b->shape[i] == a->shape[a->ndim - b->ndim + i];
+    if (!ok)
+        return bl_fail("%s: b %s must have the shape of a %s or of its trailing dims", op,
+                       BL_SHP(b), BL_SHP(a));
+    return 0;
+}
+
+static void add_backward(bl_node *n)
+{
+    bl_tensor *a = n->in[0], *b = n->in[1], *y = n->out;
+    /* y = a + b */
+    if (a->grad) {
+#pragma omp parallel for schedule(static) if (y->numel > BL_PAR_MIN)
+        for (size_t i = 0; i < y->numel; i++) a->grad[i] += y->grad[i];       /* da += dy */
+    }
+    if (b->grad) bl_ops_colsum_add(b->grad, y->grad, NULL, y->numel / b->numel, b->numel);
+}
+
+static void mul_backward(bl_node *n)
+{
+    bl_tensor *a = n->in[0], *b = n->in[1], *y = n->out;
+    /* y = a * b */
+    if (a->grad) bcast_kernel(BC_ACC_MUL, y->grad, b->data, a->grad, y->numel, b->numel);  /* da += dy b */
+    if (b->grad) bl_ops_colsum_add(b->grad, y->grad, a->data, y->numel / b->numel, b->numel); /* db += sum dy a */
+}
+
+static bl_tensor *bcast_op(bl_graph *g, const char *op, bc_kind k, bl_backward_fn bw, bl_tensor *a,
+                           bl_tensor *b)
+{
+    if (check_trailing(op, a, b) < 0) return NULL;
+    bl_tensor *y = bl_graph_tensor(g, a->ndim, a->shape, BL_WANTS_GRAD(g, a, b));
+    if (!y) return NULL;
+    bcast_kernel(k, a->data, b->data, y->data, a->numel, b->numel);
+    bl_node *n = bl_graph_node(g, op, bw, y);
+    if (n) { n->in[0] = a; n->in[1] = b; }
+    return y;
+}
+
+bl_tensor *bl_add(bl_graph *g, bl_tensor *a, bl_tensor *b)
+{
+    return bcast_op(g, "add", BC_ADD, add_backward, a, b);
+}
+
+bl_tensor *bl_mul(bl_graph *g, bl_tensor *a, bl_tensor *b)
+{
+    return bcast_op(g, "mul", BC_MUL, mul_backward, a, b);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * scale, gelu, silu: y = f(x) elementwise; backward dx += f'(x) dy
+ */
+typedef enum { PW_SCALE, PW_GELU, PW_SILU } pw_kind;
+
+static const char *const pw_name[] = {"scale", "gelu", "silu"};
+
+static inline float sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
+
+static void pointwise_backward(bl_node *n)
+{
+    bl_tensor *x = n->in[0], *y = n->out;
+    if (!x->grad) return;
+    pw_kind k = (pw_kind)n->iarg[0];
+    float s = n->farg[0];
+    const float *xd = x->data, *dy = y->grad;
+    float *dx = x->grad;
+#pragma omp parallel for schedule(static) if (x->numel > BL_PAR_MIN)
+    for (size_t i = 0; i < x->numel; i++) {
+        float v = xd[i], d;
+        if (k == PW_SCALE) {
+            d = s;                                      /* y = s x */
+        } else if (k == PW_GELU) {                      /* y = x Phi(x): Phi(x) + x phi(x) */
+            d = 0.5f * (1.0f + erff(v * (float)M_SQRT1_2)) +
+                v * expf(-0.5f * v * v) * (float)(0.5 * M_2_SQRTPI * M_SQRT1_2);
+        } else {                                        /* y = x sig(x): sig (1 + x (1 - sig)) */
+            float sg = sigmoidf(v);
+            d = sg * (1.0f + v * (1.0f - sg));
+        }
+        dx[i] += d * dy[i];
+    }
+}
+
+static bl_tensor *pointwise(bl_graph *g, pw_kind k, bl_tensor *x, float s)
+{
+    if (bl_ops_need(pw_name[k], "x", x)) return NULL;
+    bl_tensor *y = bl_graph_tensor(g, x->ndim, x->shape, BL_WANTS_GRAD(g, x));
+    if (!y) return NULL;
+    const float *xd = x->data;
+    float *yd = y->data;
+#pragma omp parallel for schedule(static) if (x->numel > BL_PAR_MIN)
+    for (size_t i = 0; i < x->numel; i++) {
+        float v = xd[i];
+        if (k == PW_SCALE) yd[i] = s * v;
+        else if (k == PW_GELU) yd[i] = 0.5f * v * (1.0f + erff(v * (float)M_SQRT1_2));
+        else yd[i] = v * sigmoidf(v);
+    }
+    bl_node *n = bl_graph_node(g, pw_name[k], pointwise_backward, y);
+    if (n) { n->in[0] = x; n->iarg[0] = (int)k; n->farg[0] = s; }
+    return y;
+}
+
+bl_tensor *bl_scale(bl_graph *g, bl_tensor *a, float s) { return pointwise(g, PW_SCALE, a, s); }
+bl_tensor *bl_gelu(bl_graph *g, bl_tensor *x) { return pointwise(g, PW_GELU, x, 0.0f); }
+bl_tensor *bl_silu(bl_graph *g, bl_tensor *x) { return pointwise(g, PW_SILU, x, 0.0f); }
+
+/* ---------------------------------------------------------------------------------------
+ * softmax over the last dim: y = exp(x - max) / sum exp(x - max)
+ * backward (llm.c softmax_backward): dx_i += y_i (dy_i - sum_j dy_j y_j)
+ */
+static void softmax_backward(bl_node *n)
+{
+    bl_tensor *x = n->in[0], *y = n->out;
+    if (!x->grad) return;
+    size_t V = (size_t)x->shape[x->ndim - 1], rows = x->numel / V;
+#pragma omp parallel for schedule(static) if (x->numel > BL_PAR_MIN)
+    for (size_t r = 0; r < rows; r++) {
+        const float *yr = y->data + r * V, *dy = y->grad + r * V;
+        float *dx = x->grad + r * V;
+        double dot = 0;
+        for (size_t j = 0; j < V; j++) dot += (double)dy[j] * yr[j];
+        for (size_t j = 0; j < V; j++) dx[j] += yr[j] * (dy[j] - (float)dot);
+    }
+}
+
+bl_tensor *bl_softmax(bl_graph *g, bl_tensor *x)
+{
+    if (bl_ops_need("softmax", "x", x)) return NULL;
+    if (x->ndim < 1) return BL_FAILP("softmax: x must have at least 1 dimension, got a scalar");
+    bl_tensor *y = bl_graph_tensor(g, x->ndim, x->shape, BL_WANTS_GRAD(g, x));
+    if (!y) return NULL;
+    size_t V = (size_t)x->shape[x->ndim - 1], rows = x->numel / V;
+#pragma omp parallel for schedule(static) if (x->numel > BL_PAR_MIN)
+    for (size_t r = 0; r < rows; r++) {
+        const float *xr = x->data + r * V;
+        float *yr = y->data + r * V;
+        float mx = xr[0];
+        for (size_t j = 1; j < V; j++) mx = xr[j] > mx ? xr[j] : mx;
+        double sum = 0;
+        for (size_t j = 0; j < V; j++) { yr[j] = expf(xr[j] - mx); sum += yr[j]; }
+        float inv = (float)(1.0 / sum);
+        for (size_t j = 0; j < V; j++) yr[j] *= inv;
+    }
+    bl_node *n = bl_graph_node(g, "softmax", softmax_backward, y);
+    if (n) n->in[0] = x;
+    return y;
+}

@@ -1,0 +1,424 @@
+/* test_ops.c - every op of core/ops.h: backward against central finite differences (several
+ * shape variants each), forward against hand-computed values, errors, and the arena staying
+ * put across training-like steps. */
+#include "core/error.h"
+#include "core/graph.h"
+#include "core/ops.h"
+#include "core/tensor.h"
+#include "../check.h"
+#include "../gradcheck.h"
+
+#define GC_TOL 2e-3
+#define GC_H 1e-2f
+
+/* ---------------------------------------------------------------- helpers */
+
+/* A new owned tensor of the given shape, N(0, std) values named `name`, with a grad buffer
+ * when grad is nonzero. */
+static bl_tensor *mk(const char *name, int grad, float std, int ndim, const int *shape)
+{
+    bl_tensor *t = bl_tensor_new(ndim, shape);
+    gc_randn(t, name, std);
+    if (grad) bl_tensor_require_grad(t);
+    return t;
+}
+#define MK(name, grad, ...) \
+    mk((name), (grad), 1.0f, (int)(sizeof((int[]){__VA_ARGS__}) / sizeof(int)), (int[]){__VA_ARGS__})
+
+static void free_all(bl_tensor **t, int n)
+{
+    for (int i = 0; i < n; i++) bl_tensor_free(t[i]);
+}
+
+/* Run gradcheck and CHECK the result against GC_TOL. */
+#define GRADCHECK(what, fn, in, ctx)                                                       \
+    do {                                                                                   \
+        double e_ = gradcheck((what), (fn), (in), (int)(sizeof(in) / sizeof((in)[0])),     \
+                              (ctx), GC_H, 60);                                             \
+        CHECK(e_ < GC_TOL, "%s: gradient error %g", (what), e_);                          \
+    } while (0)
+
+/* ---------------------------------------------------------------- op wrappers for gradcheck */
+
+static bl_tensor *f_linear(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_linear(g, in[0], in[1], in[2]); }
+static bl_tensor *f_linear_nb(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_linear(g, in[0], in[1], NULL); }
+static bl_tensor *f_matmul(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_matmul(g, in[0], in[1]); }
+static bl_tensor *f_add(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_add(g, in[0], in[1]); }
+static bl_tensor *f_mul(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_mul(g, in[0], in[1]); }
+static bl_tensor *f_scale(bl_graph *g, bl_tensor **in, void *c) { return bl_scale(g, in[0], *(float *)c); }
+static bl_tensor *f_gelu(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_gelu(g, in[0]); }
+static bl_tensor *f_silu(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_silu(g, in[0]); }
+static bl_tensor *f_softmax(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_softmax(g, in[0]); }
+static bl_tensor *f_embedding(bl_graph *g, bl_tensor **in, void *c)
+{
+    const int *ids = c;
+    return bl_embedding(g, in[0], ids + 1, ids[0]);
+}
+static bl_tensor *f_ce(bl_graph *g, bl_tensor **in, void *c) { return bl_cross_entropy(g, in[0], c); }
+static bl_tensor *f_mse(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_mse(g, in[0], in[1]); }
+
+/* ---------------------------------------------------------------- finite-difference checks */
+
+BL_TEST(test_grad_linear)
+{
+    bl_tensor *in[3] = {MK("x", 1, 3, 5), MK("w", 1, 4, 5), MK("b", 1, 4)};
+    GRADCHECK("linear 2-D with bias", f_linear, in, NULL);
+    bl_tensor *in2[2] = {MK("x3", 1, 2, 3, 5), MK("w", 1, 4, 5)};
+    GRADCHECK("linear 3-D x, no bias", f_linear_nb, in2, NULL);
+    bl_tensor *in3[3] = {MK("x3", 1, 2, 3, 5), MK("w", 1, 6, 5), MK("b", 1, 6)};
+    GRADCHECK("linear 3-D x with bias", f_linear, in3, NULL);
+    bl_tensor *in4[3] = {MK("x1", 1, 5), MK("w", 1, 4, 5), MK("b", 0, 4)};
+    GRADCHECK("linear 1-D x, constant bias", f_linear, in4, NULL);
+    free_all(in, 3); free_all(in2, 2); free_all(in3, 3); free_all(in4, 3);
+}
+
+BL_TEST(test_grad_matmul)
+{
+    bl_tensor *in[2] = {MK("a", 1, 3, 4), MK("b", 1, 4, 5)};
+    GRADCHECK("matmul 2-D", f_matmul, in, NULL);
+    bl_tensor *in2[2] = {MK("a", 1, 2, 3, 3, 4), MK("b", 1, 2, 3, 4, 2)};
+    GRADCHECK("matmul batched 4-D", f_matmul, in2, NULL);
+    bl_tensor *in3[2] = {MK("a", 1, 3, 2, 4), MK("b", 1, 4, 5)};
+    GRADCHECK("matmul shared 2-D b", f_matmul, in3, NULL);
+    bl_tensor *in4[2] = {MK("a", 0, 2, 3, 4), MK("b", 1, 2, 4, 5)};
+    GRADCHECK("matmul batched, constant a", f_matmul, in4, NULL);
+    free_all(in, 2); free_all(in2, 2); free_all(in3, 2); free_all(in4, 2);
+}
+
+BL_TEST(test_grad_add_mul)
+{
+    bl_tensor *same[2] = {MK("a", 1, 3, 4), MK("b", 1, 3, 4)};
+    GRADCHECK("add same shape", f_add, same, NULL);
+    GRADCHECK("mul same shape", f_mul, same, NULL);
+    bl_tensor *row[2] = {MK("a", 1, 2, 3, 4), MK("b", 1, 4)};
+    GRADCHECK("add b [D] over [B, T, D]", f_add, row, NULL);
+    GRADCHECK("mul b [D] over [B, T, D]", f_mul, row, NULL);
+    bl_tensor *mat[2] = {MK("a", 1, 2, 3, 4), MK("b", 1, 3, 4)};
+    GRADCHECK("add b [T, D] over [B, T, D]", f_add, mat, NULL);
+    GRADCHECK("mul b [T, D] over [B, T, D]", f_mul, mat, NULL);
+    bl_tensor *sc[2] = {MK("a", 1, 3, 4), mk("s", 1, 1.0f, 0, NULL)};
+    GRADCHECK("mul by a 0-D b", f_mul, sc, NULL);
+    /* one tensor used twice: x * x, whose gradient is 2x; backward must add, not overwrite */
+    bl_tensor *x = MK("x", 1, 3, 4);
+    bl_tensor *twice[2] = {x, x};
+    GRADCHECK("mul x * x", f_mul, twice, NULL);
+    GRADCHECK("add x + x", f_add, twice, NULL);
+    free_all(same, 2); free_all(row, 2); free_all(mat, 2); free_all(sc, 2); bl_tensor_free(x);
+}
+
+BL_TEST(test_grad_pointwise)
+{
+    bl_tensor *x[1] = {mk("x", 1, 2.0f, 2, (int[]){3, 7})};
+    float s = -1.7f;
+    GRADCHECK("scale", f_scale, x, &s);
+    GRADCHECK("gelu", f_gelu, x, NULL);
+    GRADCHECK("silu", f_silu, x, NULL);
+    GRADCHECK("softmax [3, 7]", f_softmax, x, NULL);
+    bl_tensor *x3[1] = {mk("x3", 1, 2.0f, 3, (int[]){2, 2, 5})};
+    GRADCHECK("softmax [2, 2, 5]", f_softmax, x3, NULL);
+    free_all(x, 1); free_all(x3, 1);
+}
+
+BL_TEST(test_grad_embedding)
+{
+    int ids[] = {5, 1, 3, 1, 0, 3};  /* count, then ids; 1 and 3 repeat */
+    bl_tensor *w[1] = {MK("wte", 1, 4, 3)};
+    GRADCHECK("embedding with repeated ids", f_embedding, w, ids);
+    free_all(w, 1);
+}
+
+BL_TEST(test_grad_losses)
+{
+    int t[] = {2, -1, 6, 0, 2};
+    bl_tensor *z[1] = {mk("logits", 1, 2.0f, 2, (int[]){5, 7})};
+    GRADCHECK("cross_entropy with an ignored target", f_ce, z, t);
+    int t3[] = {3, 0, -1, 1, 2, 3};
+    bl_tensor *z3[1] = {mk("logits3", 1, 2.0f, 3, (int[]){2, 3, 4})};
+    GRADCHECK("cross_entropy 3-D logits", f_ce, z3, t3);
+    bl_tensor *pt[2] = {MK("pred", 1, 2, 3, 4), MK("target", 1, 2, 3, 4)};
+    GRADCHECK("mse", f_mse, pt, NULL);
+    free_all(z, 1); free_all(z3, 1); free_all(pt, 2);
+}
+
+/* ---------------------------------------------------------------- known values */
+
+BL_TEST(test_values_activations)
+{
+    bl_graph *g = bl_graph_new();
+    bl_tensor *x = bl_tensor_from(1, (int[]){3}, (float[]){1.0f, -1.0f, 0.0f});
+    bl_tensor *s = bl_silu(g, x), *ge = bl_gelu(g, x), *sc = bl_scale(g, x, 2.5f);
+    CHECK_CLOSE(s->data[0], 0.7311, 1e-4);        /* DESIGN.md section 2 */
+    CHECK_CLOSE(s->data[1], -0.2689, 1e-4);
+    CHECK_CLOSE(s->data[2], 0.0, 0);
+    CHECK_CLOSE(ge->data[0], 0.8413447, 1e-6);    /* Phi(1) = 0.841344746 */
+    CHECK_CLOSE(ge->data[1], -0.1586553, 1e-6);   /* -1 * Phi(-1) */
+    CHECK_CLOSE(sc->data[1], -2.5, 0);
+    /* softmax of [1, 2, 3] = e^i / (e + e^2 + e^3) */
+    bl_tensor *r = bl_tensor_from(2, (int[]){2, 3}, (float[]){1, 2, 3, 1000, 1000, 1000});
+    bl_tensor *p = bl_softmax(g, r);
+    CHECK_CLOSE(p->data[0], 0.09003057, 1e-6);
+    CHECK_CLOSE(p->data[1], 0.24472847, 1e-6);
+    CHECK_CLOSE(p->data[2], 0.66524096, 1e-6);
+    CHECK_CLOSE(p->data[4], 1.0 / 3.0, 1e-6);     /* large equal logits: no overflow */
+    CHECK(bl_graph_node_count(g) == 0, "nodes recorded for constants: %d", bl_graph_node_count(g));
+    bl_tensor_free(x); bl_tensor_free(r);
+    bl_graph_free(g);
+}
+
+BL_TEST(test_values_linear_matmul)
+{
+    bl_graph *g = bl_graph_new();
+    bl_tensor *x = bl_tensor_from(2, (int[]){1, 2}, (float[]){1, 2});
+    bl_tensor *w = bl_tensor_from(2, (int[]){3, 2}, (float[]){1, 0, 0, 1, 1, 1});
+    bl_tensor *b = bl_tensor_from(1, (int[]){3}, (float[]){0.5f, 0, -1});
+    bl_tensor *y = bl_linear(g, x, w, b);
+    CHECK(y && y->ndim == 2 && y->shape[0] == 1 && y->shape[1] == 3, "linear shape");
+    CHECK_CLOSE(y->data[0], 1.5, 0); CHECK_CLOSE(y->data[1], 2, 0); CHECK_CLOSE(y->data[2], 2, 0);
+    bl_tensor *a = bl_tensor_from(2, (int[]){2, 2}, (float[]){1, 2, 3, 4});
+    bl_tensor *c = bl_tensor_from(2, (int[]){2, 2}, (float[]){5, 6, 7, 8});
+    bl_tensor *m = bl_matmul(g, a, c);
+    CHECK_CLOSE(m->data[0], 19, 0); CHECK_CLOSE(m->data[1], 22, 0);
+    CHECK_CLOSE(m->data[2], 43, 0); CHECK_CLOSE(m->data[3], 50, 0);
+    bl_tensor *r = bl_tensor_from(1, (int[]){2}, (float[]){10, 20});
+    bl_tensor *ad = bl_add(g, a, r), *mu = bl_mul(g, a, r);
+    CHECK_CLOSE(ad->data[2], 13, 0); CHECK_CLOSE(ad->data[3], 24, 0);
+    CHECK_CLOSE(mu->data[2], 30, 0); CHECK_CLOSE(mu->data[3], 80, 0);
+    bl_tensor *all[] = {x, w, b, a, c, r};
+    free_all(all, 6);
+    bl_graph_free(g);
+}
+
+BL_TEST(test_values_losses)
+{
+    bl_graph *g = bl_graph_new();
+    /* uniform logits: CE = ln V whatever the target */
+    bl_tensor *z = bl_tensor_new2(4, 65);
+    int t[] = {0, 64, 7, -1};
+    bl_tensor *l = bl_cross_entropy(g, z, t);
+    CHECK(l && l->ndim == 0, "scalar loss");
+    CHECK_CLOSE(l->data[0], log(65.0), 1e-5);
+    /* -log softmax([1, 2, 3])[2] = log(e + e^2 + e^3) - 3 */
+    bl_tensor *z2 = bl_tensor_from(2, (int[]){2, 3}, (float[]){1, 2, 3, 9, 9, 9});
+    int t2[] = {2, -1};
+    l = bl_cross_entropy(g, z2, t2);
+    CHECK_CLOSE(l->data[0], 0.40760596, 1e-6);
+    /* every row ignored: loss 0 and no gradient */
+    bl_tensor_require_grad(z2);
+    int none[] = {-1, -1};
+    l = bl_cross_entropy(g, z2, none);
+    CHECK(l && l->data[0] == 0.0f, "all ignored");
+    CHECK(bl_graph_backward(g, l) == 0, "backward: %s", bl_error());
+    for (int i = 0; i < 6; i++) CHECK(z2->grad[i] == 0.0f, "grad[%d] = %g", i, z2->grad[i]);
+    /* mse of [1, 2, 3] against 0 = 14 / 3 */
+    bl_tensor *p = bl_tensor_from(1, (int[]){3}, (float[]){1, 2, 3}), *q = bl_tensor_new1(3);
+    l = bl_mse(g, p, q);
+    CHECK_CLOSE(l->data[0], 14.0 / 3.0, 1e-6);
+    /* embedding copies rows */
+    bl_tensor *w = bl_tensor_from(2, (int[]){3, 2}, (float[]){0, 1, 10, 11, 20, 21});
+    bl_tensor *e = bl_embedding(g, w, (int[]){2, 0}, 2);
+    CHECK(e && e->shape[0] == 2 && e->shape[1] == 2, "embedding shape");
+    CHECK(e->data[0] == 20 && e->data[1] == 21 && e->data[2] == 0 && e->data[3] == 1, "rows");
+    bl_tensor_free(z); bl_tensor_free(z2); bl_tensor_free(p); bl_tensor_free(q); bl_tensor_free(w);
+    bl_graph_free(g);
+}
+
+/* ---------------------------------------------------------------- large sizes (threaded paths) */
+
+/* Naive double-precision reference of a batched a [nb, M, K] @ b [nb, K, N] product. */
+static double ref_mm(const bl_tensor *a, const bl_tensor *b, int bi, int i, int j, int M, int N,
+                     int K, int shared)
+{
+    double s = 0;
+    const float *A = a->data + (size_t)bi * M * K, *B = b->data + (shared ? 0 : (size_t)bi * K * N);
+    for (int k = 0; k < K; k++) s += (double)A[i * K + k] * B[k * N + j];
+    return s;
+}
+
+BL_TEST(test_large_matmul)
+{
+    /* attention-like blocks (the thread-per-batch path) and large ones (BLAS-threaded path) */
+    int cases[][4] = {{24, 16, 16, 8}, {2, 128, 96, 64}};
+    for (int c = 0; c < 2; c++) {
+        int nb = cases[c][0], M = cases[c][1], N = cases[c][2], K = cases[c][3];
+        bl_graph *g = bl_graph_new();
+        bl_tensor *a = mk("a", 1, 1.0f, 3, (int[]){nb, M, K}), *b = mk("b", 1, 1.0f, 3, (int[]){nb, K, N});
+        bl_tensor *y = bl_matmul(g, a, b);
+        double worst = 0;
+        for (int bi = 0; bi < nb; bi += 3)
+            for (int i = 0; i < M; i += 5)
+                for (int j = 0; j < N; j += 7)
+                    worst = fmax(worst, fabs(y->data[((size_t)bi * M + i) * N + j] -
+                                             ref_mm(a, b, bi, i, j, M, N, K, 0)));
+        CHECK(worst < 1e-4, "case %d: forward error %g", c, worst);
+        /* backward with dy = 1: da[i, k] = sum_j b[k, j]; db[k, j] = sum_i a[i, k] */
+        float *ones = malloc(y->numel * sizeof(float));
+        for (size_t i = 0; i < y->numel; i++) ones[i] = 1.0f;
+        bl_graph_backward_from(g, y, ones);
+        worst = 0;
+        for (int bi = 0; bi < nb; bi += 5)
+            for (int k = 0; k < K; k += 3) {
+                double sa = 0, sb = 0;
+                for (int j = 0; j < N; j++) sa += b->data[((size_t)bi * K + k) * N + j];
+                for (int i = 0; i < M; i++) sb += a->data[((size_t)bi * M + i) * K + k];
+                worst = fmax(worst, fabs(a->grad[((size_t)bi * M + 1) * K + k] - sa));
+                worst = fmax(worst, fabs(b->grad[((size_t)bi * K + k) * N + 2] - sb));
+            }
+        CHECK(worst < 1e-3, "case %d: backward error %g", c, worst);
+        free(ones);
+        bl_tensor_free(a); bl_tensor_free(b);
+        bl_graph_free(g);
+    }
+}
+
+BL_TEST(test_large_pointwise)
+{
+    /* 512 x 256 = 131k elements: the OpenMP paths of add/mul broadcast, gelu, silu, bias grad */
+    int R = 512, D = 256;
+    bl_graph *g = bl_graph_new();
+    bl_tensor *x = mk("x", 1, 2.0f, 2, (int[]){R, D}), *bb = mk("b", 1, 1.0f, 1, (int[]){D});
+    bl_tensor *h = bl_mul(g, bl_add(g, x, bb), bb);        /* (x + b) * b */
+    bl_tensor *y = bl_silu(g, bl_gelu(g, h));
+    float *ones = malloc(y->numel * sizeof(float));
+    for (size_t i = 0; i < y->numel; i++) ones[i] = 1.0f;
+    CHECK(bl_graph_backward_from(g, y, ones) == 0, "backward: %s", bl_error());
+    /* independent scalar chain rule in double */
+    double worst = 0, worst_b = 0;
+    double *db = calloc((size_t)D, sizeof(double));
+    for (int r = 0; r < R; r++)
+        for (int j = 0; j < D; j++) {
+            double xv = x->data[(size_t)r * D + j], bv = bb->data[j];
+            double hv = (xv + bv) * bv;
+            double phi = 0.5 * (1 + erf(hv / sqrt(2))), gv = hv * phi;
+            double dg = phi + hv * exp(-hv * hv / 2) / sqrt(2 * M_PI);
+            double sg = 1 / (1 + exp(-gv)), ds = sg * (1 + gv * (1 - sg));
+            double yv = gv * sg, dh = ds * dg;
+            worst = fmax(worst, fabs(y->data[(size_t)r * D + j] - yv));
+            worst = fmax(worst, fabs(x->grad[(size_t)r * D + j] - dh * bv));
+            db[j] += dh * (xv + 2 * bv);                   /* d/db of (x + b) b */
+        }
+    for (int j = 0; j < D; j++) worst_b = fmax(worst_b, fabs(bb->grad[j] - db[j]) / fmax(1, fabs(db[j])));
+    CHECK(worst < 1e-4, "elementwise error %g", worst);
+    CHECK(worst_b < 1e-4, "broadcast grad error %g", worst_b);
+    /* linear bias gradient over many rows = column sums of dy (dy = 1 -> R) */
+    bl_graph_reset(g);
+    bl_tensor *w = mk("w", 1, 0.1f, 2, (int[]){D, D});
+    bl_tensor_zero_grad(bb);
+    y = bl_linear(g, x, w, bb);
+    bl_graph_backward_from(g, y, ones);
+    for (int j = 0; j < D; j++) CHECK(bb->grad[j] == (float)R, "bias grad[%d] = %g", j, bb->grad[j]);
+    free(ones); free(db);
+    bl_tensor_free(x); bl_tensor_free(bb); bl_tensor_free(w);
+    bl_graph_free(g);
+}
+
+/* ---------------------------------------------------------------- errors */
+
+BL_TEST(test_errors)
+{
+    bl_graph *g = bl_graph_new();
+    bl_tensor *x = bl_tensor_new2(2, 64), *w = bl_tensor_new2(256, 128), *b = bl_tensor_new1(255);
+    CHECK(bl_linear(g, x, w, NULL) == NULL, "linear accepted 64 features for [256, 128]");
+    CHECK_ERR("linear: x [2, 64] has 64 features but weight [256, 128] expects 128");
+    bl_tensor *w2 = bl_tensor_new2(256, 64);
+    CHECK(bl_linear(g, x, w2, b) == NULL, "bad bias accepted");
+    CHECK_ERR("linear: bias [255]");
+    CHECK(bl_linear(g, x, b, NULL) == NULL, "1-D weight accepted");
+    CHECK_ERR("weight must be 2-D");
+    CHECK(bl_linear(g, NULL, w, NULL) == NULL, "NULL x accepted");
+    CHECK_ERR("linear: x is missing");
+
+    bl_tensor *a = bl_tensor_new3(2, 3, 4), *m = bl_tensor_new3(3, 4, 5), *k5 = bl_tensor_new2(5, 2);
+    CHECK(bl_matmul(g, a, k5) == NULL, "inner mismatch accepted");
+    CHECK_ERR("matmul: a [2, 3, 4] has 4 columns but b [5, 2] has 5 rows");
+    CHECK(bl_matmul(g, a, m) == NULL, "batch mismatch accepted");
+    CHECK_ERR("batch dims");
+    CHECK(bl_matmul(g, b, k5) == NULL, "1-D a accepted");
+    CHECK_ERR("at least 2 dimensions");
+
+    bl_tensor *t3 = bl_tensor_new1(3);
+    CHECK(bl_add(g, a, t3) == NULL, "add: [3] over [2, 3, 4] accepted");
+    CHECK_ERR("add: b [3] must have the shape of a [2, 3, 4]");
+    CHECK(bl_mul(g, t3, a) == NULL, "mul: larger b accepted");
+    CHECK_ERR("mul: b [2, 3, 4]");
+
+    bl_tensor *wte = bl_tensor_new2(4, 3);
+    CHECK(bl_embedding(g, wte, (int[]){0, 9}, 2) == NULL, "id 9 accepted");
+    CHECK_ERR("embedding: id 9 at position 1 is out of range");
+    CHECK(bl_embedding(g, wte, (int[]){-1}, 1) == NULL, "id -1 accepted");
+    CHECK_ERR("id -1");
+
+    bl_tensor *z = bl_tensor_new2(2, 5);
+    CHECK(bl_cross_entropy(g, z, (int[]){0, 5}) == NULL, "target 5 of 5 accepted");
+    CHECK_ERR("cross_entropy: target 5 at row 1 is out of range for logits [2, 5]");
+    CHECK(bl_cross_entropy(g, z, (int[]){-2, 0}) == NULL, "target -2 accepted");
+    CHECK_ERR("target -2");
+
+    CHECK(bl_mse(g, z, a) == NULL, "mse shape mismatch accepted");
+    CHECK_ERR("mse: pred [2, 5] and target [2, 3, 4]");
+    bl_tensor *s = bl_tensor_scalar(1.0f);
+    CHECK(bl_softmax(g, s) == NULL, "softmax of a scalar accepted");
+    CHECK_ERR("softmax");
+    CHECK(bl_gelu(g, NULL) == NULL, "NULL accepted");
+    CHECK_ERR("gelu: x is missing");
+    CHECK(bl_graph_node_count(g) == 0, "failed ops recorded nodes");
+    bl_tensor *all[] = {x, w, b, w2, a, m, k5, t3, wte, z, s};
+    free_all(all, 11);
+    bl_graph_free(g);
+}
+
+/* ---------------------------------------------------------------- arena and recording */
+
+/* one training-like step: linear -> gelu -> linear -> mse, plus an embedding + CE head */
+static void train_step(bl_graph *g, bl_tensor **p, bl_tensor *x, bl_tensor *tgt, const int *ids)
+{
+    bl_graph_reset(g);
+    bl_tensor *h = bl_gelu(g, bl_linear(g, x, p[0], p[1]));
+    bl_tensor *y = bl_linear(g, h, p[2], p[3]);
+    bl_tensor *l1 = bl_mse(g, y, tgt);
+    bl_tensor *e = bl_embedding(g, p[4], ids, 8);
+    bl_tensor *lg = bl_matmul(g, e, p[5]);
+    bl_tensor *l2 = bl_cross_entropy(g, bl_softmax(g, lg), ids);
+    bl_tensor *l = bl_add(g, bl_scale(g, l1, 0.5f), bl_mul(g, l2, l2));
+    bl_graph_backward(g, l);
+}
+
+BL_TEST(test_arena_steady)
+{
+    bl_tensor *p[6] = {MK("fc1.w", 1, 64, 32), MK("fc1.b", 1, 64), MK("fc2.w", 1, 32, 64),
+                       MK("fc2.b", 1, 32), MK("wte", 1, 10, 16), MK("head", 1, 16, 10)};
+    bl_tensor *x = MK("x", 0, 4, 16, 32), *tgt = MK("t", 0, 4, 16, 32);
+    int ids[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    bl_graph *g = bl_graph_new();
+    train_step(g, p, x, tgt, ids);
+    train_step(g, p, x, tgt, ids);
+    size_t m = bl_graph_arena_mallocs(g);
+    int nodes = bl_graph_node_count(g);
+    for (int i = 0; i < 3; i++) train_step(g, p, x, tgt, ids);
+    CHECK(bl_graph_arena_mallocs(g) == m, "arena allocated again: %zu -> %zu", m, bl_graph_arena_mallocs(g));
+    CHECK(nodes == 11, "nodes per step: %d", nodes);
+    /* inference: nothing recorded, outputs carry no grad */
+    bl_graph_reset(g);
+    bl_graph_set_record(g, 0);
+    bl_tensor *y = bl_linear(g, x, p[0], p[1]);
+    CHECK(y && !y->grad && bl_graph_node_count(g) == 0, "recording off still recorded");
+    free_all(p, 6); bl_tensor_free(x); bl_tensor_free(tgt);
+    bl_graph_free(g);
+}
+
+int main(void)
+{
+    RUN(test_grad_linear);
+    RUN(test_grad_matmul);
+    RUN(test_grad_add_mul);
+    RUN(test_grad_pointwise);
+    RUN(test_grad_embedding);
+    RUN(test_grad_losses);
+    RUN(test_values_activations);
+    RUN(test_values_linear_matmul);
+    RUN(test_values_losses);
+    RUN(test_large_matmul);
+    RUN(test_large_pointwise);
+    RUN(test_errors);
+    RUN(test_arena_steady);
+    return bl_test_done();
+}
