@@ -1,0 +1,70 @@
+/* model.h - a model: its config, its parameters, and the run state of its forward pass.
+ *
+ * llm.c's three structs in one handle: the blueprint (bl_config), the weights (bl_params, one
+ * flat buffer, PyTorch names) and the run state (a bl_graph whose arena holds one step's
+ * activations and whose tape records the ops for backward; the attention probabilities and other
+ * per-layer activations of the last forward; TinyGPT's KV cache). Built and freed by one pair of
+ * functions; a switch change rebuilds (bl_model_set), never exits.
+ *
+ * The forward and loss functions of each kind are in models/tinydit.h and models/tinygpt.h:
+ *
+ *   bl_model *m = bl_model_new(&cfg);                  // cfg = bl_config_default(BL_MODEL_DIT)
+ *   bl_params_zero_grad(m->params);
+ *   bl_tensor *loss = bl_dit_loss(m, x0, noise, t, 1); // records the tape in m->graph
+ *   bl_graph_backward(m->graph, loss);                 // grads in m->params->grads
+ *   ... optimizer over m->params->values / grads ...
+ *
+ * Every forward resets m->graph first: tensors returned by an earlier forward (and the attn[]
+ * and tap pointers) become invalid. After the first step of a given shape, later steps of the
+ * same shape allocate nothing (the arena keeps its high-water block).
+ */
+#ifndef BL_MODEL_H
+#define BL_MODEL_H
+
+#include "core/graph.h"
+#include "models/config.h"
+#include "models/params.h"
+
+struct bl_dit;  /* TinyDiT's parameter pointers and RoPE tables (tinydit.c) */
+struct bl_gpt;  /* TinyGPT's parameter pointers, RoPE tables and KV cache (tinygpt.c) */
+
+typedef struct bl_model {
+    bl_model_kind kind;
+    bl_config cfg;
+    bl_params *params;
+    bl_graph *graph;
+    /* Per-layer activations of the last forward (arena tensors, valid until the next forward;
+     * NULL when not kept). For attention maps, activation statistics and logit growth:
+     *   attn[i]     [B, H, T, S] attention probabilities of layer i (only when keep_attn)
+     *   tap_in[i]   [B, T, D] the residual stream entering layer i's first norm
+     *   tap_norm[i] [B, T, D] the output of that norm (before DiT's modulation)
+     *   tap_q[i], tap_k[i] [B, H or KVH, T, hd] q and k as they enter attention (after qk_norm
+     *               and RoPE), so logits = q k^T / sqrt(hd) can be recomputed. */
+    int keep_attn;          /* 1 by default */
+    bl_tensor *attn[BL_MAX_DEPTH];
+    bl_tensor *tap_in[BL_MAX_DEPTH], *tap_norm[BL_MAX_DEPTH];
+    bl_tensor *tap_q[BL_MAX_DEPTH], *tap_k[BL_MAX_DEPTH];
+    struct bl_dit *dit;     /* set for BL_MODEL_DIT */
+    struct bl_gpt *gpt;     /* set for BL_MODEL_GPT */
+} bl_model;
+
+/* Build a model from a config (checked with bl_config_check): declares the parameters of its kind,
+ * initialises them from (cfg->seed, name) and makes an empty graph. NULL + error on a bad config
+ * or out of memory. */
+bl_model *bl_model_new(const bl_config *cfg);
+void bl_model_free(bl_model *m);
+
+/* Replace m's config by cfg and rebuild it: every parameter is re-initialised from (seed, name),
+ * so parameters that both configs share get bit-identical initial values. On error m is left
+ * unchanged. Returns 0 or -1. */
+int bl_model_rebuild(bl_model *m, const bl_config *cfg);
+
+/* Set one key (bl_config_set) and rebuild when bl_config_needs_rebuild says so (a rebuild
+ * re-initialises the weights: training so far is discarded). *rebuilt (may be NULL) says whether
+ * it did. Returns 0 or -1 with the config's error; m unchanged on error. */
+int bl_model_set(bl_model *m, const char *key, const char *value, int *rebuilt);
+
+/* Total number of parameters (tied weights counted once). */
+size_t bl_model_param_count(const bl_model *m);
+
+#endif
