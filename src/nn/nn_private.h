@@ -1,0 +1,44 @@
+/* nn_private.h - helpers shared by the src/nn op files (not part of the public interface).
+ *
+ * BL_NN_PAR: the `if` clause the elementwise loops give to `#pragma omp parallel for`, so small
+ * tensors (gradient checks, single tokens) stay on one thread and big ones use the pool.
+ */
+#ifndef BL_NN_PRIVATE_H
+#define BL_NN_PRIVATE_H
+
+#include "core/error.h"
+#include "core/graph.h"
+#include <stddef.h>
+#include <stdio.h>
+
+/* work (in floats touched) above which a loop is worth spreading over threads */
+#define BL_NN_PAR_MIN ((size_t)1 << 15)
+
+/* "[2, 3, 4]" of t in a caller's buffer, for error messages (NULL prints "none"). */
+static inline const char *bl_nn_shape(const bl_tensor *t, char *buf, size_t n)
+{
+    if (!t) {
+        snprintf(buf, n, "none");
+        return buf;
+    }
+    return bl_shape_str(t, buf, n);
+}
+
+/* The size of all dims but the last ("rows" of a [..., D] tensor). */
+static inline size_t bl_nn_rows(const bl_tensor *t)
+{
+    return t->ndim ? t->numel / (size_t)t->shape[t->ndim - 1] : 1;
+}
+
+/* Check that an optional per-feature vector (a norm weight or bias) is NULL or 1-D [D].
+ * Returns 0, or -1 with "op: name has shape [..] but x has D features" in bl_error(). */
+static inline int bl_nn_check_vec(const char *op, const char *name, const bl_tensor *v, int D)
+{
+    char buf[64];
+    if (v && (v->ndim != 1 || v->shape[0] != D))
+        return bl_fail("%s: %s has shape %s but x has %d features (expected [%d])", op, name,
+                       bl_nn_shape(v, buf, sizeof buf), D, D);
+    return 0;
+}
+
+#endif
