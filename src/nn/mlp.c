@@ -1,0 +1,91 @@
+/* mlp.c - the two feed-forward blocks: the GELU FFN and SwiGLU, with the fused gate
+ * silu(a) * b and the SwiGLU hidden-width rule.
+ *
+ *   gelu:   fc2(gelu(fc1 x))                 (GPT-2 / nanoGPT MLP, DiT Mlp from timm)
+ *   swiglu: w3(silu(w1 x) * w2 x)            (Shazeer 2020, "GLU Variants Improve Transformer";
+ *                                             LLaMA FeedForward: self.w2(F.silu(self.w1(x)) * self.w3(x)))
+ * The FFNs are compositions of core ops (bl_linear, bl_gelu) and the gate below, so backward comes
+ * from those ops' nodes.
+ */
+#include "nn/nn.h"
+#include "nn/nn_private.h"
+#include "core/ops.h"
+#include <math.h>
+
+/* node: in = {a, b}
+ *   y = silu(a) b,  silu(a) = a sig(a),  silu'(a) = sig(a) (1 + a (1 - sig(a)))
+ *   da += dy b silu'(a),  db += dy silu(a) */
+static void swiglu_backward(bl_node *n)
+{
+    bl_tensor *a = n->in[0], *b = n->in[1], *y = n->out;
+    size_t N = y->numel;
+#pragma omp parallel for schedule(static) if (N > BL_NN_PAR_MIN)
+    for (size_t i = 0; i < N; i++) {
+        float x = a->data[i], s = 1.0f / (1.0f + expf(-x)), dy = y->grad[i];
+        if (a->grad) a->grad[i] += dy * b->data[i] * s * (1.0f + x * (1.0f - s));
+        if (b->grad) b->grad[i] += dy * x * s;
+    }
+}
+
+bl_tensor *bl_swiglu(bl_graph *g, bl_tensor *a, bl_tensor *b)
+{
+    char ba[64], bb[64];
+    if (!a || !b || !bl_same_shape(a, b)) {
+        bl_fail("swiglu: gate a %s and value b %s must have the same shape",
+                bl_nn_shape(a, ba, sizeof ba), bl_nn_shape(b, bb, sizeof bb));
+        return NULL;
+    }
+    bl_tensor *y = bl_graph_tensor(g, a->ndim, a->shape, BL_WANTS_GRAD(g, a, b));
+    if (!y) return NULL;
+    size_t N = y->numel;
+#pragma omp parallel for schedule(static) if (N > BL_NN_PAR_MIN)
+    for (size_t i = 0; i < N; i++) {
+        float x = a->data[i];
+        y->data[i] = x / (1.0f + expf(-x)) * b->data[i];
+    }
+    bl_node *n = bl_graph_node(g, "swiglu", swiglu_backward, y);
+    if (n) {
+        n->in[0] = a;
+        n->in[1] = b;
+    }
+    return y;
+}
+
+bl_tensor *bl_mlp_gelu(bl_graph *g, bl_tensor *x, bl_tensor *fc1_w, bl_tensor *fc1_b,
+                       bl_tensor *fc2_w, bl_tensor *fc2_b)
+{
+    /* self.c_proj(self.gelu(self.c_fc(x))) */
+    bl_tensor *h = bl_linear(g, x, fc1_w, fc1_b);
+    bl_tensor *a = h ? bl_gelu(g, h) : NULL;
+    bl_tensor *y = a ? bl_linear(g, a, fc2_w, fc2_b) : NULL;
+    if (!y) bl_error_prefix("mlp_gelu");
+    return y;
+}
+
+bl_tensor *bl_mlp_swiglu(bl_graph *g, bl_tensor *x, bl_tensor *w1, bl_tensor *b1, bl_tensor *w2,
+                         bl_tensor *b2, bl_tensor *w3, bl_tensor *b3)
+{
+    /* self.w3(F.silu(self.w1(x)) * self.w2(x)) */
+    bl_tensor *a = bl_linear(g, x, w1, b1);
+    bl_tensor *v = a ? bl_linear(g, x, w2, b2) : NULL;
+    bl_tensor *h = v ? bl_swiglu(g, a, v) : NULL;
+    bl_tensor *y = h ? bl_linear(g, h, w3, b3) : NULL;
+    if (!y) bl_error_prefix("mlp_swiglu");
+    return y;
+}
+
+int bl_swiglu_hidden(int dim, float mlp_ratio, int multiple_of)
+{
+    if (dim < 1) return bl_fail("swiglu_hidden: dim must be >= 1, got %d", dim);
+    if (!(mlp_ratio > 0.0f) || isinf(mlp_ratio))
+        return bl_fail("swiglu_hidden: mlp_ratio must be > 0, got %g", (double)mlp_ratio);
+    if (multiple_of < 0)
+        return bl_fail("swiglu_hidden: multiple_of must be >= 0, got %d", multiple_of);
+    /* int(2 * mlp_ratio * dim / 3) in double, as Python computes it */
+    double h = floor(2.0 * (double)mlp_ratio * dim / 3.0);
+    if (h < 1) h = 1;
+    if (h > 1 << 30) return bl_fail("swiglu_hidden: hidden width %g is absurd", h);
+    int hidden = (int)h;
+    if (multiple_of > 0) hidden = multiple_of * ((hidden + multiple_of - 1) / multiple_of);
+    return hidden;
+}
