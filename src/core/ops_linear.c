@@ -23,7 +23,8 @@ static void gemm_batched(int nb, int ta, int tb, int M, int N, int K, const floa
 {
     if (nb > 1 && (size_t)M * N * K <= BL_SMALL_GEMM) {
         bl_par_begin();
-#pragma omp parallel for schedule(static)
+        /* dynamic: a core shared with another process must not hold the whole batch back */
+#pragma omp parallel for schedule(dynamic, 4)
         for (int i = 0; i < nb; i++)
             bl_sgemm(ta, tb, M, N, K, 1.0f, A + i * sa, B + i * sb, beta, C + i * sc);
         bl_par_end();
