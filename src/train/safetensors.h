@@ -1,0 +1,73 @@
+/* safetensors.h - read and write safetensors files (the checkpoint format of blocklab).
+ *
+ * Format (https://github.com/huggingface/safetensors, README "Format"):
+ *
+ *   [8 bytes]  N, unsigned 64-bit little-endian: the length of the header
+ *   [N bytes]  JSON object, UTF-8, padded with spaces:
+ *                { "name": {"dtype": "F32", "shape": [2, 3], "data_offsets": [begin, end]}, ...,
+ *                  "__metadata__": {"key": "string value", ...} }
+ *   [rest]     the data buffer; tensor bytes are buffer[begin, end), row-major, little-endian.
+ *              The tensors cover the buffer exactly: no overlap, no hole, nothing after the end.
+ *
+ * blocklab writes F32 only (in the order given, header padded to a multiple of 8 bytes like the
+ * reference writer) and reads F32, F16 and BF16 (the halves converted to float on load, which
+ * is exact). Checkpoints (DESIGN.md section 5) keep parameters under their PyTorch names, the
+ * optimizer state under `optim.` names, and config, step and history as JSON strings in
+ * `__metadata__`, so a file loads with safetensors.torch.load_file and back.
+ *
+ * Errors: every function returns NULL / -1 and sets bl_error() to one line
+ * "safetensors: PATH: what is wrong (values seen)"; nothing prints, aborts or crashes on any
+ * input file.
+ */
+#ifndef BL_SAFETENSORS_H
+#define BL_SAFETENSORS_H
+
+#include "core/tensor.h"
+
+/* Largest header the reader accepts (the reference implementation's limit is 100 MB). */
+#define BL_ST_MAX_HEADER ((size_t)100 << 20)
+
+/* Write `n` tensors and `nmeta` string key/value pairs to `path`, atomically (core/fileio.h:
+ * the bytes go to PATH.tmp.PID in the same directory, which is flushed, fsynced and renamed over
+ * PATH; on any failure the temp file is removed, PATH is left as it was, and -1 is returned).
+ * names[i] is the tensor's name (NULL names, or names == NULL, fall back to tensors[i]->name);
+ * names must be unique, non-empty and not "__metadata__". tensors[i]->data is written straight
+ * from where it lives (views into one flat parameter buffer are written without a copy).
+ * keys/values may be NULL when nmeta == 0; values are any strings (JSON text for a config or
+ * a history is stored as a string, escaped by jansson). Returns 0 or -1. */
+int bl_st_write(const char *path, int n, const char *const *names, const bl_tensor *const *tensors,
+                int nmeta, const char *const *keys, const char *const *values);
+
+/* A loaded file: its tensors (owned float data, names owned, in file order) and metadata. */
+typedef struct bl_st_file {
+    char *path;
+    int n;                  /* number of tensors */
+    bl_tensor *tensors;     /* [n] views into `data`; tensors[i].name is the tensor's name */
+    float *data;            /* one buffer holding every tensor's values */
+    int nmeta;
+    char **meta_keys;       /* [nmeta] */
+    char **meta_values;     /* [nmeta] */
+} bl_st_file;
+
+/* Read and validate a whole file. Refused, with the reason: a file shorter than 8 bytes, a
+ * header length past the end of the file or over BL_ST_MAX_HEADER, a header that is not a JSON
+ * object, an entry without dtype / shape / data_offsets or with ones of the wrong type, a dtype
+ * other than F32, F16, BF16, shapes with more than 4 dimensions, a zero or negative dimension or
+ * more than BL_MAX_NUMEL elements, offsets outside the data, a byte size not matching the shape,
+ * overlapping tensors, holes or trailing bytes in the data, non-string metadata values.
+ * Returns the file (free with bl_st_free) or NULL. */
+bl_st_file *bl_st_read(const char *path);
+
+/* The tensor named `name`, or NULL (no error is set: absence is not an error). */
+const bl_tensor *bl_st_get(const bl_st_file *f, const char *name);
+
+/* The metadata value for `key`, or NULL when absent. */
+const char *bl_st_meta(const bl_st_file *f, const char *key);
+
+/* Copy the tensor `name` into dst (same numel and same shape required). Returns 0, or -1 with
+ * "safetensors: PATH: tensor NAME missing" / "... has shape [..] but [..] was expected". */
+int bl_st_copy_into(const bl_st_file *f, const char *name, bl_tensor *dst);
+
+void bl_st_free(bl_st_file *f);
+
+#endif
