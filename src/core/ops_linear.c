@@ -7,6 +7,7 @@
 #include "core/ops.h"
 #include "core/blas.h"
 #include "core/ops_internal.h"
+#include <limits.h>
 #include <string.h>
 
 /* Batches whose single product is at most this many multiply-adds (M*N*K) are spread over
@@ -59,6 +60,8 @@ bl_tensor *bl_linear(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b)
     if (b && (b->ndim != 1 || b->shape[0] != out))
         return BL_FAILP("linear: bias %s does not match weight %s (expected [%d])", BL_SHP(b),
                         BL_SHP(w), out);
+    if (x->numel / (size_t)in > INT_MAX)
+        return BL_FAILP("linear: x %s has more than %d rows", BL_SHP(x), INT_MAX);
     int shape[BL_MAXDIM];
     memcpy(shape, x->shape, sizeof shape);
     shape[x->ndim - 1] = out;
@@ -114,6 +117,8 @@ bl_tensor *bl_matmul(bl_graph *g, bl_tensor *a, bl_tensor *b)
             return BL_FAILP("matmul: batch dims of a %s and b %s differ (b must have a's batch "
                             "dims or be 2-D)", BL_SHP(a), BL_SHP(b));
     }
+    if (a->numel / (size_t)K > INT_MAX)
+        return BL_FAILP("matmul: a %s has more than %d rows", BL_SHP(a), INT_MAX);
     int shape[BL_MAXDIM];
     memcpy(shape, a->shape, sizeof shape);
     shape[a->ndim - 1] = N;

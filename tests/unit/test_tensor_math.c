@@ -172,6 +172,37 @@ BL_TEST(test_allclose)
     for (int i = 0; i < 4; i++) bl_tensor_free(all[i]);
 }
 
+/* the REPL's `x = randn(4, 64, 128) * 3 + 1; mean(x, dim=-1); var(x, dim=1, keepdim)` */
+BL_TEST(test_repl_example)
+{
+    bl_tensor *x = bl_tensor_new3(4, 64, 128);
+    for (size_t i = 0; i < x->numel; i++) x->data[i] = (float)((i * 37) % 101) / 50.0f - 1.0f;
+    bl_tensor *three = bl_tensor_scalar(3), *one = bl_tensor_scalar(1);
+    bl_tensor *t = bl_binary(BL_MUL, x, three), *y = bl_binary(BL_ADD, t, one);
+    bl_tensor *m = bl_reduce_dim(BL_MEAN, y, -1, 0), *v = bl_reduce_dim(BL_VAR, y, 1, 1);
+    CHECK(SHAPE_IS(m, 4, 64) && SHAPE_IS(v, 4, 1, 128), "shapes");
+    double worst = 0;
+    for (int b = 0; b < 4; b++)
+        for (int r = 0; r < 64; r += 9) {
+            double s = 0;
+            for (int c = 0; c < 128; c++) s += 3.0 * x->data[(b * 64 + r) * 128 + c] + 1;
+            worst = fmax(worst, fabs(m->data[b * 64 + r] - s / 128));
+        }
+    for (int b = 0; b < 4; b++)
+        for (int c = 0; c < 128; c += 13) {
+            double s = 0, s2 = 0;
+            for (int r = 0; r < 64; r++) s += 3.0 * x->data[(b * 64 + r) * 128 + c] + 1;
+            for (int r = 0; r < 64; r++) {
+                double d = 3.0 * x->data[(b * 64 + r) * 128 + c] + 1 - s / 64;
+                s2 += d * d;
+            }
+            worst = fmax(worst, fabs(v->data[b * 128 + c] - s2 / 64));
+        }
+    CHECK(worst < 1e-5, "reduction error %g", worst);
+    bl_tensor *all[] = {x, three, one, t, y, m, v};
+    for (int i = 0; i < 7; i++) bl_tensor_free(all[i]);
+}
+
 int main(void)
 {
     RUN(test_broadcast);
@@ -179,5 +210,6 @@ int main(void)
     RUN(test_reductions);
     RUN(test_matmul);
     RUN(test_allclose);
+    RUN(test_repl_example);
     return bl_test_done();
 }
