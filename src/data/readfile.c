@@ -1,0 +1,82 @@
+/* readfile.c - reading data files whole, plain or gzip-compressed (zlib's gzread reads both
+ * transparently), and the small path tests the loaders share. */
+#include "data/data_internal.h"
+#include "core/error.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+int bl_is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int bl_is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int bl_find_file(const char *dir, const char *base, char *out, size_t n)
+{
+    snprintf(out, n, "%s/%s", dir, base);
+    if (bl_is_file(out)) return 1;
+    snprintf(out, n, "%s/%s.gz", dir, base);
+    return bl_is_file(out);
+}
+
+int bl_read_all(const char *what, const char *path, uint8_t **buf, size_t *n)
+{
+    *buf = NULL;
+    *n = 0;
+    struct stat st;
+    if (stat(path, &st) != 0) return bl_fail("%s: %s: %s", what, path, strerror(errno));
+    if (S_ISDIR(st.st_mode)) return bl_fail("%s: %s: is a directory, expected a file", what, path);
+    gzFile f = gzopen(path, "rb");
+    if (!f) return bl_fail("%s: %s: %s", what, path, errno ? strerror(errno) : "cannot open");
+    gzbuffer(f, 1 << 17);
+    /* start from the size on disk (exact for plain files, a lower bound for most .gz) */
+    size_t cap = (size_t)st.st_size + 1, len = 0;
+    uint8_t *p = malloc(cap);
+    if (!p) { gzclose(f); return bl_fail("%s: %s: out of memory (%zu bytes)", what, path, cap); }
+    for (;;) {
+        if (len == cap) {
+            size_t ncap = cap * 2;
+            uint8_t *q = realloc(p, ncap);
+            if (!q) { free(p); gzclose(f); return bl_fail("%s: %s: out of memory (%zu bytes)", what, path, ncap); }
+            p = q;
+            cap = ncap;
+        }
+        size_t want = cap - len;
+        if (want > (1u << 30)) want = 1u << 30;
+        int got = gzread(f, p + len, (unsigned)want);
+        if (got < 0) {
+            int zerr;
+            const char *msg = gzerror(f, &zerr);
+            bl_fail("%s: %s: corrupt or truncated gzip data (%s)", what, path, msg && *msg ? msg : "read error");
+            free(p);
+            gzclose(f);
+            return -1;
+        }
+        if (got == 0) break;
+        len += (size_t)got;
+    }
+    /* gzread reports a gzip stream cut short only through gzerror once the input has ended */
+    int zerr = Z_OK;
+    const char *msg = gzerror(f, &zerr);
+    if (zerr != Z_OK && zerr != Z_STREAM_END) {
+        bl_fail("%s: %s: corrupt or truncated gzip data (%s)", what, path, msg && *msg ? msg : "read error");
+        free(p);
+        gzclose(f);
+        return -1;
+    }
+    gzclose(f);
+    if (len == 0) { free(p); return bl_fail("%s: %s: file is empty", what, path); }
+    *buf = p;
+    *n = len;
+    return 0;
+}
