@@ -79,6 +79,7 @@ enum {
     BL_KEY_REBUILD = 4,     /* changing it rebuilds the model (parameters re-initialised) */
     BL_KEY_SWITCH = 8,      /* one of the five ablation switches */
     BL_KEY_TRAIN = 16,      /* a trainer hyper-parameter */
+    BL_KEY_AUTO = 32,       /* also accepts "auto" (kv_heads = heads; eps by norm kind) */
 };
 
 /* One row of the key table. */

@@ -1,0 +1,254 @@
+/* model.c - building, rebuilding and freeing models; forward pieces both models share. */
+#include "models/model_internal.h"
+#include "core/error.h"
+#include "core/ops.h"
+#include "nn/nn.h"
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- building ---- */
+
+static void build_vparam(bl_builder *b, bl_tensor **slot, int ndim, const int *shape,
+                         bl_init_kind init, float a, const char *fmt, va_list ap)
+{
+    if (b->failed) return;
+    char name[BL_PARAM_NAME_MAX];
+    vsnprintf(name, sizeof name, fmt, ap);
+    int i = bl_params_declare(b->p, name, ndim, shape, init, a);
+    if (i < 0) { b->failed = 1; return; }
+    if (b->n == b->cap) {
+        int cap = b->cap ? 2 * b->cap : 128;
+        bl_tensor ***s = realloc(b->slot, (size_t)cap * sizeof *s);
+        int *idx = s ? realloc(b->idx, (size_t)cap * sizeof *idx) : NULL;
+        if (s) b->slot = s;
+        if (!s || !idx) { bl_fail("model: out of memory"); b->failed = 1; return; }
+        b->idx = idx;
+        b->cap = cap;
+    }
+    b->slot[b->n] = slot;
+    b->idx[b->n++] = i;
+}
+
+void bl_build_param(bl_builder *b, bl_tensor **slot, int ndim, const int *shape, bl_init_kind init,
+                    float a, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    build_vparam(b, slot, ndim, shape, init, a, fmt, ap);
+    va_end(ap);
+}
+
+void bl_build_linear(bl_builder *b, bl_tensor **w, bl_tensor **bias, int in, int out, int zero,
+                     const char *fmt, ...)
+{
+    char prefix[BL_PARAM_NAME_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    /* nn.Linear: weight U(-1/sqrt(in), 1/sqrt(in)); bias 0 (DESIGN.md 4) */
+    bl_build_param(b, w, 2, (int[]){out, in}, zero ? BL_INIT_ZERO : BL_INIT_UNIFORM,
+                   1.0f / sqrtf((float)in), "%s.weight", prefix);
+    if (bias) bl_build_param(b, bias, 1, (int[]){out}, BL_INIT_ZERO, 0.0f, "%s.bias", prefix);
+}
+
+void bl_build_attention(bl_builder *b, bl_attn_params *a, const bl_config *c, const char *prefix,
+                        const char *qkv_name, const char *proj_name, int bias)
+{
+    int D = c->dim, hd = bl_config_head_dim(c), kvh = bl_config_kv_heads(c);
+    memset(a, 0, sizeof *a);
+    /* q heads, then k heads, then v heads: D + 2 KVH hd rows */
+    bl_build_linear(b, &a->qkv_w, bias ? &a->qkv_b : NULL, D, D + 2 * kvh * hd, 0, "%s.%s", prefix,
+                    qkv_name);
+    if (c->qk_norm) {
+        bl_build_param(b, &a->q_norm, 1, (int[]){hd}, BL_INIT_ONE, 0, "%s.q_norm.weight", prefix);
+        bl_build_param(b, &a->k_norm, 1, (int[]){hd}, BL_INIT_ONE, 0, "%s.k_norm.weight", prefix);
+    }
+    bl_build_linear(b, &a->proj_w, bias ? &a->proj_b : NULL, D, D, 0, "%s.%s", prefix, proj_name);
+}
+
+void bl_build_mlp(bl_builder *b, bl_mlp_params *f, const bl_config *c, const char *prefix,
+                  const char *fc1_name, const char *fc2_name, int bias)
+{
+    int D = c->dim, hid = bl_config_mlp_hidden(c);
+    memset(f, 0, sizeof *f);
+    if (c->mlp == BL_MLP_GELU) {
+        bl_build_linear(b, &f->fc1_w, bias ? &f->fc1_b : NULL, D, hid, 0, "%s.%s", prefix, fc1_name);
+        bl_build_linear(b, &f->fc2_w, bias ? &f->fc2_b : NULL, hid, D, 0, "%s.%s", prefix, fc2_name);
+    } else {
+        bl_build_linear(b, &f->w1_w, bias ? &f->w1_b : NULL, D, hid, 0, "%s.w1", prefix);
+        bl_build_linear(b, &f->w2_w, bias ? &f->w2_b : NULL, D, hid, 0, "%s.w2", prefix);
+        bl_build_linear(b, &f->w3_w, bias ? &f->w3_b : NULL, hid, D, 0, "%s.w3", prefix);
+    }
+}
+
+static void free_state(bl_model *m)
+{
+    if (m->dit) bl_dit_free(m);
+    if (m->gpt) bl_gpt_free(m);
+    bl_params_free(m->params);
+    bl_graph_free(m->graph);
+}
+
+bl_model *bl_model_new(const bl_config *cfg)
+{
+    if (bl_config_check(cfg) < 0) return NULL;
+    bl_model *m = calloc(1, sizeof *m);
+    if (!m) return BL_FAILP("model: out of memory");
+    m->kind = cfg->kind;
+    m->cfg = *cfg;
+    m->keep_attn = 1;
+    bl_builder b = {0};
+    m->params = bl_params_new();
+    m->graph = bl_graph_new();
+    int rc = m->params && m->graph ? 0 : -1;
+    if (rc == 0) {
+        b.p = m->params;
+        rc = cfg->kind == BL_MODEL_DIT ? bl_dit_declare(m, &b) : bl_gpt_declare(m, &b);
+        if (b.failed) rc = -1;
+    }
+    if (rc == 0) rc = bl_params_finish(m->params, cfg->seed);
+    if (rc == 0) {
+        for (int i = 0; i < b.n; i++) *b.slot[i] = &m->params->t[b.idx[i]];
+        rc = cfg->kind == BL_MODEL_DIT ? bl_dit_setup(m) : bl_gpt_setup(m);
+    }
+    free(b.slot);
+    free(b.idx);
+    if (rc < 0) {
+        free_state(m);
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void bl_model_free(bl_model *m)
+{
+    if (!m) return;
+    free_state(m);
+    free(m);
+}
+
+int bl_model_rebuild(bl_model *m, const bl_config *cfg)
+{
+    bl_model *n = bl_model_new(cfg);
+    if (!n) return -1;
+    free_state(m);
+    int keep = m->keep_attn;
+    *m = *n;
+    m->keep_attn = keep;
+    free(n);
+    return 0;
+}
+
+int bl_model_set(bl_model *m, const char *key, const char *value, int *rebuilt)
+{
+    if (rebuilt) *rebuilt = 0;
+    bl_config c = m->cfg;
+    if (bl_config_set(&c, key, value) < 0) return -1;
+    if (bl_config_needs_rebuild(key)) {
+        if (bl_model_rebuild(m, &c) < 0) return -1;
+        if (rebuilt) *rebuilt = 1;
+        return 0;
+    }
+    bl_config old = m->cfg;
+    m->cfg = c;
+    /* in-place keys: only rope_base changes derived state (the RoPE tables) */
+    if (c.rope_base != old.rope_base) {
+        int rc = m->kind == BL_MODEL_DIT ? bl_dit_setup(m) : bl_gpt_setup(m);
+        if (rc < 0) {
+            m->cfg = old;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+size_t bl_model_param_count(const bl_model *m) { return m->params->total; }
+
+/* ---- forward pieces ---- */
+
+void bl_model_begin(bl_model *m, int record)
+{
+    bl_graph_reset(m->graph);
+    bl_graph_set_record(m->graph, record);
+    memset(m->attn, 0, sizeof m->attn);
+    memset(m->tap_in, 0, sizeof m->tap_in);
+    memset(m->tap_norm, 0, sizeof m->tap_norm);
+    memset(m->tap_q, 0, sizeof m->tap_q);
+    memset(m->tap_k, 0, sizeof m->tap_k);
+}
+
+bl_tensor *bl_model_norm(bl_model *m, bl_tensor *x, bl_tensor *w)
+{
+    float eps = bl_config_eps(&m->cfg);
+    if (m->cfg.norm == BL_NORM_RMSNORM) return bl_rmsnorm(m->graph, x, w, eps);
+    return bl_layernorm(m->graph, x, w, NULL, eps);
+}
+
+/* QK-norm is an RMSNorm: eps 1e-6 (DESIGN.md 2) unless the user set eps. */
+static float qk_eps(const bl_config *c) { return c->eps > 0 ? c->eps : 1e-6f; }
+
+int bl_model_qkv(bl_model *m, int layer, bl_tensor *x, const bl_attn_params *a,
+                 const bl_tensor *cos, const bl_tensor *sin, bl_tensor **q, bl_tensor **k,
+                 bl_tensor **v)
+{
+    bl_graph *g = m->graph;
+    int H = m->cfg.heads, KVH = bl_config_kv_heads(&m->cfg);
+    bl_tensor *qkv = bl_linear(g, x, a->qkv_w, a->qkv_b);
+    if (!qkv || bl_split_heads(g, qkv, H, KVH, q, k, v) < 0) return -1;
+    if (a->q_norm) {
+        /* q = self.q_norm(q); k = self.k_norm(k)  (after the head split, before RoPE) */
+        *q = bl_qk_norm(g, *q, a->q_norm, qk_eps(&m->cfg));
+        *k = *q ? bl_qk_norm(g, *k, a->k_norm, qk_eps(&m->cfg)) : NULL;
+        if (!*k) return -1;
+    }
+    if (cos) {
+        *q = bl_rope(g, *q, cos, sin);
+        *k = *q ? bl_rope(g, *k, cos, sin) : NULL;
+        if (!*k) return -1;
+    }
+    m->tap_q[layer] = *q;
+    m->tap_k[layer] = *k;
+    return 0;
+}
+
+bl_tensor *bl_model_attn_proj(bl_model *m, bl_tensor *y, const bl_attn_params *a)
+{
+    y = bl_merge_heads(m->graph, y);
+    return y ? bl_linear(m->graph, y, a->proj_w, a->proj_b) : NULL;
+}
+
+bl_tensor *bl_model_attention(bl_model *m, int layer, bl_tensor *x, const bl_attn_params *a,
+                              const bl_tensor *cos, const bl_tensor *sin, int causal)
+{
+    bl_tensor *q, *k, *v;
+    if (bl_model_qkv(m, layer, x, a, cos, sin, &q, &k, &v) < 0) return NULL;
+    bl_tensor *y = bl_attention(m->graph, q, k, v, causal, NULL, 0.0f,
+                                m->keep_attn ? &m->attn[layer] : NULL);
+    return y ? bl_model_attn_proj(m, y, a) : NULL;
+}
+
+bl_tensor *bl_model_mlp(bl_model *m, bl_tensor *x, const bl_mlp_params *f)
+{
+    if (m->cfg.mlp == BL_MLP_GELU) /* self.fc2(F.gelu(self.fc1(x))) */
+        return bl_mlp_gelu(m->graph, x, f->fc1_w, f->fc1_b, f->fc2_w, f->fc2_b);
+    /* self.w3(F.silu(self.w1(x)) * self.w2(x)) */
+    return bl_mlp_swiglu(m->graph, x, f->w1_w, f->w1_b, f->w2_w, f->w2_b, f->w3_w, f->w3_b);
+}
+
+bl_tensor *bl_model_table_view(bl_model *m, float *data, int rows, int cols)
+{
+    bl_tensor *t = bl_graph_alloc(m->graph, sizeof *t);
+    if (!t) return NULL;
+    memset(t, 0, sizeof *t);
+    t->data = data;
+    t->ndim = 2;
+    t->shape[0] = rows;
+    t->shape[1] = cols;
+    t->numel = (size_t)rows * cols;
+    return t;
+}

@@ -1,0 +1,78 @@
+/* model_internal.h - what tinydit.c, tinygpt.c and model.c share (not a public header).
+ *
+ * Building: a bl_builder declares parameters into the store and remembers where each pointer
+ * goes; bl_build_finish() allocates the store and fills the pointers. Forward pieces shared by
+ * both models: the norm of the `norm` switch, the attention sub-layer, the MLP of the `mlp`
+ * switch.
+ */
+#ifndef BL_MODEL_INTERNAL_H
+#define BL_MODEL_INTERNAL_H
+
+#include "models/model.h"
+
+typedef struct bl_builder {
+    bl_params *p;
+    bl_tensor ***slot;      /* where to store the pointer of parameter idx[i] */
+    int *idx;
+    int n, cap, failed;
+} bl_builder;
+
+/* Declare parameter `name` (printf-style) and have *slot point at it after bl_build_finish. */
+void bl_build_param(bl_builder *b, bl_tensor **slot, int ndim, const int *shape, bl_init_kind init,
+                    float a, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+/* A Linear(in, out): `prefix`.weight [out, in] and, when bias != NULL, `prefix`.bias [out].
+ * zero = 0: weight ~ U(+-1/sqrt(in)) (PyTorch nn.Linear), bias 0; zero = 1: both 0 (adaLN-Zero). */
+void bl_build_linear(bl_builder *b, bl_tensor **w, bl_tensor **bias, int in, int out, int zero,
+                     const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+/* The attention sub-layer's parameters (NULL where absent). */
+typedef struct bl_attn_params {
+    bl_tensor *qkv_w, *qkv_b, *proj_w, *proj_b, *q_norm, *k_norm;
+} bl_attn_params;
+/* The MLP's parameters: fc1/fc2 for gelu, w1/w2/w3 for swiglu (biases NULL in TinyGPT). */
+typedef struct bl_mlp_params {
+    bl_tensor *fc1_w, *fc1_b, *fc2_w, *fc2_b;
+    bl_tensor *w1_w, *w1_b, *w2_w, *w2_b, *w3_w, *w3_b;
+} bl_mlp_params;
+
+/* Declare the attention sub-layer under `prefix` with the given projection names
+ * (TinyDiT "qkv"/"proj" with biases, TinyGPT "c_attn"/"c_proj" without). */
+void bl_build_attention(bl_builder *b, bl_attn_params *a, const bl_config *c, const char *prefix,
+                        const char *qkv_name, const char *proj_name, int bias);
+/* Declare the MLP under `prefix` (fc1/fc2 or c_fc/c_proj names given for gelu). */
+void bl_build_mlp(bl_builder *b, bl_mlp_params *f, const bl_config *c, const char *prefix,
+                  const char *fc1_name, const char *fc2_name, int bias);
+
+/* The norm of the `norm` switch over the last dim, weight w or NULL (no affine). */
+bl_tensor *bl_model_norm(bl_model *m, bl_tensor *x, bl_tensor *w);
+
+/* x [B, T, D] -> q [B, H, T, hd], k, v [B, KVH, T, hd]: the fused projection, the head split,
+ * qk_norm when on, RoPE when cos != NULL (tables [T, hd]). Records tap_q/tap_k of `layer`. */
+int bl_model_qkv(bl_model *m, int layer, bl_tensor *x, const bl_attn_params *a,
+                 const bl_tensor *cos, const bl_tensor *sin, bl_tensor **q, bl_tensor **k,
+                 bl_tensor **v);
+/* heads [B, H, T, hd] -> merged [B, T, D] -> proj. */
+bl_tensor *bl_model_attn_proj(bl_model *m, bl_tensor *y, const bl_attn_params *a);
+/* The whole attention sub-layer on x [B, T, D] (keeps attn[layer] when m->keep_attn). */
+bl_tensor *bl_model_attention(bl_model *m, int layer, bl_tensor *x, const bl_attn_params *a,
+                              const bl_tensor *cos, const bl_tensor *sin, int causal);
+/* The MLP of the `mlp` switch on x [..., D]. */
+bl_tensor *bl_model_mlp(bl_model *m, bl_tensor *x, const bl_mlp_params *f);
+
+/* A [rows, cols] tensor header in the arena viewing external memory (RoPE table rows), so
+ * nodes that keep a pointer to it stay valid until the graph is reset. */
+bl_tensor *bl_model_table_view(bl_model *m, float *data, int rows, int cols);
+
+/* Start a forward: reset the graph, set recording, forget the per-layer pointers. */
+void bl_model_begin(bl_model *m, int record);
+
+/* Per-kind hooks used by model.c. declare: parameters into b; setup: after the store is
+ * finished (tables; also called when rope_base changes); free: the kind's state. */
+int bl_dit_declare(bl_model *m, bl_builder *b);
+int bl_dit_setup(bl_model *m);
+void bl_dit_free(bl_model *m);
+int bl_gpt_declare(bl_model *m, bl_builder *b);
+int bl_gpt_setup(bl_model *m);
+void bl_gpt_free(bl_model *m);
+
+#endif

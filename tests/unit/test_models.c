@@ -1,0 +1,374 @@
+/* test_models.c - the config table, the parameter store, TinyDiT's published parameter counts
+ * and per-module breakdown, bit-identical shared initial values across switch flips. */
+#include "core/error.h"
+#include "core/rng.h"
+#include "models/config.h"
+#include "models/model.h"
+#include "models/params.h"
+#include "../check.h"
+#include <math.h>
+
+/* Same value for every key that applies (struct padding makes memcmp unreliable). */
+static int same_config(const bl_config *a, const bl_config *b)
+{
+    char x[64], y[64];
+    if (a->kind != b->kind) return 0;
+    for (int i = 0; i < bl_config_nkeys(); i++) {
+        const bl_config_key *k = bl_config_key_at(i);
+        if (!bl_config_key_applies(k, a->kind)) continue;
+        bl_config_get(a, k->name, x, sizeof x);
+        bl_config_get(b, k->name, y, sizeof y);
+        if (strcmp(x, y) != 0) return 0;
+    }
+    return 1;
+}
+
+static bl_model *dit_with(const char *k1, const char *v1, const char *k2, const char *v2)
+{
+    bl_config c = bl_config_default(BL_MODEL_DIT);
+    if (k1 && bl_config_set(&c, k1, v1) < 0) return NULL;
+    if (k2 && bl_config_set(&c, k2, v2) < 0) return NULL;
+    return bl_model_new(&c);
+}
+
+/* DESIGN.md section 1, the published table. */
+BL_TEST(test_dit_published_counts)
+{
+    static const struct { const char *what; const char *keys[4]; const char *vals[4]; int n; size_t count; } v[] = {
+        {"baseline", {0}, {0}, 0, 1152176},
+        {"+ rmsnorm", {"norm"}, {"rmsnorm"}, 1, 1152176},
+        {"+ qk_norm", {"qk_norm"}, {"on"}, 1, 1152432},
+        {"+ swiglu", {"mlp"}, {"swiglu"}, 1, 1152344},
+        {"+ rope2d", {"pos"}, {"rope2d"}, 1, 1150128},
+        {"all four", {"norm", "qk_norm", "mlp", "pos"}, {"rmsnorm", "on", "swiglu", "rope2d"}, 4, 1150552},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        bl_config c = bl_config_default(BL_MODEL_DIT);
+        CHECK(bl_config_set_many(&c, v[i].n, v[i].keys, v[i].vals) == 0, "%s: %s", v[i].what, bl_error());
+        bl_model *m = bl_model_new(&c);
+        CHECK(m != NULL, "%s: %s", v[i].what, bl_error());
+        if (!m) continue;
+        CHECK(bl_model_param_count(m) == v[i].count, "%s: %zu parameters, published %zu", v[i].what,
+              bl_model_param_count(m), v[i].count);
+        bl_model_free(m);
+    }
+}
+
+/* Per-module breakdown of the baseline, by hand (dim 128, C 3, p 4, grid 8, hidden 512):
+ *   x_embedder  conv 128*3*4*4 + 128                                   =   6,272
+ *   pos_embed   row 8*128 + col 8*128                                  =   2,048
+ *   t_embedder  mlp.0 256*128 + 128 = 32,896; mlp.2 128*128 + 128 = 16,512  =  49,408
+ *   blocks.i    attn.qkv 128*384 + 384 = 49,536; attn.proj 16,512      -> attn 66,048
+ *               mlp.fc1 128*512 + 512 = 66,048; mlp.fc2 512*128 + 128 = 65,664 -> mlp 131,712
+ *               adaLN_modulation.1 128*512 + 512                       =  66,048
+ *               block total                                            = 263,808
+ *   final_layer adaLN_modulation.1 128*256 + 256 = 33,024; linear 128*48 + 48 = 6,192 = 39,216
+ *   total 6,272 + 2,048 + 49,408 + 4 * 263,808 + 39,216 = 1,152,176 */
+BL_TEST(test_dit_breakdown)
+{
+    bl_model *m = dit_with(NULL, NULL, NULL, NULL);
+    CHECK(m != NULL, "%s", bl_error());
+    if (!m) return;
+    bl_param_group *g = NULL;
+    int n = bl_params_groups(m->params, 1, &g);
+    static const char *names[] = {"x_embedder", "pos_embed", "t_embedder", "blocks.0", "blocks.1",
+                                  "blocks.2", "blocks.3", "final_layer"};
+    static const size_t counts[] = {6272, 2048, 49408, 263808, 263808, 263808, 263808, 39216};
+    CHECK(n == 8, "%d groups at depth 1", n);
+    for (int i = 0; i < n && i < 8; i++) {
+        CHECK(strcmp(g[i].prefix, names[i]) == 0, "group %d is %s, expected %s", i, g[i].prefix, names[i]);
+        CHECK(g[i].count == counts[i], "%s: %zu, expected %zu", g[i].prefix, g[i].count, counts[i]);
+    }
+    free(g);
+    n = bl_params_groups(m->params, 2, &g);
+    int seen = 0;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(g[i].prefix, "blocks.2.attn") == 0) { seen++; CHECK(g[i].count == 66048, "attn %zu", g[i].count); }
+        if (strcmp(g[i].prefix, "blocks.2.mlp") == 0) { seen++; CHECK(g[i].count == 131712, "mlp %zu", g[i].count); }
+        if (strcmp(g[i].prefix, "blocks.2.adaLN_modulation.1") == 0) {
+            seen++;
+            CHECK(g[i].count == 66048 && g[i].ntensors == 2, "adaLN %zu/%d", g[i].count, g[i].ntensors);
+        }
+        if (strcmp(g[i].prefix, "t_embedder.mlp.0") == 0) { seen++; CHECK(g[i].count == 32896, "t0 %zu", g[i].count); }
+    }
+    CHECK(seen == 4, "depth-2 groups found: %d of 4", seen);
+    free(g);
+    CHECK(bl_params_count_prefix(m->params, "blocks.1") == 263808, "prefix count");
+    CHECK(bl_params_count_prefix(m->params, "blocks.1.attn.qkv") == 49536, "qkv prefix count");
+    CHECK(bl_params_count_prefix(m->params, "blocks.1.att") == 0, "prefix must end at a dot");
+    /* names and shapes of DESIGN.md 1 */
+    bl_tensor *t = bl_params_find(m->params, "x_embedder.proj.weight");
+    CHECK(t && t->ndim == 4 && t->shape[0] == 128 && t->shape[1] == 3 && t->shape[2] == 4, "conv weight shape");
+    t = bl_params_find(m->params, "blocks.3.attn.qkv.weight");
+    CHECK(t && t->shape[0] == 384 && t->shape[1] == 128, "qkv [3D, D]");
+    CHECK(bl_params_find(m->params, "final_layer.linear.bias") != NULL, "final_layer.linear.bias");
+    CHECK(bl_params_find(m->params, "blocks.4.attn.qkv.weight") == NULL, "only 4 blocks");
+    bl_model_free(m);
+}
+
+/* 1x28x28 (Fashion-MNIST): grid 7; conv 128*1*16 + 128 = 2,176; pos 2 * 7 * 128 = 1,792;
+ * final linear 128*16 + 16 = 2,064 -> 2,176 + 1,792 + 49,408 + 1,055,232 + 33,024 + 2,064. */
+BL_TEST(test_dit_grey_28)
+{
+    bl_model *m = dit_with("channels", "1", "image_size", "28");
+    CHECK(m != NULL, "%s", bl_error());
+    if (!m) return;
+    CHECK(bl_model_param_count(m) == 1143696, "%zu", bl_model_param_count(m));
+    CHECK(bl_config_tokens(&m->cfg) == 49, "49 tokens");
+    bl_model_free(m);
+    m = dit_with("channels", "1", "image_size", "28");
+    bl_config c = m->cfg;
+    CHECK(bl_config_set(&c, "pos", "rope2d") == 0, "rope2d on a 7x7 grid: %s", bl_error());
+    bl_model_free(m);
+}
+
+/* Every parameter two variants share (same name, same shape) starts bit-identical. */
+static void check_shared(const char *key, const char *value)
+{
+    bl_model *a = dit_with("seed", "7", NULL, NULL), *b = dit_with("seed", "7", key, value);
+    CHECK(a && b, "%s=%s: %s", key, value, bl_error());
+    if (!a || !b) { bl_model_free(a); bl_model_free(b); return; }
+    int shared = 0, nonzero = 0;
+    for (int i = 0; i < b->params->n; i++) {
+        const bl_tensor *tb = &b->params->t[i], *ta = bl_params_find(a->params, tb->name);
+        if (!ta || !bl_same_shape(ta, tb)) continue;
+        shared++;
+        CHECK(memcmp(ta->data, tb->data, ta->numel * sizeof(float)) == 0, "%s=%s changed %s", key, value, tb->name);
+        for (size_t j = 0; j < ta->numel; j++)
+            if (ta->data[j] != 0.0f && ta->data[j] != 1.0f) { nonzero++; break; }
+    }
+    CHECK(shared >= 20 && nonzero >= 10, "%s=%s: only %d shared (%d random)", key, value, shared, nonzero);
+    bl_model_free(a);
+    bl_model_free(b);
+}
+
+BL_TEST(test_switch_keeps_shared_init)
+{
+    check_shared("norm", "rmsnorm");
+    check_shared("pos", "rope2d");
+    check_shared("mlp", "swiglu");
+    check_shared("qk_norm", "on");
+    check_shared("kv_heads", "2");
+    check_shared("depth", "6");
+}
+
+/* The init rules of DESIGN.md 4 / the DiT adaLN-Zero choice, checked by statistics. */
+BL_TEST(test_init_rules)
+{
+    bl_model *m = dit_with(NULL, NULL, "qk_norm", "on");
+    if (!m) { CHECK(0, "%s", bl_error()); return; }
+    const bl_tensor *w = bl_params_find(m->params, "blocks.1.mlp.fc2.weight");  /* fan_in 512 */
+    double bound = 1.0 / sqrt(512.0), s2 = 0, mx = 0;
+    for (size_t i = 0; i < w->numel; i++) {
+        s2 += (double)w->data[i] * w->data[i];
+        if (fabs(w->data[i]) > mx) mx = fabs(w->data[i]);
+    }
+    CHECK(mx <= bound && mx > 0.99 * bound, "max |w| %g, bound %g", mx, bound);
+    CHECK_CLOSE(sqrt(s2 / w->numel), bound / sqrt(3.0), 0.02 * bound);   /* std of U(-a, a) */
+    const bl_tensor *pe = bl_params_find(m->params, "pos_embed.row");
+    s2 = 0;
+    for (size_t i = 0; i < pe->numel; i++) s2 += (double)pe->data[i] * pe->data[i];
+    CHECK_CLOSE(sqrt(s2 / pe->numel), 0.02, 0.002);
+    static const char *zero[] = {"blocks.0.adaLN_modulation.1.weight", "blocks.0.adaLN_modulation.1.bias",
+                                 "final_layer.linear.weight", "final_layer.adaLN_modulation.1.weight",
+                                 "blocks.0.attn.qkv.bias", "x_embedder.proj.bias"};
+    for (size_t k = 0; k < sizeof zero / sizeof zero[0]; k++) {
+        const bl_tensor *t = bl_params_find(m->params, zero[k]);
+        int ok = t != NULL;
+        for (size_t i = 0; ok && i < t->numel; i++) ok = t->data[i] == 0.0f;
+        CHECK(ok, "%s starts at 0", zero[k]);
+    }
+    const bl_tensor *qn = bl_params_find(m->params, "blocks.2.attn.q_norm.weight");
+    CHECK(qn && qn->numel == 32 && qn->data[0] == 1.0f && qn->data[31] == 1.0f, "q_norm weight 1");
+    /* a value depends on (seed, name) only: redraw blocks.1.mlp.fc2.weight independently */
+    bl_rng r;
+    bl_rng_named(&r, 0, "blocks.1.mlp.fc2.weight");
+    float first[4];
+    bl_rng_fill_uniform(&r, first, 4, (float)-bound, (float)bound);
+    CHECK(memcmp(first, w->data, sizeof first) == 0, "values come from bl_rng_named(seed, name)");
+    /* another seed gives other values */
+    bl_model *o = dit_with("seed", "1", "qk_norm", "on");
+    CHECK(o && memcmp(bl_params_find(o->params, "blocks.1.mlp.fc2.weight")->data, w->data, 64) != 0, "seed matters");
+    bl_model_free(o);
+    bl_model_free(m);
+}
+
+BL_TEST(test_config_defaults_and_get)
+{
+    bl_config d = bl_config_default(BL_MODEL_DIT), g = bl_config_default(BL_MODEL_GPT);
+    char buf[64];
+    CHECK(bl_config_check(&d) == 0 && bl_config_check(&g) == 0, "defaults valid: %s", bl_error());
+    CHECK(d.dim == 128 && d.depth == 4 && d.heads == 4 && d.patch == 4 && d.image_size == 32 && d.channels == 3,
+          "DiT defaults");
+    CHECK(g.context == 128 && g.vocab == 65 && g.dim == 128, "GPT defaults");
+    bl_config_get(&d, "kv_heads", buf, sizeof buf);
+    CHECK(strcmp(buf, "4") == 0, "kv_heads auto = heads: %s", buf);
+    bl_config_get(&d, "eps", buf, sizeof buf);
+    CHECK(strcmp(buf, "1e-06") == 0, "DiT eps %s", buf);
+    bl_config_get(&g, "eps", buf, sizeof buf);
+    CHECK(strcmp(buf, "1e-05") == 0, "GPT layernorm eps %s", buf);
+    CHECK(bl_config_set(&g, "norm", "rmsnorm") == 0, "%s", bl_error());
+    bl_config_get(&g, "eps", buf, sizeof buf);
+    CHECK(strcmp(buf, "1e-06") == 0, "GPT rmsnorm eps %s", buf);
+    bl_config_get(&d, "rope_base", buf, sizeof buf);
+    CHECK(strcmp(buf, "100") == 0, "DiT rope_base %s", buf);
+    bl_config_get(&g, "rope_base", buf, sizeof buf);
+    CHECK(strcmp(buf, "10000") == 0, "GPT rope_base %s", buf);
+    bl_config_get(&d, "lr", buf, sizeof buf);
+    CHECK(strcmp(buf, "0.0003") == 0, "lr %s", buf);
+    bl_config_get(&d, "beta2", buf, sizeof buf);
+    CHECK(strcmp(buf, "0.999") == 0, "DiT beta2 %s", buf);
+    bl_config_get(&g, "beta2", buf, sizeof buf);
+    CHECK(strcmp(buf, "0.99") == 0, "GPT beta2 %s", buf);
+    CHECK(bl_config_get(&d, "context", buf, sizeof buf) < 0, "context is not a DiT key");
+    CHECK_ERR("context: not a TinyDiT setting");
+    /* every key: help, a default for a kind it applies to, and get works */
+    for (int i = 0; i < bl_config_nkeys(); i++) {
+        const bl_config_key *k = bl_config_key_at(i);
+        CHECK(k->help && *k->help && (k->def_dit || k->def_gpt), "%s documented", k->name);
+        CHECK(bl_config_find_key(k->name) == k, "%s found", k->name);
+        if (k->def_dit) CHECK(bl_config_get(&d, k->name, buf, sizeof buf) == 0, "get %s", k->name);
+        if (k->def_gpt) CHECK(bl_config_get(&g, k->name, buf, sizeof buf) == 0, "get %s", k->name);
+    }
+    CHECK(bl_config_key_at(bl_config_nkeys()) == NULL, "past the end");
+    static const char *must[] = {"norm", "pos", "mlp", "qk_norm", "kv_heads", "dim", "depth", "heads", "patch",
+                                 "channels", "image_size", "context", "vocab", "mlp_ratio", "multiple_of",
+                                 "rope_base", "eps", "seed", "dropout", "lr", "batch", "warmup", "cosine",
+                                 "clip", "weight_decay", "eval_every", "steps"};
+    for (size_t i = 0; i < sizeof must / sizeof must[0]; i++)
+        CHECK(bl_config_find_key(must[i]) != NULL, "key %s", must[i]);
+    CHECK(bl_config_summary(&g, buf, sizeof buf) && strstr(buf, "norm=rmsnorm"), "summary: %s", buf);
+}
+
+BL_TEST(test_config_errors)
+{
+    bl_config c = bl_config_default(BL_MODEL_DIT), keep = c;
+    CHECK(bl_config_set(&c, "kv_heads", "3") < 0, "kv_heads 3");
+    CHECK_ERR("kv_heads: 3 does not divide heads 4");
+    CHECK(bl_config_set(&c, "pos", "rope") < 0, "rope on DiT");
+    CHECK_ERR("pos: rope is for TinyGPT; TinyDiT takes learned or rope2d");
+    CHECK(bl_config_set(&c, "heads", "6") < 0, "heads 6");
+    CHECK_ERR("heads: 6 does not divide dim 128");
+    CHECK(bl_config_set(&c, "patch", "5") < 0, "patch 5");
+    CHECK_ERR("patch: 5 does not divide image_size 32");
+    CHECK(bl_config_set(&c, "context", "64") < 0, "context on DiT");
+    CHECK_ERR("context: not a TinyDiT setting");
+    CHECK(bl_config_set(&c, "lr", "fast") < 0, "lr fast");
+    CHECK_ERR("lr: expected a number, got 'fast'");
+    CHECK(bl_config_set(&c, "depth", "2.5") < 0, "depth 2.5");
+    CHECK_ERR("depth: expected an integer, got '2.5'");
+    CHECK(bl_config_set(&c, "dim", "4") < 0, "dim 4");
+    CHECK_ERR("dim: 4 is out of range 8..4096");
+    CHECK(bl_config_set(&c, "norm", "batchnorm") < 0, "batchnorm");
+    CHECK_ERR("norm: unknown value 'batchnorm' (one of: layernorm,rmsnorm)");
+    CHECK(bl_config_set(&c, "colour", "red") < 0, "unknown key");
+    CHECK_ERR("set: unknown setting 'colour'");
+    CHECK(bl_config_set(&c, "lr", "") < 0, "empty value");
+    CHECK_ERR("lr: missing value");
+    CHECK(bl_config_set(&c, "dim", "136") == 0, "dim 136: %s", bl_error());
+    CHECK(bl_config_set(&c, "pos", "rope2d") < 0, "rope2d with head_dim 34");
+    CHECK_ERR("pos: rope2d needs a head_dim that is a multiple of 4, got 34");
+    c.dim = 128;
+    CHECK(same_config(&c, &keep), "failed sets leave the config unchanged");
+    bl_config g = bl_config_default(BL_MODEL_GPT);
+    CHECK(bl_config_set(&g, "pos", "rope2d") < 0, "rope2d on GPT");
+    CHECK_ERR("pos: rope2d is for TinyDiT; TinyGPT takes learned or rope");
+    CHECK(bl_config_set(&g, "dropout", "0.1") < 0, "dropout");
+    CHECK_ERR("dropout: only 0 is implemented (got 0.1)");
+    CHECK(bl_config_set(&g, "patch", "2") < 0, "patch on GPT");
+    CHECK_ERR("patch: not a TinyGPT setting");
+    CHECK(bl_config_set(&g, "kv_heads", "auto") == 0 && bl_config_kv_heads(&g) == 4, "kv_heads auto");
+    /* several keys at once, in either order */
+    const char *k1[] = {"dim", "heads"}, *v1[] = {"384", "6"};
+    const char *k2[] = {"heads", "dim"}, *v2[] = {"6", "384"};
+    bl_config a = bl_config_default(BL_MODEL_GPT), b = a;
+    CHECK(bl_config_set_many(&a, 2, k1, v1) == 0 && bl_config_set_many(&b, 2, k2, v2) == 0, "%s", bl_error());
+    CHECK(a.heads == 6 && b.dim == 384, "set_many applied");
+    const char *k3[] = {"heads", "dim"}, *v3[] = {"6", "100"};
+    CHECK(bl_config_set_many(&a, 2, k3, v3) < 0 && a.dim == 384, "set_many is all-or-nothing");
+    CHECK_ERR("heads: 6 does not divide dim 100");
+    CHECK(bl_config_needs_rebuild("norm") == 1 && bl_config_needs_rebuild("kv_heads") == 1, "switches rebuild");
+    CHECK(bl_config_needs_rebuild("lr") == 0 && bl_config_needs_rebuild("eps") == 0, "lr/eps in place");
+    CHECK(bl_config_needs_rebuild("nope") < 0, "unknown key");
+    CHECK(bl_model_new(&(bl_config){.kind = BL_MODEL_GPT}) == NULL, "an all-zero config is refused");
+}
+
+BL_TEST(test_config_json)
+{
+    bl_config c = bl_config_default(BL_MODEL_GPT), r;
+    const char *k[] = {"norm", "pos", "kv_heads", "lr", "seed", "eps", "cosine"};
+    const char *v[] = {"rmsnorm", "rope", "2", "0.001", "12345678901", "1e-7", "on"};
+    CHECK(bl_config_set_many(&c, 7, k, v) == 0, "%s", bl_error());
+    json_t *j = bl_config_to_json(&c);
+    CHECK(j && json_is_string(json_object_get(j, "norm")), "json");
+    CHECK(json_real_value(json_object_get(j, "lr")) == 0.001, "lr written as 0.001");
+    CHECK(json_object_get(j, "patch") == NULL, "no DiT keys in a GPT config");
+    char *text = json_dumps(j, JSON_COMPACT);
+    json_t *back = json_loads(text, 0, NULL);
+    CHECK(bl_config_from_json(back, &r) == 0, "%s", bl_error());
+    CHECK(same_config(&c, &r) && r.seed == 12345678901ull && r.lr == 0.001f, "JSON round trip");
+    json_object_set_new(back, "flux", json_integer(3));
+    CHECK(bl_config_from_json(back, &r) < 0, "unknown key refused");
+    CHECK_ERR("config: unknown setting 'flux'");
+    json_object_del(back, "flux");
+    json_object_set_new(back, "kv_heads", json_integer(3));
+    CHECK(bl_config_from_json(back, &r) < 0, "inconsistent config refused");
+    CHECK_ERR("kv_heads: 3 does not divide heads 4");
+    free(text);
+    json_decref(j);
+    json_decref(back);
+}
+
+BL_TEST(test_model_set)
+{
+    bl_model *m = dit_with(NULL, NULL, NULL, NULL);
+    if (!m) { CHECK(0, "%s", bl_error()); return; }
+    int rebuilt = -1;
+    bl_tensor *w = bl_params_find(m->params, "blocks.0.attn.qkv.weight");
+    w->data[0] = 42.0f;   /* "trained" */
+    CHECK(bl_model_set(m, "lr", "0.001", &rebuilt) == 0 && rebuilt == 0, "lr in place");
+    CHECK(bl_params_find(m->params, "blocks.0.attn.qkv.weight")->data[0] == 42.0f, "weights kept");
+    CHECK(bl_model_set(m, "mlp", "swish", &rebuilt) < 0, "bad value");
+    CHECK_ERR("mlp: unknown value 'swish'");
+    CHECK(m->cfg.mlp == BL_MLP_GELU && bl_model_param_count(m) == 1152176, "model intact after an error");
+    CHECK(bl_model_set(m, "mlp", "swiglu", &rebuilt) == 0 && rebuilt == 1, "%s", bl_error());
+    CHECK(bl_model_param_count(m) == 1152344 && m->cfg.lr == 0.001f, "rebuilt with swiglu, lr kept");
+    CHECK(bl_params_find(m->params, "blocks.0.attn.qkv.weight")->data[0] != 42.0f, "re-initialised");
+    CHECK(bl_model_set(m, "rope_base", "50", &rebuilt) == 0 && rebuilt == 0, "rope_base in place");
+    bl_model_free(m);
+}
+
+BL_TEST(test_params_store)
+{
+    bl_params *p = bl_params_new();
+    CHECK(bl_params_declare(p, "a.weight", 2, (int[]){3, 4}, BL_INIT_UNIFORM, 0.5f) == 0, "declare");
+    CHECK(bl_params_declare(p, "a.bias", 1, (int[]){3}, BL_INIT_ZERO, 0) == 1, "declare");
+    CHECK(bl_params_declare(p, "a.bias", 1, (int[]){3}, BL_INIT_ZERO, 0) < 0, "duplicate");
+    CHECK_ERR("params: 'a.bias' declared twice");
+    CHECK(bl_params_declare(p, "b", 1, (int[]){0}, BL_INIT_ZERO, 0) < 0, "empty shape");
+    CHECK(bl_params_finish(p, 3) == 0 && p->total == 15, "total %zu", p->total);
+    CHECK(bl_params_declare(p, "c", 1, (int[]){2}, BL_INIT_ZERO, 0) < 0, "declare after finish");
+    bl_tensor *w = bl_params_find(p, "a.weight"), *b = bl_params_find(p, "a.bias");
+    CHECK(w->data == p->values && b->data == p->values + 12 && b->grad == p->grads + 12, "one flat layout");
+    CHECK(strcmp(w->name, "a.weight") == 0, "name");
+    p->grads[5] = 1.0f;
+    bl_params_zero_grad(p);
+    CHECK(p->grads[5] == 0.0f, "zero_grad");
+    CHECK(bl_params_alloc_moments(p) == 0 && p->m && p->v && p->m[14] == 0.0f, "moments");
+    bl_params_free(p);
+}
+
+int main(void)
+{
+    RUN(test_dit_published_counts);
+    RUN(test_dit_breakdown);
+    RUN(test_dit_grey_28);
+    RUN(test_switch_keeps_shared_init);
+    RUN(test_init_rules);
+    RUN(test_config_defaults_and_get);
+    RUN(test_config_errors);
+    RUN(test_config_json);
+    RUN(test_model_set);
+    RUN(test_params_store);
+    return bl_test_done();
+}
