@@ -1,0 +1,450 @@
+/* draw.c - the figure drawn with cairo: slide-quality style, thin grid, labelled axes, legend box,
+ * colour bars with ticks (see draw.h). Text uses cairo's toy API with "DejaVu Sans" (fontconfig). */
+#include "viz/draw.h"
+#include "viz/color.h"
+#include "viz/scale.h"
+#include "core/error.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_TICKS 16
+#define C_TEXT 0x222222u
+#define C_TICK 0x444444u
+#define C_GRID 0xe6e6e6u
+#define C_SPINE 0x555555u
+
+typedef struct {
+    cairo_t *cr;
+    double u; /* size unit: 1 at 1600 x 900 */
+} dctx;
+
+static void set_rgb(cairo_t *cr, uint32_t c, double alpha)
+{
+    cairo_set_source_rgba(cr, ((c >> 16) & 255) / 255.0, ((c >> 8) & 255) / 255.0, (c & 255) / 255.0, alpha);
+}
+
+static void font(dctx *d, double size, int bold, int mono)
+{
+    cairo_select_font_face(d->cr, mono ? "DejaVu Sans Mono" : "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
+                           bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_set_font_size(d->cr, size * d->u);
+}
+
+static double text_w(dctx *d, const char *s)
+{
+    cairo_text_extents_t e;
+    cairo_text_extents(d->cr, s, &e);
+    return e.x_advance;
+}
+
+/* text at (x, y): ax 0/0.5/1 = left/centre/right of x; y is the vertical middle of the text */
+static void text(dctx *d, double x, double y, const char *s, double ax, uint32_t color)
+{
+    cairo_font_extents_t fe;
+    cairo_font_extents(d->cr, &fe);
+    set_rgb(d->cr, color, 1);
+    cairo_move_to(d->cr, x - ax * text_w(d, s), y + (fe.ascent - fe.descent) / 2);
+    cairo_show_text(d->cr, s);
+}
+
+static void text_vertical(dctx *d, double x, double y, const char *s, uint32_t color)
+{
+    cairo_save(d->cr);
+    cairo_translate(d->cr, x, y);
+    cairo_rotate(d->cr, -M_PI / 2);
+    text(d, 0, 0, s, 0.5, color);
+    cairo_restore(d->cr);
+}
+
+static void line(dctx *d, double x0, double y0, double x1, double y1, uint32_t color, double width)
+{
+    set_rgb(d->cr, color, 1);
+    cairo_set_line_width(d->cr, width * d->u);
+    cairo_move_to(d->cr, x0, y0);
+    cairo_line_to(d->cr, x1, y1);
+    cairo_stroke(d->cr);
+}
+
+typedef struct {
+    double x, y, w, h;
+} box;
+
+/* ---- lines panels ---- */
+
+static void draw_legend(dctx *d, const bl_panel *p, box a)
+{
+    int n = 0;
+    double tw = 0;
+    font(d, 17, 0, 0);
+    for (int s = 0; s < p->nseries; s++) {
+        const bl_series *se = &p->series[s];
+        if ((se->flags & BL_NO_LEGEND) || !se->label[0]) continue;
+        tw = fmax(tw, text_w(d, se->label));
+        n++;
+    }
+    if (!n) return;
+    double u = d->u, rowh = 26 * u, pad = 10 * u, keyw = 30 * u;
+    double bw = pad + keyw + 8 * u + tw + pad, bh = pad + n * rowh + pad - 6 * u;
+    double bx = a.x + a.w - bw - 10 * u, by = a.y + 10 * u;
+    cairo_rectangle(d->cr, bx, by, bw, bh);
+    set_rgb(d->cr, 0xffffff, 0.9);
+    cairo_fill_preserve(d->cr);
+    set_rgb(d->cr, 0xcccccc, 1);
+    cairo_set_line_width(d->cr, 1 * u);
+    cairo_stroke(d->cr);
+    int k = 0;
+    for (int s = 0; s < p->nseries; s++) {
+        const bl_series *se = &p->series[s];
+        if ((se->flags & BL_NO_LEGEND) || !se->label[0]) continue;
+        double cy = by + pad + (k + 0.5) * rowh - 3 * u, kx = bx + pad;
+        uint32_t col = bl_palette(se->color);
+        if (!(se->flags & BL_NO_LINE)) line(d, kx, cy, kx + keyw, cy, col, 2.5);
+        if (se->flags & BL_MARKERS) {
+            cairo_arc(d->cr, kx + keyw / 2, cy, 5 * u, 0, 2 * M_PI);
+            set_rgb(d->cr, col, 1);
+            cairo_fill_preserve(d->cr);
+            set_rgb(d->cr, 0xffffff, 1);
+            cairo_set_line_width(d->cr, 1.2 * u);
+            cairo_stroke(d->cr);
+        }
+        text(d, kx + keyw + 8 * u, cy, se->label, 0, C_TEXT);
+        k++;
+    }
+}
+
+static void draw_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, const bl_range *sy)
+{
+    double u = d->u;
+    bl_scale xs, ys;
+    bl_panel_scale(&xs, p, 0, sx, 0, 0.02);
+    bl_panel_scale(&ys, p, 1, sy, 0, 0.05);
+    char ylab[256] = "", xlab[256] = "";
+    if (p->ylabel || p->logy) snprintf(ylab, sizeof ylab, "%s%s", p->ylabel ? p->ylabel : "y", p->logy ? " (log scale)" : "");
+    if (p->xlabel || p->logx) snprintf(xlab, sizeof xlab, "%s%s", p->xlabel ? p->xlabel : "x", p->logx ? " (log scale)" : "");
+    double top = b.y + (p->title ? 40 * u : 10 * u), bottom = b.y + b.h - 34 * u - (xlab[0] ? 32 * u : 0);
+    double yt[MAX_TICKS], xt[MAX_TICKS], ystep, xstep;
+    int nyt = bl_scale_ticks(&ys, (int)fmax(3, (bottom - top) / (70 * u)), yt, MAX_TICKS, &ystep);
+    char yl[MAX_TICKS][24];
+    font(d, 16, 0, 0);
+    double tickw = 0;
+    for (int i = 0; i < nyt; i++) tickw = fmax(tickw, text_w(d, bl_tick_label(yt[i], ystep, yl[i], 24)));
+    double left = b.x + (ylab[0] ? 34 * u : 4 * u) + tickw + 12 * u, right = b.x + b.w - 12 * u;
+    box a = {left, top, right - left, bottom - top};
+    if (p->title) {
+        font(d, 21, 1, 0);
+        text(d, b.x + b.w / 2, b.y + 16 * u, p->title, 0.5, C_TEXT);
+    }
+    /* grid and tick labels */
+    font(d, 16, 0, 0);
+    for (int i = 0; i < nyt; i++) {
+        double yy = a.y + a.h * (1 - bl_scale_pos(&ys, yt[i]));
+        if (yy < a.y - 0.5 || yy > a.y + a.h + 0.5) continue;
+        line(d, a.x, yy, a.x + a.w, yy, C_GRID, 1);
+        line(d, a.x - 5 * u, yy, a.x, yy, C_SPINE, 1.2);
+        text(d, a.x - 9 * u, yy, yl[i], 1, C_TICK);
+    }
+    int nxt = bl_scale_ticks(&xs, (int)fmax(2, a.w / (130 * u)), xt, MAX_TICKS, &xstep);
+    for (int i = 0; i < nxt; i++) {
+        double xx = a.x + a.w * bl_scale_pos(&xs, xt[i]);
+        if (xx < a.x - 0.5 || xx > a.x + a.w + 0.5) continue;
+        char lab[24];
+        line(d, xx, a.y, xx, a.y + a.h, C_GRID, 1);
+        line(d, xx, a.y + a.h, xx, a.y + a.h + 5 * u, C_SPINE, 1.2);
+        text(d, xx, a.y + a.h + 19 * u, bl_tick_label(xt[i], xstep, lab, sizeof lab), 0.5, C_TICK);
+    }
+    /* spines: left and bottom */
+    line(d, a.x, a.y, a.x, a.y + a.h, C_SPINE, 1.2);
+    line(d, a.x, a.y + a.h, a.x + a.w, a.y + a.h, C_SPINE, 1.2);
+    font(d, 18, 0, 0);
+    if (xlab[0]) text(d, a.x + a.w / 2, a.y + a.h + 50 * u, xlab, 0.5, C_TEXT);
+    if (ylab[0]) text_vertical(d, b.x + 14 * u, a.y + a.h / 2, ylab, C_TEXT);
+
+    /* series, clipped to the plot area */
+    cairo_save(d->cr);
+    cairo_rectangle(d->cr, a.x, a.y, a.w, a.h);
+    cairo_clip(d->cr);
+    cairo_set_line_join(d->cr, CAIRO_LINE_JOIN_ROUND);
+    cairo_set_line_cap(d->cr, CAIRO_LINE_CAP_ROUND);
+    for (int s = 0; s < p->nseries; s++) {
+        const bl_series *se = &p->series[s];
+        int faint = (se->flags & BL_FAINT) != 0;
+        uint32_t col = bl_palette(se->color);
+        if (!(se->flags & BL_NO_LINE)) {
+            int pen = 0;
+            for (int i = 0; i < se->n; i++) {
+                double tx = bl_scale_pos(&xs, se->x[i]), ty = bl_scale_pos(&ys, se->y[i]);
+                if (!isfinite(tx) || !isfinite(ty)) {
+                    pen = 0;
+                    continue;
+                }
+                tx = fmax(-10, fmin(11, tx)), ty = fmax(-10, fmin(11, ty));
+                double X = a.x + a.w * tx, Y = a.y + a.h * (1 - ty);
+                if (pen) cairo_line_to(d->cr, X, Y);
+                else cairo_move_to(d->cr, X, Y), cairo_line_to(d->cr, X, Y);
+                pen = 1;
+            }
+            set_rgb(d->cr, col, faint ? 0.28 : 1);
+            cairo_set_line_width(d->cr, (faint ? 1.4 : 2.6) * u);
+            cairo_stroke(d->cr);
+        }
+        if (se->flags & BL_MARKERS)
+            for (int i = 0; i < se->n; i++) {
+                double tx = bl_scale_pos(&xs, se->x[i]), ty = bl_scale_pos(&ys, se->y[i]);
+                if (!isfinite(tx) || !isfinite(ty)) continue;
+                cairo_new_sub_path(d->cr);
+                cairo_arc(d->cr, a.x + a.w * tx, a.y + a.h * (1 - ty), 5.5 * u, 0, 2 * M_PI);
+                set_rgb(d->cr, col, 1);
+                cairo_fill_preserve(d->cr);
+                set_rgb(d->cr, 0xffffff, 1);
+                cairo_set_line_width(d->cr, 1.5 * u);
+                cairo_stroke(d->cr);
+            }
+    }
+    cairo_restore(d->cr);
+    draw_legend(d, p, a);
+}
+
+/* ---- heatmaps ---- */
+
+/* filled rectangle snapped to device pixels, without antialiasing (no seams between cells) */
+static void cell_rect(dctx *d, double x0, double y0, double x1, double y1, uint32_t col)
+{
+    double ax = x0, ay = y0, bx = x1, by = y1;
+    cairo_user_to_device(d->cr, &ax, &ay);
+    cairo_user_to_device(d->cr, &bx, &by);
+    ax = round(ax), ay = round(ay), bx = round(bx), by = round(by);
+    cairo_device_to_user(d->cr, &ax, &ay);
+    cairo_device_to_user(d->cr, &bx, &by);
+    cairo_rectangle(d->cr, ax, ay, bx - ax, by - ay);
+    set_rgb(d->cr, col, 1);
+    cairo_fill(d->cr);
+}
+
+/* index ticks 0..n-1 spaced at least `min_px` apart for cells of size `cell` */
+static int index_ticks(int n, double cell, double min_px, double *t, double *step)
+{
+    bl_scale s = {0, n > 1 ? n - 1 : 1, 0};
+    int k = bl_scale_ticks(&s, (int)fmax(2, n * cell / min_px), t, MAX_TICKS, step);
+    if (*step < 1) {
+        *step = 1;
+        for (k = 0; k < n && k < MAX_TICKS; k++) t[k] = k;
+    }
+    return k;
+}
+
+static void draw_colorbar(dctx *d, bl_cmap cmap, float vmin, float vmax, box bar)
+{
+    double u = d->u;
+    cairo_save(d->cr);
+    cairo_set_antialias(d->cr, CAIRO_ANTIALIAS_NONE);
+    int bands = 256;
+    for (int i = 0; i < bands; i++) { /* band 0 at the top = vmax */
+        double t = 1.0 - (double)i / (bands - 1);
+        cell_rect(d, bar.x, bar.y + bar.h * i / bands, bar.x + bar.w, bar.y + bar.h * (i + 1) / bands,
+                  bl_cmap_rgb(cmap, t));
+    }
+    cairo_restore(d->cr);
+    set_rgb(d->cr, C_SPINE, 1);
+    cairo_set_line_width(d->cr, 1 * u);
+    cairo_rectangle(d->cr, bar.x, bar.y, bar.w, bar.h);
+    cairo_stroke(d->cr);
+    bl_scale s = {vmin, vmax, 0};
+    double t[MAX_TICKS], step;
+    int n = bl_scale_ticks(&s, (int)fmax(3, bar.h / (60 * u)), t, MAX_TICKS, &step);
+    font(d, 15, 0, 0);
+    for (int i = 0; i < n; i++) {
+        double yy = bar.y + bar.h * (1 - bl_cmap_pos((float)t[i], vmin, vmax));
+        char lab[24];
+        line(d, bar.x + bar.w, yy, bar.x + bar.w + 5 * u, yy, C_SPINE, 1);
+        text(d, bar.x + bar.w + 9 * u, yy, bl_tick_label(t[i], step, lab, sizeof lab), 0, C_TICK);
+    }
+}
+
+static void draw_heatmap(dctx *d, const bl_panel *p, box b)
+{
+    double u = d->u;
+    float vmin, vmax;
+    bl_heat_range(p, &vmin, &vmax);
+    if (p->title) {
+        font(d, 21, 1, 0);
+        text(d, b.x + b.w / 2, b.y + 16 * u, p->title, 0.5, C_TEXT);
+    }
+    font(d, 15, 0, 0);
+    double lw = 0;
+    for (int r = 0; p->row_labels && r < p->rows; r++) lw = fmax(lw, text_w(d, p->row_labels[r]));
+    if (!p->row_labels) {
+        char buf[24];
+        lw = text_w(d, bl_tick_label(p->rows - 1, 1, buf, sizeof buf));
+    }
+    double top = b.y + (p->title ? 40 * u : 10 * u), left = b.x + (p->ylabel ? 30 * u : 0) + lw + 12 * u;
+    double cbw = 110 * u, aw = b.x + b.w - cbw - left, ah = b.y + b.h - 30 * u - top;
+    double cell = fmin(aw / p->cols, ah / p->rows);
+    double hw = cell * p->cols, hh = cell * p->rows;
+    left += (aw - hw) / 2; /* centre the map and its bar in the panel */
+    cairo_save(d->cr);
+    cairo_set_antialias(d->cr, CAIRO_ANTIALIAS_NONE);
+    for (int r = 0; r < p->rows; r++)
+        for (int c = 0; c < p->cols; c++) {
+            double t = bl_cmap_pos(p->values[(long)r * p->cols + c], vmin, vmax);
+            if (isnan(t)) continue;
+            cell_rect(d, left + c * cell, top + r * cell, left + (c + 1) * cell, top + (r + 1) * cell,
+                      bl_cmap_rgb(p->cmap, t));
+        }
+    cairo_restore(d->cr);
+    set_rgb(d->cr, C_SPINE, 1);
+    cairo_set_line_width(d->cr, 1 * u);
+    cairo_rectangle(d->cr, left, top, hw, hh);
+    cairo_stroke(d->cr);
+    /* tick labels: every label when they fit, else every k-th; index ticks without labels */
+    font(d, fmin(15, fmax(8, cell / u * 0.8)), 0, 0);
+    double t[MAX_TICKS], step;
+    char lab[24];
+    if (p->row_labels) {
+        int every = (int)ceil(14 * u / cell);
+        for (int r = 0; r < p->rows; r += every) text(d, left - 6 * u, top + (r + 0.5) * cell, p->row_labels[r], 1, C_TICK);
+    } else {
+        font(d, 15, 0, 0);
+        int k = index_ticks(p->rows, cell, 40 * u, t, &step);
+        for (int i = 0; i < k; i++)
+            text(d, left - 6 * u, top + (t[i] + 0.5) * cell, bl_tick_label(t[i], step, lab, sizeof lab), 1, C_TICK);
+    }
+    if (p->col_labels) {
+        font(d, fmin(15, fmax(8, cell / u * 0.8)), 0, 0);
+        int every = (int)ceil(14 * u / cell);
+        for (int c = 0; c < p->cols; c += every) text(d, left + (c + 0.5) * cell, top + hh + 12 * u, p->col_labels[c], 0.5, C_TICK);
+    } else {
+        font(d, 15, 0, 0);
+        int k = index_ticks(p->cols, cell, 50 * u, t, &step);
+        for (int i = 0; i < k; i++)
+            text(d, left + (t[i] + 0.5) * cell, top + hh + 12 * u, bl_tick_label(t[i], step, lab, sizeof lab), 0.5, C_TICK);
+    }
+    box bar = {left + hw + 24 * u, top, 24 * u, hh};
+    draw_colorbar(d, p->cmap, vmin, vmax, bar);
+    font(d, 18, 0, 0);
+    if (p->xlabel) text(d, left + hw / 2, top + hh + 36 * u, p->xlabel, 0.5, C_TEXT);
+    if (p->ylabel) text_vertical(d, left - lw - 26 * u, top + hh / 2, p->ylabel, C_TEXT);
+}
+
+/* ---- image grids ---- */
+
+static void draw_images(dctx *d, const bl_panel *p, box b)
+{
+    double u = d->u;
+    if (p->title) {
+        font(d, 21, 1, 0);
+        text(d, b.x + b.w / 2, b.y + 16 * u, p->title, 0.5, C_TEXT);
+    }
+    double top = b.y + (p->title ? 40 * u : 10 * u), ah = b.y + b.h - top, gap = 8 * u;
+    int g = p->grid_cols, best_g = 1;
+    double best = 0;
+    if (!g) /* the number of columns that makes the images largest */
+        for (int k = 1; k <= p->n; k++) {
+            int rows = (p->n + k - 1) / k;
+            double s = fmin((b.w - (k - 1) * gap) / (k * p->w), (ah - (rows - 1) * gap) / (rows * p->h));
+            if (s > best) best = s, best_g = k;
+        }
+    if (!g) g = best_g;
+    int rows = (p->n + g - 1) / g;
+    double s = fmin((b.w - (g - 1) * gap) / (g * p->w), (ah - (rows - 1) * gap) / (rows * p->h));
+    double gw = g * p->w * s + (g - 1) * gap, x0 = b.x + (b.w - gw) / 2;
+    cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, p->w, p->h);
+    if (cairo_surface_status(img)) return;
+    for (int i = 0; i < p->n; i++) {
+        cairo_surface_flush(img);
+        unsigned char *data = cairo_image_surface_get_data(img);
+        int stride = cairo_image_surface_get_stride(img);
+        const float *src = p->pixels + (long)i * p->c * p->h * p->w;
+        for (int y = 0; y < p->h; y++)
+            for (int x = 0; x < p->w; x++) {
+                uint32_t px = 0;
+                for (int k = 0; k < 3; k++) {
+                    float v = src[((long)(p->c == 3 ? k : 0) * p->h + y) * p->w + x];
+                    float t = (v - p->lo) / (p->hi - p->lo);
+                    t = isnan(t) ? 0 : t < 0 ? 0 : t > 1 ? 1 : t;
+                    px = px << 8 | (uint32_t)lroundf(t * 255);
+                }
+                ((uint32_t *)(data + (long)y * stride))[x] = px;
+            }
+        cairo_surface_mark_dirty(img);
+        double X = x0 + (i % g) * (p->w * s + gap), Y = top + (i / g) * (p->h * s + gap);
+        cairo_save(d->cr);
+        cairo_translate(d->cr, X, Y);
+        cairo_scale(d->cr, s, s);
+        cairo_set_source_surface(d->cr, img, 0, 0);
+        cairo_pattern_set_filter(cairo_get_source(d->cr), CAIRO_FILTER_NEAREST);
+        cairo_rectangle(d->cr, 0, 0, p->w, p->h);
+        cairo_fill(d->cr);
+        cairo_restore(d->cr);
+    }
+    cairo_surface_destroy(img);
+}
+
+/* ---- text panels ---- */
+
+static void draw_text(dctx *d, const bl_panel *p, box b)
+{
+    double u = d->u, y = b.y + 16 * u;
+    if (p->title) {
+        font(d, 21, 1, 0);
+        text(d, b.x + b.w / 2, y, p->title, 0.5, C_TEXT);
+        y += 36 * u;
+    }
+    font(d, 18, 0, 1);
+    int per_line = (int)fmax(1, b.w / text_w(d, "M"));
+    const char *s = p->text;
+    char *buf = malloc((size_t)per_line * 4 + 1);
+    if (!buf) return;
+    while (*s && y < b.y + b.h) {
+        int n = 0;
+        size_t k = 0;
+        while (s[k] && s[k] != '\n' && n < per_line) {
+            k++;
+            while ((s[k] & 0xc0) == 0x80) k++;
+            n++;
+        }
+        memcpy(buf, s, k);
+        buf[k] = 0;
+        text(d, b.x, y, buf, 0, C_TEXT);
+        y += 26 * u;
+        s += k;
+        if (*s == '\n') s++;
+    }
+    free(buf);
+}
+
+/* ---- the figure ---- */
+
+int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
+{
+    dctx d = {cr, fmin(w / 1600, h / 900)};
+    if (d.u < 0.25) d.u = 0.25;
+    double u = d.u, margin = 24 * u;
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    double top = margin;
+    if (f->title) {
+        font(&d, 28, 1, 0);
+        text(&d, w / 2, margin + 14 * u, f->title, 0.5, C_TEXT);
+        top += 44 * u;
+    }
+    bl_range sx, sy;
+    bl_fig_shared_range(f, 0, 0, &sx);
+    bl_fig_shared_range(f, 1, 0, &sy);
+    double gap = 36 * u, cw = (w - 2 * margin - (f->cols - 1) * gap) / f->cols;
+    double ch = (h - top - margin - (f->rows - 1) * gap) / f->rows;
+    for (int i = 0; i < f->rows * f->cols; i++) {
+        const bl_panel *p = &f->panels[i];
+        box b = {margin + (i % f->cols) * (cw + gap), top + (i / f->cols) * (ch + gap), cw, ch};
+        switch (p->kind) {
+        case BL_PANEL_LINES: draw_lines(&d, p, b, &sx, &sy); break;
+        case BL_PANEL_HEATMAP: draw_heatmap(&d, p, b); break;
+        case BL_PANEL_IMAGES: draw_images(&d, p, b); break;
+        case BL_PANEL_TEXT: draw_text(&d, p, b); break;
+        default: break;
+        }
+    }
+    cairo_status_t st = cairo_status(cr);
+    if (st) return bl_fail("draw: %s", cairo_status_to_string(st));
+    return 0;
+}

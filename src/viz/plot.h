@@ -1,0 +1,217 @@
+/* plot.h - one description of a picture, drawn by every renderer of blocklab (DESIGN.md section 8).
+ *
+ * A figure is a grid of panels (rows x cols, filled row by row). Each panel holds one kind of
+ * content:
+ *
+ *   lines    line series (x, y arrays), optional markers, faint raw curves, validation points,
+ *            axis labels, nice ticks, legend, true log scale on either axis
+ *   heatmap  rows x cols floats, viridis (magnitudes) or a diverging map centred on 0 (signed
+ *            values), optional row/col tick labels (e.g. characters), a colour bar with its range
+ *   images   N images C x H x W (C = 1 grey or 3 RGB) with values in [lo, hi], as a grid
+ *   text     a block of plain text (text samples)
+ *
+ * Every builder copies the caller's arrays, so a figure outlives the tensors it was made from.
+ * The renderers are
+ *   bl_term_print  (term.c)  braille curves and half-block heatmaps on a terminal or in a file
+ *   bl_fig_save    (save.c)  .png (cairo + libpng with tEXt chunks), .svg, .csv, .json, .txt
+ *
+ *   bl_figure *f = bl_fig_new(1, 2, "TinyGPT, 200 steps");
+ *   bl_panel *p = bl_fig_panel(f, 0);
+ *   bl_panel_labels(p, "train loss", "step", "loss");
+ *   bl_panel_smoothed(p, "rmsnorm", steps, loss, n, 0.9f);        raw faint + EMA, one colour
+ *   bl_panel_line(p, "val", vsteps, vloss, nv, BL_MARKERS | BL_SAME_COLOR);
+ *   bl_panel_log(p, 0, 1);
+ *   bl_panel_heatmap(bl_fig_panel(f, 1), attn, T, T, BL_CMAP_VIRIDIS);
+ *   bl_term_print(f, stdout, NULL);  bl_fig_save(f, "loss.png", NULL);  bl_fig_free(f);
+ *
+ * Errors: builders return -1 (or NULL) with a one-line message in bl_error() ("plot: ..."); a
+ * log axis with a value <= 0 is reported by the renderers (bl_fig_check), naming the series,
+ * the index and the value.
+ */
+#ifndef BL_VIZ_PLOT_H
+#define BL_VIZ_PLOT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define BL_FIG_MAX_GRID 8 /* at most 8 x 8 panels */
+
+typedef enum { BL_PANEL_EMPTY, BL_PANEL_LINES, BL_PANEL_HEATMAP, BL_PANEL_IMAGES, BL_PANEL_TEXT } bl_panel_kind;
+
+/* viridis (van der Walt & Smith, matplotlib 1.5) for magnitudes; the diverging map is ColorBrewer
+ * RdBu reversed (blue < 0 < red, near-white at 0) and is always centred on 0. */
+typedef enum { BL_CMAP_VIRIDIS, BL_CMAP_DIVERGING } bl_cmap;
+
+/* series flags for bl_panel_line */
+enum {
+    BL_MARKERS = 1,    /* draw a marker at each point (with BL_NO_LINE: points only, e.g. validation) */
+    BL_NO_LINE = 2,    /* no connecting line */
+    BL_FAINT = 4,      /* faint style (the raw curve behind a smoothed one); no legend entry */
+    BL_SAME_COLOR = 8, /* reuse the previous series' colour instead of the next palette colour */
+    BL_NO_LEGEND = 16, /* leave out of the legend */
+};
+
+typedef struct {
+    char *label;    /* legend text (may be "") */
+    float *x, *y;   /* n points; NaN or Inf in y leaves a gap */
+    int n;
+    unsigned flags; /* BL_MARKERS | ... */
+    int color;      /* index into the palette (bl_palette) */
+} bl_series;
+
+typedef struct {
+    bl_panel_kind kind;
+    char *title, *xlabel, *ylabel;
+    int logx, logy;         /* true log scale (lines panels) */
+    int has_xlim, has_ylim; /* fixed axis ranges set by bl_panel_limits */
+    double xlim[2], ylim[2];
+    /* lines */
+    bl_series *series;
+    int nseries, series_cap;
+    /* heatmap: values[r * cols + c] */
+    float *values;
+    int rows, cols;
+    bl_cmap cmap;
+    int has_range;
+    float vmin, vmax;
+    char **row_labels, **col_labels; /* NULL or rows / cols strings */
+    /* images: pixels[((i * c + ch) * h + y) * w + x] */
+    float *pixels;
+    int n, c, h, w, grid_cols;
+    float lo, hi;
+    /* text */
+    char *text;
+} bl_panel;
+
+typedef struct {
+    char *title;
+    int rows, cols;
+    bl_panel *panels; /* rows * cols, row-major */
+    int sharex, sharey; /* lines panels share one x (y) range */
+    char *command, *config; /* provenance, written into PNG tEXt chunks and JSON */
+} bl_figure;
+
+/* A new empty figure of rows x cols panels (1..8 each) with an optional title (NULL = none).
+ * NULL with "plot: ..." on a bad grid or out of memory. */
+bl_figure *bl_fig_new(int rows, int cols, const char *title);
+void bl_fig_free(bl_figure *f);
+
+/* Panel `index` (row-major, 0 .. rows*cols-1), or NULL with "plot: panel N out of range". */
+bl_panel *bl_fig_panel(bl_figure *f, int index);
+
+/* Lines panels share one x range (sharex) and/or one y range (sharey). */
+void bl_fig_share(bl_figure *f, int sharex, int sharey);
+
+/* The command and the model configuration that made the figure (either may be NULL); they are
+ * stored in PNG tEXt chunks "Command" and "Config" and in JSON "meta". Returns 0 or -1. */
+int bl_fig_meta(bl_figure *f, const char *command, const char *config);
+
+/* Panel title and axis labels (each may be NULL to leave unchanged). Returns 0 or -1. */
+int bl_panel_labels(bl_panel *p, const char *title, const char *xlabel, const char *ylabel);
+
+/* True log scale on x and/or y (lines panels): every plotted value on that axis must be > 0. */
+void bl_panel_log(bl_panel *p, int logx, int logy);
+
+/* Fix an axis range instead of fitting the data: axis 'x' or 'y', lo < hi (> 0 on a log axis
+ * is checked when drawing). Returns 0, or -1 with "plot: ..." for a bad axis or range. */
+int bl_panel_limits(bl_panel *p, char axis, double lo, double hi);
+
+/* Add a line series of n >= 1 points. x may be NULL (then x = 0, 1, ..., n-1). Colours come
+ * from the palette in order (BL_SAME_COLOR reuses the previous one). Returns the series index,
+ * or -1 with "plot: series 'LABEL' is empty" (n < 1), "plot: panel holds a heatmap", ... */
+int bl_panel_line(bl_panel *p, const char *label, const float *x, const float *y, int n, unsigned flags);
+
+/* The TensorBoard picture of a noisy curve: the raw series faint, and on top of it the EMA with
+ * bias correction (bl_ema, weight `smooth` in [0, 1)) in the same colour, labelled `label`.
+ * smooth = 0 adds the raw curve only (not faint). Returns the index of the smooth series or -1. */
+int bl_panel_smoothed(bl_panel *p, const char *label, const float *x, const float *y, int n, float smooth);
+
+/* A heatmap of rows x cols values (row-major). The colour range is the data range (viridis) or
+ * [-m, m] with m = max |v| (diverging) unless bl_panel_heatmap_range sets it. NaN cells are
+ * left blank. Returns 0, or -1 on an empty or absurd shape. */
+int bl_panel_heatmap(bl_panel *p, const float *values, int rows, int cols, bl_cmap cmap);
+/* Fix the colour range [vmin, vmax] (vmin < vmax). Returns 0 or -1. */
+int bl_panel_heatmap_range(bl_panel *p, float vmin, float vmax);
+/* Tick labels for the rows and/or columns (arrays of rows / cols strings, e.g. the characters of
+ * a text; either may be NULL). Call after bl_panel_heatmap. Returns 0 or -1. */
+int bl_panel_heatmap_labels(bl_panel *p, const char *const *row_labels, const char *const *col_labels);
+
+/* A grid of n images, each c x h x w (c = 1 grey or 3 RGB), values in [lo, hi] (e.g. [-1, 1]
+ * or [0, 1]; values outside are clipped), grid_cols images per row (0 = as many as fit).
+ * Returns 0, or -1 with "plot: images need 1 or 3 channels, got 2" and the like. */
+int bl_panel_images(bl_panel *p, const float *data, int n, int c, int h, int w, float lo, float hi,
+                    int grid_cols);
+
+/* A text panel (text samples); lines are wrapped at the panel width. Returns 0 or -1. */
+int bl_panel_text(bl_panel *p, const char *text);
+
+/* Check a figure before drawing: at least one non-empty panel, positive values on log axes,
+ * positive limits on log axes. Returns 0 or -1 with e.g.
+ * "plot: log y axis needs values > 0, but series 'loss' has -0.5 at index 3". */
+int bl_fig_check(const bl_figure *f);
+
+/* ---- smoothing (before any downsampling) ---- */
+
+/* Exponential moving average with bias correction, as TensorBoard's scalar dashboard:
+ *   last = smooth * last + (1 - smooth) * y[i]   (last starts at 0; non-finite y[i] are passed
+ *   out[i] = last / (1 - smooth^k)                through unchanged and do not count in k)
+ * where k is the number of finite values so far. smooth in [0, 1); out may equal y.
+ * Returns 0, or -1 with "smooth: weight must be in [0, 1), got 1.5" / "smooth: empty series". */
+int bl_ema(const float *y, int n, float smooth, float *out);
+
+/* Trailing moving average: out[i] = mean of the finite values among y[max(0, i-window+1) .. i]
+ * (NaN when none). window >= 1; out may not equal y. Returns 0 or -1. */
+int bl_moving_average(const float *y, int n, int window, float *out);
+
+/* Reduce n points to at most m >= 2 by averaging x and y over equal buckets of consecutive points
+ * (finite values only). Writes to xo, yo (room for m) and returns the number written, or -1.
+ * Smooth first, then downsample, so that the smoothing sees every step. */
+int bl_downsample(const float *x, const float *y, int n, int m, float *xo, float *yo);
+
+/* ---- terminal renderer (term.c) ---- */
+
+typedef enum { BL_COLOR_AUTO = 0, BL_COLOR_NONE, BL_COLOR_256, BL_COLOR_TRUE } bl_color_mode;
+
+typedef struct {
+    int width;           /* columns; 0 = the terminal width (TIOCGWINSZ), else $COLUMNS, else 80 */
+    int height;          /* rows for the whole figure; 0 = a natural height for the width */
+    bl_color_mode color; /* BL_COLOR_AUTO: bl_term_color_mode(out) */
+    int ascii;           /* 1: plain ASCII only (no braille, no box drawing, no half blocks) */
+} bl_term_opts;
+
+/* The colour mode for `out`: NONE when $NO_COLOR is set and not empty or out is not a terminal,
+ * TRUE when $COLORTERM is "truecolor" or "24bit", 256 otherwise. */
+bl_color_mode bl_term_color_mode(FILE *out);
+/* The width of the terminal behind `out` (ioctl TIOCGWINSZ), else $COLUMNS, else 80. */
+int bl_term_width(FILE *out);
+
+/* Draw the figure as text on `out` (o NULL = all defaults). With colours: braille curves in the
+ * palette colours, faint curves dimmed, heatmaps and images as `▀` half blocks with fg/bg colours.
+ * Without colours: no escape codes at all; one curve in braille, several curves with one ASCII
+ * mark each (`*`, `+`, `o`, ...), faint curves left out, heatmaps with the ramp " .:-=+*#%@".
+ * Deterministic for a given width, height and colour mode. Returns 0 or -1 (bl_fig_check's
+ * errors, "term: width 12 is too small (need at least 20)", write errors). */
+int bl_term_print(const bl_figure *f, FILE *out, const bl_term_opts *o);
+
+/* ---- file renderer (save.c, draw.c) ---- */
+
+typedef struct {
+    int width, height; /* logical size; 0 = 1600 x 900 */
+    double scale;      /* device pixels per logical pixel for PNG (2 = HiDPI); 0 = 1 */
+} bl_save_opts;
+
+/* Save the figure; the format comes from the extension of `path`:
+ *   .png   cairo drawing, written with libpng as 8-bit RGB with tEXt chunks Software
+ *          ("blocklab 0.1.0"), Title, Command and Config (when set by bl_fig_meta)
+ *   .svg   cairo's SVG surface
+ *   .csv   the numbers: one block per panel (blank line between): lines "series,x,y" rows;
+ *          heatmap a matrix with a header row of column labels and a first column of row labels;
+ *          images "image,channel,y,x,value" rows; text panels are left out
+ *   .json  {"title", "meta": {"command", "config"}, "panels": [...]} with every array
+ *   .txt   the terminal picture without colours (width 100)
+ * The file is written to a temporary name in the same directory and renamed, so it is either the
+ * old or the complete new file. Returns 0, or -1 with "save: unknown file type '.bmp' (use .png,
+ * .svg, .csv, .json or .txt)", "save: directory 'x/y' does not exist", write errors. */
+int bl_fig_save(const bl_figure *f, const char *path, const bl_save_opts *o);
+
+#endif

@@ -1,0 +1,346 @@
+/* save.c - bl_fig_save: PNG (cairo + libpng with tEXt chunks), SVG, CSV, JSON and TXT files,
+ * written atomically (temporary file in the same directory, then rename). See plot.h. */
+#include "viz/plot.h"
+#include "viz/draw.h"
+#include "viz/color.h"
+#include "core/error.h"
+#include <cairo-svg.h>
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <png.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#define BL_SOFTWARE "blocklab " PACKAGE_VERSION
+
+#define MAX_SIDE 16384
+
+/* ---- PNG ---- */
+
+static int write_png(FILE *fp, cairo_surface_t *s, const bl_figure *f)
+{
+    int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
+    int stride = cairo_image_surface_get_stride(s);
+    unsigned char *data = cairo_image_surface_get_data(s);
+    unsigned char *row = malloc((size_t)w * 3);
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!row || !png || !info) {
+        png_destroy_write_struct(&png, &info);
+        free(row);
+        return bl_fail("save: out of memory");
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, &info);
+        free(row);
+        return bl_fail("save: libpng failed while writing");
+    }
+    png_init_io(png, fp);
+    png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_text text[4];
+    int nt = 0;
+    const char *keys[4] = {"Software", "Title", "Command", "Config"};
+    const char *vals[4] = {BL_SOFTWARE, f->title, f->command, f->config};
+    for (int i = 0; i < 4; i++) {
+        if (!vals[i]) continue;
+        memset(&text[nt], 0, sizeof text[nt]);
+        text[nt].compression = PNG_TEXT_COMPRESSION_NONE;
+        text[nt].key = (char *)keys[i];
+        text[nt].text = (char *)vals[i];
+        text[nt].text_length = strlen(vals[i]);
+        nt++;
+    }
+    png_set_text(png, info, text, nt);
+    png_write_info(png, info);
+    for (int y = 0; y < h; y++) {
+        const uint32_t *src = (const uint32_t *)(data + (long)y * stride);
+        for (int x = 0; x < w; x++) { /* opaque (white background): premultiplied = plain */
+            row[3 * x] = (src[x] >> 16) & 255;
+            row[3 * x + 1] = (src[x] >> 8) & 255;
+            row[3 * x + 2] = src[x] & 255;
+        }
+        png_write_row(png, row);
+    }
+    png_write_end(png, info);
+    png_destroy_write_struct(&png, &info);
+    free(row);
+    return 0;
+}
+
+static int save_png(const bl_figure *f, FILE *fp, int w, int h, double scale)
+{
+    int W = (int)lround(w * scale), H = (int)lround(h * scale);
+    if (W > MAX_SIDE || H > MAX_SIDE) return bl_fail("save: %d x %d pixels is too large (at most %d a side)", W, H, MAX_SIDE);
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
+    if (cairo_surface_status(s)) {
+        cairo_surface_destroy(s);
+        return bl_fail("save: cannot make a %d x %d image", W, H);
+    }
+    cairo_t *cr = cairo_create(s);
+    cairo_scale(cr, scale, scale);
+    int r = bl_draw_figure(f, cr, w, h);
+    cairo_destroy(cr);
+    cairo_surface_flush(s);
+    if (!r) r = write_png(fp, s, f);
+    cairo_surface_destroy(s);
+    return r;
+}
+
+/* ---- SVG ---- */
+
+static cairo_status_t to_file(void *closure, const unsigned char *data, unsigned int n)
+{
+    return fwrite(data, 1, n, closure) == n ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
+}
+
+static int save_svg(const bl_figure *f, FILE *fp, int w, int h)
+{
+    cairo_surface_t *s = cairo_svg_surface_create_for_stream(to_file, fp, w, h);
+    cairo_svg_surface_set_document_unit(s, CAIRO_SVG_UNIT_PX);
+    cairo_t *cr = cairo_create(s);
+    int r = bl_draw_figure(f, cr, w, h);
+    cairo_destroy(cr);
+    cairo_surface_finish(s);
+    if (!r && cairo_surface_status(s)) r = bl_fail("save: svg: %s", cairo_status_to_string(cairo_surface_status(s)));
+    cairo_surface_destroy(s);
+    return r;
+}
+
+/* ---- CSV ---- */
+
+static void csv_str(FILE *fp, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r") && s[0] != ' ' && s[0]) {
+        fputs(s, fp);
+        return;
+    }
+    fputc('"', fp);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', fp);
+        fputc(*s, fp);
+    }
+    fputc('"', fp);
+}
+
+static void csv_num(FILE *fp, double v)
+{
+    if (isfinite(v)) fprintf(fp, "%.9g", v);
+    else if (isnan(v)) fputs("nan", fp);
+    else fputs(v > 0 ? "inf" : "-inf", fp);
+}
+
+static int save_csv(const bl_figure *f, FILE *fp)
+{
+    int blocks = 0;
+    for (int i = 0; i < f->rows * f->cols; i++) {
+        const bl_panel *p = &f->panels[i];
+        if (p->kind == BL_PANEL_EMPTY || p->kind == BL_PANEL_TEXT) continue;
+        if (blocks++) fputc('\n', fp);
+        if (p->kind == BL_PANEL_LINES) {
+            fputs("series,x,y\n", fp);
+            for (int s = 0; s < p->nseries; s++) {
+                const bl_series *se = &p->series[s];
+                char name[300];
+                snprintf(name, sizeof name, "%s%s", se->label, (se->flags & BL_FAINT) ? " (raw)" : "");
+                for (int k = 0; k < se->n; k++) {
+                    csv_str(fp, name);
+                    fputc(',', fp);
+                    csv_num(fp, se->x[k]);
+                    fputc(',', fp);
+                    csv_num(fp, se->y[k]);
+                    fputc('\n', fp);
+                }
+            }
+        } else if (p->kind == BL_PANEL_HEATMAP) {
+            fputs("row\\col", fp);
+            for (int c = 0; c < p->cols; c++) {
+                fputc(',', fp);
+                if (p->col_labels) csv_str(fp, p->col_labels[c]);
+                else fprintf(fp, "%d", c);
+            }
+            fputc('\n', fp);
+            for (int r = 0; r < p->rows; r++) {
+                if (p->row_labels) csv_str(fp, p->row_labels[r]);
+                else fprintf(fp, "%d", r);
+                for (int c = 0; c < p->cols; c++) {
+                    fputc(',', fp);
+                    csv_num(fp, p->values[(long)r * p->cols + c]);
+                }
+                fputc('\n', fp);
+            }
+        } else {
+            fputs("image,channel,y,x,value\n", fp);
+            for (long i = 0; i < (long)p->n * p->c * p->h * p->w; i++) {
+                long x = i % p->w, y = i / p->w % p->h, ch = i / ((long)p->w * p->h) % p->c,
+                     im = i / ((long)p->w * p->h * p->c);
+                fprintf(fp, "%ld,%ld,%ld,%ld,", im, ch, y, x);
+                csv_num(fp, p->pixels[i]);
+                fputc('\n', fp);
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---- JSON ---- */
+
+static json_t *jnum(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *jfloats(const float *v, long n)
+{
+    json_t *a = json_array();
+    for (long i = 0; a && i < n; i++) json_array_append_new(a, jnum(v[i]));
+    return a;
+}
+
+static json_t *jstrs(char **s, int n)
+{
+    if (!s) return json_null();
+    json_t *a = json_array();
+    for (int i = 0; a && i < n; i++) json_array_append_new(a, json_string(s[i]));
+    return a;
+}
+
+static json_t *jstr_or_null(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+static json_t *panel_json(const bl_panel *p)
+{
+    static const char *kinds[] = {"empty", "lines", "heatmap", "images", "text"};
+    json_t *o = json_object();
+    json_object_set_new(o, "kind", json_string(kinds[p->kind]));
+    json_object_set_new(o, "title", jstr_or_null(p->title));
+    if (p->kind == BL_PANEL_LINES) {
+        json_object_set_new(o, "xlabel", jstr_or_null(p->xlabel));
+        json_object_set_new(o, "ylabel", jstr_or_null(p->ylabel));
+        json_object_set_new(o, "logx", json_boolean(p->logx));
+        json_object_set_new(o, "logy", json_boolean(p->logy));
+        json_t *arr = json_array();
+        for (int s = 0; s < p->nseries; s++) {
+            const bl_series *se = &p->series[s];
+            json_t *so = json_object();
+            json_object_set_new(so, "label", json_string(se->label));
+            json_object_set_new(so, "style", json_string((se->flags & BL_FAINT) ? "raw" : (se->flags & BL_NO_LINE) ? "points" : "line"));
+            json_object_set_new(so, "x", jfloats(se->x, se->n));
+            json_object_set_new(so, "y", jfloats(se->y, se->n));
+            json_array_append_new(arr, so);
+        }
+        json_object_set_new(o, "series", arr);
+    } else if (p->kind == BL_PANEL_HEATMAP) {
+        float vmin, vmax;
+        bl_heat_range(p, &vmin, &vmax);
+        json_object_set_new(o, "rows", json_integer(p->rows));
+        json_object_set_new(o, "cols", json_integer(p->cols));
+        json_object_set_new(o, "cmap", json_string(p->cmap == BL_CMAP_DIVERGING ? "diverging" : "viridis"));
+        json_object_set_new(o, "vmin", jnum(vmin));
+        json_object_set_new(o, "vmax", jnum(vmax));
+        json_object_set_new(o, "row_labels", jstrs(p->row_labels, p->rows));
+        json_object_set_new(o, "col_labels", jstrs(p->col_labels, p->cols));
+        json_t *rows = json_array();
+        for (int r = 0; r < p->rows; r++) json_array_append_new(rows, jfloats(p->values + (long)r * p->cols, p->cols));
+        json_object_set_new(o, "values", rows);
+    } else if (p->kind == BL_PANEL_IMAGES) {
+        json_object_set_new(o, "shape", json_pack("[iiii]", p->n, p->c, p->h, p->w));
+        json_object_set_new(o, "range", json_pack("[ff]", (double)p->lo, (double)p->hi));
+        json_object_set_new(o, "data", jfloats(p->pixels, (long)p->n * p->c * p->h * p->w));
+    } else if (p->kind == BL_PANEL_TEXT) {
+        json_object_set_new(o, "text", json_string(p->text));
+    }
+    return o;
+}
+
+static int save_json(const bl_figure *f, FILE *fp)
+{
+    json_t *root = json_object(), *panels = json_array(), *meta = json_object();
+    json_object_set_new(root, "title", jstr_or_null(f->title));
+    json_object_set_new(meta, "software", json_string(BL_SOFTWARE));
+    json_object_set_new(meta, "command", jstr_or_null(f->command));
+    json_object_set_new(meta, "config", jstr_or_null(f->config));
+    json_object_set_new(root, "meta", meta);
+    json_object_set_new(root, "grid", json_pack("[ii]", f->rows, f->cols));
+    for (int i = 0; i < f->rows * f->cols; i++) json_array_append_new(panels, panel_json(&f->panels[i]));
+    json_object_set_new(root, "panels", panels);
+    int r = json_dumpf(root, fp, JSON_INDENT(1) | JSON_REAL_PRECISION(9));
+    json_decref(root);
+    fputc('\n', fp);
+    return r ? bl_fail("save: json encoding failed") : 0;
+}
+
+/* ---- the file ---- */
+
+static const char *extension(const char *path)
+{
+    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+    return dot && (!slash || dot > slash) ? dot : "";
+}
+
+int bl_fig_save(const bl_figure *f, const char *path, const bl_save_opts *o)
+{
+    bl_save_opts d = {0};
+    if (!o) o = &d;
+    const char *ext = extension(path);
+    int fmt = !strcasecmp(ext, ".png") ? 1 : !strcasecmp(ext, ".svg") ? 2 : !strcasecmp(ext, ".csv") ? 3
+            : !strcasecmp(ext, ".json") ? 4 : !strcasecmp(ext, ".txt") ? 5 : 0;
+    if (!fmt)
+        return bl_fail("save: unknown file type '%s' for %s (use .png, .svg, .csv, .json or .txt)", ext, path);
+    int w = o->width > 0 ? o->width : 1600, h = o->height > 0 ? o->height : 900;
+    double scale = o->scale > 0 ? o->scale : 1;
+    if (w < 100 || h < 100 || w > MAX_SIDE || h > MAX_SIDE)
+        return bl_fail("save: size %d x %d is out of range (100 .. %d a side)", w, h, MAX_SIDE);
+    if (!(scale <= 8)) return bl_fail("save: scale %g is out of range (0 .. 8]", scale);
+    if (bl_fig_check(f)) return -1;
+
+    size_t n = strlen(path);
+    char *tmp = malloc(n + 16), *dir = strdup(path);
+    if (!tmp || !dir) {
+        free(tmp), free(dir);
+        return bl_fail("save: out of memory");
+    }
+    snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) slash == dir ? (void)(slash[1] = 0) : (void)(*slash = 0);
+    else strcpy(dir, ".");
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        int e = errno;
+        if (e == ENOENT || e == ENOTDIR) bl_fail("save: directory '%s' does not exist (writing %s)", dir, path);
+        else bl_fail("save: cannot write in '%s': %s", dir, strerror(e));
+        free(tmp), free(dir);
+        return -1;
+    }
+    fchmod(fd, 0644); /* mkstemp makes 0600; a picture is for sharing */
+    FILE *fp = fdopen(fd, "wb");
+    int r = -1;
+    if (!fp) {
+        close(fd);
+        bl_fail("save: %s", strerror(errno));
+    } else {
+        bl_term_opts to = {100, 0, BL_COLOR_NONE, 0};
+        switch (fmt) {
+        case 1: r = save_png(f, fp, w, h, scale); break;
+        case 2: r = save_svg(f, fp, w, h); break;
+        case 3: r = save_csv(f, fp); break;
+        case 4: r = save_json(f, fp); break;
+        default: r = bl_term_print(f, fp, &to); break;
+        }
+        if (fflush(fp) || ferror(fp)) r = r ? r : bl_fail("save: write error on %s: %s", path, strerror(errno));
+        if (fclose(fp) && !r) r = bl_fail("save: write error on %s: %s", path, strerror(errno));
+    }
+    if (!r) {
+        if (rename(tmp, path)) r = bl_fail("save: cannot rename to %s: %s", path, strerror(errno));
+    }
+    if (r) unlink(tmp);
+    free(tmp), free(dir);
+    return r;
+}

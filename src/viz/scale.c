@@ -1,0 +1,159 @@
+/* scale.c - axis scales and nice ticks (see scale.h). */
+#include "viz/scale.h"
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void bl_scale_fit(bl_scale *s, double dlo, double dhi, int log, double margin)
+{
+    s->log = log;
+    double a = log ? log10(dlo) : dlo, b = log ? log10(dhi) : dhi;
+    if (b < a) { double t = a; a = b; b = t; }
+    if (b - a < 1e-12 * fmax(1.0, fabs(a))) {
+        double w = log ? 0.5 : (a == 0 ? 1.0 : fabs(a) * 0.1);
+        a -= w;
+        b += w;
+    } else {
+        double m = (b - a) * margin;
+        a -= m;
+        b += m;
+    }
+    s->lo = log ? pow(10, a) : a;
+    s->hi = log ? pow(10, b) : b;
+}
+
+double bl_scale_pos(const bl_scale *s, double v)
+{
+    if (s->log) {
+        if (!(v > 0)) return NAN;
+        return (log10(v) - log10(s->lo)) / (log10(s->hi) - log10(s->lo));
+    }
+    return (v - s->lo) / (s->hi - s->lo);
+}
+
+/* Heckbert's nice number: 1, 2, 5 or 10 times a power of ten, near x (rounded or ceiling). */
+static double nice_num(double x, int round_it)
+{
+    double e = floor(log10(x)), f = x / pow(10, e), nf;
+    if (round_it) nf = f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10;
+    else nf = f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10;
+    return nf * pow(10, e);
+}
+
+static int linear_ticks(double lo, double hi, int max_ticks, double *t, int cap, double *step_out)
+{
+    if (max_ticks < 2) max_ticks = 2;
+    double step = nice_num((hi - lo) / (max_ticks - 1), 0);
+    /* the ceiling version can leave too few ticks; take the rounded one when it gives more */
+    int n = 0;
+    double first = ceil(lo / step - 1e-9) * step;
+    for (double v = first; v <= hi + step * 1e-9 && n < cap; v = first + n * step) {
+        t[n++] = fabs(v) < step * 1e-9 ? 0.0 : v;
+    }
+    if (step_out) *step_out = step;
+    return n;
+}
+
+/* the values m[j] * 10^k inside [lo, hi] */
+static int mantissa_ticks(const bl_scale *s, const double *m, int nm, double *t, int cap)
+{
+    int n = 0;
+    for (int k = (int)floor(log10(s->lo)) - 1; k <= (int)ceil(log10(s->hi)) && n < cap; k++)
+        for (int j = 0; j < nm && n < cap; j++) {
+            double v = m[j] * pow(10, k);
+            if (v >= s->lo * (1 - 1e-9) && v <= s->hi * (1 + 1e-9)) t[n++] = v;
+        }
+    return n;
+}
+
+int bl_scale_ticks(const bl_scale *s, int max_ticks, double *t, int cap, double *step)
+{
+    if (!s->log) return linear_ticks(s->lo, s->hi, max_ticks, t, cap, step);
+    if (step) *step = 0;
+    double a = log10(s->lo), b = log10(s->hi);
+    int k0 = (int)ceil(a - 1e-9), k1 = (int)floor(b + 1e-9);
+    int decades = k1 - k0 + 1, n = 0;
+    if (decades >= 2) {
+        int every = 1;
+        while (decades / every > (max_ticks > 1 ? max_ticks : 2)) every++;
+        for (int k = k0; k <= k1 && n < cap; k++)
+            if ((k - k0) % every == 0) t[n++] = pow(10, k);
+        if (b - a >= 2 || n >= 3) return n;
+    }
+    /* a short range: mantissas 1, 2, 5, else 1..9 */
+    static const double m125[] = {1, 2, 5}, m19[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    n = mantissa_ticks(s, m125, 3, t, cap);
+    if (n >= 3) return n;
+    int n9 = mantissa_ticks(s, m19, 9, t, cap);
+    if (n9 >= 3 && n9 <= max_ticks + 1) return n9;
+    /* less than a factor of ~2: linear nice ticks, placed on the log scale */
+    return linear_ticks(s->lo, s->hi, max_ticks, t, cap, step);
+}
+
+char *bl_tick_label(double v, double step, char *buf, size_t n)
+{
+    if (v == 0) {
+        snprintf(buf, n, "0");
+        return buf;
+    }
+    double av = fabs(v);
+    if (step > 0 && av < 1e6 && step >= 1e-5) {
+        int dec = (int)ceil(-log10(step) - 1e-9);
+        if (dec < 0) dec = 0;
+        snprintf(buf, n, "%.*f", dec, v);
+        return buf;
+    }
+    double e = floor(log10(av) + 1e-9), mant = v / pow(10, e);
+    if ((e >= 4 || e <= -4) && fabs(mant - round(mant)) < 1e-9) {
+        snprintf(buf, n, "%de%d", (int)round(mant), (int)e);
+        return buf;
+    }
+    snprintf(buf, n, "%.4g", v);
+    return buf;
+}
+
+int bl_panel_data_range(const bl_panel *p, int axis_y, int skip_faint, double *lo, double *hi)
+{
+    int logv = axis_y ? p->logy : p->logx, any = 0;
+    *lo = INFINITY, *hi = -INFINITY;
+    for (int s = 0; s < p->nseries; s++) {
+        const bl_series *se = &p->series[s];
+        if (skip_faint && (se->flags & BL_FAINT)) continue;
+        for (int i = 0; i < se->n; i++) {
+            double x = se->x[i], y = se->y[i], v = axis_y ? y : x;
+            if (!isfinite(x) || !isfinite(y) || (logv && v <= 0)) continue;
+            *lo = fmin(*lo, v), *hi = fmax(*hi, v), any = 1;
+        }
+    }
+    return any;
+}
+
+void bl_fig_shared_range(const bl_figure *f, int axis_y, int skip_faint, bl_range *r)
+{
+    r->has = 0;
+    if (!(axis_y ? f->sharey : f->sharex)) return;
+    for (int i = 0; i < f->rows * f->cols; i++) {
+        double lo, hi;
+        const bl_panel *p = &f->panels[i];
+        if (p->kind != BL_PANEL_LINES || !bl_panel_data_range(p, axis_y, skip_faint, &lo, &hi)) continue;
+        if (!r->has || lo < r->lo) r->lo = lo;
+        if (!r->has || hi > r->hi) r->hi = hi;
+        r->has = 1;
+    }
+}
+
+void bl_panel_scale(bl_scale *sc, const bl_panel *p, int axis_y, const bl_range *shared, int skip_faint,
+                    double margin)
+{
+    int logv = axis_y ? p->logy : p->logx;
+    if (axis_y ? p->has_ylim : p->has_xlim) {
+        sc->log = logv;
+        sc->lo = axis_y ? p->ylim[0] : p->xlim[0];
+        sc->hi = axis_y ? p->ylim[1] : p->xlim[1];
+        return;
+    }
+    double lo, hi;
+    if (shared && shared->has) lo = shared->lo, hi = shared->hi;
+    else if (!bl_panel_data_range(p, axis_y, skip_faint, &lo, &hi)) lo = logv ? 1 : 0, hi = logv ? 10 : 1;
+    bl_scale_fit(sc, lo, hi, logv, margin);
+}

@@ -1,0 +1,54 @@
+/* scale.h - axis scales, nice tick numbers and tick labels (internal to src/viz).
+ *
+ * A scale maps data values to [0, 1] along an axis, linearly or by log10 (a true log scale: only
+ * values > 0). Ticks follow Heckbert's "nice numbers" (Graphics Gems, 1990): steps of 1, 2 or 5
+ * times a power of ten; on a log scale, the powers of ten (thinned when there are many), with
+ * 2 and 5 (then 1..9) times them added when the range spans less than two decades.
+ */
+#ifndef BL_VIZ_SCALE_H
+#define BL_VIZ_SCALE_H
+
+#include <stddef.h>
+#include "viz/plot.h"
+
+typedef struct {
+    double lo, hi; /* the visible range, lo < hi (both > 0 when log) */
+    int log;
+} bl_scale;
+
+/* Fit a scale to the data range [dlo, dhi] with a margin (fraction of the range, in log10 units
+ * when log) on each side. A zero-width range is widened. dlo and dhi must be finite (> 0 when log). */
+void bl_scale_fit(bl_scale *s, double dlo, double dhi, int log, double margin);
+
+/* Position of v in [lo, hi] as 0..1 (outside the range: < 0 or > 1; NaN when v <= 0 on a log scale). */
+double bl_scale_pos(const bl_scale *s, double v);
+
+/* Up to `cap` nice ticks inside [lo, hi], at most about max_ticks of them, ascending. Returns the
+ * count. *step (may be NULL) gets the linear step, or 0 on a log scale. */
+int bl_scale_ticks(const bl_scale *s, int max_ticks, double *ticks, int cap, double *step);
+
+/* A short label for tick value v ("0.25", "200", "1e-05"): decimals from the linear step (step 0:
+ * log ticks, shortest %g form). Returns buf. */
+char *bl_tick_label(double v, double step, char *buf, size_t n);
+
+/* ---- axes of lines panels ---- */
+
+typedef struct {
+    int has;
+    double lo, hi;
+} bl_range;
+
+/* The range of the finite points of a lines panel on x (axis_y 0) or y (1), only values > 0 on a
+ * log axis, faint series left out when skip_faint. Returns 0 when there is no such point. */
+int bl_panel_data_range(const bl_panel *p, int axis_y, int skip_faint, double *lo, double *hi);
+
+/* The union of the data ranges of all lines panels when the figure shares that axis (r->has 0
+ * otherwise). */
+void bl_fig_shared_range(const bl_figure *f, int axis_y, int skip_faint, bl_range *r);
+
+/* The scale of one axis of a lines panel: its fixed limits, else the shared range, else its data
+ * range, with `margin` (fraction of the range) on both sides. */
+void bl_panel_scale(bl_scale *sc, const bl_panel *p, int axis_y, const bl_range *shared, int skip_faint,
+                    double margin);
+
+#endif

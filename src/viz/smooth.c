@@ -1,0 +1,66 @@
+/* smooth.c - EMA with bias correction, moving average, bucket downsampling (see plot.h). */
+#include "viz/plot.h"
+#include "core/error.h"
+#include <math.h>
+
+/* TensorBoard, tensorboard/components/vz_line_chart2/line-chart.ts (resmoothDataset):
+ * last = last * w + (1 - w) * v; debias = 1 - w^k; smoothed = last / debias. */
+int bl_ema(const float *y, int n, float smooth, float *out)
+{
+    if (!(smooth >= 0 && smooth < 1)) return bl_fail("smooth: weight must be in [0, 1), got %g", smooth);
+    if (n < 1) return bl_fail("smooth: empty series");
+    double last = 0, wk = 1; /* wk = smooth^k */
+    for (int i = 0; i < n; i++) {
+        float v = y[i];
+        if (!isfinite(v)) {
+            out[i] = v;
+            continue;
+        }
+        last = last * smooth + (1.0 - smooth) * v;
+        wk *= smooth;
+        out[i] = (float)(smooth == 0 ? v : last / (1.0 - wk));
+    }
+    return 0;
+}
+
+int bl_moving_average(const float *y, int n, int window, float *out)
+{
+    if (window < 1) return bl_fail("smooth: moving-average window must be >= 1, got %d", window);
+    if (n < 1) return bl_fail("smooth: empty series");
+    if (out == y) return bl_fail("smooth: moving average cannot work in place");
+    double sum = 0;
+    int cnt = 0;
+    for (int i = 0; i < n; i++) {
+        if (isfinite(y[i])) sum += y[i], cnt++;
+        int j = i - window;
+        if (j >= 0 && isfinite(y[j])) sum -= y[j], cnt--;
+        out[i] = cnt ? (float)(sum / cnt) : NAN;
+    }
+    return 0;
+}
+
+int bl_downsample(const float *x, const float *y, int n, int m, float *xo, float *yo)
+{
+    if (n < 1) return bl_fail("downsample: empty series");
+    if (m < 2) return bl_fail("downsample: need room for at least 2 points, got %d", m);
+    if (n <= m) {
+        for (int i = 0; i < n; i++) xo[i] = x ? x[i] : (float)i, yo[i] = y[i];
+        return n;
+    }
+    int k = 0;
+    for (int b = 0; b < m; b++) {
+        long i0 = (long)b * n / m, i1 = (long)(b + 1) * n / m;
+        double sx = 0, sy = 0;
+        int cnt = 0;
+        for (long i = i0; i < i1; i++) {
+            double xv = x ? x[i] : (double)i;
+            if (!isfinite(y[i]) || !isfinite(xv)) continue;
+            sx += xv, sy += y[i], cnt++;
+        }
+        if (!cnt) continue;
+        xo[k] = (float)(sx / cnt);
+        yo[k] = (float)(sy / cnt);
+        k++;
+    }
+    return k;
+}
