@@ -1,0 +1,374 @@
+/* commands.c - the one command table (name, synopsis, help, completer, handler) and the
+ * generic commands: help, quit, seed, vars, del, source, history, time.
+ *
+ * The table drives the parser (bl_is_command), `help`, tab completion and the test that every
+ * command has help text and an entry in man/blocklab.1. Model commands live in models.c and
+ * are listed here, so this table stays the only list.
+ */
+#include "repl/repl.h"
+#include "repl/models.h"
+#include "core/error.h"
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- word helpers ---- */
+static int word_err(bl_cmdargs *a, int i)
+{
+    return bl_session_errat(a->s, i < a->n ? a->w[i].vpos : a->st->pos);
+}
+
+int bl_word_num(bl_cmdargs *a, int i, double *x)
+{
+    if (i >= a->n) {
+        bl_fail("%s: missing argument (%s)", a->st->name, bl_command_find(a->st->name)->synopsis);
+        return word_err(a, i);
+    }
+    char *end;
+    errno = 0;
+    *x = strtod(a->w[i].text, &end);
+    if (end == a->w[i].text || *end || errno == ERANGE) {
+        bl_value *v = bl_session_get(a->s, a->w[i].text);
+        if (v && (v->kind == BL_V_NUM)) {
+            *x = v->num;
+            return 0;
+        }
+        bl_fail("%s: expected a number, got '%s'", a->st->name, a->w[i].text);
+        return word_err(a, i);
+    }
+    return 0;
+}
+
+int bl_word_int(bl_cmdargs *a, int i, long lo, long hi, long *x)
+{
+    double d;
+    if (bl_word_num(a, i, &d) < 0) return -1;
+    if (d != floor(d) || d < lo || d > hi) {
+        bl_fail("%s: expected a whole number in [%ld, %ld], got %s", a->st->name, lo, hi, a->w[i].text);
+        return word_err(a, i);
+    }
+    *x = (long)d;
+    return 0;
+}
+
+int bl_word_bool(bl_cmdargs *a, int i, int *b)
+{
+    const char *t = i < a->n ? a->w[i].text : "";
+    if (!strcmp(t, "on") || !strcmp(t, "true") || !strcmp(t, "1")) *b = 1;
+    else if (!strcmp(t, "off") || !strcmp(t, "false") || !strcmp(t, "0")) *b = 0;
+    else {
+        bl_fail("%s: expected on or off, got '%s'", a->st->name, t);
+        return word_err(a, i);
+    }
+    return 0;
+}
+
+static int no_more(bl_cmdargs *a, int max)
+{
+    if (a->n <= max) return 0;
+    bl_fail("%s: too many arguments (%s)", a->st->name, bl_command_find(a->st->name)->synopsis);
+    return word_err(a, max);
+}
+
+/* ---- help ---- */
+static void print_block(FILE *out, const char *text, int indent)
+{
+    const char *p = text;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        int len = nl ? (int)(nl - p) : (int)strlen(p);
+        fprintf(out, "%*s%.*s\n", indent, "", len, p);
+        p += len + (nl != NULL);
+    }
+}
+
+static int cmd_help(bl_cmdargs *a)
+{
+    FILE *o = a->s->out;
+    if (no_more(a, 1) < 0) return -1;
+    if (a->n == 0) {
+        fprintf(o, "Commands (help NAME for one; help functions, help language, help keys):\n");
+        for (const bl_command *c = bl_commands; c->name; c++) {
+            const char *nl = strchr(c->help, '\n');
+            int len = nl ? (int)(nl - c->help) : (int)strlen(c->help);
+            fprintf(o, "  %-26s %.*s\n", c->synopsis, len, c->help);
+        }
+        fprintf(o, "Functions: ");
+        int col = 11;
+        for (const bl_function *f = bl_functions; f->name; f++) {
+            if (col + (int)strlen(f->name) + 2 > 78) fprintf(o, "\n  "), col = 2;
+            col += fprintf(o, "%s%s", f->name, f[1].name ? ", " : "\n");
+        }
+        return 0;
+    }
+    const char *t = a->w[0].text;
+    const bl_command *c = bl_command_find(t);
+    const bl_function *f = bl_function_find(t);
+    if (c) {
+        fprintf(o, "%s\n", c->synopsis);
+        print_block(o, c->help, 2);
+    }
+    if (f) {
+        fprintf(o, "%s\n", f->synopsis);
+        print_block(o, f->help, 2);
+    }
+    if (c || f) return 0;
+    if (!strcmp(t, "functions")) {
+        for (f = bl_functions; f->name; f++) {
+            const char *nl = strchr(f->help, '\n');
+            int len = nl ? (int)(nl - f->help) : (int)strlen(f->help);
+            fprintf(o, "  %s\n      %.*s\n", f->synopsis, len, f->help);
+        }
+        return 0;
+    }
+    for (const bl_topic *tp = bl_topics; tp->name; tp++)
+        if (!strcmp(tp->name, t)) {
+            print_block(o, tp->help, 0);
+            return 0;
+        }
+    if (bl_models_help(a->s, t, o) == 0) return 0;
+    bl_fail("help: no command, function or topic '%s' (try help)", t);
+    return word_err(a, 0);
+}
+
+static int cmd_quit(bl_cmdargs *a)
+{
+    if (no_more(a, 0) < 0) return -1;
+    a->s->quit = 1;
+    return 0;
+}
+
+static int cmd_seed(bl_cmdargs *a)
+{
+    long n;
+    if (a->n == 0) {
+        fprintf(a->s->out, "seed %llu\n", (unsigned long long)a->s->seed);
+        return 0;
+    }
+    if (no_more(a, 1) < 0 || bl_word_int(a, 0, 0, 9007199254740991L, &n) < 0) return -1;
+    bl_session_reseed(a->s, (uint64_t)n);
+    return 0;
+}
+
+static int cmd_vars(bl_cmdargs *a)
+{
+    if (no_more(a, 0) < 0) return -1;
+    const char *cols[] = { "name", "value" };
+    bl_table *t = bl_table_new(2, cols);
+    for (int i = 0; t && i < a->s->nvars; i++) {
+        char d[256];
+        bl_val_describe(a->s->vals[i], d, sizeof d);
+        if (bl_table_addf(t, "%s\t%s", a->s->names[i], d) < 0) {
+            bl_table_free(t);
+            return -1;
+        }
+    }
+    if (!t) return -1;
+    if (t->nrow == 0 && !a->st->redirect) {
+        bl_table_free(t);
+        fprintf(a->s->out, "no variables yet (x = randn(4, 8) makes one)\n");
+        return 0;
+    }
+    a->result = bl_val_table(t);
+    return a->result ? 0 : -1;
+}
+
+static int cmd_del(bl_cmdargs *a)
+{
+    if (a->n == 0) {
+        bl_fail("del: name the variables to delete");
+        return -1;
+    }
+    for (int i = 0; i < a->n; i++)
+        if (!bl_session_get(a->s, a->w[i].text)) {
+            bl_fail("del: no variable '%s'", a->w[i].text);
+            return word_err(a, i);
+        }
+    for (int i = 0; i < a->n; i++) bl_session_del(a->s, a->w[i].text);
+    return 0;
+}
+
+static int cmd_source(bl_cmdargs *a)
+{
+    if (a->n != 1) {
+        bl_fail("source: expected one file name (source FILE)");
+        return a->n ? word_err(a, 1) : -1;
+    }
+    if (a->s->depth >= 16) {
+        bl_fail("source: files nested more than 16 deep (does %s source itself?)", a->w[0].text);
+        return word_err(a, 0);
+    }
+    FILE *f = fopen(a->w[0].text, "r");
+    if (!f) {
+        bl_fail("source: %s: %s", a->w[0].text, strerror(errno));
+        return word_err(a, 0);
+    }
+    a->s->depth++;
+    int rc = bl_run_file(a->s, a->w[0].text, f);
+    a->s->depth--;
+    fclose(f);
+    if (rc < 0) {
+        /* the error inside the file has been shown; this one says where it was sourced */
+        bl_fail("source: %s stopped at an error", a->w[0].text);
+        return word_err(a, 0);
+    }
+    return 0;
+}
+
+static int cmd_history(bl_cmdargs *a)
+{
+    long n = 20;
+    if (no_more(a, 1) < 0 || (a->n == 1 && bl_word_int(a, 0, 1, 1000000, &n) < 0)) return -1;
+    int from = a->s->nhist > n ? a->s->nhist - (int)n : 0;
+    for (int i = from; i < a->s->nhist; i++) fprintf(a->s->out, "%5d  %s\n", i + 1, a->s->hist[i]);
+    return 0;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmd_time(bl_cmdargs *a)
+{
+    const bl_stmt *st = a->st;
+    bl_program prog;
+    bl_pos ep = st->rest_pos;
+    if (!st->rest[0]) {
+        bl_fail("time: give a statement to time, e.g. time x @ x.T");
+        return -1;
+    }
+    if (bl_parse(st->rest, st->rest_pos.line, st->rest_pos.col, bl_is_command, &prog, &ep) < 0) {
+        bl_session_errat(a->s, ep);
+        return -1;
+    }
+    double t0 = now();
+    int rc = 0;
+    for (int i = 0; i < prog.n && rc == 0; i++) rc = bl_exec_stmt(a->s, &prog.s[i]);
+    double dt = now() - t0;
+    bl_program_free(&prog);
+    if (rc == 0) {
+        if (dt < 1) fprintf(a->s->out, "time: %.3f ms\n", dt * 1e3);
+        else fprintf(a->s->out, "time: %.3f s\n", dt);
+    }
+    return rc;
+}
+
+/* ---- completers ---- */
+int bl_complete_topic(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out)
+{
+    size_t n = strlen(prefix);
+    if (argi > 0) return 0;
+    for (const bl_command *c = bl_commands; c->name; c++)
+        if (!strncmp(c->name, prefix, n)) bl_strlist_add(out, c->name);
+    for (const bl_function *f = bl_functions; f->name; f++)
+        if (!strncmp(f->name, prefix, n)) bl_strlist_add(out, f->name);
+    for (const bl_topic *t = bl_topics; t->name; t++)
+        if (!strncmp(t->name, prefix, n)) bl_strlist_add(out, t->name);
+    if (!strncmp("functions", prefix, n)) bl_strlist_add(out, "functions");
+    bl_models_complete_topics(prefix, out);
+    return 0;
+}
+
+int bl_complete_var(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out)
+{
+    size_t n = strlen(prefix);
+    for (int i = 0; i < s->nvars; i++)
+        if (!strncmp(s->names[i], prefix, n)) bl_strlist_add(out, s->names[i]);
+    return 0;
+}
+
+int bl_complete_file(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out)
+{
+    return 1;
+}
+
+/* ---- the table ---- */
+const bl_command bl_commands[] = {
+    { "help", "help [TOPIC]",
+      "Show the commands, or the help of one command, function or topic.\n"
+      "Topics: functions, language, keys, and every command and function name.",
+      bl_complete_topic, cmd_help, 0 },
+    { "quit", "quit", "Leave blocklab (Ctrl-D does the same).", NULL, cmd_quit, 0 },
+    { "exit", "exit", "Leave blocklab (the same as quit).", NULL, cmd_quit, 0 },
+    { "seed", "seed [N]",
+      "Restart the session's random generator from N (randn draws from it), or show the seed.\n"
+      "A script that starts with `seed 0` gives the same numbers every time.", NULL, cmd_seed, 0 },
+    { "vars", "vars", "List the variables with their type and shape.", NULL, cmd_vars, 0 },
+    { "del", "del NAME...", "Delete variables (and free what they hold).", bl_complete_var, cmd_del, 0 },
+    { "source", "source FILE",
+      "Run the statements of a script file here, as if typed; it stops at the first error.",
+      bl_complete_file, cmd_source, 0 },
+    { "history", "history [N]", "Show the last N statements entered (20 by default).", NULL, cmd_history, 0 },
+    { "time", "time STATEMENT",
+      "Run a statement and print how long it took (wall clock), e.g. time y = x @ x.T.",
+      NULL, cmd_time, 1 },
+    BL_MODEL_COMMANDS
+    { NULL, NULL, NULL, NULL, NULL, 0 },
+};
+
+const bl_command *bl_command_find(const char *name)
+{
+    for (const bl_command *c = bl_commands; c->name; c++)
+        if (!strcmp(c->name, name)) return c;
+    return NULL;
+}
+
+int bl_is_command(const char *name, int *raw)
+{
+    const bl_command *c = bl_command_find(name);
+    if (c && raw) *raw = c->raw;
+    return c != NULL;
+}
+
+const bl_topic bl_topics[] = {
+    { "language",
+      "A line is a command, an assignment or an expression whose value is printed:\n"
+      "  seed 0                          a command: a name and words (key=value allowed)\n"
+      "  x = randn(4, 64, 128) * 3 + 1   an assignment\n"
+      "  rms(rmsnorm(x), dim=-1)         an expression: its value is printed\n"
+      "Values: numbers, strings \"...\", true/false (on/off), lists [1, 2], tensors, tables,\n"
+      "models and runs. Operators + - * / (NumPy broadcasting), @ (matrix product), unary -,\n"
+      "comparisons < <= >= == != of numbers; x[0, :, 1:3] indexes and slices (negative\n"
+      "indices count from the end); f(a, key=value) calls a function; m.name reads a field.\n"
+      "`;` separates statements, `#` starts a comment, and a line that ends inside brackets\n"
+      "or after an operator continues on the next one. `STATEMENT > FILE` writes the value\n"
+      "(a table, tensor or picture) to FILE; the extension picks the format: .txt .csv .json\n"
+      ".png .svg. Errors show a caret under the offending token and change nothing." },
+    { NULL, NULL },
+};
+
+/* ---- string lists ---- */
+int bl_strlist_add(bl_strlist *l, const char *s)
+{
+    for (int i = 0; i < l->n; i++)
+        if (!strcmp(l->s[i], s)) return 0;
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 16;
+        char **ns = realloc(l->s, (size_t)cap * sizeof *ns);
+        if (!ns) return -1;
+        l->s = ns;
+        l->cap = cap;
+    }
+    if (!(l->s[l->n] = strdup(s))) return -1;
+    l->n++;
+    return 0;
+}
+
+void bl_strlist_free(bl_strlist *l)
+{
+    for (int i = 0; i < l->n; i++) free(l->s[i]);
+    free(l->s);
+    memset(l, 0, sizeof *l);
+}
+
+void bl_complete_from(const char *const *names, const char *prefix, bl_strlist *out)
+{
+    size_t n = strlen(prefix);
+    for (; *names; names++)
+        if (!strncmp(*names, prefix, n)) bl_strlist_add(out, *names);
+}

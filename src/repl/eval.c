@@ -1,0 +1,555 @@
+/* eval.c - evaluation of expressions and execution of statements (see repl.h). */
+#include "repl/repl.h"
+#include "core/error.h"
+#include "core/tensor_math.h"
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ERRAT(s, pos) (bl_session_errat((s), (pos)), (bl_value *)NULL)
+
+static const char *op_name(bl_tok_kind k)
+{
+    switch (k) {
+    case BL_T_PLUS: return "+";
+    case BL_T_MINUS: return "-";
+    case BL_T_STAR: return "*";
+    case BL_T_SLASH: return "/";
+    case BL_T_AT: return "@";
+    case BL_T_LT: return "<";
+    case BL_T_LE: return "<=";
+    case BL_T_GE: return ">=";
+    case BL_T_EQ: return "==";
+    case BL_T_NE: return "!=";
+    default: return "?";
+    }
+}
+
+static int is_numeric(const bl_value *v) { return v->kind == BL_V_NUM || v->kind == BL_V_BOOL; }
+static int is_arraylike(const bl_value *v)
+{
+    return is_numeric(v) || v->kind == BL_V_TENSOR || v->kind == BL_V_LIST;
+}
+
+static bl_value *compare(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
+{
+    int r;
+    if (is_numeric(a) && is_numeric(b)) {
+        double x = a->num, y = b->num;
+        switch (e->op) {
+        case BL_T_LT: r = x < y; break;
+        case BL_T_LE: r = x <= y; break;
+        case BL_T_GE: r = x >= y; break;
+        case BL_T_EQ: r = x == y; break;
+        default: r = x != y; break;
+        }
+        return bl_val_bool(r);
+    }
+    if (a->kind == BL_V_STR && b->kind == BL_V_STR && (e->op == BL_T_EQ || e->op == BL_T_NE))
+        return bl_val_bool((strcmp(a->str, b->str) == 0) == (e->op == BL_T_EQ));
+    if (a->kind == BL_V_LIST && b->kind == BL_V_LIST && (e->op == BL_T_EQ || e->op == BL_T_NE)) {
+        int eq = a->n == b->n;
+        for (int i = 0; eq && i < a->n; i++)
+            eq = is_numeric(a->items[i]) && is_numeric(b->items[i]) && a->items[i]->num == b->items[i]->num;
+        return bl_val_bool(eq == (e->op == BL_T_EQ));
+    }
+    bl_fail("'%s' compares numbers (or strings with == and !=), not a %s and a %s; for tensors use "
+            "allclose(a, b) or reduce them first (max, mean)", op_name(e->op), bl_val_kind_name(a),
+            bl_val_kind_name(b));
+    return ERRAT(s, e->pos);
+}
+
+static bl_value *binop(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
+{
+    if (e->op != BL_T_PLUS && e->op != BL_T_MINUS && e->op != BL_T_STAR && e->op != BL_T_SLASH &&
+        e->op != BL_T_AT)
+        return compare(s, e, a, b);
+    if (e->op == BL_T_PLUS && a->kind == BL_V_STR && b->kind == BL_V_STR) {
+        size_t n = strlen(a->str) + strlen(b->str) + 1;
+        char *c = malloc(n);
+        if (!c) return BL_FAILP("out of memory");
+        snprintf(c, n, "%s%s", a->str, b->str);
+        bl_value *v = bl_val_str(c);
+        free(c);
+        return v;
+    }
+    if (!is_arraylike(a) || !is_arraylike(b)) {
+        bl_fail("'%s' needs numbers or tensors, got a %s and a %s", op_name(e->op),
+                bl_val_kind_name(a), bl_val_kind_name(b));
+        return ERRAT(s, e->pos);
+    }
+    if (is_numeric(a) && is_numeric(b) && e->op != BL_T_AT) {
+        double x = a->num, y = b->num;
+        switch (e->op) {
+        case BL_T_PLUS: return bl_val_num(x + y);
+        case BL_T_MINUS: return bl_val_num(x - y);
+        case BL_T_STAR: return bl_val_num(x * y);
+        default: return bl_val_num(x / y);   /* IEEE: 1/0 = inf, as NumPy */
+        }
+    }
+    bl_tensor *ta = bl_val_to_tensor(a, op_name(e->op));
+    bl_tensor *tb = ta ? bl_val_to_tensor(b, op_name(e->op)) : NULL;
+    bl_tensor *r = NULL;
+    if (ta && tb) {
+        if (e->op == BL_T_AT) {
+            r = bl_tensor_matmul(ta, tb);
+        } else {
+            bl_binop op = e->op == BL_T_PLUS ? BL_ADD : e->op == BL_T_MINUS ? BL_SUB
+                        : e->op == BL_T_STAR ? BL_MUL : BL_DIV;
+            r = bl_binary(op, ta, tb);
+        }
+    }
+    bl_tensor_free(ta);
+    bl_tensor_free(tb);
+    if (!r) return ERRAT(s, e->pos);
+    return bl_val_tensor(r);
+}
+
+/* Python's slice.indices(): clamp start/stop for a dimension of size n and step st. */
+static int slice_indices(bl_session *s, const bl_ast *sl, int n, long *start, long *stop, long *step)
+{
+    long v[3];
+    const bl_ast *parts[3] = { sl->a, sl->b, sl->step };
+    for (int i = 0; i < 3; i++) {
+        v[i] = LONG_MIN;
+        if (!parts[i]) continue;
+        bl_value *x = bl_eval(s, parts[i]);
+        if (!x) return -1;
+        int ok = x->kind == BL_V_NUM && x->num == floor(x->num) && fabs(x->num) < 1e15;
+        double num = x->num;
+        bl_val_unref(x);
+        if (!ok) {
+            bl_fail("slice bounds must be whole numbers");
+            return bl_session_errat(s, parts[i]->pos);
+        }
+        v[i] = (long)num;
+    }
+    *step = v[2] == LONG_MIN ? 1 : v[2];
+    if (*step == 0) {
+        bl_fail("slice step cannot be zero");
+        return bl_session_errat(s, sl->step->pos);
+    }
+    long lo = *step < 0 ? -1 : 0, hi = *step < 0 ? n - 1 : n;
+    for (int i = 0; i < 2; i++) {
+        long x = v[i];
+        if (x == LONG_MIN) x = (i == 0) == (*step > 0) ? lo : hi;
+        else {
+            if (x < 0) x += n;
+            if (x < lo) x = lo;
+            if (x > hi) x = hi;
+        }
+        if (i == 0) *start = x;
+        else *stop = x;
+    }
+    if (v[0] == LONG_MIN) *start = *step > 0 ? 0 : n - 1;
+    if (v[1] == LONG_MIN) *stop = *step > 0 ? n : -1;
+    return 0;
+}
+
+static bl_value *index_tensor(bl_session *s, const bl_ast *e, const bl_tensor *t)
+{
+    if (e->n > t->ndim) {
+        char sh[64];
+        bl_fail("index: %d indices for a tensor of shape %s", e->n, bl_shape_str(t, sh, sizeof sh));
+        return ERRAT(s, e->items[t->ndim]->pos);
+    }
+    long start[BL_MAXDIM], step[BL_MAXDIM], count[BL_MAXDIM];
+    int keep[BL_MAXDIM], shape[BL_MAXDIM], nd = 0;
+    for (int d = 0; d < t->ndim; d++) {
+        const bl_ast *it = d < e->n ? e->items[d] : NULL;
+        int n = t->shape[d];
+        keep[d] = 1;
+        if (!it) {
+            start[d] = 0, step[d] = 1, count[d] = n;
+        } else if (it->kind == BL_N_SLICE) {
+            long a = 0, b = 0, st = 1;
+            if (slice_indices(s, it, n, &a, &b, &st) < 0) return NULL;
+            start[d] = a, step[d] = st;
+            count[d] = st > 0 ? (b > a ? (b - a + st - 1) / st : 0) : (a > b ? (a - b - st - 1) / -st : 0);
+            if (count[d] == 0) {
+                bl_fail("index: the slice selects nothing in dimension %d (size %d)", d, n);
+                return ERRAT(s, it->pos);
+            }
+        } else {
+            bl_value *x = bl_eval(s, it);
+            if (!x) return NULL;
+            int ok = x->kind == BL_V_NUM && x->num == floor(x->num);
+            double i = x->num;
+            bl_val_unref(x);
+            if (!ok) {
+                bl_fail("index: expected a whole number or a slice a:b");
+                return ERRAT(s, it->pos);
+            }
+            if (i < -n || i >= n) {
+                bl_fail("index: %.0f is out of range for dimension %d of size %d", i, d, n);
+                return ERRAT(s, it->pos);
+            }
+            start[d] = (long)(i < 0 ? i + n : i), step[d] = 1, count[d] = 1, keep[d] = 0;
+        }
+        if (keep[d]) shape[nd++] = (int)count[d];
+    }
+    bl_tensor *r = bl_tensor_new(nd, shape);
+    if (!r) return ERRAT(s, e->pos);
+    long idx[BL_MAXDIM] = { 0 };
+    for (size_t o = 0; o < r->numel; o++) {
+        size_t src = 0;
+        for (int d = 0; d < t->ndim; d++)
+            src = src * (size_t)t->shape[d] + (size_t)(start[d] + idx[d] * step[d]);
+        r->data[o] = t->data[src];
+        for (int d = t->ndim - 1; d >= 0; d--) {
+            if (++idx[d] < count[d]) break;
+            idx[d] = 0;
+        }
+    }
+    return bl_val_tensor(r);
+}
+
+static bl_value *index_value(bl_session *s, const bl_ast *e, bl_value *target)
+{
+    if (target->kind == BL_V_TENSOR) return index_tensor(s, e, target->t);
+    if (target->kind == BL_V_LIST && e->n == 1 && e->items[0]->kind != BL_N_SLICE) {
+        bl_value *x = bl_eval(s, e->items[0]);
+        if (!x) return NULL;
+        int ok = x->kind == BL_V_NUM && x->num == floor(x->num);
+        double i = x->num;
+        bl_val_unref(x);
+        if (!ok || i < -target->n || i >= target->n) {
+            if (ok) bl_fail("index: %.0f is out of range for a list of %d", i, target->n);
+            else bl_fail("index: expected a whole number");
+            return ERRAT(s, e->items[0]->pos);
+        }
+        return bl_val_ref(target->items[(int)(i < 0 ? i + target->n : i)]);
+    }
+    if (target->kind == BL_V_LIST) {
+        /* index a list like the tensor it stands for */
+        bl_tensor *t = bl_val_to_tensor(target, "index");
+        if (!t) return ERRAT(s, e->pos);
+        bl_value *r = index_tensor(s, e, t);
+        bl_tensor_free(t);
+        return r;
+    }
+    bl_fail("index: cannot index a %s", bl_val_kind_name(target));
+    return ERRAT(s, e->pos);
+}
+
+static bl_value *field(bl_session *s, const bl_ast *e, bl_value *v)
+{
+    if (v->kind == BL_V_HANDLE && v->htype->field) {
+        bl_value *r = v->htype->field(v->h, e->str);
+        return r ? r : ERRAT(s, e->pos);
+    }
+    if (v->kind == BL_V_TENSOR) {
+        if (!strcmp(e->str, "shape")) {
+            bl_value *l = bl_val_list(v->t->ndim);
+            for (int i = 0; l && i < v->t->ndim; i++)
+                if (!(l->items[i] = bl_val_num(v->t->shape[i]))) { bl_val_unref(l); return NULL; }
+            return l;
+        }
+        if (!strcmp(e->str, "ndim")) return bl_val_num(v->t->ndim);
+        if (!strcmp(e->str, "numel")) return bl_val_num((double)v->t->numel);
+        if (!strcmp(e->str, "T")) {
+            bl_tensor *t = v->t->ndim >= 2 ? bl_tensor_transpose(v->t, -1, -2) : bl_tensor_copy(v->t);
+            return t ? bl_val_tensor(t) : ERRAT(s, e->pos);
+        }
+        bl_fail("a tensor has no field '%s' (fields: shape, ndim, numel, T)", e->str);
+        return ERRAT(s, e->pos);
+    }
+    if (v->kind == BL_V_TABLE) {
+        for (int c = 0; c < v->tab->ncol; c++) {
+            if (strcmp(v->tab->cols[c], e->str)) continue;
+            bl_value *l = bl_val_list(v->tab->nrow);
+            for (int r = 0; l && r < v->tab->nrow; r++) {
+                const char *cell = v->tab->cells[(size_t)r * v->tab->ncol + c];
+                char *end;
+                double x = strtod(cell, &end);
+                l->items[r] = *cell && !*end ? bl_val_num(x) : bl_val_str(cell);
+                if (!l->items[r]) { bl_val_unref(l); return NULL; }
+            }
+            return l;
+        }
+        bl_fail("the table has no column '%s'", e->str);
+        return ERRAT(s, e->pos);
+    }
+    bl_fail("a %s has no field '%s'", bl_val_kind_name(v), e->str);
+    return ERRAT(s, e->pos);
+}
+
+static bl_value *call(bl_session *s, const bl_ast *e)
+{
+    const bl_function *f = bl_function_find(e->str);
+    if (!f) {
+        if (bl_session_get(s, e->str)) bl_fail("'%s' is a %s, not a function", e->str,
+                                               bl_val_kind_name(bl_session_get(s, e->str)));
+        else if (bl_command_find(e->str))
+            bl_fail("'%s' is a command: write it without brackets, e.g. %s", e->str,
+                    bl_command_find(e->str)->synopsis);
+        else bl_fail("unknown function '%s' (help functions lists them)", e->str);
+        return ERRAT(s, e->pos);
+    }
+    int np = 0, nk = 0;
+    for (int i = 0; i < e->n; i++) {
+        if (e->keys[i]) nk++;
+        else np++;
+    }
+    bl_callargs a = { .s = s, .fname = f->name, .pos = e->pos };
+    bl_value *vals[2 * 64];
+    bl_pos pos[2 * 64];
+    const char *keys[64];
+    unsigned char used[64] = { 0 };
+    if (np > 64 || nk > 64) {
+        bl_fail("%s: too many arguments", f->name);
+        return ERRAT(s, e->pos);
+    }
+    a.v = vals, a.vpos = pos, a.kv = vals + 64, a.kpos = pos + 64, a.key = keys, a.kused = used;
+    bl_value *r = NULL;
+    for (int i = 0; i < e->n; i++) {
+        if (e->keys[i]) {
+            for (int j = 0; j < a.nk; j++)
+                if (!strcmp(keys[j], e->keys[i])) {
+                    bl_fail("%s: keyword '%s' given twice", f->name, e->keys[i]);
+                    bl_session_errat(s, e->items[i]->pos);
+                    goto out;
+                }
+        }
+        bl_value *v = bl_eval(s, e->items[i]);
+        if (!v) goto out;
+        if (e->keys[i]) {
+            keys[a.nk] = e->keys[i];
+            a.kpos[a.nk] = e->items[i]->pos;
+            a.kv[a.nk++] = v;
+        } else {
+            a.vpos[a.n] = e->items[i]->pos;
+            a.v[a.n++] = v;
+        }
+    }
+    r = f->fn(&a);
+    bl_graph_reset(s->g);
+    if (!r) {
+        bl_session_errat(s, e->pos);
+        goto out;
+    }
+    for (int j = 0; j < a.nk; j++)
+        if (!used[j]) {
+            bl_val_unref(r);
+            r = NULL;
+            bl_fail("%s: unknown keyword '%s' (%s)", f->name, keys[j], f->synopsis);
+            bl_session_errat(s, a.kpos[j]);
+            break;
+        }
+out:
+    for (int i = 0; i < a.ntmp; i++) bl_tensor_free(a.tmp[i]);
+    for (int i = 0; i < a.n; i++) bl_val_unref(a.v[i]);
+    for (int i = 0; i < a.nk; i++) bl_val_unref(a.kv[i]);
+    return r;
+}
+
+bl_value *bl_eval(bl_session *s, const bl_ast *e)
+{
+    switch (e->kind) {
+    case BL_N_NUM: return bl_val_num(e->num);
+    case BL_N_BOOL: return bl_val_bool((int)e->num);
+    case BL_N_STR: return bl_val_str(e->str);
+    case BL_N_NAME: {
+        bl_value *v = bl_session_get(s, e->str);
+        if (v) return bl_val_ref(v);
+        if (bl_function_find(e->str))
+            bl_fail("'%s' is a function: call it as %s", e->str, bl_function_find(e->str)->synopsis);
+        else if (bl_command_find(e->str))
+            bl_fail("'%s' is a command: use it at the start of a statement", e->str);
+        else
+            bl_fail("unknown name '%s'", e->str);
+        return ERRAT(s, e->pos);
+    }
+    case BL_N_LIST: {
+        bl_value *l = bl_val_list(e->n);
+        for (int i = 0; l && i < e->n; i++)
+            if (!(l->items[i] = bl_eval(s, e->items[i]))) {
+                bl_val_unref(l);
+                return NULL;
+            }
+        return l;
+    }
+    case BL_N_NEG: {
+        bl_value *x = bl_eval(s, e->a), *r = NULL;
+        if (!x) return NULL;
+        if (is_numeric(x)) {
+            r = bl_val_num(-x->num);
+        } else if (is_arraylike(x)) {
+            bl_tensor *t = bl_val_to_tensor(x, "-");
+            r = t ? bl_val_tensor(bl_unary(BL_NEG, t)) : NULL;
+            bl_tensor_free(t);
+            if (!r) bl_session_errat(s, e->pos);
+        } else {
+            bl_fail("'-' needs a number or a tensor, got a %s", bl_val_kind_name(x));
+            bl_session_errat(s, e->pos);
+        }
+        bl_val_unref(x);
+        return r;
+    }
+    case BL_N_BINOP: {
+        bl_value *a = bl_eval(s, e->a);
+        if (!a) return NULL;
+        bl_value *b = bl_eval(s, e->b);
+        if (!b) { bl_val_unref(a); return NULL; }
+        bl_value *r = binop(s, e, a, b);
+        bl_val_unref(a);
+        bl_val_unref(b);
+        return r;
+    }
+    case BL_N_CALL: return call(s, e);
+    case BL_N_INDEX: case BL_N_FIELD: {
+        bl_value *t = bl_eval(s, e->a);
+        if (!t) return NULL;
+        bl_value *r = e->kind == BL_N_INDEX ? index_value(s, e, t) : field(s, e, t);
+        bl_val_unref(t);
+        return r;
+    }
+    case BL_N_SLICE:
+        bl_fail("a slice a:b can only appear inside []");
+        return ERRAT(s, e->pos);
+    }
+    return NULL;
+}
+
+/* ---- statements ---- */
+static int run_command(bl_session *s, const bl_stmt *st, bl_value **result)
+{
+    const bl_command *c = bl_command_find(st->name);
+    bl_cmdargs a = { .s = s, .st = st, .n = st->nwords, .w = st->words };
+    int rc = c->run(&a);
+    if (rc < 0) {
+        bl_val_unref(a.result);
+        return bl_session_errat(s, st->pos);
+    }
+    *result = a.result;
+    return 0;
+}
+
+int bl_exec_stmt(bl_session *s, const bl_stmt *st)
+{
+    bl_value *v = NULL;
+    FILE *saved = s->out;
+    FILE *txt = NULL;
+    int rc = 0;
+    /* `cmd > file.txt` sends the command's text output to the file as well */
+    const char *ext = st->redirect ? strrchr(st->redirect, '.') : NULL;
+    if (st->kind == BL_S_CMD && ext && !strcmp(ext, ".txt")) {
+        if (!(txt = fopen(st->redirect, "w"))) {
+            bl_fail("%s: cannot write: %s", st->redirect, strerror(errno));
+            return bl_session_errat(s, st->redirect_pos);
+        }
+        s->out = txt;
+    }
+    if (st->kind == BL_S_CMD) {
+        rc = run_command(s, st, &v);
+    } else {
+        v = bl_eval(s, st->expr);
+        rc = v ? 0 : -1;
+    }
+    s->out = saved;
+    if (rc == 0 && st->kind == BL_S_ASSIGN) {
+        if (v->kind == BL_V_NONE) {
+            bl_fail("nothing to assign: the right side has no value");
+            rc = bl_session_errat(s, st->expr->pos);
+        } else {
+            rc = bl_session_set(s, st->name, v);
+        }
+    } else if (rc == 0 && st->redirect) {
+        if (txt) {
+            if (v) bl_val_print(v, txt);
+        } else if (!v) {
+            bl_fail("'%s' has no table or picture to write to %s", st->name, st->redirect);
+            rc = bl_session_errat(s, st->redirect_pos);
+        } else if (bl_write_value(s, v, st->redirect, st->text) < 0) {
+            rc = bl_session_errat(s, st->redirect_pos);
+        }
+        if (rc == 0 && s->interactive) fprintf(s->out, "wrote %s\n", st->redirect);
+    } else if (rc == 0 && v) {
+        bl_val_print(v, s->out);
+    }
+    if (txt && fclose(txt) != 0 && rc == 0) {
+        bl_fail("%s: write failed", st->redirect);
+        rc = bl_session_errat(s, st->redirect_pos);
+    }
+    bl_val_unref(v);
+    fflush(s->out);
+    return rc;
+}
+
+/* The text of line `line` of the current source, for the caret display. */
+static void source_line(const bl_session *s, int line, const char **start, int *len)
+{
+    const char *p = s->src ? s->src : "";
+    for (int l = s->src_line; l < line && *p; l++) {
+        const char *nl = strchr(p, '\n');
+        if (!nl) break;
+        p = nl + 1;
+    }
+    const char *nl = strchr(p, '\n');
+    *start = p;
+    *len = nl ? (int)(nl - p) : (int)strlen(p);
+}
+
+void bl_report_error(bl_session *s)
+{
+    const char *msg = bl_error()[0] ? bl_error() : "error";
+    fflush(s->out);
+    if (!s->has_errpos) {
+        if (s->interactive && s->depth == 0) fprintf(s->err, "error: %s\n", msg);
+        else fprintf(s->err, "%s: %s\n", s->file, msg);
+    } else if (s->interactive && s->depth == 0) {
+        /* a caret under the token, in line with what was typed after the prompt */
+        bl_pos p = s->errpos;
+        const char *line;
+        int len, indent = s->prompt_width;
+        source_line(s, p.line, &line, &len);
+        int multi = s->src && strchr(s->src, '\n') && strchr(s->src, '\n')[1];
+        if (multi) {
+            fprintf(s->err, "%*s%.*s\n", indent, "", len, line);
+        }
+        int col = p.col - 1;
+        int carets = p.len > 1 ? p.len : 1;
+        if (col + carets > len + 1) carets = 1;
+        int color = isatty(fileno(s->err)) && !getenv("NO_COLOR");
+        fprintf(s->err, "%*s%s", indent + col, "", color ? "\033[1;31m" : "");
+        for (int i = 0; i < carets; i++) fputc('^', s->err);
+        fprintf(s->err, " %s%s\n", msg, color ? "\033[0m" : "");
+    } else {
+        fprintf(s->err, "%s:%d:%d: %s\n", s->file, s->errpos.line, s->errpos.col, msg);
+    }
+    fflush(s->err);
+    bl_clear_error();
+    s->has_errpos = 0;
+}
+
+int bl_exec(bl_session *s, const char *file, const char *src, int line)
+{
+    const char *saved_file = s->file, *saved_src = s->src;
+    int saved_line = s->src_line;
+    s->file = file, s->src = src, s->src_line = line;
+    s->has_errpos = 0;
+    bl_clear_error();
+    bl_program prog;
+    bl_pos ep = { 0, 1, line, 1 };
+    int rc = 0;
+    if (bl_parse(src, line, 1, bl_is_command, &prog, &ep) < 0) {
+        bl_session_errat(s, ep);
+        bl_report_error(s);
+        rc = -1;
+    } else {
+        for (int i = 0; i < prog.n && !s->quit; i++) {
+            if (bl_exec_stmt(s, &prog.s[i]) < 0) {
+                bl_report_error(s);
+                rc = -1;
+                if (!s->keep_going) break;
+            }
+            if (bl_interrupted() && !s->interactive) break;
+        }
+    }
+    bl_program_free(&prog);
+    s->file = saved_file, s->src = saved_src, s->src_line = saved_line;
+    return rc;
+}

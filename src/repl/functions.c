@@ -1,0 +1,647 @@
+/* functions.c - the tensor functions of the language and their help (issue 5 item 3).
+ *
+ * Each function evaluates its arguments, calls src/core/tensor_math.h or the ops of
+ * src/core/ops.h / src/nn/nn.h on the session's scratch graph (recording off) and copies the
+ * result into a new owned tensor (the graph is reset after every call).
+ */
+#include "repl/repl.h"
+#include "repl/models.h"
+#include "core/error.h"
+#include "core/ops.h"
+#include "core/tensor_math.h"
+#include "nn/nn.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The largest tensor a REPL function makes: 2^28 floats (1 GiB), so a typo cannot exhaust memory. */
+#define REPL_MAX_NUMEL ((double)(1 << 28))
+
+/* ---- argument helpers ---- */
+int bl_nargs(bl_callargs *a, int lo, int hi)
+{
+    if (a->n >= lo && (hi < 0 || a->n <= hi)) return 0;
+    const bl_function *f = bl_function_find(a->fname);
+    if (hi == lo) bl_fail("%s: expected %d argument%s, got %d (%s)", a->fname, lo, lo == 1 ? "" : "s", a->n, f->synopsis);
+    else if (a->n < lo) bl_fail("%s: expected at least %d arguments, got %d (%s)", a->fname, lo, a->n, f->synopsis);
+    else bl_fail("%s: expected at most %d arguments, got %d (%s)", a->fname, hi, a->n, f->synopsis);
+    return bl_session_errat(a->s, a->n > hi && hi >= 0 ? a->vpos[hi] : a->pos);
+}
+
+static bl_tensor *as_tensor(bl_callargs *a, bl_value *v, bl_pos pos)
+{
+    if (v->kind == BL_V_TENSOR) return v->t;
+    if (a->ntmp == 16) return BL_FAILP("%s: too many arguments", a->fname);
+    bl_tensor *t = bl_val_to_tensor(v, a->fname);
+    if (!t) {
+        bl_session_errat(a->s, pos);
+        return NULL;
+    }
+    a->tmp[a->ntmp++] = t;
+    return t;
+}
+
+bl_tensor *bl_arg_tensor(bl_callargs *a, int i) { return as_tensor(a, a->v[i], a->vpos[i]); }
+
+bl_value *bl_kw(bl_callargs *a, const char *key)
+{
+    for (int j = 0; j < a->nk; j++)
+        if (!strcmp(a->key[j], key)) {
+            a->kused[j] = 1;
+            return a->kv[j];
+        }
+    return NULL;
+}
+
+static bl_pos kw_pos(bl_callargs *a, const char *key)
+{
+    for (int j = 0; j < a->nk; j++)
+        if (!strcmp(a->key[j], key)) return a->kpos[j];
+    return a->pos;
+}
+
+bl_tensor *bl_kw_tensor(bl_callargs *a, const char *key)
+{
+    bl_value *v = bl_kw(a, key);
+    if (!v || v->kind == BL_V_NONE) return NULL;
+    return as_tensor(a, v, kw_pos(a, key));
+}
+
+static int num_of(bl_callargs *a, bl_value *v, bl_pos pos, const char *what, double *x)
+{
+    if (v->kind == BL_V_NUM || v->kind == BL_V_BOOL) {
+        *x = v->num;
+        return 0;
+    }
+    bl_fail("%s: %s must be a number, got a %s", a->fname, what, bl_val_kind_name(v));
+    return bl_session_errat(a->s, pos);
+}
+
+static int int_of(bl_callargs *a, bl_value *v, bl_pos pos, const char *what, long lo, long hi, long *x)
+{
+    double d = 0;
+    if (num_of(a, v, pos, what, &d) < 0) return -1;
+    if (d != floor(d)) {
+        bl_fail("%s: %s must be a whole number, got %g", a->fname, what, d);
+        return bl_session_errat(a->s, pos);
+    }
+    if (d < lo || d > hi) {
+        bl_fail("%s: %s must be in [%ld, %ld], got %.0f", a->fname, what, lo, hi, d);
+        return bl_session_errat(a->s, pos);
+    }
+    *x = (long)d;
+    return 0;
+}
+
+int bl_arg_num(bl_callargs *a, int i, double *x)
+{
+    char what[32];
+    snprintf(what, sizeof what, "argument %d", i + 1);
+    return num_of(a, a->v[i], a->vpos[i], what, x);
+}
+
+int bl_arg_int(bl_callargs *a, int i, long lo, long hi, long *x)
+{
+    char what[32];
+    snprintf(what, sizeof what, "argument %d", i + 1);
+    return int_of(a, a->v[i], a->vpos[i], what, lo, hi, x);
+}
+
+int bl_kw_num(bl_callargs *a, const char *key, double def, double *x)
+{
+    bl_value *v = bl_kw(a, key);
+    *x = def;
+    return v ? num_of(a, v, kw_pos(a, key), key, x) : 0;
+}
+
+int bl_kw_int(bl_callargs *a, const char *key, long def, long lo, long hi, long *x)
+{
+    bl_value *v = bl_kw(a, key);
+    *x = def;
+    return v ? int_of(a, v, kw_pos(a, key), key, lo, hi, x) : 0;
+}
+
+int bl_kw_bool(bl_callargs *a, const char *key, int def, int *b)
+{
+    bl_value *v = bl_kw(a, key);
+    *b = def;
+    if (!v) return 0;
+    if (v->kind != BL_V_BOOL && v->kind != BL_V_NUM) {
+        bl_fail("%s: %s must be on or off, got a %s", a->fname, key, bl_val_kind_name(v));
+        return bl_session_errat(a->s, kw_pos(a, key));
+    }
+    *b = v->num != 0;
+    return 0;
+}
+
+/* Shape from the positional arguments from..n-1, or one list argument. */
+static int shape_args(bl_callargs *a, int from, int *nd, int *shape, int allow_neg)
+{
+    bl_value **v = a->v + from;
+    bl_pos *pos = a->vpos + from;
+    int n = a->n - from;
+    bl_pos lpos[BL_MAXDIM];
+    if (n == 1 && v[0]->kind == BL_V_LIST) {
+        for (int i = 0; i < BL_MAXDIM; i++) lpos[i] = pos[0];
+        n = v[0]->n;
+        v = v[0]->items;
+        pos = lpos;
+    }
+    if (n < 1 || n > BL_MAXDIM) {
+        bl_fail("%s: a shape has 1 to %d sizes, got %d", a->fname, BL_MAXDIM, n);
+        return bl_session_errat(a->s, a->pos);
+    }
+    double numel = 1;
+    for (int i = 0; i < n; i++) {
+        long x;
+        if (int_of(a, v[i], pos[i], "a size", allow_neg ? -1 : 1, 2147483647L, &x) < 0) return -1;
+        if (x == 0) {
+            bl_fail("%s: sizes must be positive (-1 means: infer this one)", a->fname);
+            return bl_session_errat(a->s, pos[i]);
+        }
+        shape[i] = (int)x;
+        numel *= x < 0 ? 1 : (double)x;
+    }
+    *nd = n;
+    if (numel > REPL_MAX_NUMEL) {
+        char sh[96] = "[";
+        for (int i = 0; i < n; i++)
+            snprintf(sh + strlen(sh), sizeof sh - strlen(sh), "%s%d", i ? ", " : "", shape[i]);
+        bl_fail("%s: shape %s] has %.4g elements (%.3g GiB), more than the limit of %.0f (1 GiB)",
+                a->fname, sh, numel, numel * 4 / (1 << 30), REPL_MAX_NUMEL);
+        return bl_session_errat(a->s, pos[0]);
+    }
+    return 0;
+}
+
+static bl_value *from_graph(bl_tensor *t) { return t ? bl_val_tensor(bl_tensor_copy(t)) : NULL; }
+
+/* ---- creation ---- */
+static bl_value *f_fill(bl_callargs *a)
+{
+    int nd, shape[BL_MAXDIM];
+    if (bl_nargs(a, 1, -1) < 0 || shape_args(a, 0, &nd, shape, 0) < 0) return NULL;
+    bl_tensor *t = bl_tensor_new(nd, shape);
+    if (!t) return NULL;
+    if (!strcmp(a->fname, "ones")) bl_tensor_fill(t, 1);
+    if (!strcmp(a->fname, "randn")) {
+        double mean, std;
+        if (bl_kw_num(a, "mean", 0, &mean) < 0 || bl_kw_num(a, "std", 1, &std) < 0) {
+            bl_tensor_free(t);
+            return NULL;
+        }
+        bl_rng_fill_normal(&a->s->rng, t->data, t->numel, (float)mean, (float)std);
+    }
+    return bl_val_tensor(t);
+}
+
+static bl_value *f_arange(bl_callargs *a)
+{
+    double start = 0, stop, step = 1;
+    if (bl_nargs(a, 1, 3) < 0) return NULL;
+    if (a->n == 1 ? bl_arg_num(a, 0, &stop) < 0
+                  : (bl_arg_num(a, 0, &start) < 0 || bl_arg_num(a, 1, &stop) < 0)) return NULL;
+    if (a->n == 3 && bl_arg_num(a, 2, &step) < 0) return NULL;
+    if (step == 0 || !isfinite(step) || !isfinite(start) || !isfinite(stop)) {
+        bl_fail("arange: the step must be a non-zero finite number");
+        bl_session_errat(a->s, a->n == 3 ? a->vpos[2] : a->pos);
+        return NULL;
+    }
+    double n = ceil((stop - start) / step);
+    if (n < 1) return BL_FAILP("arange: [%g, %g) with step %g is empty", start, stop, step);
+    if (n > REPL_MAX_NUMEL)
+        return BL_FAILP("arange: %.4g elements is more than the limit of %.0f", n, REPL_MAX_NUMEL);
+    bl_tensor *t = bl_tensor_new1((int)n);
+    if (!t) return NULL;
+    for (size_t i = 0; i < t->numel; i++) t->data[i] = (float)(start + (double)i * step);
+    return bl_val_tensor(t);
+}
+
+static bl_value *f_tensor(bl_callargs *a)
+{
+    if (bl_nargs(a, 1, 1) < 0) return NULL;
+    bl_tensor *t = bl_val_to_tensor(a->v[0], "tensor");
+    if (!t) bl_session_errat(a->s, a->vpos[0]);
+    return bl_val_tensor(t);
+}
+
+/* ---- shape ---- */
+static bl_value *f_reshape(bl_callargs *a)
+{
+    int nd, shape[BL_MAXDIM];
+    if (bl_nargs(a, 2, -1) < 0) return NULL;
+    bl_tensor *x = bl_arg_tensor(a, 0);
+    if (!x || shape_args(a, 1, &nd, shape, 1) < 0) return NULL;
+    bl_tensor *v = bl_tensor_reshape(x, nd, shape);
+    if (!v) return NULL;
+    bl_tensor *t = bl_tensor_copy(v);
+    bl_tensor_free(v);
+    return bl_val_tensor(t);
+}
+
+static bl_value *f_transpose(bl_callargs *a)
+{
+    long d0 = -2, d1 = -1;
+    if (bl_nargs(a, 1, 3) < 0) return NULL;
+    bl_tensor *x = bl_arg_tensor(a, 0);
+    if (!x) return NULL;
+    if (a->n >= 2 && bl_arg_int(a, 1, -BL_MAXDIM, BL_MAXDIM - 1, &d0) < 0) return NULL;
+    if (a->n >= 3 && bl_arg_int(a, 2, -BL_MAXDIM, BL_MAXDIM - 1, &d1) < 0) return NULL;
+    if (x->ndim < 2) return BL_FAILP("transpose: needs at least 2 dimensions, got %d", x->ndim);
+    return bl_val_tensor(bl_tensor_transpose(x, (int)d0, (int)d1));
+}
+
+static bl_value *f_shape(bl_callargs *a)
+{
+    if (bl_nargs(a, 1, 1) < 0) return NULL;
+    bl_tensor *x = bl_arg_tensor(a, 0);
+    if (!x) return NULL;
+    if (!strcmp(a->fname, "numel")) return bl_val_num((double)x->numel);
+    bl_value *l = bl_val_list(x->ndim);
+    for (int i = 0; l && i < x->ndim; i++)
+        if (!(l->items[i] = bl_val_num(x->shape[i]))) {
+            bl_val_unref(l);
+            return NULL;
+        }
+    return l;
+}
+
+/* ---- elementwise and reductions ---- */
+static bl_value *f_unary(bl_callargs *a)
+{
+    static const struct { const char *n; bl_unop op; } map[] = {
+        { "abs", BL_ABS }, { "sqrt", BL_SQRT }, { "exp", BL_EXP }, { "log", BL_LOG },
+    };
+    if (bl_nargs(a, 1, 1) < 0) return NULL;
+    if (a->v[0]->kind == BL_V_NUM) {
+        double x = a->v[0]->num;
+        switch (a->fname[1]) {
+        case 'b': return bl_val_num(fabs(x));
+        case 'q': return bl_val_num(sqrt(x));
+        case 'x': return bl_val_num(exp(x));
+        default: return bl_val_num(log(x));
+        }
+    }
+    bl_tensor *x = bl_arg_tensor(a, 0);
+    if (!x) return NULL;
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (!strcmp(map[i].n, a->fname)) return bl_val_tensor(bl_unary(map[i].op, x));
+    return NULL;
+}
+
+static bl_value *f_reduce(bl_callargs *a)
+{
+    static const struct { const char *n; bl_reduce op; } map[] = {
+        { "sum", BL_SUM }, { "mean", BL_MEAN }, { "var", BL_VAR }, { "std", BL_STD },
+        { "rms", BL_RMS }, { "min", BL_MIN }, { "max", BL_MAX },
+    };
+    bl_reduce op = BL_SUM;
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (!strcmp(map[i].n, a->fname)) op = map[i].op;
+    if (bl_nargs(a, 1, 1) < 0) return NULL;
+    bl_tensor *x = bl_arg_tensor(a, 0);
+    int keep;
+    if (!x || bl_kw_bool(a, "keepdim", 0, &keep) < 0) return NULL;
+    bl_value *dim = bl_kw(a, "dim");
+    if (!dim || dim->kind == BL_V_NONE) return bl_val_tensor(bl_reduce_all(op, x));
+    long d;
+    if (int_of(a, dim, kw_pos(a, "dim"), "dim", -x->ndim, x->ndim - 1, &d) < 0) return NULL;
+    return bl_val_tensor(bl_reduce_dim(op, x, (int)d, keep));
+}
+
+static bl_value *f_round(bl_callargs *a)
+{
+    long nd = 0;
+    if (bl_nargs(a, 1, 2) < 0 || (a->n == 2 && bl_arg_int(a, 1, 0, 9, &nd) < 0)) return NULL;
+    double f = pow(10, (double)nd);
+    if (a->v[0]->kind == BL_V_NUM) return bl_val_num(round(a->v[0]->num * f) / f);
+    bl_tensor *x = bl_arg_tensor(a, 0);
+    bl_tensor *t = x ? bl_tensor_copy(x) : NULL;
+    for (size_t i = 0; t && i < t->numel; i++) t->data[i] = (float)(round(t->data[i] * f) / f);
+    return bl_val_tensor(t);
+}
+
+/* ---- block parts ---- */
+static bl_value *f_act(bl_callargs *a)
+{
+    if (bl_nargs(a, 1, 1) < 0) return NULL;
+    bl_tensor *x = bl_arg_tensor(a, 0);
+    if (!x) return NULL;
+    return from_graph(a->fname[0] == 'g' ? bl_gelu(a->s->g, x) : bl_silu(a->s->g, x));
+}
+
+static bl_value *f_softmax(bl_callargs *a)
+{
+    long d;
+    if (bl_nargs(a, 1, 1) < 0) return NULL;
+    bl_tensor *x = bl_arg_tensor(a, 0);
+    if (!x || bl_kw_int(a, "dim", -1, -BL_MAXDIM, BL_MAXDIM - 1, &d) < 0) return NULL;
+    int dd = bl_dim_index("softmax", x, (int)d);
+    if (dd < 0) return NULL;
+    if (dd == x->ndim - 1) return from_graph(bl_softmax(a->s->g, x));
+    bl_tensor *t = bl_tensor_transpose(x, dd, -1);    /* softmax over dim dd, then back */
+    bl_tensor *r = t ? bl_softmax(a->s->g, t) : NULL;
+    bl_tensor *back = r ? bl_tensor_transpose(r, dd, -1) : NULL;
+    bl_tensor_free(t);
+    return bl_val_tensor(back);
+}
+
+static bl_value *f_norm(bl_callargs *a)
+{
+    int ln = a->fname[0] == 'l';
+    double eps;
+    if (bl_nargs(a, 1, 1) < 0) return NULL;
+    bl_tensor *x = bl_arg_tensor(a, 0);
+    if (!x || bl_kw_num(a, "eps", ln ? 1e-5 : 1e-6, &eps) < 0) return NULL;
+    bl_tensor *w = bl_kw_tensor(a, "w");
+    if (a->s->has_errpos) return NULL;
+    if (ln) {
+        bl_tensor *b = bl_kw_tensor(a, "b");
+        if (a->s->has_errpos) return NULL;
+        return from_graph(bl_layernorm(a->s->g, x, w, b, (float)eps));
+    }
+    return from_graph(bl_rmsnorm(a->s->g, x, w, (float)eps));
+}
+
+static bl_value *f_linear(bl_callargs *a)
+{
+    if (bl_nargs(a, 2, 3) < 0) return NULL;
+    bl_tensor *x = bl_arg_tensor(a, 0), *w = x ? bl_arg_tensor(a, 1) : NULL;
+    bl_tensor *b = w && a->n == 3 ? bl_arg_tensor(a, 2) : NULL;
+    if (!w || (a->n == 3 && !b)) return NULL;
+    return from_graph(bl_linear(a->s->g, x, w, b));
+}
+
+static bl_value *f_swiglu(bl_callargs *a)
+{
+    if (bl_nargs(a, 2, 2) < 0) return NULL;
+    bl_tensor *x = bl_arg_tensor(a, 0), *y = x ? bl_arg_tensor(a, 1) : NULL;
+    return y ? from_graph(bl_swiglu(a->s->g, x, y)) : NULL;
+}
+
+static bl_value *f_swiglu_hidden(bl_callargs *a)
+{
+    long dim, mult;
+    double ratio;
+    if (bl_nargs(a, 1, 2) < 0 || bl_arg_int(a, 0, 1, 1 << 20, &dim) < 0) return NULL;
+    if (a->n == 2 ? bl_arg_num(a, 1, &ratio) < 0 : bl_kw_num(a, "mlp_ratio", 4, &ratio) < 0) return NULL;
+    if (bl_kw_int(a, "multiple_of", 0, 0, 1 << 20, &mult) < 0) return NULL;
+    if (!(ratio > 0 && ratio < 1000)) return BL_FAILP("swiglu_hidden: mlp_ratio must be in (0, 1000), got %g", ratio);
+    return bl_val_num(bl_swiglu_hidden((int)dim, (float)ratio, (int)mult));
+}
+
+/* ---- RoPE and attention ---- */
+static bl_value *f_rope_table(bl_callargs *a)
+{
+    long v[3];
+    double base;
+    if (bl_nargs(a, 2, 3) < 0) return NULL;
+    for (int i = 0; i < a->n; i++)
+        if (bl_arg_int(a, i, 1, 1 << 16, &v[i]) < 0) return NULL;
+    int two = a->n == 3;
+    long T = two ? v[0] * v[1] : v[0], hd = v[a->n - 1], extra;
+    if (bl_kw_num(a, "base", two ? 100 : 10000, &base) < 0) return NULL;
+    if (bl_kw_int(a, two ? "prefix" : "offset", 0, 0, 1 << 16, &extra) < 0) return NULL;
+    if (two) T += extra;
+    if ((double)T * (double)hd * 2 > REPL_MAX_NUMEL) return BL_FAILP("rope_table: %ld x %ld is too large", T, hd);
+    bl_tensor *t = bl_tensor_new3(2, (int)T, (int)hd);
+    if (!t) return NULL;
+    float *c = t->data, *s = t->data + (size_t)T * (size_t)hd;
+    int rc = two ? bl_rope_table_2d((int)v[0], (int)v[1], (int)extra, (int)hd, (float)base, c, s)
+                 : bl_rope_table_1d((int)T, (int)hd, (float)base, (int)extra, c, s);
+    if (rc < 0) {
+        bl_tensor_free(t);
+        return NULL;
+    }
+    return bl_val_tensor(t);
+}
+
+/* View x [T, hd], [H, T, hd] or [B, H, T, hd] as 4-D (a caller-owned struct). */
+static int as4d(bl_callargs *a, bl_tensor *x, bl_tensor *view, int i)
+{
+    int shape[4] = { 1, 1, 1, 1 };
+    if (x->ndim < 2) {
+        bl_fail("%s: expected [T, hd] up to [B, H, T, hd], got %d dimension%s", a->fname, x->ndim,
+                x->ndim == 1 ? "" : "s");
+        return bl_session_errat(a->s, a->vpos[i]);
+    }
+    for (int d = 0; d < x->ndim; d++) shape[4 - x->ndim + d] = x->shape[d];
+    return bl_tensor_view_as(view, x, 4, shape);
+}
+
+static bl_value *reshape_back(bl_tensor *r, const bl_tensor *like)
+{
+    if (!r) return NULL;
+    int shape[4];
+    memcpy(shape, r->shape, sizeof shape);
+    int nd = like->ndim;
+    bl_tensor *v = bl_tensor_reshape(r, nd, shape + 4 - nd);
+    bl_tensor *t = v ? bl_tensor_copy(v) : NULL;
+    bl_tensor_free(v);
+    return bl_val_tensor(t);
+}
+
+static bl_value *f_apply_rope(bl_callargs *a)
+{
+    if (bl_nargs(a, 2, 2) < 0) return NULL;
+    bl_tensor *x = bl_arg_tensor(a, 0), *tab = x ? bl_arg_tensor(a, 1) : NULL;
+    if (!tab) return NULL;
+    if (tab->ndim != 3 || tab->shape[0] != 2) {
+        bl_fail("apply_rope: the table must be [2, T, hd] as rope_table() makes it");
+        bl_session_errat(a->s, a->vpos[1]);
+        return NULL;
+    }
+    bl_tensor x4, c, s;
+    int sh[2] = { tab->shape[1], tab->shape[2] };
+    if (as4d(a, x, &x4, 0) < 0) return NULL;
+    bl_tensor_view_as(&c, tab, 2, sh);
+    s = c;
+    s.data = tab->data + (size_t)sh[0] * (size_t)sh[1];
+    return reshape_back(bl_rope(a->s->g, &x4, &c, &s), x);
+}
+
+static bl_value *f_attention(bl_callargs *a)
+{
+    int causal, weights;
+    double scale;
+    if (bl_nargs(a, 3, 3) < 0) return NULL;
+    bl_tensor *x[3], v4[3];
+    for (int i = 0; i < 3; i++)
+        if (!(x[i] = bl_arg_tensor(a, i)) || as4d(a, x[i], &v4[i], i) < 0) return NULL;
+    if (bl_kw_bool(a, "causal", 0, &causal) < 0 || bl_kw_num(a, "scale", 0, &scale) < 0 ||
+        bl_kw_bool(a, "weights", 0, &weights) < 0) return NULL;
+    bl_tensor *probs = NULL;
+    bl_tensor *r = bl_attention(a->s->g, &v4[0], &v4[1], &v4[2], causal, NULL, (float)scale, &probs);
+    if (!r) return NULL;
+    if (!weights) return reshape_back(r, x[0]);
+    return reshape_back(probs, x[0]);
+}
+
+static bl_value *f_allclose(bl_callargs *a)
+{
+    double rtol, atol;
+    if (bl_nargs(a, 2, 2) < 0) return NULL;
+    bl_tensor *x = bl_arg_tensor(a, 0), *y = x ? bl_arg_tensor(a, 1) : NULL;
+    if (!y || bl_kw_num(a, "rtol", 1e-4, &rtol) < 0 || bl_kw_num(a, "atol", 1e-5, &atol) < 0) return NULL;
+    int r = bl_allclose(x, y, (float)rtol, (float)atol);
+    return r < 0 ? NULL : bl_val_bool(r);
+}
+
+/* ---- output ---- */
+static bl_value *f_print(bl_callargs *a)
+{
+    for (int i = 0; i < a->n; i++) {
+        bl_value *v = a->v[i];
+        if (i) fputc(' ', a->s->out);
+        if (v->kind == BL_V_TENSOR || v->kind == BL_V_TABLE || v->kind == BL_V_HANDLE) {
+            fputc('\n', a->s->out);
+            bl_val_print(v, a->s->out);
+            continue;
+        }
+        char buf[64];
+        if (v->kind == BL_V_STR) fputs(v->str, a->s->out);
+        else if (v->kind == BL_V_NUM) bl_fmt_num(v->num, buf, sizeof buf), fputs(buf, a->s->out);
+        else if (v->kind == BL_V_BOOL) fputs(v->num ? "true" : "false", a->s->out);
+        else if (v->kind == BL_V_LIST) {
+            bl_value *saved = v;
+            FILE *o = a->s->out;
+            fputc('[', o);
+            for (int j = 0; j < saved->n; j++) {
+                bl_value *it = saved->items[j];
+                if (j) fputs(", ", o);
+                if (it->kind == BL_V_NUM) bl_fmt_num(it->num, buf, sizeof buf), fputs(buf, o);
+                else bl_val_describe(it, buf, sizeof buf), fputs(buf, o);
+            }
+            fputc(']', o);
+        }
+    }
+    fputc('\n', a->s->out);
+    return bl_val_none();
+}
+
+/* table(col=values, ...): a table from equally long lists or 1-D tensors (or numbers). */
+static bl_value *f_table(bl_callargs *a)
+{
+    if (bl_nargs(a, 0, 0) < 0) return NULL;
+    if (a->nk == 0) return BL_FAILP("table: give the columns as name=values, e.g. table(step=[1, 2], loss=l)");
+    int rows = -1;
+    bl_tensor *cols[64];
+    for (int j = 0; j < a->nk; j++) {
+        bl_value *v = bl_kw(a, a->key[j]);
+        if (v->kind == BL_V_STR) { cols[j] = NULL; if (rows < 0) rows = 1; continue; }
+        if (!(cols[j] = as_tensor(a, v, a->kpos[j]))) return NULL;
+        int n = (int)cols[j]->numel;
+        if (cols[j]->ndim > 1) {
+            bl_fail("table: column '%s' must be 1-D, got %d dimensions", a->key[j], cols[j]->ndim);
+            bl_session_errat(a->s, a->kpos[j]);
+            return NULL;
+        }
+        if (rows >= 0 && rows != n && n != 1 && rows != 1) {
+            bl_fail("table: column '%s' has %d values, the others %d", a->key[j], n, rows);
+            bl_session_errat(a->s, a->kpos[j]);
+            return NULL;
+        }
+        if (n > rows) rows = n;
+    }
+    bl_table *t = bl_table_new(a->nk, a->key);
+    for (int r = 0; t && r < rows; r++) {
+        char cells[64][48];
+        const char *cp[64];
+        for (int j = 0; j < a->nk; j++) {
+            if (!cols[j]) {
+                snprintf(cells[j], sizeof cells[j], "%s", bl_kw(a, a->key[j])->str);
+            } else {
+                float x = cols[j]->data[cols[j]->numel == 1 ? 0 : r];
+                bl_fmt_num(x, cells[j], sizeof cells[j]);
+            }
+            cp[j] = cells[j];
+        }
+        if (bl_table_add(t, cp) < 0) {
+            bl_table_free(t);
+            return NULL;
+        }
+    }
+    return bl_val_table(t);
+}
+
+#define REDUCE_HELP(what) \
+    what " of all elements (a number), or along dimension dim (negative counts from the end);\n" \
+    "keepdim=on keeps that dimension with size 1 so the result broadcasts against x."
+
+const bl_function bl_functions[] = {
+    { "randn", "randn(d0, d1, ..., mean=0, std=1)",
+      "A tensor of normal random numbers drawn from the session's generator (`seed N` restarts it,\n"
+      "so a script gives the same numbers every run). Up to 4 sizes; at most 2^28 elements.", f_fill },
+    { "zeros", "zeros(d0, d1, ...)", "A tensor of zeros with the given shape.", f_fill },
+    { "ones", "ones(d0, d1, ...)", "A tensor of ones with the given shape.", f_fill },
+    { "arange", "arange([start,] stop[, step])",
+      "The 1-D tensor start, start+step, ... below stop (NumPy's arange).", f_arange },
+    { "tensor", "tensor([[1, 2], [3, 4]])",
+      "A tensor from (nested) lists of numbers; the nesting must be rectangular.", f_tensor },
+    { "reshape", "reshape(x, d0, d1, ...)",
+      "x with another shape of the same number of elements; one size may be -1 (inferred).", f_reshape },
+    { "transpose", "transpose(x, d0=-2, d1=-1)",
+      "x with dimensions d0 and d1 swapped (the last two by default). x.T does the same.", f_transpose },
+    { "shape", "shape(x)", "The shape of x as a list, e.g. [4, 64, 128].", f_shape },
+    { "numel", "numel(x)", "The number of elements of x.", f_shape },
+    { "sum", "sum(x, dim=, keepdim=off)", REDUCE_HELP("The sum"), f_reduce },
+    { "mean", "mean(x, dim=, keepdim=off)", REDUCE_HELP("The mean"), f_reduce },
+    { "var", "var(x, dim=, keepdim=off)",
+      REDUCE_HELP("The biased variance (divides by n, as inside LayerNorm)"), f_reduce },
+    { "std", "std(x, dim=, keepdim=off)", REDUCE_HELP("The biased standard deviation"), f_reduce },
+    { "rms", "rms(x, dim=, keepdim=off)", REDUCE_HELP("The root mean square sqrt(mean(x^2))"), f_reduce },
+    { "min", "min(x, dim=, keepdim=off)", REDUCE_HELP("The smallest element"), f_reduce },
+    { "max", "max(x, dim=, keepdim=off)", REDUCE_HELP("The largest element"), f_reduce },
+    { "abs", "abs(x)", "|x| elementwise.", f_unary },
+    { "sqrt", "sqrt(x)", "The square root, elementwise.", f_unary },
+    { "exp", "exp(x)", "e^x elementwise.", f_unary },
+    { "log", "log(x)", "The natural logarithm, elementwise.", f_unary },
+    { "round", "round(x, digits=0)", "x rounded to a number of decimals (numbers or tensors).", f_round },
+    { "softmax", "softmax(x, dim=-1)",
+      "exp(x) / sum(exp(x)) along dim, computed with the maximum subtracted (F.softmax).", f_softmax },
+    { "layernorm", "layernorm(x, w=, b=, eps=1e-5)",
+      "LayerNorm over the last dimension: (x - mean) / sqrt(var + eps) * w + b, biased variance\n"
+      "(Ba et al. 2016). Each token comes out with mean 0 and rms 1 (before w and b).", f_norm },
+    { "rmsnorm", "rmsnorm(x, w=, eps=1e-6)",
+      "RMSNorm over the last dimension: x / sqrt(mean(x^2) + eps) * w (Zhang & Sennrich 2019).\n"
+      "No mean subtraction: each token comes out with rms 1 but keeps the sign of its mean.", f_norm },
+    { "gelu", "gelu(x)", "GELU, exact erf form: 0.5 x (1 + erf(x / sqrt 2)).", f_act },
+    { "silu", "silu(x)", "SiLU: x * sigmoid(x); silu(1) = 0.7311, silu(-1) = -0.2689.", f_act },
+    { "swiglu", "swiglu(a, b)",
+      "The SwiGLU gate silu(a) * b (Shazeer 2020). The SwiGLU FFN is\n"
+      "linear(swiglu(linear(x, w1), linear(x, w2)), w3).", f_swiglu },
+    { "swiglu_hidden", "swiglu_hidden(dim, mlp_ratio=4, multiple_of=0)",
+      "The SwiGLU hidden width int(2 * mlp_ratio * dim / 3), rounded up to a multiple of\n"
+      "multiple_of when given: dim 128 gives 341, so SwiGLU keeps the GELU FFN's parameter count.",
+      f_swiglu_hidden },
+    { "linear", "linear(x, w, b)", "x w^T + b, with w [out, in] and b [out] optional (F.linear).", f_linear },
+    { "rope_table", "rope_table(T, hd, base=10000, offset=0) | rope_table(gh, gw, hd, base=100, prefix=0)",
+      "RoPE cos and sin tables as one tensor [2, tokens, hd] (cos first). With two sizes: 1-D\n"
+      "positions 0..T-1, pair i turns by pos * base^(-2i/hd). With three: a gh x gw grid in\n"
+      "row-major order; the first half of the features turns with the row, the second with\n"
+      "the column, pair i by pos * base^(-i/(hd/4)); `prefix` tokens before the grid get angle 0.\n"
+      "Pairs are adjacent features (x0 x1)(x2 x3)... (interleaved, as in RoFormer and LLaMA).",
+      f_rope_table },
+    { "apply_rope", "apply_rope(x, table)",
+      "Rotate x [T, hd] (or [H, T, hd], [B, H, T, hd]) by a rope_table: each pair (x0, x1) at\n"
+      "angle a becomes (x0 cos a - x1 sin a, x0 sin a + x1 cos a). Lengths are kept.", f_apply_rope },
+    { "attention", "attention(q, k, v, causal=off, scale=1/sqrt(hd), weights=off)",
+      "softmax(q k^T * scale + mask) v with q [.., H, T, hd] and k, v [.., KVH, S, hd] (grouped-\n"
+      "query attention when KVH < H). weights=on returns the attention weights [.., H, T, S].",
+      f_attention },
+    { "allclose", "allclose(a, b, rtol=1e-4, atol=1e-5)",
+      "true when |a - b| <= atol + rtol |b| everywhere (shapes broadcast).", f_allclose },
+    { "print", "print(a, b, ...)", "Print the values on one line, separated by spaces.", f_print },
+    { "table", "table(name=values, ...)",
+      "A table with one column per keyword (lists, 1-D tensors or numbers); print it or write it\n"
+      "with `> file.csv`, `> file.json` or `> file.txt`.", f_table },
+    BL_MODEL_FUNCTIONS
+    { NULL, NULL, NULL, NULL },
+};
+
+const bl_function *bl_function_find(const char *name)
+{
+    for (const bl_function *f = bl_functions; f->name; f++)
+        if (!strcmp(f->name, name)) return f;
+    return NULL;
+}

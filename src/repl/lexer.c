@@ -1,0 +1,220 @@
+/* lexer.c - the hand-written tokenizer of the blocklab language (see lexer.h). */
+#include "repl/lexer.h"
+#include "core/error.h"
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int push(bl_tokens *ts, bl_token t)
+{
+    if (ts->n == ts->cap) {
+        int cap = ts->cap ? 2 * ts->cap : 32;
+        bl_token *nt = realloc(ts->t, (size_t)cap * sizeof *nt);
+        if (!nt) { free(t.str); return bl_fail("lexer: out of memory"); }
+        ts->t = nt;
+        ts->cap = cap;
+    }
+    ts->t[ts->n++] = t;
+    return 0;
+}
+
+/* Tokens after which a newline does not end the statement. */
+static int continues(bl_tok_kind k)
+{
+    switch (k) {
+    case BL_T_LPAREN: case BL_T_LBRACK: case BL_T_COMMA: case BL_T_ASSIGN: case BL_T_DOT:
+    case BL_T_COLON: case BL_T_PLUS: case BL_T_MINUS: case BL_T_STAR: case BL_T_SLASH:
+    case BL_T_AT: case BL_T_LT: case BL_T_LE: case BL_T_GE: case BL_T_EQ: case BL_T_NE:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int lex_string(const char *s, int *i, char **out)
+{
+    char q = s[*i];
+    size_t cap = 16, n = 0;
+    char *buf = malloc(cap);
+    if (!buf) return bl_fail("lexer: out of memory");
+    int j = *i + 1;
+    for (;;) {
+        char c = s[j];
+        if (c == '\0' || c == '\n') { free(buf); return bl_fail("unterminated string"); }
+        if (c == q) break;
+        if (c == '\\' && s[j + 1]) {
+            j++;
+            switch (s[j]) {
+            case 'n': c = '\n'; break;
+            case 't': c = '\t'; break;
+            default: c = s[j]; break;
+            }
+        }
+        if (n + 2 > cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb) { free(buf); return bl_fail("lexer: out of memory"); }
+            buf = nb;
+        }
+        buf[n++] = c;
+        j++;
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *i = j + 1;
+    return 0;
+}
+
+int bl_lex(const char *src, int line, int col, bl_tokens *out, bl_pos *errpos)
+{
+    memset(out, 0, sizeof *out);
+    int i = 0, depth = 0, space = 1;
+    int line_start = -(col - 1);    /* offset of the current line's first byte, for columns */
+    for (;;) {
+        char c = src[i];
+        if (c == ' ' || c == '\t' || c == '\r') { i++; space = 1; continue; }
+        if (c == '#') { while (src[i] && src[i] != '\n') i++; continue; }
+        bl_token t = { .kind = BL_T_EOF, .space_before = space };
+        t.pos.off = i;
+        t.pos.line = line;
+        t.pos.col = i - line_start + 1;
+        t.pos.len = 1;
+        if (c == '\n') {
+            bl_tok_kind prev = out->n ? out->t[out->n - 1].kind : BL_T_END;
+            i++;
+            line++;
+            line_start = i;
+            space = 1;
+            if (depth > 0 || continues(prev) || prev == BL_T_END) continue;
+            t.kind = BL_T_END;
+            if (push(out, t) < 0) goto fail;
+            continue;
+        }
+        space = 0;
+        if (c == '\0') {
+            t.pos.len = 0;
+            if (push(out, t) < 0) goto fail;
+            return 0;
+        }
+        if (isdigit((unsigned char)c) || (c == '.' && isdigit((unsigned char)src[i + 1]))) {
+            /* only plain decimals (strtod alone would also read "0x1p3" and "infinity") */
+            char tmp[64];
+            int j = i;
+            t.kind = BL_T_NUM;
+            while (isdigit((unsigned char)src[j])) j++;
+            if (src[j] == '.') { j++; while (isdigit((unsigned char)src[j])) j++; }
+            if ((src[j] == 'e' || src[j] == 'E') &&
+                (isdigit((unsigned char)src[j + 1]) ||
+                 ((src[j + 1] == '+' || src[j + 1] == '-') && isdigit((unsigned char)src[j + 2])))) {
+                j += 2;
+                while (isdigit((unsigned char)src[j])) j++;
+            }
+            snprintf(tmp, sizeof tmp, "%.*s", j - i, src + i);
+            t.num = strtod(tmp, NULL);
+            t.pos.len = j - i;
+            i = j;
+        } else if (isalpha((unsigned char)c) || c == '_') {
+            int j = i;
+            while (isalnum((unsigned char)src[j]) || src[j] == '_') j++;
+            t.kind = BL_T_NAME;
+            t.str = strndup(src + i, (size_t)(j - i));
+            if (!t.str) { bl_fail("lexer: out of memory"); goto fail; }
+            t.pos.len = j - i;
+            i = j;
+        } else if (c == '"' || c == '\'') {
+            int j = i;
+            if (lex_string(src, &j, &t.str) < 0) {
+                if (errpos) *errpos = t.pos;
+                goto fail;
+            }
+            t.kind = BL_T_STR;
+            t.pos.len = j - i;
+            i = j;
+        } else {
+            char d = src[i + 1];
+            int two = 0;
+            switch (c) {
+            case '(': t.kind = BL_T_LPAREN; depth++; break;
+            case '[': t.kind = BL_T_LBRACK; depth++; break;
+            case ')': t.kind = BL_T_RPAREN; if (depth) depth--; break;
+            case ']': t.kind = BL_T_RBRACK; if (depth) depth--; break;
+            case ',': t.kind = BL_T_COMMA; break;
+            case '.': t.kind = BL_T_DOT; break;
+            case ':': t.kind = BL_T_COLON; break;
+            case '+': t.kind = BL_T_PLUS; break;
+            case '-': t.kind = BL_T_MINUS; break;
+            case '*': t.kind = BL_T_STAR; break;
+            case '/': t.kind = BL_T_SLASH; break;
+            case '@': t.kind = BL_T_AT; break;
+            case ';': t.kind = BL_T_END; break;
+            case '=': if (d == '=') { t.kind = BL_T_EQ; two = 1; } else t.kind = BL_T_ASSIGN; break;
+            case '<': if (d == '=') { t.kind = BL_T_LE; two = 1; } else t.kind = BL_T_LT; break;
+            case '>': if (d == '=') { t.kind = BL_T_GE; two = 1; } else t.kind = BL_T_GT; break;
+            case '!': if (d == '=') { t.kind = BL_T_NE; two = 1; } else t.kind = BL_T_OTHER; break;
+            default: t.kind = BL_T_OTHER; break;
+            }
+            if (t.kind == BL_T_OTHER && (unsigned char)c >= 0x80) {
+                int j = i + 1;      /* keep a UTF-8 sequence in one token */
+                while ((src[j] & 0xC0) == 0x80) j++;
+                t.pos.len = j - i;
+            } else {
+                t.pos.len = 1 + two;
+            }
+            if (t.kind == BL_T_OTHER && !(t.str = strndup(src + i, (size_t)t.pos.len))) {
+                bl_fail("lexer: out of memory");
+                goto fail;
+            }
+            i += t.pos.len;
+        }
+        if (push(out, t) < 0) goto fail;
+    }
+fail:
+    bl_tokens_free(out);
+    return -1;
+}
+
+void bl_tokens_free(bl_tokens *ts)
+{
+    for (int i = 0; i < ts->n; i++) free(ts->t[i].str);
+    free(ts->t);
+    memset(ts, 0, sizeof *ts);
+}
+
+int bl_lex_incomplete(const char *src)
+{
+    bl_tokens ts;
+    bl_pos ep;
+    if (bl_lex(src, 1, 1, &ts, &ep) < 0) {
+        bl_clear_error();
+        return 0;   /* an unterminated string is an error, not a continuation */
+    }
+    int depth = 0;
+    for (int i = 0; i < ts.n; i++) {
+        bl_tok_kind k = ts.t[i].kind;
+        if (k == BL_T_LPAREN || k == BL_T_LBRACK) depth++;
+        else if ((k == BL_T_RPAREN || k == BL_T_RBRACK) && depth > 0) depth--;
+    }
+    int inc = depth > 0 || (ts.n >= 2 && continues(ts.t[ts.n - 2].kind));
+    bl_tokens_free(&ts);
+    return inc;
+}
+
+const char *bl_tok_desc(const bl_token *t, char *buf, size_t n)
+{
+    static const char *sym[] = {
+        [BL_T_LPAREN] = "(", [BL_T_RPAREN] = ")", [BL_T_LBRACK] = "[", [BL_T_RBRACK] = "]",
+        [BL_T_COMMA] = ",", [BL_T_ASSIGN] = "=", [BL_T_DOT] = ".", [BL_T_COLON] = ":",
+        [BL_T_PLUS] = "+", [BL_T_MINUS] = "-", [BL_T_STAR] = "*", [BL_T_SLASH] = "/",
+        [BL_T_AT] = "@", [BL_T_GT] = ">", [BL_T_LT] = "<", [BL_T_LE] = "<=", [BL_T_GE] = ">=",
+        [BL_T_EQ] = "==", [BL_T_NE] = "!=",
+    };
+    switch (t->kind) {
+    case BL_T_EOF: case BL_T_END: snprintf(buf, n, "end of statement"); break;
+    case BL_T_NUM: snprintf(buf, n, "number %g", t->num); break;
+    case BL_T_STR: snprintf(buf, n, "string \"%s\"", t->str); break;
+    case BL_T_NAME: snprintf(buf, n, "'%s'", t->str); break;
+    case BL_T_OTHER: snprintf(buf, n, "character '%s'", t->str); break;
+    default: snprintf(buf, n, "'%s'", sym[t->kind]); break;
+    }
+    return buf;
+}

@@ -1,0 +1,52 @@
+/* lexer.h - tokens of the blocklab language (DESIGN.md section 7).
+ *
+ *   x = randn(4, 64, 128) * 3 + 1   # comment
+ *   NAME '=' NAME '(' NUM ',' NUM ',' NUM ')' '*' NUM '+' NUM  EOF
+ *
+ * Statements end at ';' or at a newline outside brackets; a newline inside brackets or after an
+ * operator, ',' or '=' is plain white space (a continued line). Characters the language does not
+ * use become BL_T_OTHER tokens so that commands can still take file names such as ~/a.bl as words;
+ * the expression parser rejects them with a caret.
+ */
+#ifndef BL_REPL_LEXER_H
+#define BL_REPL_LEXER_H
+
+#include <stddef.h>
+
+typedef enum {
+    BL_T_EOF, BL_T_END /* ';' or newline */, BL_T_NUM, BL_T_STR, BL_T_NAME,
+    BL_T_LPAREN, BL_T_RPAREN, BL_T_LBRACK, BL_T_RBRACK, BL_T_COMMA, BL_T_ASSIGN, BL_T_DOT,
+    BL_T_COLON, BL_T_PLUS, BL_T_MINUS, BL_T_STAR, BL_T_SLASH, BL_T_AT, BL_T_GT, BL_T_LT,
+    BL_T_LE, BL_T_GE, BL_T_EQ, BL_T_NE, BL_T_OTHER
+} bl_tok_kind;
+
+/* A place in the source: byte offset, 1-based line and column, length in bytes. */
+typedef struct { int off, len, line, col; } bl_pos;
+
+typedef struct {
+    bl_tok_kind kind;
+    bl_pos pos;
+    int space_before;   /* white space (or the start) right before the token */
+    double num;         /* BL_T_NUM */
+    char *str;          /* BL_T_STR: the unescaped text (owned); BL_T_NAME: the name (owned) */
+} bl_token;
+
+typedef struct {
+    bl_token *t;
+    int n, cap;
+} bl_tokens;
+
+/* Tokenize src (NUL-terminated) whose first byte is at line `line`, column `col`. Returns 0, or
+ * -1 with bl_error() set and *errpos at the offending character (an unterminated string). The
+ * token list always ends with BL_T_EOF; free it with bl_tokens_free. */
+int bl_lex(const char *src, int line, int col, bl_tokens *out, bl_pos *errpos);
+void bl_tokens_free(bl_tokens *ts);
+
+/* 1 when src ends inside brackets, inside a string, or after an operator, ',' or '=' (the
+ * REPL then reads a continuation line). */
+int bl_lex_incomplete(const char *src);
+
+/* A short printable description of a token for messages ("')'", "end of line", "'foo'"). */
+const char *bl_tok_desc(const bl_token *t, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,169 @@
+/* line.c - GNU readline behind four functions (see line.h), using readline's callback
+ * interface so that Ctrl-C at the prompt can clear the line without leaving the program. */
+#include "repl/line.h"
+#include "core/error.h"
+#include <errno.h>
+#include <readline/history.h>
+#include <readline/readline.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/select.h>
+#include <sys/stat.h>
+
+static bl_session *sess;
+static char hist_path[4096];
+static int have_hist;
+static char *got;
+static int got_line, got_eof;
+
+const char *bl_line_history_path(void) { return have_hist ? hist_path : NULL; }
+
+static void pick_history_path(void)
+{
+    const char *env = getenv("BLOCKLAB_HISTORY");
+    const char *xdg = getenv("XDG_STATE_HOME");
+    const char *home = getenv("HOME");
+    have_hist = 0;
+    if (env) {
+        if (!*env || !strcmp(env, "/dev/null")) return;
+        snprintf(hist_path, sizeof hist_path, "%s", env);
+    } else if (xdg && *xdg) {
+        char dir[2048];
+        snprintf(dir, sizeof dir, "%.2000s/blocklab", xdg);
+        mkdir(xdg, 0700);
+        mkdir(dir, 0700);
+        snprintf(hist_path, sizeof hist_path, "%s/history", dir);
+    } else if (home && *home) {
+        snprintf(hist_path, sizeof hist_path, "%s/.blocklab_history", home);
+    } else {
+        return;
+    }
+    have_hist = 1;
+}
+
+/* ---- completion ---- */
+static bl_strlist cands;
+static int cand_i;
+static size_t strip;    /* bytes of each candidate before the text readline replaces */
+
+static char *gen(const char *text, int state)
+{
+    (void)text;
+    while (cand_i < cands.n) {
+        const char *c = cands.s[cand_i++];
+        if (strlen(c) >= strip) return strdup(c + strip);
+    }
+    return NULL;
+}
+
+static char **attempt(const char *text, int start, int end)
+{
+    (void)end;
+    rl_attempted_completion_over = 1;
+    bl_strlist_free(&cands);
+    cand_i = 0;
+    char *line = strndup(rl_line_buffer, (size_t)rl_point);
+    if (!line) return NULL;
+    /* the whole word at the cursor (back to white space), of which `text` is the tail */
+    int ws = start;
+    while (ws > 0 && line[ws - 1] != ' ' && line[ws - 1] != '\t' && line[ws - 1] != ';') ws--;
+    strip = (size_t)(start - ws);
+    int files = bl_complete_line(sess, line, line + ws, &cands);
+    free(line);
+    if (files) {
+        rl_attempted_completion_over = 0;   /* readline's file-name completion */
+        return NULL;
+    }
+    if (cands.n == 0) return NULL;
+    if (cands.n == 1) {
+        const char *c = cands.s[0];
+        size_t n = strlen(c);
+        /* no space after "key=" or a directory, so the value can follow */
+        if (n && (c[n - 1] == '=' || c[n - 1] == '/' || c[n - 1] == '(')) rl_completion_suppress_append = 1;
+    }
+    return rl_completion_matches(text, gen);
+}
+
+void bl_line_init(bl_session *s)
+{
+    sess = s;
+    rl_readline_name = "blocklab";
+    rl_attempted_completion_function = attempt;
+    rl_basic_word_break_characters = " \t\n\"'()[],;=+-*/@<>:";
+    rl_completer_word_break_characters = rl_basic_word_break_characters;
+    rl_catch_signals = 0;       /* SIGINT is ours: it clears the line (see bl_line_read) */
+    using_history();
+    stifle_history(2000);
+    pick_history_path();
+    if (have_hist) read_history(hist_path);
+}
+
+static void on_line(char *line)
+{
+    got = line;
+    got_line = 1;
+    got_eof = line == NULL;
+    rl_callback_handler_remove();
+}
+
+int bl_line_read(const char *prompt, char **out)
+{
+    *out = NULL;
+    got = NULL;
+    got_line = got_eof = 0;
+    rl_callback_handler_install(prompt, on_line);
+    while (!got_line) {
+        fd_set fds;
+        FD_ZERO(&fds);
+        FD_SET(fileno(rl_instream ? rl_instream : stdin), &fds);
+        int r = select(fileno(rl_instream ? rl_instream : stdin) + 1, &fds, NULL, NULL, NULL);
+        if (r < 0 && errno == EINTR) {
+            if (!bl_interrupted()) continue;    /* a window resize, say */
+            bl_interrupt_clear();
+            /* Ctrl-C at the prompt: drop the line, show ^C and a fresh prompt */
+            rl_free_line_state();
+            rl_callback_sigcleanup();
+            rl_replace_line("", 0);
+            rl_point = rl_end = 0;
+            rl_callback_handler_remove();
+            fputs("^C\n", rl_outstream ? rl_outstream : stdout);
+            fflush(rl_outstream ? rl_outstream : stdout);
+            return BL_LINE_INTERRUPTED;
+        }
+        if (r < 0) {
+            rl_callback_handler_remove();
+            return BL_LINE_EOF;
+        }
+        rl_callback_read_char();
+    }
+    if (got_eof) {
+        fputc('\n', rl_outstream ? rl_outstream : stdout);
+        return BL_LINE_EOF;
+    }
+    *out = got;
+    return BL_LINE_OK;
+}
+
+void bl_line_add_history(const char *stmt)
+{
+    if (!*stmt) return;
+    HIST_ENTRY *last = history_length > 0 ? history_get(history_base + history_length - 1) : NULL;
+    if (last && !strcmp(last->line, stmt)) return;     /* no repeats */
+    add_history(stmt);
+    if (have_hist && append_history(1, hist_path) != 0) {
+        FILE *f = fopen(hist_path, "a");    /* append_history needs the file to exist */
+        if (f) {
+            fclose(f);
+            append_history(1, hist_path);
+        }
+    }
+}
+
+void bl_line_close(void)
+{
+    if (have_hist) history_truncate_file(hist_path, 2000);
+    bl_strlist_free(&cands);
+    rl_callback_handler_remove();
+    clear_history();
+}

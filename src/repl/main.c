@@ -1,0 +1,184 @@
+/* main.c - the blocklab program: options, the interactive loop, scripts. */
+#include "config.h"
+#include "repl/line.h"
+#include "repl/models.h"
+#include "repl/repl.h"
+#include "core/error.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PROMPT "bl> "
+#define PROMPT2 "... "
+
+static void usage(FILE *out)
+{
+    fputs("usage: blocklab [options] [SCRIPT]\n"
+          "An interactive lab for the parts of a transformer block (man blocklab).\n"
+          "\n"
+          "  -f, --file SCRIPT    run the statements in SCRIPT (- for standard input)\n"
+          "  -e, --eval STMTS     run STMTS ('x = randn(2, 3); x * 2'); may be repeated\n"
+          "  -k, --keep-going     go on after an error (the exit status is still 1)\n"
+          "  -q, --quiet          no banner\n"
+          "  -x, --echo           print each statement before its output (a transcript)\n"
+          "  -s, --seed N         start the random generator from N (default 0)\n"
+          "  -h, --help           this text\n"
+          "  -V, --version        the version\n"
+          "\n"
+          "Without SCRIPT or -e, blocklab reads standard input: a prompt with line editing,\n"
+          "history and tab completion on a terminal, a script otherwise. Errors in scripts are\n"
+          "printed as FILE:LINE:COLUMN: message and stop the run with exit status 1.\n", out);
+}
+
+/* The interactive loop: a second prompt while the statement is unfinished. */
+static void interactive(bl_session *s, int quiet)
+{
+    bl_line_init(s);
+    if (!quiet)
+        printf("blocklab %s - a lab for transformer block parts. `help` lists the commands, "
+               "Tab completes, `quit` or Ctrl-D leaves.\n", PACKAGE_VERSION);
+    s->prompt_width = (int)strlen(PROMPT);
+    char *buf = NULL;
+    size_t len = 0;
+    while (!s->quit) {
+        char *line;
+        int r = bl_line_read(len ? PROMPT2 : PROMPT, &line);
+        if (r == BL_LINE_EOF) {
+            if (!len) break;
+            /* Ctrl-D inside an unfinished statement: run what is there (the parser reports) */
+            line = strdup("");
+            if (!line) break;
+        } else if (r == BL_LINE_INTERRUPTED) {
+            free(buf);
+            buf = NULL;
+            len = 0;
+            continue;
+        }
+        size_t n = strlen(line);
+        char *nb = realloc(buf, len + n + 2);
+        if (!nb) {
+            free(line);
+            break;
+        }
+        buf = nb;
+        if (len) buf[len++] = '\n';
+        memcpy(buf + len, line, n + 1);
+        len += n;
+        free(line);
+        if (r != BL_LINE_EOF && bl_lex_incomplete(buf)) continue;
+        /* the joined statement enters the history once */
+        char *h = strdup(buf);
+        if (h) {
+            int comment = strchr(h, '#') != NULL;
+            for (char *p = h; !comment && *p; p++)
+                if (*p == '\n') *p = ' ';
+            bl_line_add_history(h);
+            free(h);
+        }
+        bl_session_add_history(s, buf);
+        bl_interrupt_clear();
+        bl_exec(s, "<input>", buf, 1);
+        if (bl_interrupted()) {
+            fprintf(stderr, "interrupted\n");
+            bl_interrupt_clear();
+        }
+        free(buf);
+        buf = NULL;
+        len = 0;
+    }
+    free(buf);
+    bl_line_close();
+}
+
+int main(int argc, char **argv)
+{
+    int quiet = 0, keep = 0, echo = 0, nexprs = 0, rc = 0;
+    const char *file = NULL;
+    const char **exprs = calloc((size_t)argc, sizeof *exprs);
+    unsigned long long seed = 0;
+    if (!exprs) return 2;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int more = i + 1 < argc;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            free(exprs);
+            return 0;
+        } else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
+            printf("blocklab %s\n", PACKAGE_VERSION);
+            free(exprs);
+            return 0;
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            quiet = 1;
+        } else if (!strcmp(a, "-k") || !strcmp(a, "--keep-going")) {
+            keep = 1;
+        } else if (!strcmp(a, "-x") || !strcmp(a, "--echo")) {
+            echo = 1;
+        } else if ((!strcmp(a, "-f") || !strcmp(a, "--file")) && more) {
+            file = argv[++i];
+        } else if ((!strcmp(a, "-e") || !strcmp(a, "--eval")) && more) {
+            exprs[nexprs++] = argv[++i];
+        } else if ((!strcmp(a, "-s") || !strcmp(a, "--seed")) && more) {
+            char *end;
+            errno = 0;
+            seed = strtoull(argv[++i], &end, 10);
+            if (*end || errno || argv[i][0] == '-') {
+                fprintf(stderr, "blocklab: --seed expects a whole number, got '%s'\n", argv[i]);
+                free(exprs);
+                return 2;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "blocklab: unknown option '%s' (or it needs a value)\n", a);
+            usage(stderr);
+            free(exprs);
+            return 2;
+        } else if (!file) {
+            file = a;
+        } else {
+            fprintf(stderr, "blocklab: one script at a time ('%s' and '%s')\n", file, a);
+            free(exprs);
+            return 2;
+        }
+    }
+    bl_session *s = bl_session_new(seed);
+    if (!s) {
+        fprintf(stderr, "blocklab: %s\n", bl_error());
+        free(exprs);
+        return 2;
+    }
+    s->keep_going = keep;
+    s->echo = echo;
+    bl_models_init(s);
+    bl_interrupt_install();
+    for (int i = 0; i < nexprs && !s->quit; i++)
+        if (bl_run_string(s, "-e", exprs[i]) < 0) {
+            rc = 1;
+            if (!keep) break;
+        }
+    if ((rc == 0 || keep) && !s->quit && file) {
+        FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
+        if (!f) {
+            fprintf(stderr, "blocklab: %s: %s\n", file, strerror(errno));
+            rc = 1;
+        } else {
+            if (bl_run_file(s, strcmp(file, "-") ? file : "<stdin>", f) < 0) rc = 1;
+            if (f != stdin) fclose(f);
+        }
+    } else if (!file && nexprs == 0) {
+        if (isatty(STDIN_FILENO)) {
+            s->interactive = 1;
+            interactive(s, quiet);
+        } else if (bl_run_file(s, "<stdin>", stdin) < 0) {
+            rc = 1;
+        }
+    }
+    if (bl_interrupted() && !s->interactive) {
+        fprintf(stderr, "blocklab: interrupted\n");
+        rc = 130;
+    }
+    bl_models_free(s);
+    bl_session_free(s);
+    free(exprs);
+    return rc;
+}

@@ -1,0 +1,69 @@
+/* models.h - the model side of the REPL: model values, the model commands of the command table
+ * (model, use, set, show, params) and the model functions (dit, gpt, param).
+ *
+ * Several models live at once as values (`a = dit(pos="rope2d")`, `model gpt` binds m1, m2, ...);
+ * one is current (`use a`), and commands act on it or on a model named as their first word.
+ */
+#ifndef BL_REPL_MODELS_H
+#define BL_REPL_MODELS_H
+
+#include "models/model.h"
+#include "repl/repl.h"
+
+extern const bl_handle_type bl_model_type;
+
+void bl_models_init(bl_session *s);
+void bl_models_free(bl_session *s);
+/* The current model (borrowed) or NULL + "CMD: no model yet ...". */
+bl_model *bl_models_current(bl_session *s, const char *cmd);
+/* The model a command acts on: its first word when that names a model variable (then *used = 1),
+ * else the current model. NULL + error when there is none. */
+bl_model *bl_models_pick(bl_cmdargs *a, int *used);
+/* help for the model topics ("keys" and each config key). 0 when printed, -1 when unknown. */
+int bl_models_help(bl_session *s, const char *topic, FILE *out);
+void bl_models_complete_topics(const char *prefix, bl_strlist *out);
+
+int bl_cmd_model(bl_cmdargs *a);
+int bl_cmd_use(bl_cmdargs *a);
+int bl_cmd_set(bl_cmdargs *a);
+int bl_cmd_show(bl_cmdargs *a);
+int bl_cmd_params(bl_cmdargs *a);
+int bl_complete_model(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out);
+int bl_complete_set(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out);
+int bl_complete_modelvar(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out);
+
+bl_value *bl_fn_model(bl_callargs *a);   /* dit(...), gpt(...) */
+bl_value *bl_fn_param(bl_callargs *a);   /* param(m, "name") */
+
+#define BL_MODEL_COMMANDS                                                                       \
+    { "model", "model [dit|gpt] [KEY=VALUE...]",                                               \
+      "Make a TinyDiT (dit) or TinyGPT (gpt) model with the given switches and sizes, bind it\n" \
+      "to the next free name m1, m2, ... and make it current. Without arguments: show the\n"   \
+      "current model. `help keys` lists the keys; a = dit(...) binds a name of your own.",    \
+      bl_complete_model, bl_cmd_model, 0 },                                                     \
+    { "use", "use MODEL", "Make the model held by variable MODEL the current one.",            \
+      bl_complete_modelvar, bl_cmd_use, 0 },                                                    \
+    { "set", "set [MODEL] KEY=VALUE...",                                                       \
+      "Change switches (norm pos mlp qk_norm kv_heads), sizes or training settings of the\n"   \
+      "current model (or MODEL). A change of a switch or size rebuilds the model and says so:\n" \
+      "every parameter starts again from (seed, its name), so parameters that both variants\n" \
+      "share get identical initial values. All keys of one `set` apply together or not at all.", \
+      bl_complete_set, bl_cmd_set, 0 },                                                         \
+    { "show", "show [MODEL]", "Show the model's configuration: switches, sizes, training settings.", \
+      bl_complete_modelvar, bl_cmd_show, 0 },                                                   \
+    { "params", "params [MODEL] [depth=N]",                                                    \
+      "A table of parameter counts per module (depth=0 lists every tensor); the last line is\n" \
+      "`total N`. `params > p.csv` writes the table.", bl_complete_modelvar, bl_cmd_params, 0 },
+
+#define BL_MODEL_FUNCTIONS                                                                      \
+    { "dit", "dit(key=value, ...)",                                                             \
+      "A new TinyDiT model (images, flow matching) with the given keys, e.g.\n"                \
+      "a = dit(pos=\"rope2d\", qk_norm=on). It does not change the current model.", bl_fn_model }, \
+    { "gpt", "gpt(key=value, ...)",                                                             \
+      "A new TinyGPT model (characters, next-token prediction), e.g. b = gpt(norm=\"rmsnorm\").", \
+      bl_fn_model },                                                                            \
+    { "param", "param(m, \"name\")",                                                           \
+      "A copy of one parameter of model m by its PyTorch name, e.g.\n"                         \
+      "param(m1, \"blocks.0.attn.qkv.weight\"). `params m1 depth=0` lists the names.", bl_fn_param },
+
+#endif

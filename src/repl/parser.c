@@ -1,0 +1,493 @@
+/* parser.c - recursive-descent parser of the blocklab language (grammar in parser.h). */
+#include "repl/parser.h"
+#include "core/error.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- arena: every node, string and array of one program ---- */
+struct bl_arena {
+    struct bl_arena *next;
+    size_t used, cap;
+    max_align_t data[];
+};
+
+static void *aalloc(bl_arena **ap, size_t n)
+{
+    n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+    bl_arena *a = *ap;
+    if (!a || a->used + n > a->cap) {
+        size_t cap = n > 8192 ? n : 8192;
+        bl_arena *b = malloc(sizeof *b + cap);
+        if (!b) return BL_FAILP("parser: out of memory");
+        b->next = a, b->used = 0, b->cap = cap;
+        *ap = a = b;
+    }
+    void *p = (char *)a->data + a->used;
+    a->used += n;
+    memset(p, 0, n);
+    return p;
+}
+
+static char *astrndup(bl_arena **ap, const char *s, size_t n)
+{
+    char *d = aalloc(ap, n + 1);
+    if (d) memcpy(d, s, n), d[n] = '\0';
+    return d;
+}
+
+void bl_program_free(bl_program *prog)
+{
+    bl_arena *a = prog->arena;
+    while (a) {
+        bl_arena *next = a->next;
+        free(a);
+        a = next;
+    }
+    memset(prog, 0, sizeof *prog);
+}
+
+/* ---- parser state ---- */
+typedef struct {
+    const char *src;
+    bl_tokens ts;
+    int i;
+    bl_arena **arena;
+    bl_pos *errpos;
+    bl_is_command_fn is_cmd;
+} P;
+
+static bl_token *peek(P *p) { return &p->ts.t[p->i]; }
+static bl_token *peek2(P *p) { return &p->ts.t[p->i + (p->ts.t[p->i].kind != BL_T_EOF)]; }
+static bl_token *next(P *p)
+{
+    bl_token *t = &p->ts.t[p->i];
+    if (t->kind != BL_T_EOF) p->i++;
+    return t;
+}
+static int accept(P *p, bl_tok_kind k)
+{
+    if (peek(p)->kind != k) return 0;
+    next(p);
+    return 1;
+}
+
+static void *fail_at(P *p, const bl_token *t, const char *what)
+{
+    char buf[96];
+    *p->errpos = t->pos;
+    if (t->kind == BL_T_EOF && t->pos.off > 0) {
+        bl_fail("%s, found the end of the input", what);
+    } else {
+        bl_fail("%s, found %s", what, bl_tok_desc(t, buf, sizeof buf));
+    }
+    return NULL;
+}
+
+static bl_ast *node(P *p, bl_node_kind k, const bl_token *t)
+{
+    bl_ast *n = aalloc(p->arena, sizeof *n);
+    if (n) n->kind = k, n->pos = t->pos;
+    return n;
+}
+
+static bl_ast *expr(P *p);
+
+/* A growable list of nodes (and keys), copied into the arena when done. */
+typedef struct {
+    bl_ast **items;
+    const char **keys;
+    int n, cap;
+} list;
+
+static int list_push(list *l, bl_ast *a, const char *key)
+{
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 8;
+        bl_ast **ni = realloc(l->items, (size_t)cap * sizeof *ni);
+        if (!ni) return bl_fail("parser: out of memory");
+        l->items = ni;
+        const char **nk = realloc(l->keys, (size_t)cap * sizeof *nk);
+        if (!nk) return bl_fail("parser: out of memory");
+        l->keys = nk;
+        l->cap = cap;
+    }
+    l->items[l->n] = a;
+    l->keys[l->n++] = key;
+    return 0;
+}
+
+static int list_finish(P *p, list *l, bl_ast *n, int with_keys)
+{
+    int rc = 0;
+    n->n = l->n;
+    if (l->n) {
+        n->items = aalloc(p->arena, (size_t)l->n * sizeof *n->items);
+        if (!n->items) rc = -1;
+        else memcpy(n->items, l->items, (size_t)l->n * sizeof *n->items);
+        if (with_keys && rc == 0) {
+            n->keys = aalloc(p->arena, (size_t)l->n * sizeof *n->keys);
+            if (!n->keys) rc = -1;
+            else memcpy(n->keys, l->keys, (size_t)l->n * sizeof *n->keys);
+        }
+    }
+    free(l->items);
+    free(l->keys);
+    return rc;
+}
+
+/* Items up to the closing bracket `close`, separated by commas. mode 0: list items,
+ * 1: call arguments (NAME '=' expr allowed), 2: indices (slices allowed). */
+static bl_ast *index_item(P *p);
+static int items(P *p, bl_ast *n, bl_tok_kind close, int mode, const bl_token *open)
+{
+    list l = { 0 };
+    if (!accept(p, close)) {
+        for (;;) {
+            const char *key = NULL;
+            bl_ast *a;
+            if (mode == 1 && peek(p)->kind == BL_T_NAME && peek2(p)->kind == BL_T_ASSIGN) {
+                key = astrndup(p->arena, peek(p)->str, strlen(peek(p)->str));
+                next(p), next(p);
+            } else if (mode == 1) {
+                for (int j = 0; j < l.n; j++)
+                    if (l.keys[j]) {
+                        fail_at(p, peek(p), "positional argument after a keyword argument");
+                        goto fail;
+                    }
+            }
+            a = mode == 2 ? index_item(p) : expr(p);
+            if (!a || list_push(&l, a, key) < 0) goto fail;
+            if (accept(p, BL_T_COMMA)) {
+                if (accept(p, close)) break;   /* a trailing comma is fine */
+                continue;
+            }
+            if (accept(p, close)) break;
+            char what[64];
+            snprintf(what, sizeof what, "expected ',' or '%s' (the '%s' at column %d is open)",
+                     close == BL_T_RPAREN ? ")" : "]", close == BL_T_RPAREN ? "(" : "[",
+                     open->pos.col);
+            fail_at(p, peek(p), what);
+            goto fail;
+        }
+    }
+    return list_finish(p, &l, n, mode == 1);
+fail:
+    free(l.items);
+    free(l.keys);
+    return -1;
+}
+
+static bl_ast *index_item(P *p)
+{
+    bl_token *t = peek(p);
+    bl_ast *start = NULL;
+    if (t->kind != BL_T_COLON) {
+        start = expr(p);
+        if (!start) return NULL;
+        if (peek(p)->kind != BL_T_COLON) return start;
+    }
+    bl_ast *s = node(p, BL_N_SLICE, t);
+    if (!s) return NULL;
+    s->a = start;
+    next(p);    /* ':' */
+    bl_tok_kind k = peek(p)->kind;
+    if (k != BL_T_COLON && k != BL_T_COMMA && k != BL_T_RBRACK && !(s->b = expr(p))) return NULL;
+    if (accept(p, BL_T_COLON)) {
+        k = peek(p)->kind;
+        if (k != BL_T_COMMA && k != BL_T_RBRACK && !(s->step = expr(p))) return NULL;
+    }
+    return s;
+}
+
+static bl_ast *primary(P *p)
+{
+    bl_token *t = next(p);
+    bl_ast *n;
+    switch (t->kind) {
+    case BL_T_NUM:
+        if ((n = node(p, BL_N_NUM, t))) n->num = t->num;
+        return n;
+    case BL_T_STR:
+        if ((n = node(p, BL_N_STR, t))) n->str = astrndup(p->arena, t->str, strlen(t->str));
+        return n && n->str ? n : NULL;
+    case BL_T_NAME:
+        if (!strcmp(t->str, "true") || !strcmp(t->str, "on") || !strcmp(t->str, "false") ||
+            !strcmp(t->str, "off")) {
+            if ((n = node(p, BL_N_BOOL, t))) n->num = t->str[0] == 't' || !strcmp(t->str, "on");
+            return n;
+        }
+        if ((n = node(p, BL_N_NAME, t))) n->str = astrndup(p->arena, t->str, strlen(t->str));
+        return n && n->str ? n : NULL;
+    case BL_T_LPAREN:
+        n = expr(p);
+        if (n && !accept(p, BL_T_RPAREN)) {
+            char what[64];
+            snprintf(what, sizeof what, "expected ')' (the '(' at column %d is open)", t->pos.col);
+            return fail_at(p, peek(p), what);
+        }
+        return n;
+    case BL_T_LBRACK:
+        if (!(n = node(p, BL_N_LIST, t)) || items(p, n, BL_T_RBRACK, 0, t) < 0) return NULL;
+        return n;
+    default:
+        p->i--;
+        if (t->kind == BL_T_EOF) p->i++;
+        return fail_at(p, t, "expected a value");
+    }
+}
+
+static bl_ast *postfix(P *p)
+{
+    bl_ast *a = primary(p);
+    while (a) {
+        bl_token *t = peek(p);
+        bl_ast *n;
+        if (t->kind == BL_T_LPAREN) {
+            if (a->kind != BL_N_NAME) return fail_at(p, t, "only functions can be called");
+            next(p);
+            a->kind = BL_N_CALL;
+            if (items(p, a, BL_T_RPAREN, 1, t) < 0) return NULL;
+        } else if (t->kind == BL_T_LBRACK) {
+            next(p);
+            if (!(n = node(p, BL_N_INDEX, t))) return NULL;
+            n->a = a;
+            if (items(p, n, BL_T_RBRACK, 2, t) < 0) return NULL;
+            if (n->n == 0) return fail_at(p, t, "expected an index inside []");
+            a = n;
+        } else if (t->kind == BL_T_DOT) {
+            next(p);
+            bl_token *f = next(p);
+            if (f->kind != BL_T_NAME) { p->i--; return fail_at(p, f, "expected a field name after '.'"); }
+            if (!(n = node(p, BL_N_FIELD, f))) return NULL;
+            n->a = a;
+            if (!(n->str = astrndup(p->arena, f->str, strlen(f->str)))) return NULL;
+            a = n;
+        } else {
+            break;
+        }
+    }
+    return a;
+}
+
+static bl_ast *unary(P *p)
+{
+    bl_token *t = peek(p);
+    if (t->kind == BL_T_MINUS || t->kind == BL_T_PLUS) {
+        next(p);
+        bl_ast *x = unary(p);
+        if (!x || t->kind == BL_T_PLUS) return x;
+        if (x->kind == BL_N_NUM) {      /* fold -3 into a number */
+            x->num = -x->num;
+            x->pos = t->pos;
+            return x;
+        }
+        bl_ast *n = node(p, BL_N_NEG, t);
+        if (n) n->a = x;
+        return n;
+    }
+    return postfix(p);
+}
+
+static bl_ast *binary_level(P *p, int level)
+{
+    static const bl_tok_kind ops[3][6] = {
+        { BL_T_LT, BL_T_LE, BL_T_GE, BL_T_EQ, BL_T_NE, BL_T_EOF },
+        { BL_T_PLUS, BL_T_MINUS, BL_T_EOF },
+        { BL_T_STAR, BL_T_SLASH, BL_T_AT, BL_T_EOF },
+    };
+    bl_ast *a = level == 2 ? unary(p) : binary_level(p, level + 1);
+    while (a) {
+        bl_token *t = peek(p);
+        int hit = 0;
+        for (int j = 0; ops[level][j] != BL_T_EOF; j++) hit |= t->kind == ops[level][j];
+        if (!hit) break;
+        next(p);
+        bl_ast *b = level == 2 ? unary(p) : binary_level(p, level + 1);
+        if (!b) return NULL;
+        bl_ast *n = node(p, BL_N_BINOP, t);
+        if (!n) return NULL;
+        n->op = t->kind, n->a = a, n->b = b;
+        a = n;
+        if (level == 0 && (peek(p)->kind == BL_T_LT || peek(p)->kind == BL_T_LE ||
+                           peek(p)->kind == BL_T_GE || peek(p)->kind == BL_T_EQ ||
+                           peek(p)->kind == BL_T_NE))
+            return fail_at(p, peek(p), "comparisons cannot be chained");
+    }
+    return a;
+}
+
+static bl_ast *expr(P *p) { return binary_level(p, 0); }
+
+static int at_end(P *p)
+{
+    bl_tok_kind k = peek(p)->kind;
+    return k == BL_T_END || k == BL_T_EOF;
+}
+
+/* The source text of tokens [from, to), or the unquoted string when it is one string token. */
+static const char *span_text(P *p, int from, int to)
+{
+    if (to - from == 1 && p->ts.t[from].kind == BL_T_STR)
+        return astrndup(p->arena, p->ts.t[from].str, strlen(p->ts.t[from].str));
+    int a = p->ts.t[from].pos.off;
+    int b = p->ts.t[to - 1].pos.off + p->ts.t[to - 1].pos.len;
+    return astrndup(p->arena, p->src + a, (size_t)(b - a));
+}
+
+static bl_pos span_pos(P *p, int from, int to)
+{
+    bl_pos pos = p->ts.t[from].pos;
+    pos.len = p->ts.t[to - 1].pos.off + p->ts.t[to - 1].pos.len - pos.off;
+    return pos;
+}
+
+static int redirect(P *p, bl_stmt *s)
+{
+    bl_token *gt = next(p);
+    int from = p->i;
+    while (!at_end(p)) next(p);
+    if (p->i == from) return fail_at(p, peek(p), "expected a file name after '>'") ? 0 : -1;
+    s->redirect = span_text(p, from, p->i);
+    s->redirect_pos = span_pos(p, from, p->i);
+    (void)gt;
+    return s->redirect ? 0 : -1;
+}
+
+static int command(P *p, bl_stmt *s, int raw)
+{
+    bl_token *name = next(p);
+    s->kind = BL_S_CMD;
+    s->name = astrndup(p->arena, name->str, strlen(name->str));
+    int restoff = peek(p)->pos.off;
+    s->rest_pos = peek(p)->pos;
+    int words = 0, cap = 0;
+    bl_word *w = NULL;
+    while (!at_end(p)) {
+        if (!raw && peek(p)->kind == BL_T_GT) {
+            if (redirect(p, s) < 0) goto fail;
+            break;
+        }
+        int from = p->i, eq = -1, depth = 0;
+        do {
+            bl_tok_kind k = peek(p)->kind;
+            if (k == BL_T_ASSIGN && eq < 0 && depth == 0) eq = p->i;
+            if (k == BL_T_LPAREN || k == BL_T_LBRACK) depth++;
+            if ((k == BL_T_RPAREN || k == BL_T_RBRACK) && depth > 0) depth--;
+            next(p);
+        } while (!at_end(p) && (depth > 0 || !peek(p)->space_before ||
+                                peek(p)->kind == BL_T_ASSIGN ||
+                                p->ts.t[p->i - 1].kind == BL_T_ASSIGN) &&
+                 (raw || depth > 0 || peek(p)->kind != BL_T_GT));
+        if (words == cap) {
+            cap = cap ? 2 * cap : 8;
+            bl_word *nw = realloc(w, (size_t)cap * sizeof *nw);
+            if (!nw) { bl_fail("parser: out of memory"); goto fail; }
+            w = nw;
+        }
+        bl_word *x = &w[words++];
+        memset(x, 0, sizeof *x);
+        x->pos = span_pos(p, from, p->i);
+        if (eq == from + 1 && p->ts.t[from].kind == BL_T_NAME) {
+            x->key = astrndup(p->arena, p->ts.t[from].str, strlen(p->ts.t[from].str));
+            if (eq + 1 == p->i) {
+                x->text = "";
+                x->vpos = p->ts.t[eq].pos;
+                x->vpos.off += 1, x->vpos.col += 1, x->vpos.len = 0;
+            } else {
+                x->text = span_text(p, eq + 1, p->i);
+                x->vpos = span_pos(p, eq + 1, p->i);
+            }
+        } else {
+            x->text = span_text(p, from, p->i);
+            x->vpos = x->pos;
+        }
+        if (!x->text || (x->key == NULL && eq == from + 1 && 0)) goto fail;
+    }
+    if (words) {
+        s->words = aalloc(p->arena, (size_t)words * sizeof *w);
+        if (!s->words) goto fail;
+        memcpy(s->words, w, (size_t)words * sizeof *w);
+    }
+    s->nwords = words;
+    int restend = p->ts.t[p->i].pos.off;
+    if (s->redirect) restend = s->redirect_pos.off;
+    s->rest = astrndup(p->arena, p->src + restoff, (size_t)(restend > restoff ? restend - restoff : 0));
+    free(w);
+    return s->rest ? 0 : -1;
+fail:
+    free(w);
+    return -1;
+}
+
+static int statement(P *p, bl_stmt *s)
+{
+    bl_token *t = peek(p);
+    int start = p->i, raw = 0;
+    s->pos = t->pos;
+    if (t->kind == BL_T_NAME && p->is_cmd && p->is_cmd(t->str, &raw)) {
+        bl_token *n2 = peek2(p);
+        int adjacent = !n2->space_before;
+        if (!(n2->kind == BL_T_ASSIGN ||
+              (adjacent && (n2->kind == BL_T_LPAREN || n2->kind == BL_T_LBRACK || n2->kind == BL_T_DOT))))
+            return command(p, s, raw);
+    }
+    if (t->kind == BL_T_NAME && peek2(p)->kind == BL_T_ASSIGN) {
+        s->kind = BL_S_ASSIGN;
+        s->name = astrndup(p->arena, t->str, strlen(t->str));
+        if (!strcmp(t->str, "true") || !strcmp(t->str, "false") || !strcmp(t->str, "on") ||
+            !strcmp(t->str, "off"))
+            return fail_at(p, t, "cannot assign to a constant") ? 0 : -1;
+        next(p), next(p);
+    } else {
+        s->kind = BL_S_EXPR;
+    }
+    if (!(s->expr = expr(p))) {
+        return -1;
+    }
+    if (s->kind == BL_S_EXPR && peek(p)->kind == BL_T_ASSIGN)
+        return fail_at(p, peek(p), "can only assign to a name") ? 0 : -1;
+    if (s->kind == BL_S_EXPR && peek(p)->kind == BL_T_GT && redirect(p, s) < 0) return -1;
+    if (!at_end(p)) {
+        if (peek(p)->kind == BL_T_GT)
+            return fail_at(p, peek(p), "an assignment cannot be redirected") ? 0 : -1;
+        return fail_at(p, peek(p), "expected an operator or the end of the statement") ? 0 : -1;
+    }
+    (void)start;
+    return 0;
+}
+
+int bl_parse(const char *src, int line, int col, bl_is_command_fn is_cmd, bl_program *prog,
+             bl_pos *errpos)
+{
+    memset(prog, 0, sizeof *prog);
+    P p = { .src = src, .arena = &prog->arena, .errpos = errpos, .is_cmd = is_cmd };
+    if (bl_lex(src, line, col, &p.ts, errpos) < 0) return -1;
+    int cap = 0, rc = 0;
+    bl_stmt *ss = NULL;
+    while (peek(&p)->kind != BL_T_EOF) {
+        if (accept(&p, BL_T_END)) continue;
+        if (prog->n == cap) {
+            cap = cap ? 2 * cap : 4;
+            bl_stmt *ns = realloc(ss, (size_t)cap * sizeof *ns);
+            if (!ns) { rc = bl_fail("parser: out of memory"); break; }
+            ss = ns;
+        }
+        bl_stmt *s = &ss[prog->n];
+        memset(s, 0, sizeof *s);
+        int from = peek(&p)->pos.off;
+        if (statement(&p, s) < 0) { rc = -1; break; }
+        int to = peek(&p)->pos.off;
+        s->text = astrndup(p.arena, src + from, (size_t)(to - from));
+        prog->n++;
+    }
+    if (rc == 0 && prog->n) {
+        prog->s = aalloc(p.arena, (size_t)prog->n * sizeof *ss);
+        if (!prog->s) rc = -1;
+        else memcpy(prog->s, ss, (size_t)prog->n * sizeof *ss);
+    }
+    if (rc < 0) prog->n = 0;
+    free(ss);
+    bl_tokens_free(&p.ts);
+    return rc;
+}

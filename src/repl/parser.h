@@ -1,0 +1,84 @@
+/* parser.h - the recursive-descent parser of the blocklab language.
+ *
+ *   program   := statement (END statement)*
+ *   statement := COMMAND word* ['>' FILE]          a name from the command table, not followed
+ *                                                 by '=' or an adjacent '('
+ *              | NAME '=' expr                     assignment
+ *              | expr ['>' FILE]                   the value is printed (or written to FILE)
+ *   expr      := sum (('<' | '<=' | '>=' | '==' | '!=') sum)?     ('>' is output redirection)
+ *   sum       := product (('+' | '-') product)*
+ *   product   := unary (('*' | '/' | '@') unary)*
+ *   unary     := '-' unary | postfix
+ *   postfix   := primary ('(' args ')' | '[' index (',' index)* ']' | '.' NAME)*
+ *   index     := expr | [expr] ':' [expr] [':' [expr]]
+ *   args      := [arg (',' arg)*],  arg := NAME '=' expr | expr
+ *   primary   := NUMBER | STRING | NAME | '(' expr ')' | '[' [expr (',' expr)*] ']'
+ *
+ * Command words are runs of tokens without white space between them ("loss.png", "dim=64",
+ * "~/a.bl"); "key=value" words carry the key. Every node keeps its source position for carets.
+ * All memory of a parsed program lives in one arena freed by bl_program_free.
+ */
+#ifndef BL_REPL_PARSER_H
+#define BL_REPL_PARSER_H
+
+#include "repl/lexer.h"
+
+typedef enum {
+    BL_N_NUM, BL_N_STR, BL_N_BOOL, BL_N_NAME, BL_N_LIST, BL_N_BINOP, BL_N_NEG, BL_N_CALL,
+    BL_N_INDEX, BL_N_FIELD, BL_N_SLICE
+} bl_node_kind;
+
+typedef struct bl_ast bl_ast;
+struct bl_ast {
+    bl_node_kind kind;
+    bl_pos pos;             /* the token that names the node (operator, name, bracket) */
+    double num;             /* NUM, BOOL */
+    const char *str;        /* STR, NAME, CALL (function name), FIELD (field name) */
+    bl_tok_kind op;         /* BINOP */
+    bl_ast *a, *b;          /* BINOP operands; INDEX/FIELD target in a; SLICE: a = start, b = stop */
+    bl_ast *step;           /* SLICE step or NULL */
+    int n;                  /* LIST items, CALL args, INDEX indices */
+    bl_ast **items;
+    const char **keys;      /* CALL: keys[i] is the keyword of argument i or NULL */
+};
+
+typedef struct {
+    const char *text;       /* the word, or the value part of key=value (strings unquoted) */
+    const char *key;        /* NULL unless key=value */
+    bl_pos pos, vpos;       /* the whole word; the value part */
+} bl_word;
+
+typedef enum { BL_S_EXPR, BL_S_ASSIGN, BL_S_CMD } bl_stmt_kind;
+
+typedef struct {
+    bl_stmt_kind kind;
+    bl_pos pos;             /* first token */
+    const char *name;       /* ASSIGN target or CMD name */
+    bl_ast *expr;           /* EXPR, ASSIGN */
+    int nwords;             /* CMD */
+    bl_word *words;
+    const char *rest;       /* CMD: source text after the name (for `time STATEMENT`) */
+    bl_pos rest_pos;
+    const char *redirect;   /* '>' FILE, or NULL */
+    bl_pos redirect_pos;
+    const char *text;       /* the whole statement's source text */
+} bl_stmt;
+
+typedef struct bl_arena bl_arena;
+
+typedef struct {
+    int n;
+    bl_stmt *s;
+    bl_arena *arena;
+} bl_program;
+
+/* Does this name start a command? (the command table answers; see commands.c) */
+typedef int (*bl_is_command_fn)(const char *name, int *raw);
+
+/* Parse src (first byte at line/col) into *prog. Returns 0, or -1 with bl_error() set and
+ * *errpos at the offending token. prog is always safe to bl_program_free. */
+int bl_parse(const char *src, int line, int col, bl_is_command_fn is_cmd, bl_program *prog,
+             bl_pos *errpos);
+void bl_program_free(bl_program *prog);
+
+#endif

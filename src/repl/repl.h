@@ -1,0 +1,184 @@
+/* repl.h - the blocklab session: variables, evaluation, the command table and the function
+ * table (DESIGN.md section 7).
+ *
+ * One table of commands (commands.c) and one of functions (functions.c) drive parsing, `help`,
+ * tab completion, the man-page test and the handlers. Errors inside a statement are reported
+ * with bl_fail() plus the source position of the offending token (bl_session_errat); the driver
+ * prints them as "file:line:col: message" (scripts) or as a caret under the token (terminal),
+ * and every variable keeps its value.
+ */
+#ifndef BL_REPL_H
+#define BL_REPL_H
+
+#include "core/graph.h"
+#include "core/rng.h"
+#include "repl/parser.h"
+#include "repl/value.h"
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct bl_session bl_session;
+
+/* A string list for completion candidates. */
+typedef struct {
+    char **s;
+    int n, cap;
+} bl_strlist;
+int bl_strlist_add(bl_strlist *l, const char *s);
+void bl_strlist_free(bl_strlist *l);
+
+/* Completer of a command's arguments: add the candidates that start with `prefix` for the
+ * argument number argi (0 = first after the command name); `words` are the words before it.
+ * Return 1 to ask for file-name completion instead. */
+typedef int (*bl_completer)(bl_session *s, int argi, const char *const *words, const char *prefix,
+                            bl_strlist *out);
+
+typedef struct {
+    bl_session *s;
+    const bl_stmt *st;
+    int n;                  /* words */
+    const bl_word *w;
+    bl_value *result;       /* a handler may leave a value (a table, a plot) to print/redirect */
+} bl_cmdargs;
+
+typedef struct {
+    const char *name;
+    const char *synopsis;   /* "seed N" */
+    const char *help;       /* a paragraph; lines separated by '\n' */
+    bl_completer complete;
+    int (*run)(bl_cmdargs *a);  /* 0, or -1 with bl_fail + bl_session_errat */
+    int raw;                /* the handler reads a->st->rest itself (no words, no '>' redirect) */
+} bl_command;
+
+/* Positional and keyword arguments of a function call, evaluated. */
+typedef struct {
+    bl_session *s;
+    const char *fname;
+    bl_pos pos;             /* the function name */
+    int n;
+    bl_value **v;
+    bl_pos *vpos;
+    int nk;
+    const char **key;
+    bl_value **kv;
+    bl_pos *kpos;
+    unsigned char *kused;
+    bl_tensor *tmp[16];     /* tensors converted from numbers and lists, freed after the call */
+    int ntmp;
+} bl_callargs;
+
+typedef struct {
+    const char *name;
+    const char *synopsis;   /* "mean(x, dim=None, keepdim=off)" */
+    const char *help;
+    bl_value *(*fn)(bl_callargs *a);    /* new value, or NULL + bl_fail (+ errat) */
+} bl_function;
+
+/* Help topics that are neither a command nor a function ("language", "switches", ...). */
+typedef struct {
+    const char *name;
+    const char *help;
+} bl_topic;
+
+extern const bl_command bl_commands[];      /* ends with a {NULL} entry */
+extern const bl_function bl_functions[];    /* ends with a {NULL} entry */
+extern const bl_topic bl_topics[];          /* ends with a {NULL} entry */
+const bl_command *bl_command_find(const char *name);
+const bl_function *bl_function_find(const char *name);
+int bl_is_command(const char *name, int *raw);
+
+struct bl_session {
+    int nvars, capvars;
+    char **names;
+    bl_value **vals;
+    uint64_t seed;
+    bl_rng rng;             /* randn draws; `seed N` restarts it */
+    FILE *out;              /* where values and command output go (stdout or a redirect) */
+    FILE *err;
+    int interactive;        /* reading from a terminal */
+    int keep_going;         /* -k */
+    int echo;               /* -x: print each statement before its output (transcripts) */
+    int quit;
+    int prompt_width;       /* columns before the input on the terminal */
+    const char *file;       /* current source ("<stdin>", "-e", a path) */
+    const char *src;        /* the text being executed (for carets) */
+    int src_line;           /* its first line number */
+    bl_pos errpos;          /* where the last error was (valid when has_errpos) */
+    int has_errpos;
+    int depth;              /* `source` nesting */
+    char **hist;            /* statements entered, for `history` */
+    int nhist, caphist;
+    bl_graph *g;            /* scratch graph (recording off) for the ops the functions call */
+    void *models;           /* model state (src/repl/models.c) */
+};
+
+bl_session *bl_session_new(uint64_t seed);
+void bl_session_free(bl_session *s);
+
+/* Variables. set takes a reference of its own. get returns a borrowed value or NULL. */
+int bl_session_set(bl_session *s, const char *name, bl_value *v);
+bl_value *bl_session_get(bl_session *s, const char *name);
+int bl_session_del(bl_session *s, const char *name);
+void bl_session_reseed(bl_session *s, uint64_t seed);
+void bl_session_add_history(bl_session *s, const char *stmt);
+
+/* Mark where the current error is. Returns -1 (NULL-returning callers use BL_ERRAT). */
+int bl_session_errat(bl_session *s, bl_pos pos);
+
+/* Run the statements in src (first line `line`) from source `file`. Returns 0, or -1 after
+ * printing the error (unless keep_going, the first error stops the rest). */
+int bl_exec(bl_session *s, const char *file, const char *src, int line);
+/* Run a script read from f (named `name` in messages) chunk by chunk: a statement may continue
+ * over lines. Returns 0, or -1 after the first error (all errors with keep_going). */
+int bl_run_file(bl_session *s, const char *name, FILE *f);
+/* Run statements given as one string (-e), with continuation lines inside it. */
+int bl_run_string(bl_session *s, const char *name, const char *text);
+/* Run one parsed statement (used by `time`). 0 or -1 (error not yet printed). */
+int bl_exec_stmt(bl_session *s, const bl_stmt *st);
+/* Print the current error at its position, as the mode asks. */
+void bl_report_error(bl_session *s);
+/* Evaluate an expression; new value or NULL + error. */
+bl_value *bl_eval(bl_session *s, const bl_ast *e);
+
+/* The value printed or written by a statement: .txt/.csv/.json for tables, tensors and text,
+ * other extensions through a renderer registered by src/viz (bl_register_writer). */
+typedef int (*bl_writer_fn)(const bl_value *v, const char *path, const char *cmdline);
+int bl_register_writer(const char *ext, bl_writer_fn fn);
+int bl_write_value(bl_session *s, const bl_value *v, const char *path, const char *cmdline);
+
+/* Ctrl-C: the handler sets a flag that long commands check between steps. */
+void bl_interrupt_install(void);
+int bl_interrupted(void);
+void bl_interrupt_clear(void);
+
+/* Helpers for command handlers: read a word as a number / integer in [lo, hi] / bool. Each
+ * reports "cmd: ..." at the word on failure. */
+int bl_word_num(bl_cmdargs *a, int i, double *x);
+int bl_word_int(bl_cmdargs *a, int i, long lo, long hi, long *x);
+int bl_word_bool(bl_cmdargs *a, int i, int *b);
+/* Complete from a NULL-terminated list of names. */
+void bl_complete_from(const char *const *names, const char *prefix, bl_strlist *out);
+/* Completers shared by several commands. */
+int bl_complete_file(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out);
+int bl_complete_topic(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out);
+int bl_complete_var(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out);
+/* All completion candidates for `line` with the cursor at its end, whose last word is `prefix`. */
+int bl_complete_line(bl_session *s, const char *line, const char *prefix, bl_strlist *out);
+
+/* Function-argument helpers (functions.c). The i-th positional argument (or keyword `key`) as a
+ * tensor: borrowed, valid until the call returns (numbers and lists are converted); as a whole
+ * number in [lo, hi]; as a number. bl_kw finds a keyword argument (NULL when absent) and marks it
+ * used. All report "fname: ..." at the argument and return NULL / -1. */
+bl_tensor *bl_arg_tensor(bl_callargs *a, int i);
+bl_tensor *bl_kw_tensor(bl_callargs *a, const char *key);
+int bl_arg_int(bl_callargs *a, int i, long lo, long hi, long *x);
+int bl_arg_num(bl_callargs *a, int i, double *x);
+bl_value *bl_kw(bl_callargs *a, const char *key);
+/* Keyword as a number / whole number / bool, with a default when absent. */
+int bl_kw_num(bl_callargs *a, const char *key, double def, double *x);
+int bl_kw_int(bl_callargs *a, const char *key, long def, long lo, long hi, long *x);
+int bl_kw_bool(bl_callargs *a, const char *key, int def, int *b);
+/* Check the number of positional arguments: lo <= n <= hi (hi < 0: any). */
+int bl_nargs(bl_callargs *a, int lo, int hi);
+
+#endif

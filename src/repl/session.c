@@ -1,0 +1,199 @@
+/* session.c - variables, history, seed and output redirection of a blocklab session (repl.h). */
+#include "repl/repl.h"
+#include "core/error.h"
+#include "core/fileio.h"
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+bl_session *bl_session_new(uint64_t seed)
+{
+    bl_session *s = calloc(1, sizeof *s);
+    if (!s) return BL_FAILP("out of memory");
+    s->out = stdout;
+    s->err = stderr;
+    s->file = "<stdin>";
+    if (!(s->g = bl_graph_new())) {
+        free(s);
+        return NULL;
+    }
+    bl_graph_set_record(s->g, 0);
+    bl_session_reseed(s, seed);
+    return s;
+}
+
+void bl_session_free(bl_session *s)
+{
+    if (!s) return;
+    for (int i = 0; i < s->nvars; i++) {
+        free(s->names[i]);
+        bl_val_unref(s->vals[i]);
+    }
+    free(s->names);
+    free(s->vals);
+    for (int i = 0; i < s->nhist; i++) free(s->hist[i]);
+    free(s->hist);
+    bl_graph_free(s->g);
+    free(s);
+}
+
+static int find(bl_session *s, const char *name)
+{
+    for (int i = 0; i < s->nvars; i++)
+        if (!strcmp(s->names[i], name)) return i;
+    return -1;
+}
+
+int bl_session_set(bl_session *s, const char *name, bl_value *v)
+{
+    int i = find(s, name);
+    if (i >= 0) {
+        bl_val_ref(v);
+        bl_val_unref(s->vals[i]);
+        s->vals[i] = v;
+        return 0;
+    }
+    if (s->nvars == s->capvars) {
+        int cap = s->capvars ? 2 * s->capvars : 16;
+        char **nn = realloc(s->names, (size_t)cap * sizeof *nn);
+        if (!nn) return bl_fail("out of memory");
+        s->names = nn;
+        bl_value **nv = realloc(s->vals, (size_t)cap * sizeof *nv);
+        if (!nv) return bl_fail("out of memory");
+        s->vals = nv;
+        s->capvars = cap;
+    }
+    char *copy = strdup(name);
+    if (!copy) return bl_fail("out of memory");
+    /* keep names sorted, so `vars` and completion list them in order */
+    int at = s->nvars;
+    while (at > 0 && strcmp(s->names[at - 1], name) > 0) at--;
+    memmove(s->names + at + 1, s->names + at, (size_t)(s->nvars - at) * sizeof *s->names);
+    memmove(s->vals + at + 1, s->vals + at, (size_t)(s->nvars - at) * sizeof *s->vals);
+    s->names[at] = copy;
+    s->vals[at] = bl_val_ref(v);
+    s->nvars++;
+    return 0;
+}
+
+bl_value *bl_session_get(bl_session *s, const char *name)
+{
+    int i = find(s, name);
+    return i < 0 ? NULL : s->vals[i];
+}
+
+int bl_session_del(bl_session *s, const char *name)
+{
+    int i = find(s, name);
+    if (i < 0) return bl_fail("del: no variable '%s'", name);
+    free(s->names[i]);
+    bl_val_unref(s->vals[i]);
+    memmove(s->names + i, s->names + i + 1, (size_t)(s->nvars - i - 1) * sizeof *s->names);
+    memmove(s->vals + i, s->vals + i + 1, (size_t)(s->nvars - i - 1) * sizeof *s->vals);
+    s->nvars--;
+    return 0;
+}
+
+void bl_session_reseed(bl_session *s, uint64_t seed)
+{
+    s->seed = seed;
+    bl_rng_named(&s->rng, seed, "repl");
+}
+
+void bl_session_add_history(bl_session *s, const char *stmt)
+{
+    if (s->nhist == s->caphist) {
+        int cap = s->caphist ? 2 * s->caphist : 64;
+        char **nh = realloc(s->hist, (size_t)cap * sizeof *nh);
+        if (!nh) return;
+        s->hist = nh;
+        s->caphist = cap;
+    }
+    if ((s->hist[s->nhist] = strdup(stmt))) s->nhist++;
+}
+
+int bl_session_errat(bl_session *s, bl_pos pos)
+{
+    if (!s->has_errpos) {
+        s->errpos = pos;
+        s->has_errpos = 1;
+    }
+    return -1;
+}
+
+/* ---- writing a value to a file ---- */
+typedef struct {
+    char ext[12];
+    bl_writer_fn fn;
+} writer;
+static writer writers[16];
+static int nwriters;
+
+int bl_register_writer(const char *ext, bl_writer_fn fn)
+{
+    for (int i = 0; i < nwriters; i++)
+        if (!strcasecmp(writers[i].ext, ext)) {
+            writers[i].fn = fn;
+            return 0;
+        }
+    if (nwriters == 16 || strlen(ext) >= sizeof writers[0].ext) return bl_fail("too many writers");
+    strcpy(writers[nwriters].ext, ext);
+    writers[nwriters++].fn = fn;
+    return 0;
+}
+
+static void tensor_csv(const bl_tensor *t, FILE *f)
+{
+    size_t cols = t->ndim >= 2 ? (size_t)t->shape[t->ndim - 1] : t->numel;
+    for (size_t i = 0; i < t->numel; i++)
+        fprintf(f, "%.9g%s", (double)t->data[i], (i + 1) % cols ? "," : "\n");
+}
+
+static void tensor_json(const bl_tensor *t, int d, size_t off, FILE *f)
+{
+    if (d == t->ndim) {
+        double x = t->data[off];
+        if (x != x || x - x != 0) fputs("null", f);
+        else fprintf(f, "%.9g", x);
+        return;
+    }
+    size_t inner = bl_tensor_inner(t, d + 1);
+    fputc('[', f);
+    for (int i = 0; i < t->shape[d]; i++) {
+        if (i) fputs(", ", f);
+        tensor_json(t, d + 1, off + (size_t)i * inner, f);
+    }
+    fputc(']', f);
+}
+
+int bl_write_value(bl_session *s, const bl_value *v, const char *path, const char *cmdline)
+{
+    const char *dot = strrchr(path, '.');
+    const char *slash = strrchr(path, '/');
+    if (!dot || (slash && dot < slash))
+        return bl_fail("cannot tell the format of '%s': name it .txt, .csv, .json, .png or .svg", path);
+    const char *ext = dot + 1;
+    for (int i = 0; i < nwriters; i++)
+        if (!strcasecmp(writers[i].ext, ext)) return writers[i].fn(v, path, cmdline);
+    int txt = !strcasecmp(ext, "txt"), csv = !strcasecmp(ext, "csv"), json = !strcasecmp(ext, "json");
+    if (!txt && !csv && !json) {
+        if (!strcasecmp(ext, "png") || !strcasecmp(ext, "svg"))
+            return bl_fail("%s: a %s is not a picture (plot commands write pictures)", path,
+                           bl_val_kind_name(v));
+        return bl_fail("%s: unknown format '.%s' (use .txt, .csv, .json, .png or .svg)", path, ext);
+    }
+    int ok = txt || v->kind == BL_V_TABLE || v->kind == BL_V_TENSOR ||
+             (json && (v->kind == BL_V_NUM || v->kind == BL_V_BOOL || v->kind == BL_V_STR));
+    if (!ok) return bl_fail("%s: cannot write a %s as .%s", path, bl_val_kind_name(v), ext);
+    bl_atomic_file af;
+    if (bl_atomic_open(&af, path) < 0) return -1;
+    if (txt) bl_val_print(v, af.f);
+    else if (v->kind == BL_V_TABLE) (csv ? bl_table_write_csv : bl_table_write_json)(v->tab, af.f);
+    else if (v->kind == BL_V_TENSOR && csv) tensor_csv(v->t, af.f);
+    else if (v->kind == BL_V_TENSOR) tensor_json(v->t, 0, 0, af.f), fputc('\n', af.f);
+    else if (v->kind == BL_V_STR) fprintf(af.f, "\"%s\"\n", v->str);
+    else if (v->kind == BL_V_BOOL) fprintf(af.f, "%s\n", v->num ? "true" : "false");
+    else fprintf(af.f, "%.9g\n", v->num);
+    (void)s;
+    return bl_atomic_commit(&af);
+}

@@ -1,0 +1,529 @@
+/* value.c - values of the blocklab language: construction, sharing, printing (see value.h). */
+#include "repl/value.h"
+#include "core/error.h"
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bl_value *vnew(bl_vkind k)
+{
+    bl_value *v = calloc(1, sizeof *v);
+    if (!v) return BL_FAILP("out of memory");
+    v->kind = k;
+    v->refs = 1;
+    return v;
+}
+
+bl_value *bl_val_none(void) { return vnew(BL_V_NONE); }
+
+bl_value *bl_val_num(double x)
+{
+    bl_value *v = vnew(BL_V_NUM);
+    if (v) v->num = x;
+    return v;
+}
+
+bl_value *bl_val_bool(int b)
+{
+    bl_value *v = vnew(BL_V_BOOL);
+    if (v) v->num = b != 0;
+    return v;
+}
+
+bl_value *bl_val_str(const char *s)
+{
+    bl_value *v = vnew(BL_V_STR);
+    if (v && !(v->str = strdup(s))) {
+        free(v);
+        return BL_FAILP("out of memory");
+    }
+    return v;
+}
+
+bl_value *bl_val_list(int n)
+{
+    bl_value *v = vnew(BL_V_LIST);
+    if (v && n > 0 && !(v->items = calloc((size_t)n, sizeof *v->items))) {
+        free(v);
+        return BL_FAILP("out of memory");
+    }
+    if (v) v->n = n;
+    return v;
+}
+
+bl_value *bl_val_tensor(bl_tensor *t)
+{
+    if (!t) return NULL;
+    if (t->ndim == 0) {
+        double x = t->data[0];
+        bl_tensor_free(t);
+        return bl_val_num(x);
+    }
+    bl_value *v = vnew(BL_V_TENSOR);
+    if (!v) bl_tensor_free(t);
+    else v->t = t;
+    return v;
+}
+
+bl_value *bl_val_table(bl_table *tab)
+{
+    if (!tab) return NULL;
+    bl_value *v = vnew(BL_V_TABLE);
+    if (!v) bl_table_free(tab);
+    else v->tab = tab;
+    return v;
+}
+
+bl_value *bl_val_handle(const bl_handle_type *type, void *ptr)
+{
+    if (!ptr) return NULL;
+    bl_value *v = vnew(BL_V_HANDLE);
+    if (!v) {
+        type->free(ptr);
+        return NULL;
+    }
+    v->htype = type;
+    v->h = ptr;
+    return v;
+}
+
+bl_value *bl_val_ref(bl_value *v)
+{
+    if (v) v->refs++;
+    return v;
+}
+
+void bl_val_unref(bl_value *v)
+{
+    if (!v || --v->refs > 0) return;
+    free(v->str);
+    for (int i = 0; i < v->n; i++) bl_val_unref(v->items[i]);
+    free(v->items);
+    bl_tensor_free(v->t);
+    bl_table_free(v->tab);
+    if (v->htype && v->h) v->htype->free(v->h);
+    free(v);
+}
+
+const char *bl_val_kind_name(const bl_value *v)
+{
+    switch (v->kind) {
+    case BL_V_NONE: return "nothing";
+    case BL_V_NUM: return "number";
+    case BL_V_BOOL: return "bool";
+    case BL_V_STR: return "string";
+    case BL_V_LIST: return "list";
+    case BL_V_TENSOR: return "tensor";
+    case BL_V_TABLE: return "table";
+    case BL_V_HANDLE: return v->htype->name;
+    }
+    return "?";
+}
+
+int bl_val_truth(const bl_value *v)
+{
+    if (v->kind == BL_V_BOOL || v->kind == BL_V_NUM) return v->num != 0;
+    return bl_fail("expected on/off or a number, got a %s", bl_val_kind_name(v));
+}
+
+/* ---- list -> tensor ---- */
+static int list_shape(const bl_value *v, int depth, int *ndim, int *shape, const char *what)
+{
+    if (v->kind == BL_V_NUM || v->kind == BL_V_BOOL) {
+        if (*ndim < 0) *ndim = depth;
+        else if (*ndim != depth) return bl_fail("%s: the nested lists are not rectangular", what);
+        return 0;
+    }
+    if (v->kind == BL_V_TENSOR) return bl_fail("%s: a list of tensors is not supported (use reshape)", what);
+    if (v->kind != BL_V_LIST) return bl_fail("%s: expected numbers, got a %s", what, bl_val_kind_name(v));
+    if (depth >= BL_MAXDIM) return bl_fail("%s: more than %d levels of nesting", what, BL_MAXDIM);
+    if (v->n == 0) return bl_fail("%s: empty list", what);
+    if (shape[depth] == 0) shape[depth] = v->n;
+    else if (shape[depth] != v->n)
+        return bl_fail("%s: the nested lists are not rectangular (%d vs %d items)", what, shape[depth], v->n);
+    for (int i = 0; i < v->n; i++)
+        if (list_shape(v->items[i], depth + 1, ndim, shape, what) < 0) return -1;
+    return 0;
+}
+
+static void list_fill(const bl_value *v, float **p)
+{
+    if (v->kind != BL_V_LIST) { *(*p)++ = (float)v->num; return; }
+    for (int i = 0; i < v->n; i++) list_fill(v->items[i], p);
+}
+
+bl_tensor *bl_val_to_tensor(const bl_value *v, const char *what)
+{
+    if (v->kind == BL_V_TENSOR) return bl_tensor_copy(v->t);
+    if (v->kind == BL_V_NUM || v->kind == BL_V_BOOL) return bl_tensor_scalar((float)v->num);
+    if (v->kind != BL_V_LIST)
+        return BL_FAILP("%s: expected a tensor or numbers, got a %s", what, bl_val_kind_name(v));
+    int ndim = -1, shape[BL_MAXDIM] = { 0 };
+    if (list_shape(v, 0, &ndim, shape, what) < 0) return NULL;
+    bl_tensor *t = bl_tensor_new(ndim, shape);
+    if (!t) return NULL;
+    float *p = t->data;
+    list_fill(v, &p);
+    return t;
+}
+
+/* ---- printing ---- */
+void bl_fmt_num(double x, char *buf, size_t n)
+{
+    if (isnan(x)) snprintf(buf, n, "nan");
+    else if (isinf(x)) snprintf(buf, n, x > 0 ? "inf" : "-inf");
+    else if (x == floor(x) && fabs(x) < 1e15) snprintf(buf, n, "%.0f", x == 0 ? 0.0 : x);  /* no "-0" */
+    else snprintf(buf, n, "%.6g", x);
+}
+
+enum { EDGE = 3, SUMMARY_OVER = 1000, LINEWIDTH = 75 };
+
+typedef struct {
+    FILE *out;
+    const bl_tensor *t;
+    int summarize, mode, width, prec;   /* mode 0 integers, 1 fixed, 2 scientific */
+    int col;                            /* current output column */
+} tp;
+
+static void fmt_elem(const tp *p, float x, char *buf, size_t n)
+{
+    if (isnan(x)) snprintf(buf, n, "nan");
+    else if (isinf(x)) snprintf(buf, n, x > 0 ? "inf" : "-inf");
+    else if (p->mode == 0) snprintf(buf, n, "%.0f.", x == 0 ? 0.0f : x);
+    else if (p->mode == 1) snprintf(buf, n, "%.*f", p->prec, (double)x);
+    else snprintf(buf, n, "%.*e", p->prec, (double)x);
+}
+
+/* Indices of dimension d that are shown: all, or the first and last EDGE with -1 between. */
+static int shown(const tp *p, int d, int *idx)
+{
+    int n = p->t->shape[d], k = 0;
+    if (!p->summarize || n <= 2 * EDGE) {
+        for (int i = 0; i < n; i++) idx[k++] = i;
+    } else {
+        for (int i = 0; i < EDGE; i++) idx[k++] = i;
+        idx[k++] = -1;
+        for (int i = n - EDGE; i < n; i++) idx[k++] = i;
+    }
+    return k;
+}
+
+static void scan(tp *p, int d, size_t off, float *amax, float *amin, int *allint, int *neg)
+{
+    int idx[2 * EDGE + 1 + 1024], k;
+    if (p->t->shape[d] > 1024 && !p->summarize) return;   /* cannot happen: summarize */
+    k = shown(p, d, idx);
+    size_t inner = bl_tensor_inner(p->t, d + 1);
+    for (int j = 0; j < k; j++) {
+        if (idx[j] < 0) continue;
+        size_t o = off + (size_t)idx[j] * inner;
+        if (d + 1 < p->t->ndim) { scan(p, d + 1, o, amax, amin, allint, neg); continue; }
+        float x = p->t->data[o];
+        if (!isfinite(x)) continue;
+        float a = fabsf(x);
+        if (x < 0) *neg = 1;
+        if (a > *amax) *amax = a;
+        if (a > 0 && a < *amin) *amin = a;
+        if (x != floorf(x) || a >= 1e7f) *allint = 0;
+    }
+}
+
+static void put(tp *p, const char *s)
+{
+    fputs(s, p->out);
+    p->col += (int)strlen(s);
+}
+
+static void newline_indent(tp *p, int indent)
+{
+    fputc('\n', p->out);
+    for (int i = 0; i < indent; i++) fputc(' ', p->out);
+    p->col = indent;
+}
+
+static void rec(tp *p, int d, size_t off, int indent)
+{
+    int idx[2 * EDGE + 1 + 1024];
+    int k = shown(p, d, idx);
+    size_t inner = bl_tensor_inner(p->t, d + 1);
+    int last = d + 1 == p->t->ndim;
+    put(p, "[");
+    for (int j = 0; j < k; j++) {
+        char buf[48], cell[64];
+        if (j > 0) {
+            put(p, ",");
+            if (!last) {
+                for (int nl = 0; nl < p->t->ndim - d - 2; nl++) fputc('\n', p->out);
+                newline_indent(p, indent + d + 1);
+            }
+        }
+        if (idx[j] < 0) {
+            if (last) {
+                snprintf(cell, sizeof cell, "%s...", j > 0 ? " " : "");
+                put(p, cell);
+            } else {
+                put(p, "...");
+            }
+            continue;
+        }
+        size_t o = off + (size_t)idx[j] * inner;
+        if (!last) { rec(p, d + 1, o, indent); continue; }
+        fmt_elem(p, p->t->data[o], buf, sizeof buf);
+        snprintf(cell, sizeof cell, "%s%*s", j > 0 ? " " : "", p->width, buf);
+        if (j > 0 && p->col + (int)strlen(cell) + 2 > LINEWIDTH) {
+            newline_indent(p, indent + d + 1);
+            snprintf(cell, sizeof cell, "%*s", p->width, buf);
+        }
+        put(p, cell);
+    }
+    put(p, "]");
+}
+
+static void print_tensor(const bl_tensor *t, FILE *out)
+{
+    tp p = { .out = out, .t = t, .summarize = t->numel > SUMMARY_OVER };
+    float amax = 0, amin = INFINITY;
+    int allint = 1, neg = 0;
+    scan(&p, 0, 0, &amax, &amin, &allint, &neg);
+    if (allint) p.mode = 0;
+    else if (amax >= 1e5f || (amin < 1e-4f && amin > 0) || amax / amin > 1e6f) p.mode = 2, p.prec = 4;
+    else p.mode = 1, p.prec = 4;
+    /* the widest shown element sets the column width (the largest magnitude, with its sign
+     * when any shown element is negative) */
+    char buf[48];
+    fmt_elem(&p, neg ? -amax : amax, buf, sizeof buf);
+    p.width = (int)strlen(buf);
+    /* non-finite elements need 4 columns ("-inf") */
+    for (size_t i = 0; i < t->numel && i < 1 << 20; i++)
+        if (!isfinite(t->data[i]) && p.width < 4) p.width = 4;
+    put(&p, "tensor(");
+    rec(&p, 0, 0, 7);
+    char shp[64];
+    snprintf(buf, sizeof buf, "shape=%s, dtype=float32)", bl_shape_str(t, shp, sizeof shp));
+    if (p.col + 2 + (int)strlen(buf) > LINEWIDTH + 4) {
+        put(&p, ",");
+        newline_indent(&p, 7);
+    } else {
+        put(&p, ", ");
+    }
+    put(&p, buf);
+    fputc('\n', out);
+}
+
+static void print_inline(const bl_value *v, FILE *out, int quote)
+{
+    char buf[64];
+    switch (v->kind) {
+    case BL_V_NONE: fputs("none", out); break;
+    case BL_V_NUM: bl_fmt_num(v->num, buf, sizeof buf); fputs(buf, out); break;
+    case BL_V_BOOL: fputs(v->num ? "true" : "false", out); break;
+    case BL_V_STR: fprintf(out, quote ? "\"%s\"" : "%s", v->str); break;
+    case BL_V_LIST:
+        fputc('[', out);
+        for (int i = 0; i < v->n; i++) {
+            if (i) fputs(", ", out);
+            print_inline(v->items[i], out, 1);
+        }
+        fputc(']', out);
+        break;
+    default:
+        bl_val_describe(v, buf, sizeof buf);
+        fprintf(out, "<%s>", buf);
+        break;
+    }
+}
+
+void bl_val_print(const bl_value *v, FILE *out)
+{
+    switch (v->kind) {
+    case BL_V_TENSOR: print_tensor(v->t, out); return;
+    case BL_V_TABLE: bl_table_write_txt(v->tab, out); return;
+    case BL_V_HANDLE:
+        if (v->htype->print) { v->htype->print(v->h, out); return; }
+        break;
+    case BL_V_NONE: return;
+    default: break;
+    }
+    print_inline(v, out, 0);
+    fputc('\n', out);
+}
+
+void bl_val_describe(const bl_value *v, char *buf, size_t n)
+{
+    char s[64];
+    switch (v->kind) {
+    case BL_V_TENSOR: snprintf(buf, n, "tensor %s", bl_shape_str(v->t, s, sizeof s)); break;
+    case BL_V_NUM: bl_fmt_num(v->num, s, sizeof s); snprintf(buf, n, "number %s", s); break;
+    case BL_V_BOOL: snprintf(buf, n, "bool %s", v->num ? "true" : "false"); break;
+    case BL_V_STR: snprintf(buf, n, "string \"%.40s%s\"", v->str, strlen(v->str) > 40 ? "..." : ""); break;
+    case BL_V_LIST: snprintf(buf, n, "list of %d", v->n); break;
+    case BL_V_TABLE: snprintf(buf, n, "table %d x %d", v->tab->nrow, v->tab->ncol); break;
+    case BL_V_HANDLE:
+        if (v->htype->describe) {
+            char d[256];
+            v->htype->describe(v->h, d, sizeof d);
+            snprintf(buf, n, "%s %s", v->htype->name, d);
+        } else {
+            snprintf(buf, n, "%s", v->htype->name);
+        }
+        break;
+    default: snprintf(buf, n, "%s", bl_val_kind_name(v)); break;
+    }
+}
+
+/* ---- tables ---- */
+bl_table *bl_table_new(int ncol, const char *const *cols)
+{
+    bl_table *t = calloc(1, sizeof *t);
+    if (!t || !(t->cols = calloc((size_t)ncol, sizeof *t->cols))) {
+        free(t);
+        return BL_FAILP("out of memory");
+    }
+    t->ncol = ncol;
+    for (int i = 0; i < ncol; i++)
+        if (!(t->cols[i] = strdup(cols[i]))) {
+            bl_table_free(t);
+            return BL_FAILP("out of memory");
+        }
+    return t;
+}
+
+int bl_table_add(bl_table *t, const char *const *cells)
+{
+    if (t->nrow == t->cap) {
+        int cap = t->cap ? 2 * t->cap : 16;
+        char **nc = realloc(t->cells, (size_t)cap * (size_t)t->ncol * sizeof *nc);
+        if (!nc) return bl_fail("out of memory");
+        t->cells = nc;
+        t->cap = cap;
+    }
+    char **row = t->cells + (size_t)t->nrow * (size_t)t->ncol;
+    for (int i = 0; i < t->ncol; i++)
+        if (!(row[i] = strdup(cells[i] ? cells[i] : ""))) {
+            while (i-- > 0) free(row[i]);
+            return bl_fail("out of memory");
+        }
+    t->nrow++;
+    return 0;
+}
+
+int bl_table_addf(bl_table *t, const char *fmt, ...)
+{
+    char line[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    const char *cells[64];
+    int n = 0;
+    char *s = line;
+    while (n < t->ncol && n < 64) {
+        cells[n++] = s;
+        char *tab = strchr(s, '\t');
+        if (!tab) break;
+        *tab = '\0';
+        s = tab + 1;
+    }
+    while (n < t->ncol && n < 64) cells[n++] = "";
+    return bl_table_add(t, cells);
+}
+
+void bl_table_free(bl_table *t)
+{
+    if (!t) return;
+    for (size_t i = 0; i < (size_t)t->nrow * (size_t)t->ncol; i++) free(t->cells[i]);
+    for (int i = 0; i < t->ncol; i++) free(t->cols ? t->cols[i] : NULL);
+    free(t->cells);
+    free(t->cols);
+    free(t->title);
+    free(t);
+}
+
+static int is_number(const char *s)
+{
+    char *end;
+    if (!*s) return 0;
+    strtod(s, &end);
+    return *end == '\0';
+}
+
+static const char *cell(const bl_table *t, int r, int c) { return t->cells[(size_t)r * t->ncol + c]; }
+
+void bl_table_write_txt(const bl_table *t, FILE *out)
+{
+    int w[64] = { 0 };
+    int nc = t->ncol < 64 ? t->ncol : 64;
+    for (int c = 0; c < nc; c++) {
+        w[c] = (int)strlen(t->cols[c]);
+        for (int r = 0; r < t->nrow; r++)
+            if ((int)strlen(cell(t, r, c)) > w[c]) w[c] = (int)strlen(cell(t, r, c));
+    }
+    if (t->title) fprintf(out, "%s\n", t->title);
+    for (int r = -1; r < t->nrow; r++) {
+        for (int c = 0; c < nc; c++) {
+            const char *s = r < 0 ? t->cols[c] : cell(t, r, c);
+            /* numbers right-aligned, text left-aligned; no trailing blanks */
+            int right = r >= 0 ? is_number(s) : (t->nrow > 0 && is_number(cell(t, 0, c)));
+            if (c) fputs("  ", out);
+            if (right) fprintf(out, "%*s", w[c], s);
+            else if (c + 1 < nc) fprintf(out, "%-*s", w[c], s);
+            else fputs(s, out);
+        }
+        fputc('\n', out);
+    }
+}
+
+static void csv_cell(const char *s, FILE *out)
+{
+    if (!strpbrk(s, ",\"\n\r")) { fputs(s, out); return; }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+void bl_table_write_csv(const bl_table *t, FILE *out)
+{
+    for (int r = -1; r < t->nrow; r++) {
+        for (int c = 0; c < t->ncol; c++) {
+            if (c) fputc(',', out);
+            csv_cell(r < 0 ? t->cols[c] : cell(t, r, c), out);
+        }
+        fputs("\n", out);
+    }
+}
+
+static void json_str(const char *s, FILE *out)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
+        else if (c < 0x20) fprintf(out, "\\u%04x", c);
+        else fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+void bl_table_write_json(const bl_table *t, FILE *out)
+{
+    fputs("[\n", out);
+    for (int r = 0; r < t->nrow; r++) {
+        fputs("  {", out);
+        for (int c = 0; c < t->ncol; c++) {
+            const char *s = cell(t, r, c);
+            if (c) fputs(", ", out);
+            json_str(t->cols[c], out);
+            fputs(": ", out);
+            char *end;
+            double x = strtod(s, &end);
+            if (is_number(s) && isfinite(x)) fputs(s, out);
+            else json_str(s, out);
+        }
+        fputs(r + 1 < t->nrow ? "},\n" : "}\n", out);
+    }
+    fputs("]\n", out);
+}

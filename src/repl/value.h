@@ -1,0 +1,97 @@
+/* value.h - the values of the blocklab language: numbers, booleans, strings, lists, tensors,
+ * tables and opaque handles (models, runs, plots).
+ *
+ * Values are reference counted and immutable once made, so `y = x` shares x's tensor and no
+ * operation can change a value another name holds. bl_val_* constructors take ownership of the
+ * tensor/table/handle they wrap (freeing it when they fail) and return NULL + bl_error() when out
+ * of memory. A tensor value whose tensor is 0-D is made a number instead.
+ */
+#ifndef BL_REPL_VALUE_H
+#define BL_REPL_VALUE_H
+
+#include "core/tensor.h"
+#include <stdio.h>
+
+typedef enum {
+    BL_V_NONE, BL_V_NUM, BL_V_BOOL, BL_V_STR, BL_V_LIST, BL_V_TENSOR, BL_V_TABLE, BL_V_HANDLE
+} bl_vkind;
+
+typedef struct bl_value bl_value;
+
+/* A kind of opaque handle (a model, a run, a plot): its name, how to free, print and read
+ * fields. `field` returns a new value or NULL + bl_fail("... has no field 'x'"). */
+typedef struct {
+    const char *name;
+    void (*free)(void *ptr);
+    void (*print)(void *ptr, FILE *out);
+    bl_value *(*field)(void *ptr, const char *name);
+    /* one-line description for `vars` ("dit dim=128 depth=4 ..."), written into buf */
+    void (*describe)(void *ptr, char *buf, size_t n);
+} bl_handle_type;
+
+/* A table: named columns, rows of cells kept as text; a cell is numeric when it parses as one
+ * (JSON writes it as a number). */
+typedef struct {
+    int ncol, nrow, cap;
+    char **cols;        /* ncol names */
+    char **cells;       /* nrow * ncol strings, row-major */
+    char *title;        /* or NULL */
+} bl_table;
+
+struct bl_value {
+    bl_vkind kind;
+    int refs;
+    double num;             /* NUM, BOOL (0/1) */
+    char *str;              /* STR */
+    int n;                  /* LIST */
+    bl_value **items;
+    bl_tensor *t;           /* TENSOR (owned, contiguous, ndim >= 1) */
+    bl_table *tab;          /* TABLE */
+    const bl_handle_type *htype;    /* HANDLE */
+    void *h;
+};
+
+bl_value *bl_val_none(void);
+bl_value *bl_val_num(double x);
+bl_value *bl_val_bool(int b);
+bl_value *bl_val_str(const char *s);
+/* A list of n items, all NULL (fill them; NULL items are freed safely). */
+bl_value *bl_val_list(int n);
+/* Takes ownership of t (NULL t passes NULL through). 0-D becomes a number. */
+bl_value *bl_val_tensor(bl_tensor *t);
+bl_value *bl_val_table(bl_table *tab);
+bl_value *bl_val_handle(const bl_handle_type *type, void *ptr);
+
+bl_value *bl_val_ref(bl_value *v);
+void bl_val_unref(bl_value *v);
+
+/* "number", "tensor", "model", ... */
+const char *bl_val_kind_name(const bl_value *v);
+/* Truthiness of a bool or number; -1 + bl_fail for other kinds. */
+int bl_val_truth(const bl_value *v);
+
+/* A new owned tensor holding v's numbers: a number or bool (0-D), a (nested) list of numbers
+ * (rectangular, up to 4 levels) or a tensor (copied). NULL + bl_fail("what: ...") otherwise. */
+bl_tensor *bl_val_to_tensor(const bl_value *v, const char *what);
+
+/* Print a value as the REPL shows it (tensors NumPy-style with shape and dtype, abbreviated
+ * beyond 1000 elements; numbers with 6 significant digits), ending with a newline. */
+void bl_val_print(const bl_value *v, FILE *out);
+/* A number as the REPL writes it ("3", "0.316228", "1e-06", "nan", "inf"). */
+void bl_fmt_num(double x, char *buf, size_t n);
+/* Short description for `vars`: "tensor [4, 64, 128]", "number 3", "model dit ...". */
+void bl_val_describe(const bl_value *v, char *buf, size_t n);
+
+/* ---- tables ---- */
+bl_table *bl_table_new(int ncol, const char *const *cols);
+/* Append a row of ncol cells (copied). Returns 0 or -1. */
+int bl_table_add(bl_table *t, const char *const *cells);
+/* Append a row given as printf-formatted cells separated by '\t': bl_table_addf(t, "%s\t%d", ..). */
+int bl_table_addf(bl_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void bl_table_free(bl_table *t);
+/* Aligned text (numbers right-aligned), CSV (RFC 4180 quoting) and JSON (an array of objects). */
+void bl_table_write_txt(const bl_table *t, FILE *out);
+void bl_table_write_csv(const bl_table *t, FILE *out);
+void bl_table_write_json(const bl_table *t, FILE *out);
+
+#endif
