@@ -43,6 +43,8 @@ void bl_dataset_free(bl_dataset *ds)
     free(ds);
 }
 
+const char *const bl_data_kinds[] = {"shapes", "cifar10", "mnist", "fashion-mnist", "images", "text", NULL};
+
 bl_dataset *bl_data_open(const char *kind, const char *path, uint64_t seed)
 {
     if (!kind) return BL_FAILP("data: no data set named (shapes, cifar10, mnist, fashion-mnist, images, text)");

@@ -69,6 +69,9 @@ typedef struct bl_dataset {
 
 /* ---- opening ---- */
 
+/* The set names bl_data_open accepts, NULL-terminated (for help and tab completion). */
+extern const char *const bl_data_kinds[];
+
 /* Open a set by command name and argument: kind is "shapes", "cifar10", "mnist",
  * "fashion-mnist", "images" or "text"; path may be NULL for shapes, fashion-mnist and text
  * (the built-in manual). seed only matters for shapes. NULL + error (unknown kind, missing

@@ -525,6 +525,9 @@ BL_TEST(test_image_folder)
 
 BL_TEST(test_open_errors)
 {
+    int nk = 0;
+    while (bl_data_kinds[nk]) nk++;
+    CHECK(nk == 6 && !strcmp(bl_data_kinds[0], "shapes"), "%d kinds", nk);
     CHECK(bl_data_open("cifar100", "x", 0) == NULL, "unknown kind accepted");
     CHECK_ERR("unknown data set 'cifar100'");
     CHECK(bl_data_open("cifar10", NULL, 0) == NULL, "missing path accepted");

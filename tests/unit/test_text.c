@@ -168,6 +168,20 @@ BL_TEST(test_builtin_manual)
     CHECK(bl_text_check_context(ds, 256) == 0 && bl_text_check_context(ds, 4 * 128) == 0, "%s", bl_error());
     CHECK(ds->vocab_size >= 60 && ds->vocab_size <= 100, "vocab %d", ds->vocab_size);
     CHECK(strstr(ds->source, "built-in") != NULL, "source %s", ds->source);
+    /* the embedded copy is byte for byte the file in the source tree */
+    const char *src = getenv("BL_SRCDIR");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/share/blocklab.txt", src && *src ? src : ".");
+    size_t n;
+    unsigned char *raw = tu_slurp(path, &n);
+    if (raw) {
+        int same = n == ds->n_tokens;
+        for (size_t i = 0; same && i < n; i++) same = ds->vocab[ds->ids[i]] == raw[i];
+        CHECK(same, "embedded text differs from %s (%zu vs %zu bytes)", path, ds->n_tokens, n);
+        free(raw);
+    } else {
+        printf("# %s not readable; embedded copy not compared\n", path);
+    }
     int ids[16];
     CHECK(bl_text_encode(ds, "blocklab", ids) == 8, "%s", bl_error());
     char back[9];
