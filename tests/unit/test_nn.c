@@ -118,10 +118,11 @@ BL_TEST(test_modulate)
     /* x * (1 + scale) + shift: [1*1+10, 2*2+20, 3*0+30, 4*1.5+40] */
     double want[4] = {11, 24, 30, 46};
     CHECK(y && nn_maxdiff(y->data, want, 4) == 0, "modulate values");
-    CHECK(bl_modulate(g, x, sh, MK("m.bad", 0, 2, 3)) == NULL, "bad scale accepted");
+    bl_tensor *bad = MK("m.bad", 0, 2, 3);
+    CHECK(bl_modulate(g, x, sh, bad) == NULL, "bad scale accepted");
     CHECK_ERR("modulate: x must be [B, T, D] with shift and scale [B, D], got x [2, 1, 2] shift [2, 2] scale [2, 3]");
     bl_graph_free(g);
-    bl_tensor *all[] = {x, sh, sc};
+    bl_tensor *all[] = {x, sh, sc, bad};
     FREE_ALL(all);
     bl_tensor *in[3] = {MK("m.x", 1, 3, 4, 6), MK("m.sh", 1, 3, 6), MK("m.sc", 1, 3, 6)};
     GRADCHECK("modulate", f_mod, in, NULL);
