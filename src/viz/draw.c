@@ -238,7 +238,10 @@ static void draw_colorbar(dctx *d, bl_cmap cmap, float vmin, float vmax, box bar
     double u = d->u;
     cairo_save(d->cr);
     cairo_set_antialias(d->cr, CAIRO_ANTIALIAS_NONE);
-    int bands = 256;
+    /* 256 bands at most, each at least 5 device pixels tall so the ends show the map's end colours */
+    double ddx = 0, ddy = bar.h;
+    cairo_user_to_device_distance(d->cr, &ddx, &ddy);
+    int bands = (int)fmin(256, fmax(2, fabs(ddy) / 5));
     for (int i = 0; i < bands; i++) { /* band 0 at the top = vmax */
         double t = 1.0 - (double)i / (bands - 1);
         cell_rect(d, bar.x, bar.y + bar.h * i / bands, bar.x + bar.w, bar.y + bar.h * (i + 1) / bands,
@@ -417,7 +420,7 @@ static void draw_text(dctx *d, const bl_panel *p, box b)
 
 int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
 {
-    dctx d = {cr, fmin(w / 1600, h / 900)};
+    dctx d = {cr, sqrt(fmin(w / 1600, h / 900))}; /* text shrinks slower than the page */
     if (d.u < 0.25) d.u = 0.25;
     double u = d.u, margin = 24 * u;
     cairo_set_source_rgb(cr, 1, 1, 1);

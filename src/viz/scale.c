@@ -75,7 +75,7 @@ int bl_scale_ticks(const bl_scale *s, int max_ticks, double *t, int cap, double 
     int decades = k1 - k0 + 1, n = 0;
     if (decades >= 2) {
         int every = 1;
-        while (decades / every > (max_ticks > 1 ? max_ticks : 2)) every++;
+        while ((decades - 1) / every + 1 > (max_ticks > 2 ? max_ticks : 2)) every++;
         for (int k = k0; k <= k1 && n < cap; k++)
             if ((k - k0) % every == 0) t[n++] = pow(10, k);
         if (b - a >= 2 || n >= 3) return n;

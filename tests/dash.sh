@@ -1,0 +1,74 @@
+#!/bin/sh
+# dash.sh - the live dashboard in tmux (TAP): start src/viz/dash_demo (the dashboard around a fake
+# trainer), check that it draws and trains, switch views and heads, pause, resize, quit with q and
+# with Ctrl-C, and check that the terminal is restored each time (alternate screen left, cursor
+# shown, stty back to canonical mode with echo).
+builddir=${BL_BUILDDIR:-.}
+demo="$builddir/src/viz/dash_demo"
+if ! command -v tmux >/dev/null 2>&1; then echo "1..0 # SKIP tmux missing"; exit 0; fi
+if [ ! -x "$demo" ]; then echo "1..1"; echo "not ok 1 - $demo is not built"; exit 1; fi
+case $demo in /*) ;; *) demo="$PWD/$demo" ;; esac
+
+sock="bl-dash-$$"
+T="tmux -L $sock -f /dev/null"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bl-dash.XXXXXX")
+trap '$T kill-server >/dev/null 2>&1; rm -rf "$tmp"' EXIT INT TERM
+loc=C
+locale -a 2>/dev/null | grep -qi '^c\.utf-*8$' && loc=C.UTF-8
+
+n=0
+failed=0
+ok() { # status description
+    n=$((n + 1))
+    if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
+}
+screen() { $T capture-pane -p -t dash > "$tmp/screen" 2>/dev/null; }
+wait_for() { # pattern [tenths of a second]
+    i=0
+    while [ "$i" -lt "${2:-50}" ]; do
+        screen
+        grep -q -- "$1" "$tmp/screen" && return 0
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+flag() { $T display -p -t dash "#{$1}"; }
+sane() { # canonical mode and echo after the dashboard left
+    grep -q '[^-]icanon' "$tmp/screen" && grep -q '[^-]echo ' "$tmp/screen"
+}
+run="env LC_ALL=$loc TERM=screen-256color '$demo' 100000 10; echo rc=\$?; stty -a | tr '\n' ' ' | fold -w 90; echo; echo END; sleep 60"
+
+echo "1..14"
+$T new-session -d -s dash -x 100 -y 30 "$run"
+wait_for "blocklab dash"; ok $? "the dashboard starts"
+[ "$(flag alternate_on)" = 1 ]; ok $? "it uses the alternate screen"
+wait_for "step [1-9][0-9]*/100000"; ok $? "it trains steps and shows the progress"
+wait_for "attention layer 0 head 0"; ok $? "the overview shows the attention map"
+$T send-keys -t dash 3
+wait_for "view attention"; ok $? "key 3 switches to the attention view"
+$T send-keys -t dash Right Down
+wait_for "attention layer 1 head 1"; ok $? "arrow keys switch head and layer"
+$T send-keys -t dash p
+wait_for "PAUSED"
+s1=$(grep -o 'step [0-9]*' "$tmp/screen" | head -1)
+sleep 0.4
+screen
+s2=$(grep -o 'step [0-9]*' "$tmp/screen" | head -1)
+[ -n "$s1" ] && [ "$s1" = "$s2" ]; ok $? "p pauses training ($s1, $s2)"
+$T resize-window -t dash -x 72 -y 22 2>/dev/null
+sleep 0.3
+wait_for "q back" && sed -n 22p "$tmp/screen" | grep -q "q back"; ok $? "it redraws for the new size after a resize"
+$T send-keys -t dash q
+wait_for "^END"; ok $? "q leaves the dashboard"
+grep -q "dash_demo: quit at step" "$tmp/screen"; ok $? "the program goes on after q"
+[ "$(flag alternate_on)" = 0 ] && [ "$(flag cursor_flag)" = 1 ] && sane; ok $? "the terminal is restored after q"
+
+$T respawn-pane -k -t dash "$run"
+wait_for "blocklab dash"; ok $? "the dashboard starts again"
+sleep 0.3
+$T send-keys -t dash C-c
+wait_for "^END"
+grep -q "dash_demo: interrupted at step" "$tmp/screen"; ok $? "Ctrl-C stops the dashboard"
+[ "$(flag alternate_on)" = 0 ] && [ "$(flag cursor_flag)" = 1 ] && sane; ok $? "the terminal is restored after Ctrl-C"
+exit $failed

@@ -1,0 +1,228 @@
+/* test_viz.c - the plot description, smoothing, ticks, colour maps and their errors. Expected
+ * values are computed by hand (EMA, moving average, log-tick positions) or are the published
+ * colour-map ends (matplotlib viridis #440154 / #21918c / #fde725, ColorBrewer RdBu). */
+#include "core/error.h"
+#include "viz/color.h"
+#include "viz/plot.h"
+#include "viz/scale.h"
+#include "../check.h"
+
+BL_TEST(test_ema_bias_correction)
+{
+    /* w = 0.5: last = 0.5, 1.25, 2.125; debias 1 - 0.5^k = 0.5, 0.75, 0.875 */
+    float y[3] = {1, 2, 3}, out[3];
+    CHECK(bl_ema(y, 3, 0.5f, out) == 0, "%s", bl_error());
+    CHECK_CLOSE(out[0], 1.0, 1e-6);
+    CHECK_CLOSE(out[1], 1.25 / 0.75, 1e-6);
+    CHECK_CLOSE(out[2], 2.125 / 0.875, 1e-6);
+    /* a NaN passes through and does not count: last = 0.5, then 0.25 + 1.5 = 1.75, debias 0.75 */
+    float g[3] = {1, NAN, 3};
+    CHECK(bl_ema(g, 3, 0.5f, out) == 0, "%s", bl_error());
+    CHECK(isnan(out[1]), "nan kept");
+    CHECK_CLOSE(out[2], 1.75 / 0.75, 1e-6);
+    /* w = 0.9, constant input: bias correction gives the constant from the first step */
+    float c[5] = {2, 2, 2, 2, 2};
+    CHECK(bl_ema(c, 5, 0.9f, out) == 0, "%s", bl_error());
+    for (int i = 0; i < 5; i++) CHECK_CLOSE(out[i], 2.0, 1e-5);
+    /* w = 0 is the identity; in place works */
+    float z[3] = {5, -1, 7};
+    CHECK(bl_ema(z, 3, 0, z) == 0 && z[0] == 5 && z[1] == -1 && z[2] == 7, "identity");
+}
+
+BL_TEST(test_ema_errors)
+{
+    float y[2] = {1, 2}, out[2];
+    CHECK(bl_ema(y, 2, 1.0f, out) == -1, "w = 1 accepted");
+    CHECK_ERR("smooth: weight must be in [0, 1), got 1");
+    CHECK(bl_ema(y, 2, -0.1f, out) == -1, "w < 0 accepted");
+    CHECK(bl_ema(y, 0, 0.5f, out) == -1, "empty accepted");
+    CHECK_ERR("smooth: empty series");
+}
+
+BL_TEST(test_moving_average_and_downsample)
+{
+    float y[5] = {1, 2, 3, 4, NAN}, out[5];
+    CHECK(bl_moving_average(y, 5, 2, out) == 0, "%s", bl_error());
+    CHECK_CLOSE(out[0], 1, 1e-6);
+    CHECK_CLOSE(out[1], 1.5, 1e-6);
+    CHECK_CLOSE(out[3], 3.5, 1e-6);
+    CHECK_CLOSE(out[4], 4, 1e-6); /* only the finite value in the window */
+    CHECK(bl_moving_average(y, 5, 0, out) == -1, "window 0 accepted");
+    CHECK_ERR("window must be >= 1");
+    float x[10], v[10], xo[5], yo[5];
+    for (int i = 0; i < 10; i++) x[i] = (float)i, v[i] = (float)(i * i);
+    int k = bl_downsample(x, v, 10, 5, xo, yo);
+    CHECK(k == 5, "k = %d", k);
+    CHECK_CLOSE(xo[0], 0.5, 1e-6);
+    CHECK_CLOSE(yo[0], 0.5, 1e-6);     /* (0 + 1) / 2 */
+    CHECK_CLOSE(yo[4], 72.5, 1e-6);    /* (64 + 81) / 2 */
+    CHECK(bl_downsample(x, v, 10, 1, xo, yo) == -1, "m = 1 accepted");
+}
+
+BL_TEST(test_linear_ticks)
+{
+    double t[16], step;
+    bl_scale s = {0, 1, 0};
+    int n = bl_scale_ticks(&s, 6, t, 16, &step);
+    CHECK(n == 6 && fabs(step - 0.2) < 1e-12, "n = %d step %g", n, step);
+    CHECK_CLOSE(t[3], 0.6, 1e-12);
+    bl_scale s2 = {-0.13, 4.3, 0};
+    n = bl_scale_ticks(&s2, 6, t, 16, &step);
+    CHECK(n == 5 && step == 1 && t[0] == 0 && t[4] == 4, "n = %d step %g t0 %g", n, step, t[0]);
+    char buf[24];
+    CHECK(!strcmp(bl_tick_label(0.25, 0.05, buf, sizeof buf), "0.25"), "%s", buf);
+    CHECK(!strcmp(bl_tick_label(200, 100, buf, sizeof buf), "200"), "%s", buf);
+    CHECK(!strcmp(bl_tick_label(-0.0, 0.5, buf, sizeof buf), "0"), "%s", buf);
+    /* fit: 5% margins, zero width widened */
+    bl_scale f;
+    bl_scale_fit(&f, 0, 10, 0, 0.05);
+    CHECK_CLOSE(f.lo, -0.5, 1e-12);
+    CHECK_CLOSE(f.hi, 10.5, 1e-12);
+    bl_scale_fit(&f, 3, 3, 0, 0.05);
+    CHECK(f.lo < 3 && f.hi > 3, "flat range not widened");
+}
+
+BL_TEST(test_log_ticks)
+{
+    double t[16], step;
+    bl_scale s = {0.5, 300, 1};
+    int n = bl_scale_ticks(&s, 6, t, 16, &step);
+    CHECK(n == 3 && t[0] == 1 && t[1] == 10 && t[2] == 100, "n = %d: %g %g %g", n, t[0], t[1], t[2]);
+    /* 10 sits at (log 10 - log 0.5) / (log 300 - log 0.5) */
+    CHECK_CLOSE(bl_scale_pos(&s, 10), (1 + log10(2)) / (log10(300) + log10(2)), 1e-12);
+    CHECK(isnan(bl_scale_pos(&s, -1)), "log of a negative value must not have a position");
+    /* less than a decade: 1, 2, 5 mantissas */
+    bl_scale s2 = {0.3, 3, 1};
+    n = bl_scale_ticks(&s2, 6, t, 16, &step);
+    CHECK(n == 3 && fabs(t[0] - 0.5) < 1e-12 && t[1] == 1 && t[2] == 2, "n = %d: %g %g %g", n, t[0], t[1], t[2]);
+    /* many decades are thinned to at most max_ticks */
+    bl_scale s3 = {1e-8, 1e8, 1};
+    n = bl_scale_ticks(&s3, 5, t, 16, &step);
+    CHECK(n >= 3 && n <= 5 && t[0] == 1e-8, "n = %d t0 %g", n, t[0]);
+    char buf[24];
+    CHECK(!strcmp(bl_tick_label(1e-5, 0, buf, sizeof buf), "1e-5"), "%s", buf);
+    CHECK(!strcmp(bl_tick_label(0.01, 0, buf, sizeof buf), "0.01"), "%s", buf);
+    /* fit in log space: margin 0.5 decade around [1, 100] */
+    bl_scale f;
+    bl_scale_fit(&f, 1, 100, 1, 0.25);
+    CHECK_CLOSE(log10(f.lo), -0.5, 1e-12);
+    CHECK_CLOSE(log10(f.hi), 2.5, 1e-12);
+}
+
+BL_TEST(test_colour_maps)
+{
+    CHECK(bl_cmap_rgb(BL_CMAP_VIRIDIS, 0) == 0x440154, "viridis(0) = %06x", bl_cmap_rgb(BL_CMAP_VIRIDIS, 0));
+    CHECK(bl_cmap_rgb(BL_CMAP_VIRIDIS, 1) == 0xfde725, "viridis(1) = %06x", bl_cmap_rgb(BL_CMAP_VIRIDIS, 1));
+    uint32_t mid = bl_cmap_rgb(BL_CMAP_VIRIDIS, 0.5); /* #21918c */
+    CHECK(abs((int)(mid >> 16) - 0x21) <= 1 && abs((int)((mid >> 8) & 255) - 0x91) <= 1 && abs((int)(mid & 255) - 0x8c) <= 1,
+          "viridis(0.5) = %06x", mid);
+    CHECK(bl_cmap_rgb(BL_CMAP_DIVERGING, 0) == 0x053061, "rdbu(0)");
+    CHECK(bl_cmap_rgb(BL_CMAP_DIVERGING, 0.5) == 0xf7f7f7, "rdbu(0.5)");
+    CHECK(bl_cmap_rgb(BL_CMAP_DIVERGING, 1) == 0x67001f, "rdbu(1)");
+    CHECK(bl_cmap_rgb(BL_CMAP_VIRIDIS, 7) == 0xfde725 && bl_cmap_rgb(BL_CMAP_VIRIDIS, -3) == 0x440154, "clamped");
+    /* viridis gets brighter monotonically (it is perceptually ordered) */
+    double last = -1;
+    int mono = 1;
+    for (int i = 0; i <= 32; i++) {
+        double l = bl_rgb_luma(bl_cmap_rgb(BL_CMAP_VIRIDIS, i / 32.0));
+        mono &= l > last;
+        last = l;
+    }
+    CHECK(mono, "viridis luma not increasing");
+    CHECK(bl_rgb_to_xterm256(0xff0000) == 196, "red -> %d", bl_rgb_to_xterm256(0xff0000));
+    CHECK(bl_rgb_to_xterm256(0x808080) == 244, "grey -> %d", bl_rgb_to_xterm256(0x808080));
+    CHECK(bl_rgb_to_xterm256(0xffffff) == 231, "white -> %d", bl_rgb_to_xterm256(0xffffff));
+    CHECK(bl_palette(0) == 0x1f77b4 && bl_palette(11) == 0xff7f0e, "tab10");
+}
+
+BL_TEST(test_heat_range)
+{
+    bl_figure *f = bl_fig_new(1, 1, NULL);
+    bl_panel *p = bl_fig_panel(f, 0);
+    float v[4] = {-0.5f, 2, NAN, 1};
+    CHECK(bl_panel_heatmap(p, v, 2, 2, BL_CMAP_DIVERGING) == 0, "%s", bl_error());
+    float lo, hi;
+    bl_heat_range(p, &lo, &hi);
+    CHECK(lo == -2 && hi == 2, "diverging centred on 0: [%g, %g]", lo, hi);
+    p->cmap = BL_CMAP_VIRIDIS;
+    bl_heat_range(p, &lo, &hi);
+    CHECK(lo == -0.5f && hi == 2, "viridis [%g, %g]", lo, hi);
+    CHECK(bl_panel_heatmap_range(p, 1, 1) == -1, "empty range accepted");
+    CHECK_ERR("vmin < vmax");
+    CHECK(bl_panel_heatmap_range(p, 0, 4) == 0, "%s", bl_error());
+    bl_heat_range(p, &lo, &hi);
+    CHECK(lo == 0 && hi == 4, "fixed range");
+    bl_fig_free(f);
+}
+
+BL_TEST(test_series_and_colours)
+{
+    bl_figure *f = bl_fig_new(1, 1, "t");
+    bl_panel *p = bl_fig_panel(f, 0);
+    float y[4] = {4, 3, 2, 1};
+    int a = bl_panel_smoothed(p, "a", NULL, y, 4, 0.5f);
+    int b = bl_panel_line(p, "b", NULL, y, 4, 0);
+    int c = bl_panel_line(p, "val", NULL, y, 4, BL_MARKERS | BL_NO_LINE | BL_SAME_COLOR);
+    CHECK(a == 1 && b == 2 && c == 3 && p->nseries == 4, "indices %d %d %d", a, b, c);
+    CHECK(p->series[0].flags & BL_FAINT, "raw curve faint");
+    CHECK(p->series[0].color == 0 && p->series[1].color == 0, "raw and smooth share a colour");
+    CHECK(p->series[2].color == 1 && p->series[3].color == 1, "next colour, then the same");
+    CHECK(p->series[0].x[3] == 3, "default x = index");
+    CHECK_CLOSE(p->series[1].y[1], (0.5 * 2 + 1.5) / 0.75, 1e-6); /* EMA: last 2, then 1 + 1.5 */
+    bl_fig_free(f);
+}
+
+BL_TEST(test_bad_input)
+{
+    CHECK(bl_fig_new(0, 1, NULL) == NULL, "0 rows accepted");
+    CHECK_ERR("plot: a figure has 1..8 rows and columns");
+    bl_figure *f = bl_fig_new(1, 2, NULL);
+    CHECK(bl_fig_panel(f, 2) == NULL, "panel 2 of 2");
+    CHECK_ERR("plot: panel 2 out of range");
+    bl_panel *p = bl_fig_panel(f, 0);
+    float y[4] = {1, 2, -0.5f, 3};
+    CHECK(bl_fig_check(f) == -1, "empty figure accepted");
+    CHECK_ERR("nothing to draw");
+    CHECK(bl_panel_line(p, "loss", NULL, y, 0, 0) == -1, "empty series accepted");
+    CHECK_ERR("plot: series 'loss' is empty");
+    CHECK(bl_panel_line(p, "loss", NULL, y, 4, 0) == 0, "%s", bl_error());
+    CHECK(bl_panel_heatmap(p, y, 2, 2, BL_CMAP_VIRIDIS) == -1, "heatmap on a lines panel");
+    CHECK_ERR("plot: panel already holds line series");
+    bl_panel_log(p, 0, 1);
+    CHECK(bl_fig_check(f) == -1, "log of a negative value accepted");
+    CHECK_ERR("plot: log y axis needs values > 0, but series 'loss' has -0.5 at index 2");
+    bl_term_opts o = {60, 0, BL_COLOR_NONE, 0};
+    FILE *null = fopen("/dev/null", "w");
+    CHECK(bl_term_print(f, null, &o) == -1, "terminal drew a log of a negative value");
+    CHECK_ERR("log y axis");
+    bl_panel_log(p, 0, 0);
+    o.width = 12;
+    CHECK(bl_term_print(f, null, &o) == -1, "width 12 accepted");
+    CHECK_ERR("term: width 12 is too small");
+    fclose(null);
+    bl_panel *q = bl_fig_panel(f, 1);
+    CHECK(bl_panel_images(q, y, 1, 2, 1, 2, 0, 1, 0) == -1, "2 channels accepted");
+    CHECK_ERR("plot: images need 1 or 3 channels, got 2");
+    CHECK(bl_panel_images(q, y, 1, 1, 2, 2, 1, 0, 0) == -1, "lo > hi accepted");
+    CHECK_ERR("lo < hi");
+    CHECK(bl_panel_limits(q, 'z', 0, 1) == -1, "axis z");
+    CHECK_ERR("'x' or 'y'");
+    CHECK(bl_panel_heatmap(q, y, 0, 3, BL_CMAP_VIRIDIS) == -1, "0 rows heatmap");
+    CHECK_ERR("heatmap is empty");
+    CHECK(q->kind == BL_PANEL_EMPTY, "failed builders leave the panel empty");
+    bl_fig_free(f);
+}
+
+int main(void)
+{
+    RUN(test_ema_bias_correction);
+    RUN(test_ema_errors);
+    RUN(test_moving_average_and_downsample);
+    RUN(test_linear_ticks);
+    RUN(test_log_ticks);
+    RUN(test_colour_maps);
+    RUN(test_heat_range);
+    RUN(test_series_and_colours);
+    RUN(test_bad_input);
+    return bl_test_done();
+}

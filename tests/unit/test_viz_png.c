@@ -1,0 +1,318 @@
+/* test_viz_png.c - PNG, SVG, CSV and JSON files: PNGs read back with libpng (size, colour type,
+ * tEXt chunks, pixels at known places), SVG checked by xmllint when installed, the numbers of
+ * CSV/JSON against the inputs, and the errors (unknown type, missing directory, log of a negative
+ * value) leaving no file behind. */
+#include "core/error.h"
+#include "viz/color.h"
+#include "viz/plot.h"
+#include "../check.h"
+#include <dirent.h>
+#include <jansson.h>
+#include <png.h>
+#include <unistd.h>
+
+static char dir[256];
+
+typedef struct {
+    int w, h, color_type, depth;
+    unsigned char *rgb; /* w * h * 3 */
+    char software[64], title[128], command[128], config[128];
+} image;
+
+static int read_png(const char *path, image *im)
+{
+    memset(im, 0, sizeof *im);
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return -1;
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(png);
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_read_struct(&png, &info, NULL);
+        fclose(fp);
+        return -1;
+    }
+    png_init_io(png, fp);
+    png_read_info(png, info);
+    im->w = (int)png_get_image_width(png, info);
+    im->h = (int)png_get_image_height(png, info);
+    im->color_type = png_get_color_type(png, info);
+    im->depth = png_get_bit_depth(png, info);
+    png_textp text;
+    int nt = 0;
+    png_get_text(png, info, &text, &nt);
+    for (int i = 0; i < nt; i++) {
+        char *dst = !strcmp(text[i].key, "Software") ? im->software : !strcmp(text[i].key, "Title") ? im->title
+                  : !strcmp(text[i].key, "Command") ? im->command : !strcmp(text[i].key, "Config") ? im->config : NULL;
+        if (dst) snprintf(dst, 64, "%s", text[i].text);
+    }
+    if (im->color_type == PNG_COLOR_TYPE_RGB && im->depth == 8) {
+        im->rgb = malloc((size_t)im->w * im->h * 3);
+        for (int y = 0; y < im->h; y++) png_read_row(png, im->rgb + (size_t)y * im->w * 3, NULL);
+    }
+    png_destroy_read_struct(&png, &info, NULL);
+    fclose(fp);
+    return 0;
+}
+
+static uint32_t px(const image *im, int x, int y)
+{
+    const unsigned char *p = im->rgb + ((size_t)y * im->w + x) * 3;
+    return (uint32_t)p[0] << 16 | p[1] << 8 | p[2];
+}
+
+static int near(uint32_t a, uint32_t b, int tol)
+{
+    for (int s = 0; s <= 16; s += 8)
+        if (abs((int)((a >> s) & 255) - (int)((b >> s) & 255)) > tol) return 0;
+    return 1;
+}
+
+static char *path_of(const char *name)
+{
+    static char buf[512];
+    snprintf(buf, sizeof buf, "%s/%s", dir, name);
+    return buf;
+}
+
+/* a constant heatmap is one colour, filling a rectangle; the colour bar ends are the map's ends */
+BL_TEST(test_png_constant_heatmap)
+{
+    float v[6 * 8];
+    for (int i = 0; i < 48; i++) v[i] = 0.25f;
+    bl_figure *f = bl_fig_new(1, 1, "constant");
+    bl_panel_heatmap(bl_fig_panel(f, 0), v, 6, 8, BL_CMAP_VIRIDIS);
+    bl_fig_meta(f, "attn > constant.png", "model=tinygpt norm=rmsnorm");
+    CHECK(bl_fig_save(f, path_of("constant.png"), &(bl_save_opts){640, 400, 1}) == 0, "%s", bl_error());
+    image im;
+    CHECK(read_png(path_of("constant.png"), &im) == 0, "cannot read the PNG back");
+    CHECK(im.w == 640 && im.h == 400, "size %d x %d", im.w, im.h);
+    CHECK(im.color_type == PNG_COLOR_TYPE_RGB && im.depth == 8, "colour type %d depth %d", im.color_type, im.depth);
+    CHECK(!strcmp(im.software, "blocklab 0.1.0"), "Software '%s'", im.software);
+    CHECK(!strcmp(im.title, "constant"), "Title '%s'", im.title);
+    CHECK(!strcmp(im.command, "attn > constant.png"), "Command '%s'", im.command);
+    CHECK(!strcmp(im.config, "model=tinygpt norm=rmsnorm"), "Config '%s'", im.config);
+    if (!im.rgb) return;
+    CHECK(px(&im, 2, 2) == 0xffffff, "background %06x", px(&im, 2, 2));
+    /* a flat map sits in the middle of its colour range: viridis(0.5) */
+    uint32_t mid = bl_cmap_rgb(BL_CMAP_VIRIDIS, 0.5), top = bl_cmap_rgb(BL_CMAP_VIRIDIS, 1),
+             bot = bl_cmap_rgb(BL_CMAP_VIRIDIS, 0);
+    /* the map: the columns and rows holding at least 50 pixels of that colour (the colour bar
+     * holds a thin band of it too) */
+    int x0 = im.w, y0 = im.h, x1 = -1, y1 = -1, count = 0;
+    int *col = calloc((size_t)im.w, sizeof *col), *row = calloc((size_t)im.h, sizeof *row);
+    for (int y = 0; y < im.h; y++)
+        for (int x = 0; x < im.w; x++)
+            if (px(&im, x, y) == mid) count++, col[x]++, row[y]++;
+    for (int x = 0; x < im.w; x++)
+        if (col[x] >= 50) x0 = x < x0 ? x : x0, x1 = x;
+    for (int y = 0; y < im.h; y++)
+        if (row[y] >= 50) y0 = y < y0 ? y : y0, y1 = y;
+    free(col), free(row);
+    CHECK(count > 20000, "only %d pixels in the map colour", count);
+    /* the whole inside of that box is the one colour (no seams between cells) */
+    int off = 0;
+    for (int y = y0 + 2; y <= y1 - 2; y++)
+        for (int x = x0 + 2; x <= x1 - 2; x++) off += px(&im, x, y) != mid;
+    CHECK(off == 0, "%d pixels inside the heatmap differ", off);
+    /* 8 x 6 square cells: the box is 4:3 */
+    CHECK_CLOSE((double)(x1 - x0 + 1) / (y1 - y0 + 1), 8.0 / 6.0, 0.03);
+    /* the colour bar right of the map: its top pixels are viridis(1), its bottom pixels viridis(0) */
+    int bx = -1, gap = 0; /* past the map's frame, a white gap, then the bar */
+    for (int x = x1 + 1; x < im.w && bx < 0; x++)
+        if (!gap) gap = px(&im, x, (y0 + y1) / 2) == 0xffffff;
+        else
+    { /* the first colourful pixel (not white, grey or black) on the middle row */
+        uint32_t c = px(&im, x, (y0 + y1) / 2);
+        int r = c >> 16, g = (c >> 8) & 255, b = c & 255;
+        int hi = r > g ? (r > b ? r : b) : (g > b ? g : b), lo = r < g ? (r < b ? r : b) : (g < b ? g : b);
+        if (hi - lo > 40) bx = x;
+    }
+    CHECK(bx > 0, "no colour bar right of the map");
+    if (bx > 0) {
+        int cx = bx + 3;
+        CHECK(px(&im, cx, y0 + 1) == top, "bar top %06x, want %06x", px(&im, cx, y0 + 1), top);
+        CHECK(px(&im, cx, y1 - 1) == bot, "bar bottom %06x, want %06x", px(&im, cx, y1 - 1), bot);
+    }
+    free(im.rgb);
+    bl_fig_free(f);
+}
+
+/* a line from (0, 0) to (1, 1) on [0, 1] x [0, 1] lights the diagonal of the plot area */
+BL_TEST(test_png_diagonal)
+{
+    float x[2] = {0, 1}, y[2] = {0, 1};
+    bl_figure *f = bl_fig_new(1, 1, NULL);
+    bl_panel *p = bl_fig_panel(f, 0);
+    bl_panel_line(p, "", x, y, 2, 0);
+    bl_panel_limits(p, 'x', 0, 1);
+    bl_panel_limits(p, 'y', 0, 1);
+    CHECK(bl_fig_save(f, path_of("diag.png"), &(bl_save_opts){500, 500, 2}) == 0, "%s", bl_error());
+    image im;
+    CHECK(read_png(path_of("diag.png"), &im) == 0 && im.rgb, "cannot read the PNG back");
+    CHECK(im.w == 1000 && im.h == 1000, "scale 2: %d x %d", im.w, im.h);
+    if (!im.rgb) return;
+    uint32_t blue = bl_palette(0);
+    int x0 = im.w, y0 = im.h, x1 = -1, y1 = -1, n = 0;
+    for (int yy = 0; yy < im.h; yy++)
+        for (int xx = 0; xx < im.w; xx++)
+            if (near(px(&im, xx, yy), blue, 24)) {
+                n++;
+                x0 = xx < x0 ? xx : x0, x1 = xx > x1 ? xx : x1, y0 = yy < y0 ? yy : y0, y1 = yy > y1 ? yy : y1;
+            }
+    CHECK(n > 500 && x1 - x0 > 500 && y1 - y0 > 500, "line pixels %d in %d..%d x %d..%d", n, x0, x1, y0, y1);
+    /* every line pixel is near the rising diagonal of its bounding box */
+    int off = 0;
+    for (int yy = y0; yy <= y1; yy++)
+        for (int xx = x0; xx <= x1; xx++)
+            if (near(px(&im, xx, yy), blue, 24)) {
+                double u = (double)(xx - x0) / (x1 - x0), v = (double)(y1 - yy) / (y1 - y0);
+                off += fabs(u - v) > 0.02;
+            }
+    CHECK(off == 0, "%d line pixels off the diagonal", off);
+    /* the diagonal's middle is lit, the other two corners of the box are not */
+    int cx = (x0 + x1) / 2, cy = (y0 + y1) / 2, lit = 0;
+    for (int d = -3; d <= 3; d++) lit |= near(px(&im, cx + d, cy), blue, 24);
+    CHECK(lit, "middle of the diagonal not drawn");
+    CHECK(!near(px(&im, x0 + 5, y0 + 5), blue, 60) && !near(px(&im, x1 - 5, y1 - 5), blue, 60), "off-diagonal corner lit");
+    free(im.rgb);
+    bl_fig_free(f);
+}
+
+BL_TEST(test_svg)
+{
+    float y[5] = {1, 3, 2, 5, 4}, h[4] = {0, 1, 2, 3};
+    bl_figure *f = bl_fig_new(1, 2, "svg & <xml> check");
+    bl_panel_line(bl_fig_panel(f, 0), "a", NULL, y, 5, BL_MARKERS);
+    bl_panel_heatmap(bl_fig_panel(f, 1), h, 2, 2, BL_CMAP_DIVERGING);
+    CHECK(bl_fig_save(f, path_of("fig.svg"), NULL) == 0, "%s", bl_error());
+    FILE *fp = fopen(path_of("fig.svg"), "r");
+    char head[256] = {0};
+    if (fp) fread(head, 1, sizeof head - 1, fp), fclose(fp);
+    CHECK(strstr(head, "<svg") != NULL, "not an SVG: %.60s", head);
+    CHECK(strstr(head, "width=\"1600") && strstr(head, "height=\"900"), "default size: %.200s", head);
+    bl_fig_free(f);
+    if (system("command -v xmllint >/dev/null 2>&1") != 0) SKIP("xmllint missing");
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "xmllint --noout '%s'", path_of("fig.svg"));
+    CHECK(system(cmd) == 0, "xmllint rejects the SVG");
+}
+
+static char *slurp(const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp) return strdup("");
+    char *buf = calloc(1, 1 << 16);
+    fread(buf, 1, (1 << 16) - 1, fp);
+    fclose(fp);
+    return buf;
+}
+
+BL_TEST(test_csv)
+{
+    float x[3] = {0, 10, 20}, y[3] = {2.5f, 1.25f, NAN}, v[4] = {1, 2, 3, 4};
+    const char *r[2] = {"a", "b,c"}, *c[2] = {"x", "\"q\""};
+    bl_figure *f = bl_fig_new(1, 2, NULL);
+    bl_panel_line(bl_fig_panel(f, 0), "run 1", x, y, 3, 0);
+    bl_panel_heatmap(bl_fig_panel(f, 1), v, 2, 2, BL_CMAP_VIRIDIS);
+    bl_panel_heatmap_labels(bl_fig_panel(f, 1), r, c);
+    CHECK(bl_fig_save(f, path_of("n.csv"), NULL) == 0, "%s", bl_error());
+    char *s = slurp(path_of("n.csv"));
+    const char *want = "series,x,y\nrun 1,0,2.5\nrun 1,10,1.25\nrun 1,20,nan\n\n"
+                       "row\\col,x,\"\"\"q\"\"\"\na,1,2\n\"b,c\",3,4\n";
+    CHECK(!strcmp(s, want), "csv:\n%s", s);
+    free(s);
+    bl_fig_free(f);
+}
+
+BL_TEST(test_json)
+{
+    float y[3] = {3, NAN, 1.5f};
+    bl_figure *f = bl_fig_new(1, 1, "j");
+    bl_panel *p = bl_fig_panel(f, 0);
+    bl_panel_labels(p, NULL, "step", "loss");
+    bl_panel_line(p, "train", NULL, y, 3, 0);
+    bl_panel_log(p, 0, 1);
+    bl_fig_meta(f, "plot loss > j.json", NULL);
+    CHECK(bl_fig_save(f, path_of("j.json"), NULL) == 0, "%s", bl_error());
+    json_error_t err;
+    json_t *root = json_load_file(path_of("j.json"), 0, &err);
+    CHECK(root != NULL, "json does not parse: %s", err.text);
+    if (root) {
+        json_t *s0 = json_array_get(json_object_get(json_array_get(json_object_get(root, "panels"), 0), "series"), 0);
+        json_t *ys = json_object_get(s0, "y");
+        CHECK(json_array_size(ys) == 3, "3 values");
+        CHECK_CLOSE(json_real_value(json_array_get(ys, 0)), 3, 0);
+        CHECK(json_is_null(json_array_get(ys, 1)), "NaN must be null");
+        CHECK_CLOSE(json_real_value(json_array_get(ys, 2)), 1.5, 0);
+        CHECK(!strcmp(json_string_value(json_object_get(json_object_get(root, "meta"), "command")), "plot loss > j.json"), "meta");
+        CHECK(json_is_true(json_object_get(json_array_get(json_object_get(root, "panels"), 0), "logy")), "logy");
+        json_decref(root);
+    }
+    bl_fig_free(f);
+}
+
+/* no temporary file may be left behind */
+static int leftovers(void)
+{
+    int n = 0;
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));) n += strstr(e->d_name, ".tmp") != NULL;
+    if (d) closedir(d);
+    return n;
+}
+
+BL_TEST(test_save_errors)
+{
+    float y[3] = {1, -2, 3};
+    bl_figure *f = bl_fig_new(1, 1, NULL);
+    bl_panel *p = bl_fig_panel(f, 0);
+    bl_panel_line(p, "loss", NULL, y, 3, 0);
+    CHECK(bl_fig_save(f, path_of("x.bmp"), NULL) == -1, "bmp accepted");
+    CHECK_ERR("save: unknown file type '.bmp'");
+    char missing[600];
+    snprintf(missing, sizeof missing, "%s/no/such/dir/x.png", dir);
+    CHECK(bl_fig_save(f, missing, NULL) == -1, "missing directory accepted");
+    CHECK_ERR("/no/such/dir' does not exist");
+    bl_panel_log(p, 0, 1);
+    CHECK(bl_fig_save(f, path_of("neg.png"), NULL) == -1, "log of a negative value saved");
+    CHECK_ERR("plot: log y axis needs values > 0, but series 'loss' has -2 at index 1");
+    CHECK(access(path_of("neg.png"), F_OK) != 0, "a failed save left a file");
+    CHECK(bl_fig_save(f, path_of("big.png"), &(bl_save_opts){1600, 900, 20}) == -1, "scale 20 accepted");
+    CHECK_ERR("scale 20 is out of range");
+    CHECK(leftovers() == 0, "temporary files left behind");
+    /* the txt export is the colourless terminal picture */
+    bl_panel_log(p, 0, 0);
+    CHECK(bl_fig_save(f, path_of("t.txt"), NULL) == 0, "%s", bl_error());
+    char *s = slurp(path_of("t.txt"));
+    CHECK(strstr(s, "━━ loss") && !strchr(s, 0x1b), "txt export:\n%s", s);
+    free(s);
+    bl_fig_free(f);
+}
+
+static void cleanup(void)
+{
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (e->d_name[0] != '.') unlink(path_of(e->d_name));
+    if (d) closedir(d);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/blviz.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        printf("1..0 # SKIP cannot make a temporary directory\n");
+        return 77;
+    }
+    RUN(test_png_constant_heatmap);
+    RUN(test_png_diagonal);
+    RUN(test_svg);
+    RUN(test_csv);
+    RUN(test_json);
+    RUN(test_save_errors);
+    if (!getenv("BL_VIZ_KEEP")) cleanup();
+    else printf("# files kept in %s\n", dir);
+    return bl_test_done();
+}

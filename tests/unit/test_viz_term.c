@@ -1,0 +1,172 @@
+/* test_viz_term.c - the terminal renderer on fixed inputs at fixed widths, without colours and with
+ * 256 colours / truecolor, compared to the reviewed files in tests/expected/viz/. On a mismatch the
+ * output is left in ./viz-NAME.actual; BL_VIZ_REGEN=1 rewrites the expected files (review them!). */
+#include "core/error.h"
+#include "viz/color.h"
+#include "viz/plot.h"
+#include "../check.h"
+
+/* render f and compare with tests/expected/viz/NAME.txt */
+static void expect(const bl_figure *f, const char *name, int width, int height, bl_color_mode mode, int ascii)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    bl_term_opts o = {width, height, mode, ascii};
+    int r = bl_term_print(f, m, &o);
+    fclose(m);
+    CHECK(r == 0, "%s: %s", name, bl_error());
+    const char *src = getenv("BL_SRCDIR");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/expected/viz/%s.txt", src ? src : ".", name);
+    if (getenv("BL_VIZ_REGEN")) {
+        FILE *w = fopen(path, "w");
+        if (w) fwrite(buf, 1, len, w), fclose(w);
+    }
+    FILE *e = fopen(path, "r");
+    if (!e) {
+        CHECK(0, "cannot read %s", path);
+        free(buf);
+        return;
+    }
+    char *want = malloc(1 << 20);
+    size_t n = fread(want, 1, (1 << 20) - 1, e);
+    want[n] = 0;
+    fclose(e);
+    int same = n == len && memcmp(want, buf, len) == 0;
+    if (!same) {
+        int line = 1;
+        for (size_t i = 0; i < n && i < len && want[i] == buf[i]; i++) line += want[i] == '\n';
+        char out[300];
+        snprintf(out, sizeof out, "viz-%s.actual", name);
+        FILE *w = fopen(out, "w");
+        if (w) fwrite(buf, 1, len, w), fclose(w);
+        CHECK(same, "%s differs from %s from line %d (output in %s)", name, path, line, out);
+    }
+    /* colour codes exactly when asked for */
+    int esc = memchr(buf, 0x1b, len) != NULL;
+    CHECK(esc == (mode == BL_COLOR_256 || mode == BL_COLOR_TRUE), "%s: escape codes %s", name, esc ? "present" : "missing");
+    if (ascii)
+        for (size_t i = 0; i < len; i++)
+            if ((unsigned char)buf[i] >= 0x80) {
+                CHECK(0, "%s: non-ASCII byte in ascii mode", name);
+                break;
+            }
+    free(want);
+    free(buf);
+}
+
+static bl_figure *diagonal(void)
+{
+    float y[11];
+    for (int i = 0; i < 11; i++) y[i] = (float)i;
+    bl_figure *f = bl_fig_new(1, 1, NULL);
+    bl_panel_line(bl_fig_panel(f, 0), "y = x", NULL, y, 11, 0);
+    return f;
+}
+
+/* two runs of a decaying loss, one smoothed, with validation points, log y */
+static bl_figure *loss(void)
+{
+    float x[60], a[60], b[60];
+    for (int i = 0; i < 60; i++) {
+        x[i] = (float)(i * 10);
+        a[i] = 3.0f * expf(-i / 12.0f) + 0.2f + 0.15f * ((i * 7919) % 11 - 5) / 5.0f * expf(-i / 30.0f);
+        b[i] = 2.5f * expf(-i / 20.0f) + 0.35f;
+    }
+    float vx[3] = {200, 400, 590}, vy[3] = {0.9f, 0.45f, 0.38f};
+    bl_figure *f = bl_fig_new(1, 1, "train loss");
+    bl_panel *p = bl_fig_panel(f, 0);
+    bl_panel_labels(p, NULL, "step", "loss");
+    bl_panel_smoothed(p, "rmsnorm", x, a, 60, 0.6f);
+    bl_panel_line(p, "layernorm", x, b, 60, 0);
+    bl_panel_line(p, "val", vx, vy, 3, BL_MARKERS | BL_NO_LINE | BL_SAME_COLOR);
+    bl_panel_log(p, 0, 1);
+    return f;
+}
+
+/* 4 x 6 heatmap 0..23 with character labels, next to a diverging 3 x 3 */
+static bl_figure *heat(void)
+{
+    float v[24], d[9] = {-2, -1, 0, -1, 0, 1, 0, 1, 2};
+    for (int i = 0; i < 24; i++) v[i] = (float)i;
+    const char *rows[4] = {"w", "x", "y", "z"}, *cols[6] = {"a", "b", "c", "d", "e", "f"};
+    bl_figure *f = bl_fig_new(1, 2, NULL);
+    bl_panel *p = bl_fig_panel(f, 0);
+    bl_panel_heatmap(p, v, 4, 6, BL_CMAP_VIRIDIS);
+    bl_panel_heatmap_labels(p, rows, cols);
+    bl_panel_labels(p, "0..23", NULL, NULL);
+    p = bl_fig_panel(f, 1);
+    bl_panel_heatmap(p, d, 3, 3, BL_CMAP_DIVERGING);
+    bl_panel_labels(p, "signed", NULL, NULL);
+    return f;
+}
+
+static bl_figure *images(void)
+{
+    float im[2 * 3 * 4 * 4];
+    for (int n = 0; n < 2; n++)
+        for (int c = 0; c < 3; c++)
+            for (int y = 0; y < 4; y++)
+                for (int x = 0; x < 4; x++) /* image 0: red ramp left to right; image 1: grey ramp top down */
+                    im[((n * 3 + c) * 4 + y) * 4 + x] = n == 0 ? (c == 0 ? -1 + 2 * x / 3.0f : -1) : -1 + 2 * y / 3.0f;
+    bl_figure *f = bl_fig_new(1, 1, "samples");
+    bl_panel_images(bl_fig_panel(f, 0), im, 2, 3, 4, 4, -1, 1, 0);
+    return f;
+}
+
+BL_TEST(test_diagonal_nocolor) { bl_figure *f = diagonal(); expect(f, "diagonal_nocolor", 40, 14, BL_COLOR_NONE, 0); bl_fig_free(f); }
+BL_TEST(test_loss_nocolor) { bl_figure *f = loss(); expect(f, "loss_nocolor", 72, 22, BL_COLOR_NONE, 0); bl_fig_free(f); }
+BL_TEST(test_loss_256) { bl_figure *f = loss(); expect(f, "loss_256", 72, 22, BL_COLOR_256, 0); bl_fig_free(f); }
+BL_TEST(test_loss_ascii) { bl_figure *f = loss(); expect(f, "loss_ascii", 72, 22, BL_COLOR_NONE, 1); bl_fig_free(f); }
+BL_TEST(test_heat_nocolor) { bl_figure *f = heat(); expect(f, "heat_nocolor", 64, 0, BL_COLOR_NONE, 0); bl_fig_free(f); }
+BL_TEST(test_heat_256) { bl_figure *f = heat(); expect(f, "heat_256", 64, 0, BL_COLOR_256, 0); bl_fig_free(f); }
+BL_TEST(test_heat_truecolor) { bl_figure *f = heat(); expect(f, "heat_truecolor", 64, 0, BL_COLOR_TRUE, 0); bl_fig_free(f); }
+BL_TEST(test_images_256) { bl_figure *f = images(); expect(f, "images_256", 40, 0, BL_COLOR_256, 0); bl_fig_free(f); }
+BL_TEST(test_images_nocolor) { bl_figure *f = images(); expect(f, "images_nocolor", 40, 0, BL_COLOR_NONE, 0); bl_fig_free(f); }
+
+/* a constant heatmap is one colour: every half block has viridis(0.5) above and below */
+BL_TEST(test_constant_heatmap_one_colour)
+{
+    float v[16];
+    for (int i = 0; i < 16; i++) v[i] = 3.0f;
+    bl_figure *f = bl_fig_new(1, 1, NULL);
+    bl_panel_heatmap(bl_fig_panel(f, 0), v, 4, 4, BL_CMAP_VIRIDIS);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    bl_term_opts o = {40, 0, BL_COLOR_TRUE, 0};
+    CHECK(bl_term_print(f, m, &o) == 0, "%s", bl_error());
+    fclose(m);
+    /* the 16 cells are half blocks at 1..8 px each: count "▀" preceded by the mid colour */
+    uint32_t mid = bl_cmap_rgb(BL_CMAP_VIRIDIS, 0.5);
+    char want[64];
+    snprintf(want, sizeof want, "38;2;%u;%u;%u", mid >> 16, (mid >> 8) & 255, mid & 255);
+    int cells = 0, other = 0;
+    /* the heatmap rows are the lines that start with a row tick or blanks then "\x1b[38;2" */
+    for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+        char *bar = strstr(line, "  \x1b"); /* the colour bar starts after two blanks */
+        for (char *s = strstr(line, "\x1b[38;2;"); s && (!bar || s < bar); s = strstr(s + 1, "\x1b[38;2;")) {
+            if (strncmp(s + 2, want, strlen(want))) other++;
+            else cells++;
+        }
+    }
+    CHECK(cells > 0 && other == 0, "%d cells in the mid colour, %d in others", cells, other);
+    free(buf);
+    bl_fig_free(f);
+}
+
+int main(void)
+{
+    RUN(test_diagonal_nocolor);
+    RUN(test_loss_nocolor);
+    RUN(test_loss_256);
+    RUN(test_loss_ascii);
+    RUN(test_heat_nocolor);
+    RUN(test_heat_256);
+    RUN(test_heat_truecolor);
+    RUN(test_images_256);
+    RUN(test_images_nocolor);
+    RUN(test_constant_heatmap_one_colour);
+    return bl_test_done();
+}
