@@ -10,7 +10,7 @@
 BL_TEST(test_ema_bias_correction)
 {
     /* w = 0.5: last = 0.5, 1.25, 2.125; debias 1 - 0.5^k = 0.5, 0.75, 0.875 */
-    float y[3] = {1, 2, 3}, out[3];
+    float y[3] = {1, 2, 3}, out[5];
     CHECK(bl_ema(y, 3, 0.5f, out) == 0, "%s", bl_error());
     CHECK_CLOSE(out[0], 1.0, 1e-6);
     CHECK_CLOSE(out[1], 1.25 / 0.75, 1e-6);
