@@ -113,6 +113,21 @@ void bl_heat_range(const bl_panel *p, float *vmin, float *vmax)
     *vmax = hi;
 }
 
+uint32_t bl_image_rgb(const bl_panel *p, int i, int x, int y)
+{
+    const float *img = p->pixels + (long)i * p->c * p->h * p->w;
+    uint32_t rgb = 0;
+    for (int k = 0; k < 3; k++) {
+        float t = (img[((long)(p->c == 3 ? k : 0) * p->h + y) * p->w + x] - p->lo) / (p->hi - p->lo);
+        t = isnan(t) ? 0 : t < 0 ? 0 : t > 1 ? 1 : t;
+        rgb = rgb << 8 | (uint32_t)lroundf(t * 255);
+    }
+    if (!p->overlay) return rgb;
+    int r = (int)((long)y * p->orows / p->h), c = (int)((long)x * p->ocols / p->w);
+    double t = bl_cmap_pos(p->overlay[(long)r * p->ocols + c], p->omin, p->omax);
+    return isnan(t) ? rgb : bl_rgb_mix(rgb, bl_cmap_rgb(BL_CMAP_VIRIDIS, t), p->oalpha);
+}
+
 uint32_t bl_palette(int i)
 {
     return tab10[((i % 10) + 10) % 10];

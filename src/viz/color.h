@@ -22,6 +22,10 @@ double bl_cmap_pos(float v, float vmin, float vmax);
  * [-m, m] with m = max |v| for the diverging map (a flat map gets a range of width 1 around it). */
 void bl_heat_range(const bl_panel *p, float *vmin, float *vmax);
 
+/* The colour of pixel (x, y) of image i of an images panel: its channels mapped from [lo, hi]
+ * to 0..255 (grey when c = 1), with the overlay heatmap blended in when there is one. */
+uint32_t bl_image_rgb(const bl_panel *p, int i, int x, int y);
+
 /* Series colour i of the palette (matplotlib's tab10, i taken modulo 10). */
 uint32_t bl_palette(int i);
 

@@ -357,18 +357,8 @@ static void draw_images(dctx *d, const bl_panel *p, box b)
         cairo_surface_flush(img);
         unsigned char *data = cairo_image_surface_get_data(img);
         int stride = cairo_image_surface_get_stride(img);
-        const float *src = p->pixels + (long)i * p->c * p->h * p->w;
         for (int y = 0; y < p->h; y++)
-            for (int x = 0; x < p->w; x++) {
-                uint32_t px = 0;
-                for (int k = 0; k < 3; k++) {
-                    float v = src[((long)(p->c == 3 ? k : 0) * p->h + y) * p->w + x];
-                    float t = (v - p->lo) / (p->hi - p->lo);
-                    t = isnan(t) ? 0 : t < 0 ? 0 : t > 1 ? 1 : t;
-                    px = px << 8 | (uint32_t)lroundf(t * 255);
-                }
-                ((uint32_t *)(data + (long)y * stride))[x] = px;
-            }
+            for (int x = 0; x < p->w; x++) ((uint32_t *)(data + (long)y * stride))[x] = bl_image_rgb(p, i, x, y);
         cairo_surface_mark_dirty(img);
         double X = x0 + (i % g) * (p->w * s + gap), Y = top + (i / g) * (p->h * s + gap);
         cairo_save(d->cr);

@@ -65,6 +65,7 @@ static void panel_clear(bl_panel *p)
     free(p->row_labels);
     free(p->col_labels);
     free(p->pixels);
+    free(p->overlay);
     free(p->text);
     memset(p, 0, sizeof *p);
 }
@@ -264,6 +265,24 @@ int bl_panel_images(bl_panel *p, const float *data, int n, int c, int h, int w, 
     p->n = n, p->c = c, p->h = h, p->w = w;
     p->lo = lo, p->hi = hi;
     p->grid_cols = grid_cols;
+    return 0;
+}
+
+int bl_panel_images_overlay(bl_panel *p, const float *values, int rows, int cols, float alpha)
+{
+    if (p->kind != BL_PANEL_IMAGES) return bl_fail("plot: overlay needs an images panel");
+    if (rows < 1 || cols < 1 || !values) return bl_fail("plot: overlay is empty (%d x %d)", rows, cols);
+    if ((long)rows * cols > BL_PLOT_MAX_POINTS) return bl_fail("plot: overlay %d x %d is too large", rows, cols);
+    if (!(alpha > 0 && alpha <= 1)) return bl_fail("plot: overlay alpha must be in (0, 1], got %g", alpha);
+    float *v = dup_floats(values, (long)rows * cols);
+    if (!v) return bl_fail("plot: out of memory");
+    free(p->overlay);
+    p->overlay = v;
+    p->orows = rows, p->ocols = cols, p->oalpha = alpha;
+    p->omin = INFINITY, p->omax = -INFINITY;
+    for (long i = 0; i < (long)rows * cols; i++)
+        if (isfinite(v[i])) p->omin = fminf(p->omin, v[i]), p->omax = fmaxf(p->omax, v[i]);
+    if (!(p->omin < p->omax)) p->omax = p->omin + 1; /* flat or all NaN: one colour */
     return 0;
 }
 

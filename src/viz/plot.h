@@ -79,6 +79,9 @@ typedef struct {
     float *pixels;
     int n, c, h, w, grid_cols;
     float lo, hi;
+    float *overlay; /* orows x ocols values drawn over every image (bl_panel_images_overlay) */
+    int orows, ocols;
+    float oalpha, omin, omax;
     /* text */
     char *text;
 } bl_panel;
@@ -141,6 +144,12 @@ int bl_panel_heatmap_labels(bl_panel *p, const char *const *row_labels, const ch
  * Returns 0, or -1 with "plot: images need 1 or 3 channels, got 2" and the like. */
 int bl_panel_images(bl_panel *p, const float *data, int n, int c, int h, int w, float lo, float hi,
                     int grid_cols);
+
+/* Draw a heatmap over every image of an images panel, e.g. the attention weights of one query
+ * patch over the 8 x 8 patch grid of the input image: values (rows x cols) are stretched over the
+ * image, coloured with viridis over their [min, max] and blended with weight alpha in (0, 1].
+ * Returns 0, or -1 ("plot: overlay needs an images panel", bad shape or alpha). */
+int bl_panel_images_overlay(bl_panel *p, const float *values, int rows, int cols, float alpha);
 
 /* A text panel (text samples); lines are wrapped at the panel width. Returns 0 or -1. */
 int bl_panel_text(bl_panel *p, const char *text);

@@ -503,12 +503,6 @@ static int img_height(const bl_panel *p, int pw, int ph)
     return (p->title != NULL) + g.rows * ((g.dh + 1) / 2) + (g.rows - 1);
 }
 
-static float img_unit(const bl_panel *p, float v)
-{
-    float t = (v - p->lo) / (p->hi - p->lo);
-    return isnan(t) ? 0 : t < 0 ? 0 : t > 1 ? 1 : t;
-}
-
 static void draw_images(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, int ph, const style *st)
 {
     int y = y0;
@@ -517,14 +511,10 @@ static void draw_images(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw,
     pixmap m;
     if (pixmap_init(&m, g.dw, g.dh)) return;
     for (int i = 0; i < p->n; i++) {
-        const float *img = p->pixels + (long)i * p->c * p->h * p->w;
         for (int py = 0; py < g.dh; py++)
             for (int px = 0; px < g.dw; px++) {
                 int sy = (int)((long)py * p->h / g.dh), sx = (int)((long)px * p->w / g.dw);
-                float ch[3];
-                for (int k = 0; k < 3; k++) ch[k] = img_unit(p, img[((long)(p->c == 3 ? k : 0) * p->h + sy) * p->w + sx]);
-                uint32_t rgb = (uint32_t)lroundf(ch[0] * 255) << 16 | (uint32_t)lroundf(ch[1] * 255) << 8 |
-                               (uint32_t)lroundf(ch[2] * 255);
+                uint32_t rgb = bl_image_rgb(p, i, sx, sy);
                 m.rgb[(long)py * g.dw + px] = rgb;
                 m.t[(long)py * g.dw + px] = (float)bl_rgb_luma(rgb);
             }

@@ -213,6 +213,30 @@ BL_TEST(test_bad_input)
     bl_fig_free(f);
 }
 
+/* images map [lo, hi] to 0..255; an overlay blends viridis over them (attention over an image) */
+BL_TEST(test_image_pixels_and_overlay)
+{
+    float img[2 * 2 * 2] = {-1, 0, 1, 0.5f, /* image 0, grey */ 0, 0, 0, 0};
+    bl_figure *f = bl_fig_new(1, 1, NULL);
+    bl_panel *p = bl_fig_panel(f, 0);
+    CHECK(bl_panel_images_overlay(p, img, 2, 2, 0.5f) == -1, "overlay without images");
+    CHECK_ERR("plot: overlay needs an images panel");
+    CHECK(bl_panel_images(p, img, 2, 1, 2, 2, -1, 1, 0) == 0, "%s", bl_error());
+    CHECK(bl_image_rgb(p, 0, 0, 0) == 0x000000, "-1 -> black");
+    CHECK(bl_image_rgb(p, 0, 1, 0) == 0x808080, "0 -> %06x", bl_image_rgb(p, 0, 1, 0)); /* 127.5 rounds up */
+    CHECK(bl_image_rgb(p, 0, 0, 1) == 0xffffff, "1 -> white");
+    CHECK(bl_image_rgb(p, 0, 1, 1) == 0xbfbfbf, "0.5 -> %06x", bl_image_rgb(p, 0, 1, 1)); /* 0.75 * 255 = 191.25 */
+    float att[2] = {0, 3}; /* 1 x 2 overlay: left half min, right half max */
+    CHECK(bl_panel_images_overlay(p, att, 1, 2, 0) == -1, "alpha 0 accepted");
+    CHECK_ERR("alpha must be in (0, 1]");
+    CHECK(bl_panel_images_overlay(p, att, 1, 2, 1) == 0, "%s", bl_error());
+    CHECK(bl_image_rgb(p, 1, 0, 0) == 0x440154 && bl_image_rgb(p, 1, 0, 1) == 0x440154, "left = viridis(0)");
+    CHECK(bl_image_rgb(p, 1, 1, 0) == 0xfde725 && bl_image_rgb(p, 1, 1, 1) == 0xfde725, "right = viridis(1)");
+    CHECK(bl_panel_images_overlay(p, att, 1, 2, 0.5f) == 0, "%s", bl_error());
+    CHECK(bl_image_rgb(p, 0, 0, 1) == bl_rgb_mix(0xffffff, 0x440154, 0.5), "half blend over white");
+    bl_fig_free(f);
+}
+
 int main(void)
 {
     RUN(test_ema_bias_correction);
@@ -224,5 +248,6 @@ int main(void)
     RUN(test_heat_range);
     RUN(test_series_and_colours);
     RUN(test_bad_input);
+    RUN(test_image_pixels_and_overlay);
     return bl_test_done();
 }
