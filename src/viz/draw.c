@@ -254,7 +254,7 @@ static void draw_colorbar(dctx *d, bl_cmap cmap, float vmin, float vmax, box bar
     cairo_stroke(d->cr);
     bl_scale s = {vmin, vmax, 0};
     double t[MAX_TICKS], step;
-    int n = bl_scale_ticks(&s, (int)fmax(3, bar.h / (60 * u)), t, MAX_TICKS, &step);
+    int n = bl_scale_ticks(&s, (int)fmax(4, bar.h / (45 * u)), t, MAX_TICKS, &step);
     font(d, 15, 0, 0);
     for (int i = 0; i < n; i++) {
         double yy = bar.y + bar.h * (1 - bl_cmap_pos((float)t[i], vmin, vmax));
@@ -280,7 +280,7 @@ static void draw_heatmap(dctx *d, const bl_panel *p, box b)
         char buf[24];
         lw = text_w(d, bl_tick_label(p->rows - 1, 1, buf, sizeof buf));
     }
-    double top = b.y + (p->title ? 40 * u : 10 * u), left = b.x + (p->ylabel ? 30 * u : 0) + lw + 12 * u;
+    double top = b.y + (p->title ? 40 * u : 10 * u), left = b.x + 30 * u + lw + 12 * u; /* room for a y label, so small multiples line up */
     double cbw = 110 * u, aw = b.x + b.w - cbw - left, ah = b.y + b.h - 30 * u - top;
     double cell = fmin(aw / p->cols, ah / p->rows);
     double hw = cell * p->cols, hh = cell * p->rows;

@@ -40,15 +40,25 @@ static double nice_num(double x, int round_it)
     return nf * pow(10, e);
 }
 
+/* the multiples of step inside [lo, hi] */
+static int multiples(double lo, double hi, double step, double *t, int cap)
+{
+    int n = 0;
+    double first = ceil(lo / step - 1e-9) * step;
+    for (double v = first; v <= hi + step * 1e-9 && n < cap; v = first + n * step)
+        t[n++] = fabs(v) < step * 1e-9 ? 0.0 : v;
+    return n;
+}
+
 static int linear_ticks(double lo, double hi, int max_ticks, double *t, int cap, double *step_out)
 {
     if (max_ticks < 2) max_ticks = 2;
     double step = nice_num((hi - lo) / (max_ticks - 1), 0);
-    /* the ceiling version can leave too few ticks; take the rounded one when it gives more */
-    int n = 0;
-    double first = ceil(lo / step - 1e-9) * step;
-    for (double v = first; v <= hi + step * 1e-9 && n < cap; v = first + n * step) {
-        t[n++] = fabs(v) < step * 1e-9 ? 0.0 : v;
+    int n = multiples(lo, hi, step, t, cap);
+    if (n < 3 && max_ticks >= 3) { /* the ceiling step can leave one or two ticks: round it instead */
+        double s2 = nice_num((hi - lo) / (max_ticks - 1), 1);
+        if (s2 < step && multiples(lo, hi, s2, t, cap) <= max_ticks + 1) step = s2;
+        n = multiples(lo, hi, step, t, cap);
     }
     if (step_out) *step_out = step;
     return n;

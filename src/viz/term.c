@@ -337,6 +337,17 @@ static int heat_budget(int pw, int ph, int has_title)
     return hb < 8 ? 8 : hb;
 }
 
+/* a range end to 1% of the range, without trailing zeros ("0.353", "0", "23") */
+static void end_label(double v, double range, char out[24])
+{
+    bl_tick_label(v, range / 100, out, 24);
+    if (!strchr(out, '.') || strchr(out, 'e')) return;
+    char *e = out + strlen(out) - 1;
+    while (*e == '0') *e-- = 0;
+    if (*e == '.') *e = 0;
+    if (!strcmp(out, "-0")) strcpy(out, "0");
+}
+
 /* colour-bar labels on `rows` rows: the range ends (vmax on top, vmin at the bottom) and the nice
  * ticks between them on rows of their own; returns the count, *width the widest label */
 static int cbar_labels(float vmin, float vmax, int rows, int *row, char lab[][24], int *width)
@@ -345,8 +356,8 @@ static int cbar_labels(float vmin, float vmax, int rows, int *row, char lab[][24
     double t[MAX_TICKS], step;
     int mt = rows / 3 + 1, n = 0;
     int nt = bl_scale_ticks(&s, mt < 2 ? 2 : mt > 6 ? 6 : mt, t, MAX_TICKS, &step);
-    snprintf(lab[n], 24, "%.3g", vmax), row[n++] = 0;
-    if (rows > 1) snprintf(lab[n], 24, "%.3g", vmin), row[n++] = rows - 1;
+    end_label(vmax, vmax - vmin, lab[n]), row[n++] = 0;
+    if (rows > 1) end_label(vmin, vmax - vmin, lab[n]), row[n++] = rows - 1;
     for (int i = 0; i < nt && n < MAX_TICKS + 2; i++) {
         int r = (int)lround((1 - bl_cmap_pos((float)t[i], vmin, vmax)) * (rows - 1)), clash = 0;
         for (int k = 0; k < n; k++) clash |= abs(row[k] - r) < 1 + (k < 2);
@@ -392,6 +403,25 @@ static int index_ticks(int n, int len, int spacing, double *t, double *step)
     return k;
 }
 
+/* the value under pixel (px, py): the data cell, or the mean of the finite cells a pixel covers
+ * when the map is shrunk (so that a thin diagonal does not vanish between samples) */
+static float cell_value(const bl_panel *p, heat_geom g, int px, int py)
+{
+    int r0 = (int)((long)py * p->rows / g.dh), c0 = (int)((long)px * p->cols / g.dw);
+    if (g.p >= 1) return p->values[(long)r0 * p->cols + c0];
+    int r1 = (int)((long)(py + 1) * p->rows / g.dh), c1 = (int)((long)(px + 1) * p->cols / g.dw);
+    if (r1 <= r0) r1 = r0 + 1;
+    if (c1 <= c0) c1 = c0 + 1;
+    double sum = 0;
+    int n = 0;
+    for (int r = r0; r < r1; r++)
+        for (int c = c0; c < c1; c++) {
+            float v = p->values[(long)r * p->cols + c];
+            if (isfinite(v)) sum += v, n++;
+        }
+    return n ? (float)(sum / n) : NAN;
+}
+
 static void draw_heatmap(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, int ph, const style *st)
 {
     int y = y0, rw, cbw;
@@ -404,8 +434,7 @@ static void draw_heatmap(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw
     if (pixmap_init(&m, g.dw, g.dh)) return;
     for (int py = 0; py < g.dh; py++)
         for (int px = 0; px < g.dw; px++) {
-            int r = (int)((long)py * p->rows / g.dh), col = (int)((long)px * p->cols / g.dw);
-            double t = bl_cmap_pos(p->values[(long)r * p->cols + col], vmin, vmax);
+            double t = bl_cmap_pos(cell_value(p, g, px, py), vmin, vmax);
             m.t[(long)py * g.dw + px] = (float)t;
             m.rgb[(long)py * g.dw + px] = bl_cmap_rgb(p->cmap, t);
         }
