@@ -1,9 +1,40 @@
 /* blas.c - BLAS threading policy and the sgemm wrapper (see blas.h). */
 #include "core/blas.h"
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 int openblas_get_parallel(void);
 void openblas_set_num_threads(int);
 int openblas_get_num_threads(void);
+char *openblas_get_corename(void);
+
+const char *bl_blas_kernel(void) { return openblas_get_corename(); }
+
+void bl_blas_pick_kernel(char **argv)
+{
+    const char *auto_ = getenv("BLOCKLAB_BLAS_AUTO");
+    if (getenv("OPENBLAS_CORETYPE") || (auto_ && strcmp(auto_, "0") == 0)) return;
+    const char *core = openblas_get_corename();
+    static const char *fallbacks[] = {"Prescott", "Core2", "Katmai", "Coppermine", "Northwood",
+                                      "Penryn", "Dunnington", "Nehalem", "Sandybridge", "generic"};
+    int generic = 0;
+    for (size_t i = 0; i < sizeof fallbacks / sizeof *fallbacks; i++)
+        if (core && strcasecmp(core, fallbacks[i]) == 0) generic = 1;
+    if (!generic) return;
+    __builtin_cpu_init();
+    const char *pick = NULL;
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
+        pick = "SkylakeX";
+    else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        pick = "Haswell";
+    if (!pick || strcasecmp(pick, core) == 0) return;
+    setenv("OPENBLAS_CORETYPE", pick, 1);
+    execv("/proc/self/exe", argv);
+    unsetenv("OPENBLAS_CORETYPE");   /* exec failed: carry on with the slow kernel */
+}
 
 static int blas_model = -1;     /* 0 sequential, 1 pthreads, 2 openmp */
 static int blas_threads = 1;

@@ -12,6 +12,18 @@
 
 #include <cblas.h>
 
+/* Debian 12's OpenBLAS (0.3.21) does not know recent Xeons (Sapphire Rapids) and falls back to
+ * its Prescott (SSE3) kernels, 8-10x slower than the AVX-512 ones on these machines (measured:
+ * 7.5 vs 75 GFLOP/s single-threaded at 4096x384x128). The kernel is chosen when the library
+ * loads, so a program calls this first thing in main(): when OPENBLAS_CORETYPE is unset and the
+ * detected core is a generic fallback while the CPU has AVX-512 (SkylakeX kernels) or AVX2 +
+ * FMA (Haswell kernels), it sets OPENBLAS_CORETYPE and re-executes the program once
+ * (/proc/self/exe, same argv). A value the user or the machine set is always respected; so is
+ * BLOCKLAB_BLAS_AUTO=0. Returns only when nothing needed changing or the exec failed. */
+void bl_blas_pick_kernel(char **argv);
+/* The kernel OpenBLAS is running ("SkylakeX", "Haswell", "Prescott", ...). */
+const char *bl_blas_kernel(void);
+
 /* Detect the OpenBLAS threading model once; safe to call many times. */
 void bl_blas_init(void);
 /* "openmp", "pthreads" or "sequential". */
