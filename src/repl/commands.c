@@ -333,12 +333,13 @@ const bl_topic bl_topics[] = {
       "  rms(rmsnorm(x), dim=-1)         an expression: its value is printed\n"
       "Values: numbers, strings \"...\", true/false (on/off), lists [1, 2], tensors, tables,\n"
       "models and runs. Operators + - * / (NumPy broadcasting), @ (matrix product), unary -,\n"
-      "comparisons < <= >= == != of numbers; x[0, :, 1:3] indexes and slices (negative\n"
+      "comparisons < <= > >= == != of numbers; x[0, :, 1:3] indexes and slices (negative\n"
       "indices count from the end); f(a, key=value) calls a function; m.name reads a field.\n"
       "`;` separates statements, `#` starts a comment, and a line that ends inside brackets\n"
       "or after an operator continues on the next one. `STATEMENT > FILE` writes the value\n"
-      "(a table, tensor or picture) to FILE; the extension picks the format: .txt .csv .json\n"
-      ".png .svg. Errors show a caret under the offending token and change nothing." },
+      "(a table, tensor or picture) to FILE when FILE ends in .txt .csv .json .png or .svg\n"
+      "(the extension picks the format; otherwise > compares). Errors show a caret under the\n"
+      "offending token and change nothing." },
     { NULL, NULL },
 };
 

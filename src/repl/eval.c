@@ -20,6 +20,7 @@ static const char *op_name(bl_tok_kind k)
     case BL_T_SLASH: return "/";
     case BL_T_AT: return "@";
     case BL_T_LT: return "<";
+    case BL_T_GT: return ">";
     case BL_T_LE: return "<=";
     case BL_T_GE: return ">=";
     case BL_T_EQ: return "==";
@@ -41,6 +42,7 @@ static bl_value *compare(bl_session *s, const bl_ast *e, bl_value *a, bl_value *
         double x = a->num, y = b->num;
         switch (e->op) {
         case BL_T_LT: r = x < y; break;
+        case BL_T_GT: r = x > y; break;
         case BL_T_LE: r = x <= y; break;
         case BL_T_GE: r = x >= y; break;
         case BL_T_EQ: r = x == y; break;

@@ -167,8 +167,8 @@ static int shape_args(bl_callargs *a, int from, int *nd, int *shape, int allow_n
         char sh[96] = "[";
         for (int i = 0; i < n; i++)
             snprintf(sh + strlen(sh), sizeof sh - strlen(sh), "%s%d", i ? ", " : "", shape[i]);
-        bl_fail("%s: shape %s] has %.4g elements (%.3g GiB), more than the limit of %.0f (1 GiB)",
-                a->fname, sh, numel, numel * 4 / (1 << 30), REPL_MAX_NUMEL);
+        bl_fail("%s: shape %s] has %.0f elements (%.0f GiB of float32), more than the %.0f (1 GiB) "
+                "a tensor may have", a->fname, sh, numel, ceil(numel * 4 / (1 << 30)), REPL_MAX_NUMEL);
         return bl_session_errat(a->s, pos[0]);
     }
     return 0;
@@ -451,13 +451,15 @@ static bl_value *f_apply_rope(bl_callargs *a)
         bl_session_errat(a->s, a->vpos[1]);
         return NULL;
     }
-    bl_tensor x4, c, s;
+    bl_tensor x4;
     int sh[2] = { tab->shape[1], tab->shape[2] };
     if (as4d(a, x, &x4, 0) < 0) return NULL;
-    bl_tensor_view_as(&c, tab, 2, sh);
-    s = c;
-    s.data = tab->data + (size_t)sh[0] * (size_t)sh[1];
-    return reshape_back(bl_rope(a->s->g, &x4, &c, &s), x);
+    size_t half = (size_t)sh[0] * (size_t)sh[1];
+    bl_tensor *c = bl_tensor_from(2, sh, tab->data), *s = c ? bl_tensor_from(2, sh, tab->data + half) : NULL;
+    bl_value *r = s ? reshape_back(bl_rope(a->s->g, &x4, c, s), x) : NULL;
+    bl_tensor_free(c);
+    bl_tensor_free(s);
+    return r;
 }
 
 static bl_value *f_attention(bl_callargs *a)
@@ -519,24 +521,46 @@ static bl_value *f_print(bl_callargs *a)
     return bl_val_none();
 }
 
-/* table(col=values, ...): a table from equally long lists or 1-D tensors (or numbers). */
+/* One cell of a table column: item r of a list, element r of a 1-D tensor, or the value itself
+ * (a number or string given once is repeated on every row). */
+static void table_cell(const bl_value *v, int r, char *buf, size_t n)
+{
+    if (v->kind == BL_V_LIST) v = v->items[v->n == 1 ? 0 : r];
+    if (v->kind == BL_V_TENSOR) bl_fmt_num(v->t->data[v->t->numel == 1 ? 0 : r], buf, n);
+    else if (v->kind == BL_V_STR) snprintf(buf, n, "%s", v->str);
+    else if (v->kind == BL_V_BOOL) snprintf(buf, n, "%s", v->num ? "true" : "false");
+    else bl_fmt_num(v->num, buf, n);
+}
+
+/* table(col=values, ...): a table from equally long lists (of numbers or strings), 1-D tensors,
+ * or single numbers and strings. */
 static bl_value *f_table(bl_callargs *a)
 {
     if (bl_nargs(a, 0, 0) < 0) return NULL;
     if (a->nk == 0) return BL_FAILP("table: give the columns as name=values, e.g. table(step=[1, 2], loss=l)");
-    int rows = -1;
-    bl_tensor *cols[64];
+    int rows = 1;
     for (int j = 0; j < a->nk; j++) {
         bl_value *v = bl_kw(a, a->key[j]);
-        if (v->kind == BL_V_STR) { cols[j] = NULL; if (rows < 0) rows = 1; continue; }
-        if (!(cols[j] = as_tensor(a, v, a->kpos[j]))) return NULL;
-        int n = (int)cols[j]->numel;
-        if (cols[j]->ndim > 1) {
-            bl_fail("table: column '%s' must be 1-D, got %d dimensions", a->key[j], cols[j]->ndim);
+        int n = 1, ok = 1;
+        if (v->kind == BL_V_LIST) {
+            n = v->n;
+            for (int i = 0; i < v->n; i++) {
+                bl_vkind k = v->items[i]->kind;
+                ok &= k == BL_V_NUM || k == BL_V_STR || k == BL_V_BOOL;
+            }
+        } else if (v->kind == BL_V_TENSOR) {
+            n = (int)v->t->numel;
+            ok = v->t->ndim == 1;
+        } else {
+            ok = v->kind == BL_V_NUM || v->kind == BL_V_STR || v->kind == BL_V_BOOL;
+        }
+        if (!ok || n == 0) {
+            bl_fail("table: column '%s' must be a list of numbers or strings, a 1-D tensor or one value",
+                    a->key[j]);
             bl_session_errat(a->s, a->kpos[j]);
             return NULL;
         }
-        if (rows >= 0 && rows != n && n != 1 && rows != 1) {
+        if (n != 1 && rows != 1 && n != rows) {
             bl_fail("table: column '%s' has %d values, the others %d", a->key[j], n, rows);
             bl_session_errat(a->s, a->kpos[j]);
             return NULL;
@@ -545,15 +569,10 @@ static bl_value *f_table(bl_callargs *a)
     }
     bl_table *t = bl_table_new(a->nk, a->key);
     for (int r = 0; t && r < rows; r++) {
-        char cells[64][48];
+        char cells[64][64];
         const char *cp[64];
         for (int j = 0; j < a->nk; j++) {
-            if (!cols[j]) {
-                snprintf(cells[j], sizeof cells[j], "%s", bl_kw(a, a->key[j])->str);
-            } else {
-                float x = cols[j]->data[cols[j]->numel == 1 ? 0 : r];
-                bl_fmt_num(x, cells[j], sizeof cells[j]);
-            }
+            table_cell(bl_kw(a, a->key[j]), r, cells[j], sizeof cells[j]);
             cp[j] = cells[j];
         }
         if (bl_table_add(t, cp) < 0) {

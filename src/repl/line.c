@@ -57,6 +57,33 @@ static char *gen(const char *text, int state)
     return NULL;
 }
 
+/* File names may hold '-', '=', ':' ...: where a file name is being typed (after a command that
+ * takes one, or after '>'), only white space separates words. */
+static int wants_file(const char *line)
+{
+    const char *st = strrchr(line, ';');
+    st = st ? st + 1 : line;
+    const char *gt = strrchr(st, '>');
+    if (gt && gt[1] != '=' && !strpbrk(gt + 1 + strspn(gt + 1, " \t"), " \t")) return 1;
+    while (*st == ' ' || *st == '\t') st++;
+    char word[64];
+    size_t n = strcspn(st, " \t");
+    if (n >= sizeof word || !st[n]) return 0;
+    memcpy(word, st, n);
+    word[n] = '\0';
+    const bl_command *c = bl_command_find(word);
+    return c && c->complete == bl_complete_file;
+}
+
+static char *word_breaks(void)
+{
+    static char files[] = " \t\n\"';";
+    char *line = strndup(rl_line_buffer, (size_t)rl_point);
+    int f = line && wants_file(line);
+    free(line);
+    return f ? files : (char *)rl_basic_word_break_characters;
+}
+
 static char **attempt(const char *text, int start, int end)
 {
     (void)end;
@@ -69,7 +96,7 @@ static char **attempt(const char *text, int start, int end)
     int ws = start;
     while (ws > 0 && line[ws - 1] != ' ' && line[ws - 1] != '\t' && line[ws - 1] != ';') ws--;
     strip = (size_t)(start - ws);
-    int files = bl_complete_line(sess, line, line + ws, &cands);
+    int files = wants_file(line) || bl_complete_line(sess, line, line + ws, &cands);
     free(line);
     if (files) {
         rl_attempted_completion_over = 0;   /* readline's file-name completion */
@@ -92,6 +119,7 @@ void bl_line_init(bl_session *s)
     rl_attempted_completion_function = attempt;
     rl_basic_word_break_characters = " \t\n\"'()[],;=+-*/@<>:";
     rl_completer_word_break_characters = rl_basic_word_break_characters;
+    rl_completion_word_break_hook = word_breaks;
     rl_catch_signals = 0;       /* SIGINT is ours: it clears the line (see bl_line_read) */
     using_history();
     stifle_history(2000);
@@ -122,13 +150,16 @@ int bl_line_read(const char *prompt, char **out)
             if (!bl_interrupted()) continue;    /* a window resize, say */
             bl_interrupt_clear();
             /* Ctrl-C at the prompt: drop the line, show ^C and a fresh prompt */
+            FILE *o = rl_outstream ? rl_outstream : stdout;
+            rl_point = rl_end;
+            rl_redisplay();
+            fputs("^C\n", o);
+            fflush(o);
             rl_free_line_state();
             rl_callback_sigcleanup();
             rl_replace_line("", 0);
             rl_point = rl_end = 0;
             rl_callback_handler_remove();
-            fputs("^C\n", rl_outstream ? rl_outstream : stdout);
-            fflush(rl_outstream ? rl_outstream : stdout);
             return BL_LINE_INTERRUPTED;
         }
         if (r < 0) {

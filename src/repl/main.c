@@ -36,8 +36,8 @@ static void interactive(bl_session *s, int quiet)
 {
     bl_line_init(s);
     if (!quiet)
-        printf("blocklab %s - a lab for transformer block parts. `help` lists the commands, "
-               "Tab completes, `quit` or Ctrl-D leaves.\n", PACKAGE_VERSION);
+        printf("blocklab %s - transformer block lab. help lists the commands, Tab completes,\n"
+               "quit or Ctrl-D leaves.\n", PACKAGE_VERSION);
     s->prompt_width = (int)strlen(PROMPT);
     char *buf = NULL;
     size_t len = 0;

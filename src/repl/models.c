@@ -15,12 +15,26 @@ static mstate *st(bl_session *s) { return s->models; }
 /* ---- the model value ---- */
 static void mfree(void *p) { bl_model_free(p); }
 
+/* "dit norm=layernorm pos=learned mlp=gelu qk_norm=off kv_heads=4 dim=128 depth=4 heads=4":
+ * the switches and the size, what tells two models of a lecture apart. */
+static char *summary(const bl_config *cfg, char *buf, size_t n)
+{
+    static const char *const keys[] = { "norm", "pos", "mlp", "qk_norm", "kv_heads", "dim", "depth",
+                                        "heads", NULL };
+    size_t len = (size_t)snprintf(buf, n, "%s", bl_model_kind_name(cfg->kind));
+    for (int i = 0; keys[i] && len < n; i++) {
+        char v[64];
+        if (bl_config_get(cfg, keys[i], v, sizeof v) == 0)
+            len += (size_t)snprintf(buf + len, n - len, " %s=%s", keys[i], v);
+    }
+    return buf;
+}
+
 static void mdescribe(void *p, char *buf, size_t n)
 {
     bl_model *m = p;
     char sum[512];
-    snprintf(buf, n, "%s, %zu parameters", bl_config_summary(&m->cfg, sum, sizeof sum),
-             bl_model_param_count(m));
+    snprintf(buf, n, "%s, %zu parameters", summary(&m->cfg, sum, sizeof sum), bl_model_param_count(m));
 }
 
 static void mprint(void *p, FILE *out)
@@ -99,8 +113,8 @@ static bl_model *make(bl_model_kind kind, int n, const char *const *keys, const 
 static void announce(bl_session *s, const char *name, bl_model *m, const char *what)
 {
     char sum[512];
-    fprintf(s->out, "%s: %s %s, %zu parameters\n", name, what,
-            bl_config_summary(&m->cfg, sum, sizeof sum), bl_model_param_count(m));
+    fprintf(s->out, "%s: %s%s, %zu parameters\n", name, what, summary(&m->cfg, sum, sizeof sum),
+            bl_model_param_count(m));
 }
 
 /* Which word's key does the config error name? (for the caret) */
@@ -147,7 +161,7 @@ int bl_cmd_model(bl_cmdargs *a)
         }
         for (int i = 0; i < a->s->nvars; i++)
             if (a->s->vals[i] == ms->cur) {
-                announce(a->s, a->s->names[i], ms->cur->h, "current,");
+                announce(a->s, a->s->names[i], ms->cur->h, "(current) ");
                 return 0;
             }
         announce(a->s, "current", ms->cur->h, "");
@@ -175,7 +189,7 @@ int bl_cmd_model(bl_cmdargs *a)
     }
     bl_val_unref(ms->cur);
     ms->cur = v;    /* the reference from creation */
-    announce(a->s, name, m, "current,");
+    announce(a->s, name, m, "(current) ");
     return 0;
 }
 
@@ -193,7 +207,7 @@ int bl_cmd_use(bl_cmdargs *a)
     }
     bl_val_unref(st(a->s)->cur);
     st(a->s)->cur = bl_val_ref(v);
-    announce(a->s, a->w[0].text, v->h, "current,");
+    announce(a->s, a->w[0].text, v->h, "(current) ");
     return 0;
 }
 
@@ -217,9 +231,9 @@ int bl_cmd_set(bl_cmdargs *a)
     if (rebuild) {
         if (bl_model_rebuild(m, &cfg) < 0) return config_error(a, used);
         char sum[512];
-        fprintf(a->s->out, "rebuilt: %s, %zu parameters (initial values from seed %llu; "
-                "parameters shared with the old variant are identical)\n",
-                bl_config_summary(&m->cfg, sum, sizeof sum), bl_model_param_count(m),
+        fprintf(a->s->out, "rebuilt %s, %zu parameters\n"
+                "  (initial values from seed %llu and each name: shared parameters are unchanged)\n",
+                summary(&m->cfg, sum, sizeof sum), bl_model_param_count(m),
                 (unsigned long long)m->cfg.seed);
     } else {
         m->cfg = cfg;

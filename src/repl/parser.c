@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- arena: every node, string and array of one program ---- */
 struct bl_arena {
@@ -289,10 +290,39 @@ static bl_ast *unary(P *p)
     return postfix(p);
 }
 
+/* Is the '>' at the parser's position an output redirection? Only when what follows up to the
+ * end of the statement is one file name (a string, or a word without spaces) that ends in an
+ * extension blocklab writes; otherwise `x > 0` is a comparison. */
+static const char *const redirect_exts[] = { ".txt", ".csv", ".json", ".png", ".svg", NULL };
+
+static int is_redirect(P *p)
+{
+    int i = p->i + 1, from = i;
+    while (p->ts.t[i].kind != BL_T_END && p->ts.t[i].kind != BL_T_EOF) {
+        if (i > from && p->ts.t[i].space_before) return 0;
+        i++;
+    }
+    if (i == from) return 1;    /* '>' then nothing: the redirect reports a missing file name */
+    const char *s;
+    size_t n;
+    if (i - from == 1 && p->ts.t[from].kind == BL_T_STR) {
+        s = p->ts.t[from].str;
+        n = strlen(s);
+    } else {
+        s = p->src + p->ts.t[from].pos.off;
+        n = (size_t)(p->ts.t[i - 1].pos.off + p->ts.t[i - 1].pos.len - p->ts.t[from].pos.off);
+    }
+    for (const char *const *e = redirect_exts; *e; e++) {
+        size_t k = strlen(*e);
+        if (n > k && !strncasecmp(s + n - k, *e, k)) return 1;
+    }
+    return 0;
+}
+
 static bl_ast *binary_level(P *p, int level)
 {
-    static const bl_tok_kind ops[3][6] = {
-        { BL_T_LT, BL_T_LE, BL_T_GE, BL_T_EQ, BL_T_NE, BL_T_EOF },
+    static const bl_tok_kind ops[3][7] = {
+        { BL_T_LT, BL_T_LE, BL_T_GT, BL_T_GE, BL_T_EQ, BL_T_NE, BL_T_EOF },
         { BL_T_PLUS, BL_T_MINUS, BL_T_EOF },
         { BL_T_STAR, BL_T_SLASH, BL_T_AT, BL_T_EOF },
     };
@@ -301,7 +331,7 @@ static bl_ast *binary_level(P *p, int level)
         bl_token *t = peek(p);
         int hit = 0;
         for (int j = 0; ops[level][j] != BL_T_EOF; j++) hit |= t->kind == ops[level][j];
-        if (!hit) break;
+        if (!hit || (t->kind == BL_T_GT && is_redirect(p))) break;
         next(p);
         bl_ast *b = level == 2 ? unary(p) : binary_level(p, level + 1);
         if (!b) return NULL;
@@ -309,7 +339,8 @@ static bl_ast *binary_level(P *p, int level)
         if (!n) return NULL;
         n->op = t->kind, n->a = a, n->b = b;
         a = n;
-        if (level == 0 && (peek(p)->kind == BL_T_LT || peek(p)->kind == BL_T_LE ||
+        if (level == 0 && ((peek(p)->kind == BL_T_GT && !is_redirect(p)) ||
+                           peek(p)->kind == BL_T_LT || peek(p)->kind == BL_T_LE ||
                            peek(p)->kind == BL_T_GE || peek(p)->kind == BL_T_EQ ||
                            peek(p)->kind == BL_T_NE))
             return fail_at(p, peek(p), "comparisons cannot be chained");

@@ -5,7 +5,9 @@
  *                                                 by '=' or an adjacent '('
  *              | NAME '=' expr                     assignment
  *              | expr ['>' FILE]                   the value is printed (or written to FILE)
- *   expr      := sum (('<' | '<=' | '>=' | '==' | '!=') sum)?     ('>' is output redirection)
+ *   expr      := sum (('<' | '<=' | '>' | '>=' | '==' | '!=') sum)?
+ *                ('>' followed by one file name ending in .txt .csv .json .png .svg up to the end
+ *                of the statement is output redirection instead)
  *   sum       := product (('+' | '-') product)*
  *   product   := unary (('*' | '/' | '@') unary)*
  *   unary     := '-' unary | postfix

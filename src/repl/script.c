@@ -53,7 +53,7 @@ static int run_chunk(bl_session *s, const char *name, sbuf *b, int line, int *fa
     if (b->len && b->buf[b->len - 1] == '\n') b->buf[--b->len] = '\0';
     if (!blank(b->buf)) {
         if (s->echo) echo(s, b->buf);
-        bl_session_add_history(s, b->buf);
+        if (s->depth == 0) bl_session_add_history(s, b->buf);
         if (bl_exec(s, name, b->buf, line) < 0) {
             *failed = 1;
             if (!s->keep_going) return -1;

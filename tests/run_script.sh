@@ -1,0 +1,33 @@
+#!/bin/sh
+# run_script.sh - one script test: run tests/scripts/NAME.bl as a transcript (blocklab -q -k -x:
+# each statement echoed before its output, errors included, going on after them) in a scratch
+# folder holding a copy of the scripts, and compare with NAME.out, whose last line is the exit
+# status. Prints TAP (one test) with the differences as comments; exits 1 when they differ.
+# Run by `make check` as BL_LOG_COMPILER (see src/repl/local.am); by hand:
+#   BL_BUILDDIR=/path/to/build sh tests/run_script.sh tests/scripts/norms.bl
+set -u
+script=$1
+name=$(basename "$script" .bl)
+dir=$(cd "$(dirname "$script")" && pwd)
+bin=${BL_BUILDDIR:-$(pwd)}/blocklab
+echo "1..1"
+if [ ! -x "$bin" ]; then
+    echo "not ok 1 - $name # $bin is not built"
+    exit 1
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bl-script.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+cp "$dir"/*.bl "$tmp"/
+(
+    cd "$tmp" || exit 99
+    BLOCKLAB_HISTORY=/dev/null NO_COLOR=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} \
+        "$bin" -q -k -x "$name.bl" </dev/null >actual.txt 2>&1
+    echo "exit $?" >>actual.txt
+)
+if diff -u "$dir/$name.out" "$tmp/actual.txt" >"$tmp/diff.txt" 2>&1; then
+    echo "ok 1 - $name"
+else
+    echo "not ok 1 - $name"
+    sed 's/^/# /' "$tmp/diff.txt"
+    exit 1
+fi

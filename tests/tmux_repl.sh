@@ -1,0 +1,104 @@
+#!/bin/sh
+# tmux_repl.sh - types into the real interactive blocklab inside a private tmux server and reads
+# the screen: tab completion, a continued line, history recall, the error caret, Ctrl-C at the
+# prompt and during a long command, the history file, Ctrl-D. Prints TAP.
+# Skipped (with a message) when tmux is missing.
+set -u
+bin=${BL_BUILDDIR:-$(pwd)}/blocklab
+if ! command -v tmux >/dev/null 2>&1; then
+    echo "1..0 # SKIP tmux missing"
+    exit 0
+fi
+if [ ! -x "$bin" ]; then
+    echo "1..0 # SKIP $bin is not built"
+    exit 0
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bl-tmux.XXXXXX") || exit 99
+T="tmux -L bltest$$ -f /dev/null"
+cleanup() { $T kill-server >/dev/null 2>&1; rm -rf "$tmp"; }
+trap cleanup EXIT INT TERM
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() {
+    n=$((n + 1)); failed=1
+    echo "not ok $n - $1"
+    screen | sed 's/^/# | /'
+}
+screen() { $T capture-pane -p -t t 2>/dev/null; }
+# wait until the screen shows a fixed string (up to 20 s)
+wait_for() {
+    i=0
+    while [ $i -lt 200 ]; do
+        screen | grep -qF -- "$1" && return 0
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+check() { if wait_for "$2"; then ok "$1"; else notok "$1 (no \"$2\" on the screen)"; fi; }
+keys() { $T send-keys -t t "$@"; sleep 0.2; }
+
+$T new-session -d -s t -x 100 -y 40 \
+    "env BLOCKLAB_HISTORY=$tmp/history NO_COLOR=1 TERM=xterm OMP_NUM_THREADS=2 $bin -q; sleep 30"
+check "prompt" "bl>"
+
+keys 'x = ran' Tab
+check "tab completes a function name" "bl> x = randn("
+keys '2, 3)' Enter 'sha' Tab
+check "tab completes another function name" "bl> shape("
+keys 'x)' Enter
+check "the value is printed" "[2, 3]"
+
+keys 'model d' Tab 'qk' Tab
+check "tab completes a model kind and a switch name" "bl> model dit qk_norm="
+keys 'o' Tab Tab
+check "tab lists a switch's values" "off  on"
+keys C-u 'seed 0' Enter
+
+keys 'y = [1,' Enter
+check "an open bracket gives the continuation prompt" "..."
+keys '2]' Enter 'y' Enter
+check "the continued line runs as one statement" "[1, 2]"
+
+keys Up Up
+check "history recall joins the continued line" "bl> y = [1, 2]"
+keys C-u
+
+keys 'x + zz' Enter
+if wait_for "^^ unknown name 'zz'" && screen | grep -q "^        ^^ unknown name 'zz'"; then
+    ok "the caret stands under the unknown name"
+else
+    notok "the caret stands under the unknown name"
+fi
+
+keys 'abc def'
+keys C-c
+check "Ctrl-C at the prompt clears the line" "abc def^C"
+keys 'print("after", 1 + 1)' Enter
+check "the session goes on after Ctrl-C" "after 2"
+
+keys 'time z = randn(3000, 3000) @ randn(3000, 3000)' Enter
+sleep 0.3
+keys C-c
+check "Ctrl-C during a long command returns to the prompt when it ends" "interrupted"
+keys 'print("still", shape(x))' Enter
+check "every value is intact after the interrupt" "still [2, 3]"
+
+echo 'print("sourced")' >"$tmp/script_one.bl"
+keys "source $tmp/scri" Tab
+check "tab completes a file name after source" "script_one.bl"
+keys Enter
+check "source runs the file" "sourced"
+
+keys C-d
+i=0
+while [ $i -lt 50 ] && ! grep -q "still" "$tmp/history" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+if grep -qxF 'y = [1, 2]' "$tmp/history" && grep -qxF 'x = randn(2, 3)' "$tmp/history"; then
+    ok "Ctrl-D leaves and the history file holds the statements"
+else
+    notok "Ctrl-D leaves and the history file holds the statements"
+    sed 's/^/# h: /' "$tmp/history" 2>/dev/null
+fi
+echo "1..$n"
+exit $failed
