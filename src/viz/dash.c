@@ -271,6 +271,10 @@ static void draw(dash *d)
         refresh();
         return;
     }
+    if (d->pal.ncolors && d->pal.next_pair > COLOR_PAIRS - 1024) { /* recycle the pairs; all is redrawn */
+        memset(d->pal.pair_of, 0, 258 * 258 * sizeof *d->pal.pair_of);
+        d->pal.next_pair = 1;
+    }
     draw_header(d, W);
     int top = 3, bh = H - top - 1;
     switch (d->view.view) {

@@ -237,6 +237,28 @@ BL_TEST(test_image_pixels_and_overlay)
     bl_fig_free(f);
 }
 
+/* shared axes: every lines panel gets the union of the data ranges */
+BL_TEST(test_shared_axes)
+{
+    float a[2] = {0, 1}, b[2] = {0, 10};
+    bl_figure *f = bl_fig_new(1, 2, NULL);
+    bl_panel_line(bl_fig_panel(f, 0), "a", NULL, a, 2, 0);
+    bl_panel_line(bl_fig_panel(f, 1), "b", NULL, b, 2, 0);
+    bl_range r;
+    bl_fig_shared_range(f, 1, 0, &r);
+    CHECK(!r.has, "separate axes by default");
+    bl_fig_share(f, 0, 1);
+    bl_fig_shared_range(f, 1, 0, &r);
+    CHECK(r.has && r.lo == 0 && r.hi == 10, "shared y [%g, %g]", r.lo, r.hi);
+    bl_scale s;
+    bl_panel_scale(&s, bl_fig_panel(f, 0), 1, &r, 0, 0.05);
+    CHECK_CLOSE(s.hi, 10.5, 1e-12); /* panel a drawn on b's range */
+    bl_panel_limits(bl_fig_panel(f, 0), 'y', -1, 2);
+    bl_panel_scale(&s, bl_fig_panel(f, 0), 1, &r, 0, 0.05);
+    CHECK(s.lo == -1 && s.hi == 2, "fixed limits win over sharing");
+    bl_fig_free(f);
+}
+
 int main(void)
 {
     RUN(test_ema_bias_correction);
@@ -249,5 +271,6 @@ int main(void)
     RUN(test_series_and_colours);
     RUN(test_bad_input);
     RUN(test_image_pixels_and_overlay);
+    RUN(test_shared_axes);
     return bl_test_done();
 }
