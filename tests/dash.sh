@@ -9,6 +9,7 @@ if ! command -v tmux >/dev/null 2>&1; then echo "1..0 # SKIP tmux missing"; exit
 if [ ! -x "$demo" ]; then echo "1..1"; echo "not ok 1 - $demo is not built"; exit 1; fi
 case $demo in /*) ;; *) demo="$PWD/$demo" ;; esac
 
+unset TMUX
 sock="bl-dash-$$"
 T="tmux -L $sock -f /dev/null"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bl-dash.XXXXXX")
@@ -37,7 +38,7 @@ flag() { $T display -p -t dash "#{$1}"; }
 sane() { # canonical mode and echo after the dashboard left
     grep -q '[^-]icanon' "$tmp/screen" && grep -q '[^-]echo ' "$tmp/screen"
 }
-run="env LC_ALL=$loc TERM=screen-256color '$demo' 100000 10; echo rc=\$?; stty -a | tr '\n' ' ' | fold -w 90; echo; echo END; sleep 60"
+run="env LC_ALL=$loc '$demo' 100000 10; echo rc=\$?; stty -a | tr '\n' ' ' | fold -w 90; echo; echo END; sleep 60"
 
 echo "1..14"
 $T new-session -d -s dash -x 100 -y 30 "$run"
