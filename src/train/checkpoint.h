@@ -1,0 +1,51 @@
+/* checkpoint.h - save and load a model (and its run) as a safetensors file (DESIGN.md section 5).
+ *
+ * Tensors: every parameter under its PyTorch-style name (TinyGPT's tied lm_head is stored once,
+ * as transformer.wte.weight), and when a run exists AdamW's moments as `optim.m.NAME` and
+ * `optim.v.NAME`. `__metadata__` (strings, JSON text where structured):
+ *   format   "blocklab-checkpoint-1"
+ *   kind     "dit" | "gpt"
+ *   config   bl_config_to_json (switches, shape, seed and trainer keys)
+ *   step     optimizer steps taken
+ *   history  the run's metrics (metrics.h JSON: losses, validation points, spikes, timings)
+ *   data     {"name", "source", "drawn"}: the dataset and how many samples were drawn from it
+ *   vocab    TinyGPT: the characters of the vocabulary, as a JSON array of byte values
+ * so `load` brings back the exact run: training 20 steps, saving, loading and training 20 more
+ * gives the losses of 40 uninterrupted steps. Loads in PyTorch with
+ * safetensors.torch.load_file (tests/golden/README.md shows how).
+ *
+ * Errors: -1 / NULL + bl_error() naming the file: what bl_st_read refuses (malformed files), a
+ * missing or unknown config, a parameter missing or with the wrong shape for the config.
+ */
+#ifndef BL_CHECKPOINT_H
+#define BL_CHECKPOINT_H
+
+#include "train/trainer.h"
+
+/* Write m (and r's optimizer state, history and data position when r != NULL; r->model must be
+ * m) to path atomically. `vocab` (vocab_size bytes, may be NULL) is stored for TinyGPT. */
+int bl_checkpoint_save(const char *path, const bl_model *m, const bl_run *r,
+                       const unsigned char *vocab, int vocab_size);
+
+/* What a checkpoint holds besides the weights, to restore a run. */
+typedef struct bl_ckpt_info {
+    long step;                  /* optimizer steps */
+    int has_optim;              /* moments were stored (and have been loaded into the params) */
+    uint64_t drawn;             /* samples drawn from the dataset */
+    char data_name[32];
+    char data_source[1024];
+    int vocab_size;             /* 0 when absent */
+    unsigned char vocab[256];
+    json_t *history;            /* metrics JSON (owned; json_decref) or NULL */
+} bl_ckpt_info;
+
+/* Build the model the file describes and load its weights (and moments when stored). info may
+ * be NULL. Returns a new model or NULL + error. */
+bl_model *bl_checkpoint_load(const char *path, bl_ckpt_info *info);
+void bl_ckpt_info_clear(bl_ckpt_info *info);
+
+/* Continue a run from what a checkpoint held: the step count, data position and history.
+ * r must be a fresh run of the loaded model. Returns 0 or -1. */
+int bl_run_restore(bl_run *r, const bl_ckpt_info *info);
+
+#endif

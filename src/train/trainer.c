@@ -1,0 +1,242 @@
+/* trainer.c - training steps, the fixed exam, the training loop (see trainer.h). */
+#include "train/trainer.h"
+#include "core/error.h"
+#include "core/rng.h"
+#include "models/tinydit.h"
+#include "models/tinygpt.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* The exam's streams are fixed for every model, whatever its seed. */
+#define BL_EXAM_SEED 20240229u
+#define BL_EVAL_CHUNK 64
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+void bl_run_sync_config(bl_run *r)
+{
+    const bl_config *c = &r->model->cfg;
+    long step = r->opt.step;
+    bl_adamw_defaults(&r->opt, c->kind == BL_MODEL_GPT);
+    r->opt.lr = c->lr;
+    r->opt.beta1 = c->beta1;
+    r->opt.beta2 = c->beta2;
+    r->opt.warmup = c->warmup;
+    r->opt.cosine = c->cosine;
+    r->opt.total = c->steps;
+    r->opt.clip = c->clip;
+    r->opt.weight_decay = c->weight_decay;
+    r->opt.step = step;
+}
+
+static int check_fit(const bl_model *m, const bl_dataset *ds)
+{
+    const bl_config *c = &m->cfg;
+    if (c->kind == BL_MODEL_DIT) {
+        if (ds->kind != BL_DATA_IMAGES)
+            return bl_fail("train: TinyDiT needs images, but the data is %s (try `data shapes`)", ds->name);
+        if (ds->C != c->channels || ds->H != c->image_size || ds->W != c->image_size)
+            return bl_fail("train: the data has %dx%dx%d images but the model expects %dx%dx%d "
+                           "(set channels=%d image_size=%d)", ds->C, ds->H, ds->W, c->channels,
+                           c->image_size, c->image_size, ds->C, ds->H);
+        return 0;
+    }
+    if (ds->kind != BL_DATA_TEXT)
+        return bl_fail("train: TinyGPT needs text, but the data is %s (try `data text FILE`)", ds->name);
+    if (ds->vocab_size != c->vocab)
+        return bl_fail("train: the text has a vocabulary of %d characters but the model has vocab %d "
+                       "(set vocab=%d)", ds->vocab_size, c->vocab, ds->vocab_size);
+    return bl_text_check_context(ds, c->context);
+}
+
+static int make_exam(bl_run *r)
+{
+    const bl_config *c = &r->model->cfg;
+    const bl_dataset *ds = r->data;
+    bl_rng rng;
+    if (c->kind == BL_MODEL_DIT) {
+        size_t avail = ds->n_val;
+        if (r->val_n <= 0) r->val_n = avail < 2000 ? (int)avail : 2000;
+        if (r->val_n < 1 || (size_t)r->val_n > avail)
+            return bl_fail("train: the exam needs %d held-out images but %s has %zu", r->val_n, ds->name, avail);
+        int shape[4] = {r->val_n, ds->C, ds->H, ds->W};
+        r->val_x0 = bl_tensor_new(4, shape);
+        r->val_noise = bl_tensor_new(4, shape);
+        r->val_t = malloc((size_t)r->val_n * sizeof(float));
+        if (!r->val_x0 || !r->val_noise || !r->val_t) return bl_fail("train: out of memory for the exam");
+        if (bl_dataset_val_images(ds, 0, r->val_n, r->val_x0->data, NULL) < 0) return -1;
+        bl_rng_named(&rng, BL_EXAM_SEED, "exam.noise");
+        bl_rng_fill_normal(&rng, r->val_noise->data, r->val_noise->numel, 0.0f, 1.0f);
+        bl_rng_named(&rng, BL_EXAM_SEED, "exam.t");
+        bl_rng_fill_uniform(&rng, r->val_t, (size_t)r->val_n, 0.0f, 1.0f);
+        return 0;
+    }
+    if (r->val_n <= 0) r->val_n = 64;
+    r->val_tokens = malloc((size_t)r->val_n * (size_t)(r->T + 1) * sizeof(int));
+    if (!r->val_tokens) return bl_fail("train: out of memory for the exam");
+    return bl_text_val_windows(ds, r->val_n, r->T, r->val_tokens);
+}
+
+bl_run *bl_run_new(bl_model *m, const bl_dataset *ds, int val_n)
+{
+    if (check_fit(m, ds) < 0) return NULL;
+    bl_run *r = calloc(1, sizeof *r);
+    if (!r) return BL_FAILP("train: out of memory");
+    const bl_config *c = &m->cfg;
+    r->model = m;
+    r->data = ds;
+    r->B = c->batch;
+    r->T = c->kind == BL_MODEL_GPT ? c->context : 0;
+    r->val_n = val_n;
+    r->last_val = NAN;
+    bl_run_sync_config(r);
+    bl_metrics_init(&r->metrics, bl_model_param_count(m), c->kind == BL_MODEL_GPT ? "tokens" : "images");
+    if (bl_params_alloc_moments(m->params) < 0 || bl_batcher_init(&r->batcher, ds, c->seed) < 0) goto fail;
+    r->batcher_ok = 1;
+    bl_params *p = m->params;
+    r->decay = calloc(p->total, 1);
+    if (!r->decay) { bl_fail("train: out of memory"); goto fail; }
+    for (int i = 0; i < p->n; i++)   /* weight decay on matrices only (nanoGPT configure_optimizers) */
+        if (p->t[i].ndim >= 2) memset(r->decay + p->info[i].offset, 1, p->t[i].numel);
+    if (c->kind == BL_MODEL_DIT) {
+        int shape[4] = {r->B, ds->C, ds->H, ds->W};
+        r->x0 = bl_tensor_new(4, shape);
+        r->noise = bl_tensor_new(4, shape);
+        r->t = malloc((size_t)r->B * sizeof(float));
+        if (!r->x0 || !r->noise || !r->t) { bl_fail("train: out of memory for a batch of %d", r->B); goto fail; }
+    } else {
+        r->tokens = malloc((size_t)r->B * (size_t)(r->T + 1) * sizeof(int));
+        if (!r->tokens) { bl_fail("train: out of memory for a batch of %d", r->B); goto fail; }
+    }
+    if (make_exam(r) < 0) goto fail;
+    return r;
+fail:
+    bl_run_free(r);
+    return NULL;
+}
+
+void bl_run_free(bl_run *r)
+{
+    if (!r) return;
+    bl_metrics_free(&r->metrics);
+    if (r->batcher_ok) bl_batcher_free(&r->batcher);
+    bl_tensor_free(r->x0);
+    bl_tensor_free(r->noise);
+    bl_tensor_free(r->val_x0);
+    bl_tensor_free(r->val_noise);
+    free(r->t);
+    free(r->tokens);
+    free(r->val_t);
+    free(r->val_tokens);
+    free(r->decay);
+    free(r);
+}
+
+int bl_run_steps(const bl_run *r) { return (int)r->opt.step; }
+
+/* The batch loss of the current step, tape recorded. */
+static bl_tensor *batch_loss(bl_run *r)
+{
+    bl_model *m = r->model;
+    uint64_t step = (uint64_t)r->opt.step, seed = m->cfg.seed;
+    if (m->kind == BL_MODEL_DIT) {
+        bl_rng rng;
+        if (bl_batch_images(&r->batcher, r->B, r->x0->data, NULL) < 0) return NULL;
+        bl_rng_init(&rng, seed ^ bl_hash_str("noise"), step);
+        bl_rng_fill_normal(&rng, r->noise->data, r->noise->numel, 0.0f, 1.0f);
+        bl_rng_init(&rng, seed ^ bl_hash_str("t"), step);
+        bl_rng_fill_uniform(&rng, r->t, (size_t)r->B, 0.0f, 1.0f);
+        return bl_dit_loss(m, r->x0, r->noise, r->t, 1);
+    }
+    if (bl_batch_text(&r->batcher, r->B, r->T, r->tokens) < 0) return NULL;
+    return bl_gpt_loss(m, r->tokens, r->B, r->T, 1);
+}
+
+int bl_run_step(bl_run *r, float *loss_out, int *spike)
+{
+    bl_model *m = r->model;
+    bl_params *p = m->params;
+    int next = (int)r->opt.step + 1;
+    double t0 = now_ms();
+    uint64_t drawn = r->batcher.drawn;
+    bl_tensor *loss = batch_loss(r);
+    if (!loss) { bl_batcher_seek(&r->batcher, drawn); return -1; }
+    float L = loss->data[0];
+    if (!isfinite(L)) {
+        bl_batcher_seek(&r->batcher, drawn);
+        return bl_fail("train: loss is %s at step %d: stopped; the weights are those after step %d",
+                       isnan(L) ? "nan" : "inf", next, next - 1);
+    }
+    bl_params_zero_grad(p);
+    if (bl_graph_backward(m->graph, loss) < 0) return -1;
+    float lr = bl_adamw_lr(&r->opt);
+    double norm = bl_adamw_step(&r->opt, p->values, p->grads, p->m, p->v, r->decay, p->total);
+    if (!isfinite(norm)) {
+        bl_batcher_seek(&r->batcher, drawn);
+        return bl_fail("train: gradient is %s at step %d: stopped; the weights are those after step %d",
+                       isnan(norm) ? "nan" : "inf", next, next - 1);
+    }
+    double items = m->kind == BL_MODEL_DIT ? r->B : (double)r->B * r->T;
+    int s = bl_metrics_step(&r->metrics, L, (float)(now_ms() - t0), lr, items);
+    if (loss_out) *loss_out = L;
+    if (spike) *spike = s > 0;
+    return s < 0 ? -1 : 0;
+}
+
+float bl_run_eval(bl_run *r)
+{
+    bl_model *m = r->model;
+    double sum = 0;
+    int done = 0;
+    while (done < r->val_n) {
+        int n = r->val_n - done < BL_EVAL_CHUNK ? r->val_n - done : BL_EVAL_CHUNK;
+        bl_tensor *loss;
+        if (m->kind == BL_MODEL_DIT) {
+            size_t img = r->val_x0->numel / (size_t)r->val_n;
+            int shape[4] = {n, r->val_x0->shape[1], r->val_x0->shape[2], r->val_x0->shape[3]};
+            bl_tensor x0 = {.data = r->val_x0->data + (size_t)done * img, .ndim = 4, .numel = (size_t)n * img};
+            bl_tensor e = {.data = r->val_noise->data + (size_t)done * img, .ndim = 4, .numel = (size_t)n * img};
+            memcpy(x0.shape, shape, sizeof shape);
+            memcpy(e.shape, shape, sizeof shape);
+            loss = bl_dit_loss(m, &x0, &e, r->val_t + done, 0);
+        } else {
+            loss = bl_gpt_loss(m, r->val_tokens + (size_t)done * (size_t)(r->T + 1), n, r->T, 0);
+        }
+        if (!loss) return NAN;
+        sum += (double)loss->data[0] * n;
+        done += n;
+    }
+    r->last_val = (float)(sum / r->val_n);
+    if (bl_metrics_val(&r->metrics, bl_run_steps(r), r->last_val) < 0) return NAN;
+    return r->last_val;
+}
+
+int bl_run_train(bl_run *r, int n, bl_train_cb cb, void *ctx)
+{
+    if (n < 0) return bl_fail("train: the number of steps must be positive, got %d", n);
+    int every = r->model->cfg.eval_every;
+    if (bl_metrics_reserve(&r->metrics, n) < 0) return -1;
+    if (every > 0 && r->metrics.nval == 0 && bl_run_steps(r) == 0) {
+        float v = bl_run_eval(r);
+        if (isnan(v)) return -1;
+        if (cb && cb(r, 0, n, NAN, 1, ctx)) return 0;
+    }
+    for (int i = 1; i <= n; i++) {
+        float L;
+        if (bl_run_step(r, &L, NULL) < 0) return -1;
+        int evaluated = 0;
+        if (every > 0 && bl_run_steps(r) % every == 0) {
+            if (isnan(bl_run_eval(r))) return -1;
+            evaluated = 1;
+        }
+        if (cb && cb(r, i, n, L, evaluated, ctx)) return i;
+    }
+    return n;
+}

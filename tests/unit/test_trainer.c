@@ -1,0 +1,223 @@
+/* test_trainer.c - training runs end to end on small models: the loss falls, a resumed run is
+ * bit-identical to an uninterrupted one, NaN stops training with the last good weights, bad
+ * checkpoints are refused with a clear message. */
+#include "core/error.h"
+#include "data/dataset.h"
+#include "models/model.h"
+#include "train/checkpoint.h"
+#include "train/safetensors.h"
+#include "train/trainer.h"
+#include "../check.h"
+#include <unistd.h>
+
+static bl_config small(bl_model_kind kind, const char *extra_k, const char *extra_v)
+{
+    bl_config c = bl_config_default(kind);
+    const char *k[] = {"dim", "depth", "heads", "batch", "lr", "eval_every", extra_k};
+    const char *v[] = {"32", "1", "2", "8", "0.001", "0", extra_v};
+    int n = extra_k ? 7 : 6;
+    if (bl_config_set_many(&c, n, k, v) < 0) printf("# config: %s\n", bl_error());
+    return c;
+}
+
+static char tmpdir[64];
+static const char *tmp_path(const char *name)
+{
+    static char buf[128];
+    snprintf(buf, sizeof buf, "%s/%s", tmpdir, name);
+    return buf;
+}
+
+static const char *text =
+    "the quick brown fox jumps over the lazy dog. the lazy dog sleeps while the quick brown "
+    "fox runs around the yard. a dog and a fox are friends; the fox is quick and the dog is lazy. ";
+
+static bl_dataset *make_text(void)
+{
+    static unsigned char buf[20000];
+    size_t n = 0, L = strlen(text);
+    while (n + L < sizeof buf) { memcpy(buf + n, text, L); n += L; }
+    return bl_data_text_mem("test text", buf, n);
+}
+
+/* Train `steps` steps and write the losses into out. */
+static int train_losses(bl_run *r, int steps, float *out)
+{
+    for (int i = 0; i < steps; i++)
+        if (bl_run_step(r, &out[i], NULL) < 0) return -1;
+    return 0;
+}
+
+static void check_resume(bl_model_kind kind, bl_dataset *ds)
+{
+    bl_config c = small(kind, kind == BL_MODEL_GPT ? "context" : NULL, "32");
+    if (kind == BL_MODEL_GPT) { char v[8]; snprintf(v, sizeof v, "%d", ds->vocab_size); bl_config_set(&c, "vocab", v); }
+    float full[40], part[40];
+    bl_model *a = bl_model_new(&c);
+    bl_run *ra = bl_run_new(a, ds, 16);
+    CHECK(a && ra, "%s", bl_error());
+    if (!ra) return;
+    CHECK(train_losses(ra, 40, full) == 0, "%s", bl_error());
+
+    bl_model *b = bl_model_new(&c);
+    bl_run *rb = bl_run_new(b, ds, 16);
+    CHECK(train_losses(rb, 20, part) == 0, "%s", bl_error());
+    const char *path = tmp_path("ckpt.safetensors");
+    CHECK(bl_checkpoint_save(path, b, rb, kind == BL_MODEL_GPT ? ds->vocab : NULL,
+                             kind == BL_MODEL_GPT ? ds->vocab_size : 0) == 0, "%s", bl_error());
+    bl_run_free(rb);
+    bl_model_free(b);
+
+    bl_ckpt_info info;
+    bl_model *c2 = bl_checkpoint_load(path, &info);
+    CHECK(c2 != NULL, "load: %s", bl_error());
+    if (!c2) return;
+    CHECK(info.step == 20 && info.has_optim, "step %ld optim %d", info.step, info.has_optim);
+    if (kind == BL_MODEL_GPT) CHECK(info.vocab_size == ds->vocab_size && !memcmp(info.vocab, ds->vocab, ds->vocab_size), "vocab");
+    bl_run *rc = bl_run_new(c2, ds, 16);
+    CHECK(rc && bl_run_restore(rc, &info) == 0, "%s", bl_error());
+    CHECK(train_losses(rc, 20, part + 20) == 0, "%s", bl_error());
+    int same = 1;
+    for (int i = 0; i < 40; i++)
+        if (full[i] != part[i]) { same = 0; printf("# step %d: %.9g uninterrupted vs %.9g resumed\n", i + 1, full[i], part[i]); break; }
+    CHECK(same, "20 + save/load + 20 steps differ from 40 steps");
+    CHECK(rc->metrics.steps == 40, "history continued: %d steps", rc->metrics.steps);
+    bl_ckpt_info_clear(&info);
+    bl_run_free(rc);
+    bl_model_free(c2);
+    bl_run_free(ra);
+    bl_model_free(a);
+}
+
+BL_TEST(test_dit_resume_is_exact)
+{
+    bl_dataset *ds = bl_data_shapes(3);
+    check_resume(BL_MODEL_DIT, ds);
+    bl_dataset_free(ds);
+}
+
+BL_TEST(test_gpt_resume_is_exact)
+{
+    bl_dataset *ds = make_text();
+    CHECK(ds != NULL, "%s", bl_error());
+    if (ds) check_resume(BL_MODEL_GPT, ds);
+    bl_dataset_free(ds);
+}
+
+BL_TEST(test_dit_learns_and_evaluates)
+{
+    bl_dataset *ds = bl_data_shapes(1);
+    bl_config c = small(BL_MODEL_DIT, "eval_every", "30");
+    bl_model *m = bl_model_new(&c);
+    bl_run *r = bl_run_new(m, ds, 64);
+    CHECK(r != NULL, "%s", bl_error());
+    if (!r) return;
+    CHECK(bl_run_train(r, 60, NULL, NULL) == 60, "%s", bl_error());
+    CHECK(r->metrics.nval == 3, "val at 0, 30, 60: got %d", r->metrics.nval);
+    /* at init the prediction is ~0, so the exam's MSE is about E|e - x0|^2 > 1; it must fall */
+    float v0 = r->metrics.val_loss[0], v2 = r->metrics.val_loss[2];
+    CHECK(v0 > 1.0f && v2 < 0.8f * v0, "val MSE %.4f -> %.4f", v0, v2);
+    CHECK(r->metrics.val_step[1] == 30, "val step");
+    /* the exam is the same for every model: a second model of another seed gets the same x0/noise/t */
+    bl_config c2 = c;
+    bl_config_set(&c2, "seed", "99");
+    bl_model *m2 = bl_model_new(&c2);
+    bl_run *r2 = bl_run_new(m2, ds, 64);
+    CHECK(r2 && !memcmp(r->val_noise->data, r2->val_noise->data, r->val_noise->numel * 4) &&
+          !memcmp(r->val_t, r2->val_t, 64 * 4), "exam differs between models");
+    const char *mj = tmp_path("metrics.json");
+    CHECK(bl_metrics_write(&r->metrics, mj) == 0, "%s", bl_error());
+    CHECK(access(mj, R_OK) == 0, "metrics.json written");
+    bl_run_free(r2); bl_model_free(m2);
+    bl_run_free(r); bl_model_free(m);
+    bl_dataset_free(ds);
+}
+
+BL_TEST(test_nan_stops_and_keeps_weights)
+{
+    bl_dataset *ds = bl_data_shapes(1);
+    bl_config c = small(BL_MODEL_DIT, NULL, NULL);
+    bl_model *m = bl_model_new(&c);
+    bl_run *r = bl_run_new(m, ds, 8);
+    float L;
+    CHECK(bl_run_step(r, &L, NULL) == 0, "%s", bl_error());
+    bl_params *p = m->params;
+    p->values[0] = NAN;  /* poison one weight: the next loss is NaN */
+    float *keep = malloc(p->total * sizeof(float));
+    memcpy(keep, p->values, p->total * sizeof(float));
+    CHECK(bl_run_step(r, &L, NULL) == -1, "NaN step accepted");
+    CHECK_ERR("loss is nan at step 2");
+    CHECK(memcmp(keep, p->values + 0, 4) != 0 || isnan(p->values[0]), "poisoned weight kept");
+    CHECK(memcmp(keep + 1, p->values + 1, (p->total - 1) * sizeof(float)) == 0, "weights changed by a NaN step");
+    CHECK(r->metrics.steps == 1 && bl_run_steps(r) == 1, "the NaN step is not counted");
+    free(keep);
+    bl_run_free(r); bl_model_free(m); bl_dataset_free(ds);
+}
+
+BL_TEST(test_mismatched_data)
+{
+    bl_dataset *text = make_text(), *img = bl_data_shapes(1);
+    bl_config c = small(BL_MODEL_DIT, NULL, NULL);
+    bl_model *m = bl_model_new(&c);
+    CHECK(bl_run_new(m, text, 8) == NULL, "TinyDiT took text");
+    CHECK_ERR("TinyDiT needs images");
+    bl_model_free(m);
+    bl_config g = small(BL_MODEL_GPT, NULL, NULL);
+    m = bl_model_new(&g);
+    CHECK(bl_run_new(m, img, 8) == NULL, "TinyGPT took images");
+    CHECK_ERR("TinyGPT needs text");
+    CHECK(bl_run_new(m, text, 8) == NULL, "vocab mismatch accepted");
+    CHECK_ERR("set vocab=");
+    bl_model_free(m);
+    bl_dataset_free(text); bl_dataset_free(img);
+}
+
+BL_TEST(test_bad_checkpoints)
+{
+    bl_config c = small(BL_MODEL_DIT, NULL, NULL);
+    bl_model *m = bl_model_new(&c);
+    /* a plain safetensors file without blocklab metadata */
+    const char *plain = tmp_path("plain.safetensors");
+    const bl_tensor *t0 = &m->params->t[0];
+    CHECK(bl_st_write(plain, 1, NULL, &t0, 0, NULL, NULL) == 0, "%s", bl_error());
+    CHECK(bl_checkpoint_load(plain, NULL) == NULL, "plain file accepted");
+    CHECK_ERR("not a blocklab checkpoint");
+    /* a checkpoint whose config asks for rope2d but holds the learned-position tensors */
+    const char *path = tmp_path("m.safetensors");
+    CHECK(bl_checkpoint_save(path, m, NULL, NULL, 0) == 0, "%s", bl_error());
+    bl_model *ok = bl_checkpoint_load(path, NULL);
+    CHECK(ok && !memcmp(ok->params->values, m->params->values, m->params->total * 4), "round trip");
+    bl_model_free(ok);
+    bl_config c2 = small(BL_MODEL_DIT, "qk_norm", "on");
+    bl_model *q = bl_model_new(&c2);
+    json_t *cfg = bl_config_to_json(&q->cfg);
+    char *cs = json_dumps(cfg, JSON_COMPACT);
+    const char *k[] = {"format", "config"}, *v[] = {"blocklab-checkpoint-1", cs};
+    int n = m->params->n;
+    const bl_tensor **ts = malloc(n * sizeof *ts);
+    for (int i = 0; i < n; i++) ts[i] = &m->params->t[i];
+    const char *bad = tmp_path("bad.safetensors");
+    CHECK(bl_st_write(bad, n, NULL, ts, 2, k, v) == 0, "%s", bl_error());
+    CHECK(bl_checkpoint_load(bad, NULL) == NULL, "missing q_norm accepted");
+    CHECK_ERR("blocks.0.attn.q_norm.weight is missing");
+    CHECK(bl_checkpoint_load(tmp_path("nope.safetensors"), NULL) == NULL, "missing file");
+    CHECK_ERR("nope.safetensors");
+    free(ts); free(cs); json_decref(cfg);
+    bl_model_free(q); bl_model_free(m);
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/bl_trainer_XXXXXX");
+    if (!mkdtemp(tmpdir)) return 1;
+    RUN(test_dit_resume_is_exact);
+    RUN(test_gpt_resume_is_exact);
+    RUN(test_dit_learns_and_evaluates);
+    RUN(test_nan_stops_and_keeps_weights);
+    RUN(test_mismatched_data);
+    RUN(test_bad_checkpoints);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    if (system(cmd) != 0) return 1;
+    return bl_test_done();
+}
