@@ -1,15 +1,17 @@
 #!/bin/sh
-# run_script.sh - one script test: run tests/scripts/NAME.bl as a transcript (blocklab -q -k -x:
-# each statement echoed before its output, errors included, going on after them) in a scratch
-# folder holding a copy of the scripts, and compare with NAME.out, whose last line is the exit
-# status. Prints TAP (one test) with the differences as comments; exits 1 when they differ.
+# run_script.sh - one script test: run DIR/NAME.bl (tests/scripts/ or examples/) as a transcript
+# (blocklab -q -k -x: each statement echoed before its output, errors included, going on after
+# them) in a scratch folder holding a copy of DIR's scripts, and compare with
+# tests/scripts/NAME.out, whose last line is the exit status. Prints TAP (one test) with the
+# differences as comments; exits 1 when they differ.
 # Run by `make check` as BL_LOG_COMPILER (see src/repl/local.am); by hand:
-#   BL_BUILDDIR=/path/to/build sh tests/run_script.sh tests/scripts/norms.bl
+#   BL_BUILDDIR=/path/to/build sh tests/run_script.sh examples/norms.bl
 set -u
 script=$1
 name=$(basename "$script" .bl)
 dir=$(cd "$(dirname "$script")" && pwd)
 bin=${BL_BUILDDIR:-$(pwd)}/blocklab
+expected=$(cd "$(dirname "$0")" && pwd)/scripts/$name.out
 echo "1..1"
 if [ ! -x "$bin" ]; then
     echo "not ok 1 - $name # $bin is not built"
@@ -24,7 +26,7 @@ cp "$dir"/*.bl "$tmp"/
         "$bin" -q -k -x "$name.bl" </dev/null >actual.txt 2>&1
     echo "exit $?" >>actual.txt
 )
-if diff -u "$dir/$name.out" "$tmp/actual.txt" >"$tmp/diff.txt" 2>&1; then
+if diff -u "$expected" "$tmp/actual.txt" >"$tmp/diff.txt" 2>&1; then
     echo "ok 1 - $name"
 else
     echo "not ok 1 - $name"

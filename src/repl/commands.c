@@ -166,7 +166,7 @@ static int cmd_vars(bl_cmdargs *a)
         }
     }
     if (!t) return -1;
-    if (t->nrow == 0 && !a->st->redirect) {
+    if (t->nrow == 0) {
         bl_table_free(t);
         fprintf(a->s->out, "no variables yet (x = randn(4, 8) makes one)\n");
         return 0;

@@ -428,7 +428,7 @@ static void complete_kv(bl_model_kind kind, const char *prefix, bl_strlist *out)
         }
         return;
     }
-    char key[64];
+    char key[64], val[64];
     snprintf(key, sizeof key, "%.*s", (int)(eq - prefix), prefix);
     const bl_config_key *k = bl_config_find_key(key);
     if (!k || !k->choices) return;
@@ -436,8 +436,13 @@ static void complete_kv(bl_model_kind kind, const char *prefix, bl_strlist *out)
     while (*c) {
         const char *bar = strchr(c, '|');
         int len = bar ? (int)(bar - c) : (int)strlen(c);
-        snprintf(buf, sizeof buf, "%s=%.*s", key, len, c);
-        if (!strncmp(buf, prefix, strlen(prefix))) bl_strlist_add(out, buf);
+        snprintf(val, sizeof val, "%.*s", len, c);
+        snprintf(buf, sizeof buf, "%s=%s", key, val);
+        /* offer only values this kind accepts (pos=rope2d is TinyDiT's, pos=rope TinyGPT's) */
+        bl_config cfg = bl_config_default(kind);
+        if (!strncmp(buf, prefix, strlen(prefix)) && bl_config_set(&cfg, key, val) == 0)
+            bl_strlist_add(out, buf);
+        bl_clear_error();
         c += len + (bar != NULL);
     }
 }

@@ -1,0 +1,337 @@
+/* test_repl.c - the REPL's lexer, parser positions, evaluation, printing, completion, writers,
+ * and the rule that every command and function has help text and a man-page entry. */
+#include "../check.h"
+#include "core/error.h"
+#include "repl/lexer.h"
+#include "repl/models.h"
+#include "repl/parser.h"
+#include "repl/repl.h"
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Run src in a fresh session (or s) with output captured; returns the output (static). */
+static char outbuf[1 << 16], errbuf[4096];
+static int run_in(bl_session *s, const char *src)
+{
+    FILE *o = tmpfile(), *e = tmpfile();
+    s->out = o;
+    s->err = e;
+    int rc = bl_run_string(s, "t", src);
+    size_t n = 0;
+    rewind(o);
+    n = fread(outbuf, 1, sizeof outbuf - 1, o);
+    outbuf[n] = '\0';
+    rewind(e);
+    n = fread(errbuf, 1, sizeof errbuf - 1, e);
+    errbuf[n] = '\0';
+    fclose(o);
+    fclose(e);
+    s->out = stdout;
+    s->err = stderr;
+    return rc;
+}
+
+static int run(const char *src)
+{
+    bl_session *s = bl_session_new(0);
+    bl_models_init(s);
+    int rc = run_in(s, src);
+    bl_models_free(s);
+    bl_session_free(s);
+    return rc;
+}
+
+BL_TEST(lexer_tokens_and_positions)
+{
+    bl_tokens ts;
+    bl_pos ep;
+    CHECK(bl_lex("x = 1.5e-3 + y[0, :]  # c\nz", 1, 1, &ts, &ep) == 0, "lex failed: %s", bl_error());
+    static const bl_tok_kind want[] = { BL_T_NAME, BL_T_ASSIGN, BL_T_NUM, BL_T_PLUS, BL_T_NAME,
+                                        BL_T_LBRACK, BL_T_NUM, BL_T_COMMA, BL_T_COLON, BL_T_RBRACK,
+                                        BL_T_END, BL_T_NAME, BL_T_EOF };
+    CHECK(ts.n == 13, "%d tokens", ts.n);
+    for (int i = 0; i < ts.n && i < 13; i++) CHECK(ts.t[i].kind == want[i], "token %d kind %d", i, ts.t[i].kind);
+    CHECK_CLOSE(ts.t[2].num, 1.5e-3, 1e-12);
+    CHECK(ts.t[2].pos.col == 5 && ts.t[2].pos.len == 6, "number at col %d len %d", ts.t[2].pos.col, ts.t[2].pos.len);
+    CHECK(ts.t[11].pos.line == 2 && ts.t[11].pos.col == 1, "z at %d:%d", ts.t[11].pos.line, ts.t[11].pos.col);
+    bl_tokens_free(&ts);
+    /* a newline inside brackets or after an operator is white space */
+    CHECK(bl_lex("f(1,\n2) +\n3", 1, 1, &ts, &ep) == 0, "lex");
+    int ends = 0;
+    for (int i = 0; i < ts.n; i++) ends += ts.t[i].kind == BL_T_END;
+    CHECK(ends == 0, "%d statement ends", ends);
+    bl_tokens_free(&ts);
+    CHECK(bl_lex("s = \"open", 3, 1, &ts, &ep) < 0, "unterminated string accepted");
+    CHECK_ERR("unterminated string");
+    CHECK(ep.line == 3 && ep.col == 5, "error at %d:%d", ep.line, ep.col);
+    /* strings keep escapes; "0x10" is a number 0 then a name, not hexadecimal */
+    CHECK(bl_lex("'a\\'b' 0x10", 1, 1, &ts, &ep) == 0, "lex");
+    CHECK(ts.t[0].kind == BL_T_STR && !strcmp(ts.t[0].str, "a'b"), "string %s", ts.t[0].str);
+    CHECK(ts.t[1].kind == BL_T_NUM && ts.t[1].num == 0 && ts.t[2].kind == BL_T_NAME, "0x10 lexed as hex");
+    bl_tokens_free(&ts);
+}
+
+BL_TEST(incomplete_lines)
+{
+    CHECK(bl_lex_incomplete("x = randn(4,"), "open bracket");
+    CHECK(bl_lex_incomplete("x = [1, [2"), "nested brackets");
+    CHECK(bl_lex_incomplete("y = 1 +"), "trailing operator");
+    CHECK(bl_lex_incomplete("y = 1 +   # comment"), "operator before a comment");
+    CHECK(!bl_lex_incomplete("y = (1 + 2)"), "closed");
+    CHECK(!bl_lex_incomplete("plot loss > loss.png"), "redirect");
+    CHECK(!bl_lex_incomplete("s = \"(\""), "bracket in a string");
+    CHECK(!bl_lex_incomplete("s = 'open"), "an unterminated string is an error, not a continuation");
+}
+
+static bl_pos parse_err(const char *src)
+{
+    bl_program p;
+    bl_pos ep = { 0, 0, 0, 0 };
+    int rc = bl_parse(src, 1, 1, bl_is_command, &p, &ep);
+    CHECK(rc < 0, "'%s' parsed", src);
+    bl_program_free(&p);
+    return ep;
+}
+
+BL_TEST(parser_statements_and_error_positions)
+{
+    bl_program p;
+    bl_pos ep;
+    CHECK(bl_parse("seed 5; seed = 3; x = mean(y, dim=-1) > out.csv; set norm=rmsnorm qk_norm = on > a.txt",
+                   1, 1, bl_is_command, &p, &ep) < 0, "an assignment cannot be redirected");
+    CHECK(bl_parse("seed 5; seed = 3; mean(y, dim=-1) > out.csv; set norm=rmsnorm qk_norm = on > a.txt; a > 0",
+                   1, 1, bl_is_command, &p, &ep) == 0, "parse: %s", bl_error());
+    CHECK(p.n == 5, "%d statements", p.n);
+    CHECK(p.s[0].kind == BL_S_CMD && p.s[0].nwords == 1 && !strcmp(p.s[0].words[0].text, "5"), "seed 5");
+    CHECK(p.s[1].kind == BL_S_ASSIGN && !strcmp(p.s[1].name, "seed"), "seed = 3 assigns");
+    CHECK(p.s[2].kind == BL_S_EXPR && p.s[2].redirect && !strcmp(p.s[2].redirect, "out.csv"), "redirect");
+    CHECK(p.s[2].expr->kind == BL_N_CALL && p.s[2].expr->n == 2 && p.s[2].expr->keys[1] &&
+          !strcmp(p.s[2].expr->keys[1], "dim"), "keyword argument");
+    const bl_stmt *set = &p.s[3];
+    CHECK(set->nwords == 2 && !strcmp(set->words[0].key, "norm") && !strcmp(set->words[0].text, "rmsnorm") &&
+          !strcmp(set->words[1].key, "qk_norm") && !strcmp(set->words[1].text, "on"), "set words");
+    CHECK(set->redirect && !strcmp(set->redirect, "a.txt"), "command redirect");
+    CHECK(p.s[4].kind == BL_S_EXPR && p.s[4].expr->kind == BL_N_BINOP && p.s[4].expr->op == BL_T_GT,
+          "'> 0' is a comparison");
+    bl_program_free(&p);
+    bl_pos e;
+    e = parse_err("x = (1 + 2]");
+    CHECK(e.col == 11, "mismatched bracket at col %d", e.col);
+    CHECK_ERR("'(' at column 5 is open");
+    e = parse_err("y = 1 2");
+    CHECK(e.col == 7, "col %d", e.col);
+    e = parse_err("f(a=1, 2)");
+    CHECK(e.col == 8, "col %d", e.col);
+    CHECK_ERR("positional argument after a keyword");
+    e = parse_err("x[1] = 2");
+    CHECK(e.col == 6, "col %d", e.col);
+    e = parse_err("a <\n b < c");
+    CHECK(e.line == 2 && e.col == 4, "chained comparison at %d:%d", e.line, e.col);
+    e = parse_err("3 $ 4");
+    CHECK(e.col == 3, "col %d", e.col);
+    CHECK_ERR("character '$'");
+}
+
+BL_TEST(eval_values_and_errors)
+{
+    const char *bad = "x = 1; 7 // 2";
+    CHECK(run(bad) < 0, "// accepted");
+    CHECK(!strcmp(errbuf, "t:1:11: expected a value, found '/'\n"), "error: %s", errbuf);
+    CHECK(outbuf[0] == '\0', "a line with a syntax error ran: %s", outbuf);
+    CHECK(run("x = tensor([[1, 2], [3, 4]]); x * 2 - 1; x @ x; x[1]; x[:, 1]; x.T") == 0, "%s", errbuf);
+    const char *want =
+        "tensor([[1., 3.],\n        [5., 7.]], shape=[2, 2], dtype=float32)\n"
+        "tensor([[ 7., 10.],\n        [15., 22.]], shape=[2, 2], dtype=float32)\n"
+        "tensor([3., 4.], shape=[2], dtype=float32)\n"
+        "tensor([2., 4.], shape=[2], dtype=float32)\n"
+        "tensor([[1., 3.],\n        [2., 4.]], shape=[2, 2], dtype=float32)\n";
+    CHECK(!strcmp(outbuf, want), "output:\n%s", outbuf);
+    /* the first error stops a script; -k goes on; values stay */
+    bl_session *s = bl_session_new(0);
+    bl_models_init(s);
+    CHECK(run_in(s, "a = 1\nb = a + nope\nc = 3") < 0, "error not reported");
+    CHECK(bl_session_get(s, "c") == NULL, "ran past the error");
+    CHECK(!strcmp(errbuf, "t:2:9: unknown name 'nope'\n"), "error: %s", errbuf);
+    s->keep_going = 1;
+    CHECK(run_in(s, "a = randn(100000, 100000, 100)\nc = 3") < 0, "absurd size accepted");
+    CHECK(strstr(errbuf, "t:1:11: randn: shape [100000, 100000, 100] has 1000000000000 elements") != NULL,
+          "error: %s", errbuf);
+    CHECK(bl_session_get(s, "a") && bl_session_get(s, "a")->num == 1, "a changed");
+    CHECK(bl_session_get(s, "c") != NULL, "-k did not go on");
+    /* numbers print with 6 significant digits, whole numbers exactly */
+    CHECK(run_in(s, "1/3; 1152176; 2 > 1; [1, \"a\"]; round(2.71828, 2); -0 * 1") == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "0.333333\n1152176\ntrue\n[1, \"a\"]\n2.72\n0\n"), "output:\n%s", outbuf);
+    /* time prints how long the statement took */
+    CHECK(run_in(s, "time y = ones(3) * 2; y") == 0, "%s", errbuf);
+    CHECK(!strncmp(outbuf, "time: ", 6) && strstr(outbuf, "tensor([2., 2., 2.]"), "output:\n%s", outbuf);
+    bl_models_free(s);
+    bl_session_free(s);
+}
+
+BL_TEST(tensor_printing_abbreviates)
+{
+    CHECK(run("arange(2000)") == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "tensor([   0.,    1.,    2., ..., 1997., 1998., 1999.],\n       shape=[2000], dtype=float32)\n"),
+          "%s", outbuf);
+    CHECK(run("tensor([1e-6, -2])") == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "tensor([ 1.0000e-06, -2.0000e+00], shape=[2], dtype=float32)\n"), "%s", outbuf);
+    CHECK(run("reshape(arange(3000), 3, 1000)[:, 0:2]") == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "tensor([[   0.,    1.],\n        [1000., 1001.],\n        [2000., 2001.]], "
+                          "shape=[3, 2], dtype=float32)\n"), "%s", outbuf);
+}
+
+BL_TEST(functions_match_formulas)
+{
+    /* DESIGN.md section 2: rmsnorm([3, 4]) = [0.8485, 1.1314], silu(1) = 0.7311 */
+    CHECK(run("print(round(rmsnorm(tensor([3, 4])), 4), round(silu(1), 4), round(silu(-1), 4))") == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "\ntensor([0.8485, 1.1314], shape=[2], dtype=float32)\n 0.7311 -0.2689\n"), "%s", outbuf);
+    CHECK(run("swiglu_hidden(128); swiglu_hidden(128, 4, multiple_of=32)") == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "341\n352\n"), "%s", outbuf);
+    CHECK(run("x = tensor([[1, 2, 3]]); mean(x); var(x); std(x, dim=1); sum(x, dim=0); softmax(tensor([0, 0]))") == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "2\n0.666667\ntensor([0.8165], shape=[1], dtype=float32)\n"
+                          "tensor([1., 2., 3.], shape=[3], dtype=float32)\n"
+                          "tensor([0.5000, 0.5000], shape=[2], dtype=float32)\n"), "%s", outbuf);
+    /* attention with one key returns v; weights=on gives the weights */
+    CHECK(run("q = ones(1, 2); k = ones(1, 2); v = tensor([[3, 4]]); attention(q, k, v); attention(q, k, v, weights=on)") == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "tensor([[3., 4.]], shape=[1, 2], dtype=float32)\ntensor([[1.]], shape=[1, 1], dtype=float32)\n"),
+          "%s", outbuf);
+    CHECK(run("mean(ones(2), dmi=0)") < 0, "unknown keyword accepted");
+    CHECK(!strcmp(errbuf, "t:1:19: mean: unknown keyword 'dmi' (mean(x, dim=, keepdim=off))\n"), "%s", errbuf);
+    CHECK(run("layernorm(ones(2, 3), w=ones(4))") < 0, "shape mismatch accepted");
+    CHECK(strstr(errbuf, "t:1:1: layernorm") != NULL, "%s", errbuf);
+}
+
+BL_TEST(completion)
+{
+    bl_session *s = bl_session_new(0);
+    bl_models_init(s);
+    bl_value *v = bl_val_num(1);
+    bl_session_set(s, "rate", v);
+    bl_val_unref(v);
+    struct { const char *line; int word; const char *want; } cases[] = {
+        { "se", 0, "seed" }, { "se", 0, "set" }, { "x = ra", 4, "randn(" }, { "x = ra", 4, "rate" },
+        { "y=ra", 0, "y=randn(" }, { "help rms", 5, "rmsnorm" }, { "help rms", 5, "rms" },
+        { "help ke", 5, "keys" }, { "model ", 6, "dit" }, { "model dit qk", 10, "qk_norm=" },
+        { "model dit qk_norm=o", 10, "qk_norm=on" }, { "set no", 4, "norm=" },
+        { "set norm=r", 4, "norm=rmsnorm" }, { "model gpt pos=", 10, "pos=rope" },
+        { "x = 1; see", 7, "seed" }, { "time x = mea", 9, "mean(" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        bl_strlist l = { 0 };
+        int files = bl_complete_line(s, cases[i].line, cases[i].line + cases[i].word, &l);
+        int found = 0;
+        for (int j = 0; j < l.n; j++) found |= !strcmp(l.s[j], cases[i].want);
+        CHECK(!files && found, "'%s' does not offer '%s' (%d candidates)", cases[i].line, cases[i].want, l.n);
+        bl_strlist_free(&l);
+    }
+    bl_strlist l = { 0 };
+    CHECK(bl_complete_line(s, "source ex", "source ex" + 7, &l) == 1, "source completes file names");
+    bl_strlist_free(&l);
+    bl_complete_line(s, "model gpt pos=", "model gpt pos=" + 10, &l);
+    for (int j = 0; j < l.n; j++) CHECK(strcmp(l.s[j], "pos=rope2d"), "rope2d offered for TinyGPT");
+    bl_strlist_free(&l);
+    bl_models_free(s);
+    bl_session_free(s);
+}
+
+BL_TEST(writers)
+{
+    char dir[] = "/tmp/bl-test-repl.XXXXXX";
+    if (!mkdtemp(dir)) SKIP("no temporary folder");
+    char cmd[512], path[300];
+    snprintf(cmd, sizeof cmd, "table(step=[1, 2], run=[\"a,b\", \"q\\\"\"]) > %s/t.csv\n"
+                              "table(step=[1, 2], loss=[0.5, 0.25]) > %s/t.json\n"
+                              "tensor([[1, 2], [3, 4]]) > %s/m.csv\nvars > %s/v.txt", dir, dir, dir, dir);
+    CHECK(run(cmd) == 0, "%s", errbuf);
+    static const char *files[][2] = {
+        { "t.csv", "step,run\n1,\"a,b\"\n2,\"q\"\"\"\n" },
+        { "t.json", "[\n  {\"step\": 1, \"loss\": 0.5},\n  {\"step\": 2, \"loss\": 0.25}\n]\n" },
+        { "m.csv", "1,2\n3,4\n" },
+        { "v.txt", "no variables yet (x = randn(4, 8) makes one)\n" },
+    };
+    for (int i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
+        FILE *f = fopen(path, "r");
+        char buf[512] = "";
+        if (f) {
+            buf[fread(buf, 1, sizeof buf - 1, f)] = '\0';
+            fclose(f);
+        }
+        CHECK(!strcmp(buf, files[i][1]), "%s:\n%s", files[i][0], buf);
+        unlink(path);
+    }
+    rmdir(dir);
+    CHECK(run("3 > /nonexistent-dir/x.csv") < 0, "writing to a missing folder succeeded");
+}
+
+BL_TEST(interrupt_flag)
+{
+    bl_interrupt_install();
+    bl_interrupt_clear();
+    CHECK(!bl_interrupted(), "flag set");
+    raise(SIGINT);
+    CHECK(bl_interrupted(), "SIGINT did not set the flag");
+    bl_interrupt_clear();
+    CHECK(!bl_interrupted(), "flag not cleared");
+}
+
+/* Every command and function has a synopsis, help text and an entry in man/blocklab.1: a line
+ * ".B NAME" (commands) or ".B NAME(" (functions). */
+static int man_has(const char *man, const char *name, int fn)
+{
+    char pat[128];
+    snprintf(pat, sizeof pat, "\n.B %s%s", name, fn ? "(" : "");
+    for (const char *p = strstr(man, pat); p; p = strstr(p + 1, pat)) {
+        char c = p[strlen(pat)];
+        if (fn || c == ' ' || c == '\n') return 1;
+    }
+    return 0;
+}
+
+BL_TEST(help_and_manual_cover_everything)
+{
+    const char *src = getenv("BL_SRCDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/man/blocklab.1", src ? src : ".");
+    FILE *f = fopen(path, "r");
+    if (!f) SKIP("man/blocklab.1 not found (set BL_SRCDIR)");
+    static char man[1 << 18];
+    man[fread(man, 1, sizeof man - 1, f)] = '\0';
+    fclose(f);
+    int nc = 0, nf = 0;
+    for (const bl_command *c = bl_commands; c->name; c++, nc++) {
+        CHECK(c->synopsis && !strncmp(c->synopsis, c->name, strlen(c->name)), "%s: synopsis", c->name);
+        CHECK(c->help && strlen(c->help) > 10, "command %s has no help text", c->name);
+        CHECK(c->run != NULL, "command %s has no handler", c->name);
+        CHECK(man_has(man, c->name, 0), "command %s has no entry in man/blocklab.1", c->name);
+    }
+    for (const bl_function *fn = bl_functions; fn->name; fn++, nf++) {
+        CHECK(fn->synopsis && !strncmp(fn->synopsis, fn->name, strlen(fn->name)), "%s: synopsis", fn->name);
+        CHECK(fn->help && strlen(fn->help) > 10, "function %s has no help text", fn->name);
+        CHECK(man_has(man, fn->name, 1), "function %s has no entry in man/blocklab.1", fn->name);
+    }
+    CHECK(nc >= 14 && nf >= 30, "%d commands, %d functions", nc, nf);
+    /* help NAME works for each */
+    for (const bl_command *c = bl_commands; c->name; c++) {
+        char cmd[64];
+        snprintf(cmd, sizeof cmd, "help %s", c->name);
+        CHECK(run(cmd) == 0 && !strncmp(outbuf, c->synopsis, strlen(c->synopsis)), "help %s:\n%s", c->name, outbuf);
+    }
+}
+
+int main(void)
+{
+    RUN(lexer_tokens_and_positions);
+    RUN(incomplete_lines);
+    RUN(parser_statements_and_error_positions);
+    RUN(eval_values_and_errors);
+    RUN(tensor_printing_abbreviates);
+    RUN(functions_match_formulas);
+    RUN(completion);
+    RUN(writers);
+    RUN(interrupt_flag);
+    RUN(help_and_manual_cover_everything);
+    return bl_test_done();
+}
