@@ -264,6 +264,29 @@ static void draw_colorbar(dctx *d, bl_cmap cmap, float vmin, float vmax, box bar
     }
 }
 
+/* the value of each cell written in it, dark text on light cells and white on dark ones; left
+ * out when the widest text does not fit the cells */
+static void annotate_cells(dctx *d, const bl_panel *p, double left, double top, double cell, float vmin, float vmax)
+{
+    font(d, fmin(20, cell / d->u * 0.3), 0, 0);
+    char buf[64];
+    double widest = 0;
+    for (long i = 0; i < (long)p->rows * p->cols; i++) {
+        snprintf(buf, sizeof buf, p->annotate, (double)p->values[i]);
+        widest = fmax(widest, text_w(d, buf));
+    }
+    if (widest > cell * 0.92 || cell < 14 * d->u) return;
+    for (int r = 0; r < p->rows; r++)
+        for (int c = 0; c < p->cols; c++) {
+            float v = p->values[(long)r * p->cols + c];
+            double t = bl_cmap_pos(v, vmin, vmax);
+            if (isnan(t)) continue;
+            snprintf(buf, sizeof buf, p->annotate, (double)v);
+            uint32_t ink = bl_rgb_luma(bl_cmap_rgb(p->cmap, t)) > 0.55 ? C_TEXT : 0xffffffu;
+            text(d, left + (c + 0.5) * cell, top + (r + 0.5) * cell, buf, 0.5, ink);
+        }
+}
+
 static void draw_heatmap(dctx *d, const bl_panel *p, box b)
 {
     double u = d->u;
@@ -295,6 +318,7 @@ static void draw_heatmap(dctx *d, const bl_panel *p, box b)
                       bl_cmap_rgb(p->cmap, t));
         }
     cairo_restore(d->cr);
+    if (p->annotate) annotate_cells(d, p, left, top, cell, vmin, vmax);
     set_rgb(d->cr, C_SPINE, 1);
     cairo_set_line_width(d->cr, 1 * u);
     cairo_rectangle(d->cr, left, top, hw, hh);

@@ -64,6 +64,7 @@ static void panel_clear(bl_panel *p)
     for (int i = 0; p->col_labels && i < p->cols; i++) free(p->col_labels[i]);
     free(p->row_labels);
     free(p->col_labels);
+    free(p->annotate);
     free(p->pixels);
     free(p->overlay);
     free(p->text);
@@ -245,6 +246,30 @@ int bl_panel_heatmap_labels(bl_panel *p, const char *const *row_labels, const ch
         p->col_labels = c;
     }
     return 0;
+}
+
+int bl_panel_heatmap_annotate(bl_panel *p, const char *format)
+{
+    if (p->kind != BL_PANEL_HEATMAP) return bl_fail("plot: annotation set on a panel without a heatmap");
+    /* exactly one conversion, of a floating-point kind, and nothing else with a '%' */
+    int convs = 0, ok = 1;
+    for (const char *s = format; *s; s++) {
+        if (*s != '%') continue;
+        if (s[1] == '%') {
+            s++;
+            continue;
+        }
+        s++;
+        while (*s && strchr("-+ #0", *s)) s++;
+        while (*s >= '0' && *s <= '9') s++;
+        if (*s == '.') s++;
+        while (*s >= '0' && *s <= '9') s++;
+        ok &= *s && strchr("fFeEgG", *s) != NULL;
+        convs++;
+        if (!*s) break;
+    }
+    if (convs != 1 || !ok) return bl_fail("plot: annotation format needs one %%f, %%e or %%g conversion, got \"%s\"", format);
+    return set_str(&p->annotate, format);
 }
 
 int bl_panel_images(bl_panel *p, const float *data, int n, int c, int h, int w, float lo, float hi,

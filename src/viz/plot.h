@@ -75,6 +75,7 @@ typedef struct {
     int has_range;
     float vmin, vmax;
     char **row_labels, **col_labels; /* NULL or rows / cols strings */
+    char *annotate;                  /* printf format for the value in each cell (files only), or NULL */
     /* images: pixels[((i * c + ch) * h + y) * w + x] */
     float *pixels;
     int n, c, h, w, grid_cols;
@@ -138,6 +139,11 @@ int bl_panel_heatmap_range(bl_panel *p, float vmin, float vmax);
 /* Tick labels for the rows and/or columns (arrays of rows / cols strings, e.g. the characters of
  * a text; either may be NULL). Call after bl_panel_heatmap. Returns 0 or -1. */
 int bl_panel_heatmap_labels(bl_panel *p, const char *const *row_labels, const char *const *col_labels);
+
+/* Write each cell's value into the cell with a printf format for one double such as "%.2f"
+ * (PNG and SVG only, when the cells are large enough for the text; e.g. the `rope check` scores).
+ * Returns 0, or -1 for a format that is not exactly one floating-point conversion. */
+int bl_panel_heatmap_annotate(bl_panel *p, const char *format);
 
 /* A grid of n images, each c x h x w (c = 1 grey or 3 RGB), values in [lo, hi] (e.g. [-1, 1]
  * or [0, 1]; values outside are clipped), grid_cols images per row (0 = as many as fit).

@@ -247,6 +247,7 @@ static json_t *panel_json(const bl_panel *p)
         json_object_set_new(o, "vmax", jnum(vmax));
         json_object_set_new(o, "row_labels", jstrs(p->row_labels, p->rows));
         json_object_set_new(o, "col_labels", jstrs(p->col_labels, p->cols));
+        json_object_set_new(o, "annotate", jstr_or_null(p->annotate));
         json_t *rows = json_array();
         for (int r = 0; r < p->rows; r++) json_array_append_new(rows, jfloats(p->values + (long)r * p->cols, p->cols));
         json_object_set_new(o, "values", rows);

@@ -210,6 +210,14 @@ BL_TEST(test_bad_input)
     CHECK(bl_panel_heatmap(q, y, 0, 3, BL_CMAP_VIRIDIS) == -1, "0 rows heatmap");
     CHECK_ERR("heatmap is empty");
     CHECK(q->kind == BL_PANEL_EMPTY, "failed builders leave the panel empty");
+    float h[4] = {1, 2, 3, 4};
+    CHECK(bl_panel_heatmap_annotate(q, "%.2f") == -1, "annotation without a heatmap");
+    bl_panel_heatmap(q, h, 2, 2, BL_CMAP_VIRIDIS);
+    CHECK(bl_panel_heatmap_annotate(q, "%d") == -1, "%%d accepted");
+    CHECK_ERR("plot: annotation format needs one %f, %e or %g conversion, got \"%d\"");
+    CHECK(bl_panel_heatmap_annotate(q, "%.2f %s") == -1, "two conversions accepted");
+    CHECK(bl_panel_heatmap_annotate(q, "%.1f%%") == 0, "%s", bl_error());
+    CHECK(bl_panel_heatmap_annotate(q, "%+.3g") == 0, "%s", bl_error());
     bl_fig_free(f);
 }
 

@@ -67,6 +67,23 @@ static int near(uint32_t a, uint32_t b, int tol)
     return 1;
 }
 
+/* The box of a heatmap of colour c: the columns and rows holding at least 50 pixels of it (the
+ * colour bar holds a thin band of it too). Returns the number of pixels of colour c. */
+static int map_box(const image *im, uint32_t c, int *x0, int *y0, int *x1, int *y1)
+{
+    int count = 0, *col = calloc((size_t)im->w, sizeof *col), *row = calloc((size_t)im->h, sizeof *row);
+    *x0 = im->w, *y0 = im->h, *x1 = -1, *y1 = -1;
+    for (int y = 0; y < im->h; y++)
+        for (int x = 0; x < im->w; x++)
+            if (px(im, x, y) == c) count++, col[x]++, row[y]++;
+    for (int x = 0; x < im->w; x++)
+        if (col[x] >= 50) *x0 = x < *x0 ? x : *x0, *x1 = x;
+    for (int y = 0; y < im->h; y++)
+        if (row[y] >= 50) *y0 = y < *y0 ? y : *y0, *y1 = y;
+    free(col), free(row);
+    return count;
+}
+
 static char *path_of(const char *name)
 {
     static char buf[512];
@@ -96,18 +113,7 @@ BL_TEST(test_png_constant_heatmap)
     /* a flat map sits in the middle of its colour range: viridis(0.5) */
     uint32_t mid = bl_cmap_rgb(BL_CMAP_VIRIDIS, 0.5), top = bl_cmap_rgb(BL_CMAP_VIRIDIS, 1),
              bot = bl_cmap_rgb(BL_CMAP_VIRIDIS, 0);
-    /* the map: the columns and rows holding at least 50 pixels of that colour (the colour bar
-     * holds a thin band of it too) */
-    int x0 = im.w, y0 = im.h, x1 = -1, y1 = -1, count = 0;
-    int *col = calloc((size_t)im.w, sizeof *col), *row = calloc((size_t)im.h, sizeof *row);
-    for (int y = 0; y < im.h; y++)
-        for (int x = 0; x < im.w; x++)
-            if (px(&im, x, y) == mid) count++, col[x]++, row[y]++;
-    for (int x = 0; x < im.w; x++)
-        if (col[x] >= 50) x0 = x < x0 ? x : x0, x1 = x;
-    for (int y = 0; y < im.h; y++)
-        if (row[y] >= 50) y0 = y < y0 ? y : y0, y1 = y;
-    free(col), free(row);
+    int x0, y0, x1, y1, count = map_box(&im, mid, &x0, &y0, &x1, &y1);
     CHECK(count > 20000, "only %d pixels in the map colour", count);
     /* the whole inside of that box is the one colour (no seams between cells) */
     int off = 0;
@@ -133,6 +139,27 @@ BL_TEST(test_png_constant_heatmap)
         CHECK(px(&im, cx, y0 + 1) == top, "bar top %06x, want %06x", px(&im, cx, y0 + 1), top);
         CHECK(px(&im, cx, y1 - 1) == bot, "bar bottom %06x, want %06x", px(&im, cx, y1 - 1), bot);
     }
+    free(im.rgb);
+    bl_fig_free(f);
+}
+
+/* annotated cells: white text on the dark teal of viridis(0.5), inside the cells */
+BL_TEST(test_png_annotated_heatmap)
+{
+    float v[4] = {0.25f, 0.25f, 0.25f, 0.25f};
+    bl_figure *f = bl_fig_new(1, 1, NULL);
+    bl_panel_heatmap(bl_fig_panel(f, 0), v, 2, 2, BL_CMAP_VIRIDIS);
+    CHECK(bl_panel_heatmap_annotate(bl_fig_panel(f, 0), "%.2f") == 0, "%s", bl_error());
+    CHECK(bl_fig_save(f, path_of("annot.png"), &(bl_save_opts){800, 450, 1}) == 0, "%s", bl_error());
+    image im;
+    CHECK(read_png(path_of("annot.png"), &im) == 0 && im.rgb, "cannot read the PNG back");
+    if (!im.rgb) return;
+    uint32_t mid = bl_cmap_rgb(BL_CMAP_VIRIDIS, 0.5);
+    int x0, y0, x1, y1, white = 0;
+    CHECK(map_box(&im, mid, &x0, &y0, &x1, &y1) > 10000, "no heatmap");
+    for (int y = y0 + 2; y < y1 - 2; y++)
+        for (int x = x0 + 2; x < x1 - 2; x++) white += bl_rgb_luma(px(&im, x, y)) > 0.8;
+    CHECK(white > 40, "%d light text pixels inside the map", white);
     free(im.rgb);
     bl_fig_free(f);
 }
@@ -307,6 +334,7 @@ int main(void)
         return 77;
     }
     RUN(test_png_constant_heatmap);
+    RUN(test_png_annotated_heatmap);
     RUN(test_png_diagonal);
     RUN(test_svg);
     RUN(test_csv);
