@@ -125,8 +125,17 @@ static void draw_series(plot_area *a, const bl_series *se, const bl_scale *xs, c
     }
 }
 
+/* the ASCII mark of series s when curves are drawn one mark per cell: the next of MARKS for each
+ * series that is not faint */
+static char mark_of(const bl_panel *p, int s)
+{
+    int k = 0;
+    for (int i = 0; i < s; i++) k += !(p->series[i].flags & BL_FAINT);
+    return MARKS[k % (int)(sizeof MARKS - 1)];
+}
+
 /* legend entries laid out from column x0 to x0 + w; returns the rows used (draws when c != NULL) */
-static int legend(bl_canvas *c, const bl_panel *p, int x0, int y, int w, const style *st, const char *marks_of)
+static int legend(bl_canvas *c, const bl_panel *p, int x0, int y, int w, const style *st, int marks)
 {
     int x = 0, rows = 0;
     for (int s = 0; s < p->nseries; s++) {
@@ -134,7 +143,7 @@ static int legend(bl_canvas *c, const bl_panel *p, int x0, int y, int w, const s
         if ((se->flags & BL_NO_LEGEND) || !se->label[0]) continue;
         char key[8];
         if (se->flags & BL_NO_LINE) snprintf(key, sizeof key, "%s", st->unicode ? "●" : "o");
-        else if (marks_of) snprintf(key, sizeof key, "%c", marks_of[s]);
+        else if (marks) snprintf(key, sizeof key, "%c", mark_of(p, s));
         else snprintf(key, sizeof key, "%s", st->unicode ? "━━" : "--");
         int need = bl_utf8_len(key) + 1 + bl_utf8_len(se->label);
         if (x > 0 && x + 3 + need > w) x = 0, rows++;
@@ -166,10 +175,6 @@ static void draw_lines(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, 
     for (int s = 0; s < p->nseries; s++)
         if (st->color || !(p->series[s].flags & BL_FAINT)) drawn += !(p->series[s].flags & BL_NO_LINE);
     int braille = st->unicode && (st->color || drawn <= 1);
-    char marks[256] = {0};
-    if (!braille)
-        for (int s = 0, k = 0; s < p->nseries && s < 255; s++)
-            if (!(p->series[s].flags & BL_FAINT)) marks[s] = MARKS[(k++) % (int)(sizeof MARKS - 1)];
     char xlab[256] = "", ylab[256] = "";
     if (p->xlabel || p->logx) snprintf(xlab, sizeof xlab, "%s%s", p->xlabel ? p->xlabel : "x", p->logx ? " (log)" : "");
     if (p->ylabel || p->logy) snprintf(ylab, sizeof ylab, "%s%s", p->ylabel ? p->ylabel : "y", p->logy ? " (log)" : "");
@@ -178,7 +183,7 @@ static void draw_lines(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, 
     bl_panel_scale(&ys, p, 1, sy, !st->color, 0.05);
 
     int header = ylab[0] ? 1 : 0;
-    int leg_rows = legend(NULL, p, 0, 0, pw - 2, st, braille ? NULL : marks);
+    int leg_rows = legend(NULL, p, 0, 0, pw - 2, st, !braille);
     int foot = 2 + (xlab[0] ? 1 : 0) + leg_rows;
     int pr = bottom - y - header - foot;
     if (pr < 2) pr = 2;
@@ -199,14 +204,13 @@ static void draw_lines(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, 
 
     plot_area a = {bl_canvas_new(pc, pr), braille};
     if (!a.plot) return;
-    for (int s = 0, k = 0; s < p->nseries; s++) {
+    for (int s = 0; s < p->nseries; s++) {
         const bl_series *se = &p->series[s];
         int faint = (se->flags & BL_FAINT) != 0;
         if (faint && !st->color) continue;
         uint32_t fg = st->color ? bl_palette(se->color) : BL_NO_RGB;
         if (faint) fg = bl_rgb_mix(fg, 0x808080, 0.55);
-        draw_series(&a, se, &xs, &ys, faint ? 0 : 1 + s, fg, braille ? 0 : marks[s], st);
-        k++;
+        draw_series(&a, se, &xs, &ys, faint ? 0 : 1 + s, fg, braille ? 0 : mark_of(p, s), st);
     }
     bl_canvas_blit(c, a.plot, ax + 1, top);
     bl_canvas_free(a.plot);
@@ -244,7 +248,7 @@ static void draw_lines(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, 
     }
     y = xr + 2;
     if (xlab[0]) text_center(c, ax + 1, pc, y++, xlab);
-    legend(c, p, ax + 1, y, pw - yw - 2, st, braille ? NULL : marks);
+    legend(c, p, ax + 1, y, pw - yw - 2, st, !braille);
 }
 
 /* ---- heatmaps and images: square "pixels", two per cell (upper and lower half) ---- */
