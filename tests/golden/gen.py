@@ -30,6 +30,10 @@ import sys
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# One thread for torch and its BLAS: with Debian's OpenMP build of OpenBLAS selected (as
+# blocklab's README asks), torch 1.13's larger matrix products hang with several threads.
+os.environ["OMP_NUM_THREADS"] = "1"
+os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
 
 # --------------------------------------------------------------------------------------------
@@ -370,6 +374,122 @@ def main_ops():
     a = (1000.0 * tt.double())[:, None] * freqs[None, :]
     case("timestep", {}, lambda x, c: torch.cat([torch.cos(a), torch.sin(a)], dim=-1),
          consts={"t": tt}, args={"nfeat": 2 * half})
+
+    # ---- big cases: the shapes the models use, past every OpenMP threshold ----------------
+    # Inputs and upstream gradients are not stored but rebuilt on both sides from pattern()
+    # (exact in float32); only every SAMPLE-th element of outputs and gradients is stored.
+    import numpy as np
+
+    def pattern(n, salt):
+        i = np.arange(n, dtype=np.uint64)
+        h = (i * np.uint64(2654435761) + np.uint64(salt) * np.uint64(2246822519)) & np.uint64(0xFFFFFFFF)
+        h ^= h >> np.uint64(15)
+        h = (h * np.uint64(2246822519)) & np.uint64(0xFFFFFFFF)
+        h ^= h >> np.uint64(13)
+        return ((h & np.uint64(0xFFFF)).astype(np.float64) - 32768.0) / 16384.0  # [-2, 2)
+
+    def big_case(name, specs, fn, consts=None, args=None):
+        """specs: {input: (shape, scale)}, scale a power of two; input k (from 0) uses salt k + 1,
+        the main upstream gradient salt 99, extra output e (in order) salt 100 + e."""
+        consts = consts or {}
+        xs, rec = {}, []
+        for k, (nm, (shape, scale)) in enumerate(specs.items()):
+            v = torch.from_numpy(pattern(math.prod(shape), k + 1) * scale).reshape(shape)
+            xs[nm] = v.clone().requires_grad_(True)
+            rec.append((f"{name}.pattern.{nm}", torch.tensor([k + 1, scale, len(shape), *shape])))
+        rec += [(f"{name}.{k}", v.float()) for k, v in consts.items()]
+        outs = fn(xs, consts)
+        if not isinstance(outs, dict):
+            outs = {"": outs}
+        total = None
+        for e, (k, o) in enumerate(outs.items()):
+            rec.append((f"{name}.out" + (f".{k}" if k else ""), o.detach().flatten()[::SAMPLE]))
+            if o.requires_grad:
+                go = torch.from_numpy(pattern(o.numel(), 99 if not k else 100 + e - 1))
+                term = (o * go.reshape(o.shape)).sum()
+                total = term if total is None else total + term
+        total.backward()
+        for k, x in xs.items():
+            gr = x.grad if x.grad is not None else torch.zeros_like(x)
+            rec.append((f"{name}.grad.{k}", gr.flatten()[::SAMPLE]))
+        cases.append(name)
+        args_meta[name] = dict(args or {}, sampled_every=SAMPLE)
+        for k, v in rec:
+            tensors.append((k, v.float().contiguous()))
+
+    SAMPLE = 61
+    B, T, D = 8, 64, 128
+    w_scale = 1 / 16  # about 1/sqrt(fan_in), like the models' init
+    big_case("linear_big", {"x": ((B, T, D), 1), "w": ((3 * D, D), w_scale), "b": ((3 * D,), 1)},
+             lambda x, c: F.linear(x["x"], x["w"], x["b"]))
+    big_case("matmul_big", {"a": ((B * 4, T, 32), 1), "b": ((B * 4, 32, T), 1 / 4)},
+             lambda x, c: torch.matmul(x["a"], x["b"]))
+    big_case("add_big", {"a": ((9, T, D), 1), "b": ((D,), 1)}, lambda x, c: x["a"] + x["b"])
+    big_case("mul_big", {"a": ((9, T, D), 1), "b": ((T, D), 1)}, lambda x, c: x["a"] * x["b"])
+    big_case("gelu_big", {"x": ((B, T, 160), 2)}, lambda x, c: F.gelu(x["x"]))
+    big_case("silu_big", {"x": ((B, T, 160), 2)}, lambda x, c: F.silu(x["x"]))
+    big_case("softmax_big", {"x": ((B * T, 160), 2)}, lambda x, c: F.softmax(x["x"], -1))
+    tg = torch.from_numpy((pattern(640, 7) * 16384 + 32768).astype(np.int64) % 129 - 1)  # -1..127
+    big_case("cross_entropy_big", {"logits": ((640, 128), 2)},
+             lambda x, c: F.cross_entropy(x["logits"], tg, ignore_index=-1),
+             consts={"targets": tg.float()})
+    big_case("mse_big", {"pred": ((8, 3, 64, 64), 1), "target": ((8, 3, 64, 64), 1)},
+             lambda x, c: F.mse_loss(x["pred"], x["target"]))
+    ids = torch.from_numpy((pattern(B * T, 8) * 16384 + 32768).astype(np.int64) % 65)
+    big_case("embedding_big", {"w": ((65, D), 1)}, lambda x, c: F.embedding(ids, x["w"]),
+             consts={"ids": ids.float()})
+    big_case("layernorm_big", {"x": ((B, T, D), 1), "w": ((D,), 1), "b": ((D,), 1)},
+             lambda x, c: F.layer_norm(x["x"], (D,), x["w"], x["b"], eps6), args={"eps": eps6})
+    big_case("rmsnorm_big", {"x": ((B, T, D), 1), "w": ((D,), 1)},
+             lambda x, c: rms(x["x"], x["w"], eps6), args={"eps": eps6})
+    big_case("qk_norm_big", {"x": ((B, 4, T, 32), 1), "w": ((32,), 1)},
+             lambda x, c: rms(x["x"], x["w"], eps6), args={"eps": eps6})
+    big_case("mlp_swiglu_big", {"x": ((4, T, D), 1), "w1": ((341, D), w_scale), "b1": ((341,), 1),
+                                "w2": ((341, D), w_scale), "b2": ((341,), 1),
+                                "w3": ((D, 341), 1 / 32), "b3": ((D,), 1)},
+             lambda x, c: F.linear(F.silu(F.linear(x["x"], x["w1"], x["b1"])) *
+                                   F.linear(x["x"], x["w2"], x["b2"]), x["w3"], x["b3"]))
+    big_case("mlp_gelu_big", {"x": ((4, T, D), 1), "fc1_w": ((4 * D, D), w_scale),
+                              "fc1_b": ((4 * D,), 1), "fc2_w": ((D, 4 * D), 1 / 32),
+                              "fc2_b": ((D,), 1)},
+             lambda x, c: F.linear(F.gelu(F.linear(x["x"], x["fc1_w"], x["fc1_b"])), x["fc2_w"],
+                                   x["fc2_b"]))
+    big_case("attention_big", {"q": ((2, 4, T, 32), 1), "k": ((2, 2, T, 32), 1),
+                               "v": ((2, 2, T, 32), 1)},
+             lambda x, c: attention(x["q"], x["k"], x["v"], 1, None, 0.0),
+             args={"causal": 1, "H": 4, "KVH": 2})
+
+    def split_big(x, c, H=4, KVH=4, hd=32):
+        qkv = x["qkv"]
+        Bq, Tq = qkv.shape[0], qkv.shape[1]
+        return {"": qkv[..., :H * hd].reshape(Bq, Tq, H, hd).transpose(1, 2),
+                "k": qkv[..., H * hd:(H + KVH) * hd].reshape(Bq, Tq, KVH, hd).transpose(1, 2),
+                "v": qkv[..., (H + KVH) * hd:].reshape(Bq, Tq, KVH, hd).transpose(1, 2)}
+
+    big_case("split_heads_big", {"qkv": ((B, T, 3 * D), 1)}, split_big, args={"H": 4, "KVH": 4})
+    big_case("merge_heads_big", {"x": ((B, 4, T, 32), 1)},
+             lambda x, c: x["x"].transpose(1, 2).reshape(B, T, D))
+    ang = angles_2d(8, 8, 1, 32, 100.0)
+    big_case("rope2d_big", {"x": ((4, 4, 65, 32), 1)},
+             lambda x, c: {"": rotate(x["x"], ang),
+                           "cos": torch.cos(ang).repeat_interleave(2, -1),
+                           "sin": torch.sin(ang).repeat_interleave(2, -1)},
+             args={"gh": 8, "gw": 8, "prefix": 1, "hd": 32, "base": 100.0})
+    ang1 = angles_1d(128, 32, 10000.0, 0)
+    big_case("rope1d_big", {"x": ((2, 4, 128, 32), 1)},
+             lambda x, c: {"": rotate(x["x"], ang1),
+                           "cos": torch.cos(ang1).repeat_interleave(2, -1),
+                           "sin": torch.sin(ang1).repeat_interleave(2, -1)},
+             args={"T": 128, "hd": 32, "base": 10000.0, "offset": 0})
+    big_case("modulate_big", {"x": ((B, T, D), 1), "shift": ((B, D), 1), "scale": ((B, D), 1)},
+             lambda x, c: x["x"] * (1 + x["scale"][:, None, :]) + x["shift"][:, None, :])
+    big_case("patch_embed_big", {"img": ((16, 3, 32, 32), 1), "w": ((D, 3, 4, 4), 1 / 8),
+                                 "b": ((D,), 1)},
+             lambda x, c: patch_embed(x["img"], x["w"], x["b"], 4), args={"p": 4})
+    big_case("unpatchify_big", {"x": ((16, 64, 48), 1)},
+             lambda x, c: unpatchify(x["x"], 3, 32, 32, 4), args={"C": 3, "H": 32, "W": 32, "p": 4})
+    big_case("pos2d_add_big", {"x": ((B, T, D), 1), "row": ((8, D), 1), "col": ((8, D), 1)},
+             lambda x, c: x["x"] + (x["row"][:, None, :] + x["col"][None, :, :]).reshape(T, D))
 
     meta = {"generator": "tests/golden/gen.py", "torch": torch.__version__,
             "cases": json.dumps(cases), "args": json.dumps(args_meta)}
