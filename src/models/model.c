@@ -138,8 +138,10 @@ int bl_model_rebuild(bl_model *m, const bl_config *cfg)
     if (!n) return -1;
     free_state(m);
     int keep = m->keep_attn;
+    int (*interrupted)(void) = m->interrupted;
     *m = *n;
     m->keep_attn = keep;
+    m->interrupted = interrupted;
     free(n);
     return 0;
 }

@@ -41,6 +41,9 @@ typedef struct bl_model {
      *   tap_q[i], tap_k[i] [B, H or KVH, T, hd] q and k as they enter attention (after qk_norm
      *               and RoPE), so logits = q k^T / sqrt(hd) can be recomputed. */
     int keep_attn;          /* 1 by default */
+    /* Checked between Euler steps of bl_dit_sample and between tokens of bl_gpt_generate; when
+     * it returns nonzero they stop early (the REPL's Ctrl-C flag). NULL (default) = never. */
+    int (*interrupted)(void);
     bl_tensor *attn[BL_MAX_DEPTH];
     bl_tensor *tap_in[BL_MAX_DEPTH], *tap_norm[BL_MAX_DEPTH];
     bl_tensor *tap_q[BL_MAX_DEPTH], *tap_k[BL_MAX_DEPTH];

@@ -250,6 +250,10 @@ bl_tensor *bl_dit_sample(bl_model *m, int n, int steps, uint64_t seed)
         xc.numel = (size_t)nb * per;
         xc.data = out->data + (size_t)b0 * per;
         for (int s = 0; s < steps; s++) {
+            if (m->interrupted && m->interrupted()) {
+                bl_tensor_free(out);
+                return BL_FAILP("sample: interrupted");
+            }
             /* Euler from t = 1 to t = 0: x <- x - dt v(x, t) */
             float t = 1.0f - (float)s * dt;
             for (int b = 0; b < nb; b++) tv[b] = t;

@@ -38,7 +38,8 @@ bl_tensor *bl_dit_loss(bl_model *m, const bl_tensor *x0, const bl_tensor *noise,
 
 /* Euler sampling from t = 1 (noise drawn from bl_rng_named(seed, "sample")) to t = 0 in
  * `steps` equal steps (x <- x - (1/steps) v(x, t)), n images. Returns a new owned tensor
- * [n, C, H, W] clamped to [-1, 1], or NULL + "sample: ..." (n < 1, steps < 1). Batched in
+ * [n, C, H, W] clamped to [-1, 1], or NULL + "sample: ..." (n < 1, steps < 1, "sample:
+ * interrupted" when m->interrupted() said so between two steps). Batched in
  * chunks of at most 64 images, so the result does not depend on n's chunking. */
 bl_tensor *bl_dit_sample(bl_model *m, int n, int steps, uint64_t seed);
 

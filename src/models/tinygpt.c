@@ -399,6 +399,7 @@ int bl_gpt_generate(bl_model *m, const int *prompt, int n_prompt, const bl_gen_o
     int cache_cap = learned && total - 1 > c->context ? c->context : total;
     if (o->use_cache && ensure_cache(m, cache_cap) < 0) rc = -1;
     while (rc == 0 && len < total) {
+        if (m->interrupted && m->interrupted()) break;   /* keep what was made so far */
         bl_tensor *logits;
         int start = 0, T;
         if (learned && len > c->context) {            /* sliding window: idx[:, -block_size:] */
@@ -425,5 +426,5 @@ int bl_gpt_generate(bl_model *m, const int *prompt, int n_prompt, const bl_gen_o
                                 buf + V);
     }
     free(buf);
-    return rc < 0 ? -1 : total;
+    return rc < 0 ? -1 : len;
 }

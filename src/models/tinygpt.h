@@ -51,7 +51,8 @@ bl_gen_opts bl_gen_opts_default(void);
  * values of earlier positions are kept per layer and each new token costs one position; the
  * tokens are those of recomputing the whole window. With pos=learned, n_prompt +
  * max_new_tokens - 1 > context is an error that suggests pos=rope (unless sliding_window).
- * Returns the number of ids written or -1 + "generate: ..." error. */
+ * Returns the number of ids written (fewer than asked only when m->interrupted() stopped it) or
+ * -1 + "generate: ..." error. */
 int bl_gpt_generate(bl_model *m, const int *prompt, int n_prompt, const bl_gen_opts *o, int *out);
 
 #endif

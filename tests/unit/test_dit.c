@@ -193,6 +193,19 @@ BL_TEST(test_sampler)
     bl_model_free(m);
 }
 
+static int calls;
+static int stop_after_2(void) { return ++calls > 2; }
+
+BL_TEST(test_interrupt)
+{
+    bl_model *m = tiny(NULL, NULL, 0);
+    m->interrupted = stop_after_2;
+    calls = 0;
+    CHECK(bl_dit_sample(m, 2, 10, 1) == NULL && calls == 3, "stopped at the third step (calls %d)", calls);
+    CHECK_ERR("sample: interrupted");
+    bl_model_free(m);
+}
+
 BL_TEST(test_grey_28_forward)
 {
     const char *k[] = {"channels", "image_size", "pos"}, *v[] = {"1", "28", "rope2d"};
@@ -245,6 +258,7 @@ int main(void)
     RUN(test_overfit_one_batch);
     RUN(test_no_alloc_after_first_step);
     RUN(test_sampler);
+    RUN(test_interrupt);
     RUN(test_grey_28_forward);
     RUN(test_bad_input);
     return bl_test_done();

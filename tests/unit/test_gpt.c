@@ -315,6 +315,23 @@ BL_TEST(test_shakespeare_config)
     bl_model_free(m);
 }
 
+static int calls;
+static int stop_after_3(void) { return ++calls > 3; }
+
+BL_TEST(test_interrupt)
+{
+    bl_model *m = gpt_with(0, NULL, NULL);
+    m->interrupted = stop_after_3;
+    calls = 0;
+    int prompt[2] = {1, 2}, out[12];
+    bl_gen_opts o = bl_gen_opts_default();
+    o.max_new_tokens = 10;
+    CHECK(bl_gpt_generate(m, prompt, 2, &o, out) == 5, "stopped after 3 new tokens (calls %d)", calls);
+    bl_model_set(m, "norm", "rmsnorm", NULL);
+    CHECK(m->interrupted == stop_after_3, "the hook survives a rebuild");
+    bl_model_free(m);
+}
+
 BL_TEST(test_bad_input)
 {
     bl_model *m = gpt_with(0, NULL, NULL);
@@ -359,6 +376,7 @@ int main(void)
     RUN(test_context_limits);
     RUN(test_position_loss);
     RUN(test_shakespeare_config);
+    RUN(test_interrupt);
     RUN(test_bad_input);
     return bl_test_done();
 }

@@ -358,6 +358,20 @@ BL_TEST(test_params_store)
     bl_params_free(p);
 }
 
+/* Keeping trained weights across a switch change: every same-named, same-shaped tensor. */
+BL_TEST(test_copy_shared)
+{
+    bl_model *a = dit_with(NULL, NULL, NULL, NULL), *b = dit_with("seed", "5", "mlp", "swiglu");
+    bl_tensor *w = bl_params_find(a->params, "blocks.0.attn.qkv.weight");
+    w->data[3] = 0.5f;
+    int n = bl_params_copy_shared(b->params, a->params);
+    /* all but the 4 x 4 MLP tensors (fc1/fc2 weight+bias -> w1/w2/w3 weight+bias) are shared */
+    CHECK(n == b->params->n - 4 * 6, "%d of %d copied", n, b->params->n);
+    CHECK(bl_params_find(b->params, "blocks.0.attn.qkv.weight")->data[3] == 0.5f, "value copied");
+    bl_model_free(a);
+    bl_model_free(b);
+}
+
 int main(void)
 {
     RUN(test_dit_published_counts);
@@ -370,5 +384,6 @@ int main(void)
     RUN(test_config_json);
     RUN(test_model_set);
     RUN(test_params_store);
+    RUN(test_copy_shared);
     return bl_test_done();
 }
