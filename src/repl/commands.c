@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 /* ---- word helpers ---- */
@@ -200,7 +201,9 @@ static int cmd_source(bl_cmdargs *a)
         bl_fail("source: files nested more than 16 deep (does %s source itself?)", a->w[0].text);
         return word_err(a, 0);
     }
-    FILE *f = fopen(a->w[0].text, "r");
+    struct stat sb;
+    FILE *f = stat(a->w[0].text, &sb) == 0 && S_ISDIR(sb.st_mode) ? (errno = EISDIR, NULL)
+                                                                   : fopen(a->w[0].text, "r");
     if (!f) {
         bl_fail("source: %s: %s", a->w[0].text, strerror(errno));
         return word_err(a, 0);

@@ -298,21 +298,21 @@ static bl_value *call(bl_session *s, const bl_ast *e)
     }
     bl_callargs a = { .s = s, .fname = f->name, .pos = e->pos };
     bl_value *vals[2 * 64];
-    bl_pos pos[2 * 64];
+    bl_pos pos[3 * 64];
     const char *keys[64];
     unsigned char used[64] = { 0 };
     if (np > 64 || nk > 64) {
         bl_fail("%s: too many arguments", f->name);
         return ERRAT(s, e->pos);
     }
-    a.v = vals, a.vpos = pos, a.kv = vals + 64, a.kpos = pos + 64, a.key = keys, a.kused = used;
+    a.v = vals, a.vpos = pos, a.kv = vals + 64, a.kpos = pos + 64, a.kname = pos + 128, a.key = keys, a.kused = used;
     bl_value *r = NULL;
     for (int i = 0; i < e->n; i++) {
         if (e->keys[i]) {
             for (int j = 0; j < a.nk; j++)
                 if (!strcmp(keys[j], e->keys[i])) {
                     bl_fail("%s: keyword '%s' given twice", f->name, e->keys[i]);
-                    bl_session_errat(s, e->items[i]->pos);
+                    bl_session_errat(s, e->keypos[i]);
                     goto out;
                 }
         }
@@ -320,6 +320,7 @@ static bl_value *call(bl_session *s, const bl_ast *e)
         if (!v) goto out;
         if (e->keys[i]) {
             keys[a.nk] = e->keys[i];
+            a.kname[a.nk] = e->keypos[i];
             a.kpos[a.nk] = e->items[i]->pos;
             a.kv[a.nk++] = v;
         } else {
@@ -338,7 +339,7 @@ static bl_value *call(bl_session *s, const bl_ast *e)
             bl_val_unref(r);
             r = NULL;
             bl_fail("%s: unknown keyword '%s' (%s)", f->name, keys[j], f->synopsis);
-            bl_session_errat(s, a.kpos[j]);
+            bl_session_errat(s, a.kname[j]);
             break;
         }
 out:

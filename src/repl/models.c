@@ -118,12 +118,11 @@ static void announce(bl_session *s, const char *name, bl_model *m, const char *w
 }
 
 /* Which word's key does the config error name? (for the caret) */
+static int names_key(const char *key);
 static int word_of_error(bl_cmdargs *a, int from)
 {
-    const char *e = bl_error();
     for (int i = from; i < a->n; i++)
-        if (a->w[i].key && !strncmp(e, a->w[i].key, strlen(a->w[i].key)) && e[strlen(a->w[i].key)] == ':')
-            return i;
+        if (a->w[i].key && names_key(a->w[i].key)) return i;
     return -1;
 }
 
@@ -142,11 +141,28 @@ static int kv_words(bl_cmdargs *a, int from, const char **keys, const char **val
     return n;
 }
 
+/* The config's message, without a "set: " it may start with (the caller names itself). */
+static void config_msg(char *msg, size_t n)
+{
+    const char *e = bl_error();
+    snprintf(msg, n, "%s", strncmp(e, "set: ", 5) ? e : e + 5);
+}
+
+/* Does the config error name this key ("key: ..." or "... 'key'")? */
+static int names_key(const char *key)
+{
+    char quoted[80];
+    const char *e = bl_error();
+    if (!strncmp(e, "set: ", 5)) e += 5;
+    snprintf(quoted, sizeof quoted, "'%s'", key);
+    return (!strncmp(e, key, strlen(key)) && e[strlen(key)] == ':') || strstr(e, quoted);
+}
+
 static int config_error(bl_cmdargs *a, int from)
 {
     int i = word_of_error(a, from);
     char msg[512];
-    snprintf(msg, sizeof msg, "%s", bl_error());
+    config_msg(msg, sizeof msg);
     bl_fail("%s: %s", a->st->name, msg);
     return bl_session_errat(a->s, i >= 0 ? a->w[i].vpos : a->st->pos);
 }
@@ -351,8 +367,10 @@ bl_value *bl_fn_model(bl_callargs *a)
     bl_model *m = make(kind, a->nk, keys, vals);
     if (!m) {
         for (int j = 0; j < a->nk; j++)
-            if (!strncmp(bl_error(), keys[j], strlen(keys[j])) && bl_error()[strlen(keys[j])] == ':')
-                bl_session_errat(a->s, a->kpos[j]);
+            if (names_key(keys[j])) bl_session_errat(a->s, a->kname[j]);
+        char msg[512];
+        config_msg(msg, sizeof msg);
+        bl_fail("%s: %s", a->fname, msg);
         return NULL;
     }
     return bl_val_handle(&bl_model_type, m);

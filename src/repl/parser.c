@@ -98,10 +98,11 @@ static bl_ast *expr(P *p);
 typedef struct {
     bl_ast **items;
     const char **keys;
+    bl_pos *kpos;
     int n, cap;
 } list;
 
-static int list_push(list *l, bl_ast *a, const char *key)
+static int list_push(list *l, bl_ast *a, const char *key, bl_pos kpos)
 {
     if (l->n == l->cap) {
         int cap = l->cap ? 2 * l->cap : 8;
@@ -111,9 +112,13 @@ static int list_push(list *l, bl_ast *a, const char *key)
         const char **nk = realloc(l->keys, (size_t)cap * sizeof *nk);
         if (!nk) return bl_fail("parser: out of memory");
         l->keys = nk;
+        bl_pos *np = realloc(l->kpos, (size_t)cap * sizeof *np);
+        if (!np) return bl_fail("parser: out of memory");
+        l->kpos = np;
         l->cap = cap;
     }
     l->items[l->n] = a;
+    l->kpos[l->n] = kpos;
     l->keys[l->n++] = key;
     return 0;
 }
@@ -128,12 +133,17 @@ static int list_finish(P *p, list *l, bl_ast *n, int with_keys)
         else memcpy(n->items, l->items, (size_t)l->n * sizeof *n->items);
         if (with_keys && rc == 0) {
             n->keys = aalloc(p->arena, (size_t)l->n * sizeof *n->keys);
-            if (!n->keys) rc = -1;
-            else memcpy(n->keys, l->keys, (size_t)l->n * sizeof *n->keys);
+            n->keypos = aalloc(p->arena, (size_t)l->n * sizeof *n->keypos);
+            if (!n->keys || !n->keypos) rc = -1;
+            else {
+                memcpy(n->keys, l->keys, (size_t)l->n * sizeof *n->keys);
+                memcpy(n->keypos, l->kpos, (size_t)l->n * sizeof *n->keypos);
+            }
         }
     }
     free(l->items);
     free(l->keys);
+    free(l->kpos);
     return rc;
 }
 
@@ -146,6 +156,7 @@ static int items(P *p, bl_ast *n, bl_tok_kind close, int mode, const bl_token *o
     if (!accept(p, close)) {
         for (;;) {
             const char *key = NULL;
+            bl_pos kpos = peek(p)->pos;
             bl_ast *a;
             if (mode == 1 && peek(p)->kind == BL_T_NAME && peek2(p)->kind == BL_T_ASSIGN) {
                 key = astrndup(p->arena, peek(p)->str, strlen(peek(p)->str));
@@ -158,7 +169,7 @@ static int items(P *p, bl_ast *n, bl_tok_kind close, int mode, const bl_token *o
                     }
             }
             a = mode == 2 ? index_item(p) : expr(p);
-            if (!a || list_push(&l, a, key) < 0) goto fail;
+            if (!a || list_push(&l, a, key, kpos) < 0) goto fail;
             if (accept(p, BL_T_COMMA)) {
                 if (accept(p, close)) break;   /* a trailing comma is fine */
                 continue;
@@ -176,6 +187,7 @@ static int items(P *p, bl_ast *n, bl_tok_kind close, int mode, const bl_token *o
 fail:
     free(l.items);
     free(l.keys);
+    free(l.kpos);
     return -1;
 }
 
@@ -517,8 +529,8 @@ int bl_parse(const char *src, int line, int col, bl_is_command_fn is_cmd, bl_pro
         if (!prog->s) rc = -1;
         else memcpy(prog->s, ss, (size_t)prog->n * sizeof *ss);
     }
-    if (rc < 0) prog->n = 0;
     free(ss);
     bl_tokens_free(&p.ts);
+    if (rc < 0) bl_program_free(prog);     /* nothing to keep after a syntax error */
     return rc;
 }

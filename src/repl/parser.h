@@ -42,6 +42,7 @@ struct bl_ast {
     int n;                  /* LIST items, CALL args, INDEX indices */
     bl_ast **items;
     const char **keys;      /* CALL: keys[i] is the keyword of argument i or NULL */
+    bl_pos *keypos;         /* CALL: where keys[i] stands */
 };
 
 typedef struct {
@@ -78,7 +79,7 @@ typedef struct {
 typedef int (*bl_is_command_fn)(const char *name, int *raw);
 
 /* Parse src (first byte at line/col) into *prog. Returns 0, or -1 with bl_error() set and
- * *errpos at the offending token. prog is always safe to bl_program_free. */
+ * *errpos at the offending token (prog is then empty). prog is always safe to bl_program_free. */
 int bl_parse(const char *src, int line, int col, bl_is_command_fn is_cmd, bl_program *prog,
              bl_pos *errpos);
 void bl_program_free(bl_program *prog);

@@ -61,7 +61,8 @@ typedef struct {
     int nk;
     const char **key;
     bl_value **kv;
-    bl_pos *kpos;
+    bl_pos *kpos;           /* where each keyword's value stands */
+    bl_pos *kname;          /* where each keyword itself stands */
     unsigned char *kused;
     bl_tensor *tmp[16];     /* tensors converted from numbers and lists, freed after the call */
     int ntmp;
