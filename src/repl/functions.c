@@ -5,6 +5,7 @@
  * result into a new owned tensor (the graph is reset after every call).
  */
 #include "repl/repl.h"
+#include "repl/figures.h"
 #include "repl/models.h"
 #include "core/error.h"
 #include "core/ops.h"
@@ -654,6 +655,7 @@ const bl_function bl_functions[] = {
     { "table", "table(name=values, ...)",
       "A table with one column per keyword (lists, 1-D tensors or numbers); print it or write it\n"
       "with `> file.csv`, `> file.json` or `> file.txt`.", f_table },
+    BL_FIGURE_FUNCTIONS
     BL_MODEL_FUNCTIONS
     { NULL, NULL, NULL, NULL },
 };

@@ -63,7 +63,7 @@ static bl_value *mfield(void *p, const char *name)
     return bl_val_num(strtod(buf, NULL));
 }
 
-const bl_handle_type bl_model_type = { "model", mfree, mprint, mfield, mdescribe };
+const bl_handle_type bl_model_type = { "model", mfree, mprint, mfield, mdescribe, NULL };
 
 void bl_models_init(bl_session *s) { s->models = calloc(1, sizeof(mstate)); }
 
@@ -107,7 +107,9 @@ static bl_model *make(bl_model_kind kind, int n, const char *const *keys, const 
 {
     bl_config cfg = bl_config_default(kind);
     if (n && bl_config_set_many(&cfg, n, keys, vals) < 0) return NULL;
-    return bl_model_new(&cfg);
+    bl_model *m = bl_model_new(&cfg);
+    if (m) m->interrupted = bl_interrupted;    /* Ctrl-C stops sampling between steps */
+    return m;
 }
 
 static void announce(bl_session *s, const char *name, bl_model *m, const char *what)

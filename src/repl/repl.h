@@ -141,10 +141,9 @@ void bl_report_error(bl_session *s);
 /* Evaluate an expression; new value or NULL + error. */
 bl_value *bl_eval(bl_session *s, const bl_ast *e);
 
-/* The value printed or written by a statement: .txt/.csv/.json for tables, tensors and text,
- * other extensions through a renderer registered by src/viz (bl_register_writer). */
-typedef int (*bl_writer_fn)(const bl_value *v, const char *path, const char *cmdline);
-int bl_register_writer(const char *ext, bl_writer_fn fn);
+/* Write the value of a statement to a file (`STATEMENT > FILE`), atomically: handles with a
+ * save method (figures: .png .svg .csv .json .txt) write themselves; tables and tensors go to
+ * .csv/.json/.txt, any value to .txt as printed. 0 or -1 + error naming the file. */
 int bl_write_value(bl_session *s, const bl_value *v, const char *path, const char *cmdline);
 
 /* Ctrl-C: the handler sets a flag that long commands check between steps. */

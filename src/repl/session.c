@@ -122,26 +122,6 @@ int bl_session_errat(bl_session *s, bl_pos pos)
 }
 
 /* ---- writing a value to a file ---- */
-typedef struct {
-    char ext[12];
-    bl_writer_fn fn;
-} writer;
-static writer writers[16];
-static int nwriters;
-
-int bl_register_writer(const char *ext, bl_writer_fn fn)
-{
-    for (int i = 0; i < nwriters; i++)
-        if (!strcasecmp(writers[i].ext, ext)) {
-            writers[i].fn = fn;
-            return 0;
-        }
-    if (nwriters == 16 || strlen(ext) >= sizeof writers[0].ext) return bl_fail("too many writers");
-    strcpy(writers[nwriters].ext, ext);
-    writers[nwriters++].fn = fn;
-    return 0;
-}
-
 static void tensor_csv(const bl_tensor *t, FILE *f)
 {
     size_t cols = t->ndim >= 2 ? (size_t)t->shape[t->ndim - 1] : t->numel;
@@ -173,13 +153,12 @@ int bl_write_value(bl_session *s, const bl_value *v, const char *path, const cha
     if (!dot || (slash && dot < slash))
         return bl_fail("cannot tell the format of '%s': name it .txt, .csv, .json, .png or .svg", path);
     const char *ext = dot + 1;
-    for (int i = 0; i < nwriters; i++)
-        if (!strcasecmp(writers[i].ext, ext)) return writers[i].fn(v, path, cmdline);
+    if (v->kind == BL_V_HANDLE && v->htype->save) return v->htype->save(v->h, path, cmdline);
     int txt = !strcasecmp(ext, "txt"), csv = !strcasecmp(ext, "csv"), json = !strcasecmp(ext, "json");
     if (!txt && !csv && !json) {
         if (!strcasecmp(ext, "png") || !strcasecmp(ext, "svg"))
-            return bl_fail("%s: a %s is not a picture (plot commands write pictures)", path,
-                           bl_val_kind_name(v));
+            return bl_fail("%s: a %s is not a picture (heatmap(), lineplot() and the plot "
+                           "commands make pictures)", path, bl_val_kind_name(v));
         return bl_fail("%s: unknown format '.%s' (use .txt, .csv, .json, .png or .svg)", path, ext);
     }
     int ok = txt || v->kind == BL_V_TABLE || v->kind == BL_V_TENSOR ||

@@ -27,6 +27,9 @@ typedef struct {
     bl_value *(*field)(void *ptr, const char *name);
     /* one-line description for `vars` ("dit dim=128 depth=4 ..."), written into buf */
     void (*describe)(void *ptr, char *buf, size_t n);
+    /* write to a file, format by extension (`STATEMENT > FILE`); NULL when the kind has no
+     * file form. cmdline is the statement, kept in the file where the format allows. */
+    int (*save)(void *ptr, const char *path, const char *cmdline);
 } bl_handle_type;
 
 /* A table: named columns, rows of cells kept as text; a cell is numeric when it parses as one

@@ -262,8 +262,31 @@ BL_TEST(writers)
         CHECK(!strcmp(buf, files[i][1]), "%s:\n%s", files[i][0], buf);
         unlink(path);
     }
+    /* a figure writes itself: the CSV holds the heatmap's numbers, the PNG starts with its signature */
+    snprintf(cmd, sizeof cmd, "h = heatmap(tensor([[1, -2], [3, 4]]))\nh > %s/h.csv\nh > %s/h.png", dir, dir);
+    CHECK(run(cmd) == 0, "%s", errbuf);
+    snprintf(path, sizeof path, "%s/h.csv", dir);
+    FILE *f = fopen(path, "r");
+    char buf[512] = "";
+    if (f) {
+        buf[fread(buf, 1, sizeof buf - 1, f)] = '\0';
+        fclose(f);
+    }
+    CHECK(strstr(buf, "0,1,-2\n1,3,4") != NULL, "h.csv:\n%s", buf);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/h.png", dir);
+    f = fopen(path, "rb");
+    unsigned char sig[8] = { 0 };
+    if (f) {
+        if (fread(sig, 1, 8, f) != 8) sig[0] = 0;
+        fclose(f);
+    }
+    CHECK(!memcmp(sig, "\x89PNG\r\n\x1a\n", 8), "h.png is not a PNG");
+    unlink(path);
     rmdir(dir);
     CHECK(run("3 > /nonexistent-dir/x.csv") < 0, "writing to a missing folder succeeded");
+    CHECK(run("heatmap(ones(2, 2, 2))") < 0, "3-D heatmap accepted");
+    CHECK(strstr(errbuf, "t:1:9: heatmap: expects a 2-D tensor, got [2, 2, 2]") != NULL, "%s", errbuf);
 }
 
 BL_TEST(interrupt_flag)

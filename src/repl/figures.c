@@ -1,0 +1,107 @@
+/* figures.c - figures as values and the heatmap()/lineplot() functions (see figures.h). */
+#include "repl/figures.h"
+#include "core/error.h"
+#include <stdlib.h>
+#include <string.h>
+
+static void ffree(void *p) { bl_fig_free(p); }
+
+static void fprint(void *p, FILE *out)
+{
+    if (bl_term_print(p, out, NULL) < 0) fprintf(out, "<figure: %s>\n", bl_error());
+}
+
+static void fdescribe(void *p, char *buf, size_t n)
+{
+    const bl_figure *f = p;
+    snprintf(buf, n, "%d x %d panels%s%s", f->rows, f->cols, f->title ? ": " : "", f->title ? f->title : "");
+}
+
+static int fsave(void *p, const char *path, const char *cmdline)
+{
+    bl_figure *f = p;
+    if (cmdline && bl_fig_meta(f, cmdline, f->config) < 0) return -1;
+    return bl_fig_save(f, path, NULL);
+}
+
+const bl_handle_type bl_figure_type = { "figure", ffree, fprint, NULL, fdescribe, fsave };
+
+bl_value *bl_val_figure(bl_figure *f) { return f ? bl_val_handle(&bl_figure_type, f) : NULL; }
+
+/* title= keyword as a string (NULL when absent). */
+static int kw_str(bl_callargs *a, const char *key, const char **out)
+{
+    bl_value *v = bl_kw(a, key);
+    *out = NULL;
+    if (!v) return 0;
+    if (v->kind != BL_V_STR) {
+        bl_fail("%s: %s must be a string, got a %s", a->fname, key, bl_val_kind_name(v));
+        return -1;
+    }
+    *out = v->str;
+    return 0;
+}
+
+bl_value *bl_fn_heatmap(bl_callargs *a)
+{
+    const char *title;
+    if (bl_nargs(a, 1, 1) < 0 || kw_str(a, "title", &title) < 0) return NULL;
+    bl_tensor *x = bl_arg_tensor(a, 0);
+    if (!x) return NULL;
+    if (x->ndim > 2) {
+        char sh[64];
+        bl_fail("heatmap: expects a 2-D tensor, got %s (pick a slice, e.g. x[0])", bl_shape_str(x, sh, sizeof sh));
+        bl_session_errat(a->s, a->vpos[0]);
+        return NULL;
+    }
+    int neg = 0;
+    for (size_t i = 0; i < x->numel; i++) neg |= x->data[i] < 0;
+    int div;
+    if (bl_kw_bool(a, "diverging", neg, &div) < 0) return NULL;
+    int rows = x->ndim == 2 ? x->shape[0] : 1, cols = (int)(x->numel / (size_t)rows);
+    bl_figure *f = bl_fig_new(1, 1, title);
+    if (!f || bl_panel_heatmap(bl_fig_panel(f, 0), x->data, rows, cols,
+                               div ? BL_CMAP_DIVERGING : BL_CMAP_VIRIDIS) < 0) {
+        bl_fig_free(f);
+        return NULL;
+    }
+    return bl_val_figure(f);
+}
+
+bl_value *bl_fn_lineplot(bl_callargs *a)
+{
+    const char *title, *label;
+    int logy;
+    if (bl_nargs(a, 1, 1) < 0 || kw_str(a, "title", &title) < 0 || kw_str(a, "label", &label) < 0 ||
+        bl_kw_bool(a, "logy", 0, &logy) < 0)
+        return NULL;
+    bl_tensor *y = bl_arg_tensor(a, 0);
+    bl_tensor *x = y ? bl_kw_tensor(a, "x") : NULL;
+    if (!y || a->s->has_errpos) return NULL;
+    if (y->ndim > 2) {
+        bl_fail("lineplot: expects a 1-D or 2-D tensor, got %d dimensions", y->ndim);
+        bl_session_errat(a->s, a->vpos[0]);
+        return NULL;
+    }
+    int nser = y->ndim == 2 ? y->shape[0] : 1, n = (int)(y->numel / (size_t)nser);
+    if (x && (int)x->numel != n) {
+        bl_fail("lineplot: x has %zu values but y has %d per line", x->numel, n);
+        return NULL;
+    }
+    bl_figure *f = bl_fig_new(1, 1, title);
+    bl_panel *p = f ? bl_fig_panel(f, 0) : NULL;
+    int rc = p ? 0 : -1;
+    for (int i = 0; rc == 0 && i < nser; i++) {
+        char lab[64];
+        if (nser > 1) snprintf(lab, sizeof lab, "%s%s%d", label ? label : "", label ? " " : "", i);
+        else snprintf(lab, sizeof lab, "%s", label ? label : "");
+        rc = bl_panel_line(p, lab, x ? x->data : NULL, y->data + (size_t)i * (size_t)n, n,
+                           nser > 1 || label ? 0 : BL_NO_LEGEND) < 0 ? -1 : 0;
+    }
+    if (rc == 0 && logy) bl_panel_log(p, 0, 1);
+    if (rc < 0) {
+        bl_fig_free(f);
+        return NULL;
+    }
+    return bl_val_figure(f);
+}
