@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/fileio.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define BL_ST_BIG_ENDIAN 1
@@ -483,8 +485,9 @@ bl_st_file *bl_st_read(const char *path)
         st_fail(path, "out of memory");
         return NULL;
     }
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
+    /* O_NONBLOCK: a FIFO given by mistake is refused below instead of blocking the open */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
         int e = errno;
         bl_st_free(f);
         st_fail(path, "cannot open: %s", strerror(e));
@@ -492,14 +495,19 @@ bl_st_file *bl_st_read(const char *path)
     }
     struct stat st;
     int rc;
-    errno = 0;
-    if (fstat(fileno(fp), &st) != 0)
+    FILE *fp = NULL;
+    if (fstat(fd, &st) != 0)
         rc = bl_fail("cannot stat: %s", strerror(errno));
     else if (!S_ISREG(st.st_mode))
         rc = bl_fail("not a regular file");
+    else if (!(fp = fdopen(fd, "rb")))
+        rc = bl_fail("cannot open: %s", strerror(errno));
     else
         rc = read_body(f, fp, (uint64_t)st.st_size);
-    fclose(fp);
+    if (fp)
+        fclose(fp);
+    else
+        close(fd);
     if (rc < 0) {
         bl_error_prefix("safetensors: %s", path);
         bl_st_free(f);

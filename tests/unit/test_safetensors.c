@@ -309,6 +309,12 @@ BL_TEST(test_bad_files)
     CHECK_ERR("cannot open: No such file or directory");
     CHECK(bl_st_read(dir) == NULL, "directory accepted");
     CHECK_ERR("not a regular file");
+    const char *fifo = tmp_path("fifo");
+    if (mkfifo(fifo, 0600) == 0) { /* refused at once, not waited on */
+        CHECK(bl_st_read(fifo) == NULL, "fifo accepted");
+        CHECK_ERR("not a regular file");
+        remove(fifo);
+    }
     remove(path);
 }
 
