@@ -162,6 +162,7 @@ static int cmp_double(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
+    bl_blas_pick_kernel(argv);
     int rounds = argc > 1 ? atoi(argv[1]) : 15;
     if (rounds < 1) rounds = 1;
     bl_blas_init();

@@ -87,6 +87,7 @@ static void run_matmul(void *arg)
 
 int main(int argc, char **argv)
 {
+    bl_blas_pick_kernel(argv);
     double target = argc > 1 ? atof(argv[1]) : 0.2;   /* seconds per figure */
     static const struct { const char *what; int M, N, K, ta, tb; } cases[] = {
         /* forward: y = x W^T over 4096 rows */

@@ -1,0 +1,201 @@
+/* bench_train.c - whole training steps and generation, beside PyTorch eager.
+ *
+ * TinyDiT: one AdamW training step at batch 64 (3x32x32 shapes images) for the six variants of
+ * DESIGN.md section 1, timed round-robin in one process (each variant takes a step in turn, so
+ * background load hits all alike); median ms, matrix GFLOP/s (forward 2MNK per linear +
+ * 4 T^2 dim per image for attention, backward twice the forward) and the share of the sgemm
+ * GFLOP/s measured here at the model's main shape (4096x384x128). When python3 can import torch,
+ * bench/torch_ref.py times the same step in PyTorch eager with 1 and 2 intra-op threads
+ * (with Debian's pthreads OpenBLAS: torch hangs on the OpenMP build) and the ratio is printed.
+ * TinyGPT: training tokens/s at batch 32 x context 128, and generation tokens/s with and
+ * without the KV cache.
+ *
+ * One JSON object per line. Usage: bench_train [rounds] (default 6). No assertions.
+ */
+#include "core/blas.h"
+#include "core/error.h"
+#include "data/dataset.h"
+#include "models/model.h"
+#include "models/tinygpt.h"
+#include "train/trainer.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifndef BL_SRCDIR
+#define BL_SRCDIR "."
+#endif
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Matrix FLOPs of one forward pass of a TinyDiT image (see the header comment). */
+static double dit_forward_flops(const bl_config *c)
+{
+    double T = (double)(c->image_size / c->patch) * (c->image_size / c->patch), D = c->dim;
+    double P = (double)c->patch * c->patch * c->channels, hd = D / c->heads;
+    double kv = (double)bl_config_kv_heads(c) * hd, hid = bl_config_mlp_hidden(c);
+    double f = 2 * T * P * D + 2 * (256 * D + D * D);                 /* patch, t_embedder */
+    double blk = 2 * D * 4 * D                                         /* adaLN */
+               + 2 * T * D * (D + 2 * kv) + 4 * T * T * D + 2 * T * D * D  /* qkv, attn, proj */
+               + (c->mlp == BL_MLP_SWIGLU ? 3 : 2) * 2 * T * D * hid;  /* mlp */
+    return f + c->depth * blk + 2 * D * 2 * D + 2 * T * D * P;        /* final layer */
+}
+
+static double sgemm_gflops(void)
+{
+    int M = 4096, N = 384, K = 128;
+    float *a = calloc((size_t)M * K, 4), *b = calloc((size_t)N * K, 4), *c = calloc((size_t)M * N, 4);
+    for (int i = 0; i < M * K; i++) a[i] = (float)(i % 7) * 0.1f;
+    for (int i = 0; i < N * K; i++) b[i] = (float)(i % 5) * 0.1f;
+    bl_sgemm(0, 1, M, N, K, 1, a, b, 0, c);
+    int reps = 0;
+    double t0 = now_ms();
+    while (now_ms() - t0 < 300) { bl_sgemm(0, 1, M, N, K, 1, a, b, 0, c); reps++; }
+    double ms = (now_ms() - t0) / reps;
+    free(a); free(b); free(c);
+    return 2.0 * M * N * K / ms / 1e6;
+}
+
+static const struct { const char *name; const char *k[4]; const char *v[4]; int n; } variants[] = {
+    {"baseline", {0}, {0}, 0},
+    {"rmsnorm", {"norm"}, {"rmsnorm"}, 1},
+    {"qk_norm", {"qk_norm"}, {"on"}, 1},
+    {"swiglu", {"mlp"}, {"swiglu"}, 1},
+    {"rope2d", {"pos"}, {"rope2d"}, 1},
+    {"all", {"norm", "qk_norm", "mlp", "pos"}, {"rmsnorm", "on", "swiglu", "rope2d"}, 4},
+};
+#define NV 6
+
+/* PyTorch eager ms per step for each variant, fastest thread setting; 0 when unavailable. */
+static void torch_ms(double *out)
+{
+    for (int i = 0; i < NV; i++) out[i] = 0;
+    if (system("python3 -c 'import torch' >/dev/null 2>&1") != 0) return;
+    for (int th = 1; th <= 2; th++) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd,
+                 "LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-pthread OPENBLAS_CORETYPE=%s "
+                 "OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2 timeout 900 python3 %s/bench/torch_ref.py "
+                 "--what dit --threads %d --steps 5", bl_blas_kernel(), BL_SRCDIR, th);
+        FILE *p = popen(cmd, "r");
+        if (!p) return;
+        char line[512];
+        while (fgets(line, sizeof line, p)) {
+            fputs(line, stdout);
+            for (int i = 0; i < NV; i++) {
+                char key[64];
+                snprintf(key, sizeof key, "\"variant\": \"%s\"", variants[i].name);
+                char *ms = strstr(line, "\"ms\": ");
+                if (strstr(line, key) && ms) {
+                    double v = atof(ms + 6);
+                    if (out[i] == 0 || v < out[i]) out[i] = v;
+                }
+            }
+        }
+        pclose(p);
+    }
+}
+
+static void bench_dit(int rounds, double gemm)
+{
+    bl_dataset *ds = bl_data_shapes(0);
+    bl_model *m[NV];
+    bl_run *r[NV];
+    double *ms[NV];
+    for (int i = 0; i < NV; i++) {
+        bl_config c = bl_config_default(BL_MODEL_DIT);
+        bl_config_set(&c, "eval_every", "0");
+        bl_config_set_many(&c, variants[i].n, variants[i].k, variants[i].v);
+        m[i] = bl_model_new(&c);
+        r[i] = m[i] ? bl_run_new(m[i], ds, 1) : NULL;
+        if (!r[i]) { fprintf(stderr, "bench_train: %s\n", bl_error()); exit(1); }
+        ms[i] = calloc((size_t)rounds, sizeof(double));
+    }
+    for (int k = -2; k < rounds; k++)          /* two warm-up rounds size the arenas */
+        for (int i = 0; i < NV; i++) {
+            double t0 = now_ms();
+            if (bl_run_step(r[i], NULL, NULL) < 0) { fprintf(stderr, "bench_train: %s\n", bl_error()); exit(1); }
+            if (k >= 0) ms[i][k] = now_ms() - t0;
+        }
+    double tms[NV];
+    torch_ms(tms);
+    for (int i = 0; i < NV; i++) {
+        qsort(ms[i], (size_t)rounds, sizeof(double), cmp_d);
+        double med = ms[i][rounds / 2], gf = 3 * 64 * dit_forward_flops(&m[i]->cfg) / 1e9;
+        printf("{\"bench\":\"dit_train_step\",\"variant\":\"%s\",\"batch\":64,\"params\":%zu,"
+               "\"ms\":%.1f,\"min_ms\":%.1f,\"gflop\":%.2f,\"gflops\":%.1f,\"sgemm_gflops\":%.1f,"
+               "\"share_of_sgemm\":%.2f", variants[i].name, bl_model_param_count(m[i]), med,
+               ms[i][0], gf, gf / med * 1e3, gemm, gf / med * 1e3 / gemm);
+        if (tms[i] > 0) printf(",\"torch_ms\":%.1f,\"speedup_vs_torch\":%.2f", tms[i], tms[i] / med);
+        printf(",\"blas\":\"%s/%s\"}\n", bl_blas_kernel(), bl_blas_threading());
+        fflush(stdout);
+        bl_run_free(r[i]);
+        bl_model_free(m[i]);
+        free(ms[i]);
+    }
+    bl_dataset_free(ds);
+}
+
+static void bench_gpt(int rounds)
+{
+    bl_dataset *ds = bl_data_open("text", NULL, 0);
+    if (!ds) { fprintf(stderr, "bench_train: %s\n", bl_error()); return; }
+    bl_config c = bl_config_default(BL_MODEL_GPT);
+    char v[16];
+    snprintf(v, sizeof v, "%d", ds->vocab_size);
+    const char *k[] = {"vocab", "eval_every", "batch", "lr"}, *val[] = {v, "0", "32", "0.001"};
+    bl_config_set_many(&c, 4, k, val);
+    bl_model *m = bl_model_new(&c);
+    bl_run *r = m ? bl_run_new(m, ds, 1) : NULL;
+    if (!r) { fprintf(stderr, "bench_train: %s\n", bl_error()); return; }
+    bl_run_step(r, NULL, NULL);
+    double t0 = now_ms();
+    for (int i = 0; i < rounds; i++) bl_run_step(r, NULL, NULL);
+    double ms = (now_ms() - t0) / rounds;
+    printf("{\"bench\":\"gpt_train\",\"batch\":32,\"context\":128,\"ms\":%.1f,\"tokens_per_s\":%.0f}\n",
+           ms, 32 * 128 / ms * 1e3);
+    int prompt[1] = {0}, out[128];
+    for (int cache = 1; cache >= 0; cache--) {
+        bl_gen_opts o = bl_gen_opts_default();
+        o.max_new_tokens = 127;
+        o.temperature = 0;
+        o.use_cache = cache;
+        t0 = now_ms();
+        int n = bl_gpt_generate(m, prompt, 1, &o, out);
+        double gms = now_ms() - t0;
+        if (n < 0) { fprintf(stderr, "bench_train: %s\n", bl_error()); break; }
+        printf("{\"bench\":\"gpt_generate\",\"kv_cache\":%s,\"tokens\":127,\"tokens_per_s\":%.0f}\n",
+               cache ? "true" : "false", 127 / gms * 1e3);
+    }
+    fflush(stdout);
+    bl_run_free(r);
+    bl_model_free(m);
+    bl_dataset_free(ds);
+}
+
+int main(int argc, char **argv)
+{
+    bl_blas_pick_kernel(argv);
+    int rounds = argc > 1 ? atoi(argv[1]) : 6;
+    if (rounds < 1) rounds = 1;
+    double gemm = sgemm_gflops();
+    printf("{\"bench\":\"sgemm_model_shape\",\"M\":4096,\"N\":384,\"K\":128,\"gflops\":%.1f,\"blas\":\"%s/%s\"}\n",
+           gemm, bl_blas_kernel(), bl_blas_threading());
+    fflush(stdout);
+    bench_gpt(rounds);
+    bench_dit(rounds, gemm);
+    return 0;
+}
