@@ -92,15 +92,22 @@ static int cmd_help(bl_cmdargs *a)
     if (a->n == 0) {
         fprintf(o, "Commands (help NAME for one; help functions, help language, help keys):\n");
         for (const bl_command *c = bl_commands; c->name; c++) {
-            const char *nl = strchr(c->help, '\n');
-            int len = nl ? (int)(nl - c->help) : (int)strlen(c->help);
-            fprintf(o, "  %-26s %.*s\n", c->synopsis, len, c->help);
+            /* the first sentence of the help, cut to the width of a terminal */
+            int len = (int)strcspn(c->help, "\n");
+            const char *dot = strstr(c->help, ". ");
+            if (dot && dot - c->help < len) len = (int)(dot - c->help);
+            int col = 2 + (strlen(c->synopsis) > 26 ? (int)strlen(c->synopsis) + 1 : 27);
+            if (strlen(c->synopsis) > 26) fprintf(o, "  %s\n  %-26s ", c->synopsis, ""), col = 29;
+            else fprintf(o, "  %-26s ", c->synopsis);
+            if (col + len > 79) fprintf(o, "%.*s...\n", 79 - col - 3, c->help);
+            else fprintf(o, "%.*s\n", len, c->help);
         }
-        fprintf(o, "Functions: ");
-        int col = 11;
+        fprintf(o, "Functions:");
+        int col = 10;
         for (const bl_function *f = bl_functions; f->name; f++) {
-            if (col + (int)strlen(f->name) + 2 > 78) fprintf(o, "\n  "), col = 2;
-            col += fprintf(o, "%s%s", f->name, f[1].name ? ", " : "\n");
+            int w = (int)strlen(f->name) + (f[1].name ? 1 : 0);
+            if (col + 1 + w > 79) fprintf(o, "\n "), col = 1;
+            col += fprintf(o, " %s%s", f->name, f[1].name ? "," : "\n");
         }
         return 0;
     }
@@ -293,22 +300,26 @@ int bl_complete_file(bl_session *s, int argi, const char *const *words, const ch
 /* ---- the table ---- */
 const bl_command bl_commands[] = {
     { "help", "help [TOPIC]",
-      "Show the commands, or the help of one command, function or topic.\n"
-      "Topics: functions, language, keys, and every command and function name.",
+      "List the commands, or explain one of them.\n"
+      "Topics: functions, language, keys, every key of `help keys`, and every command and\n"
+      "function name.",
       bl_complete_topic, cmd_help, 0 },
     { "quit", "quit", "Leave blocklab (Ctrl-D does the same).", NULL, cmd_quit, 0 },
     { "exit", "exit", "Leave blocklab (the same as quit).", NULL, cmd_quit, 0 },
     { "seed", "seed [N]",
-      "Restart the session's random generator from N (randn draws from it), or show the seed.\n"
-      "A script that starts with `seed 0` gives the same numbers every time.", NULL, cmd_seed, 0 },
+      "Restart the random generator from N, or show it.\n"
+      "randn draws from this generator, so a script that starts with `seed 0` gives the same\n"
+      "numbers every time.", NULL, cmd_seed, 0 },
     { "vars", "vars", "List the variables with their type and shape.", NULL, cmd_vars, 0 },
     { "del", "del NAME...", "Delete variables (and free what they hold).", bl_complete_var, cmd_del, 0 },
     { "source", "source FILE",
-      "Run the statements of a script file here, as if typed; it stops at the first error.",
+      "Run the statements of a script file here.\n"
+      "They run as if typed; the file stops at its first error.",
       bl_complete_file, cmd_source, 0 },
-    { "history", "history [N]", "Show the last N statements entered (20 by default).", NULL, cmd_history, 0 },
+    { "history", "history [N]", "Show the last N statements (20 by default).", NULL, cmd_history, 0 },
     { "time", "time STATEMENT",
-      "Run a statement and print how long it took (wall clock), e.g. time y = x @ x.T.",
+      "Run a statement and print its wall-clock time.\n"
+      "For example: time y = x @ x.T",
       NULL, cmd_time, 1 },
     BL_MODEL_COMMANDS
     { NULL, NULL, NULL, NULL, NULL, 0 },

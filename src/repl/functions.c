@@ -11,6 +11,7 @@
 #include "core/ops.h"
 #include "core/tensor_math.h"
 #include "nn/nn.h"
+#include "train/safetensors.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -584,6 +585,49 @@ static bl_value *f_table(bl_callargs *a)
     return bl_val_table(t);
 }
 
+/* load("file.safetensors", "name"): one tensor of a safetensors file (a checkpoint); with the
+ * file alone, a table of the tensors it holds. */
+static bl_value *f_load(bl_callargs *a)
+{
+    if (bl_nargs(a, 1, 2) < 0) return NULL;
+    for (int i = 0; i < a->n; i++)
+        if (a->v[i]->kind != BL_V_STR) {
+            bl_fail("load: argument %d must be a string (load(\"file.safetensors\", \"name\"))", i + 1);
+            bl_session_errat(a->s, a->vpos[i]);
+            return NULL;
+        }
+    bl_st_file *f = bl_st_read(a->v[0]->str);
+    if (!f) {
+        bl_session_errat(a->s, a->vpos[0]);
+        return NULL;
+    }
+    bl_value *r = NULL;
+    if (a->n == 1) {
+        const char *cols[] = { "name", "shape", "elements" };
+        bl_table *t = bl_table_new(3, cols);
+        for (int i = 0; t && i < f->n; i++) {
+            char sh[64];
+            if (bl_table_addf(t, "%s\t%s\t%zu", f->tensors[i].name, bl_shape_str(&f->tensors[i], sh, sizeof sh),
+                              f->tensors[i].numel) < 0) {
+                bl_table_free(t);
+                t = NULL;
+            }
+        }
+        r = bl_val_table(t);
+    } else {
+        const bl_tensor *t = bl_st_get(f, a->v[1]->str);
+        if (!t) {
+            bl_fail("load: %s has no tensor '%s' (load(\"%s\") lists them)", a->v[0]->str, a->v[1]->str,
+                    a->v[0]->str);
+            bl_session_errat(a->s, a->vpos[1]);
+        } else {
+            r = bl_val_tensor(bl_tensor_copy(t));
+        }
+    }
+    bl_st_free(f);
+    return r;
+}
+
 #define REDUCE_HELP(what) \
     what " of all elements (a number), or along dimension dim (negative counts from the end);\n" \
     "keepdim=on keeps that dimension with size 1 so the result broadcasts against x."
@@ -655,6 +699,9 @@ const bl_function bl_functions[] = {
     { "table", "table(name=values, ...)",
       "A table with one column per keyword (lists, 1-D tensors or numbers); print it or write it\n"
       "with `> file.csv`, `> file.json` or `> file.txt`.", f_table },
+    { "load", "load(\"file.safetensors\", \"name\")",
+      "One tensor of a safetensors file (a checkpoint, or any file PyTorch saved with\n"
+      "safetensors), by name; load(\"file.safetensors\") alone gives a table of its tensors.", f_load },
     BL_FIGURE_FUNCTIONS
     BL_MODEL_FUNCTIONS
     { NULL, NULL, NULL, NULL },

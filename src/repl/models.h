@@ -37,23 +37,26 @@ bl_value *bl_fn_param(bl_callargs *a);   /* param(m, "name") */
 
 #define BL_MODEL_COMMANDS                                                                       \
     { "model", "model [dit|gpt] [KEY=VALUE...]",                                               \
-      "Make a TinyDiT (dit) or TinyGPT (gpt) model with the given switches and sizes, bind it\n" \
-      "to the next free name m1, m2, ... and make it current. Without arguments: show the\n"   \
-      "current model. `help keys` lists the keys; a = dit(...) binds a name of your own.",    \
+      "Make a model and make it current, or show it.\n"                                        \
+      "dit is TinyDiT (images), gpt TinyGPT (characters); KEY=VALUE words set switches and\n" \
+      "sizes (`help keys`). The model is bound to the next free name m1, m2, ...;\n"          \
+      "a = dit(...) binds a name of your own.",                                                \
       bl_complete_model, bl_cmd_model, 0 },                                                     \
-    { "use", "use MODEL", "Make the model held by variable MODEL the current one.",            \
+    { "use", "use MODEL", "Make the model held by a variable the current one.",            \
       bl_complete_modelvar, bl_cmd_use, 0 },                                                    \
     { "set", "set [MODEL] KEY=VALUE...",                                                       \
-      "Change switches (norm pos mlp qk_norm kv_heads), sizes or training settings of the\n"   \
-      "current model (or MODEL). A change of a switch or size rebuilds the model and says so:\n" \
+      "Change switches, sizes or training settings.\n"                                         \
+      "Acts on the current model (or MODEL); the switches are norm pos mlp qk_norm kv_heads.\n" \
+      "A change of a switch or size rebuilds the model and says so:\n"                         \
       "every parameter starts again from (seed, its name), so parameters that both variants\n" \
       "share get identical initial values. All keys of one `set` apply together or not at all.", \
       bl_complete_set, bl_cmd_set, 0 },                                                         \
-    { "show", "show [MODEL]", "Show the model's configuration: switches, sizes, training settings.", \
+    { "show", "show [MODEL]", "Show the switches, sizes and training settings.", \
       bl_complete_modelvar, bl_cmd_show, 0 },                                                   \
     { "params", "params [MODEL] [depth=N]",                                                    \
-      "A table of parameter counts per module (depth=0 lists every tensor); the last line is\n" \
-      "`total N`. `params > p.csv` writes the table.", bl_complete_modelvar, bl_cmd_params, 0 },
+      "Parameter counts per module, then `total N`.\n"                                        \
+      "depth=0 lists every tensor by its PyTorch name; `params > p.csv` writes the table.",  \
+      bl_complete_modelvar, bl_cmd_params, 0 },
 
 #define BL_MODEL_FUNCTIONS                                                                      \
     { "dit", "dit(key=value, ...)",                                                             \

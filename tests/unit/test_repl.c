@@ -6,6 +6,7 @@
 #include "repl/models.h"
 #include "repl/parser.h"
 #include "repl/repl.h"
+#include "train/safetensors.h"
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,6 +290,38 @@ BL_TEST(writers)
     CHECK(strstr(errbuf, "t:1:9: heatmap: expects a 2-D tensor, got [2, 2, 2]") != NULL, "%s", errbuf);
 }
 
+BL_TEST(load_safetensors)
+{
+    char path[] = "/tmp/bl-test-repl-XXXXXX.safetensors";
+    int fd = mkstemps(path, 12);
+    if (fd < 0) SKIP("no temporary file");
+    close(fd);
+    float w[6] = { 1, 2, 3, 4, 5, 6 };
+    bl_tensor *t = bl_tensor_from(2, (int[]){ 2, 3 }, w);
+    const char *names[] = { "blocks.0.w" };
+    const bl_tensor *ts[] = { t };
+    CHECK(bl_st_write(path, 1, names, ts, 0, NULL, NULL) == 0, "%s", bl_error());
+    bl_tensor_free(t);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "w = load(\"%s\", \"blocks.0.w\"); w[1]; sum(w); load(\"%s\")", path, path);
+    CHECK(run(cmd) == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "tensor([4., 5., 6.], shape=[3], dtype=float32)\n21\n"
+                          "name        shape   elements\nblocks.0.w  [2, 3]         6\n"), "%s", outbuf);
+    snprintf(cmd, sizeof cmd, "load(\"%s\", \"nope\")", path);
+    CHECK(run(cmd) < 0 && strstr(errbuf, "has no tensor 'nope'"), "%s", errbuf);
+    /* a malformed file: one line, no crash */
+    FILE *f = fopen(path, "wb");
+    if (f) {
+        fwrite("\xff\xff\xff\xff\xff\xff\xff\x7f{}", 1, 10, f);
+        fclose(f);
+    }
+    snprintf(cmd, sizeof cmd, "load(\"%s\", \"w\")", path);
+    CHECK(run(cmd) < 0 && strstr(errbuf, "t:1:6: safetensors: ") && !strchr(strchr(errbuf, '\n') + 1, '\n'),
+          "%s", errbuf);
+    unlink(path);
+    CHECK(run("load(\"/nonexistent.safetensors\", \"w\")") < 0 && strstr(errbuf, "t:1:6:"), "%s", errbuf);
+}
+
 BL_TEST(interrupt_flag)
 {
     bl_interrupt_install();
@@ -327,6 +360,9 @@ BL_TEST(help_and_manual_cover_everything)
     for (const bl_command *c = bl_commands; c->name; c++, nc++) {
         CHECK(c->synopsis && !strncmp(c->synopsis, c->name, strlen(c->name)), "%s: synopsis", c->name);
         CHECK(c->help && strlen(c->help) > 10, "command %s has no help text", c->name);
+        /* `help` lists the first line of each next to the synopsis: it must fit 80 columns */
+        CHECK(c->help && strcspn(c->help, "\n") <= 50, "command %s: the first line of its help is "
+              "longer than 50 characters", c->name);
         CHECK(c->run != NULL, "command %s has no handler", c->name);
         CHECK(man_has(man, c->name, 0), "command %s has no entry in man/blocklab.1", c->name);
     }
@@ -354,6 +390,7 @@ int main(void)
     RUN(functions_match_formulas);
     RUN(completion);
     RUN(writers);
+    RUN(load_safetensors);
     RUN(interrupt_flag);
     RUN(help_and_manual_cover_everything);
     return bl_test_done();
