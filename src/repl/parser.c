@@ -56,7 +56,11 @@ typedef struct {
     bl_arena **arena;
     bl_pos *errpos;
     bl_is_command_fn is_cmd;
+    int depth;          /* nesting of brackets and unary operators, bounded so no input can
+                         * exhaust the stack */
 } P;
+
+#define MAX_NESTING 200
 
 static bl_token *peek(P *p) { return &p->ts.t[p->i]; }
 static bl_token *peek2(P *p) { return &p->ts.t[p->i + (p->ts.t[p->i].kind != BL_T_EOF)]; }
@@ -288,7 +292,9 @@ static bl_ast *unary(P *p)
     bl_token *t = peek(p);
     if (t->kind == BL_T_MINUS || t->kind == BL_T_PLUS) {
         next(p);
+        if (++p->depth > MAX_NESTING) return fail_at(p, t, "expression nested too deeply");
         bl_ast *x = unary(p);
+        p->depth--;
         if (!x || t->kind == BL_T_PLUS) return x;
         if (x->kind == BL_N_NUM) {      /* fold -3 into a number */
             x->num = -x->num;
@@ -360,7 +366,13 @@ static bl_ast *binary_level(P *p, int level)
     return a;
 }
 
-static bl_ast *expr(P *p) { return binary_level(p, 0); }
+static bl_ast *expr(P *p)
+{
+    if (++p->depth > MAX_NESTING) return fail_at(p, peek(p), "expression nested too deeply");
+    bl_ast *e = binary_level(p, 0);
+    p->depth--;
+    return e;
+}
 
 static int at_end(P *p)
 {
