@@ -31,8 +31,12 @@ void bl_blas_pick_kernel(char **argv)
     else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
         pick = "Haswell";
     if (!pick || strcasecmp(pick, core) == 0) return;
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) return;
+    self[n] = 0;   /* exec the real path, so the process keeps its own name */
     setenv("OPENBLAS_CORETYPE", pick, 1);
-    execv("/proc/self/exe", argv);
+    execv(self, argv);
     unsetenv("OPENBLAS_CORETYPE");   /* exec failed: carry on with the slow kernel */
 }
 
