@@ -143,7 +143,9 @@ class TEmbedder(nn.Module):
         self.mlp = nn.Sequential(nn.Linear(256, dim), nn.SiLU(), nn.Linear(dim, dim))
 
     def forward(self, t):
-        return self.mlp(timestep_embedding(t))
+        # features in float32 as DiT computes them; the MLP runs in the weights' dtype (float64
+        # for the golden files of gen_models.py)
+        return self.mlp(timestep_embedding(t).to(self.mlp[0].weight.dtype))
 
 
 class PatchEmbed(nn.Module):
