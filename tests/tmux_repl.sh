@@ -1,7 +1,7 @@
 #!/bin/sh
 # tmux_repl.sh - types into the real interactive blocklab inside a private tmux server and reads
 # the screen: tab completion, a continued line, history recall, the error caret, Ctrl-C at the
-# prompt and during a long command, the history file, Ctrl-D. Prints TAP.
+# prompt, during a long command and during `train`, the history file, Ctrl-D. Prints TAP.
 # Skipped (with a message) when tmux is missing.
 set -u
 bin=${BL_BUILDDIR:-$(pwd)}/blocklab
@@ -84,6 +84,17 @@ keys C-c
 check "Ctrl-C during a long command returns to the prompt when it ends" "interrupted"
 keys 'print("still", shape(x))' Enter
 check "every value is intact after the interrupt" "still [2, 3]"
+
+keys 'model gpt dim=32 depth=1 heads=2 batch=8 context=32 eval_every=0' Enter
+check "a small model to train" "m1: (current) gpt"
+keys 'train 1000000' Enter
+check "train draws a progress bar on one line" "it/s  ETA"
+keys C-c
+check "Ctrl-C during train stops after the current step" "train: interrupted after step"
+keys 'print("kept", m1.run.steps > 0, m1.run.steps < 1000000)' Enter
+check "the model and its run are kept after Ctrl-C" "kept true true"
+keys 'train 2' Enter
+check "training continues after Ctrl-C" "[####################] step"
 
 echo 'print("sourced")' >"$tmp/script_one.bl"
 keys "source $tmp/scri" Tab

@@ -7,6 +7,7 @@
  */
 #include "repl/repl.h"
 #include "repl/models.h"
+#include "repl/train.h"
 #include "core/error.h"
 #include <errno.h>
 #include <math.h>
@@ -322,6 +323,7 @@ const bl_command bl_commands[] = {
       "For example: time y = x @ x.T",
       NULL, cmd_time, 1 },
     BL_MODEL_COMMANDS
+    BL_TRAIN_COMMANDS
     { NULL, NULL, NULL, NULL, NULL, 0 },
 };
 

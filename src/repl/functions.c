@@ -7,6 +7,7 @@
 #include "repl/repl.h"
 #include "repl/figures.h"
 #include "repl/models.h"
+#include "repl/train.h"
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/tensor_math.h"
@@ -704,6 +705,7 @@ const bl_function bl_functions[] = {
       "safetensors), by name; load(\"file.safetensors\") alone gives a table of its tensors.", f_load },
     BL_FIGURE_FUNCTIONS
     BL_MODEL_FUNCTIONS
+    BL_TRAIN_FUNCTIONS
     { NULL, NULL, NULL, NULL },
 };
 

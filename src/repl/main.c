@@ -5,6 +5,7 @@
 #include "repl/repl.h"
 #include "core/error.h"
 #include <errno.h>
+#include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -98,6 +99,10 @@ int main(int argc, char **argv)
     const char **exprs = calloc((size_t)argc, sizeof *exprs);
     unsigned long long seed = 0;
     if (!exprs) return 2;
+    /* the terminal's character set (ncurses and the half-block pictures need UTF-8), but numbers
+     * are always read and written with a decimal point */
+    setlocale(LC_ALL, "");
+    setlocale(LC_NUMERIC, "C");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int more = i + 1 < argc;

@@ -2,6 +2,7 @@
 #include "repl/models.h"
 #include "core/error.h"
 #include "models/config.h"
+#include "repl/train.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +14,11 @@ typedef struct {
 static mstate *st(bl_session *s) { return s->models; }
 
 /* ---- the model value ---- */
-static void mfree(void *p) { bl_model_free(p); }
+static void mfree(void *p)
+{
+    bl_train_forget(p);     /* its data and run go with it */
+    bl_model_free(p);
+}
 
 /* "dit norm=layernorm pos=learned mlp=gelu qk_norm=off kv_heads=4 dim=128 depth=4 heads=4":
  * the switches and the size, what tells two models of a lecture apart. */
@@ -50,10 +55,11 @@ static bl_value *mfield(void *p, const char *name)
     char buf[128];
     if (!strcmp(name, "kind")) return bl_val_str(bl_model_kind_name(m->kind));
     if (!strcmp(name, "params")) return bl_val_num((double)bl_model_param_count(m));
+    if (!strcmp(name, "run")) return bl_train_run_value(m, "run");
     const bl_config_key *k = bl_config_find_key(name);
     if (!k || bl_config_get(&m->cfg, name, buf, sizeof buf) < 0) {
         bl_clear_error();
-        return BL_FAILP("a %s model has no field '%s' (fields: kind, params and the keys of help keys)",
+        return BL_FAILP("a %s model has no field '%s' (fields: kind, params, run and the keys of help keys)",
                         bl_model_kind_name(m->kind), name);
     }
     if (k->type == BL_KEY_CHOICE) {
@@ -211,6 +217,39 @@ int bl_cmd_model(bl_cmdargs *a)
     return 0;
 }
 
+int bl_models_name_ok(const char *name)
+{
+    if (!(name[0] == '_' || (name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z')))
+        return 0;
+    for (const char *p = name; *p; p++)
+        if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+            return 0;
+    return !bl_command_find(name) && !bl_function_find(name) && strcmp(name, "true") && strcmp(name, "false") &&
+           strcmp(name, "on") && strcmp(name, "off");
+}
+
+int bl_models_adopt(bl_session *s, bl_model *m, const char *name)
+{
+    mstate *ms = st(s);
+    bl_value *v = bl_val_handle(&bl_model_type, m);
+    if (!v) return -1;
+    char buf[32];
+    if (!name) {
+        do snprintf(buf, sizeof buf, "m%d", ++ms->counter);
+        while (bl_session_get(s, buf));
+        name = buf;
+    }
+    m->interrupted = bl_interrupted;
+    if (bl_session_set(s, name, v) < 0) {
+        bl_val_unref(v);    /* frees m (and its training state) */
+        return -1;
+    }
+    bl_val_unref(ms->cur);
+    ms->cur = v;
+    announce(s, name, m, "(current) ");
+    return 0;
+}
+
 int bl_cmd_use(bl_cmdargs *a)
 {
     if (a->n != 1) {
@@ -253,6 +292,7 @@ int bl_cmd_set(bl_cmdargs *a)
                 "  (initial values from seed %llu and each name: shared parameters are unchanged)\n",
                 summary(&m->cfg, sum, sizeof sum), bl_model_param_count(m),
                 (unsigned long long)m->cfg.seed);
+        bl_train_discard_run(m, a->s->out);
     } else {
         m->cfg = cfg;
         for (int i = 0; i < n; i++) {

@@ -1,0 +1,239 @@
+/* cmd_data.c - the training state each model carries (data, run, vocab, a checkpoint's run to
+ * continue) and the `data` command (see train.h). */
+#include "repl/train.h"
+#include "repl/models.h"
+#include "core/error.h"
+#include <stdlib.h>
+#include <string.h>
+
+static bl_train_state *states;     /* one list for the process: keyed by the model pointer */
+
+bl_train_state *bl_train_find(const bl_model *m)
+{
+    for (bl_train_state *t = states; t; t = t->next)
+        if (t->m == m) return t;
+    return NULL;
+}
+
+bl_train_state *bl_train_get(const bl_model *m)
+{
+    bl_train_state *t = bl_train_find(m);
+    if (t) return t;
+    if (!(t = calloc(1, sizeof *t))) return BL_FAILP("train: out of memory");
+    t->m = m;
+    t->next = states;
+    states = t;
+    return t;
+}
+
+static void clear_pending(bl_train_state *t)
+{
+    if (t->has_pending) bl_ckpt_info_clear(&t->pending);
+    t->has_pending = 0;
+}
+
+void bl_train_forget(const bl_model *m)
+{
+    for (bl_train_state **p = &states; *p; p = &(*p)->next)
+        if ((*p)->m == m) {
+            bl_train_state *t = *p;
+            *p = t->next;
+            bl_run_free(t->run);
+            bl_dataset_free(t->data);
+            clear_pending(t);
+            free(t);
+            return;
+        }
+}
+
+void bl_train_discard_run(const bl_model *m, FILE *out)
+{
+    bl_train_state *t = bl_train_find(m);
+    if (!t) return;
+    if (t->run && bl_run_steps(t->run) > 0 && out)
+        fprintf(out, "  (the training run of %d steps is discarded: the weights start again)\n",
+                bl_run_steps(t->run));
+    bl_run_free(t->run);
+    t->run = NULL;
+    clear_pending(t);
+    t->from_checkpoint = 0;
+}
+
+/* "CMD: message" from a loader's "shapes: ..." error. */
+static void prefix_error(const char *cmd)
+{
+    const char *e = bl_error();
+    size_t n = strlen(cmd);
+    if (!strncmp(e, cmd, n) && e[n] == ':') return;
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", e);
+    bl_fail("%s: %s", cmd, msg);
+}
+
+/* Make the vocab of GPT model m that of text ds: rebuild when it differs. */
+static int fit_vocab(bl_session *s, bl_model *m, bl_train_state *t, const bl_dataset *ds, const char *cmd)
+{
+    if (m->kind != BL_MODEL_GPT || ds->kind != BL_DATA_TEXT) return 0;
+    if (m->cfg.vocab != ds->vocab_size) {
+        if (t->from_checkpoint)
+            return bl_fail("%s: the text has %d characters but the loaded model's vocab is %d "
+                           "(rebuilding would lose its weights)", cmd, ds->vocab_size, m->cfg.vocab);
+        bl_config cfg = m->cfg;
+        cfg.vocab = ds->vocab_size;
+        int had = t->run != NULL;
+        if (bl_model_rebuild(m, &cfg) < 0) {
+            prefix_error(cmd);
+            return -1;
+        }
+        fprintf(s->out, "vocab = %d (the text's characters): rebuilt, %zu parameters\n", ds->vocab_size,
+                bl_model_param_count(m));
+        if (had) bl_train_discard_run(m, s->out);
+    }
+    t->vocab_size = ds->vocab_size;
+    memcpy(t->vocab, ds->vocab, sizeof t->vocab);
+    return 0;
+}
+
+/* Attach ds (taking it) to m: a new dataset ends the old run. */
+static int attach(bl_session *s, bl_model *m, bl_train_state *t, bl_dataset *ds, const char *cmd)
+{
+    if (fit_vocab(s, m, t, ds, cmd) < 0) {
+        bl_dataset_free(ds);
+        return -1;
+    }
+    if (t->run) {
+        fprintf(s->out, "  (new data: the run ends at step %d; training starts a new one from these weights)\n",
+                bl_run_steps(t->run));
+        bl_run_free(t->run);
+        t->run = NULL;
+    }
+    bl_dataset_free(t->data);
+    t->data = ds;
+    return 0;
+}
+
+const bl_dataset *bl_train_data(bl_session *s, bl_model *m, const char *cmd)
+{
+    bl_train_state *t = bl_train_get(m);
+    if (!t) return NULL;
+    if (t->data) return t->data;
+    const char *kind = m->kind == BL_MODEL_DIT ? "shapes" : "text";
+    bl_dataset *ds = bl_data_open(kind, NULL, m->cfg.seed);
+    if (!ds) {
+        prefix_error(cmd);
+        return NULL;
+    }
+    char d[1200];
+    fprintf(s->out, "data %s\n", bl_dataset_describe(ds, d, sizeof d));
+    if (attach(s, m, t, ds, cmd) < 0) return NULL;
+    return t->data;
+}
+
+/* Make a run of m on t->data, continuing `old` (its step, history and data position) when given. */
+static bl_run *new_run(bl_model *m, bl_train_state *t, const char *cmd)
+{
+    bl_run *r = bl_run_new(m, t->data, t->exam_n);
+    if (!r) {
+        prefix_error(cmd);
+        return NULL;
+    }
+    if (t->has_pending) {
+        if (bl_run_restore(r, &t->pending) < 0) {
+            prefix_error(cmd);
+            bl_run_free(r);
+            return NULL;
+        }
+        clear_pending(t);
+    }
+    return r;
+}
+
+bl_run *bl_train_run(bl_session *s, bl_model *m, const char *cmd)
+{
+    if (!bl_train_data(s, m, cmd)) return NULL;
+    bl_train_state *t = bl_train_get(m);
+    if (!t->run) return t->run = new_run(m, t, cmd);
+    bl_run *r = t->run;
+    if (r->B != m->cfg.batch) {
+        /* the step buffers have the old batch size: a new run that takes over the old one */
+        bl_run *n = new_run(m, t, cmd);
+        if (!n) return NULL;
+        n->opt.step = r->opt.step;
+        bl_metrics tmp = n->metrics;
+        n->metrics = r->metrics;
+        r->metrics = tmp;
+        bl_batcher_seek(&n->batcher, r->batcher.drawn);
+        n->last_val = r->last_val;
+        fprintf(s->out, "batch %d -> %d: the run goes on at step %d\n", r->B, n->B, bl_run_steps(n));
+        bl_run_free(r);
+        t->run = r = n;
+    }
+    bl_run_sync_config(r);
+    return r;
+}
+
+int bl_cmd_data(bl_cmdargs *a)
+{
+    int used;
+    bl_model *m = bl_models_pick(a, &used);
+    if (!m) return -1;
+    bl_train_state *t = bl_train_get(m);
+    if (!t) return -1;
+    if (a->n == used) {
+        char d[1200];
+        if (t->data) fprintf(a->s->out, "%s\n", bl_dataset_describe(t->data, d, sizeof d));
+        else fprintf(a->s->out, "no data attached: training uses %s (data KIND [PATH] attaches one)\n",
+                     m->kind == BL_MODEL_DIT ? "shapes" : "the built-in text");
+        return 0;
+    }
+    long exam = 0;
+    int nw = a->n;
+    if (a->w[nw - 1].key) {
+        if (strcmp(a->w[nw - 1].key, "exam")) {
+            bl_fail("data: unknown key '%s' (data [MODEL] KIND [PATH] [exam=N])", a->w[nw - 1].key);
+            return bl_session_errat(a->s, a->w[nw - 1].pos);
+        }
+        if (bl_word_int(a, nw - 1, 1, 1000000, &exam) < 0) return -1;
+        if (--nw == used) {
+            bl_fail("data: exam= goes with a data set (data KIND [PATH] exam=N)");
+            return bl_session_errat(a->s, a->w[nw].pos);
+        }
+    }
+    if (nw > used + 2) {
+        bl_fail("data: too many arguments (data [MODEL] KIND [PATH] [exam=N])");
+        return bl_session_errat(a->s, a->w[used + 2].pos);
+    }
+    const char *kind = a->w[used].text, *path = nw > used + 1 ? a->w[used + 1].text : NULL;
+    int known = 0;
+    for (int i = 0; bl_data_kinds[i]; i++) known |= !strcmp(bl_data_kinds[i], kind);
+    if (!known || a->w[used].key) {
+        bl_fail("data: unknown data set '%s' (shapes, cifar10, mnist, fashion-mnist, images, text)", kind);
+        return bl_session_errat(a->s, a->w[used].pos);
+    }
+    bl_dataset *ds = bl_data_open(kind, path, m->cfg.seed);
+    if (!ds) {
+        prefix_error("data");
+        return bl_session_errat(a->s, a->w[path ? used + 1 : used].pos);
+    }
+    if (attach(a->s, m, t, ds, "data") < 0) return bl_session_errat(a->s, a->w[used].pos);
+    t->exam_n = (int)exam;
+    char d[1200];
+    fprintf(a->s->out, "%s\n", bl_dataset_describe(t->data, d, sizeof d));
+    return 0;
+}
+
+int bl_complete_data(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out)
+{
+    /* the first word may be a model variable */
+    int kindi = 0;
+    if (argi > 0) {
+        bl_value *v = bl_session_get(s, words[0]);
+        if (v && v->kind == BL_V_HANDLE && v->htype == &bl_model_type) kindi = 1;
+    }
+    if (argi == kindi) {
+        bl_complete_from(bl_data_kinds, prefix, out);
+        if (argi == 0) bl_complete_modelvar(s, 0, words, prefix, out);
+        return 0;
+    }
+    return 1;   /* a path */
+}

@@ -1,0 +1,254 @@
+/* cmd_sample.c - sample (TinyDiT image grids, TinyGPT text) and lengen (loss per position past
+ * the context) from the REPL (see train.h). */
+#include "repl/train.h"
+#include "repl/figures.h"
+#include "repl/models.h"
+#include "core/error.h"
+#include "models/tinydit.h"
+#include "models/tinygpt.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Every word from `from` on must be KEY=VALUE with a key of `keys`. */
+static int only_keys(bl_cmdargs *a, int from, const char *const *keys)
+{
+    for (int i = from; i < a->n; i++) {
+        int ok = 0;
+        for (int k = 0; a->w[i].key && keys[k]; k++) ok |= !strcmp(keys[k], a->w[i].key);
+        if (!ok) {
+            bl_fail("%s: expected KEY=VALUE with a key of %s, got '%s'", a->st->name,
+                    bl_command_find(a->st->name)->synopsis, a->w[i].key ? a->w[i].key : a->w[i].text);
+            return bl_session_errat(a->s, a->w[i].pos);
+        }
+    }
+    return 0;
+}
+
+static int kw_index(bl_cmdargs *a, int from, const char *key)
+{
+    for (int i = a->n - 1; i >= from; i--)
+        if (a->w[i].key && !strcmp(a->w[i].key, key)) return i;
+    return -1;
+}
+
+/* key=N in [lo, hi], default def. */
+static int kw_long(bl_cmdargs *a, int from, const char *key, long def, long lo, long hi, long *x)
+{
+    int i = kw_index(a, from, key);
+    *x = def;
+    return i < 0 ? 0 : bl_word_int(a, i, lo, hi, x);
+}
+
+static int kw_double(bl_cmdargs *a, int from, const char *key, double def, double lo, double hi, double *x)
+{
+    int i = kw_index(a, from, key);
+    *x = def;
+    if (i < 0) return 0;
+    if (bl_word_num(a, i, x) < 0) return -1;
+    if (!(*x >= lo && *x <= hi)) {
+        bl_fail("%s: %s must be in [%g, %g], got %s", a->st->name, key, lo, hi, a->w[i].text);
+        return bl_session_errat(a->s, a->w[i].vpos);
+    }
+    return 0;
+}
+
+static int kw_flag(bl_cmdargs *a, int from, const char *key, int def, int *b)
+{
+    int i = kw_index(a, from, key);
+    *b = def;
+    return i < 0 ? 0 : bl_word_bool(a, i, b);
+}
+
+static int step_of(const bl_model *m)
+{
+    bl_train_state *t = bl_train_find(m);
+    if (t && t->run) return bl_run_steps(t->run);
+    return t && t->has_pending ? (int)t->pending.step : 0;
+}
+
+static int sample_dit(bl_cmdargs *a, bl_model *m, int used)
+{
+    static const char *const keys[] = { "n", "steps", "seed", NULL };
+    long n, steps, seed;
+    if (only_keys(a, used, keys) < 0 || kw_long(a, used, "n", 16, 1, 256, &n) < 0 ||
+        kw_long(a, used, "steps", 20, 1, 10000, &steps) < 0 ||
+        kw_long(a, used, "seed", 0, 0, 9007199254740991L, &seed) < 0)
+        return -1;
+    bl_tensor *x = bl_dit_sample(m, (int)n, (int)steps, (uint64_t)seed);
+    if (!x) return bl_session_errat(a->s, a->st->pos);
+    char title[160];
+    snprintf(title, sizeof title, "TinyDiT samples: step %d, %ld Euler steps, seed %ld", step_of(m), steps, seed);
+    bl_figure *f = bl_fig_new(1, 1, title);
+    int rc = f ? bl_panel_images(bl_fig_panel(f, 0), x->data, (int)n, x->shape[1], x->shape[2], x->shape[3],
+                                 -1.0f, 1.0f, 0) : -1;
+    bl_tensor_free(x);
+    if (rc < 0) {
+        bl_fig_free(f);
+        return -1;
+    }
+    a->result = bl_val_figure(f);
+    return a->result ? 0 : -1;
+}
+
+/* The vocabulary of GPT model m (from its text or checkpoint; opening the default text when it
+ * has neither). Returns the state or NULL + error. */
+static bl_train_state *gpt_vocab(bl_session *s, bl_model *m, const char *cmd)
+{
+    bl_train_state *t = bl_train_get(m);
+    if (t && !t->vocab_size && !bl_train_data(s, m, cmd)) return NULL;
+    if (!t) return NULL;
+    if (t->vocab_size != m->cfg.vocab)
+        return BL_FAILP("%s: the model's vocab is %d but its text has %d characters (data text FILE "
+                        "attaches a text and sets it)", cmd, m->cfg.vocab, t->vocab_size);
+    return t;
+}
+
+static int sample_gpt(bl_cmdargs *a, bl_model *m, int used)
+{
+    static const char *const keys[] = { "prompt", "n", "temperature", "top_k", "seed", "cache", "sliding", NULL };
+    long n, top_k, seed;
+    double temp;
+    int cache, sliding;
+    if (only_keys(a, used, keys) < 0 || kw_long(a, used, "n", 200, 0, 1000000, &n) < 0 ||
+        kw_double(a, used, "temperature", 1, 0, 1e6, &temp) < 0 ||
+        kw_long(a, used, "top_k", 0, 0, 1048576, &top_k) < 0 ||
+        kw_long(a, used, "seed", 0, 0, 9007199254740991L, &seed) < 0 ||
+        kw_flag(a, used, "cache", 1, &cache) < 0 || kw_flag(a, used, "sliding", 0, &sliding) < 0)
+        return -1;
+    int pi = kw_index(a, used, "prompt");
+    const char *prompt = pi >= 0 ? a->w[pi].text : "ROMEO:";
+    bl_train_state *t = gpt_vocab(a->s, m, "sample");
+    if (!t) return bl_session_errat(a->s, a->st->pos);
+    int np = (int)strlen(prompt);
+    if (np == 0) {
+        bl_fail("sample: the prompt is empty (give at least one character, e.g. prompt=\"\\n\")");
+        return bl_session_errat(a->s, a->w[pi].vpos);
+    }
+    int byte_to_id[256];
+    for (int i = 0; i < 256; i++) byte_to_id[i] = -1;
+    for (int i = 0; i < t->vocab_size; i++) byte_to_id[t->vocab[i]] = i;
+    size_t total = (size_t)np + (size_t)n;
+    int *ids = malloc(total * sizeof *ids);
+    char *text = malloc(total + 1);
+    if (!ids || !text) {
+        free(ids), free(text);
+        return bl_fail("sample: out of memory for %zu tokens", total);
+    }
+    int rc = 0;
+    for (int i = 0; i < np && rc == 0; i++) {
+        unsigned char c = (unsigned char)prompt[i];
+        if (byte_to_id[c] < 0) {
+            if (c >= 32 && c < 127)
+                bl_fail("sample: the prompt's character '%c' (position %d) is not in the vocabulary of %d "
+                        "characters", c, i + 1, t->vocab_size);
+            else
+                bl_fail("sample: the prompt's byte 0x%02x (position %d) is not in the vocabulary of %d "
+                        "characters", c, i + 1, t->vocab_size);
+            rc = bl_session_errat(a->s, a->w[pi].vpos);
+        }
+        ids[i] = byte_to_id[c];
+    }
+    bl_gen_opts o = bl_gen_opts_default();
+    o.max_new_tokens = (int)n;
+    o.temperature = (float)temp;
+    o.top_k = (int)top_k;
+    o.seed = (uint64_t)seed;
+    o.use_cache = cache;
+    o.sliding_window = sliding;
+    int got = rc == 0 ? bl_gpt_generate(m, ids, np, &o, ids) : -1;
+    if (got < 0 && rc == 0) {
+        const char *e = bl_error();
+        if (strncmp(e, "sample:", 7)) {
+            char msg[1024];
+            snprintf(msg, sizeof msg, "%s", strncmp(e, "generate: ", 10) ? e : e + 10);
+            bl_fail("sample: %s", msg);
+        }
+        rc = bl_session_errat(a->s, a->st->pos);
+    }
+    if (rc == 0) {
+        for (int i = 0; i < got; i++) text[i] = (char)t->vocab[ids[i]];
+        text[got] = '\0';
+        a->result = bl_val_str(text);
+        if (!a->result) rc = -1;
+        else if (got < (int)total) fprintf(a->s->out, "sample: interrupted after %d tokens\n", got - np);
+    }
+    free(ids);
+    free(text);
+    return rc;
+}
+
+int bl_cmd_sample(bl_cmdargs *a)
+{
+    int used;
+    bl_model *m = bl_models_pick(a, &used);
+    if (!m) return -1;
+    return m->kind == BL_MODEL_DIT ? sample_dit(a, m, used) : sample_gpt(a, m, used);
+}
+
+int bl_cmd_lengen(bl_cmdargs *a)
+{
+    static const char *const keys[] = { "factor", "windows", NULL };
+    int used;
+    long factor, windows;
+    bl_model *m = bl_models_pick(a, &used);
+    if (!m) return -1;
+    if (m->kind != BL_MODEL_GPT) {
+        bl_fail("lengen: needs a TinyGPT model (model gpt pos=rope), this one is TinyDiT");
+        return bl_session_errat(a->s, a->st->pos);
+    }
+    if (only_keys(a, used, keys) < 0 || kw_long(a, used, "factor", 4, 1, 64, &factor) < 0 ||
+        kw_long(a, used, "windows", 8, 1, 256, &windows) < 0)
+        return -1;
+    const bl_dataset *ds = bl_train_data(a->s, m, "lengen");
+    if (!ds) return bl_session_errat(a->s, a->st->pos);
+    if (ds->kind != BL_DATA_TEXT || ds->vocab_size != m->cfg.vocab) {
+        bl_fail("lengen: the model's data is not a text of its vocabulary (data text FILE)");
+        return bl_session_errat(a->s, a->st->pos);
+    }
+    int ctx = m->cfg.context, L = (int)factor * ctx;
+    int *ids = malloc((size_t)windows * (size_t)(L + 1) * sizeof *ids);
+    float *loss = malloc((size_t)L * sizeof *loss), *pos = malloc((size_t)L * sizeof *pos);
+    int rc = ids && loss && pos ? 0 : bl_fail("lengen: out of memory for %ld windows of %d", windows, L);
+    if (rc == 0 && bl_text_val_windows(ds, (int)windows, L, ids) < 0) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", bl_error());
+        rc = bl_fail("lengen: %s (try a smaller factor=)", msg);
+    }
+    if (rc == 0 && bl_gpt_position_loss(m, ids, (int)windows, L, loss) < 0) {
+        const char *e = bl_error();
+        if (strncmp(e, "lengen:", 7)) {
+            char msg[1024];
+            snprintf(msg, sizeof msg, "%s", e);
+            rc = bl_fail("lengen: %s", msg);
+        }
+        rc = -1;
+    }
+    bl_figure *f = NULL;
+    if (rc == 0) {
+        float lo = INFINITY, hi = -INFINITY;
+        for (int i = 0; i < L; i++) {
+            pos[i] = (float)(i + 1);
+            if (isfinite(loss[i])) lo = fminf(lo, loss[i]), hi = fmaxf(hi, loss[i]);
+        }
+        char title[160], pos_s[32], lab[64];
+        bl_config_get(&m->cfg, "pos", pos_s, sizeof pos_s);
+        snprintf(title, sizeof title, "loss per position, pos=%s, step %d, %ld windows", pos_s, step_of(m), windows);
+        snprintf(lab, sizeof lab, "training context %d", ctx);
+        float cx[2] = { (float)ctx, (float)ctx }, cy[2] = { lo, hi };
+        f = bl_fig_new(1, 1, title);
+        bl_panel *p = f ? bl_fig_panel(f, 0) : NULL;
+        if (!p || bl_panel_labels(p, NULL, "position", "val loss (nats)") < 0 ||
+            bl_panel_line(p, "val loss", pos, loss, L, 0) < 0 || bl_panel_line(p, lab, cx, cy, 2, 0) < 0)
+            rc = -1;
+    }
+    free(ids);
+    free(loss);
+    free(pos);
+    if (rc < 0) {
+        bl_fig_free(f);
+        return bl_session_errat(a->s, a->st->pos);
+    }
+    a->result = bl_val_figure(f);
+    return a->result ? 0 : -1;
+}

@@ -1,0 +1,374 @@
+/* cmd_train.c - train, eval, save, load, metrics and run values (see train.h). */
+#include "repl/train.h"
+#include "repl/models.h"
+#include "core/error.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int on_terminal(bl_session *s) { return s->out == stdout && isatty(fileno(stdout)); }
+
+/* Words after the model: at most one positional, the rest key=value among `keys` (NULL-ended). */
+static int check_keys(bl_cmdargs *a, int from, const char *const *keys, int max_pos, int *pos_i)
+{
+    int npos = 0;
+    *pos_i = -1;
+    for (int i = from; i < a->n; i++) {
+        if (!a->w[i].key) {
+            if (npos++ >= max_pos) {
+                bl_fail("%s: unexpected '%s' (%s)", a->st->name, a->w[i].text,
+                        bl_command_find(a->st->name)->synopsis);
+                return bl_session_errat(a->s, a->w[i].pos);
+            }
+            *pos_i = i;
+            continue;
+        }
+        int ok = 0;
+        for (int k = 0; keys[k]; k++) ok |= !strcmp(keys[k], a->w[i].key);
+        if (!ok) {
+            bl_fail("%s: unknown key '%s' (%s)", a->st->name, a->w[i].key,
+                    bl_command_find(a->st->name)->synopsis);
+            return bl_session_errat(a->s, a->w[i].pos);
+        }
+    }
+    return 0;
+}
+
+/* Index of the word with key `key`, or -1. */
+static int key_word(bl_cmdargs *a, int from, const char *key)
+{
+    for (int i = a->n - 1; i >= from; i--)
+        if (a->w[i].key && !strcmp(a->w[i].key, key)) return i;
+    return -1;
+}
+
+/* ---- train ---- */
+typedef struct {
+    bl_session *s;
+    int tty, quiet, first_step;
+    double t0, last_draw;
+    float loss;
+} progress;
+
+static void draw(progress *p, const bl_run *r, int done, int n, int final)
+{
+    double dt = now_s() - p->t0, ips = done > 0 && dt > 0 ? done / dt : 0;
+    char val[48] = "", eta[32] = "";
+    if (!isnan(r->last_val)) snprintf(val, sizeof val, "  val %.4f", r->last_val);
+    FILE *o = p->s->out;
+    if (p->tty) {
+        int w = 20, fill = n > 0 ? (int)((long)done * w / n) : w;
+        if (!final && ips > 0) snprintf(eta, sizeof eta, "  ETA %.0fs", (n - done) / ips);
+        fprintf(o, "\r[%.*s%.*s] step %d  loss %.4f%s  %.1f it/s%s\033[K", fill, "####################",
+                w - fill, "....................", bl_run_steps(r), p->loss, val, ips, eta);
+        if (final) fputc('\n', o);
+        fflush(o);
+        return;
+    }
+    if (final && !p->quiet)
+        fprintf(o, "step %d: loss %.4f%s, %d steps in %.1f s (%.1f it/s)\n", bl_run_steps(r), p->loss, val,
+                done, dt, ips);
+}
+
+static int train_cb(bl_run *r, int i, int n, float loss, int evaluated, void *ctx)
+{
+    progress *p = ctx;
+    (void)evaluated;
+    if (!isnan(loss)) p->loss = loss;
+    if (p->tty && !p->quiet && (now_s() - p->last_draw > 0.1 || i == n)) {
+        draw(p, r, i, n, 0);
+        p->last_draw = now_s();
+    }
+    return bl_interrupted();
+}
+
+int bl_cmd_train(bl_cmdargs *a)
+{
+    static const char *const keys[] = { "quiet", NULL };
+    int used, pi, quiet = 0;
+    long n;
+    bl_model *m = bl_models_pick(a, &used);
+    if (!m || check_keys(a, used, keys, 1, &pi) < 0) return -1;
+    if (pi < 0) {
+        bl_fail("train: how many steps? (train N)");
+        return -1;
+    }
+    int qi = key_word(a, used, "quiet");
+    if (bl_word_int(a, pi, 1, 1000000000, &n) < 0 || (qi >= 0 && bl_word_bool(a, qi, &quiet) < 0)) return -1;
+    bl_run *r = bl_train_run(a->s, m, "train");
+    if (!r) return bl_session_errat(a->s, a->st->pos);
+    progress p = { .s = a->s, .tty = on_terminal(a->s), .quiet = quiet, .t0 = now_s(), .loss = NAN };
+    if (quiet) p.tty = 0;
+    int from = bl_run_steps(r);
+    int done = bl_run_train(r, (int)n, train_cb, &p);
+    int steps = bl_run_steps(r) - from;
+    if (r->metrics.steps) p.loss = r->metrics.loss[r->metrics.steps - 1];
+    if (steps > 0 || p.tty) draw(&p, r, steps, (int)n, 1);
+    if (done < 0) return bl_session_errat(a->s, a->st->pos);
+    if (done < n && bl_interrupted())
+        fprintf(a->s->out, "train: interrupted after step %d (model and run kept)\n", bl_run_steps(r));
+    return 0;
+}
+
+/* ---- eval ---- */
+int bl_cmd_eval(bl_cmdargs *a)
+{
+    int used, pi;
+    static const char *const none[] = { NULL };
+    bl_model *m = bl_models_pick(a, &used);
+    if (!m || check_keys(a, used, none, 0, &pi) < 0) return -1;
+    bl_run *r = bl_train_run(a->s, m, "eval");
+    if (!r) return bl_session_errat(a->s, a->st->pos);
+    float v = bl_run_eval(r);
+    if (isnan(v)) return bl_session_errat(a->s, a->st->pos);
+    fprintf(a->s->out, "val loss %.3g at step %d (%d held-out %s)\n", v, bl_run_steps(r), r->val_n,
+            m->kind == BL_MODEL_DIT ? "images" : "windows");
+    return 0;
+}
+
+/* ---- save / load ---- */
+int bl_cmd_save(bl_cmdargs *a)
+{
+    int used;
+    bl_model *m = bl_models_pick(a, &used);
+    if (!m) return -1;
+    if (a->n != used + 1 || a->w[used].key) {
+        bl_fail("save: expected one file name (save [MODEL] FILE)");
+        return bl_session_errat(a->s, a->n > used + 1 ? a->w[used + 1].pos : a->st->pos);
+    }
+    bl_train_state *t = bl_train_find(m);
+    /* a loaded run that has not trained since: make its run so its step and history are kept */
+    if (t && t->has_pending && t->data && !bl_train_run(a->s, m, "save"))
+        return bl_session_errat(a->s, a->st->pos);
+    const bl_run *r = t ? t->run : NULL;
+    if (bl_checkpoint_save(a->w[used].text, m, r, t && t->vocab_size ? t->vocab : NULL,
+                           t ? t->vocab_size : 0) < 0) {
+        const char *e = bl_error();
+        if (strncmp(e, "save:", 5)) {
+            char msg[1024];
+            snprintf(msg, sizeof msg, "%s", e);
+            bl_fail("save: %s", msg);
+        }
+        return bl_session_errat(a->s, a->w[used].pos);
+    }
+    fprintf(a->s->out, "saved %s (step %d, %zu parameters%s)\n", a->w[used].text, r ? bl_run_steps(r) : 0,
+            bl_model_param_count(m), r ? ", optimizer state and history" : "");
+    return 0;
+}
+
+int bl_cmd_load(bl_cmdargs *a)
+{
+    static const char *const keys[] = { "name", NULL };
+    int pi;
+    if (check_keys(a, 0, keys, 1, &pi) < 0) return -1;
+    if (pi < 0) {
+        bl_fail("load: expected a file name (load FILE [name=NAME])");
+        return -1;
+    }
+    int ni = key_word(a, 0, "name");
+    const char *name = ni >= 0 ? a->w[ni].text : NULL;
+    if (name && !bl_models_name_ok(name)) {
+        bl_fail("load: '%s' is not a variable name", name);
+        return bl_session_errat(a->s, a->w[ni].vpos);
+    }
+    const char *path = a->w[pi].text;
+    bl_ckpt_info info;
+    memset(&info, 0, sizeof info);
+    bl_model *m = bl_checkpoint_load(path, &info);
+    if (!m) {
+        const char *e = bl_error();
+        if (strncmp(e, "load:", 5)) {
+            char msg[1024];
+            snprintf(msg, sizeof msg, "%s", e);
+            bl_fail("load: %s", msg);
+        }
+        bl_ckpt_info_clear(&info);
+        return bl_session_errat(a->s, a->w[pi].pos);
+    }
+    bl_train_state *t = bl_train_get(m);
+    if (!t) {
+        bl_model_free(m);
+        bl_ckpt_info_clear(&info);
+        return -1;
+    }
+    t->from_checkpoint = 1;
+    t->vocab_size = info.vocab_size;
+    memcpy(t->vocab, info.vocab, sizeof t->vocab);
+    t->pending = info;          /* takes the history */
+    t->has_pending = 1;
+    if (bl_models_adopt(a->s, m, name) < 0) return bl_session_errat(a->s, a->w[pi].pos);
+    /* the model is a value now: from here on nothing fails the command */
+    FILE *o = a->s->out;
+    if (!info.data_name[0]) {
+        fprintf(o, "  step %ld; no data stored (data KIND [PATH] attaches some)\n", info.step);
+        return 0;
+    }
+    const char *src = info.data_source[0] && strcmp(info.data_source, "built in") ? info.data_source : NULL;
+    bl_dataset *ds = bl_data_open(info.data_name, src, m->cfg.seed);
+    char d[1200];
+    if (ds) {
+        t->data = ds;
+        if (m->kind == BL_MODEL_GPT && ds->vocab_size == m->cfg.vocab && !t->vocab_size) {
+            t->vocab_size = ds->vocab_size;
+            memcpy(t->vocab, ds->vocab, sizeof t->vocab);
+        }
+        if (m->kind == BL_MODEL_GPT && ds->vocab_size != m->cfg.vocab) {
+            fprintf(o, "  the data %s %s has changed (vocab %d, the model has %d): not attached\n",
+                    info.data_name, src ? src : "(built in)", ds->vocab_size, m->cfg.vocab);
+            bl_dataset_free(ds);
+            t->data = NULL;
+        } else if (!bl_train_run(a->s, m, "load")) {
+            fprintf(o, "  the run cannot continue on %s: %s\n", info.data_name, bl_error());
+            bl_dataset_free(t->data);
+            t->data = NULL;
+        } else {
+            fprintf(o, "  step %d, data %s\n", bl_run_steps(t->run), bl_dataset_describe(ds, d, sizeof d));
+            return 0;
+        }
+    } else {
+        fprintf(o, "  cannot reopen the data (%s)\n", bl_error());
+    }
+    bl_clear_error();
+    fprintf(o, "  step %ld kept; data KIND [PATH] attaches data to continue the run\n", info.step);
+    return 0;
+}
+
+/* ---- run values ---- */
+typedef struct {
+    bl_metrics m;
+} runval;
+
+static void rv_free(void *p)
+{
+    runval *r = p;
+    bl_metrics_free(&r->m);
+    free(r);
+}
+
+static void rv_describe(void *p, char *buf, size_t n)
+{
+    const bl_metrics *m = &((runval *)p)->m;
+    size_t len = (size_t)snprintf(buf, n, "run %d steps", m->steps);
+    if (m->steps && len < n) len += (size_t)snprintf(buf + len, n - len, ", loss %.4g", m->loss[m->steps - 1]);
+    if (m->nval && len < n)
+        len += (size_t)snprintf(buf + len, n - len, ", val %.4g at step %d", m->val_loss[m->nval - 1],
+                                m->val_step[m->nval - 1]);
+    if (m->steps && len < n) snprintf(buf + len, n - len, ", %.1f ms/step", bl_metrics_ms_per_step(m));
+}
+
+static void rv_print(void *p, FILE *out)
+{
+    char d[256];
+    rv_describe(p, d, sizeof d);
+    fprintf(out, "<%s>\n", d);
+}
+
+static bl_value *floats_value(const float *x, int n)
+{
+    if (n == 0) return bl_val_list(0);
+    bl_tensor *t = bl_tensor_new1(n);
+    if (t) memcpy(t->data, x, (size_t)n * sizeof(float));
+    return bl_val_tensor(t);
+}
+
+static bl_value *rv_field(void *p, const char *name)
+{
+    const bl_metrics *m = &((runval *)p)->m;
+    if (!strcmp(name, "steps")) return bl_val_num(m->steps);
+    if (!strcmp(name, "loss")) return floats_value(m->loss, m->steps);
+    if (!strcmp(name, "ms")) return floats_value(m->ms, m->steps);
+    if (!strcmp(name, "lr")) return floats_value(m->lr, m->steps);
+    if (!strcmp(name, "val")) {
+        if (m->nval == 0) return bl_val_list(0);
+        bl_tensor *t = bl_tensor_new2(m->nval, 2);
+        for (int i = 0; t && i < m->nval; i++) {
+            t->data[2 * i] = (float)m->val_step[i];
+            t->data[2 * i + 1] = m->val_loss[i];
+        }
+        return bl_val_tensor(t);
+    }
+    if (!strcmp(name, "spikes")) {
+        bl_value *l = bl_val_list(m->nspikes);
+        for (int i = 0; l && i < m->nspikes; i++)
+            if (!(l->items[i] = bl_val_num(m->spikes[i]))) {
+                bl_val_unref(l);
+                return NULL;
+            }
+        return l;
+    }
+    if (!strcmp(name, "ms_per_step")) return bl_val_num(bl_metrics_ms_per_step(m));
+    if (!strcmp(name, "items")) return bl_val_num(m->items);
+    if (!strcmp(name, "params")) return bl_val_num((double)m->params);
+    if (!strcmp(name, "wall_s")) return bl_val_num(m->wall_s);
+    return BL_FAILP("a run has no field '%s' (fields: steps, loss, val, ms_per_step, spikes, items, "
+                    "params, ms, lr, wall_s)", name);
+}
+
+static int rv_save(void *p, const char *path, const char *cmdline)
+{
+    (void)cmdline;
+    const char *dot = strrchr(path, '.');
+    if (!dot || strcmp(dot, ".json"))
+        return bl_fail("save: a run is written as .json (metrics.json), not '%s'", dot ? dot : path);
+    return bl_metrics_write(&((runval *)p)->m, path);
+}
+
+const bl_handle_type bl_runval_type = { "run", rv_free, rv_print, rv_field, rv_describe, rv_save };
+
+const bl_metrics *bl_runval_metrics(const bl_value *v)
+{
+    if (!v || v->kind != BL_V_HANDLE || v->htype != &bl_runval_type) return NULL;
+    return &((runval *)v->h)->m;
+}
+
+bl_value *bl_train_run_value(const bl_model *m, const char *cmd)
+{
+    bl_train_state *t = bl_train_find(m);
+    const bl_metrics *src = t && t->run ? &t->run->metrics : NULL;
+    if (!src && !(t && t->has_pending && t->pending.history))
+        return BL_FAILP("%s: the model has not been trained yet (train N)", cmd);
+    runval *r = calloc(1, sizeof *r);
+    if (!r) return BL_FAILP("%s: out of memory", cmd);
+    bl_metrics_init(&r->m, bl_model_param_count(m), m->kind == BL_MODEL_GPT ? "tokens" : "images");
+    json_t *j = src ? bl_metrics_to_json(src) : json_incref(t->pending.history);
+    int rc = j ? bl_metrics_from_json(&r->m, j) : -1;
+    json_decref(j);
+    if (rc < 0) {
+        rv_free(r);
+        return NULL;
+    }
+    return bl_val_handle(&bl_runval_type, r);
+}
+
+bl_value *bl_fn_run(bl_callargs *a)
+{
+    if (bl_nargs(a, 1, 1) < 0) return NULL;
+    bl_value *v = a->v[0];
+    if (v->kind != BL_V_HANDLE || v->htype != &bl_model_type) {
+        bl_fail("run: expects a model, got a %s", bl_val_kind_name(v));
+        bl_session_errat(a->s, a->vpos[0]);
+        return NULL;
+    }
+    bl_value *r = bl_train_run_value(v->h, "run");
+    if (!r) bl_session_errat(a->s, a->vpos[0]);
+    return r;
+}
+
+int bl_cmd_metrics(bl_cmdargs *a)
+{
+    int used, pi;
+    static const char *const none[] = { NULL };
+    bl_model *m = bl_models_pick(a, &used);
+    if (!m || check_keys(a, used, none, 0, &pi) < 0) return -1;
+    a->result = bl_train_run_value(m, "metrics");
+    return a->result ? 0 : bl_session_errat(a->s, a->st->pos);
+}

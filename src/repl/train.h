@@ -1,0 +1,132 @@
+/* train.h - training from the REPL: the data and the run each model carries, and the commands
+ * data, train, eval, sample, lengen, save, load, metrics and dash (issues 3-6, DESIGN.md 5-8).
+ *
+ * Every model value may carry a training state (cmd_data.c keeps a list keyed by the model):
+ *   data     the attached dataset (`data KIND [PATH]`); when none is attached, training opens
+ *            the default: shapes (TinyDiT) or the built-in manual text (TinyGPT)
+ *   run      the bl_run, made by the first `train`/`eval` and kept, so `train 100; train 100`
+ *            continues; a switch change that rebuilds the model discards it (set says so)
+ *   vocab    TinyGPT: the characters of the vocabulary (from the text or the checkpoint)
+ *   pending  what `load` read from a checkpoint (step, history, data position) until the run
+ *            that continues it is made
+ * The state is freed with the model (models.c calls bl_train_forget).
+ */
+#ifndef BL_REPL_TRAIN_H
+#define BL_REPL_TRAIN_H
+
+#include "repl/repl.h"
+#include "train/checkpoint.h"
+
+typedef struct bl_train_state {
+    const bl_model *m;          /* the key */
+    bl_dataset *data;           /* owned, or NULL */
+    bl_run *run;                /* owned, or NULL */
+    int exam_n;                 /* held-out examples of the exam (0 = the trainer's default) */
+    int vocab_size;             /* TinyGPT: 0 when unknown */
+    unsigned char vocab[256];
+    int has_pending;            /* pending holds a checkpoint's run to continue */
+    bl_ckpt_info pending;
+    int from_checkpoint;        /* the weights came from `load`: never rebuilt silently */
+    struct bl_train_state *next;
+} bl_train_state;
+
+/* The state of m, made when absent (NULL + error on out of memory). */
+bl_train_state *bl_train_get(const bl_model *m);
+/* The state of m or NULL; does not make one. */
+bl_train_state *bl_train_find(const bl_model *m);
+/* Free m's state (the model is being freed). */
+void bl_train_forget(const bl_model *m);
+/* The model was rebuilt (new weights): drop its run, saying so on out when it had steps. */
+void bl_train_discard_run(const bl_model *m, FILE *out);
+
+/* The data of m, opening the default when none is attached (printing what it did on out).
+ * For TinyGPT, sets the model's vocab to the text's, rebuilding the model and saying so when it
+ * changes (refused, with an error, for weights loaded from a checkpoint). NULL + "CMD: ...". */
+const bl_dataset *bl_train_data(bl_session *s, bl_model *m, const char *cmd);
+/* The run of m, made on first use (with the pending checkpoint state), re-made keeping its step,
+ * history and data position when `batch` changed. NULL + "CMD: ..." error. */
+bl_run *bl_train_run(bl_session *s, bl_model *m, const char *cmd);
+
+/* A run value: a snapshot of a run's metrics (fields steps, loss, val, ms_per_step, spikes,
+ * items, params; `> FILE.json` writes metrics.json). */
+extern const bl_handle_type bl_runval_type;
+/* A snapshot of m's run (NULL + "CMD: MODEL has not been trained yet" when it has none). */
+bl_value *bl_train_run_value(const bl_model *m, const char *cmd);
+/* The metrics a run value holds (for plots of several runs), or NULL when v is not one. */
+const bl_metrics *bl_runval_metrics(const bl_value *v);
+
+int bl_cmd_data(bl_cmdargs *a);
+int bl_cmd_train(bl_cmdargs *a);
+int bl_cmd_eval(bl_cmdargs *a);
+int bl_cmd_sample(bl_cmdargs *a);
+int bl_cmd_lengen(bl_cmdargs *a);
+int bl_cmd_save(bl_cmdargs *a);
+int bl_cmd_load(bl_cmdargs *a);
+int bl_cmd_metrics(bl_cmdargs *a);
+int bl_cmd_dash(bl_cmdargs *a);
+int bl_complete_data(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out);
+bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
+
+#define BL_TRAIN_COMMANDS                                                                       \
+    { "data", "data [MODEL] [KIND [PATH]] [exam=N]",                                           \
+      "Attach a dataset to the model, or show it.\n"                                           \
+      "KIND: shapes (built in), cifar10 DIR, mnist DIR, fashion-mnist [DIR], images DIR (one\n" \
+      "folder of PNGs per class), text [FILE] (no FILE: the built-in manual). For TinyGPT the\n" \
+      "model's vocab becomes the text's (a rebuild when it changes). Without `data`, training\n" \
+      "uses shapes (TinyDiT) or the built-in text (TinyGPT). A new dataset starts a new run.\n" \
+      "exam=N: the validation exam takes N held-out images or windows (default 2000 images,\n" \
+      "64 windows; fewer is faster, the same N gives every model the same exam).",             \
+      bl_complete_data, bl_cmd_data, 0 },                                                      \
+    { "train", "train [MODEL] N [quiet=on]",                                                   \
+      "Train N steps (the run continues across calls).\n"                                      \
+      "On a terminal a progress bar shows step, loss, it/s, ETA and the last val loss; otherwise\n" \
+      "one final line (quiet=on: none). Validation every eval_every steps (set eval_every=0:\n" \
+      "never). Ctrl-C stops after the current step and keeps everything; a NaN or inf loss stops\n" \
+      "with the weights of the last good step. `set lr=...` applies to the next step.",       \
+      bl_complete_modelvar, bl_cmd_train, 0 },                                                  \
+    { "eval", "eval [MODEL]",                                                                  \
+      "Print the validation loss on the fixed exam.\n"                                         \
+      "TinyDiT: flow MSE on held-out images with fixed noise and t; TinyGPT: cross-entropy on\n" \
+      "fixed held-out windows. The point goes into the run's val history.",                    \
+      bl_complete_modelvar, bl_cmd_eval, 0 },                                                   \
+    { "sample", "sample [MODEL] [KEY=VALUE...]",                                               \
+      "Generate images (TinyDiT) or text (TinyGPT).\n"                                         \
+      "TinyDiT: n=16 steps=20 seed=0; the result is a picture (sample > s.png saves it).\n"    \
+      "TinyGPT: prompt=\"ROMEO:\" n=200 temperature=1 top_k=0 seed=0 cache=on sliding=off;\n" \
+      "the result is the text. Characters outside the vocabulary are reported.",              \
+      bl_complete_modelvar, bl_cmd_sample, 0 },                                                 \
+    { "lengen", "lengen [MODEL] [factor=4] [windows=8]",                                       \
+      "Validation loss per position past the context.\n"                                       \
+      "TinyGPT on windows factor x context long (pos=rope; pos=learned cannot go past its\n"   \
+      "context): a picture of loss against position with the training context marked.",     \
+      bl_complete_modelvar, bl_cmd_lengen, 0 },                                                 \
+    { "save", "save [MODEL] FILE",                                                             \
+      "Save the model and its run as a checkpoint.\n"                                          \
+      "A safetensors file (PyTorch names; optimizer moments, config, step, history, data and\n" \
+      "vocab in __metadata__), written atomically.",                                           \
+      bl_complete_file, bl_cmd_save, 0 },                                                       \
+    { "load", "load FILE [name=NAME]",                                                         \
+      "Load a checkpoint as a new model, made current.\n"                                      \
+      "Its run continues where it stopped (step, history, data position); the data is reopened\n" \
+      "from the name and path stored in the file when possible. load(\"f\", \"name\") reads one\n" \
+      "tensor instead.",                                                                        \
+      bl_complete_file, bl_cmd_load, 0 },                                                       \
+    { "metrics", "metrics [MODEL]",                                                            \
+      "The run's metrics (steps, loss, val, speed).\n"                                         \
+      "`metrics > metrics.json` writes metrics.json (params, steps, items, loss, ms, val,\n"   \
+      "spikes, ms_per_step, it_per_s, items_per_s, wall_s); run(m) gives them as a value.",   \
+      bl_complete_modelvar, bl_cmd_metrics, 0 },                                                \
+    { "dash", "dash [MODEL] [steps=N] | dash demo",                                            \
+      "Train inside the live ncurses dashboard.\n"                                             \
+      "Loss curve, progress, the attention map of the last step and per-token statistics;\n"  \
+      "keys: q back (everything kept), p pause, v view, arrows layer and head, g log y.\n"     \
+      "steps= defaults to the model's steps key. `dash demo` shows a fake run.",               \
+      bl_complete_modelvar, bl_cmd_dash, 0 },
+
+#define BL_TRAIN_FUNCTIONS                                                                      \
+    { "run", "run(m)",                                                                          \
+      "A snapshot of model m's training run: fields steps, loss (a tensor of the losses), val\n" \
+      "([k, 2]: step, loss), ms_per_step, spikes, items, params. r = run(m); r > r.json writes\n" \
+      "metrics.json. m.run is the same.", bl_fn_run },
+
+#endif
