@@ -139,13 +139,12 @@ static int sample_gpt(bl_cmdargs *a, bl_model *m, int used)
     for (int i = 0; i < np && rc == 0; i++) {
         unsigned char c = (unsigned char)prompt[i];
         if (byte_to_id[c] < 0) {
-            if (c >= 32 && c < 127)
-                bl_fail("sample: the prompt's character '%c' (position %d) is not in the vocabulary of %d "
-                        "characters", c, i + 1, t->vocab_size);
-            else
-                bl_fail("sample: the prompt's byte 0x%02x (position %d) is not in the vocabulary of %d "
-                        "characters", c, i + 1, t->vocab_size);
-            rc = bl_session_errat(a->s, a->w[pi].vpos);
+            char what[32];
+            if (c >= 32 && c < 127) snprintf(what, sizeof what, "'%c'", c);
+            else snprintf(what, sizeof what, "byte 0x%02x", c);
+            bl_fail("sample: the prompt's %s (character %d) is not in the model's vocabulary of %d "
+                    "characters", what, i + 1, t->vocab_size);
+            rc = bl_session_errat(a->s, pi >= 0 ? a->w[pi].vpos : a->st->pos);
         }
         ids[i] = byte_to_id[c];
     }

@@ -75,8 +75,8 @@ static void draw(progress *p, const bl_run *r, int done, int n, int final)
         return;
     }
     if (final && !p->quiet)
-        fprintf(o, "step %d: loss %.4f%s, %d steps in %.1f s (%.1f it/s)\n", bl_run_steps(r), p->loss, val,
-                done, dt, ips);
+        fprintf(o, "step %d: loss %.4f%s, %d step%s in %.1f s (%.1f it/s)\n", bl_run_steps(r), p->loss, val,
+                done, done == 1 ? "" : "s", dt, ips);
 }
 
 static int train_cb(bl_run *r, int i, int n, float loss, int evaluated, void *ctx)
@@ -201,6 +201,7 @@ int bl_cmd_load(bl_cmdargs *a)
         return -1;
     }
     t->from_checkpoint = 1;
+    t->exam_n = info.exam_n;    /* the continued run takes the same exam */
     t->vocab_size = info.vocab_size;
     memcpy(t->vocab, info.vocab, sizeof t->vocab);
     t->pending = info;          /* takes the history */
@@ -257,7 +258,7 @@ static void rv_free(void *p)
 static void rv_describe(void *p, char *buf, size_t n)
 {
     const bl_metrics *m = &((runval *)p)->m;
-    size_t len = (size_t)snprintf(buf, n, "run %d steps", m->steps);
+    size_t len = (size_t)snprintf(buf, n, "%d steps", m->steps);
     if (m->steps && len < n) len += (size_t)snprintf(buf + len, n - len, ", loss %.4g", m->loss[m->steps - 1]);
     if (m->nval && len < n)
         len += (size_t)snprintf(buf + len, n - len, ", val %.4g at step %d", m->val_loss[m->nval - 1],
@@ -269,7 +270,7 @@ static void rv_print(void *p, FILE *out)
 {
     char d[256];
     rv_describe(p, d, sizeof d);
-    fprintf(out, "<%s>\n", d);
+    fprintf(out, "<run %s>\n", d);
 }
 
 static bl_value *floats_value(const float *x, int n)

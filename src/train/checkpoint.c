@@ -53,9 +53,9 @@ int bl_checkpoint_save(const char *path, const bl_model *m, const bl_run *r,
     if (r) {
         meta_k[nmeta] = "history"; meta_v[nmeta++] = dump(bl_metrics_to_json(&r->metrics));
         meta_k[nmeta] = "data";
-        meta_v[nmeta++] = dump(json_pack("{s:s,s:s,s:I}", "name", r->data->name, "source",
+        meta_v[nmeta++] = dump(json_pack("{s:s,s:s,s:I,s:i}", "name", r->data->name, "source",
                                          r->data->source ? r->data->source : "",
-                                         "drawn", (json_int_t)r->batcher.drawn));
+                                         "drawn", (json_int_t)r->batcher.drawn, "exam", r->val_n));
     }
     if (vocab && vocab_size > 0) {
         json_t *a = json_array();
@@ -147,6 +147,8 @@ bl_model *bl_checkpoint_load(const char *path, bl_ckpt_info *info)
         snprintf(info->data_name, sizeof info->data_name, "%s", dn ? dn : "");
         snprintf(info->data_source, sizeof info->data_source, "%s", ds ? ds : "");
         info->drawn = (uint64_t)json_integer_value(json_object_get(dj, "drawn"));
+        json_int_t exam = json_integer_value(json_object_get(dj, "exam"));   /* 0 when absent */
+        info->exam_n = exam > 0 && exam <= 1000000000 ? (int)exam : 0;
     } else if (bl_st_meta(f, "data")) goto fail;
     if ((vj = meta_json(f, "vocab", path))) {
         size_t n = json_array_size(vj);

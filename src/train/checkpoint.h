@@ -8,7 +8,8 @@
  *   config   bl_config_to_json (switches, shape, seed and trainer keys)
  *   step     optimizer steps taken
  *   history  the run's metrics (metrics.h JSON: losses, validation points, spikes, timings)
- *   data     {"name", "source", "drawn"}: the dataset and how many samples were drawn from it
+ *   data     {"name", "source", "drawn", "exam"}: the dataset, how many samples were drawn from
+ *            it and the size of the run's validation exam (val_n)
  *   vocab    TinyGPT: the characters of the vocabulary, as a JSON array of byte values
  * so `load` brings back the exact run: training 20 steps, saving, loading and training 20 more
  * gives the losses of 40 uninterrupted steps. Loads in PyTorch with
@@ -32,6 +33,7 @@ typedef struct bl_ckpt_info {
     long step;                  /* optimizer steps */
     int has_optim;              /* moments were stored (and have been loaded into the params) */
     uint64_t drawn;             /* samples drawn from the dataset */
+    int exam_n;                 /* the run's exam size (val_n); 0 when not stored */
     char data_name[32];
     char data_source[1024];
     int vocab_size;             /* 0 when absent */
