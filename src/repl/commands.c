@@ -7,6 +7,7 @@
  */
 #include "repl/repl.h"
 #include "repl/models.h"
+#include "repl/cmd_plots.h"
 #include "repl/train.h"
 #include "core/error.h"
 #include <errno.h>
@@ -324,6 +325,7 @@ const bl_command bl_commands[] = {
       NULL, cmd_time, 1 },
     BL_MODEL_COMMANDS
     BL_TRAIN_COMMANDS
+    BL_PLOT_COMMANDS
     { NULL, NULL, NULL, NULL, NULL, 0 },
 };
 

@@ -1,0 +1,500 @@
+/* cmd_plots.c - `plot loss`, `attn` and `stats` (see cmd_plots.h), and the word helpers of the
+ * picture commands. attn and stats run the model once on a fixed input (fixed_forward) and read
+ * the per-layer activations it keeps (models/model.h: attn[], tap_in[], tap_norm[]). */
+#include "repl/cmd_plots.h"
+#include "core/error.h"
+#include "data/dataset.h"
+#include "models/tinydit.h"
+#include "models/tinygpt.h"
+#include "nn/nn.h"
+#include "repl/figures.h"
+#include "repl/train.h"
+#include "train/trainer.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- word helpers ---- */
+int bl_plot_kw_find(bl_cmdargs *a, const char *key)
+{
+    for (int i = 0; i < a->n; i++)
+        if (a->w[i].key && !strcmp(a->w[i].key, key)) return i;
+    return -1;
+}
+
+int bl_plot_check_keys(bl_cmdargs *a, int from, const char *const *keys)
+{
+    for (int i = from; i < a->n; i++) {
+        int ok = 0;
+        for (const char *const *k = keys; a->w[i].key && *k && !ok; k++) ok = !strcmp(*k, a->w[i].key);
+        if (ok) continue;
+        char list[256] = "";
+        for (const char *const *k = keys; *k; k++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s=", k == keys ? "" : " ", *k);
+        if (a->w[i].key) bl_fail("%s: unknown key '%s' (keys: %s)", a->st->name, a->w[i].key, list);
+        else bl_fail("%s: unexpected word '%s' (keys: %s)", a->st->name, a->w[i].text, list);
+        return bl_session_errat(a->s, a->w[i].pos);
+    }
+    return 0;
+}
+
+int bl_plot_kw_num(bl_cmdargs *a, const char *key, double def, double lo, double hi, double *x)
+{
+    int i = bl_plot_kw_find(a, key);
+    *x = def;
+    if (i < 0) return 0;
+    if (bl_word_num(a, i, x) < 0) return -1;
+    if (!(*x >= lo && *x <= hi)) {
+        bl_fail("%s: %s must be in [%g, %g], got %s", a->st->name, key, lo, hi, a->w[i].text);
+        return bl_session_errat(a->s, a->w[i].vpos);
+    }
+    return 0;
+}
+
+int bl_plot_kw_int(bl_cmdargs *a, const char *key, long def, long lo, long hi, long *x)
+{
+    int i = bl_plot_kw_find(a, key);
+    *x = def;
+    return i < 0 ? 0 : bl_word_int(a, i, lo, hi, x);
+}
+
+/* ---- plot loss ---- */
+
+bl_figure *bl_plot_loss_figure(const bl_metrics *const *runs, const char *const *labels, int n, float smooth,
+                               int logy, int val)
+{
+    if (!(smooth >= 0 && smooth < 1)) return BL_FAILP("plot loss: smooth must be in [0, 1), got %g", smooth);
+    int any = 0;
+    for (int i = 0; i < n; i++) any |= runs[i] && runs[i]->steps > 0;
+    if (!any) return BL_FAILP("plot loss: no training steps yet (train N first)");
+    bl_figure *f = bl_fig_new(1, 1, n > 1 ? "Train loss" : labels[0]);
+    bl_panel *p = f ? bl_fig_panel(f, 0) : NULL;
+    int rc = p ? bl_panel_labels(p, NULL, "step", logy ? "loss (log)" : "loss") : -1;
+    for (int i = 0; rc == 0 && i < n; i++) {
+        const bl_metrics *m = runs[i];
+        if (!m || m->steps == 0) continue;
+        float *x = malloc(sizeof(float) * (size_t)(m->steps + m->nval + 1));
+        if (!x) {
+            rc = bl_fail("plot loss: out of memory");
+            break;
+        }
+        for (int s = 0; s < m->steps; s++) x[s] = (float)(s + 1);  /* loss of step s+1 */
+        rc = bl_panel_smoothed(p, labels[i], x, m->loss, m->steps, smooth) < 0 ? -1 : 0;
+        if (rc == 0 && val && m->nval > 0) {
+            char lab[160];
+            snprintf(lab, sizeof lab, "%s val", labels[i]);
+            for (int v = 0; v < m->nval; v++) x[v] = (float)m->val_step[v];
+            rc = bl_panel_line(p, lab, x, m->val_loss, m->nval, BL_MARKERS | BL_NO_LINE | BL_SAME_COLOR) < 0 ? -1 : 0;
+        }
+        free(x);
+    }
+    if (rc < 0) {
+        bl_fig_free(f);
+        return NULL;
+    }
+    if (logy) bl_panel_log(p, 0, 1);
+    return f;
+}
+
+/* The run history behind a value: a run value (`r = m.run`, a snapshot) or a model with a run
+ * (repl/train.h keeps one per model). NULL when there is none. */
+static const bl_metrics *value_metrics(const bl_value *v)
+{
+    if (!v || v->kind != BL_V_HANDLE) return NULL;
+    const bl_metrics *r = bl_runval_metrics(v);
+    if (r || v->htype != &bl_model_type) return r;
+    const bl_train_state *ts = bl_train_find(v->h);
+    return ts && ts->run ? &ts->run->metrics : NULL;
+}
+
+static int cmd_plot_loss(bl_cmdargs *a)
+{
+    static const char *const keys[] = { "smooth", "logy", "val", NULL };
+    double smooth;
+    int logy = 1, val = 1, first_key = a->n;
+    for (int i = 1; i < a->n; i++)
+        if (a->w[i].key) {
+            first_key = i;
+            break;
+        }
+    if (bl_plot_check_keys(a, first_key, keys) < 0 || bl_plot_kw_num(a, "smooth", 0.9, 0, 0.999, &smooth) < 0 ||
+        (bl_plot_kw_find(a, "logy") >= 0 && bl_word_bool(a, bl_plot_kw_find(a, "logy"), &logy) < 0) ||
+        (bl_plot_kw_find(a, "val") >= 0 && bl_word_bool(a, bl_plot_kw_find(a, "val"), &val) < 0))
+        return -1;
+    int n = first_key - 1;
+    if (n > 16) {
+        bl_fail("plot loss: at most 16 runs at once, got %d", n);
+        return bl_session_errat(a->s, a->w[17].pos);
+    }
+    const bl_metrics *runs[16];
+    const char *labels[16];
+    char curname[160];
+    int rc = 0;
+    if (n == 0) {
+        /* the current model, named by its switches */
+        bl_model *m = bl_models_current(a->s, "plot loss");
+        if (!m) return -1;
+        bl_value *cur = NULL;
+        snprintf(curname, sizeof curname, "model");
+        for (int i = 0; i < a->s->nvars && !cur; i++)
+            if (a->s->vals[i]->kind == BL_V_HANDLE && a->s->vals[i]->h == m) {
+                cur = a->s->vals[i];
+                snprintf(curname, sizeof curname, "%s", a->s->names[i]);
+            }
+        runs[0] = value_metrics(cur);
+        labels[0] = curname;
+        n = 1;
+        if (!runs[0]) rc = bl_fail("plot loss: %s has no training run yet (train N first)", curname);
+    }
+    for (int i = 0; rc == 0 && i < first_key - 1; i++) {
+        const bl_word *w = &a->w[i + 1];
+        bl_value *v = bl_session_get(a->s, w->text);
+        labels[i] = w->text;
+        runs[i] = value_metrics(v);
+        if (!runs[i]) {
+            if (!v) bl_fail("plot loss: no variable '%s'", w->text);
+            else bl_fail("plot loss: '%s' is a %s with no training run (train it first)", w->text, bl_val_kind_name(v));
+            rc = bl_session_errat(a->s, w->pos);
+        }
+    }
+    bl_figure *f = rc == 0 ? bl_plot_loss_figure(runs, labels, n, (float)smooth, logy, val) : NULL;
+    if (!f) return -1;
+    a->result = bl_val_figure(f);
+    return a->result ? 0 : -1;
+}
+
+int bl_cmd_plot(bl_cmdargs *a)
+{
+    if (a->n >= 1 && !a->w[0].key && !strcmp(a->w[0].text, "loss")) return cmd_plot_loss(a);
+    bl_fail("plot: expected loss, got '%s' (plot loss [MODELS...])", a->n ? a->w[0].text : "");
+    return a->n ? bl_session_errat(a->s, a->w[0].pos) : -1;
+}
+
+int bl_complete_plot(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out)
+{
+    static const char *const sub[] = { "loss", NULL };
+    static const char *const k[] = { "smooth=", "logy=", "val=", NULL };
+    if (argi == 0) {
+        bl_complete_from(sub, prefix, out);
+        return 0;
+    }
+    bl_complete_from(k, prefix, out);
+    return bl_complete_modelvar(s, argi, words, prefix, out);
+}
+
+/* ---- the fixed input of attn and stats ---- */
+
+typedef struct {
+    int L;                  /* tokens */
+    int H, D;               /* heads, model width */
+    float *attn;            /* [H, L, L] of the chosen layer */
+    float *tin, *tnorm;     /* [L, D] */
+    float *img;             /* DiT: x0 and x_t, [2, C, S, S] */
+    int C, S, gh, gw;
+    char **labels;          /* GPT: L characters ("_" for a space) */
+    char desc[96];
+} fixed_out;
+
+static void fixed_free(fixed_out *o)
+{
+    free(o->attn);
+    free(o->tin);
+    free(o->tnorm);
+    free(o->img);
+    for (int i = 0; o->labels && i < o->L; i++) free(o->labels[i]);
+    free(o->labels);
+}
+
+/* TinyDiT's fixed input: validation image 0 of `shapes` (seed 0), resized (nearest) and made
+ * grey to the model's size and channels, noised to t = 0.5 with fixed noise. */
+static int dit_input(const bl_model *m, fixed_out *o, bl_tensor **xt)
+{
+    int C = m->cfg.channels, S = m->cfg.image_size;
+    bl_dataset *ds = bl_data_shapes(0);
+    float *src = ds ? malloc(sizeof(float) * (size_t)(ds->C * ds->H * ds->W)) : NULL;
+    o->img = malloc(sizeof(float) * (size_t)(2 * C * S * S));
+    *xt = bl_tensor_new4(1, C, S, S);
+    int rc = src && o->img && *xt ? bl_dataset_val_images(ds, 0, 1, src, NULL) : -1;
+    if (rc == 0) {
+        bl_rng r;
+        bl_rng_named(&r, 0, "attn noise");
+        for (int c = 0; c < C; c++)
+            for (int y = 0; y < S; y++)
+                for (int x = 0; x < S; x++) {
+                    int sy = y * ds->H / S, sx = x * ds->W / S;
+                    float v = 0;
+                    if (C == ds->C) v = src[(c * ds->H + sy) * ds->W + sx];
+                    else
+                        for (int k = 0; k < ds->C; k++) v += src[(k * ds->H + sy) * ds->W + sx] / (float)ds->C;
+                    size_t i = (size_t)(c * S + y) * S + x;
+                    o->img[i] = v;
+                    o->img[(size_t)C * S * S + i] = (*xt)->data[i] = 0.5f * v + 0.5f * bl_rng_normal(&r);
+                }
+    }
+    o->C = C;
+    o->S = S;
+    o->gh = o->gw = S / m->cfg.patch;
+    snprintf(o->desc, sizeof o->desc, "one shapes image at t = 0.5");
+    free(src);
+    bl_dataset_free(ds);
+    if (rc < 0 && !bl_error()[0]) bl_fail("attn: out of memory");
+    return rc;
+}
+
+/* TinyGPT's fixed input: a sentence written with the model's vocabulary (the characters of the
+ * text it was trained on, repl/train.h, else of the built-in text when the sizes agree); when
+ * the sentence needs a character outside it, or there is no vocabulary, ids 0, 1, 2, ...
+ * labelled with their numbers. */
+static int gpt_input(const bl_model *m, fixed_out *o, int *ids, int L)
+{
+    static const char phrase[] = "the cat sat on the mat. the model reads the text and attends to it. ";
+    unsigned char vocab[256];
+    int nv = 0;
+    const bl_train_state *ts = bl_train_find(m);
+    if (ts && ts->vocab_size == m->cfg.vocab) {
+        nv = ts->vocab_size;
+        memcpy(vocab, ts->vocab, (size_t)nv);
+    } else {
+        bl_dataset *ds = bl_data_text(NULL);
+        if (ds && ds->vocab_size == m->cfg.vocab) memcpy(vocab, ds->vocab, (size_t)(nv = ds->vocab_size));
+        bl_dataset_free(ds);
+        bl_clear_error();
+    }
+    int ok = nv > 0;
+    for (int i = 0; ok && i < L; i++) {
+        unsigned char ch = (unsigned char)phrase[i % (sizeof phrase - 1)];
+        ids[i] = -1;
+        for (int v = 0; v < nv; v++)
+            if (vocab[v] == ch) ids[i] = v;
+        ok = ids[i] >= 0;
+    }
+    o->labels = calloc((size_t)L, sizeof *o->labels);
+    if (!o->labels) return bl_fail("attn: out of memory");
+    for (int i = 0; i < L; i++) {
+        char lab[16];
+        if (ok) snprintf(lab, sizeof lab, "%c", vocab[ids[i]] == ' ' ? '_' : vocab[ids[i]]);
+        else snprintf(lab, sizeof lab, "%d", ids[i] = i % m->cfg.vocab);
+        if (!(o->labels[i] = strdup(lab))) return bl_fail("attn: out of memory");
+    }
+    snprintf(o->desc, sizeof o->desc, ok ? "a fixed sentence of %d characters" : "token ids 0..%d", ok ? L : L - 1);
+    return 0;
+}
+
+/* Run m once on its fixed input and copy layer `layer`'s attention [H, L, L] and norm taps. */
+static int fixed_forward(bl_model *m, int layer, fixed_out *o, const char *cmd)
+{
+    memset(o, 0, sizeof *o);
+    int keep = m->keep_attn, rc = 0;
+    bl_tensor *xt = NULL;
+    int ids[64];
+    m->keep_attn = 1;
+    if (m->kind == BL_MODEL_DIT) {
+        float t = 0.5f;
+        rc = dit_input(m, o, &xt);
+        if (rc == 0 && !bl_dit_forward(m, xt, &t, 0)) rc = -1;
+    } else {
+        o->L = m->cfg.context < 32 ? m->cfg.context : 32;
+        rc = gpt_input(m, o, ids, o->L);
+        if (rc == 0 && !bl_gpt_forward(m, ids, 1, o->L, 0)) rc = -1;
+    }
+    m->keep_attn = keep;
+    bl_tensor_free(xt);
+    const bl_tensor *at = rc == 0 ? m->attn[layer] : NULL, *ti = m->tap_in[layer], *tn = m->tap_norm[layer];
+    if (rc == 0 && (!at || !ti || !tn)) rc = bl_fail("%s: the model kept no activations of layer %d", cmd, layer);
+    if (rc == 0) {
+        o->H = at->shape[1];
+        o->L = at->shape[2];
+        o->D = ti->shape[2];
+        size_t na = (size_t)o->H * o->L * at->shape[3], nt = (size_t)o->L * o->D;
+        o->attn = malloc(sizeof(float) * na);
+        o->tin = malloc(sizeof(float) * nt);
+        o->tnorm = malloc(sizeof(float) * nt);
+        if (!o->attn || !o->tin || !o->tnorm || at->shape[3] != o->L) {
+            rc = o->attn && o->tin && o->tnorm ? bl_fail("%s: attention is %d x %d, not square", cmd, o->L, at->shape[3])
+                                               : bl_fail("%s: out of memory", cmd);
+        } else {
+            memcpy(o->attn, at->data, sizeof(float) * na);   /* batch entry 0 */
+            memcpy(o->tin, ti->data, sizeof(float) * nt);
+            memcpy(o->tnorm, tn->data, sizeof(float) * nt);
+        }
+    }
+    if (rc < 0) fixed_free(o);
+    return rc;
+}
+
+static int layer_word(bl_cmdargs *a, const bl_model *m, long *layer)
+{
+    return bl_plot_kw_int(a, "layer", 0, 0, m->cfg.depth - 1, layer);
+}
+
+/* ---- attn ---- */
+
+int bl_cmd_attn(bl_cmdargs *a)
+{
+    static const char *const keys[] = { "layer", "head", "query", NULL };
+    int used;
+    bl_model *m = bl_models_pick(a, &used);
+    long layer, query = -1, head = -1;
+    if (!m || bl_plot_check_keys(a, used, keys) < 0 || layer_word(a, m, &layer) < 0) return -1;
+    int hw = bl_plot_kw_find(a, "head"), qw = bl_plot_kw_find(a, "query");
+    if (hw >= 0 && strcmp(a->w[hw].text, "all") && bl_word_int(a, hw, 0, m->cfg.heads - 1, &head) < 0) return -1;
+    if (qw >= 0) {
+        if (m->kind != BL_MODEL_DIT) {
+            bl_fail("attn: query= draws one patch's attention over the image, for TinyDiT models only");
+            return bl_session_errat(a->s, a->w[qw].pos);
+        }
+        int T = bl_config_tokens(&m->cfg);
+        if (bl_word_int(a, qw, 0, T - 1, &query) < 0) return -1;
+    }
+    fixed_out o;
+    if (fixed_forward(m, (int)layer, &o, "attn") < 0) return -1;
+    int h0 = head >= 0 ? (int)head : 0, nh = head >= 0 ? 1 : o.H, L = o.L;
+    if (query >= 0 && nh > 8) nh = 8;
+    if (nh > 64) nh = 64;
+    char title[160];
+    snprintf(title, sizeof title, "%s layer %ld attention, %s%s", m->kind == BL_MODEL_DIT ? "TinyDiT" : "TinyGPT", layer,
+             o.desc, query >= 0 ? "" : "");
+    if (query >= 0)
+        snprintf(title + strlen(title), sizeof title - strlen(title), ": query patch %ld (row %ld, col %ld)", query,
+                 query / o.gw, query % o.gw);
+    int cols = query >= 0 ? nh : nh <= 2 ? nh : nh <= 4 ? 2 : nh <= 9 ? 3 : 4, rows = query >= 0 ? 2 : (nh + cols - 1) / cols;
+    bl_figure *f = bl_fig_new(rows, cols, title);
+    int rc = f ? 0 : -1;
+    float vmax = 0;
+    for (int h = h0; h < h0 + nh; h++)
+        for (int i = 0; i < L * L; i++)
+            if (query < 0 || i / L == query) vmax = fmaxf(vmax, o.attn[(size_t)h * L * L + i]);
+    for (int k = 0; rc == 0 && k < nh; k++) {
+        int h = h0 + k;
+        const float *A = o.attn + (size_t)h * L * L;
+        char pt[32];
+        snprintf(pt, sizeof pt, "head %d", h);
+        bl_panel *p = bl_fig_panel(f, k);
+        if (query < 0) {
+            rc = bl_panel_heatmap(p, A, L, L, BL_CMAP_VIRIDIS) < 0 || bl_panel_heatmap_range(p, 0, vmax > 0 ? vmax : 1) < 0 ||
+                         bl_panel_labels(p, pt, "key", "query") < 0 ||
+                         (o.labels && bl_panel_heatmap_labels(p, (const char *const *)o.labels,
+                                                              (const char *const *)o.labels) < 0)
+                     ? -1
+                     : 0;
+        } else {
+            const float *row = A + (size_t)query * L;
+            bl_panel *pi = bl_fig_panel(f, nh + k);
+            rc = bl_panel_heatmap(p, row, o.gh, o.gw, BL_CMAP_VIRIDIS) < 0 ||
+                         bl_panel_heatmap_range(p, 0, vmax > 0 ? vmax : 1) < 0 ||
+                         bl_panel_labels(p, pt, "patch column", "patch row") < 0 ||
+                         bl_panel_images(pi, o.img, 2, o.C, o.S, o.S, -1, 1, 2) < 0 ||
+                         bl_panel_images_overlay(pi, row, o.gh, o.gw, 0.45f) < 0 ||
+                         bl_panel_labels(pi, "image, t = 0.5 input", NULL, NULL) < 0
+                     ? -1
+                     : 0;
+        }
+    }
+    fixed_free(&o);
+    if (rc < 0) {
+        bl_fig_free(f);
+        return -1;
+    }
+    a->result = bl_val_figure(f);
+    return a->result ? 0 : -1;
+}
+
+/* ---- stats ---- */
+
+/* Mean and rms over the last dim of x [N, D] into mean[N], rms[N]. */
+static void row_stats(const float *x, int N, int D, float *mean, float *rms)
+{
+    for (int i = 0; i < N; i++) {
+        double s = 0, q = 0;
+        for (int d = 0; d < D; d++) s += x[(size_t)i * D + d], q += (double)x[(size_t)i * D + d] * x[(size_t)i * D + d];
+        mean[i] = (float)(s / D);
+        rms[i] = (float)sqrt(q / D);
+    }
+}
+
+/* Two panels (mean, rms per token) of ns series xs[k] [N, D] named names[k]. */
+static bl_figure *stats_figure(const char *title, const float *const *xs, const char *const *names, int ns, int N,
+                               int D)
+{
+    float *st = malloc(sizeof(float) * (size_t)N * 2 * ns);
+    bl_figure *f = st ? bl_fig_new(1, 2, title) : NULL;
+    int rc = f ? 0 : -1;
+    float top = 0;
+    for (int k = 0; rc == 0 && k < ns; k++) {
+        float *mean = st + (size_t)2 * k * N, *rms = mean + N;
+        row_stats(xs[k], N, D, mean, rms);
+        if (bl_panel_line(bl_fig_panel(f, 0), names[k], NULL, mean, N, 0) < 0 ||
+            bl_panel_line(bl_fig_panel(f, 1), names[k], NULL, rms, N, 0) < 0)
+            rc = -1;
+        for (int i = 0; i < N; i++) top = fmaxf(top, rms[i]);
+    }
+    /* rms from 0, with room above the largest for the legend */
+    if (rc == 0 && top > 0 && bl_panel_limits(bl_fig_panel(f, 1), 'y', 0, top * 1.35) < 0) rc = -1;
+    if (rc == 0 && (bl_panel_labels(bl_fig_panel(f, 0), "mean per token", "token", "mean") < 0 ||
+                    bl_panel_labels(bl_fig_panel(f, 1), "rms per token", "token", "rms") < 0))
+        rc = -1;
+    free(st);
+    if (rc < 0) {
+        if (!f && !bl_error()[0]) bl_fail("stats: out of memory");
+        bl_fig_free(f);
+        return NULL;
+    }
+    return f;
+}
+
+static int stats_tensor(bl_cmdargs *a, const bl_tensor *x, const char *name)
+{
+    int D = x->shape[x->ndim - 1], N = (int)(x->numel / (size_t)D);
+    if (x->ndim < 1 || D < 2 || N > 4096) {
+        char sh[64];
+        bl_fail("stats: expects a tensor [..., D] with D >= 2 and at most 4096 rows, got %s", bl_shape_str(x, sh, sizeof sh));
+        return bl_session_errat(a->s, a->w[0].pos);
+    }
+    bl_tensor x2;
+    bl_graph_reset(a->s->g);
+    bl_tensor *ln = NULL, *rn = NULL;
+    if (bl_tensor_view_as(&x2, x, 2, (int[]){ N, D }) == 0) {
+        ln = bl_layernorm(a->s->g, &x2, NULL, NULL, 1e-6f);
+        rn = ln ? bl_rmsnorm(a->s->g, &x2, NULL, 1e-6f) : NULL;
+    }
+    if (!rn) return -1;
+    const float *xs[3] = { x->data, ln->data, rn->data };
+    const char *names[3] = { name, "layernorm", "rmsnorm" };
+    char title[128];
+    snprintf(title, sizeof title, "%s before and after a norm (no weights, eps 1e-6)", name);
+    bl_figure *f = stats_figure(title, xs, names, 3, N, D);
+    bl_graph_reset(a->s->g);
+    if (!f) return -1;
+    a->result = bl_val_figure(f);
+    return a->result ? 0 : -1;
+}
+
+int bl_cmd_stats(bl_cmdargs *a)
+{
+    static const char *const keys[] = { "layer", NULL };
+    if (a->n >= 1 && !a->w[0].key) {
+        bl_value *v = bl_session_get(a->s, a->w[0].text);
+        if (v && v->kind == BL_V_TENSOR) {
+            static const char *const none[] = { NULL };
+            if (bl_plot_check_keys(a, 1, none) < 0) return -1;
+            return stats_tensor(a, v->t, a->w[0].text);
+        }
+    }
+    int used;
+    bl_model *m = bl_models_pick(a, &used);
+    long layer;
+    if (!m || bl_plot_check_keys(a, used, keys) < 0 || layer_word(a, m, &layer) < 0) return -1;
+    fixed_out o;
+    if (fixed_forward(m, (int)layer, &o, "stats") < 0) return -1;
+    const float *xs[2] = { o.tin, o.tnorm };
+    char after[64], title[160];
+    snprintf(after, sizeof after, "after %s", m->cfg.norm == BL_NORM_RMSNORM ? "rmsnorm" : "layernorm");
+    const char *names[2] = { "before norm", after };
+    snprintf(title, sizeof title, "%s layer %ld: before and after its first norm",
+             m->kind == BL_MODEL_DIT ? "TinyDiT" : "TinyGPT", layer);
+    bl_figure *f = stats_figure(title, xs, names, 2, o.L, o.D);
+    fixed_free(&o);
+    if (!f) return -1;
+    a->result = bl_val_figure(f);
+    return a->result ? 0 : -1;
+}

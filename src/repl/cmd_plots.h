@@ -1,0 +1,106 @@
+/* cmd_plots.h - the picture commands of the REPL (DESIGN.md section 8; issue 6 item 2):
+ *
+ *   plot loss [MODELS...]  train loss of runs overlaid, EMA + faint raw, validation markers, log y
+ *   attn [MODEL]           the attention matrices of the current model on a fixed input
+ *   stats [MODEL|TENSOR]   per-token mean and rms before and after the norm
+ *   rope table             RoPE cos/sin tables and the angle of each pair against position
+ *   rope check             the relative-position property: one score for every position pair
+ *   qk growth              attention logits against a weight scale, with and without QK-norm
+ *
+ * Each command leaves a figure value (repl/figures.h), so `rope check > rope.png` (.svg .csv
+ * .json .txt) saves the picture. The numbers behind the pictures come from the functions below,
+ * which the unit tests compare with DESIGN.md (sections 2 and 3). cmd_rope.c holds rope and
+ * qk growth, cmd_plots.c the model pictures and the shared word helpers.
+ */
+#ifndef BL_REPL_CMD_PLOTS_H
+#define BL_REPL_CMD_PLOTS_H
+
+#include "repl/models.h"
+#include "repl/repl.h"
+#include "train/metrics.h"
+#include "viz/plot.h"
+
+/* RoPE relative-position check on a grid x grid patch grid (2-D RoPE, DESIGN.md section 3):
+ * q = k = ones(head_dim), rotated by bl_rope with the tables of bl_rope_table_2d.
+ *   at[r * grid + c]   score q(r, c) . k(r + dr, c + dc)  (NaN where k falls off the grid);
+ *                      every finite value is the same number
+ *   offs[(i) * (2 grid - 1) + j]  score at offset (i - grid + 1, j - grid + 1) (q at the centre
+ *                      of a (2 grid - 1)^2 grid), each may be NULL.
+ * The score is the plain dot product (the logit before 1/sqrt(head_dim)); with q = k = ones it is
+ * 2 sum_i cos(dr a_i) + 2 sum_i cos(dc a_i), a_i = base^(-i/(head_dim/4)), head_dim at (0, 0).
+ * Returns the number of finite at[] cells, or -1 with "rope check: ..." (head_dim not a
+ * multiple of 4, base <= 0, grid outside 1..32, an offset that leaves the grid). */
+int bl_rope_check_scores(int head_dim, float base, int grid, int dr, int dc, float *at, float *offs);
+
+/* Attention-logit growth (DESIGN.md section 2, QK-norm): x [64, 64] ~ N(0, 1) and projections
+ * Wq, Wk [32, 64] ~ U(-1/8, 1/8) from fixed seeds; for each scale s: q = s x Wq^T, k = s x Wk^T
+ * (one head, head_dim 32), with qk_norm both RMSNorm'd (eps 1e-6, no weight);
+ * logits = q k^T / sqrt(32). max_logit[i] = max |logit| at scales[i]; top_weight[i] = mean over
+ * queries of the largest softmax weight. Without QK-norm max_logit grows as s^2; with it, it
+ * stays the same (at most sqrt(32)). Returns 0, or -1 with "qk growth: ..." (n < 1, a scale
+ * <= 0 or not finite, out of memory). */
+int bl_qk_growth(const double *scales, int n, int qk_norm, float *max_logit, float *top_weight);
+
+/* The loss figure of n runs: for run i, train loss per step (EMA with bias correction at weight
+ * `smooth` in [0, 1), raw curve faint), validation losses as markers in the same colour when
+ * `val`, log y when `logy`; labels[i] names run i in the legend. NULL + "plot loss: ..." when
+ * no run has a step or smooth is out of range. */
+bl_figure *bl_plot_loss_figure(const bl_metrics *const *runs, const char *const *labels, int n,
+                               float smooth, int logy, int val);
+
+/* ---- word helpers shared by the plot commands (cmd_plots.c) ---- */
+/* Check that words from index `from` are key=value words with keys in `keys` (NULL-ended);
+ * -1 + "CMD: unknown key 'x' (keys: ...)" at the word otherwise. */
+int bl_plot_check_keys(bl_cmdargs *a, int from, const char *const *keys);
+/* The value of key=value as a whole number in [lo, hi] (def when absent). 0 or -1 + error. */
+int bl_plot_kw_int(bl_cmdargs *a, const char *key, long def, long lo, long hi, long *x);
+/* The value of key=value as a number in [lo, hi] (def when absent). 0 or -1 + error. */
+int bl_plot_kw_num(bl_cmdargs *a, const char *key, double def, double lo, double hi, double *x);
+/* The index of the word key=..., or -1. */
+int bl_plot_kw_find(bl_cmdargs *a, const char *key);
+
+int bl_cmd_plot(bl_cmdargs *a);
+int bl_cmd_attn(bl_cmdargs *a);
+int bl_cmd_stats(bl_cmdargs *a);
+int bl_cmd_rope(bl_cmdargs *a);
+int bl_cmd_qk(bl_cmdargs *a);
+int bl_complete_plot(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out);
+int bl_complete_rope(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out);
+int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out);
+
+#define BL_PLOT_COMMANDS                                                                        \
+    { "plot", "plot loss [MODELS...] [smooth=0.9]",                                            \
+      "Train loss curves of one or several runs.\n"                                            \
+      "plot loss [MODELS...] [smooth=0.9] [logy=on] [val=on]: each model's run in its own\n"   \
+      "colour with a legend: the EMA (bias-corrected, weight smooth) over the faint raw loss,\n" \
+      "validation losses as markers, log y. No MODELS: the current model.\n"                    \
+      "`plot loss a b > loss.png` saves the picture (.svg .csv .json too).",                   \
+      bl_complete_plot, bl_cmd_plot, 0 },                                                       \
+    { "attn", "attn [MODEL] [layer=0] [head=all|N] [query=N]",                                 \
+      "Attention maps of the model on a fixed input.\n"                                        \
+      "TinyDiT: one fixed image (shapes) at t = 0.5; TinyGPT: a fixed text window, labelled\n" \
+      "with its characters. Shows the L x L attention of one head or all heads (small\n"      \
+      "multiples). query=N (TinyDiT): that patch's attention over the patch grid and over the\n" \
+      "image. `attn layer=1 > attn.png` saves it.",                                             \
+      bl_complete_modelvar, bl_cmd_attn, 0 },                                                   \
+    { "stats", "stats [MODEL|TENSOR] [layer=0]",                                               \
+      "Per-token mean and rms before and after a norm.\n"                                      \
+      "For a model: the residual stream entering layer N's first norm and that norm's output\n" \
+      "on the fixed input of attn. For a tensor [..., D]: the tensor, LayerNorm(x) and\n"      \
+      "RMSNorm(x) (no weights). LayerNorm makes every mean 0 and rms 1; RMSNorm only the rms.", \
+      bl_complete_modelvar, bl_cmd_stats, 0 },                                                  \
+    { "rope", "rope table|check [KEY=VALUE...]",                                               \
+      "RoPE pictures: the tables and the relative check.\n"                                    \
+      "rope table [head_dim=32] [base=10000] [grid=0] [tokens=64]: cos and sin [tokens,\n"    \
+      "head_dim] and each pair's angle against position; grid=8 shows the 2-D tables.\n"       \
+      "rope check [dr=1] [dc=2] [head_dim=32] [base=100] [grid=8]: q = k = ones placed at every\n" \
+      "grid cell pair with offset (dr, dc) give one score; a heatmap of the score against\n"    \
+      "every offset, with the numbers printed.",                                               \
+      bl_complete_rope, bl_cmd_rope, 0 },                                                       \
+    { "qk", "qk growth [scales=1,2,4,8,16]",                                                   \
+      "Attention-logit growth with and without QK-norm.\n"                                     \
+      "q, k = s x W (fixed x and W): max |logit| grows as s^2 and the top attention weight\n"  \
+      "goes to 1 without QK-norm; with it both stay the same. Prints the numbers too.",       \
+      bl_complete_qk, bl_cmd_qk, 0 },
+
+#endif

@@ -1,0 +1,416 @@
+/* cmd_rope.c - `rope table`, `rope check` and `qk growth` (see cmd_plots.h): the RoPE tables and
+ * relative-position property (DESIGN.md section 3, Su et al. 2021 "RoFormer") and the growth of
+ * attention logits with and without QK-norm (DESIGN.md section 2, Dehghani et al. 2023). */
+#include "repl/cmd_plots.h"
+#include "core/error.h"
+#include "core/ops.h"
+#include "core/rng.h"
+#include "nn/nn.h"
+#include "repl/figures.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- rope check ---- */
+
+/* q = ones(hd) rotated to each of the n x n grid positions by 2-D RoPE: out [n n, hd] (owned). */
+static bl_tensor *rotated_ones(bl_graph *g, int n, int hd, float base)
+{
+    int T = n * n;
+    bl_tensor *cos = bl_tensor_new2(T, hd), *sin = bl_tensor_new2(T, hd);
+    bl_tensor *x = bl_tensor_new4(1, 1, T, hd), *out = NULL;
+    if (cos && sin && x && bl_rope_table_2d(n, n, 0, hd, base, cos->data, sin->data) == 0) {
+        bl_tensor_fill(x, 1.0f);
+        bl_tensor *r = bl_rope(g, x, cos, sin);
+        if (r) out = bl_tensor_from(2, (int[]){ T, hd }, r->data);
+    }
+    bl_tensor_free(cos);
+    bl_tensor_free(sin);
+    bl_tensor_free(x);
+    return out;
+}
+
+static float dot(const float *a, const float *b, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++) s += (double)a[i] * b[i];
+    return (float)s;
+}
+
+int bl_rope_check_scores(int hd, float base, int grid, int dr, int dc, float *at, float *offs)
+{
+    if (hd < 4 || hd % 4 || hd > 1024)
+        return bl_fail("rope check: head_dim must be a multiple of 4 in [4, 1024], got %d", hd);
+    if (!(base > 0) || !isfinite(base)) return bl_fail("rope check: base must be > 0, got %g", base);
+    if (grid < 1 || grid > 32) return bl_fail("rope check: grid must be in [1, 32], got %d", grid);
+    if (abs(dr) >= grid || abs(dc) >= grid)
+        return bl_fail("rope check: offset (%d, %d) leaves the %dx%d grid", dr, dc, grid, grid);
+    bl_graph *g = bl_graph_new();
+    int n2 = 2 * grid - 1;
+    bl_tensor *q = g ? rotated_ones(g, grid, hd, base) : NULL;
+    bl_tensor *q2 = q && offs ? rotated_ones(g, n2, hd, base) : NULL;
+    int count = -1;
+    if (q && (q2 || !offs)) {
+        count = 0;
+        for (int r = 0; r < grid; r++)
+            for (int c = 0; c < grid; c++) {
+                int r2 = r + dr, c2 = c + dc;
+                float v = NAN;
+                if (r2 >= 0 && r2 < grid && c2 >= 0 && c2 < grid) {
+                    v = dot(q->data + (size_t)(r * grid + c) * hd, q->data + (size_t)(r2 * grid + c2) * hd, hd);
+                    count++;
+                }
+                if (at) at[r * grid + c] = v;
+            }
+        const float *centre = q2 ? q2->data + (size_t)((grid - 1) * n2 + grid - 1) * hd : NULL;
+        for (int i = 0; q2 && i < n2 * n2; i++) offs[i] = dot(centre, q2->data + (size_t)i * hd, hd);
+    }
+    bl_tensor_free(q);
+    bl_tensor_free(q2);
+    bl_graph_free(g);
+    return count;
+}
+
+static const char *const rope_table_keys[] = { "head_dim", "base", "grid", "tokens", NULL };
+static const char *const rope_check_keys[] = { "dr", "dc", "head_dim", "base", "grid", NULL };
+
+/* Offset labels -(g-1) .. g-1 (static strings for the heatmap). */
+static const char *const *offset_labels(int grid, char (*buf)[12])
+{
+    static const char *p[64];
+    for (int i = 0; i < 2 * grid - 1; i++) {
+        snprintf(buf[i], 12, "%d", i - grid + 1);
+        p[i] = buf[i];
+    }
+    return p;
+}
+
+static int cmd_rope_check(bl_cmdargs *a)
+{
+    long dr, dc, hd, grid;
+    double base;
+    if (bl_plot_check_keys(a, 1, rope_check_keys) < 0 || bl_plot_kw_int(a, "dr", 1, -31, 31, &dr) < 0 ||
+        bl_plot_kw_int(a, "dc", 2, -31, 31, &dc) < 0 || bl_plot_kw_int(a, "head_dim", 32, 4, 1024, &hd) < 0 ||
+        bl_plot_kw_num(a, "base", 100, 1e-30, 1e30, &base) < 0 || bl_plot_kw_int(a, "grid", 8, 1, 32, &grid) < 0)
+        return -1;
+    int g = (int)grid, n2 = 2 * g - 1;
+    float *at = malloc(sizeof(float) * (size_t)(g * g)), *offs = malloc(sizeof(float) * (size_t)(n2 * n2));
+    int count = at && offs ? bl_rope_check_scores((int)hd, (float)base, g, (int)dr, (int)dc, at, offs) : -1;
+    if (count < 0) {
+        if (!at || !offs) bl_fail("rope check: out of memory");
+        free(at);
+        free(offs);
+        return -1;
+    }
+    FILE *o = a->s->out;
+    fprintf(o, "rope check: q = k = ones(%ld), 2-D RoPE base %g on a %dx%d grid, score q.k\n", hd, base, g, g);
+    fprintf(o, "  q at (r, c)   k at (r%+ld, c%+ld)   score\n", dr, dc);
+    /* a few of the position pairs, evenly spread over those on the grid */
+    int idx[64], nidx = 0;
+    for (int i = 0; i < g * g; i++)
+        if (isfinite(at[i])) idx[nidx < 64 ? nidx++ : 63] = i;
+    float lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < g * g; i++)
+        if (isfinite(at[i])) lo = fminf(lo, at[i]), hi = fmaxf(hi, at[i]);
+    int shown = count < 5 ? count : 5;
+    for (int j = 0; j < shown; j++) {
+        int i = idx[shown > 1 ? j * (nidx - 1) / (shown - 1) : 0], r = i / g, c = i % g;
+        fprintf(o, "  (%d, %d)%*s(%ld, %ld)%*s%.4f\n", r, c, 8, "", r + dr, c + dc, r + dr >= 10 || c + dc >= 10 ? 9 : 10,
+                "", at[i]);
+    }
+    fprintf(o, "  all %d pairs: min %.4f max %.4f (spread %.2g): one constant\n", count, lo, hi, hi - lo);
+    fprintf(o, "  other offsets:");
+    int others[][2] = { { 0, 0 }, { (int)dr + 1, (int)dc }, { (int)dr, (int)dc + 1 }, { (int)-dr, (int)-dc } };
+    for (int j = 0; j < 4; j++) {
+        int i = (others[j][0] + g - 1) * n2 + others[j][1] + g - 1;
+        if (abs(others[j][0]) < g && abs(others[j][1]) < g)
+            fprintf(o, " (%d, %d) %.4f%s", others[j][0], others[j][1], offs[i], j < 3 ? "," : "\n");
+    }
+    float m = 0;
+    for (int i = 0; i < n2 * n2; i++) m = fmaxf(m, fabsf(offs[i]));
+    char title[128], t0[96];
+    snprintf(title, sizeof title, "RoPE 2-D (head_dim %ld, base %g): the score depends only on the offset", hd, base);
+    snprintf(t0, sizeof t0, "q at (r, c), k at (r%+ld, c%+ld)", dr, dc);
+    bl_figure *f = bl_fig_new(1, 2, title);
+    bl_panel *p0 = f ? bl_fig_panel(f, 0) : NULL, *p1 = f ? bl_fig_panel(f, 1) : NULL;
+    char lab[64][12];
+    int rc = !f ? -1 : 0;
+    if (rc == 0)
+        rc = bl_panel_heatmap(p0, at, g, g, BL_CMAP_DIVERGING) < 0 || bl_panel_heatmap_range(p0, -m, m) < 0 ||
+                     bl_panel_heatmap_annotate(p0, "%.2f") < 0 || bl_panel_labels(p0, t0, "column c", "row r") < 0 ||
+                     bl_panel_heatmap(p1, offs, n2, n2, BL_CMAP_DIVERGING) < 0 ||
+                     bl_panel_heatmap_range(p1, -m, m) < 0 || bl_panel_heatmap_annotate(p1, "%.1f") < 0 ||
+                     bl_panel_heatmap_labels(p1, offset_labels(g, lab), offset_labels(g, lab)) < 0 ||
+                     bl_panel_labels(p1, "score against offset (q at the centre)", "dc", "dr") < 0
+                 ? -1
+                 : 0;
+    free(at);
+    free(offs);
+    if (rc < 0) {
+        bl_fig_free(f);
+        return -1;
+    }
+    a->result = bl_val_figure(f);
+    return a->result ? 0 : -1;
+}
+
+/* ---- rope table ---- */
+
+/* The angle of pair `pair` at every token, as nn.h defines the tables (DESIGN.md section 3):
+ * 1-D a = pos * base^(-2i/hd); 2-D pair i < hd/4 turns with the row, the others with the column,
+ * a = (row or column) * base^(-(i mod hd/4)/(hd/4)). out [T]. */
+static void table_angles(int T, int hd, double base, int grid, int pair, float *out)
+{
+    for (int t = 0; t < T; t++) {
+        if (!grid) out[t] = (float)(t * pow(base, -2.0 * pair / hd));
+        else {
+            int q = hd / 4, pos = pair < q ? t / grid : t % grid;
+            out[t] = (float)(pos * pow(base, -(double)(pair % q) / q));
+        }
+    }
+}
+
+static int cmd_rope_table(bl_cmdargs *a)
+{
+    long hd, grid, tokens;
+    double base;
+    if (bl_plot_check_keys(a, 1, rope_table_keys) < 0 || bl_plot_kw_int(a, "head_dim", 32, 2, 1024, &hd) < 0 ||
+        bl_plot_kw_int(a, "grid", 0, 0, 32, &grid) < 0 || bl_plot_kw_int(a, "tokens", 64, 2, 1024, &tokens) < 0)
+        return -1;
+    int two = grid > 0;
+    if (bl_plot_kw_num(a, "base", two ? 100 : 10000, 1e-30, 1e30, &base) < 0) return -1;
+    if (two && bl_plot_kw_find(a, "tokens") >= 0) {
+        bl_fail("rope table: tokens= is for 1-D tables; with grid=%ld there are %ld tokens", grid, grid * grid);
+        return bl_session_errat(a->s, a->w[bl_plot_kw_find(a, "tokens")].pos);
+    }
+    int T = two ? (int)(grid * grid) : (int)tokens, H = (int)hd;
+    float *cos = malloc(sizeof(float) * (size_t)T * H), *sin = malloc(sizeof(float) * (size_t)T * H);
+    float *ang = malloc(sizeof(float) * (size_t)T * 8), *pos = malloc(sizeof(float) * (size_t)T);
+    bl_figure *f = NULL;
+    int rc = cos && sin && ang && pos ? 0 : bl_fail("rope table: out of memory");
+    if (rc == 0)
+        rc = two ? bl_rope_table_2d((int)grid, (int)grid, 0, H, (float)base, cos, sin)
+                 : bl_rope_table_1d(T, H, (float)base, 0, cos, sin);
+    if (rc < 0) {
+        /* "rope: ..." from nn names the problem (odd head_dim, not a multiple of 4) */
+        char msg[256];
+        snprintf(msg, sizeof msg, "%s", bl_error());
+        bl_fail("rope table: %s", msg);
+        bl_session_errat(a->s, a->w[bl_plot_kw_find(a, "head_dim") >= 0 ? bl_plot_kw_find(a, "head_dim") : 0].pos);
+    }
+    char title[128];
+    if (two)
+        snprintf(title, sizeof title, "2-D RoPE tables: %ldx%ld grid, head_dim %ld, base %g", grid, grid, hd, base);
+    else
+        snprintf(title, sizeof title, "RoPE tables: %d tokens, head_dim %ld, base %g", T, hd, base);
+    if (rc == 0 && !(f = bl_fig_new(1, 3, title))) rc = -1;
+    const char *ylab = two ? "token (8 r + c)" : "position";
+    char tokl[32];
+    if (two) snprintf(tokl, sizeof tokl, "token (%ld r + c)", grid), ylab = tokl;
+    for (int k = 0; rc == 0 && k < 2; k++) {
+        bl_panel *p = bl_fig_panel(f, k);
+        rc = bl_panel_heatmap(p, k ? sin : cos, T, H, BL_CMAP_DIVERGING) < 0 || bl_panel_heatmap_range(p, -1, 1) < 0 ||
+                     bl_panel_labels(p, k ? "sin [tokens, head_dim]" : "cos [tokens, head_dim]", "feature", ylab) < 0
+                 ? -1
+                 : 0;
+    }
+    if (rc == 0) {
+        /* the angle of a few pairs against position: 1-D up to 8 pairs evenly spread (log y, from
+         * position 1); 2-D the first and last pair of each half (row half, column half) */
+        bl_panel *p = bl_fig_panel(f, 2);
+        int pairs[8], np = 0, from = two ? 0 : 1;
+        if (two) {
+            int q = H / 4;
+            int cand[4] = { 0, q / 2, q, q + q / 2 };
+            for (int i = 0; i < 4; i++)
+                if (np == 0 || cand[i] != pairs[np - 1]) pairs[np++] = cand[i];
+        } else {
+            int npair = H / 2;
+            np = npair < 8 ? npair : 8;
+            for (int i = 0; i < np; i++) pairs[i] = np > 1 ? i * (npair - 1) / (np - 1) : 0;
+        }
+        for (int t = 0; t < T; t++) pos[t] = (float)t;
+        for (int i = 0; rc == 0 && i < np; i++) {
+            char lab[48];
+            float *y = ang + (size_t)i * T;
+            table_angles(T, H, base, (int)grid, pairs[i], y);
+            if (two) snprintf(lab, sizeof lab, "%s pair %d", pairs[i] < H / 4 ? "row" : "col", pairs[i] % (H / 4));
+            else snprintf(lab, sizeof lab, "pair %d", pairs[i]);
+            rc = bl_panel_line(p, lab, pos + from, y + from, T - from, 0) < 0 ? -1 : 0;
+        }
+        if (rc == 0)
+            rc = bl_panel_labels(p, two ? "angle of a pair: row half, column half" : "angle of each pair",
+                                 two ? ylab : "position", "angle (radians)");
+        if (!two) bl_panel_log(p, 0, 1);
+    }
+    free(cos);
+    free(sin);
+    free(ang);
+    free(pos);
+    if (rc < 0) {
+        bl_fig_free(f);
+        return -1;
+    }
+    a->result = bl_val_figure(f);
+    return a->result ? 0 : -1;
+}
+
+int bl_cmd_rope(bl_cmdargs *a)
+{
+    if (a->n >= 1 && !a->w[0].key && !strcmp(a->w[0].text, "table")) return cmd_rope_table(a);
+    if (a->n >= 1 && !a->w[0].key && !strcmp(a->w[0].text, "check")) return cmd_rope_check(a);
+    bl_fail("rope: expected table or check, got '%s'", a->n ? a->w[0].text : "");
+    return a->n ? bl_session_errat(a->s, a->w[0].pos) : -1;
+}
+
+int bl_complete_rope(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out)
+{
+    static const char *const sub[] = { "table", "check", NULL };
+    static const char *const tk[] = { "head_dim=", "base=", "grid=", "tokens=", NULL };
+    static const char *const ck[] = { "dr=", "dc=", "head_dim=", "base=", "grid=", NULL };
+    if (argi == 0) bl_complete_from(sub, prefix, out);
+    else bl_complete_from(!strcmp(words[0], "check") ? ck : tk, prefix, out);
+    return 0;
+}
+
+/* ---- qk growth ---- */
+
+enum { QKG_T = 64, QKG_D = 64, QKG_HD = 32 };
+
+int bl_qk_growth(const double *scales, int n, int qk_norm, float *max_logit, float *top_weight)
+{
+    if (n < 1) return bl_fail("qk growth: no scales");
+    for (int i = 0; i < n; i++)
+        if (!(scales[i] > 0) || !isfinite(scales[i]))
+            return bl_fail("qk growth: scales must be > 0, got %g", scales[i]);
+    bl_tensor *x = bl_tensor_new2(QKG_T, QKG_D), *wq = bl_tensor_new2(QKG_HD, QKG_D);
+    bl_tensor *wk = bl_tensor_new2(QKG_HD, QKG_D);
+    bl_graph *g = bl_graph_new();
+    int rc = x && wq && wk && g ? 0 : -1;
+    if (rc == 0) {
+        bl_rng r;
+        bl_rng_named(&r, 0, "qk growth x");
+        bl_rng_fill_normal(&r, x->data, x->numel, 0, 1);
+        bl_rng_named(&r, 0, "qk growth w");
+        float b = 1.0f / sqrtf((float)QKG_D);
+        bl_rng_fill_uniform(&r, wq->data, wq->numel, -b, b);
+        bl_rng_fill_uniform(&r, wk->data, wk->numel, -b, b);
+    }
+    for (int i = 0; rc == 0 && i < n; i++) {
+        bl_graph_reset(g);
+        bl_tensor *sx = bl_scale(g, x, (float)scales[i]);
+        bl_tensor *q = sx ? bl_linear(g, sx, wq, NULL) : NULL, *k = q ? bl_linear(g, sx, wk, NULL) : NULL;
+        if (k && qk_norm) {
+            q = bl_rmsnorm(g, q, NULL, 1e-6f);
+            k = q ? bl_rmsnorm(g, k, NULL, 1e-6f) : NULL;
+        }
+        bl_tensor q4, k4, *probs = NULL;
+        int sh[4] = { 1, 1, QKG_T, QKG_HD };
+        if (!k || bl_tensor_view_as(&q4, q, 4, sh) < 0 || bl_tensor_view_as(&k4, k, 4, sh) < 0 ||
+            !bl_attention(g, &q4, &k4, &k4, 0, NULL, 0, &probs)) {
+            rc = -1;
+            break;
+        }
+        float m = 0, top = 0;
+        for (int t = 0; t < QKG_T; t++) {
+            float best = 0;
+            for (int s = 0; s < QKG_T; s++) {
+                m = fmaxf(m, fabsf(dot(q->data + t * QKG_HD, k->data + s * QKG_HD, QKG_HD) / sqrtf(QKG_HD)));
+                best = fmaxf(best, probs->data[t * QKG_T + s]);
+            }
+            top += best / QKG_T;
+        }
+        max_logit[i] = m;
+        top_weight[i] = top;
+    }
+    if (rc < 0 && !bl_error()[0]) bl_fail("qk growth: out of memory");
+    bl_tensor_free(x);
+    bl_tensor_free(wq);
+    bl_tensor_free(wk);
+    bl_graph_free(g);
+    return rc;
+}
+
+/* scales=1,2,4 (the word's text) into s[0..n). */
+static int parse_scales(bl_cmdargs *a, double *s, int max)
+{
+    int wi = bl_plot_kw_find(a, "scales");
+    const char *p = wi >= 0 ? a->w[wi].text : "1,2,4,8,16";
+    int n = 0;
+    while (*p) {
+        char *end;
+        double v = strtod(p, &end);
+        if (end == p || (*end && *end != ',') || !(v > 0) || !isfinite(v) || n == max) {
+            bl_fail("qk growth: scales must be up to %d numbers > 0 separated by commas, got '%s'", max,
+                    a->w[wi].text);
+            return bl_session_errat(a->s, a->w[wi].vpos);
+        }
+        s[n++] = v;
+        p = *end ? end + 1 : end;
+    }
+    if (n == 0) {
+        bl_fail("qk growth: scales is empty");
+        return bl_session_errat(a->s, a->w[wi].vpos);
+    }
+    return n;
+}
+
+int bl_cmd_qk(bl_cmdargs *a)
+{
+    static const char *const keys[] = { "scales", NULL };
+    if (a->n < 1 || a->w[0].key || strcmp(a->w[0].text, "growth")) {
+        bl_fail("qk: expected growth, got '%s'", a->n ? a->w[0].text : "");
+        return a->n ? bl_session_errat(a->s, a->w[0].pos) : -1;
+    }
+    double sc[32];
+    int n;
+    if (bl_plot_check_keys(a, 1, keys) < 0 || (n = parse_scales(a, sc, 32)) < 0) return -1;
+    float ml[2][32], tw[2][32], xs[32];
+    if (bl_qk_growth(sc, n, 0, ml[0], tw[0]) < 0 || bl_qk_growth(sc, n, 1, ml[1], tw[1]) < 0) return -1;
+    const char *cols[] = { "scale", "max_logit", "growth", "top_weight", "max_logit_qk_norm", "top_weight_qk_norm" };
+    bl_table *t = bl_table_new(6, cols);
+    for (int i = 0; t && i < n; i++) {
+        xs[i] = (float)sc[i];
+        if (bl_table_addf(t, "%g\t%.4g\t%.4g\t%.3f\t%.4g\t%.3f", sc[i], ml[0][i], ml[0][i] / ml[0][0], tw[0][i],
+                          ml[1][i], tw[1][i]) < 0) {
+            bl_table_free(t);
+            t = NULL;
+        }
+    }
+    if (!t) return bl_fail("qk growth: out of memory");
+    fprintf(a->s->out, "qk growth: x [64, 64] ~ N(0, 1), q, k = s x W [64, 32], logits q k^T / sqrt(32)\n");
+    bl_table_write_txt(t, a->s->out);
+    bl_table_free(t);
+    bl_figure *f = bl_fig_new(1, 2, "Attention logits against weight scale: QK-norm keeps them bounded");
+    bl_panel *p0 = f ? bl_fig_panel(f, 0) : NULL, *p1 = f ? bl_fig_panel(f, 1) : NULL;
+    int rc = f ? 0 : -1;
+    float lo = INFINITY, hi = 0;    /* y range of the logits, with room above for the legend */
+    for (int i = 0; i < n; i++)
+        lo = fminf(lo, fminf(ml[0][i], ml[1][i])), hi = fmaxf(hi, fmaxf(ml[0][i], ml[1][i]));
+    for (int k = 0; rc == 0 && k < 2; k++) {
+        const char *lab = k ? "qk_norm=on" : "qk_norm=off";
+        if (bl_panel_line(p0, lab, xs, ml[k], n, BL_MARKERS) < 0 || bl_panel_line(p1, lab, xs, tw[k], n, BL_MARKERS) < 0)
+            rc = -1;
+    }
+    if (rc == 0 && (bl_panel_labels(p0, "max |logit| (grows as scale^2)", "weight scale s", "max |logit|") < 0 ||
+                    bl_panel_labels(p1, "mean top attention weight", "weight scale s", "top weight") < 0 ||
+                    bl_panel_limits(p0, 'y', lo / 2, hi * 8) < 0 ||
+                    bl_panel_limits(p1, 'y', 0, 1.3) < 0))
+        rc = -1;
+    if (rc < 0) {
+        bl_fig_free(f);
+        return -1;
+    }
+    bl_panel_log(p0, 1, 1);
+    bl_panel_log(p1, 1, 0);
+    a->result = bl_val_figure(f);
+    return a->result ? 0 : -1;
+}
+
+int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out)
+{
+    static const char *const sub[] = { "growth", NULL };
+    static const char *const k[] = { "scales=", NULL };
+    bl_complete_from(argi == 0 ? sub : k, prefix, out);
+    return 0;
+}
