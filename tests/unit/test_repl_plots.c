@@ -1,0 +1,333 @@
+/* test_repl_plots.c - the picture commands (repl/cmd_plots.h): the numbers behind them against
+ * DESIGN.md and hand computation (RoPE's relative-position score in closed form, logit growth
+ * s^2 without QK-norm and none with it, EMA with bias correction by hand, attention rows that
+ * sum to 1 and a causal upper triangle, LayerNorm/RMSNorm statistics), the files they save (PNG
+ * size read from IHDR, SVG through xmllint, CSV and JSON read back) and their errors. */
+#include "../check.h"
+#include "core/error.h"
+#include "repl/cmd_plots.h"
+#include "repl/models.h"
+#include "repl/repl.h"
+#include <jansson.h>
+#include <stdint.h>
+#include <unistd.h>
+
+static char outbuf[1 << 16];
+
+/* Run src in session s with output captured into outbuf; returns bl_run_string's status. */
+static int run_in(bl_session *s, const char *src)
+{
+    FILE *o = tmpfile(), *e = tmpfile();
+    s->out = o;
+    s->err = e;
+    int rc = bl_run_string(s, "t", src);
+    rewind(o);
+    outbuf[fread(outbuf, 1, sizeof outbuf - 1, o)] = '\0';
+    fclose(o);
+    fclose(e);
+    s->out = stdout;
+    s->err = stderr;
+    return rc;
+}
+
+static bl_session *session(void)
+{
+    bl_session *s = bl_session_new(0);
+    bl_models_init(s);
+    return s;
+}
+
+static void session_free(bl_session *s)
+{
+    bl_models_free(s);
+    bl_session_free(s);
+}
+
+static char tmpdir[64];
+static const char *tmp(const char *name)
+{
+    static char path[4][160];   /* a few at once, for one command line naming two files */
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(path[k], sizeof path[k], "%s/%s", tmpdir, name);
+    return path[k];
+}
+
+/* 2 sum_i cos(dr a_i) + 2 sum_i cos(dc a_i), a_i = base^(-i/(hd/4)): q = k = ones under 2-D RoPE
+ * (each pair (1, 1) turned by angles a and b has dot product 2 cos(b - a)). */
+static double closed_form(int hd, double base, int dr, int dc)
+{
+    double s = 0;
+    for (int i = 0; i < hd / 4; i++) {
+        double a = pow(base, -(double)i / (hd / 4));
+        s += 2 * cos(dr * a) + 2 * cos(dc * a);
+    }
+    return s;
+}
+
+BL_TEST(rope_check_scores_are_one_constant)
+{
+    const int offs[][2] = { { 1, 2 }, { 0, 0 }, { -2, 3 }, { 7, -7 }, { 0, 5 } };
+    float at[64], grid[15 * 15];
+    for (int k = 0; k < 5; k++) {
+        int dr = offs[k][0], dc = offs[k][1];
+        int n = bl_rope_check_scores(32, 100, 8, dr, dc, at, grid);
+        CHECK(n == (8 - abs(dr)) * (8 - abs(dc)), "offset (%d, %d): %d pairs", dr, dc, n);
+        double want = closed_form(32, 100, dr, dc);
+        int bad = 0;
+        for (int i = 0; i < 64; i++) {
+            int r = i / 8, c = i % 8, in = r + dr >= 0 && r + dr < 8 && c + dc >= 0 && c + dc < 8;
+            if (in ? fabs(at[i] - want) > 1e-4 * fabs(want) + 1e-4 : !isnan(at[i])) bad++;
+        }
+        CHECK(bad == 0, "offset (%d, %d): %d cells differ from %.6f (at[0] %.6f)", dr, dc, bad, want, at[0]);
+        CHECK_CLOSE(grid[(dr + 7) * 15 + dc + 7], want, 1e-4 * fabs(want) + 1e-4);
+    }
+    /* offset 0: q . q = head_dim (rotations keep lengths) */
+    CHECK_CLOSE(grid[7 * 15 + 7], 32, 1e-4);
+    /* 1-D angles at another head_dim and base */
+    CHECK(bl_rope_check_scores(16, 10000, 4, 1, 1, at, NULL) == 9, "4x4 grid, offset (1, 1)");
+    CHECK_CLOSE(at[0], closed_form(16, 10000, 1, 1), 1e-4);
+    CHECK(bl_rope_check_scores(30, 100, 8, 1, 2, at, grid) < 0, "head_dim 30 accepted");
+    CHECK_ERR("rope check: head_dim must be a multiple of 4");
+    CHECK(bl_rope_check_scores(32, 100, 8, 8, 0, at, grid) < 0, "offset 8 on an 8x8 grid accepted");
+    CHECK_ERR("leaves the 8x8 grid");
+    CHECK(bl_rope_check_scores(32, -1, 8, 1, 0, at, grid) < 0, "base -1 accepted");
+    CHECK_ERR("base must be > 0");
+}
+
+BL_TEST(qk_growth_is_scale_squared_without_norm)
+{
+    const double sc[] = { 1, 4, 16 };
+    float ml[3], tw[3], mln[3], twn[3];
+    CHECK(bl_qk_growth(sc, 3, 0, ml, tw) == 0, "%s", bl_error());
+    CHECK(bl_qk_growth(sc, 3, 1, mln, twn) == 0, "%s", bl_error());
+    /* DESIGN.md section 2 (qknorm demo): 1, 16, 256 without the norm, constant with it */
+    CHECK_CLOSE(ml[1] / ml[0], 16, 1e-3);
+    CHECK_CLOSE(ml[2] / ml[0], 256, 1e-2);
+    CHECK_CLOSE(mln[1] / mln[0], 1, 1e-4);
+    CHECK_CLOSE(mln[2] / mln[0], 1, 1e-4);
+    CHECK(mln[0] <= sqrtf(32) + 1e-4, "QK-normed logits above sqrt(32): %g", mln[0]);
+    CHECK_CLOSE(twn[2], twn[0], 1e-4);
+    /* attention collapses onto one key as the logits grow; a top weight is at least 1/64 */
+    CHECK(tw[0] >= 1.0 / 64 && tw[0] < tw[1] && tw[1] < tw[2] && tw[2] > 0.9, "top weights %g %g %g", tw[0],
+          tw[1], tw[2]);
+    const double bad[] = { 1, 0 };
+    CHECK(bl_qk_growth(bad, 2, 0, ml, tw) < 0, "scale 0 accepted");
+    CHECK_ERR("qk growth: scales must be > 0");
+}
+
+BL_TEST(loss_figure_ema_by_hand)
+{
+    float loss[3] = { 4, 2, 2 }, vl[1] = { 3 };
+    int vs[1] = { 2 };
+    bl_metrics m = { 0 };
+    m.steps = 3;
+    m.loss = loss;
+    m.nval = 1;
+    m.val_step = vs;
+    m.val_loss = vl;
+    const bl_metrics *runs[2] = { &m, &m };
+    const char *labels[2] = { "a", "b" };
+    bl_figure *f = bl_plot_loss_figure(runs, labels, 2, 0.5f, 1, 1);
+    CHECK(f != NULL, "%s", bl_error());
+    if (!f) return;
+    bl_panel *p = bl_fig_panel(f, 0);
+    CHECK(p->nseries == 6 && p->logy, "%d series, logy %d", p->nseries, p->logy);
+    /* per run: the raw curve (faint), the EMA, the validation points in the EMA's colour */
+    const bl_series *raw = &p->series[0], *ema = &p->series[1], *val = &p->series[2];
+    CHECK((raw->flags & BL_FAINT) && !(ema->flags & BL_FAINT) && (val->flags & BL_NO_LINE), "flags %u %u %u",
+          raw->flags, ema->flags, val->flags);
+    CHECK(ema->color == val->color && p->series[4].color != ema->color, "colours %d %d %d", ema->color, val->color,
+          p->series[4].color);
+    /* EMA with bias correction at 0.5: 2/0.5 = 4; (1 + 1)/0.75 = 2.6667; (1 + 1)/0.875 = 2.2857 */
+    CHECK_CLOSE(ema->y[0], 4, 1e-5);
+    CHECK_CLOSE(ema->y[1], 2.0 / 0.75, 1e-5);
+    CHECK_CLOSE(ema->y[2], 2.0 / 0.875, 1e-5);
+    CHECK_CLOSE(ema->x[2], 3, 0);
+    CHECK_CLOSE(val->x[0], 2, 0);
+    CHECK_CLOSE(val->y[0], 3, 0);
+    bl_fig_free(f);
+    CHECK(bl_plot_loss_figure(runs, labels, 1, 1.0f, 1, 1) == NULL, "smooth 1 accepted");
+    CHECK_ERR("plot loss: smooth must be in [0, 1)");
+    m.steps = 0;
+    CHECK(bl_plot_loss_figure(runs, labels, 1, 0.9f, 1, 1) == NULL, "no steps accepted");
+    CHECK_ERR("plot loss: no training steps yet");
+}
+
+/* PNG width and height from the IHDR chunk (bytes 16..23). */
+static int png_size(const char *path, uint32_t *w, uint32_t *h)
+{
+    unsigned char b[24];
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    size_t n = fread(b, 1, 24, f);
+    fclose(f);
+    if (n != 24 || memcmp(b, "\x89PNG\r\n\x1a\n", 8) || memcmp(b + 12, "IHDR", 4)) return -1;
+    *w = (uint32_t)b[16] << 24 | (uint32_t)b[17] << 16 | (uint32_t)b[18] << 8 | b[19];
+    *h = (uint32_t)b[20] << 24 | (uint32_t)b[21] << 16 | (uint32_t)b[22] << 8 | b[23];
+    return 0;
+}
+
+BL_TEST(files_png_svg_csv_json)
+{
+    bl_session *s = session();
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rope check > %s", tmp("check.png"));
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    CHECK(strstr(outbuf, "all 42 pairs") != NULL, "rope check printed:\n%s", outbuf);
+    uint32_t w = 0, h = 0;
+    CHECK(png_size(tmp("check.png"), &w, &h) == 0 && w == 1600 && h == 900, "PNG %ux%u", w, h);
+    snprintf(cmd, sizeof cmd, "qk growth scales=1,4,16 > %s", tmp("qk.svg"));
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    if (system("command -v xmllint >/dev/null 2>&1") == 0) {
+        snprintf(cmd, sizeof cmd, "xmllint --noout %s", tmp("qk.svg"));
+        CHECK(system(cmd) == 0, "xmllint rejects %s", tmp("qk.svg"));
+    }
+    snprintf(cmd, sizeof cmd, "rope table > %s", tmp("table.csv"));
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    FILE *f = fopen(tmp("table.csv"), "r");
+    char line[4096] = "";
+    CHECK(f && fgets(line, sizeof line, f), "no %s", tmp("table.csv"));
+    if (f) fclose(f);
+    CHECK(!strncmp(line, "row\\col,0,1,2,", 14), "csv header '%.40s'", line);
+    /* the JSON holds the numbers: the rope check panel of one constant, the offset heatmap */
+    snprintf(cmd, sizeof cmd, "rope check dr=2 dc=-1 > %s", tmp("check.json"));
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    json_error_t je;
+    json_t *j = json_load_file(tmp("check.json"), 0, &je);
+    CHECK(j != NULL, "json: %s", je.text);
+    json_t *v = json_object_get(json_array_get(json_object_get(j, "panels"), 0), "values");
+    double want = closed_form(32, 100, 2, -1);
+    int finite = 0, bad = 0;
+    for (size_t r = 0; r < json_array_size(v); r++)
+        for (size_t c = 0; c < json_array_size(json_array_get(v, r)); c++) {
+            json_t *x = json_array_get(json_array_get(v, r), c);
+            if (json_is_number(x)) finite++, bad += fabs(json_number_value(x) - want) > 1e-3;
+        }
+    CHECK(finite == 6 * 7 && bad == 0, "%d finite cells, %d differ from %g", finite, bad, want);
+    json_decref(j);
+    /* errors name the command and the value */
+    CHECK(run_in(s, "rope table head_dim=7") < 0, "odd head_dim accepted");
+    CHECK(run_in(s, "rope check grid=4 dr=5") < 0, "offset off the grid accepted");
+    CHECK(run_in(s, "rope spin") < 0, "rope spin accepted");
+    CHECK(run_in(s, "qk growth scales=1,x") < 0, "bad scales accepted");
+    CHECK(run_in(s, "rope check colour=red") < 0, "unknown key accepted");
+    CHECK(run_in(s, "plot loss") < 0, "plot loss without a model accepted");
+    session_free(s);
+}
+
+/* Read panel k's heatmap values (rows x cols) of a saved JSON into out; returns rows * cols. */
+static int json_heatmap(const char *path, int k, float *out, int max)
+{
+    json_t *j = json_load_file(path, 0, NULL);
+    json_t *v = json_object_get(json_array_get(json_object_get(j, "panels"), (size_t)k), "values");
+    int n = 0;
+    for (size_t r = 0; r < json_array_size(v); r++)
+        for (size_t c = 0; c < json_array_size(json_array_get(v, r)) && n < max; c++) {
+            json_t *x = json_array_get(json_array_get(v, r), c);
+            out[n++] = json_is_number(x) ? (float)json_number_value(x) : NAN;
+        }
+    json_decref(j);
+    return n;
+}
+
+/* y of series `si` of panel k of a saved JSON into out; returns the count. */
+static int json_series(const char *path, int k, int si, float *out, int max)
+{
+    json_t *j = json_load_file(path, 0, NULL);
+    json_t *p = json_array_get(json_object_get(j, "panels"), (size_t)k);
+    json_t *y = json_object_get(json_array_get(json_object_get(p, "series"), (size_t)si), "y");
+    int n = 0;
+    for (size_t i = 0; i < json_array_size(y) && n < max; i++) out[n++] = (float)json_number_value(json_array_get(y, i));
+    json_decref(j);
+    return n;
+}
+
+BL_TEST(attention_maps_of_models)
+{
+    bl_session *s = session();
+    static float v[64 * 64];
+    char cmd[512];
+    /* TinyGPT (small): causal rows that sum to 1, labelled with characters */
+    snprintf(cmd, sizeof cmd, "model gpt dim=32 depth=2 heads=2 context=16; attn head=1 layer=1 > %s",
+             tmp("gpt.json"));
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    int n = json_heatmap(tmp("gpt.json"), 0, v, 64 * 64);
+    CHECK(n == 16 * 16, "%d cells", n);
+    int bad = 0;
+    for (int r = 0; r < 16 && n == 256; r++) {
+        double sum = 0;
+        for (int c = 0; c < 16; c++) {
+            sum += v[r * 16 + c];
+            bad += c > r && v[r * 16 + c] != 0;   /* a query never sees a later key */
+        }
+        bad += fabs(sum - 1) > 1e-4;
+    }
+    CHECK(bad == 0, "%d rows not causal or not summing to 1", bad);
+    CHECK(run_in(s, "attn query=3") < 0, "query= on TinyGPT accepted");
+    CHECK(run_in(s, "attn layer=2") < 0, "layer 2 of a 2-layer model accepted");
+    /* TinyDiT: all heads; one query patch over the 8 x 8 grid sums to 1 */
+    snprintf(cmd, sizeof cmd, "model dit dim=32 depth=1 heads=2; attn > %s; attn head=1 query=27 > %s",
+             tmp("dit.json"), tmp("ditq.png"));
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    n = json_heatmap(tmp("dit.json"), 1, v, 64 * 64);
+    CHECK(n == 64 * 64, "%d cells", n);
+    double sum = 0;
+    for (int c = 0; c < 64; c++) sum += v[27 * 64 + c];
+    CHECK_CLOSE(sum, 1, 1e-4);
+    uint32_t w = 0, h = 0;
+    CHECK(png_size(tmp("ditq.png"), &w, &h) == 0 && w == 1600 && h == 900, "PNG %ux%u", w, h);
+    /* stats of the model: after LayerNorm (no affine before modulation) every token has mean 0,
+     * rms 1 (eps 1e-6) */
+    snprintf(cmd, sizeof cmd, "stats > %s", tmp("stats.json"));
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    float y[64];
+    CHECK(json_series(tmp("stats.json"), 0, 1, y, 64) == 64, "64 tokens");
+    CHECK_CLOSE(y[5], 0, 1e-5);
+    CHECK(json_series(tmp("stats.json"), 1, 1, y, 64) == 64, "64 tokens");
+    CHECK_CLOSE(y[5], 1, 1e-3);
+    session_free(s);
+}
+
+BL_TEST(stats_of_a_tensor)
+{
+    bl_session *s = session();
+    char cmd[512];
+    /* rows [1, 2, 3, 6]: mean 3, rms sqrt(12.5); LayerNorm mean 0 rms 1; RMSNorm rms 1 and mean
+     * 3 / sqrt(12.5) */
+    snprintf(cmd, sizeof cmd, "x = tensor([[1, 2, 3, 6], [2, 4, 6, 12]]); stats x > %s", tmp("x.json"));
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    float y[4];
+    CHECK(json_series(tmp("x.json"), 0, 0, y, 4) == 2, "2 rows");
+    CHECK_CLOSE(y[0], 3, 1e-6);
+    CHECK_CLOSE(y[1], 6, 1e-6);
+    json_series(tmp("x.json"), 1, 0, y, 4);
+    CHECK_CLOSE(y[0], sqrt(12.5), 1e-5);
+    json_series(tmp("x.json"), 0, 1, y, 4);
+    CHECK_CLOSE(y[0], 0, 1e-6);
+    json_series(tmp("x.json"), 1, 1, y, 4);
+    CHECK_CLOSE(y[1], 1, 1e-5);
+    json_series(tmp("x.json"), 0, 2, y, 4);
+    CHECK_CLOSE(y[0], 3 / sqrt(12.5), 1e-5);
+    json_series(tmp("x.json"), 1, 2, y, 4);
+    CHECK_CLOSE(y[0], 1, 1e-5);
+    CHECK(run_in(s, "y = 3; stats y layer=1") < 0, "a number accepted");
+    CHECK(run_in(s, "z = tensor([1, 2]); stats z layer=1") < 0, "layer= with a tensor accepted");
+    session_free(s);
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
+    if (!mkdtemp(tmpdir)) return 99;
+    RUN(rope_check_scores_are_one_constant);
+    RUN(qk_growth_is_scale_squared_without_norm);
+    RUN(loss_figure_ema_by_hand);
+    RUN(files_png_svg_csv_json);
+    RUN(attention_maps_of_models);
+    RUN(stats_of_a_tensor);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
+    return bl_test_done();
+}
