@@ -1,7 +1,7 @@
 #!/bin/sh
 # tmux_repl.sh - types into the real interactive blocklab inside a private tmux server and reads
 # the screen: tab completion, a continued line, history recall, the error caret, Ctrl-C at the
-# prompt, during a long command and during `train`, the history file, Ctrl-D. Prints TAP.
+# prompt, during a long command and during `train`, `dash` around a model's run, the history file, Ctrl-D. Prints TAP.
 # Skipped (with a message) when tmux is missing.
 set -u
 bin=${BL_BUILDDIR:-$(pwd)}/blocklab
@@ -95,6 +95,11 @@ keys 'print("kept", m1.run.steps > 0, m1.run.steps < 1000000)' Enter
 check "the model and its run are kept after Ctrl-C" "kept true true"
 keys 'train 2' Enter
 check "training continues after Ctrl-C" "[####################] step"
+
+keys 'dash steps=3' Enter
+check "dash trains the model inside the dashboard to the end" "] 100%"
+keys q
+check "q leaves the dashboard with the run kept" "dash: the run is at step"
 
 echo 'print("sourced")' >"$tmp/script_one.bl"
 keys "source $tmp/scri" Tab
