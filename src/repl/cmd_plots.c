@@ -352,11 +352,12 @@ int bl_cmd_attn(bl_cmdargs *a)
     if (query >= 0 && nh > 8) nh = 8;
     if (nh > 64) nh = 64;
     char title[160];
-    snprintf(title, sizeof title, "%s layer %ld attention, %s%s", m->kind == BL_MODEL_DIT ? "TinyDiT" : "TinyGPT", layer,
-             o.desc, query >= 0 ? "" : "");
     if (query >= 0)
-        snprintf(title + strlen(title), sizeof title - strlen(title), ": query patch %ld (row %ld, col %ld)", query,
+        snprintf(title, sizeof title, "TinyDiT layer %ld: attention of patch %ld (row %ld, col %ld)", layer, query,
                  query / o.gw, query % o.gw);
+    else
+        snprintf(title, sizeof title, "%s layer %ld attention, %s", m->kind == BL_MODEL_DIT ? "TinyDiT" : "TinyGPT",
+                 layer, o.desc);
     int cols = query >= 0 ? nh : nh <= 2 ? nh : nh <= 4 ? 2 : nh <= 9 ? 3 : 4, rows = query >= 0 ? 2 : (nh + cols - 1) / cols;
     bl_figure *f = bl_fig_new(rows, cols, title);
     int rc = f ? 0 : -1;
@@ -475,8 +476,11 @@ int bl_cmd_stats(bl_cmdargs *a)
     if (a->n >= 1 && !a->w[0].key) {
         bl_value *v = bl_session_get(a->s, a->w[0].text);
         if (v && v->kind == BL_V_TENSOR) {
-            static const char *const none[] = { NULL };
-            if (bl_plot_check_keys(a, 1, none) < 0) return -1;
+            if (a->n > 1) {
+                bl_fail("stats: a tensor takes no keys (layer= is for models), got '%s%s%s'",
+                        a->w[1].key ? a->w[1].key : "", a->w[1].key ? "=" : "", a->w[1].text);
+                return bl_session_errat(a->s, a->w[1].pos);
+            }
             return stats_tensor(a, v->t, a->w[0].text);
         }
     }

@@ -94,6 +94,12 @@ static int cmd_rope_check(bl_cmdargs *a)
         bl_plot_kw_num(a, "base", 100, 1e-30, 1e30, &base) < 0 || bl_plot_kw_int(a, "grid", 8, 1, 32, &grid) < 0)
         return -1;
     int g = (int)grid, n2 = 2 * g - 1;
+    if (labs(dr) >= grid || labs(dc) >= grid) {
+        const char *k = labs(dr) >= grid ? "dr" : "dc";
+        int wi = bl_plot_kw_find(a, k) >= 0 ? bl_plot_kw_find(a, k) : bl_plot_kw_find(a, "grid");
+        bl_fail("rope check: offset (%ld, %ld) leaves the %dx%d grid (|dr|, |dc| < grid)", dr, dc, g, g);
+        return bl_session_errat(a->s, wi >= 0 ? a->w[wi].pos : a->st->pos);
+    }
     float *at = malloc(sizeof(float) * (size_t)(g * g)), *offs = malloc(sizeof(float) * (size_t)(n2 * n2));
     int count = at && offs ? bl_rope_check_scores((int)hd, (float)base, g, (int)dr, (int)dc, at, offs) : -1;
     if (count < 0) {
