@@ -221,7 +221,7 @@ static int cmd_rope_table(bl_cmdargs *a)
                  : 0;
     }
     if (rc == 0) {
-        /* the angle of a few pairs against position: 1-D up to 8 pairs evenly spread (log y, from
+        /* the angle of a few pairs against position: 1-D up to 6 pairs evenly spread (log y, from
          * position 1); 2-D the first and last pair of each half (row half, column half) */
         bl_panel *p = bl_fig_panel(f, 2);
         int pairs[8], np = 0, from = two ? 0 : 1;
@@ -232,7 +232,7 @@ static int cmd_rope_table(bl_cmdargs *a)
                 if (np == 0 || cand[i] != pairs[np - 1]) pairs[np++] = cand[i];
         } else {
             int npair = H / 2;
-            np = npair < 8 ? npair : 8;
+            np = npair < 6 ? npair : 6;
             for (int i = 0; i < np; i++) pairs[i] = np > 1 ? i * (npair - 1) / (np - 1) : 0;
         }
         for (int t = 0; t < T; t++) pos[t] = (float)t;
@@ -247,7 +247,13 @@ static int cmd_rope_table(bl_cmdargs *a)
         if (rc == 0)
             rc = bl_panel_labels(p, two ? "angle of a pair: row half, column half" : "angle of each pair",
                                  two ? ylab : "position", "angle (radians)");
-        if (!two) bl_panel_log(p, 0, 1);
+        if (!two && rc == 0) {
+            /* log-log: each pair a straight line of slope 1, a ladder of frequencies; room above
+             * the highest for the legend */
+            float lo = ang[(size_t)(np - 1) * T + 1], hi = ang[T - 1];
+            bl_panel_log(p, 1, 1);
+            rc = lo > 0 ? bl_panel_limits(p, 'y', lo / 2, hi * 300) : 0;
+        }
     }
     free(cos);
     free(sin);
