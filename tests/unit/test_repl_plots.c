@@ -316,6 +316,46 @@ BL_TEST(stats_of_a_tensor)
     session_free(s);
 }
 
+/* Two tiny trained models overlaid: one legend entry per run (and its validation points), the
+ * raw curve is drawn faint and the EMA over it is TensorBoard's, recomputed here. */
+BL_TEST(plot_loss_of_two_runs)
+{
+    bl_session *s = session();
+    char cmd[768];
+    snprintf(cmd, sizeof cmd,
+             "a = dit(dim=32, depth=1, heads=2, batch=4, eval_every=2); use a; data shapes exam=8; train 4 quiet=on\n"
+             "b = dit(dim=32, depth=1, heads=2, batch=4, eval_every=2, norm=\"rmsnorm\"); use b; data shapes exam=8\n"
+             "train 3 quiet=on; plot loss a b smooth=0.6 > %s", tmp("loss.json"));
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    json_t *j = json_load_file(tmp("loss.json"), 0, NULL);
+    json_t *p = json_array_get(json_object_get(j, "panels"), 0), *se = json_object_get(p, "series");
+    CHECK(json_is_true(json_object_get(p, "logy")), "not log y");
+    const char *want[] = { "a", "a", "a val", "b", "b", "b val" };
+    CHECK(json_array_size(se) == 6, "%zu series", json_array_size(se));
+    for (size_t i = 0; i < json_array_size(se) && i < 6; i++) {
+        const char *lab = json_string_value(json_object_get(json_array_get(se, i), "label"));
+        const char *style = json_string_value(json_object_get(json_array_get(se, i), "style"));
+        CHECK(lab && !strcmp(lab, want[i]), "series %zu label '%s', expected '%s'", i, lab ? lab : "(null)", want[i]);
+        CHECK(style && !strcmp(style, i % 3 == 0 ? "raw" : i % 3 == 1 ? "line" : "points"), "series %zu style %s", i,
+              style ? style : "(null)");
+    }
+    /* a's 4 steps: the raw loss and its EMA with bias correction at weight 0.6 */
+    json_t *raw = json_object_get(json_array_get(se, 0), "y"), *ema = json_object_get(json_array_get(se, 1), "y");
+    CHECK(json_array_size(raw) == 4 && json_array_size(ema) == 4, "%zu raw, %zu ema", json_array_size(raw),
+          json_array_size(ema));
+    double last = 0, w = 0.6;
+    for (size_t i = 0; i < json_array_size(raw) && i < 4; i++) {
+        double y = json_number_value(json_array_get(raw, i));
+        last = w * last + (1 - w) * y;
+        CHECK_CLOSE(json_number_value(json_array_get(ema, i)), last / (1 - pow(w, (double)i + 1)), 1e-5);
+    }
+    json_decref(j);
+    CHECK(run_in(s, "c = dit(dim=32, depth=1, heads=2); plot loss a c") < 0, "a model without a run accepted");
+    CHECK(run_in(s, "plot loss a nothing") < 0, "an unknown name accepted");
+    CHECK(run_in(s, "plot loss a smooth=1") < 0, "smooth 1 accepted");
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -326,6 +366,7 @@ int main(void)
     RUN(files_png_svg_csv_json);
     RUN(attention_maps_of_models);
     RUN(stats_of_a_tensor);
+    RUN(plot_loss_of_two_runs);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
