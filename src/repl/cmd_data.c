@@ -3,6 +3,7 @@
 #include "repl/train.h"
 #include "repl/models.h"
 #include "core/error.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -170,6 +171,27 @@ bl_run *bl_train_run(bl_session *s, bl_model *m, const char *cmd)
     }
     bl_run_sync_config(r);
     return r;
+}
+
+void bl_train_show(const bl_model *m, FILE *out)
+{
+    const bl_train_state *t = bl_train_find(m);
+    char d[1200];
+    if (t && t->data) fprintf(out, "  %-9s %s\n", "data", bl_dataset_describe(t->data, d, sizeof d));
+    else fprintf(out, "  %-9s none attached (training uses %s)\n", "data",
+                 m->kind == BL_MODEL_DIT ? "shapes" : "the built-in text");
+    const bl_run *r = t ? t->run : NULL;
+    if (r) {
+        const bl_metrics *mt = &r->metrics;
+        fprintf(out, "  %-9s step %d, AdamW lr %g", "run", bl_run_steps(r), (double)r->opt.lr);
+        if (mt->steps) fprintf(out, ", loss %.4g", mt->loss[mt->steps - 1]);
+        if (!isnan(r->last_val)) fprintf(out, ", val %.4g", r->last_val);
+        fprintf(out, "\n");
+    } else if (t && t->has_pending) {
+        fprintf(out, "  %-9s step %ld from a checkpoint (data KIND [PATH] to continue)\n", "run", t->pending.step);
+    } else {
+        fprintf(out, "  %-9s not trained yet\n", "run");
+    }
 }
 
 int bl_cmd_data(bl_cmdargs *a)

@@ -68,8 +68,10 @@ static void draw(progress *p, const bl_run *r, int done, int n, int final)
     if (p->tty) {
         int w = 20, fill = n > 0 ? (int)((long)done * w / n) : w;
         if (!final && ips > 0) snprintf(eta, sizeof eta, "  ETA %.0fs", (n - done) / ips);
-        fprintf(o, "\r[%.*s%.*s] step %d  loss %.4f%s  %.1f it/s%s\033[K", fill, "####################",
-                w - fill, "....................", bl_run_steps(r), p->loss, val, ips, eta);
+        char loss[32] = "loss -";   /* before the first step (the exam at step 0 runs first) */
+        if (!isnan(p->loss)) snprintf(loss, sizeof loss, "loss %.4f", p->loss);
+        fprintf(o, "\r[%.*s%.*s] step %d  %s%s  %.1f it/s%s\033[K", fill, "####################",
+                w - fill, "....................", bl_run_steps(r), loss, val, ips, eta);
         if (final) fputc('\n', o);
         fflush(o);
         return;

@@ -334,6 +334,7 @@ int bl_cmd_show(bl_cmdargs *a)
     show_keys(o, &m->cfg, BL_KEY_SWITCH, 0, "switches");
     show_keys(o, &m->cfg, ~0u, BL_KEY_SWITCH | BL_KEY_TRAIN, "shape");
     show_keys(o, &m->cfg, BL_KEY_TRAIN, 0, "training");
+    bl_train_show(m, o);
     return 0;
 }
 

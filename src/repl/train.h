@@ -47,6 +47,9 @@ const bl_dataset *bl_train_data(bl_session *s, bl_model *m, const char *cmd);
  * history and data position when `batch` changed. NULL + "CMD: ..." error. */
 bl_run *bl_train_run(bl_session *s, bl_model *m, const char *cmd);
 
+/* Two lines for `show`: the attached data and the run (step, last loss and val, optimizer). */
+void bl_train_show(const bl_model *m, FILE *out);
+
 /* A run value: a snapshot of a run's metrics (fields steps, loss, val, ms_per_step, spikes,
  * items, params; `> FILE.json` writes metrics.json). */
 extern const bl_handle_type bl_runval_type;
