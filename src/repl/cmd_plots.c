@@ -205,12 +205,17 @@ static void fixed_free(fixed_out *o)
     free(o->labels);
 }
 
-/* TinyDiT's fixed input: validation image 0 of `shapes` (seed 0), resized (nearest) and made
- * grey to the model's size and channels, noised to t = 0.5 with fixed noise. */
+/* TinyDiT's fixed input: validation image 0 of the model's data (repl/train.h; `shapes` with
+ * seed 0 when it has none), resized (nearest) and made grey to the model's size and channels,
+ * noised to t = 0.5 with fixed noise. */
 static int dit_input(const bl_model *m, fixed_out *o, bl_tensor **xt)
 {
     int C = m->cfg.channels, S = m->cfg.image_size;
-    bl_dataset *ds = bl_data_shapes(0);
+    const bl_train_state *ts = bl_train_find(m);
+    bl_dataset *own = NULL;
+    const bl_dataset *ds = ts && ts->data && ts->data->kind == BL_DATA_IMAGES && ts->data->n_val > 0
+                               ? ts->data
+                               : (own = bl_data_shapes(0));
     float *src = ds ? malloc(sizeof(float) * (size_t)(ds->C * ds->H * ds->W)) : NULL;
     o->img = malloc(sizeof(float) * (size_t)(2 * C * S * S));
     *xt = bl_tensor_new4(1, C, S, S);
@@ -234,9 +239,9 @@ static int dit_input(const bl_model *m, fixed_out *o, bl_tensor **xt)
     o->C = C;
     o->S = S;
     o->gh = o->gw = S / m->cfg.patch;
-    snprintf(o->desc, sizeof o->desc, "one shapes image at t = 0.5");
+    snprintf(o->desc, sizeof o->desc, "one %s image at t = 0.5", ds ? ds->name : "shapes");
     free(src);
-    bl_dataset_free(ds);
+    bl_dataset_free(own);
     if (rc < 0 && !bl_error()[0]) bl_fail("attn: out of memory");
     return rc;
 }

@@ -68,39 +68,43 @@ int bl_complete_plot(bl_session *s, int argi, const char *const *words, const ch
 int bl_complete_rope(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out);
 int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out);
 
-#define BL_PLOT_COMMANDS                                                                        \
-    { "plot", "plot loss [MODELS...] [smooth=0.9]",                                            \
-      "Train loss curves of one or several runs.\n"                                            \
-      "plot loss [MODELS...] [smooth=0.9] [logy=on] [val=on]: each model's run in its own\n"   \
-      "colour with a legend: the EMA (bias-corrected, weight smooth) over the faint raw loss,\n" \
-      "validation losses as markers, log y. No MODELS: the current model.\n"                    \
-      "`plot loss a b > loss.png` saves the picture (.svg .csv .json too).",                   \
-      bl_complete_plot, bl_cmd_plot, 0 },                                                       \
-    { "attn", "attn [MODEL] [layer=0] [head=all|N] [query=N]",                                 \
-      "Attention maps of the model on a fixed input.\n"                                        \
-      "TinyDiT: one fixed image (shapes) at t = 0.5; TinyGPT: a fixed text window, labelled\n" \
-      "with its characters. Shows the L x L attention of one head or all heads (small\n"      \
-      "multiples). query=N (TinyDiT): that patch's attention over the patch grid and over the\n" \
-      "image. `attn layer=1 > attn.png` saves it.",                                             \
-      bl_complete_modelvar, bl_cmd_attn, 0 },                                                   \
-    { "stats", "stats [MODEL|TENSOR] [layer=0]",                                               \
-      "Per-token mean and rms before and after a norm.\n"                                      \
-      "For a model: the residual stream entering layer N's first norm and that norm's output\n" \
-      "on the fixed input of attn. For a tensor [..., D]: the tensor, LayerNorm(x) and\n"      \
-      "RMSNorm(x) (no weights). LayerNorm makes every mean 0 and rms 1; RMSNorm only the rms.", \
-      bl_complete_modelvar, bl_cmd_stats, 0 },                                                  \
-    { "rope", "rope table|check [KEY=VALUE...]",                                               \
-      "RoPE pictures: the tables and the relative check.\n"                                    \
-      "rope table [head_dim=32] [base=10000] [grid=0] [tokens=64]: cos and sin [tokens,\n"    \
-      "head_dim] and each pair's angle against position; grid=8 shows the 2-D tables.\n"       \
-      "rope check [dr=1] [dc=2] [head_dim=32] [base=100] [grid=8]: q = k = ones placed at every\n" \
-      "grid cell pair with offset (dr, dc) give one score; a heatmap of the score against\n"    \
-      "every offset, with the numbers printed.",                                               \
-      bl_complete_rope, bl_cmd_rope, 0 },                                                       \
-    { "qk", "qk growth [scales=1,2,4,8,16]",                                                   \
-      "Attention-logit growth with and without QK-norm.\n"                                     \
-      "q, k = s x W (fixed x and W): max |logit| grows as s^2 and the top attention weight\n"  \
-      "goes to 1 without QK-norm; with it both stay the same. Prints the numbers too.",       \
+#define BL_PLOT_COMMANDS \
+    { "plot", "plot loss [MODELS...] [smooth=0.9]", \
+      "Train loss curves of one or several runs.\n" \
+      "plot loss [MODELS...] [smooth=0.9] [logy=on] [val=on]: each model's\n" \
+      "run in its own colour with a legend: the EMA (bias-corrected, weight\n" \
+      "smooth) over the faint raw loss, validation losses as markers, log y.\n" \
+      "No MODELS: the current model. `plot loss a b > loss.png` saves it.", \
+      bl_complete_plot, bl_cmd_plot, 0 }, \
+    { "attn", "attn [MODEL] [layer=0] [head=all|N] [query=N]", \
+      "Attention maps of the model on a fixed input.\n" \
+      "TinyDiT: image 0 of its data (or shapes) at t = 0.5; TinyGPT: a fixed\n" \
+      "text window, labelled with its characters. Shows the L x L attention\n" \
+      "of one head or all heads (small multiples). query=N (TinyDiT): that\n" \
+      "patch's attention over the patch grid and over the image.\n" \
+      "`attn layer=1 > attn.png` saves it.", \
+      bl_complete_modelvar, bl_cmd_attn, 0 }, \
+    { "stats", "stats [MODEL|TENSOR] [layer=0]", \
+      "Per-token mean and rms before and after a norm.\n" \
+      "For a model: the residual stream entering layer N's first norm and\n" \
+      "that norm's output, on the fixed input of attn. For a tensor [..., D]:\n" \
+      "the tensor, LayerNorm(x) and RMSNorm(x) (no weights). LayerNorm makes\n" \
+      "every mean 0 and rms 1; RMSNorm only the rms.", \
+      bl_complete_modelvar, bl_cmd_stats, 0 }, \
+    { "rope", "rope table|check [KEY=VALUE...]", \
+      "RoPE pictures: the tables and the relative check.\n" \
+      "rope table [head_dim=32] [base=10000] [grid=0] [tokens=64]: cos and\n" \
+      "sin [tokens, head_dim] and each pair's angle against position;\n" \
+      "grid=8 shows the 2-D tables (base 100).\n" \
+      "rope check [dr=1] [dc=2] [head_dim=32] [base=100] [grid=8]: q = k =\n" \
+      "ones at every cell pair with offset (dr, dc) give one score; a heatmap\n" \
+      "of the score against every offset, with the numbers printed.", \
+      bl_complete_rope, bl_cmd_rope, 0 }, \
+    { "qk", "qk growth [scales=1,2,4,8,16]", \
+      "Attention-logit growth with and without QK-norm.\n" \
+      "q, k = s x W (fixed x and W): max |logit| grows as s^2 and the top\n" \
+      "attention weight goes to 1 without QK-norm; with it both stay the\n" \
+      "same. Prints the numbers too.", \
       bl_complete_qk, bl_cmd_qk, 0 },
 
 #endif
