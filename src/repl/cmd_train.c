@@ -111,6 +111,7 @@ int bl_cmd_train(bl_cmdargs *a)
     progress p = { .s = a->s, .tty = on_terminal(a->s), .quiet = quiet, .t0 = now_s(), .loss = NAN };
     if (quiet) p.tty = 0;
     int from = bl_run_steps(r);
+    if (p.tty) draw(&p, r, 0, (int)n, 0);     /* at once: the exam at step 0 may take a while */
     int done = bl_run_train(r, (int)n, train_cb, &p);
     int steps = bl_run_steps(r) - from;
     if (r->metrics.steps) p.loss = r->metrics.loss[r->metrics.steps - 1];
