@@ -208,7 +208,7 @@ static void fixed_free(fixed_out *o)
 /* TinyDiT's fixed input: validation image 0 of the model's data (repl/train.h; `shapes` with
  * seed 0 when it has none), resized (nearest) and made grey to the model's size and channels,
  * noised to t = 0.5 with fixed noise. */
-static int dit_input(const bl_model *m, fixed_out *o, bl_tensor **xt)
+static int dit_input(const bl_model *m, fixed_out *o, bl_tensor **xt, int index)
 {
     int C = m->cfg.channels, S = m->cfg.image_size;
     const bl_train_state *ts = bl_train_find(m);
@@ -219,7 +219,8 @@ static int dit_input(const bl_model *m, fixed_out *o, bl_tensor **xt)
     float *src = ds ? malloc(sizeof(float) * (size_t)(ds->C * ds->H * ds->W)) : NULL;
     o->img = malloc(sizeof(float) * (size_t)(2 * C * S * S));
     *xt = bl_tensor_new4(1, C, S, S);
-    int rc = src && o->img && *xt ? bl_dataset_val_images(ds, 0, 1, src, NULL) : -1;
+    int label = -1;
+    int rc = src && o->img && *xt ? bl_dataset_val_images(ds, (size_t)index, 1, src, &label) : -1;
     if (rc == 0) {
         bl_rng r;
         bl_rng_named(&r, 0, "attn noise");
@@ -239,7 +240,10 @@ static int dit_input(const bl_model *m, fixed_out *o, bl_tensor **xt)
     o->C = C;
     o->S = S;
     o->gh = o->gw = S / m->cfg.patch;
-    snprintf(o->desc, sizeof o->desc, "one %s image at t = 0.5", ds ? ds->name : "shapes");
+    if (rc == 0 && ds->class_names && label >= 0 && label < ds->n_classes)
+        snprintf(o->desc, sizeof o->desc, "%s %d (%s), t = 0.5", ds->name, index, ds->class_names[label]);
+    else if (ds)
+        snprintf(o->desc, sizeof o->desc, "%s image %d, t = 0.5", ds->name, index);
     free(src);
     bl_dataset_free(own);
     if (rc < 0 && !bl_error()[0]) bl_fail("attn: out of memory");
@@ -286,7 +290,7 @@ static int gpt_input(const bl_model *m, fixed_out *o, int *ids, int L)
 }
 
 /* Run m once on its fixed input and copy layer `layer`'s attention [H, L, L] and norm taps. */
-static int fixed_forward(bl_model *m, int layer, fixed_out *o, const char *cmd)
+static int fixed_forward(bl_model *m, int layer, int image, fixed_out *o, const char *cmd)
 {
     memset(o, 0, sizeof *o);
     int keep = m->keep_attn, rc = 0;
@@ -295,7 +299,7 @@ static int fixed_forward(bl_model *m, int layer, fixed_out *o, const char *cmd)
     m->keep_attn = 1;
     if (m->kind == BL_MODEL_DIT) {
         float t = 0.5f;
-        rc = dit_input(m, o, &xt);
+        rc = dit_input(m, o, &xt, image);
         if (rc == 0 && !bl_dit_forward(m, xt, &t, 0)) rc = -1;
     } else {
         o->L = m->cfg.context < 32 ? m->cfg.context : 32;
@@ -332,15 +336,28 @@ static int layer_word(bl_cmdargs *a, const bl_model *m, long *layer)
     return bl_plot_kw_int(a, "layer", 0, 0, m->cfg.depth - 1, layer);
 }
 
+/* image=N (TinyDiT: which validation image is the fixed input; 0 by default). */
+static int image_word(bl_cmdargs *a, const bl_model *m, long *image)
+{
+    int i = bl_plot_kw_find(a, "image");
+    if (i >= 0 && m->kind != BL_MODEL_DIT) {
+        bl_fail("%s: image= picks TinyDiT's input image; a TinyGPT model reads a fixed text", a->st->name);
+        return bl_session_errat(a->s, a->w[i].pos);
+    }
+    return bl_plot_kw_int(a, "image", 0, 0, 9999, image);
+}
+
 /* ---- attn ---- */
 
 int bl_cmd_attn(bl_cmdargs *a)
 {
-    static const char *const keys[] = { "layer", "head", "query", NULL };
+    static const char *const keys[] = { "layer", "head", "query", "image", NULL };
     int used;
     bl_model *m = bl_models_pick(a, &used);
-    long layer, query = -1, head = -1;
-    if (!m || bl_plot_check_keys(a, used, keys) < 0 || layer_word(a, m, &layer) < 0) return -1;
+    long layer, query = -1, head = -1, image;
+    if (!m || bl_plot_check_keys(a, used, keys) < 0 || layer_word(a, m, &layer) < 0 ||
+        image_word(a, m, &image) < 0)
+        return -1;
     int hw = bl_plot_kw_find(a, "head"), qw = bl_plot_kw_find(a, "query");
     if (hw >= 0 && strcmp(a->w[hw].text, "all") && bl_word_int(a, hw, 0, m->cfg.heads - 1, &head) < 0) return -1;
     if (qw >= 0) {
@@ -352,7 +369,7 @@ int bl_cmd_attn(bl_cmdargs *a)
         if (bl_word_int(a, qw, 0, T - 1, &query) < 0) return -1;
     }
     fixed_out o;
-    if (fixed_forward(m, (int)layer, &o, "attn") < 0) return -1;
+    if (fixed_forward(m, (int)layer, (int)image, &o, "attn") < 0) return -1;
     int h0 = head >= 0 ? (int)head : 0, nh = head >= 0 ? 1 : o.H, L = o.L;
     if (query >= 0 && nh > 8) nh = 8;
     if (nh > 64) nh = 64;
@@ -391,7 +408,7 @@ int bl_cmd_attn(bl_cmdargs *a)
                          bl_panel_labels(p, pt, "patch column", "patch row") < 0 ||
                          bl_panel_images(pi, o.img, 2, o.C, o.S, o.S, -1, 1, 2) < 0 ||
                          bl_panel_images_overlay(pi, row, o.gh, o.gw, 0.45f) < 0 ||
-                         bl_panel_labels(pi, "image, t = 0.5 input", NULL, NULL) < 0
+                         bl_panel_labels(pi, o.desc, NULL, NULL) < 0
                      ? -1
                      : 0;
         }
@@ -477,7 +494,7 @@ static int stats_tensor(bl_cmdargs *a, const bl_tensor *x, const char *name)
 
 int bl_cmd_stats(bl_cmdargs *a)
 {
-    static const char *const keys[] = { "layer", NULL };
+    static const char *const keys[] = { "layer", "image", NULL };
     if (a->n >= 1 && !a->w[0].key) {
         bl_value *v = bl_session_get(a->s, a->w[0].text);
         if (v && v->kind == BL_V_TENSOR) {
@@ -491,10 +508,12 @@ int bl_cmd_stats(bl_cmdargs *a)
     }
     int used;
     bl_model *m = bl_models_pick(a, &used);
-    long layer;
-    if (!m || bl_plot_check_keys(a, used, keys) < 0 || layer_word(a, m, &layer) < 0) return -1;
+    long layer, image;
+    if (!m || bl_plot_check_keys(a, used, keys) < 0 || layer_word(a, m, &layer) < 0 ||
+        image_word(a, m, &image) < 0)
+        return -1;
     fixed_out o;
-    if (fixed_forward(m, (int)layer, &o, "stats") < 0) return -1;
+    if (fixed_forward(m, (int)layer, (int)image, &o, "stats") < 0) return -1;
     const float *xs[2] = { o.tin, o.tnorm };
     char after[64], title[160];
     snprintf(after, sizeof after, "after %s", m->cfg.norm == BL_NORM_RMSNORM ? "rmsnorm" : "layernorm");

@@ -76,15 +76,16 @@ int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char
       "smooth) over the faint raw loss, validation losses as markers, log y.\n" \
       "No MODELS: the current model. `plot loss a b > loss.png` saves it.", \
       bl_complete_plot, bl_cmd_plot, 0 }, \
-    { "attn", "attn [MODEL] [layer=0] [head=all|N] [query=N]", \
+    { "attn", "attn [MODEL] [layer=0] [head=all|N] [query=N] [image=0]", \
       "Attention maps of the model on a fixed input.\n" \
-      "TinyDiT: image 0 of its data (or shapes) at t = 0.5; TinyGPT: a fixed\n" \
-      "text window, labelled with its characters. Shows the L x L attention\n" \
-      "of one head or all heads (small multiples). query=N (TinyDiT): that\n" \
-      "patch's attention over the patch grid and over the image.\n" \
+      "TinyDiT: validation image 0 (image=N) of its data (or shapes) at\n" \
+      "t = 0.5; TinyGPT: a fixed text window, labelled with its characters.\n" \
+      "Shows the L x L attention of one head or all heads (small multiples).\n" \
+      "query=N (TinyDiT): that patch's attention over the patch grid and\n" \
+      "over the image.\n" \
       "`attn layer=1 > attn.png` saves it.", \
       bl_complete_modelvar, bl_cmd_attn, 0 }, \
-    { "stats", "stats [MODEL|TENSOR] [layer=0]", \
+    { "stats", "stats [MODEL|TENSOR] [layer=0] [image=0]", \
       "Per-token mean and rms before and after a norm.\n" \
       "For a model: the residual stream entering layer N's first norm and\n" \
       "that norm's output, on the fixed input of attn. For a tensor [..., D]:\n" \
