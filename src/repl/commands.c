@@ -9,6 +9,7 @@
 #include "repl/models.h"
 #include "repl/cmd_plots.h"
 #include "repl/train.h"
+#include "repl/cmd_compare.h"
 #include "core/error.h"
 #include <errno.h>
 #include <math.h>
@@ -326,6 +327,7 @@ const bl_command bl_commands[] = {
     BL_MODEL_COMMANDS
     BL_TRAIN_COMMANDS
     BL_PLOT_COMMANDS
+    BL_COMPARE_COMMANDS
     { NULL, NULL, NULL, NULL, NULL, 0 },
 };
 

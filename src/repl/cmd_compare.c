@@ -1,0 +1,262 @@
+/* cmd_compare.c - `compare`: a fair ablation of the current model (see cmd_compare.h and
+ * train/compare.h, which does the training and the arithmetic; this file parses, prints the
+ * progress, builds the table and binds the runs). */
+#include "repl/cmd_compare.h"
+#include "repl/models.h"
+#include "repl/train.h"
+#include "train/compare.h"
+#include "core/error.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const opt_keys[] = { "steps", "fd", "n", "probe_steps", "dir", NULL };
+
+static int is_opt(const bl_word *w)
+{
+    if (!w->key) return 0;
+    for (int k = 0; opt_keys[k]; k++)
+        if (!strcmp(opt_keys[k], w->key)) return 1;
+    return 0;
+}
+
+static int opt_word(bl_cmdargs *a, int from, const char *key)
+{
+    for (int i = a->n - 1; i >= from; i--)
+        if (a->w[i].key && !strcmp(a->w[i].key, key)) return i;
+    return -1;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* A number cell: "%.*f", "-" when NaN. */
+static void num(char *buf, size_t n, double x, int digits, int sign)
+{
+    if (isnan(x)) {
+        snprintf(buf, n, "-");
+        return;
+    }
+    if (fabs(x) < 0.5 * pow(10, -digits)) x = 0;    /* no "-0.0000" */
+    snprintf(buf, n, sign ? "%+.*f" : "%.*f", digits, x);
+}
+
+static bl_table *make_table(const bl_compare *c, const bl_cmp_summary *s, int with_fd, const char *unit)
+{
+    const char *cols[16] = { "variant", "switches", "params", "steps", unit, "val", "dval", "beyond_gap" };
+    int nc = 8;
+    if (with_fd) cols[nc++] = "fd", cols[nc++] = "dfd", cols[nc++] = "fd_beyond_gap";
+    cols[nc++] = "ms_step";
+    cols[nc++] = "speed";
+    cols[nc++] = "spikes";
+    bl_table *t = bl_table_new(nc, cols);
+    if (!t) return NULL;
+    for (int i = 0; i < c->n; i++) {
+        const bl_cmp_row *w = &s->row[i];
+        const bl_cmp_run *r = &c->r[i];
+        char cell[16][64], *p[16];
+        int k = 0;
+        snprintf(cell[k++], 64, "%s", r->name);
+        snprintf(cell[k++], 64, "%s%s", r->noise_floor ? "seed+1 " : "", *r->spec ? r->spec : "-");
+        snprintf(cell[k++], 64, "%zu", w->params);
+        snprintf(cell[k++], 64, "%d%s", w->steps, r->failed ? " (failed)" : "");
+        snprintf(cell[k++], 64, "%.0f", r->run ? r->run->metrics.items : 0.0);
+        num(cell[k++], 64, w->val, 4, 0);
+        num(cell[k++], 64, i ? w->delta : NAN, 4, 1);
+        snprintf(cell[k++], 64, "%s", w->exceeds ? "*" : "");
+        if (with_fd) {
+            num(cell[k++], 64, w->fd, 2, 0);
+            num(cell[k++], 64, i ? w->fd_delta : NAN, 2, 1);
+            snprintf(cell[k++], 64, "%s", w->fd_exceeds ? "*" : "");
+        }
+        num(cell[k++], 64, w->ms_per_step, 1, 0);
+        num(cell[k++], 64, w->speed, 2, 0);
+        snprintf(cell[k++], 64, "%d", w->spikes);
+        for (int j = 0; j < k; j++) p[j] = cell[j];
+        if (bl_table_add(t, (const char *const *)p) < 0) {
+            bl_table_free(t);
+            return NULL;
+        }
+    }
+    char title[512], g[32], fg[32];
+    num(g, sizeof g, s->gap, 4, 0);
+    num(fg, sizeof fg, s->fd_gap, 2, 0);
+    snprintf(title, sizeof title, "compare: %d steps; seed gap |val(%s) - val(seed2)| = %s%s%s; "
+             "* = difference from %s beyond the gap", c->done, c->r[0].name, g, with_fd ? ", fd gap " : "",
+             with_fd ? fg : "", c->r[0].name);
+    t->title = strdup(title);
+    return t;
+}
+
+/* cmp_NAME = a run value holding run i's metrics (through the train state's run snapshot). */
+static int bind_run(bl_session *s, bl_cmp_run *r)
+{
+    bl_train_state *ts = bl_train_get(r->model);
+    if (!ts) return -1;
+    ts->run = r->run;
+    bl_value *v = bl_train_run_value(r->model, "compare");
+    ts->run = NULL;
+    bl_train_forget(r->model);
+    if (!v) return -1;
+    char name[64];
+    snprintf(name, sizeof name, "cmp_%s", r->name);
+    int rc = bl_session_set(s, name, v);
+    bl_val_unref(v);
+    return rc;
+}
+
+static void progress(bl_session *s, const bl_compare *c, double t0, int final)
+{
+    double dt = now_s() - t0;
+    if (!final) {
+        double eta = c->done ? dt / c->done * (c->steps - c->done) : 0;
+        fprintf(s->out, "\rcompare: step %d/%d of %d runs  %.1f s  ETA %.0f s\033[K", c->done, c->steps, c->n, dt, eta);
+    } else {
+        fprintf(s->out, "\r\033[K");
+    }
+    fflush(s->out);
+}
+
+typedef struct {
+    long steps, n, probe_steps;
+    int fd;
+    const char *dir;
+    char dirbuf[64];
+} options;
+
+static int read_options(bl_cmdargs *a, int from, const bl_model *m, options *o)
+{
+    int i;
+    o->steps = m->cfg.steps;
+    o->n = 500;
+    o->probe_steps = 0;
+    o->fd = m->kind == BL_MODEL_DIT;
+    o->dir = NULL;
+    if ((i = opt_word(a, from, "steps")) >= 0 && bl_word_int(a, i, 1, 100000000, &o->steps) < 0) return -1;
+    if ((i = opt_word(a, from, "n")) >= 0 && bl_word_int(a, i, 2, 100000, &o->n) < 0) return -1;
+    if ((i = opt_word(a, from, "probe_steps")) >= 0 && bl_word_int(a, i, 1, 100000000, &o->probe_steps) < 0)
+        return -1;
+    if ((i = opt_word(a, from, "fd")) >= 0) {
+        if (bl_word_bool(a, i, &o->fd) < 0) return -1;
+        if (o->fd && m->kind != BL_MODEL_DIT) {
+            bl_fail("compare: fd=on needs a TinyDiT (probe-FD measures images)");
+            return bl_session_errat(a->s, a->w[i].pos);
+        }
+    }
+    if ((i = opt_word(a, from, "dir")) >= 0) o->dir = a->w[i].text;
+    if (!o->dir) {
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        strftime(o->dirbuf, sizeof o->dirbuf, "compare-%Y%m%d-%H%M%S", &tm);
+        o->dir = o->dirbuf;
+    }
+    return 0;
+}
+
+/* The probe for probe-FD (trained or loaded from the cache; announced). NULL + error. */
+static bl_probe *get_probe(bl_session *s, const bl_dataset *ds, const options *o)
+{
+    bl_probe_opts po;
+    bl_probe_opts_default(&po);
+    if (o->probe_steps > 0) po.steps = (int)o->probe_steps;
+    po.interrupted = bl_interrupted;
+    bl_probe *p = bl_probe_get(ds, &po);
+    if (!p) {
+        bl_error_prefix("compare: ");
+        return NULL;
+    }
+    fprintf(s->out, "compare: probe %s, held-out accuracy %.3f\n", p->note, p->accuracy);
+    return p;
+}
+
+int bl_cmd_compare(bl_cmdargs *a)
+{
+    int used;
+    bl_model *m = bl_models_pick(a, &used);
+    if (!m) return -1;
+    const char *names[BL_CMP_MAX], *specs[BL_CMP_MAX];
+    int nv = 0;
+    for (int i = used; i < a->n; i++) {
+        const bl_word *w = &a->w[i];
+        if (is_opt(w)) continue;
+        if (nv == BL_CMP_MAX - 1) {
+            bl_fail("compare: at most %d variants (the seed + 1 run makes %d)", BL_CMP_MAX - 1, BL_CMP_MAX);
+            return bl_session_errat(a->s, w->pos);
+        }
+        names[nv] = w->key ? w->key : w->text;
+        specs[nv++] = w->key ? w->text : "";
+    }
+    if (nv == 0) {
+        bl_fail("compare: which variants? (compare baseline rmsnorm=norm:rmsnorm ...)");
+        return bl_session_errat(a->s, a->st->pos);
+    }
+    options o;
+    if (read_options(a, used, m, &o) < 0) return -1;
+    const bl_dataset *ds = bl_train_data(a->s, m, "compare");
+    if (!ds) return bl_session_errat(a->s, a->st->pos);
+    bl_train_state *ts = bl_train_find(m);
+    bl_probe *probe = NULL;
+    if (o.fd && !(probe = get_probe(a->s, ds, &o))) return bl_session_errat(a->s, a->st->pos);
+    bl_compare *c = bl_compare_new(&m->cfg, ds, ts ? ts->exam_n : 0, nv, names, specs, (int)o.steps);
+    if (!c) {
+        bl_probe_free(probe);
+        return bl_session_errat(a->s, a->st->pos);
+    }
+    for (int i = 0; i < c->n; i++) c->r[i].model->interrupted = bl_interrupted;
+    int tty = a->s->out == stdout && isatty(fileno(stdout));
+    double t0 = now_s(), last = 0;
+    int live = c->n;
+    while (c->done < c->steps && live > 0 && !bl_interrupted()) {
+        live = bl_compare_round(c);
+        if (tty && (now_s() - last > 0.2 || c->done == c->steps)) {
+            progress(a->s, c, t0, 0);
+            last = now_s();
+        }
+    }
+    if (tty) progress(a->s, c, t0, 1);
+    int stopped = bl_interrupted();
+    if (stopped) {
+        fprintf(a->s->out, "compare: interrupted after %d of %d steps; the table of the steps done\n", c->done, c->steps);
+        bl_interrupt_clear();
+    }
+    for (int i = 0; i < c->n; i++)
+        if (c->r[i].failed) fprintf(a->s->out, "compare: %s stopped: %s\n", c->r[i].name, c->r[i].error);
+    int rc = bl_compare_finish(c, probe, (int)o.n);
+    if (rc < 0 && bl_interrupted()) bl_interrupt_clear();
+    bl_probe_free(probe);
+    bl_cmp_summary sum;
+    bl_compare_summary(c, &sum);
+    bl_table *t = make_table(c, &sum, o.fd, m->kind == BL_MODEL_GPT ? "tokens" : "images");
+    if (rc == 0 && bl_compare_write(c, o.dir) < 0) rc = -1;
+    for (int i = 0; rc == 0 && i < c->n; i++)
+        if (bind_run(a->s, &c->r[i]) < 0) rc = -1;
+    if (rc == 0)
+        fprintf(a->s->out, "compare: %d runs, metrics in %s/NAME/metrics.json, curves: plot loss cmp_%s ...\n",
+                c->n, o.dir, c->r[0].name);
+    bl_compare_free(c);
+    if (!t) return rc < 0 ? bl_session_errat(a->s, a->st->pos) : bl_fail("compare: out of memory");
+    a->result = bl_val_table(t);
+    if (rc < 0) {
+        /* show what was measured, then the error */
+        if (a->result) bl_val_print(a->result, a->s->out);
+        return bl_session_errat(a->s, a->st->pos);
+    }
+    return a->result ? 0 : -1;
+}
+
+int bl_complete_compare(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out)
+{
+    (void)s, (void)argi, (void)words;
+    static const char *const cands[] = { "baseline", "steps=", "fd=", "n=", "probe_steps=", "dir=",
+                                         "rmsnorm=norm:rmsnorm", "qknorm=qk_norm:on", "swiglu=mlp:swiglu",
+                                         "rope2d=pos:rope2d", "rope=pos:rope", NULL };
+    bl_complete_from(cands, prefix, out);
+    return 0;
+}

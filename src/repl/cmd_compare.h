@@ -1,0 +1,35 @@
+/* cmd_compare.h - the `compare` command: a fair ablation of the current model (train/compare.h).
+ *
+ *   compare [MODEL] VARIANT... [steps=N] [fd=on|off] [n=N] [probe_steps=N] [dir=PATH]
+ *   VARIANT:  NAME                      the model as it is (e.g. baseline)
+ *             NAME=KEY:VALUE[,KEY:VALUE...]   the model with these keys changed
+ *
+ * The first variant is the reference; a run of it with seed + 1 ("seed2") gives the seed gap.
+ * Leaves the table value (printable, `> t.csv|.md|.json|.txt`), binds each run's metrics to
+ * cmp_NAME (so `plot loss cmp_baseline cmp_rope` overlays them) and writes DIR/NAME/metrics.json.
+ */
+#ifndef BL_REPL_CMD_COMPARE_H
+#define BL_REPL_CMD_COMPARE_H
+
+#include "repl/repl.h"
+
+int bl_cmd_compare(bl_cmdargs *a);
+int bl_complete_compare(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out);
+
+#define BL_COMPARE_COMMANDS                                                                     \
+    { "compare", "compare [MODEL] VARIANT... [steps=N] [fd=on|off] [n=N] [dir=PATH]",           \
+      "Fair ablation: variants trained side by side.\n"    \
+      "VARIANT is NAME (the model as it is) or NAME=KEY:VALUE[,KEY:VALUE...], e.g.\n"          \
+      "  compare baseline rmsnorm=norm:rmsnorm rope=pos:rope2d all=norm:rmsnorm,pos:rope2d\n"  \
+      "Every run has the model's seed (same data order, noise, t and shared initial weights);\n" \
+      "one more run, `seed2`, repeats the first variant with seed + 1: the table's gap is\n"   \
+      "|val(first) - val(seed2)| and `*` marks a difference from the first beyond it.\n"       \
+      "Steps go round-robin (one step of each run in turn) so machine load hits all alike.\n"  \
+      "steps= defaults to the model's steps key; eval_every applies to every run; the exam is\n" \
+      "the model's (data exam=N). fd=on (TinyDiT default) adds probe-FD of n=500 samples\n"   \
+      "(probe_steps= trains the probe shorter). The runs' metrics become cmp_NAME (plot loss\n" \
+      "cmp_baseline cmp_rope) and DIR/NAME/metrics.json (dir= default compare-DATE-TIME).\n"  \
+      "Ctrl-C stops after the current round and tabulates the steps done.",                   \
+      bl_complete_compare, bl_cmd_compare, 0 },
+
+#endif

@@ -1,0 +1,207 @@
+/* compare.c - fair ablations: variants trained round-robin from shared seeds (see compare.h). */
+#include "train/compare.h"
+#include "core/error.h"
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define MAX_PAIRS 16
+
+int bl_compare_apply(bl_config *cfg, const char *spec)
+{
+    if (!spec || !*spec || !strcmp(spec, "-")) return 0;
+    char buf[512];
+    if (strlen(spec) >= sizeof buf) return bl_fail("compare: switch set too long (%zu characters)", strlen(spec));
+    strcpy(buf, spec);
+    const char *keys[MAX_PAIRS], *vals[MAX_PAIRS];
+    int n = 0;
+    for (char *save = NULL, *p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+        char *sep = strpbrk(p, ":=");
+        if (!sep || sep == p || !sep[1])
+            return bl_fail("compare: %s: expected KEY:VALUE, got '%s'", spec, p);
+        if (n == MAX_PAIRS) return bl_fail("compare: %s: more than %d keys", spec, MAX_PAIRS);
+        *sep = 0;
+        keys[n] = p;
+        vals[n++] = sep + 1;
+    }
+    if (n == 0) return bl_fail("compare: %s: no KEY:VALUE pair", spec);
+    bl_config c = *cfg;
+    if (bl_config_set_many(&c, n, keys, vals) < 0) {
+        bl_error_prefix("compare: %s: ", spec);
+        return -1;
+    }
+    *cfg = c;
+    return 0;
+}
+
+static int name_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n >= BL_CMP_NAME) return 0;
+    for (; *s; s++)
+        if (!(*s == '_' || (*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+            return 0;
+    return 1;
+}
+
+/* Make run i of c from cfg. */
+static int make_run(bl_compare *c, int i, const bl_config *cfg, int val_n)
+{
+    bl_cmp_run *r = &c->r[i];
+    r->val = r->fd = NAN;
+    if (!(r->model = bl_model_new(cfg)) || !(r->run = bl_run_new(r->model, c->data, val_n)) ||
+        bl_metrics_reserve(&r->run->metrics, c->steps) < 0) {
+        bl_error_prefix("compare: %s: ", r->name);
+        return -1;
+    }
+    return 0;
+}
+
+bl_compare *bl_compare_new(const bl_config *base, const bl_dataset *ds, int val_n, int n,
+                           const char *const *names, const char *const *specs, int steps)
+{
+    if (n < 1 || n > BL_CMP_MAX - 1) return BL_FAILP("compare: 1 to %d variants, got %d", BL_CMP_MAX - 1, n);
+    if (steps < 1) return BL_FAILP("compare: steps must be at least 1, got %d", steps);
+    for (int i = 0; i < n; i++) {
+        if (!name_ok(names[i]))
+            return BL_FAILP("compare: variant name '%s' must be 1-%d letters, digits or _", names[i], BL_CMP_NAME - 1);
+        if (!strcmp(names[i], "seed2"))
+            return BL_FAILP("compare: 'seed2' is the name of the reference's seed + 1 run; pick another");
+        for (int j = 0; j < i; j++)
+            if (!strcmp(names[i], names[j])) return BL_FAILP("compare: variant '%s' is named twice", names[i]);
+    }
+    bl_config cfgs[BL_CMP_MAX];
+    for (int i = 0; i < n; i++) {
+        cfgs[i] = *base;
+        if (bl_compare_apply(&cfgs[i], specs[i]) < 0) return NULL;
+        cfgs[i].seed = base->seed;
+        cfgs[i].steps = steps;
+    }
+    cfgs[n] = cfgs[0];
+    cfgs[n].seed = base->seed + 1;
+    bl_compare *c = calloc(1, sizeof *c);
+    if (!c) return BL_FAILP("compare: out of memory");
+    c->data = ds;
+    c->steps = steps;
+    c->n = n + 1;
+    for (int i = 0; i <= n; i++) {
+        bl_cmp_run *r = &c->r[i];
+        snprintf(r->name, sizeof r->name, "%s", i < n ? names[i] : "seed2");
+        snprintf(r->spec, sizeof r->spec, "%s", i < n ? specs[i] : specs[0]);
+        r->noise_floor = i == n;
+        if (make_run(c, i, &cfgs[i], val_n) < 0) {
+            bl_compare_free(c);
+            return NULL;
+        }
+    }
+    return c;
+}
+
+void bl_compare_free(bl_compare *c)
+{
+    if (!c) return;
+    for (int i = 0; i < c->n; i++) {
+        bl_run_free(c->r[i].run);
+        bl_model_free(c->r[i].model);
+    }
+    free(c);
+}
+
+int bl_compare_round(bl_compare *c)
+{
+    if (c->done >= c->steps) return bl_fail("compare: all %d steps are done", c->steps);
+    int live = 0;
+    for (int i = 0; i < c->n; i++) {
+        bl_cmp_run *r = &c->r[i];
+        if (r->failed || !r->run) continue;
+        if (bl_run_train(r->run, 1, NULL, NULL) < 0) {
+            r->failed = 1;
+            snprintf(r->error, sizeof r->error, "%s", bl_error());
+            bl_clear_error();
+            continue;
+        }
+        live++;
+    }
+    c->done++;
+    return live;
+}
+
+int bl_compare_finish(bl_compare *c, bl_probe *probe, int n_fd)
+{
+    for (int i = 0; i < c->n; i++) {
+        bl_cmp_run *r = &c->r[i];
+        if (r->failed || !r->run || bl_run_steps(r->run) == 0) continue;
+        const bl_metrics *m = &r->run->metrics;
+        if (m->nval > 0 && m->val_step[m->nval - 1] == bl_run_steps(r->run)) r->val = m->val_loss[m->nval - 1];
+        else if (isnan(r->val = bl_run_eval(r->run))) {
+            bl_error_prefix("compare: %s: ", r->name);
+            return -1;
+        }
+        if (probe && r->model->kind == BL_MODEL_DIT) {
+            r->fd = bl_probe_fd_model(probe, r->model, c->data, n_fd, 0);
+            if (r->fd < 0) {
+                r->fd = NAN;
+                bl_error_prefix("compare: %s: ", r->name);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+void bl_compare_summary(const bl_compare *c, bl_cmp_summary *s)
+{
+    memset(s, 0, sizeof *s);
+    const bl_cmp_run *ref = &c->r[0], *floor = &c->r[c->n - 1];
+    s->gap = fabs(ref->val - floor->val);       /* NaN propagates */
+    s->fd_gap = fabs(ref->fd - floor->fd);
+    double ref_ms = ref->run ? bl_metrics_ms_per_step(&ref->run->metrics) : NAN;
+    for (int i = 0; i < c->n; i++) {
+        const bl_cmp_run *r = &c->r[i];
+        bl_cmp_row *w = &s->row[i];
+        const bl_metrics *m = r->run ? &r->run->metrics : NULL;
+        w->params = r->model ? bl_model_param_count(r->model) : 0;
+        w->steps = m ? m->steps : 0;
+        w->val = r->val;
+        w->fd = r->fd;
+        w->delta = r->val - ref->val;
+        w->fd_delta = r->fd - ref->fd;
+        w->ms_per_step = m && m->steps ? bl_metrics_ms_per_step(m) : NAN;
+        w->speed = w->ms_per_step / ref_ms;
+        w->spikes = m ? m->nspikes : 0;
+        int compared = i > 0 && !r->noise_floor;
+        w->exceeds = compared && fabs(w->delta) > s->gap;          /* false when NaN */
+        w->fd_exceeds = compared && fabs(w->fd_delta) > s->fd_gap;
+    }
+}
+
+static int make_dir(const char *path)
+{
+    if (mkdir(path, 0777) == 0 || errno == EEXIST) {
+        struct stat sb;
+        if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) return 0;
+        return bl_fail("compare: %s: exists and is not a folder", path);
+    }
+    return bl_fail("compare: %s: %s", path, strerror(errno));
+}
+
+int bl_compare_write(const bl_compare *c, const char *dir)
+{
+    if (!dir || !*dir) return bl_fail("compare: empty folder name");
+    if (make_dir(dir) < 0) return -1;
+    for (int i = 0; i < c->n; i++) {
+        char sub[4096], file[4200];
+        if (snprintf(sub, sizeof sub, "%s/%s", dir, c->r[i].name) >= (int)sizeof sub)
+            return bl_fail("compare: %s: folder name too long", dir);
+        if (make_dir(sub) < 0) return -1;
+        snprintf(file, sizeof file, "%s/metrics.json", sub);
+        if (!c->r[i].run) continue;
+        if (bl_metrics_write(&c->r[i].run->metrics, file) < 0) {
+            bl_error_prefix("compare: ");
+            return -1;
+        }
+    }
+    return 0;
+}
