@@ -169,7 +169,7 @@ static bl_probe *get_probe(bl_session *s, const bl_dataset *ds, const options *o
     po.interrupted = bl_interrupted;
     bl_probe *p = bl_probe_get(ds, &po);
     if (!p) {
-        bl_error_prefix("compare: ");
+        bl_error_prefix("compare");
         return NULL;
     }
     fprintf(s->out, "compare: probe %s, held-out accuracy %.3f\n", p->note, p->accuracy);

@@ -29,7 +29,7 @@ int bl_compare_apply(bl_config *cfg, const char *spec)
     if (n == 0) return bl_fail("compare: %s: no KEY:VALUE pair", spec);
     bl_config c = *cfg;
     if (bl_config_set_many(&c, n, keys, vals) < 0) {
-        bl_error_prefix("compare: %s: ", spec);
+        bl_error_prefix("compare: %s", spec);
         return -1;
     }
     *cfg = c;
@@ -53,7 +53,7 @@ static int make_run(bl_compare *c, int i, const bl_config *cfg, int val_n)
     r->val = r->fd = NAN;
     if (!(r->model = bl_model_new(cfg)) || !(r->run = bl_run_new(r->model, c->data, val_n)) ||
         bl_metrics_reserve(&r->run->metrics, c->steps) < 0) {
-        bl_error_prefix("compare: %s: ", r->name);
+        bl_error_prefix("compare: %s", r->name);
         return -1;
     }
     return 0;
@@ -136,14 +136,14 @@ int bl_compare_finish(bl_compare *c, bl_probe *probe, int n_fd)
         const bl_metrics *m = &r->run->metrics;
         if (m->nval > 0 && m->val_step[m->nval - 1] == bl_run_steps(r->run)) r->val = m->val_loss[m->nval - 1];
         else if (isnan(r->val = bl_run_eval(r->run))) {
-            bl_error_prefix("compare: %s: ", r->name);
+            bl_error_prefix("compare: %s", r->name);
             return -1;
         }
         if (probe && r->model->kind == BL_MODEL_DIT) {
             r->fd = bl_probe_fd_model(probe, r->model, c->data, n_fd, 0);
             if (r->fd < 0) {
                 r->fd = NAN;
-                bl_error_prefix("compare: %s: ", r->name);
+                bl_error_prefix("compare: %s", r->name);
                 return -1;
             }
         }
@@ -199,7 +199,7 @@ int bl_compare_write(const bl_compare *c, const char *dir)
         snprintf(file, sizeof file, "%s/metrics.json", sub);
         if (!c->r[i].run) continue;
         if (bl_metrics_write(&c->r[i].run->metrics, file) < 0) {
-            bl_error_prefix("compare: ");
+            bl_error_prefix("compare");
             return -1;
         }
     }

@@ -1,0 +1,215 @@
+/* test_compare.c - fair ablations (train/compare.h): the published parameter counts of the six
+ * TinyDiT variants (DESIGN.md section 1), shared initial weights and streams (a variant's run is
+ * bit-identical to a standalone run of the same config), the seed + 1 noise floor, the gap and
+ * its marks worked by hand, metrics.json files, and bad input. */
+#include "core/error.h"
+#include "data/dataset.h"
+#include "models/model.h"
+#include "train/compare.h"
+#include "train/trainer.h"
+#include "../check.h"
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static bl_config tiny(void)
+{
+    bl_config c = bl_config_default(BL_MODEL_DIT);
+    const char *k[] = {"dim", "depth", "heads", "batch", "lr", "eval_every"};
+    const char *v[] = {"32", "1", "2", "4", "0.001", "2"};
+    if (bl_config_set_many(&c, 6, k, v) < 0) printf("# config: %s\n", bl_error());
+    return c;
+}
+
+BL_TEST(apply_parses_switch_sets)
+{
+    bl_config c = bl_config_default(BL_MODEL_DIT);
+    CHECK(bl_compare_apply(&c, "norm:rmsnorm,qk_norm:on,mlp=swiglu,pos:rope2d") == 0, "%s", bl_error());
+    CHECK(c.norm == BL_NORM_RMSNORM && c.qk_norm == 1 && c.mlp == BL_MLP_SWIGLU && c.pos == BL_POS_ROPE2D,
+          "switches not applied");
+    bl_config d = bl_config_default(BL_MODEL_DIT);
+    CHECK(bl_compare_apply(&d, "") == 0 && bl_compare_apply(&d, "-") == 0 && d.norm == BL_NORM_LAYERNORM, "empty set");
+    /* all or nothing */
+    CHECK(bl_compare_apply(&d, "norm:rmsnorm,pos:rope") < 0, "rope on a DiT accepted");
+    CHECK_ERR("compare: norm:rmsnorm,pos:rope: pos");
+    CHECK(d.norm == BL_NORM_LAYERNORM, "a refused set changed the config");
+    CHECK(bl_compare_apply(&d, "norm") < 0, "a key without value accepted");
+    CHECK_ERR("expected KEY:VALUE, got 'norm'");
+    CHECK(bl_compare_apply(&d, "colour:red") < 0, "unknown key accepted");
+    CHECK_ERR("colour");
+}
+
+/* DESIGN.md section 1: the published parameter counts, and seed2 = the reference with seed + 1. */
+BL_TEST(published_parameter_counts)
+{
+    bl_config base = bl_config_default(BL_MODEL_DIT);
+    bl_config_set(&base, "batch", "2");
+    bl_dataset *ds = bl_data_shapes(0);
+    const char *names[] = {"baseline", "rmsnorm", "qknorm", "swiglu", "rope", "all"};
+    const char *specs[] = {"", "norm:rmsnorm", "qk_norm:on", "mlp:swiglu", "pos:rope2d",
+                           "norm:rmsnorm,qk_norm:on,mlp:swiglu,pos:rope2d"};
+    const size_t want[] = {1152176, 1152176, 1152432, 1152344, 1150128, 1150552, 1152176};
+    bl_compare *c = bl_compare_new(&base, ds, 2, 6, names, specs, 10);
+    CHECK(c != NULL, "%s", bl_error());
+    if (c) {
+        CHECK(c->n == 7 && !strcmp(c->r[6].name, "seed2") && c->r[6].noise_floor, "seed2 run missing");
+        for (int i = 0; i < 7; i++)
+            CHECK(bl_model_param_count(c->r[i].model) == want[i], "%s: %zu parameters, expected %zu", c->r[i].name,
+                  bl_model_param_count(c->r[i].model), want[i]);
+        CHECK(c->r[6].model->cfg.seed == base.seed + 1 && c->r[3].model->cfg.seed == base.seed, "seeds");
+        CHECK(c->r[2].model->cfg.steps == 10, "steps not passed to the configs (cosine)");
+        /* shared parameters start equal across variants, differ with the seed */
+        bl_tensor *a = bl_params_find(c->r[0].model->params, "blocks.0.attn.qkv.weight");
+        bl_tensor *b = bl_params_find(c->r[5].model->params, "blocks.0.attn.qkv.weight");
+        bl_tensor *s = bl_params_find(c->r[6].model->params, "blocks.0.attn.qkv.weight");
+        CHECK(a && b && s && !memcmp(a->data, b->data, a->numel * sizeof(float)), "shared weights differ");
+        CHECK(a && s && memcmp(a->data, s->data, a->numel * sizeof(float)), "seed + 1 gave the same weights");
+    }
+    bl_compare_free(c);
+    bl_dataset_free(ds);
+}
+
+/* A variant trained round-robin is bit-identical to the same config trained alone with
+ * bl_run_train: same data order, noise and t, no cross-talk between the runs. */
+BL_TEST(round_robin_equals_standalone_runs)
+{
+    bl_config base = tiny();
+    bl_dataset *ds = bl_data_shapes(0);
+    const char *names[] = {"base", "rope"};
+    const char *specs[] = {"", "pos:rope2d"};
+    bl_compare *c = bl_compare_new(&base, ds, 8, 2, names, specs, 5);
+    CHECK(c != NULL, "%s", bl_error());
+    if (!c) return;
+    for (int k = 0; k < 5; k++) CHECK(bl_compare_round(c) == 3, "round %d: %s", k, bl_error());
+    CHECK(bl_compare_round(c) < 0, "a round past the planned steps was taken");
+    CHECK_ERR("all 5 steps are done");
+    CHECK(bl_compare_finish(c, NULL, 0) == 0, "%s", bl_error());
+    for (int i = 0; i < 3; i++) {
+        bl_config cfg = base;
+        cfg.steps = 5;
+        if (i == 1) bl_config_set(&cfg, "pos", "rope2d");
+        if (i == 2) cfg.seed = base.seed + 1;
+        bl_model *m = bl_model_new(&cfg);
+        bl_run *r = bl_run_new(m, ds, 8);
+        CHECK(r && bl_run_train(r, 5, NULL, NULL) == 5, "%s", bl_error());
+        float v = r ? bl_run_eval(r) : NAN;
+        const bl_metrics *cm = &c->r[i].run->metrics;
+        CHECK(r && cm->steps == 5 && !memcmp(cm->loss, r->metrics.loss, 5 * sizeof(float)), "%s: losses differ",
+              c->r[i].name);
+        CHECK(c->r[i].val == v, "%s: val %.9g, alone %.9g", c->r[i].name, c->r[i].val, (double)v);
+        /* val at steps 0, 2, 4 (eval_every 2) and the final one at 5 */
+        CHECK(cm->nval == 4 && cm->val_step[3] == 5, "%s: %d val points", c->r[i].name, cm->nval);
+        bl_run_free(r);
+        bl_model_free(m);
+    }
+    /* the summary by hand */
+    bl_cmp_summary s;
+    bl_compare_summary(c, &s);
+    double gap = fabs(c->r[0].val - c->r[2].val);
+    CHECK(s.gap == gap && gap > 0, "gap %g, expected %g", s.gap, gap);
+    CHECK(s.row[1].delta == c->r[1].val - c->r[0].val, "delta");
+    CHECK(s.row[1].exceeds == (fabs(c->r[1].val - c->r[0].val) > gap), "mark");
+    CHECK(s.row[0].speed == 1 && s.row[1].params == bl_model_param_count(c->r[1].model), "speed/params");
+    CHECK(isnan(s.fd_gap) && !s.row[1].fd_exceeds, "fd not measured, yet marked");
+    bl_compare_free(c);
+    bl_dataset_free(ds);
+}
+
+/* The marks, worked by hand on set values: gap = |0.50 - 0.52| = 0.02. */
+BL_TEST(gap_and_marks_by_hand)
+{
+    bl_config base = tiny();
+    bl_dataset *ds = bl_data_shapes(0);
+    const char *names[] = {"a", "b", "c"};
+    const char *specs[] = {"", "norm:rmsnorm", "mlp:swiglu"};
+    bl_compare *c = bl_compare_new(&base, ds, 4, 3, names, specs, 1);
+    CHECK(c != NULL, "%s", bl_error());
+    if (!c) return;
+    double val[4] = {0.50, 0.47, 0.515, 0.52}, fd[4] = {10, 20, 9, 11};
+    for (int i = 0; i < 4; i++) c->r[i].val = val[i], c->r[i].fd = fd[i];
+    bl_cmp_summary s;
+    bl_compare_summary(c, &s);
+    CHECK_CLOSE(s.gap, 0.02, 1e-12);
+    CHECK_CLOSE(s.fd_gap, 1, 1e-12);
+    CHECK(s.row[1].exceeds == 1 && s.row[2].exceeds == 0, "b beyond (0.03 > 0.02), c within (0.015)");
+    CHECK(s.row[0].exceeds == 0 && s.row[3].exceeds == 0, "reference and seed2 are never marked");
+    CHECK(s.row[1].fd_exceeds == 1 && s.row[2].fd_exceeds == 0, "fd marks");
+    CHECK_CLOSE(s.row[1].delta, -0.03, 1e-12);
+    /* no steps: no speed */
+    CHECK(isnan(s.row[1].ms_per_step), "ms/step before any step");
+    bl_compare_free(c);
+    bl_dataset_free(ds);
+}
+
+BL_TEST(metrics_files)
+{
+    bl_config base = tiny();
+    bl_dataset *ds = bl_data_shapes(0);
+    const char *names[] = {"x"};
+    const char *specs[] = {"qk_norm:on"};
+    bl_compare *c = bl_compare_new(&base, ds, 4, 1, names, specs, 2);
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/bl-test-compare-%d", (int)getpid());
+    CHECK(c && bl_compare_round(c) == 2 && bl_compare_round(c) == 2, "%s", bl_error());
+    CHECK(c && bl_compare_write(c, dir) == 0, "%s", bl_error());
+    const char *who[] = {"x", "seed2"};
+    for (int i = 0; i < 2; i++) {
+        char p[128];
+        snprintf(p, sizeof p, "%s/%s/metrics.json", dir, who[i]);
+        json_error_t e;
+        json_t *j = json_load_file(p, 0, &e);
+        CHECK(j && json_integer_value(json_object_get(j, "steps")) == 2 &&
+                  json_array_size(json_object_get(j, "loss")) == 2,
+              "%s: %s", p, j ? "wrong content" : e.text);
+        json_decref(j);
+        unlink(p);
+        snprintf(p, sizeof p, "%s/%s", dir, who[i]);
+        rmdir(p);
+    }
+    rmdir(dir);
+    CHECK(c && bl_compare_write(c, "/proc/nonexistent/x") < 0, "unwritable folder accepted");
+    CHECK_ERR("compare: /proc/nonexistent/x");
+    bl_compare_free(c);
+    bl_dataset_free(ds);
+}
+
+BL_TEST(bad_input)
+{
+    bl_config base = tiny();
+    bl_dataset *ds = bl_data_shapes(0);
+    const char *dup[] = {"a", "a"}, *sp[] = {"", ""};
+    CHECK(!bl_compare_new(&base, ds, 4, 2, dup, sp, 3), "duplicate names accepted");
+    CHECK_ERR("compare: variant 'a' is named twice");
+    const char *s2[] = {"seed2"};
+    CHECK(!bl_compare_new(&base, ds, 4, 1, s2, sp, 3), "seed2 accepted");
+    CHECK_ERR("'seed2' is the name");
+    const char *bad[] = {"a-b"};
+    CHECK(!bl_compare_new(&base, ds, 4, 1, bad, sp, 3), "bad name accepted");
+    CHECK_ERR("variant name 'a-b'");
+    const char *ok[] = {"a"};
+    CHECK(!bl_compare_new(&base, ds, 4, 1, ok, sp, 0), "0 steps accepted");
+    CHECK_ERR("steps must be at least 1, got 0");
+    CHECK(!bl_compare_new(&base, ds, 4, 0, ok, sp, 3), "no variants accepted");
+    CHECK_ERR("1 to 15 variants, got 0");
+    const char *badspec[] = {"dim:33"};
+    CHECK(!bl_compare_new(&base, ds, 4, 1, ok, badspec, 3), "bad switch set accepted");
+    CHECK_ERR("compare: dim:33:");
+    /* a GPT config on image data: the trainer's message, named by the run */
+    bl_config g = bl_config_default(BL_MODEL_GPT);
+    CHECK(!bl_compare_new(&g, ds, 4, 1, ok, sp, 3), "gpt on images accepted");
+    CHECK_ERR("compare: a: train:");
+    bl_dataset_free(ds);
+}
+
+int main(void)
+{
+    RUN(apply_parses_switch_sets);
+    RUN(published_parameter_counts);
+    RUN(round_robin_equals_standalone_runs);
+    RUN(gap_and_marks_by_hand);
+    RUN(metrics_files);
+    RUN(bad_input);
+    return bl_test_done();
+}
