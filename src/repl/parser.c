@@ -311,7 +311,7 @@ static bl_ast *unary(P *p)
 /* Is the '>' at the parser's position an output redirection? Only when what follows up to the
  * end of the statement is one file name (a string, or a word without spaces) that ends in an
  * extension blocklab writes; otherwise `x > 0` is a comparison. */
-static const char *const redirect_exts[] = { ".txt", ".csv", ".json", ".png", ".svg", NULL };
+static const char *const redirect_exts[] = { ".txt", ".csv", ".json", ".md", ".png", ".svg", NULL };
 
 static int is_redirect(P *p)
 {

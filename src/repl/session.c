@@ -155,7 +155,9 @@ int bl_write_value(bl_session *s, const bl_value *v, const char *path, const cha
     const char *ext = dot + 1;
     if (v->kind == BL_V_HANDLE && v->htype->save) return v->htype->save(v->h, path, cmdline);
     int txt = !strcasecmp(ext, "txt"), csv = !strcasecmp(ext, "csv"), json = !strcasecmp(ext, "json");
-    if (!txt && !csv && !json) {
+    int md = !strcasecmp(ext, "md");
+    if (md && v->kind != BL_V_TABLE) return bl_fail("%s: only tables are written as .md, not a %s", path, bl_val_kind_name(v));
+    if (!txt && !csv && !json && !md) {
         if (!strcasecmp(ext, "png") || !strcasecmp(ext, "svg"))
             return bl_fail("%s: a %s is not a picture (heatmap(), lineplot() and the plot "
                            "commands make pictures)", path, bl_val_kind_name(v));
@@ -167,7 +169,7 @@ int bl_write_value(bl_session *s, const bl_value *v, const char *path, const cha
     bl_atomic_file af;
     if (bl_atomic_open(&af, path) < 0) return -1;
     if (txt) bl_val_print(v, af.f);
-    else if (v->kind == BL_V_TABLE) (csv ? bl_table_write_csv : bl_table_write_json)(v->tab, af.f);
+    else if (v->kind == BL_V_TABLE) (md ? bl_table_write_md : csv ? bl_table_write_csv : bl_table_write_json)(v->tab, af.f);
     else if (v->kind == BL_V_TENSOR && csv) tensor_csv(v->t, af.f);
     else if (v->kind == BL_V_TENSOR) tensor_json(v->t, 0, 0, af.f), fputc('\n', af.f);
     else if (v->kind == BL_V_STR) fprintf(af.f, "\"%s\"\n", v->str);

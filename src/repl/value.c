@@ -527,3 +527,30 @@ void bl_table_write_json(const bl_table *t, FILE *out)
     }
     fputs("]\n", out);
 }
+
+static void md_cell(const char *s, FILE *out)
+{
+    for (; *s; s++) {
+        if (*s == '|') fputc('\\', out);
+        fputc(*s == '\n' ? ' ' : *s, out);
+    }
+}
+
+void bl_table_write_md(const bl_table *t, FILE *out)
+{
+    if (t->title) {
+        md_cell(t->title, out);
+        fputs("\n\n", out);
+    }
+    for (int r = -2; r < t->nrow; r++) {
+        fputc('|', out);
+        for (int c = 0; c < t->ncol; c++) {
+            fputc(' ', out);
+            if (r == -2) md_cell(t->cols[c], out);
+            else if (r == -1) fputs(t->nrow > 0 && is_number(cell(t, 0, c)) ? "---:" : "---", out);
+            else md_cell(cell(t, r, c), out);
+            fputs(" |", out);
+        }
+        fputc('\n', out);
+    }
+}

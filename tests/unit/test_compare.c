@@ -7,6 +7,7 @@
 #include "models/model.h"
 #include "train/compare.h"
 #include "train/trainer.h"
+#include "repl/value.h"
 #include "../check.h"
 #include <jansson.h>
 #include <math.h>
@@ -203,6 +204,30 @@ BL_TEST(bad_input)
     bl_dataset_free(ds);
 }
 
+/* The Markdown table writer (`compare ... > table.md`), against text written by hand. */
+BL_TEST(markdown_table)
+{
+    const char *cols[] = {"variant", "val", "note"};
+    bl_table *t = bl_table_new(3, cols);
+    const char *r1[] = {"baseline", "0.5", "a|b"}, *r2[] = {"rope", "0.25", "*"};
+    CHECK(t && bl_table_add(t, r1) == 0 && bl_table_add(t, r2) == 0, "table");
+    if (!t) return;
+    t->title = strdup("gap 0.01");
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    bl_table_write_md(t, f);
+    fclose(f);
+    const char *want = "gap 0.01\n\n"
+                       "| variant | val | note |\n"
+                       "| --- | ---: | --- |\n"
+                       "| baseline | 0.5 | a\\|b |\n"
+                       "| rope | 0.25 | * |\n";
+    CHECK(!strcmp(buf, want), "got:\n%s", buf);
+    free(buf);
+    bl_table_free(t);
+}
+
 int main(void)
 {
     RUN(apply_parses_switch_sets);
@@ -211,5 +236,6 @@ int main(void)
     RUN(gap_and_marks_by_hand);
     RUN(metrics_files);
     RUN(bad_input);
+    RUN(markdown_table);
     return bl_test_done();
 }
