@@ -82,9 +82,11 @@ void bl_probe_opts_default(bl_probe_opts *o);
 
 /* The probe for an image dataset: loaded from the cache when a valid file is there, else trained
  * on ds's training split, its accuracy measured on the held-out split, and saved. o may be NULL
- * (defaults). Takes seconds to minutes when it trains (CIFAR-10, defaults: see the note in
- * DESIGN/README). NULL + error: ds is not an image set, bad options (steps, batch < 1, lr <= 0),
- * training interrupted, out of memory. A cache that cannot be written is not an error (note). */
+ * (defaults). Training with the defaults on CIFAR-10's 10,000-image batch took 62 s of one
+ * core (measured 2026-11-30 on the lab machine, one OpenMP thread) and reached 48.6% held-out
+ * accuracy on its 10,000 test images (chance 10%). NULL + error: ds is not an image set, bad
+ * options (steps, batch, n_eval < 1, lr <= 0), training interrupted, out of memory. A cache that
+ * cannot be written is not an error (said in p->note). */
 bl_probe *bl_probe_get(const bl_dataset *ds, const bl_probe_opts *o);
 void bl_probe_free(bl_probe *p);
 
