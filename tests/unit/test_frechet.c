@@ -144,7 +144,8 @@ BL_TEST(test_gaussian_samples)
     bl_tensor *x = gaussian(n, d, mu1, A1, 1), *y = gaussian(n, d, mu2, A2, 2);
     double fd = bl_frechet_distance(x, y);
     /* sampling error: the mean term dominates, sd ~ 2 sqrt(dmu^T (S1 + S2) dmu / n) <= 0.045;
-     * the bias tr(S1 + S2) / n is 5e-4. Allow about 4 sd. */
+     * the bias tr(S1 + S2) / n is 5e-4 (measured over 40 seeds: mean 3.745, sd 0.038). Allow
+     * about 5 sd. */
     CHECK_CLOSE(fd, 3.75, 0.2);
     /* equal parameters, independent samples: only sampling noise (~ d (d+1) / n scale) */
     bl_tensor *x2 = gaussian(n, d, mu1, A1, 3);
