@@ -143,7 +143,10 @@ static int read_options(bl_cmdargs *a, int from, const bl_model *m, options *o)
     if ((i = opt_word(a, from, "probe_steps")) >= 0 && bl_word_int(a, i, 1, 100000000, &o->probe_steps) < 0)
         return -1;
     if ((i = opt_word(a, from, "fd")) >= 0) {
-        if (bl_word_bool(a, i, &o->fd) < 0) return -1;
+        /* on/off, or a variable holding a bool or number (scripts pick the size at the top) */
+        const bl_value *v = bl_session_get(a->s, a->w[i].text);
+        if (v && (v->kind == BL_V_BOOL || v->kind == BL_V_NUM)) o->fd = v->num != 0;
+        else if (bl_word_bool(a, i, &o->fd) < 0) return -1;
         if (o->fd && m->kind != BL_MODEL_DIT) {
             bl_fail("compare: fd=on needs a TinyDiT (probe-FD measures images)");
             return bl_session_errat(a->s, a->w[i].pos);
@@ -243,6 +246,8 @@ int bl_cmd_compare(bl_cmdargs *a)
     bl_compare_free(c);
     if (!t) return rc < 0 ? bl_session_errat(a->s, a->st->pos) : bl_fail("compare: out of memory");
     a->result = bl_val_table(t);
+    /* the table also stays as cmp_table (scripts write it to files and print it later) */
+    if (a->result && bl_session_set(a->s, "cmp_table", a->result) < 0) rc = -1;
     if (rc < 0) {
         /* show what was measured, then the error */
         if (a->result) bl_val_print(a->result, a->s->out);

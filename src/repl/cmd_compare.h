@@ -28,7 +28,8 @@ int bl_complete_compare(bl_session *s, int argi, const char *const *words, const
       "steps= defaults to the model's steps key; eval_every applies to every run; the exam is\n" \
       "the model's (data exam=N). fd=on (TinyDiT default) adds probe-FD of n=500 samples\n"   \
       "(probe_steps= trains the probe shorter). The runs' metrics become cmp_NAME (plot loss\n" \
-      "cmp_baseline cmp_rope) and DIR/NAME/metrics.json (dir= default compare-DATE-TIME).\n"  \
+      "cmp_baseline cmp_rope) and DIR/NAME/metrics.json (dir= default compare-DATE-TIME);\n"  \
+      "the table stays as cmp_table.\n"                                                        \
       "Ctrl-C stops after the current round and tabulates the steps done.",                   \
       bl_complete_compare, bl_cmd_compare, 0 },
 

@@ -547,7 +547,11 @@ void bl_table_write_md(const bl_table *t, FILE *out)
         for (int c = 0; c < t->ncol; c++) {
             fputc(' ', out);
             if (r == -2) md_cell(t->cols[c], out);
-            else if (r == -1) fputs(t->nrow > 0 && is_number(cell(t, 0, c)) ? "---:" : "---", out);
+            else if (r == -1) {
+                int numeric = 0;    /* right-aligned when any cell is a number */
+                for (int k = 0; k < t->nrow && !numeric; k++) numeric = is_number(cell(t, k, c));
+                fputs(numeric ? "---:" : "---", out);
+            }
             else md_cell(cell(t, r, c), out);
             fputs(" |", out);
         }

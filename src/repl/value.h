@@ -96,8 +96,8 @@ void bl_table_free(bl_table *t);
 void bl_table_write_txt(const bl_table *t, FILE *out);
 void bl_table_write_csv(const bl_table *t, FILE *out);
 void bl_table_write_json(const bl_table *t, FILE *out);
-/* GitHub Markdown: the title as a paragraph, a header row, numeric columns right-aligned, '|' in
- * cells escaped as \|. */
+/* GitHub Markdown: the title as a paragraph, a header row, columns holding a number right-aligned,
+ * '|' in cells escaped as \|. */
 void bl_table_write_md(const bl_table *t, FILE *out);
 
 #endif

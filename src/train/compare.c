@@ -151,13 +151,24 @@ int bl_compare_finish(bl_compare *c, bl_probe *probe, int n_fd)
     return 0;
 }
 
+/* Mean ms of the steps after each run's first (which sizes the buffers and wakes the threads),
+ * the first alone when it is the only one; NaN before any step. */
+static double ms_per_step(const bl_metrics *m)
+{
+    if (!m || m->steps == 0) return NAN;
+    if (m->steps == 1) return m->ms[0];
+    double sum = 0;
+    for (int i = 1; i < m->steps; i++) sum += m->ms[i];
+    return sum / (m->steps - 1);
+}
+
 void bl_compare_summary(const bl_compare *c, bl_cmp_summary *s)
 {
     memset(s, 0, sizeof *s);
     const bl_cmp_run *ref = &c->r[0], *floor = &c->r[c->n - 1];
     s->gap = fabs(ref->val - floor->val);       /* NaN propagates */
     s->fd_gap = fabs(ref->fd - floor->fd);
-    double ref_ms = ref->run ? bl_metrics_ms_per_step(&ref->run->metrics) : NAN;
+    double ref_ms = ms_per_step(ref->run ? &ref->run->metrics : NULL);
     for (int i = 0; i < c->n; i++) {
         const bl_cmp_run *r = &c->r[i];
         bl_cmp_row *w = &s->row[i];
@@ -168,7 +179,7 @@ void bl_compare_summary(const bl_compare *c, bl_cmp_summary *s)
         w->fd = r->fd;
         w->delta = r->val - ref->val;
         w->fd_delta = r->fd - ref->fd;
-        w->ms_per_step = m && m->steps ? bl_metrics_ms_per_step(m) : NAN;
+        w->ms_per_step = ms_per_step(m);
         w->speed = w->ms_per_step / ref_ms;
         w->spikes = m ? m->nspikes : 0;
         int compared = i > 0 && !r->noise_floor;

@@ -85,8 +85,9 @@ int bl_compare_round(bl_compare *c);
 int bl_compare_finish(bl_compare *c, bl_probe *probe, int n_fd);
 
 /* What the table shows. For each run: delta = val - val(reference) and fd_delta likewise;
- * exceeds = 1 when |delta| > gap (the reference and seed2 rows themselves: 0); speed = its
- * ms/step divided by the reference's. gap = |val(reference) - val(seed2)| (NaN when either is
+ * exceeds = 1 when |delta| > gap (the reference and seed2 rows themselves: 0); ms_per_step =
+ * the mean time of its steps after the first (the first sizes the buffers and wakes the thread
+ * pools; it counts alone when it is the only step); speed = that divided by the reference's. gap = |val(reference) - val(seed2)| (NaN when either is
  * missing; then nothing is marked). */
 typedef struct bl_cmp_row {
     size_t params;

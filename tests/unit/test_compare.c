@@ -113,6 +113,8 @@ BL_TEST(round_robin_equals_standalone_runs)
     CHECK(s.row[1].delta == c->r[1].val - c->r[0].val, "delta");
     CHECK(s.row[1].exceeds == (fabs(c->r[1].val - c->r[0].val) > gap), "mark");
     CHECK(s.row[0].speed == 1 && s.row[1].params == bl_model_param_count(c->r[1].model), "speed/params");
+    const float *ms = c->r[1].run->metrics.ms;     /* steps 2..5: the first sizes the buffers */
+    CHECK_CLOSE(s.row[1].ms_per_step, ((double)ms[1] + ms[2] + ms[3] + ms[4]) / 4, 1e-9);
     CHECK(isnan(s.fd_gap) && !s.row[1].fd_exceeds, "fd not measured, yet marked");
     bl_compare_free(c);
     bl_dataset_free(ds);
