@@ -211,15 +211,22 @@ static int cmd_source(bl_cmdargs *a)
         bl_fail("source: files nested more than 16 deep (does %s source itself?)", a->w[0].text);
         return word_err(a, 0);
     }
+    /* a relative name missing here is looked up beside the script that sources it, so
+     * `blocklab -f examples/x.bl` works from any folder */
+    const char *path = a->w[0].text, *cur = a->s->file, *slash = cur ? strrchr(cur, '/') : NULL;
+    char beside[4096];
     struct stat sb;
-    FILE *f = stat(a->w[0].text, &sb) == 0 && S_ISDIR(sb.st_mode) ? (errno = EISDIR, NULL)
-                                                                   : fopen(a->w[0].text, "r");
+    if (path[0] != '/' && stat(path, &sb) != 0 && slash &&
+        snprintf(beside, sizeof beside, "%.*s/%s", (int)(slash - cur), cur, path) < (int)sizeof beside &&
+        stat(beside, &sb) == 0)
+        path = beside;
+    FILE *f = stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) ? (errno = EISDIR, NULL) : fopen(path, "r");
     if (!f) {
         bl_fail("source: %s: %s", a->w[0].text, strerror(errno));
         return word_err(a, 0);
     }
     a->s->depth++;
-    int rc = bl_run_file(a->s, a->w[0].text, f);
+    int rc = bl_run_file(a->s, path, f);
     a->s->depth--;
     fclose(f);
     if (rc < 0) {

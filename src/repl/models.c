@@ -99,7 +99,7 @@ bl_model *bl_models_pick(bl_cmdargs *a, int *used)
             *used = 1;
             return v->h;
         }
-        if (v) {
+        if (v && v->kind != BL_V_NUM) {   /* a number is an argument: `train steps` */
             bl_fail("%s: '%s' is a %s, not a model", a->st->name, a->w[0].text, bl_val_kind_name(v));
             bl_session_errat(a->s, a->w[0].pos);
             return NULL;
