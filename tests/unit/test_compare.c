@@ -230,6 +230,40 @@ BL_TEST(markdown_table)
     bl_table_free(t);
 }
 
+/* probe-FD through a (quickly trained, uncached) probe: a finite distance per TinyDiT run, the
+ * fd gap from the seed + 1 run, and the marks follow it. */
+BL_TEST(probe_fd_per_run)
+{
+    bl_config base = tiny();
+    bl_dataset *ds = bl_data_shapes(0);
+    bl_probe_opts po;
+    bl_probe_opts_default(&po);
+    po.cache_dir = "";
+    po.steps = 2;
+    po.batch = 8;
+    po.n_eval = 16;
+    bl_probe *p = bl_probe_get(ds, &po);
+    CHECK(p != NULL, "%s", bl_error());
+    const char *names[] = {"a", "rope"};
+    const char *specs[] = {"", "pos:rope2d"};
+    bl_compare *c = p ? bl_compare_new(&base, ds, 4, 2, names, specs, 1) : NULL;
+    if (c) {
+        CHECK(bl_compare_round(c) == 3, "%s", bl_error());
+        CHECK(bl_compare_finish(c, p, 8) == 0, "%s", bl_error());
+        for (int i = 0; i < 3; i++) CHECK(isfinite(c->r[i].fd) && c->r[i].fd >= 0, "%s: fd %g", c->r[i].name, c->r[i].fd);
+        bl_cmp_summary s;
+        bl_compare_summary(c, &s);
+        CHECK(s.fd_gap == fabs(c->r[0].fd - c->r[2].fd), "fd gap");
+        CHECK(s.row[1].fd_exceeds == (fabs(c->r[1].fd - c->r[0].fd) > s.fd_gap), "fd mark");
+        /* more images than held out: the probe's error, named by the run */
+        CHECK(bl_compare_finish(c, p, 20000) < 0, "n beyond the held-out set accepted");
+        CHECK_ERR("compare: a: ");
+    }
+    bl_compare_free(c);
+    bl_probe_free(p);
+    bl_dataset_free(ds);
+}
+
 int main(void)
 {
     RUN(apply_parses_switch_sets);
@@ -239,5 +273,6 @@ int main(void)
     RUN(metrics_files);
     RUN(bad_input);
     RUN(markdown_table);
+    RUN(probe_fd_per_run);
     return bl_test_done();
 }
