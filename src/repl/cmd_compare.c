@@ -87,8 +87,8 @@ static bl_table *make_table(const bl_compare *c, const bl_cmp_summary *s, int wi
     char title[512], g[32], fg[32];
     num(g, sizeof g, s->gap, 4, 0);
     num(fg, sizeof fg, s->fd_gap, 2, 0);
-    snprintf(title, sizeof title, "compare: %d steps; seed gap |val(%s) - val(seed2)| = %s%s%s; "
-             "* = difference from %s beyond the gap", c->done, c->r[0].name, g, with_fd ? ", fd gap " : "",
+    snprintf(title, sizeof title, "compare: %d step%s; seed gap |val(%s) - val(seed2)| = %s%s%s; "
+             "* = difference from %s beyond the gap", c->done, c->done == 1 ? "" : "s", c->r[0].name, g, with_fd ? ", fd gap " : "",
              with_fd ? fg : "", c->r[0].name);
     t->title = strdup(title);
     return t;
@@ -202,6 +202,12 @@ int bl_cmd_compare(bl_cmdargs *a)
     }
     options o;
     if (read_options(a, used, m, &o) < 0) return -1;
+    /* each switch set on its own first, so an error points at its word */
+    for (int i = used, k = 0; i < a->n; i++) {
+        if (is_opt(&a->w[i])) continue;
+        bl_config cfg = m->cfg;
+        if (bl_compare_apply(&cfg, specs[k++]) < 0) return bl_session_errat(a->s, a->w[i].vpos);
+    }
     const bl_dataset *ds = bl_train_data(a->s, m, "compare");
     if (!ds) return bl_session_errat(a->s, a->st->pos);
     bl_train_state *ts = bl_train_find(m);
@@ -213,6 +219,13 @@ int bl_cmd_compare(bl_cmdargs *a)
         return bl_session_errat(a->s, a->st->pos);
     }
     for (int i = 0; i < c->n; i++) c->r[i].model->interrupted = bl_interrupted;
+    /* the folder first (empty metrics, replaced at the end), so a bad dir= fails before training */
+    if (bl_compare_write(c, o.dir) < 0) {
+        bl_compare_free(c);
+        bl_probe_free(probe);
+        int i = opt_word(a, used, "dir");
+        return bl_session_errat(a->s, i >= 0 ? a->w[i].vpos : a->st->pos);
+    }
     int tty = a->s->out == stdout && isatty(fileno(stdout));
     double t0 = now_s(), last = 0;
     int live = c->n;
