@@ -12,17 +12,18 @@ char *openblas_get_corename(void);
 
 const char *bl_blas_kernel(void) { return openblas_get_corename(); }
 
-void bl_blas_pick_kernel(char **argv)
+/* The kernel OpenBLAS should use instead of a generic fallback, or NULL when it is fine. */
+static const char *better_kernel(void)
 {
     const char *auto_ = getenv("BLOCKLAB_BLAS_AUTO");
-    if (getenv("OPENBLAS_CORETYPE") || (auto_ && strcmp(auto_, "0") == 0)) return;
+    if (getenv("OPENBLAS_CORETYPE") || (auto_ && strcmp(auto_, "0") == 0)) return NULL;
     const char *core = openblas_get_corename();
     static const char *fallbacks[] = {"Prescott", "Core2", "Katmai", "Coppermine", "Northwood",
                                       "Penryn", "Dunnington", "Nehalem", "Sandybridge", "generic"};
     int generic = 0;
     for (size_t i = 0; i < sizeof fallbacks / sizeof *fallbacks; i++)
         if (core && strcasecmp(core, fallbacks[i]) == 0) generic = 1;
-    if (!generic) return;
+    if (!generic) return NULL;
     __builtin_cpu_init();
     const char *pick = NULL;
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
@@ -30,14 +31,36 @@ void bl_blas_pick_kernel(char **argv)
         pick = "SkylakeX";
     else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
         pick = "Haswell";
-    if (!pick || strcasecmp(pick, core) == 0) return;
-    char self[4096];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) return;
-    self[n] = 0;   /* exec the real path, so the process keeps its own name */
-    setenv("OPENBLAS_CORETYPE", pick, 1);
-    execv(self, argv);
-    unsetenv("OPENBLAS_CORETYPE");   /* exec failed: carry on with the slow kernel */
+    return pick && strcasecmp(pick, core) != 0 ? pick : NULL;
+}
+
+#define BL_SPINCOUNT "3000"
+
+void bl_blas_pick_kernel(char **argv)
+{
+    if (getenv("BLOCKLAB_SPIN_SET")) {
+        /* our own re-execution: libgomp has read its spin count; children must not inherit it */
+        unsetenv("GOMP_SPINCOUNT");
+        unsetenv("BLOCKLAB_SPIN_SET");
+        return;
+    }
+    const char *pick = better_kernel();
+    const char *auto_ = getenv("BLOCKLAB_BLAS_AUTO");
+    int spin = !getenv("GOMP_SPINCOUNT") && !getenv("OMP_WAIT_POLICY") &&
+               !(auto_ && strcmp(auto_, "0") == 0);
+    if (!pick && !spin) return;
+    if (pick) setenv("OPENBLAS_CORETYPE", pick, 1);
+    if (spin) {
+        setenv("GOMP_SPINCOUNT", BL_SPINCOUNT, 1);
+        setenv("BLOCKLAB_SPIN_SET", "1", 1);
+    }
+    execv("/proc/self/exe", argv);
+    /* exec failed: carry on with the slow kernel and libgomp's own spin count */
+    if (pick) unsetenv("OPENBLAS_CORETYPE");
+    if (spin) {
+        unsetenv("GOMP_SPINCOUNT");
+        unsetenv("BLOCKLAB_SPIN_SET");
+    }
 }
 
 static int blas_model = -1;     /* 0 sequential, 1 pthreads, 2 openmp */

@@ -19,7 +19,14 @@
  * detected core is a generic fallback while the CPU has AVX-512 (SkylakeX kernels) or AVX2 +
  * FMA (Haswell kernels), it sets OPENBLAS_CORETYPE and re-executes the program once
  * (/proc/self/exe, same argv). A value the user or the machine set is always respected; so is
- * BLOCKLAB_BLAS_AUTO=0. Returns only when nothing needed changing or the exec failed. */
+ * BLOCKLAB_BLAS_AUTO=0. Returns only when nothing needed changing or the exec failed.
+ * The same re-execution sets GOMP_SPINCOUNT=3000 when neither it nor OMP_WAIT_POLICY is set
+ * (and removes it again from the environment of the re-executed program, so children such as
+ * a PyTorch reference do not inherit it). libgomp's default lets an idle thread spin 300,000
+ * PAUSEs (about 20 ms on these Xeons) between parallel regions: on a shared 2-core machine the
+ * spinning worker steals the CPU share of the thread doing the work. Measured on a TinyDiT
+ * step at batch 64, 2 threads, machine load 8-10: 3.6 s default, 0.80-0.84 s at 3000 (and
+ * 0.80-0.89 s passive), 0.79-0.94 s with one thread. */
 void bl_blas_pick_kernel(char **argv);
 /* The kernel OpenBLAS is running ("SkylakeX", "Haswell", "Prescott", ...). */
 const char *bl_blas_kernel(void);

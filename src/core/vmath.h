@@ -22,7 +22,25 @@
 #include <stdint.h>
 #include <string.h>
 
-static inline float bl_vexpf(float x)
+/* always_inline: GCC would otherwise keep one out-of-line copy and call it from the
+ * BL_SIMD_CLONES kernels, which then cannot vectorise. */
+#define BL_VMATH_INLINE __attribute__((always_inline))
+
+/* For a kernel function (not an OpenMP region: outlined regions are not cloned) whose loop is
+ * `#pragma omp simd`: GCC compiles it for AVX-512 and AVX2 as well as baseline x86-64 and
+ * picks one when the program loads (ifunc). The build uses no -march, so without this the
+ * loops get 4-wide SSE2. Plain IEEE operations, no contraction: every clone gives the same
+ * bits elementwise. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define BL_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
+#endif
+#ifndef BL_SIMD_CLONES
+#define BL_SIMD_CLONES
+#endif
+
+static inline BL_VMATH_INLINE float bl_vexpf(float x)
 {
     /* clamp by two selects on the original x (GCC will not if-convert a compare of a select) */
     float lo = __builtin_isless(x, -87.3f) ? -87.3f : x;
@@ -45,7 +63,7 @@ static inline float bl_vexpf(float x)
     return p * s;
 }
 
-static inline float bl_verff(float a)
+static inline BL_VMATH_INLINE float bl_verff(float a)
 {
     float t = fabsf(a), s = a * a;
     /* |a| > 0.927734375: erf = 1 - exp(p(t)) */
