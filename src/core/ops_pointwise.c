@@ -8,6 +8,23 @@
 #include "core/vmath.h"
 #include <math.h>
 
+/* acc[j] += sum_r src[r * cols + j] (* other[r * cols + j]), j < w: one block of columns. */
+BL_SIMD_CLONES static void colsum_block(double *acc, const float *src, const float *other, size_t rows,
+                                        size_t cols, size_t w)
+{
+    for (size_t r = 0; r < rows; r++) {
+        const float *s = src + r * cols;
+        if (other) {
+            const float *o = other + r * cols;
+#pragma omp simd
+            for (size_t j = 0; j < w; j++) acc[j] += (double)s[j] * o[j];
+        } else {
+#pragma omp simd
+            for (size_t j = 0; j < w; j++) acc[j] += s[j];
+        }
+    }
+}
+
 void bl_ops_colsum_add(float *dst, const float *src, const float *other, size_t rows, size_t cols)
 {
     enum { BLK = 64 };
@@ -16,17 +33,7 @@ void bl_ops_colsum_add(float *dst, const float *src, const float *other, size_t 
     for (size_t blk = 0; blk < nblk; blk++) {
         size_t j0 = blk * BLK, w = cols - j0 < BLK ? cols - j0 : BLK;
         double acc[BLK] = {0};
-        for (size_t r = 0; r < rows; r++) {
-            const float *s = src + r * cols + j0;
-            if (other) {
-                const float *o = other + r * cols + j0;
-#pragma omp simd
-                for (size_t j = 0; j < w; j++) acc[j] += (double)s[j] * o[j];
-            } else {
-#pragma omp simd
-                for (size_t j = 0; j < w; j++) acc[j] += s[j];
-            }
-        }
+        colsum_block(acc, src + j0, other ? other + j0 : NULL, rows, cols, w);
         for (size_t j = 0; j < w; j++) dst[j0 + j] += (float)acc[j];
     }
 }
