@@ -67,9 +67,11 @@ bl_figure *bl_plot_loss_figure(const bl_metrics *const *runs, const char *const 
     int any = 0;
     for (int i = 0; i < n; i++) any |= runs[i] && runs[i]->steps > 0;
     if (!any) return BL_FAILP("plot loss: no training steps yet (train N first)");
-    bl_figure *f = bl_fig_new(1, 1, n > 1 ? "Train loss" : labels[0]);
+    char title[192];
+    snprintf(title, sizeof title, "Train loss%s%s", n > 1 ? "" : ": ", n > 1 ? "" : labels[0]);
+    bl_figure *f = bl_fig_new(1, 1, title);
     bl_panel *p = f ? bl_fig_panel(f, 0) : NULL;
-    int rc = p ? bl_panel_labels(p, NULL, "step", logy ? "loss (log)" : "loss") : -1;
+    int rc = p ? bl_panel_labels(p, NULL, "step", "loss") : -1;
     for (int i = 0; rc == 0 && i < n; i++) {
         const bl_metrics *m = runs[i];
         if (!m || m->steps == 0) continue;
