@@ -14,49 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- word helpers ---- */
-int bl_plot_kw_find(bl_cmdargs *a, const char *key)
-{
-    for (int i = 0; i < a->n; i++)
-        if (a->w[i].key && !strcmp(a->w[i].key, key)) return i;
-    return -1;
-}
-
-int bl_plot_check_keys(bl_cmdargs *a, int from, const char *const *keys)
-{
-    for (int i = from; i < a->n; i++) {
-        int ok = 0;
-        for (const char *const *k = keys; a->w[i].key && *k && !ok; k++) ok = !strcmp(*k, a->w[i].key);
-        if (ok) continue;
-        char list[256] = "";
-        for (const char *const *k = keys; *k; k++)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s=", k == keys ? "" : " ", *k);
-        if (a->w[i].key) bl_fail("%s: unknown key '%s' (keys: %s)", a->st->name, a->w[i].key, list);
-        else bl_fail("%s: unexpected word '%s' (keys: %s)", a->st->name, a->w[i].text, list);
-        return bl_session_errat(a->s, a->w[i].pos);
-    }
-    return 0;
-}
-
-int bl_plot_kw_num(bl_cmdargs *a, const char *key, double def, double lo, double hi, double *x)
-{
-    int i = bl_plot_kw_find(a, key);
-    *x = def;
-    if (i < 0) return 0;
-    if (bl_word_num(a, i, x) < 0) return -1;
-    if (!(*x >= lo && *x <= hi)) {
-        bl_fail("%s: %s must be in [%g, %g], got %s", a->st->name, key, lo, hi, a->w[i].text);
-        return bl_session_errat(a->s, a->w[i].vpos);
-    }
-    return 0;
-}
-
-int bl_plot_kw_int(bl_cmdargs *a, const char *key, long def, long lo, long hi, long *x)
-{
-    int i = bl_plot_kw_find(a, key);
-    *x = def;
-    return i < 0 ? 0 : bl_word_int(a, i, lo, hi, x);
-}
 
 /* ---- plot loss ---- */
 
@@ -119,9 +76,9 @@ static int cmd_plot_loss(bl_cmdargs *a)
             first_key = i;
             break;
         }
-    if (bl_plot_check_keys(a, first_key, keys) < 0 || bl_plot_kw_num(a, "smooth", 0.9, 0, 0.999, &smooth) < 0 ||
-        (bl_plot_kw_find(a, "logy") >= 0 && bl_word_bool(a, bl_plot_kw_find(a, "logy"), &logy) < 0) ||
-        (bl_plot_kw_find(a, "val") >= 0 && bl_word_bool(a, bl_plot_kw_find(a, "val"), &val) < 0))
+    if (bl_opt_check(a, first_key, keys) < 0 || bl_opt_num(a, "smooth", 0.9, 0, 0.999, &smooth) < 0 ||
+        (bl_opt_find(a, "logy") >= 0 && bl_word_bool(a, bl_opt_find(a, "logy"), &logy) < 0) ||
+        (bl_opt_find(a, "val") >= 0 && bl_word_bool(a, bl_opt_find(a, "val"), &val) < 0))
         return -1;
     int n = first_key - 1;
     if (n > 16) {
@@ -335,18 +292,18 @@ static int fixed_forward(bl_model *m, int layer, int image, fixed_out *o, const 
 
 static int layer_word(bl_cmdargs *a, const bl_model *m, long *layer)
 {
-    return bl_plot_kw_int(a, "layer", 0, 0, m->cfg.depth - 1, layer);
+    return bl_opt_int(a, "layer", 0, 0, m->cfg.depth - 1, layer);
 }
 
 /* image=N (TinyDiT: which validation image is the fixed input; 0 by default). */
 static int image_word(bl_cmdargs *a, const bl_model *m, long *image)
 {
-    int i = bl_plot_kw_find(a, "image");
+    int i = bl_opt_find(a, "image");
     if (i >= 0 && m->kind != BL_MODEL_DIT) {
         bl_fail("%s: image= picks TinyDiT's input image; a TinyGPT model reads a fixed text", a->st->name);
         return bl_session_errat(a->s, a->w[i].pos);
     }
-    return bl_plot_kw_int(a, "image", 0, 0, 9999, image);
+    return bl_opt_int(a, "image", 0, 0, 9999, image);
 }
 
 /* ---- attn ---- */
@@ -357,10 +314,10 @@ int bl_cmd_attn(bl_cmdargs *a)
     int used;
     bl_model *m = bl_models_pick(a, &used);
     long layer, query = -1, head = -1, image;
-    if (!m || bl_plot_check_keys(a, used, keys) < 0 || layer_word(a, m, &layer) < 0 ||
+    if (!m || bl_opt_check(a, used, keys) < 0 || layer_word(a, m, &layer) < 0 ||
         image_word(a, m, &image) < 0)
         return -1;
-    int hw = bl_plot_kw_find(a, "head"), qw = bl_plot_kw_find(a, "query");
+    int hw = bl_opt_find(a, "head"), qw = bl_opt_find(a, "query");
     if (hw >= 0 && strcmp(a->w[hw].text, "all") && bl_word_int(a, hw, 0, m->cfg.heads - 1, &head) < 0) return -1;
     if (qw >= 0) {
         if (m->kind != BL_MODEL_DIT) {
@@ -511,7 +468,7 @@ int bl_cmd_stats(bl_cmdargs *a)
     int used;
     bl_model *m = bl_models_pick(a, &used);
     long layer, image;
-    if (!m || bl_plot_check_keys(a, used, keys) < 0 || layer_word(a, m, &layer) < 0 ||
+    if (!m || bl_opt_check(a, used, keys) < 0 || layer_word(a, m, &layer) < 0 ||
         image_word(a, m, &image) < 0)
         return -1;
     fixed_out o;

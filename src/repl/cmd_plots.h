@@ -48,16 +48,6 @@ int bl_qk_growth(const double *scales, int n, int qk_norm, float *max_logit, flo
 bl_figure *bl_plot_loss_figure(const bl_metrics *const *runs, const char *const *labels, int n,
                                float smooth, int logy, int val);
 
-/* ---- word helpers shared by the plot commands (cmd_plots.c) ---- */
-/* Check that words from index `from` are key=value words with keys in `keys` (NULL-ended);
- * -1 + "CMD: unknown key 'x' (keys: ...)" at the word otherwise. */
-int bl_plot_check_keys(bl_cmdargs *a, int from, const char *const *keys);
-/* The value of key=value as a whole number in [lo, hi] (def when absent). 0 or -1 + error. */
-int bl_plot_kw_int(bl_cmdargs *a, const char *key, long def, long lo, long hi, long *x);
-/* The value of key=value as a number in [lo, hi] (def when absent). 0 or -1 + error. */
-int bl_plot_kw_num(bl_cmdargs *a, const char *key, double def, double lo, double hi, double *x);
-/* The index of the word key=..., or -1. */
-int bl_plot_kw_find(bl_cmdargs *a, const char *key);
 
 int bl_cmd_plot(bl_cmdargs *a);
 int bl_cmd_attn(bl_cmdargs *a);

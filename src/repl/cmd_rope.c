@@ -89,14 +89,14 @@ static int cmd_rope_check(bl_cmdargs *a)
 {
     long dr, dc, hd, grid;
     double base;
-    if (bl_plot_check_keys(a, 1, rope_check_keys) < 0 || bl_plot_kw_int(a, "dr", 1, -31, 31, &dr) < 0 ||
-        bl_plot_kw_int(a, "dc", 2, -31, 31, &dc) < 0 || bl_plot_kw_int(a, "head_dim", 32, 4, 1024, &hd) < 0 ||
-        bl_plot_kw_num(a, "base", 100, 1e-30, 1e30, &base) < 0 || bl_plot_kw_int(a, "grid", 8, 1, 32, &grid) < 0)
+    if (bl_opt_check(a, 1, rope_check_keys) < 0 || bl_opt_int(a, "dr", 1, -31, 31, &dr) < 0 ||
+        bl_opt_int(a, "dc", 2, -31, 31, &dc) < 0 || bl_opt_int(a, "head_dim", 32, 4, 1024, &hd) < 0 ||
+        bl_opt_num(a, "base", 100, 1e-30, 1e30, &base) < 0 || bl_opt_int(a, "grid", 8, 1, 32, &grid) < 0)
         return -1;
     int g = (int)grid, n2 = 2 * g - 1;
     if (labs(dr) >= grid || labs(dc) >= grid) {
         const char *k = labs(dr) >= grid ? "dr" : "dc";
-        int wi = bl_plot_kw_find(a, k) >= 0 ? bl_plot_kw_find(a, k) : bl_plot_kw_find(a, "grid");
+        int wi = bl_opt_find(a, k) >= 0 ? bl_opt_find(a, k) : bl_opt_find(a, "grid");
         bl_fail("rope check: offset (%ld, %ld) leaves the %dx%d grid (|dr|, |dc| < grid)", dr, dc, g, g);
         return bl_session_errat(a->s, wi >= 0 ? a->w[wi].pos : a->st->pos);
     }
@@ -180,14 +180,14 @@ static int cmd_rope_table(bl_cmdargs *a)
 {
     long hd, grid, tokens;
     double base;
-    if (bl_plot_check_keys(a, 1, rope_table_keys) < 0 || bl_plot_kw_int(a, "head_dim", 32, 2, 1024, &hd) < 0 ||
-        bl_plot_kw_int(a, "grid", 0, 0, 32, &grid) < 0 || bl_plot_kw_int(a, "tokens", 64, 2, 1024, &tokens) < 0)
+    if (bl_opt_check(a, 1, rope_table_keys) < 0 || bl_opt_int(a, "head_dim", 32, 2, 1024, &hd) < 0 ||
+        bl_opt_int(a, "grid", 0, 0, 32, &grid) < 0 || bl_opt_int(a, "tokens", 64, 2, 1024, &tokens) < 0)
         return -1;
     int two = grid > 0;
-    if (bl_plot_kw_num(a, "base", two ? 100 : 10000, 1e-30, 1e30, &base) < 0) return -1;
-    if (two && bl_plot_kw_find(a, "tokens") >= 0) {
+    if (bl_opt_num(a, "base", two ? 100 : 10000, 1e-30, 1e30, &base) < 0) return -1;
+    if (two && bl_opt_find(a, "tokens") >= 0) {
         bl_fail("rope table: tokens= is for 1-D tables; with grid=%ld there are %ld tokens", grid, grid * grid);
-        return bl_session_errat(a->s, a->w[bl_plot_kw_find(a, "tokens")].pos);
+        return bl_session_errat(a->s, a->w[bl_opt_find(a, "tokens")].pos);
     }
     int T = two ? (int)(grid * grid) : (int)tokens, H = (int)hd;
     float *cos = malloc(sizeof(float) * (size_t)T * H), *sin = malloc(sizeof(float) * (size_t)T * H);
@@ -202,7 +202,7 @@ static int cmd_rope_table(bl_cmdargs *a)
         char msg[256];
         snprintf(msg, sizeof msg, "%s", bl_error());
         bl_fail("rope table: %s", msg);
-        bl_session_errat(a->s, a->w[bl_plot_kw_find(a, "head_dim") >= 0 ? bl_plot_kw_find(a, "head_dim") : 0].pos);
+        bl_session_errat(a->s, a->w[bl_opt_find(a, "head_dim") >= 0 ? bl_opt_find(a, "head_dim") : 0].pos);
     }
     char title[128];
     if (two)
@@ -346,7 +346,7 @@ int bl_qk_growth(const double *scales, int n, int qk_norm, float *max_logit, flo
 /* scales=1,2,4 (the word's text) into s[0..n). */
 static int parse_scales(bl_cmdargs *a, double *s, int max)
 {
-    int wi = bl_plot_kw_find(a, "scales");
+    int wi = bl_opt_find(a, "scales");
     const char *p = wi >= 0 ? a->w[wi].text : "1,2,4,8,16";
     int n = 0;
     while (*p) {
@@ -376,7 +376,7 @@ int bl_cmd_qk(bl_cmdargs *a)
     }
     double sc[32];
     int n;
-    if (bl_plot_check_keys(a, 1, keys) < 0 || (n = parse_scales(a, sc, 32)) < 0) return -1;
+    if (bl_opt_check(a, 1, keys) < 0 || (n = parse_scales(a, sc, 32)) < 0) return -1;
     float ml[2][32], tw[2][32], xs[32];
     if (bl_qk_growth(sc, n, 0, ml[0], tw[0]) < 0 || bl_qk_growth(sc, n, 1, ml[1], tw[1]) < 0) return -1;
     const char *cols[] = { "scale", "max_logit", "growth", "top_weight", "max_logit_qk_norm", "top_weight_qk_norm" };

@@ -11,55 +11,6 @@
 #include <string.h>
 
 /* Every word from `from` on must be KEY=VALUE with a key of `keys`. */
-static int only_keys(bl_cmdargs *a, int from, const char *const *keys)
-{
-    for (int i = from; i < a->n; i++) {
-        int ok = 0;
-        for (int k = 0; a->w[i].key && keys[k]; k++) ok |= !strcmp(keys[k], a->w[i].key);
-        if (!ok) {
-            bl_fail("%s: expected KEY=VALUE with a key of %s, got '%s'", a->st->name,
-                    bl_command_find(a->st->name)->synopsis, a->w[i].key ? a->w[i].key : a->w[i].text);
-            return bl_session_errat(a->s, a->w[i].pos);
-        }
-    }
-    return 0;
-}
-
-static int kw_index(bl_cmdargs *a, int from, const char *key)
-{
-    for (int i = a->n - 1; i >= from; i--)
-        if (a->w[i].key && !strcmp(a->w[i].key, key)) return i;
-    return -1;
-}
-
-/* key=N in [lo, hi], default def. */
-static int kw_long(bl_cmdargs *a, int from, const char *key, long def, long lo, long hi, long *x)
-{
-    int i = kw_index(a, from, key);
-    *x = def;
-    return i < 0 ? 0 : bl_word_int(a, i, lo, hi, x);
-}
-
-static int kw_double(bl_cmdargs *a, int from, const char *key, double def, double lo, double hi, double *x)
-{
-    int i = kw_index(a, from, key);
-    *x = def;
-    if (i < 0) return 0;
-    if (bl_word_num(a, i, x) < 0) return -1;
-    if (!(*x >= lo && *x <= hi)) {
-        bl_fail("%s: %s must be in [%g, %g], got %s", a->st->name, key, lo, hi, a->w[i].text);
-        return bl_session_errat(a->s, a->w[i].vpos);
-    }
-    return 0;
-}
-
-static int kw_flag(bl_cmdargs *a, int from, const char *key, int def, int *b)
-{
-    int i = kw_index(a, from, key);
-    *b = def;
-    return i < 0 ? 0 : bl_word_bool(a, i, b);
-}
-
 static int step_of(const bl_model *m)
 {
     bl_train_state *t = bl_train_find(m);
@@ -71,9 +22,9 @@ static int sample_dit(bl_cmdargs *a, bl_model *m, int used)
 {
     static const char *const keys[] = { "n", "steps", "seed", NULL };
     long n, steps, seed;
-    if (only_keys(a, used, keys) < 0 || kw_long(a, used, "n", 16, 1, 256, &n) < 0 ||
-        kw_long(a, used, "steps", 20, 1, 10000, &steps) < 0 ||
-        kw_long(a, used, "seed", 0, 0, 9007199254740991L, &seed) < 0)
+    if (bl_opt_check(a, used, keys) < 0 || bl_opt_int(a, "n", 16, 1, 256, &n) < 0 ||
+        bl_opt_int(a, "steps", 20, 1, 10000, &steps) < 0 ||
+        bl_opt_int(a, "seed", 0, 0, 9007199254740991L, &seed) < 0)
         return -1;
     bl_tensor *x = bl_dit_sample(m, (int)n, (int)steps, (uint64_t)seed);
     if (!x) return bl_session_errat(a->s, a->st->pos);
@@ -110,13 +61,13 @@ static int sample_gpt(bl_cmdargs *a, bl_model *m, int used)
     long n, top_k, seed;
     double temp;
     int cache, sliding;
-    if (only_keys(a, used, keys) < 0 || kw_long(a, used, "n", 200, 0, 1000000, &n) < 0 ||
-        kw_double(a, used, "temperature", 1, 0, 1e6, &temp) < 0 ||
-        kw_long(a, used, "top_k", 0, 0, 1048576, &top_k) < 0 ||
-        kw_long(a, used, "seed", 0, 0, 9007199254740991L, &seed) < 0 ||
-        kw_flag(a, used, "cache", 1, &cache) < 0 || kw_flag(a, used, "sliding", 0, &sliding) < 0)
+    if (bl_opt_check(a, used, keys) < 0 || bl_opt_int(a, "n", 200, 0, 1000000, &n) < 0 ||
+        bl_opt_num(a, "temperature", 1, 0, 1e6, &temp) < 0 ||
+        bl_opt_int(a, "top_k", 0, 0, 1048576, &top_k) < 0 ||
+        bl_opt_int(a, "seed", 0, 0, 9007199254740991L, &seed) < 0 ||
+        bl_opt_bool(a, "cache", 1, &cache) < 0 || bl_opt_bool(a, "sliding", 0, &sliding) < 0)
         return -1;
-    int pi = kw_index(a, used, "prompt");
+    int pi = bl_opt_find(a, "prompt");
     const char *prompt = pi >= 0 ? a->w[pi].text : "ROMEO:";
     bl_train_state *t = gpt_vocab(a->s, m, "sample");
     if (!t) return bl_session_errat(a->s, a->st->pos);
@@ -196,8 +147,8 @@ int bl_cmd_lengen(bl_cmdargs *a)
         bl_fail("lengen: needs a TinyGPT model (model gpt pos=rope), this one is TinyDiT");
         return bl_session_errat(a->s, a->st->pos);
     }
-    if (only_keys(a, used, keys) < 0 || kw_long(a, used, "factor", 4, 1, 64, &factor) < 0 ||
-        kw_long(a, used, "windows", 8, 1, 256, &windows) < 0)
+    if (bl_opt_check(a, used, keys) < 0 || bl_opt_int(a, "factor", 4, 1, 64, &factor) < 0 ||
+        bl_opt_int(a, "windows", 8, 1, 256, &windows) < 0)
         return -1;
     const bl_dataset *ds = bl_train_data(a->s, m, "lengen");
     if (!ds) return bl_session_errat(a->s, a->st->pos);

@@ -69,6 +69,57 @@ int bl_word_bool(bl_cmdargs *a, int i, int *b)
     return 0;
 }
 
+/* ---- key=value words (repl.h) ---- */
+int bl_opt_find(bl_cmdargs *a, const char *key)
+{
+    for (int i = a->n - 1; i >= 0; i--)   /* the last one wins: `n=4 n=8` means 8 */
+        if (a->w[i].key && !strcmp(a->w[i].key, key)) return i;
+    return -1;
+}
+
+int bl_opt_check(bl_cmdargs *a, int from, const char *const *keys)
+{
+    for (int i = from; i < a->n; i++) {
+        int ok = 0;
+        for (const char *const *k = keys; a->w[i].key && *k && !ok; k++) ok = !strcmp(*k, a->w[i].key);
+        if (ok) continue;
+        char list[256] = "";
+        for (const char *const *k = keys; *k; k++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s=", k == keys ? "" : " ", *k);
+        if (a->w[i].key) bl_fail("%s: unknown key '%s' (keys: %s)", a->st->name, a->w[i].key, list);
+        else bl_fail("%s: unexpected word '%s' (keys: %s)", a->st->name, a->w[i].text, list);
+        return bl_session_errat(a->s, a->w[i].pos);
+    }
+    return 0;
+}
+
+int bl_opt_num(bl_cmdargs *a, const char *key, double def, double lo, double hi, double *x)
+{
+    int i = bl_opt_find(a, key);
+    *x = def;
+    if (i < 0) return 0;
+    if (bl_word_num(a, i, x) < 0) return -1;
+    if (!(*x >= lo && *x <= hi)) {
+        bl_fail("%s: %s must be in [%g, %g], got %s", a->st->name, key, lo, hi, a->w[i].text);
+        return bl_session_errat(a->s, a->w[i].vpos);
+    }
+    return 0;
+}
+
+int bl_opt_int(bl_cmdargs *a, const char *key, long def, long lo, long hi, long *x)
+{
+    int i = bl_opt_find(a, key);
+    *x = def;
+    return i < 0 ? 0 : bl_word_int(a, i, lo, hi, x);
+}
+
+int bl_opt_bool(bl_cmdargs *a, const char *key, int def, int *b)
+{
+    int i = bl_opt_find(a, key);
+    *b = def;
+    return i < 0 ? 0 : bl_word_bool(a, i, b);
+}
+
 static int no_more(bl_cmdargs *a, int max)
 {
     if (a->n <= max) return 0;

@@ -156,6 +156,16 @@ void bl_interrupt_clear(void);
 int bl_word_num(bl_cmdargs *a, int i, double *x);
 int bl_word_int(bl_cmdargs *a, int i, long lo, long hi, long *x);
 int bl_word_bool(bl_cmdargs *a, int i, int *b);
+/* key=value words. bl_opt_check: every word from index `from` is key=value with a key in `keys`
+ * (NULL-ended), else -1 + "cmd: unknown key 'x' (keys: a= b=)" at the word. bl_opt_find: the
+ * index of the last word key=..., or -1. bl_opt_num / bl_opt_int / bl_opt_bool: its value as a
+ * number in [lo, hi] / a whole number in [lo, hi] / on|off, or def when absent; 0 or -1 + error
+ * at the word. */
+int bl_opt_check(bl_cmdargs *a, int from, const char *const *keys);
+int bl_opt_find(bl_cmdargs *a, const char *key);
+int bl_opt_num(bl_cmdargs *a, const char *key, double def, double lo, double hi, double *x);
+int bl_opt_int(bl_cmdargs *a, const char *key, long def, long lo, long hi, long *x);
+int bl_opt_bool(bl_cmdargs *a, const char *key, int def, int *b);
 /* Complete from a NULL-terminated list of names. */
 void bl_complete_from(const char *const *names, const char *prefix, bl_strlist *out);
 /* Completers shared by several commands. */
