@@ -19,6 +19,7 @@
 #include "nn/nn.h"
 #include "train/safetensors.h"
 #include "../check.h"
+#include "../golden_pattern.h"
 #include <stdarg.h>
 #include <stdint.h>
 
@@ -53,7 +54,7 @@ typedef struct gcase {
     const char *inputs; /* space-separated input names, in the order of the op's arguments */
     case_fn fn;
     double out_atol;    /* 0: OUT_ATOL */
-    int big;            /* inputs from pattern(), outputs and gradients sampled every SAMPLE */
+    int big;            /* inputs from bl_golden_pattern(), outputs and gradients sampled every SAMPLE */
 } gcase;
 
 /* Big cases (the models' shapes, past every OpenMP threshold) rebuild their inputs and upstream
@@ -63,14 +64,6 @@ typedef struct gcase {
  * 2 SAMPLE, ... of outputs and gradients are stored. */
 #define SAMPLE 61
 
-static float pattern(size_t i, uint32_t salt)
-{
-    uint32_t h = (uint32_t)i * 2654435761u + salt * 2246822519u;
-    h ^= h >> 15;
-    h *= 2246822519u;
-    h ^= h >> 13;
-    return ((float)(h & 0xFFFFu) - 32768.0f) / 16384.0f;
-}
 
 static const bl_tensor *gfind(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static const bl_tensor *gfind(const char *fmt, ...)
@@ -408,7 +401,7 @@ static bl_tensor *pattern_input(const char *cname, const char *name)
     for (int i = 0; i < ndim; i++) shape[i] = (int)d->data[3 + i];
     bl_tensor *t = bl_tensor_new(ndim, shape);
     if (t)
-        for (size_t i = 0; i < t->numel; i++) t->data[i] = pattern(i, (uint32_t)d->data[0]) * d->data[1];
+        for (size_t i = 0; i < t->numel; i++) t->data[i] = bl_golden_pattern(i, (uint32_t)d->data[0]) * d->data[1];
     return t;
 }
 
@@ -459,11 +452,11 @@ static void run_case(const gcase *gc)
         CHECK(c.extra[e]->grad != NULL, "%s: output %s has no gradient", gc->name, c.extra_names[e]);
         if (!c.extra[e]->grad || (ge && ge->numel != c.extra[e]->numel)) goto out;
         for (size_t i = 0; i < c.extra[e]->numel; i++)
-            c.extra[e]->grad[i] += ge ? ge->data[i] : pattern(i, 100u + (uint32_t)e);
+            c.extra[e]->grad[i] += ge ? ge->data[i] : bl_golden_pattern(i, 100u + (uint32_t)e);
     }
     const bl_tensor *gout = gfind("%s.gout", gc->name);
     seed = malloc(out->numel * sizeof(float));
-    for (size_t i = 0; i < out->numel; i++) seed[i] = gc->big ? pattern(i, 99) : 0.0f;
+    for (size_t i = 0; i < out->numel; i++) seed[i] = gc->big ? bl_golden_pattern(i, 99) : 0.0f;
     if (!gc->big) {
         CHECK(gout->numel == out->numel, "%s: upstream gradient size", gc->name);
         if (gout->numel != out->numel) goto out;

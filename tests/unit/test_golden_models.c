@@ -30,6 +30,7 @@
 #include "train/optim.h"
 #include "train/safetensors.h"
 #include "../check.h"
+#include "../golden_pattern.h"
 #include <dirent.h>
 #include <jansson.h>
 #include <stdint.h>
@@ -43,17 +44,6 @@ static const char *const CASES[] = {
     "dit_base_default", "dit_all4_default", "gpt_v1_default", "gpt_v2_default", "gpt_gqa_default",
 };
 #define NCASES ((int)(sizeof CASES / sizeof CASES[0]))
-
-/* gen.py's pattern(): values k / 16384 in [-2, 2), exact in float32 (the same hash as
- * test_golden.c and gen_models.py). */
-static float pattern(size_t i, uint32_t salt)
-{
-    uint32_t h = (uint32_t)i * 2654435761u + salt * 2246822519u;
-    h ^= h >> 15;
-    h *= 2246822519u;
-    h ^= h >> 13;
-    return ((float)(h & 0xFFFFu) - 32768.0f) / 16384.0f;
-}
 
 static const char *srcdir(void)
 {
@@ -119,7 +109,7 @@ static int fill(const bl_st_file *f, const char *name, const bl_tensor *shape, f
     }
     const bl_tensor *p = get(f, "pattern.%s", name);
     if (!p || p->numel != 3) return bl_fail("%s: %s missing", f->path, name);
-    for (size_t i = 0; i < n; i++) dst[i] = pattern(i, (uint32_t)p->data[0]) * p->data[1] + p->data[2];
+    for (size_t i = 0; i < n; i++) dst[i] = bl_golden_pattern(i, (uint32_t)p->data[0]) * p->data[1] + p->data[2];
     return 0;
 }
 
