@@ -175,7 +175,7 @@ static bl_probe *get_probe(bl_session *s, const bl_dataset *ds, const options *o
         bl_error_prefix("compare");
         return NULL;
     }
-    fprintf(s->out, "compare: probe %s, held-out accuracy %.3f\n", p->note, p->accuracy);
+    fprintf(s->out, "compare: %s\n", p->note);     /* "probe: loaded PATH" / "probe: trained ..." */
     return p;
 }
 
