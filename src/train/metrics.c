@@ -86,6 +86,10 @@ int bl_metrics_step(bl_metrics *m, float loss, float ms, float lr, double items)
 
 int bl_metrics_val(bl_metrics *m, int step, float loss)
 {
+    if (m->nval && m->val_step[m->nval - 1] == step) {   /* evaluated again at the same step */
+        m->val_loss[m->nval - 1] = loss;
+        return 0;
+    }
     int c = m->valcap;
     if (grow((void **)&m->val_step, &c, m->nval + 1, sizeof(int)) < 0) return -1;
     c = m->valcap;

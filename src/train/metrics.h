@@ -37,7 +37,8 @@ void bl_metrics_free(bl_metrics *m);
 int bl_metrics_reserve(bl_metrics *m, int more);
 /* Record one step; returns 1 when it is a loss spike, 0 otherwise, -1 on out of memory. */
 int bl_metrics_step(bl_metrics *m, float loss, float ms, float lr, double items);
-/* Record a validation loss measured after `step` steps. */
+/* Record a validation loss measured after `step` steps (replaces the last record when it is
+ * for the same step, so evaluating twice does not duplicate a point). */
 int bl_metrics_val(bl_metrics *m, int step, float loss);
 /* Median of the last min(n, steps) losses before step index `before` (NaN when none). */
 float bl_metrics_median(const bl_metrics *m, int before, int n);

@@ -212,6 +212,11 @@ float bl_run_eval(bl_run *r)
         if (!loss) return NAN;
         sum += (double)loss->data[0] * n;
         done += n;
+        if (done < r->val_n && m->interrupted && m->interrupted()) {
+            bl_fail("eval: interrupted after %d of %d exam %s", done, r->val_n,
+                    m->kind == BL_MODEL_DIT ? "images" : "windows");
+            return NAN;
+        }
     }
     r->last_val = (float)(sum / r->val_n);
     if (bl_metrics_val(&r->metrics, bl_run_steps(r), r->last_val) < 0) return NAN;

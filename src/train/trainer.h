@@ -58,7 +58,9 @@ void bl_run_sync_config(bl_run *r);
  * to 1 when the step was a loss spike. Returns 0, or -1 on a NaN/inf loss or gradient
  * ("train: loss is nan at step N: stopped; the weights are those after step N-1") or an error. */
 int bl_run_step(bl_run *r, float *loss, int *spike);
-/* Loss on the fixed exam; records it in the metrics at the current step. NaN + error on failure. */
+/* Loss on the fixed exam; records it in the metrics at the current step (replacing a value
+ * already recorded at that step). NaN + error on failure, or "eval: interrupted ..." when the
+ * model's interrupted() hook fires between chunks of the exam (Ctrl-C). */
 float bl_run_eval(bl_run *r);
 
 /* Progress callback: called after every step (and after each evaluation with evaluated = 1).
