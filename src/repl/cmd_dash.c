@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct {
     bl_model *m;
@@ -126,6 +127,11 @@ int bl_cmd_dash(bl_cmdargs *a)
         }
         if (bl_word_int(a, i, 1, 1000000000, &steps) < 0) return -1;
     }
+    /* before the data, the run and the exam: a dash that cannot start changes nothing */
+    if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
+        bl_fail("dash: standard %s is not a terminal", isatty(STDOUT_FILENO) ? "input" : "output");
+        return bl_session_errat(a->s, a->st->pos);
+    }
     bl_run *r = bl_train_run(a->s, m, "dash");
     if (!r) return bl_session_errat(a->s, a->st->pos);
     dashctx c = { .m = m, .r = r, .t = bl_train_find(m), .goal = bl_run_steps(r) + steps };
@@ -146,7 +152,15 @@ int bl_cmd_dash(bl_cmdargs *a)
     for (int k = 0; k < 3; k++) free(c.stats[k]);
     free(c.labels_buf);
     free(c.labels);
+    if (rc < 0 && bl_train_exam_interrupted()) {
+        /* Ctrl-C during the exam: reported once, the run kept */
+        fprintf(a->s->out, "dash: %s; the run is at step %d\n", bl_error() + 6, bl_run_steps(r));
+        bl_clear_error();
+        if (a->s->interactive) bl_interrupt_clear();
+        return 0;
+    }
     if (rc < 0) return bl_session_errat(a->s, a->st->pos);
     fprintf(a->s->out, "dash: the run is at step %d%s\n", bl_run_steps(r), rc == 1 ? " (interrupted)" : "");
+    if (rc == 1 && a->s->interactive) bl_interrupt_clear();
     return 0;
 }

@@ -60,15 +60,29 @@ void bl_train_discard_run(const bl_model *m, FILE *out)
     t->from_checkpoint = 0;
 }
 
-/* "CMD: message" from a loader's "shapes: ..." error. */
+/* "CMD: message" from a loader's "shapes: ..." error; the trainer's own "train: " prefix is
+ * replaced (eval says "eval: ...", not "eval: train: ..."). */
 static void prefix_error(const char *cmd)
 {
     const char *e = bl_error();
     size_t n = strlen(cmd);
     if (!strncmp(e, cmd, n) && e[n] == ':') return;
+    if (!strncmp(e, "train: ", 7)) e += 7;
     char msg[1024];
     snprintf(msg, sizeof msg, "%s", e);
     bl_fail("%s: %s", cmd, msg);
+}
+
+int bl_train_exam_interrupted(void) { return !strncmp(bl_error(), "eval: interrupted", 17); }
+
+/* Refuse data of the wrong kind for m: TinyDiT trains on images, TinyGPT on text. */
+static int check_kind(const bl_model *m, int is_text, const char *cmd)
+{
+    if (m->kind == BL_MODEL_DIT && is_text)
+        return bl_fail("%s: TinyDiT needs images, not text (shapes, cifar10, mnist, fashion-mnist, images)", cmd);
+    if (m->kind == BL_MODEL_GPT && !is_text)
+        return bl_fail("%s: TinyGPT needs a text, not images (data text [FILE])", cmd);
+    return 0;
 }
 
 /* Make the vocab of GPT model m that of text ds: rebuild when it differs. */
@@ -113,21 +127,33 @@ static int attach(bl_session *s, bl_model *m, bl_train_state *t, bl_dataset *ds,
     return 0;
 }
 
-const bl_dataset *bl_train_data(bl_session *s, bl_model *m, const char *cmd)
+bl_dataset *bl_train_open_default(const bl_model *m, const char *cmd)
+{
+    bl_dataset *ds = bl_data_open(m->kind == BL_MODEL_DIT ? "shapes" : "text", NULL, m->cfg.seed);
+    if (!ds) prefix_error(cmd);
+    return ds;
+}
+
+const bl_dataset *bl_train_attach_default(bl_session *s, bl_model *m, bl_dataset *ds, const char *cmd)
 {
     bl_train_state *t = bl_train_get(m);
-    if (!t) return NULL;
-    if (t->data) return t->data;
-    const char *kind = m->kind == BL_MODEL_DIT ? "shapes" : "text";
-    bl_dataset *ds = bl_data_open(kind, NULL, m->cfg.seed);
-    if (!ds) {
-        prefix_error(cmd);
+    if (!t) {
+        bl_dataset_free(ds);
         return NULL;
     }
     char d[1200];
     fprintf(s->out, "data %s\n", bl_dataset_describe(ds, d, sizeof d));
     if (attach(s, m, t, ds, cmd) < 0) return NULL;
     return t->data;
+}
+
+const bl_dataset *bl_train_data(bl_session *s, bl_model *m, const char *cmd)
+{
+    bl_train_state *t = bl_train_get(m);
+    if (!t) return NULL;
+    if (t->data) return t->data;
+    bl_dataset *ds = bl_train_open_default(m, cmd);
+    return ds ? bl_train_attach_default(s, m, ds, cmd) : NULL;
 }
 
 /* Make a run of m on t->data, continuing `old` (its step, history and data position) when given. */
@@ -232,10 +258,16 @@ int bl_cmd_data(bl_cmdargs *a)
         bl_fail("data: unknown data set '%s' (shapes, cifar10, mnist, fashion-mnist, images, text)", kind);
         return bl_session_errat(a->s, a->w[used].pos);
     }
+    /* the wrong kind is refused before anything is opened or changed */
+    if (check_kind(m, !strcmp(kind, "text"), "data") < 0) return bl_session_errat(a->s, a->w[used].pos);
     bl_dataset *ds = bl_data_open(kind, path, m->cfg.seed);
     if (!ds) {
         prefix_error("data");
         return bl_session_errat(a->s, a->w[path ? used + 1 : used].pos);
+    }
+    if (check_kind(m, ds->kind == BL_DATA_TEXT, "data") < 0) {
+        bl_dataset_free(ds);
+        return bl_session_errat(a->s, a->w[used].pos);
     }
     if (attach(a->s, m, t, ds, "data") < 0) return bl_session_errat(a->s, a->w[used].pos);
     t->exam_n = (int)exam;

@@ -42,14 +42,31 @@ static int sample_dit(bl_cmdargs *a, bl_model *m, int used)
     return a->result ? 0 : -1;
 }
 
-/* The vocabulary of GPT model m (from its text or checkpoint; opening the default text when it
- * has neither). Returns the state or NULL + error. */
-static bl_train_state *gpt_vocab(bl_session *s, bl_model *m, const char *cmd)
+/* The vocabulary of GPT model m from its text or checkpoint. When it has neither, *deflt is the
+ * default text, opened but not attached (so the command can check its input first and attach it
+ * with use_default only when it will succeed) and the vocabulary is that text's. NULL + error. */
+static bl_train_state *peek_vocab(bl_model *m, const char *cmd, bl_dataset **deflt, const unsigned char **vocab,
+                                  int *vocab_size)
 {
     bl_train_state *t = bl_train_get(m);
-    if (t && !t->vocab_size && !bl_train_data(s, m, cmd)) return NULL;
+    *deflt = NULL;
     if (!t) return NULL;
-    if (t->vocab_size != m->cfg.vocab)
+    *vocab = t->vocab;
+    *vocab_size = t->vocab_size;
+    if (t->vocab_size) return t;
+    if (!(*deflt = bl_train_open_default(m, cmd))) return NULL;
+    *vocab = (*deflt)->vocab;
+    *vocab_size = (*deflt)->vocab_size;
+    return t;
+}
+
+/* Attach the default text peek_vocab opened (when it did) and check the model's vocab is the
+ * text's. The state or NULL + error. */
+static bl_train_state *use_default(bl_session *s, bl_model *m, bl_dataset *deflt, const char *cmd)
+{
+    if (deflt && !bl_train_attach_default(s, m, deflt, cmd)) return NULL;
+    bl_train_state *t = bl_train_get(m);
+    if (t && t->vocab_size != m->cfg.vocab)
         return BL_FAILP("%s: the model's vocab is %d but its text has %d characters (data text FILE "
                         "attaches a text and sets it)", cmd, m->cfg.vocab, t->vocab_size);
     return t;
@@ -69,16 +86,38 @@ static int sample_gpt(bl_cmdargs *a, bl_model *m, int used)
         return -1;
     int pi = bl_opt_find(a, "prompt");
     const char *prompt = pi >= 0 ? a->w[pi].text : "ROMEO:";
-    bl_train_state *t = gpt_vocab(a->s, m, "sample");
-    if (!t) return bl_session_errat(a->s, a->st->pos);
     int np = (int)strlen(prompt);
     if (np == 0) {
         bl_fail("sample: the prompt is empty (give at least one character, e.g. prompt=\"\\n\")");
         return bl_session_errat(a->s, a->w[pi].vpos);
     }
+    if (m->cfg.pos == BL_POS_LEARNED && !sliding && np + n - 1 > m->cfg.context) {
+        bl_fail("sample: pos=learned has positions for %d tokens but %ld were asked (prompt %d + %ld new); "
+                "use pos=rope to run past the context (or a sliding window)", m->cfg.context, np + n - 1, np, n);
+        return bl_session_errat(a->s, a->st->pos);
+    }
+    /* the prompt is checked before the default text is attached: a failing sample changes nothing */
+    bl_dataset *deflt;
+    const unsigned char *vocab = NULL;
+    int vocab_size = 0;
+    bl_train_state *t = peek_vocab(m, "sample", &deflt, &vocab, &vocab_size);
+    if (!t) return bl_session_errat(a->s, a->st->pos);
     int byte_to_id[256];
     for (int i = 0; i < 256; i++) byte_to_id[i] = -1;
-    for (int i = 0; i < t->vocab_size; i++) byte_to_id[t->vocab[i]] = i;
+    for (int i = 0; i < vocab_size; i++) byte_to_id[vocab[i]] = i;
+    for (int i = 0; i < np; i++) {
+        unsigned char c = (unsigned char)prompt[i];
+        if (byte_to_id[c] < 0) {
+            char what[32];
+            if (c >= 32 && c < 127) snprintf(what, sizeof what, "'%c'", c);
+            else snprintf(what, sizeof what, "byte 0x%02x", c);
+            bl_fail("sample: the prompt's %s (character %d) is not in the %s vocabulary of %d "
+                    "characters", what, i + 1, deflt ? "built-in text's" : "model's", vocab_size);
+            bl_dataset_free(deflt);
+            return bl_session_errat(a->s, pi >= 0 ? a->w[pi].vpos : a->st->pos);
+        }
+    }
+    if (!(t = use_default(a->s, m, deflt, "sample"))) return bl_session_errat(a->s, a->st->pos);
     size_t total = (size_t)np + (size_t)n;
     int *ids = malloc(total * sizeof *ids);
     char *text = malloc(total + 1);
@@ -87,18 +126,7 @@ static int sample_gpt(bl_cmdargs *a, bl_model *m, int used)
         return bl_fail("sample: out of memory for %zu tokens", total);
     }
     int rc = 0;
-    for (int i = 0; i < np && rc == 0; i++) {
-        unsigned char c = (unsigned char)prompt[i];
-        if (byte_to_id[c] < 0) {
-            char what[32];
-            if (c >= 32 && c < 127) snprintf(what, sizeof what, "'%c'", c);
-            else snprintf(what, sizeof what, "byte 0x%02x", c);
-            bl_fail("sample: the prompt's %s (character %d) is not in the model's vocabulary of %d "
-                    "characters", what, i + 1, t->vocab_size);
-            rc = bl_session_errat(a->s, pi >= 0 ? a->w[pi].vpos : a->st->pos);
-        }
-        ids[i] = byte_to_id[c];
-    }
+    for (int i = 0; i < np; i++) ids[i] = byte_to_id[(unsigned char)prompt[i]];
     bl_gen_opts o = bl_gen_opts_default();
     o.max_new_tokens = (int)n;
     o.temperature = (float)temp;
@@ -150,21 +178,34 @@ int bl_cmd_lengen(bl_cmdargs *a)
     if (bl_opt_check(a, used, keys) < 0 || bl_opt_int(a, "factor", 4, 1, 64, &factor) < 0 ||
         bl_opt_int(a, "windows", 8, 1, 256, &windows) < 0)
         return -1;
-    const bl_dataset *ds = bl_train_data(a->s, m, "lengen");
-    if (!ds) return bl_session_errat(a->s, a->st->pos);
-    if (ds->kind != BL_DATA_TEXT || ds->vocab_size != m->cfg.vocab) {
-        bl_fail("lengen: the model's data is not a text of its vocabulary (data text FILE)");
+    int ctx = m->cfg.context, L = (int)factor * ctx;
+    /* everything that can fail is checked before the default text is attached (which rebuilds
+     * the model to the text's vocab): a failing lengen changes nothing */
+    if (m->cfg.pos == BL_POS_LEARNED && L > ctx) {
+        bl_fail("lengen: pos=learned has positions for %d tokens but %d were asked; use pos=rope to run "
+                "past the context (or factor=1)", ctx, L);
         return bl_session_errat(a->s, a->st->pos);
     }
-    int ctx = m->cfg.context, L = (int)factor * ctx;
+    bl_train_state *t = bl_train_get(m);
+    if (!t) return -1;
+    bl_dataset *deflt = t->data ? NULL : bl_train_open_default(m, "lengen");
+    const bl_dataset *ds = t->data ? t->data : deflt;
+    if (!ds) return bl_session_errat(a->s, a->st->pos);
     int *ids = malloc((size_t)windows * (size_t)(L + 1) * sizeof *ids);
     float *loss = malloc((size_t)L * sizeof *loss), *pos = malloc((size_t)L * sizeof *pos);
     int rc = ids && loss && pos ? 0 : bl_fail("lengen: out of memory for %ld windows of %d", windows, L);
+    if (rc == 0 && ds->kind != BL_DATA_TEXT)
+        rc = bl_fail("lengen: the model's data is not a text (data text FILE)");
     if (rc == 0 && bl_text_val_windows(ds, (int)windows, L, ids) < 0) {
         char msg[1024];
         snprintf(msg, sizeof msg, "%s", bl_error());
         rc = bl_fail("lengen: %s (try a smaller factor=)", msg);
     }
+    if (rc < 0) bl_dataset_free(deflt);
+    else if (deflt && !bl_train_attach_default(a->s, m, deflt, "lengen")) rc = -1;
+    if (rc == 0 && ds->vocab_size != m->cfg.vocab)
+        rc = bl_fail("lengen: the model's vocab is %d but its text has %d characters (data text FILE "
+                     "attaches a text and sets it)", m->cfg.vocab, ds->vocab_size);
     if (rc == 0 && bl_gpt_position_loss(m, ids, (int)windows, L, loss) < 0) {
         const char *e = bl_error();
         if (strncmp(e, "lengen:", 7)) {

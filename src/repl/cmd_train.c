@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,6 +17,21 @@ static double now_s(void)
 }
 
 static int on_terminal(bl_session *s) { return s->out == stdout && isatty(fileno(stdout)); }
+
+/* The columns of the terminal on stdout (80 when unknown). */
+static int term_width(void)
+{
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+    return 80;
+}
+
+/* A Ctrl-C the command has reported itself: cleared, so the prompt does not say it again (a
+ * script still stops at it). */
+static void interrupt_reported(bl_session *s)
+{
+    if (s->interactive) bl_interrupt_clear();
+}
 
 /* Words after the model: at most one positional, the rest key=value among `keys` (NULL-ended). */
 static int check_keys(bl_cmdargs *a, int from, const char *const *keys, int max_pos, int *pos_i)
@@ -70,8 +86,11 @@ static void draw(progress *p, const bl_run *r, int done, int n, int final)
         if (!final && ips > 0) snprintf(eta, sizeof eta, "  ETA %.0fs", (n - done) / ips);
         char loss[32] = "loss -";   /* before the first step (the exam at step 0 runs first) */
         if (!isnan(p->loss)) snprintf(loss, sizeof loss, "loss %.4f", p->loss);
-        fprintf(o, "\r[%.*s%.*s] step %d  %s%s  %.1f it/s%s\033[K", fill, "####################",
-                w - fill, "....................", bl_run_steps(r), loss, val, ips, eta);
+        char line[256];
+        snprintf(line, sizeof line, "[%.*s%.*s] step %d  %s%s  %.1f it/s%s", fill, "####################",
+                 w - fill, "....................", bl_run_steps(r), loss, val, ips, eta);
+        /* clipped to one column less than the terminal so it never wraps */
+        fprintf(o, "\r%.*s\033[K", term_width() - 1, line);
         if (final) fputc('\n', o);
         fflush(o);
         return;
@@ -99,7 +118,15 @@ int bl_cmd_train(bl_cmdargs *a)
     int used, pi, quiet = 0;
     long n;
     bl_model *m = bl_models_pick(a, &used);
-    if (!m || check_keys(a, used, keys, 1, &pi) < 0) return -1;
+    if (!m) return -1;
+    for (int i = used, first = -1; i < a->n; i++)
+        if (!a->w[i].key && first < 0) first = i;
+        else if (!a->w[i].key) {
+            bl_fail("train: expected one step count, got '%s' and then '%s' (%s)", a->w[first].text,
+                    a->w[i].text, bl_command_find("train")->synopsis);
+            return bl_session_errat(a->s, a->w[i].pos);
+        }
+    if (check_keys(a, used, keys, 1, &pi) < 0) return -1;
     if (pi < 0) {
         bl_fail("train: how many steps? (train N)");
         return -1;
@@ -116,9 +143,18 @@ int bl_cmd_train(bl_cmdargs *a)
     int steps = bl_run_steps(r) - from;
     if (r->metrics.steps) p.loss = r->metrics.loss[r->metrics.steps - 1];
     if (steps > 0 || p.tty) draw(&p, r, steps, (int)n, 1);
+    if (done < 0 && bl_train_exam_interrupted()) {
+        /* Ctrl-C during the validation exam: the steps so far are kept */
+        fprintf(a->s->out, "train: %s, at step %d (model and run kept)\n", bl_error() + 6, bl_run_steps(r));
+        bl_clear_error();
+        interrupt_reported(a->s);
+        return 0;
+    }
     if (done < 0) return bl_session_errat(a->s, a->st->pos);
-    if (done < n && bl_interrupted())
+    if (done < n && bl_interrupted()) {
         fprintf(a->s->out, "train: interrupted after step %d (model and run kept)\n", bl_run_steps(r));
+        interrupt_reported(a->s);
+    }
     return 0;
 }
 
@@ -132,6 +168,12 @@ int bl_cmd_eval(bl_cmdargs *a)
     bl_run *r = bl_train_run(a->s, m, "eval");
     if (!r) return bl_session_errat(a->s, a->st->pos);
     float v = bl_run_eval(r);
+    if (isnan(v) && bl_train_exam_interrupted()) {
+        fprintf(a->s->out, "%s (model and run kept)\n", bl_error());
+        bl_clear_error();
+        interrupt_reported(a->s);
+        return 0;
+    }
     if (isnan(v)) return bl_session_errat(a->s, a->st->pos);
     fprintf(a->s->out, "val loss %.3g at step %d (%d held-out %s)\n", v, bl_run_steps(r), r->val_n,
             m->kind == BL_MODEL_DIT ? "images" : "windows");
@@ -216,7 +258,10 @@ int bl_cmd_load(bl_cmdargs *a)
         fprintf(o, "  step %ld; no data stored (data KIND [PATH] attaches some)\n", info.step);
         return 0;
     }
-    const char *src = info.data_source[0] && strcmp(info.data_source, "built in") ? info.data_source : NULL;
+    /* the built-in sets (shapes; the manual, whose source reads "built-in manual (...)") reopen
+     * without a path */
+    const char *src = info.data_source[0] && strcmp(info.data_source, "built in") &&
+                      strncmp(info.data_source, "built-in manual (", 17) ? info.data_source : NULL;
     bl_dataset *ds = bl_data_open(info.data_name, src, m->cfg.seed);
     char d[1200];
     if (ds) {

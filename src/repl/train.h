@@ -43,6 +43,14 @@ void bl_train_discard_run(const bl_model *m, FILE *out);
  * For TinyGPT, sets the model's vocab to the text's, rebuilding the model and saying so when it
  * changes (refused, with an error, for weights loaded from a checkpoint). NULL + "CMD: ...". */
 const bl_dataset *bl_train_data(bl_session *s, bl_model *m, const char *cmd);
+/* The default data of m (shapes or the built-in text), opened but not attached, so a command
+ * can check its input against it first (the caller owns it). NULL + "CMD: ..." error. */
+bl_dataset *bl_train_open_default(const bl_model *m, const char *cmd);
+/* Attach ds (taken, freed on failure) as m's data like bl_train_data does, printing what it did
+ * and fitting a TinyGPT's vocab to it. The data, or NULL + "CMD: ..." error (nothing changed). */
+const bl_dataset *bl_train_attach_default(bl_session *s, bl_model *m, bl_dataset *ds, const char *cmd);
+/* Whether the last error is the trainer's "eval: interrupted ..." (Ctrl-C during the exam). */
+int bl_train_exam_interrupted(void);
 /* The run of m, made on first use (with the pending checkpoint state), re-made keeping its step,
  * history and data position when `batch` changed. NULL + "CMD: ..." error. */
 bl_run *bl_train_run(bl_session *s, bl_model *m, const char *cmd);
