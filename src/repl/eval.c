@@ -513,9 +513,12 @@ void bl_report_error(bl_session *s)
         if (multi) {
             fprintf(s->err, "%*s%.*s\n", indent, "", len, line);
         }
-        int col = p.col - 1;
-        int carets = p.len > 1 ? p.len : 1;
-        if (col + carets > len + 1) carets = 1;
+        /* columns are display columns (lexer.h); the token's bytes become its display width */
+        int col = p.col - 1, at = 0;
+        while (at < len && bl_text_width(line, at) < col)
+            for (at++; at < len && ((unsigned char)line[at] & 0xc0) == 0x80;) at++;
+        int carets = p.len > 1 && at + p.len <= len ? bl_text_width(line + at, p.len) : 1;
+        if (carets < 1) carets = 1;
         int color = isatty(fileno(s->err)) && !getenv("NO_COLOR");
         fprintf(s->err, "%*s%s", indent + col, "", color ? "\033[1;31m" : "");
         for (int i = 0; i < carets; i++) fputc('^', s->err);

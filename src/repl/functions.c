@@ -315,7 +315,8 @@ static bl_value *f_reduce(bl_callargs *a)
 static bl_value *f_round(bl_callargs *a)
 {
     long nd = 0;
-    if (bl_nargs(a, 1, 2) < 0 || (a->n == 2 && bl_arg_int(a, 1, 0, 9, &nd) < 0)) return NULL;
+    if (bl_nargs(a, 1, 2) < 0) return NULL;
+    if (a->n == 2 ? bl_arg_int(a, 1, 0, 9, &nd) < 0 : bl_kw_int(a, "digits", 0, 0, 9, &nd) < 0) return NULL;
     double f = pow(10, (double)nd);
     if (a->v[0]->kind == BL_V_NUM) return bl_val_num(round(a->v[0]->num * f) / f);
     bl_tensor *x = bl_arg_tensor(a, 0);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 static int push(bl_tokens *ts, bl_token t)
 {
@@ -32,6 +33,36 @@ static int continues(bl_tok_kind k)
     }
 }
 
+/* East Asian Wide and Fullwidth blocks (Unicode UAX #11, the main ranges), for locales whose
+ * wcwidth() does not know them. */
+static int wide(unsigned cp)
+{
+    return (cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0xa4cf && cp != 0x303f) ||
+           (cp >= 0xac00 && cp <= 0xd7a3) || (cp >= 0xf900 && cp <= 0xfaff) ||
+           (cp >= 0xfe30 && cp <= 0xfe4f) || (cp >= 0xff00 && cp <= 0xff60) ||
+           (cp >= 0xffe0 && cp <= 0xffe6) || (cp >= 0x1f300 && cp <= 0x1f64f) ||
+           (cp >= 0x1f900 && cp <= 0x1f9ff) || (cp >= 0x20000 && cp <= 0x3fffd);
+}
+
+int bl_text_width(const char *s, int nbytes)
+{
+    int w = 0;
+    for (int i = 0; i < nbytes && s[i];) {
+        unsigned char c = (unsigned char)s[i];
+        int n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
+        unsigned cp = n == 1 ? c : c & (0x7f >> n);
+        int k = 1;
+        for (; k < n && i + k < nbytes && ((unsigned char)s[i + k] >> 6) == 2; k++)
+            cp = cp << 6 | ((unsigned char)s[i + k] & 0x3f);
+        if (k < n) cp = c, k = 1;            /* a broken sequence: one column per byte */
+        int cw = cp < 0x80 ? 1 : wcwidth((wchar_t)cp);
+        if (cw < 0) cw = wide(cp) ? 2 : 1;  /* a locale (C) that does not know it */
+        w += cw;
+        i += k;
+    }
+    return w;
+}
+
 static int lex_string(const char *s, int *i, char **out)
 {
     char q = s[*i];
@@ -48,7 +79,13 @@ static int lex_string(const char *s, int *i, char **out)
             switch (s[j]) {
             case 'n': c = '\n'; break;
             case 't': c = '\t'; break;
-            default: c = s[j]; break;
+            case 'r': c = '\r'; break;
+            case '\\': case '"': case '\'': c = s[j]; break;
+            default:
+                free(buf);
+                *i = j - 1;
+                return bl_fail("unknown escape '\\%c' in a string (known: \\n \\t \\r \\\\ \\\" \\')",
+                               s[j]);
             }
         }
         if (n + 2 > cap) {
@@ -69,7 +106,7 @@ int bl_lex(const char *src, int line, int col, bl_tokens *out, bl_pos *errpos)
 {
     memset(out, 0, sizeof *out);
     int i = 0, depth = 0, space = 1;
-    int line_start = -(col - 1);    /* offset of the current line's first byte, for columns */
+    int line_start = 0, col0 = col; /* the current line's first byte and its display column */
     for (;;) {
         char c = src[i];
         if (c == ' ' || c == '\t' || c == '\r') { i++; space = 1; continue; }
@@ -77,13 +114,13 @@ int bl_lex(const char *src, int line, int col, bl_tokens *out, bl_pos *errpos)
         bl_token t = { .kind = BL_T_EOF, .space_before = space };
         t.pos.off = i;
         t.pos.line = line;
-        t.pos.col = i - line_start + 1;
+        t.pos.col = col0 + bl_text_width(src + line_start, i - line_start);
         t.pos.len = 1;
         if (c == '\n') {
             bl_tok_kind prev = out->n ? out->t[out->n - 1].kind : BL_T_END;
             i++;
             line++;
-            line_start = i;
+            line_start = i, col0 = 1;
             space = 1;
             if (depth > 0 || continues(prev) || prev == BL_T_END) continue;
             t.kind = BL_T_END;
@@ -124,7 +161,11 @@ int bl_lex(const char *src, int line, int col, bl_tokens *out, bl_pos *errpos)
         } else if (c == '"' || c == '\'') {
             int j = i;
             if (lex_string(src, &j, &t.str) < 0) {
-                if (errpos) *errpos = t.pos;
+                if (errpos) {
+                    *errpos = t.pos;      /* an unknown escape: at its backslash */
+                    if (j != i) errpos->off = j, errpos->len = 2,
+                        errpos->col += bl_text_width(src + i, j - i);
+                }
                 goto fail;
             }
             t.kind = BL_T_STR;

@@ -46,6 +46,12 @@ void bl_tokens_free(bl_tokens *ts);
  * REPL then reads a continuation line). */
 int bl_lex_incomplete(const char *src);
 
+/* The display width of the first nbytes bytes of UTF-8 text s (stops at a NUL): one column per
+ * code point, wcwidth() for wide (CJK: 2) and combining (0) ones when the locale knows them. Used
+ * for error columns and carets; a broken sequence counts one column per byte. Wide characters
+ * count 2 even in the C locale (a table of the East Asian Wide blocks). */
+int bl_text_width(const char *s, int nbytes);
+
 /* A short printable description of a token for messages ("')'", "end of line", "'foo'"). */
 const char *bl_tok_desc(const bl_token *t, char *buf, size_t n);
 

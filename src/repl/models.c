@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "models/config.h"
 #include "repl/train.h"
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,6 +133,22 @@ static int word_of_error(bl_cmdargs *a, int from)
     for (int i = from; i < a->n; i++)
         if (a->w[i].key && names_key(a->w[i].key)) return i;
     return -1;
+}
+
+/* After bl_models_pick left word `used` unread: is it a plain name meant as a model (`set x
+ * dim=64`, `show zz`)? Then -1 + "cmd: 'x' is not a model (it is a number)" or
+ * "cmd: unknown model 'zz'" at the word; else 0. */
+static int not_a_model(bl_cmdargs *a, int used)
+{
+    if (used >= a->n || a->w[used].key) return 0;
+    const char *t = a->w[used].text;
+    if (!(isalpha((unsigned char)*t) || *t == '_')) return 0;
+    for (const char *c = t; *c; c++)
+        if (!(isalnum((unsigned char)*c) || *c == '_')) return 0;
+    bl_value *v = bl_session_get(a->s, t);
+    if (v) bl_fail("%s: '%s' is not a model (it is a %s)", a->st->name, t, bl_val_kind_name(v));
+    else bl_fail("%s: unknown model '%s'", a->st->name, t);
+    return bl_session_errat(a->s, a->w[used].pos);
 }
 
 static int kv_words(bl_cmdargs *a, int from, const char **keys, const char **vals)
@@ -270,7 +287,8 @@ int bl_cmd_use(bl_cmdargs *a)
 
 int bl_cmd_set(bl_cmdargs *a)
 {
-    int used;
+    int used = a->n > 0 && !a->w[0].key && is_model(bl_session_get(a->s, a->w[0].text));
+    if (not_a_model(a, used) < 0) return -1;
     bl_model *m = bl_models_pick(a, &used);
     if (!m) return -1;
     const char *keys[64], *vals[64];
@@ -321,7 +339,8 @@ static void show_keys(FILE *out, const bl_config *cfg, unsigned want, unsigned a
 
 int bl_cmd_show(bl_cmdargs *a)
 {
-    int used;
+    int used = a->n > 0 && !a->w[0].key && is_model(bl_session_get(a->s, a->w[0].text));
+    if (not_a_model(a, used) < 0) return -1;
     bl_model *m = bl_models_pick(a, &used);
     if (!m) return -1;
     if (a->n > used) {

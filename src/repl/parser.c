@@ -483,7 +483,11 @@ static int statement(P *p, bl_stmt *s)
     if (t->kind == BL_T_NAME && p->is_cmd && p->is_cmd(t->str, &raw)) {
         bl_token *n2 = peek2(p);
         int adjacent = !n2->space_before;
-        if (!(n2->kind == BL_T_ASSIGN ||
+        /* `set =1` (a space before '=', none after) is the command with a bad word, not an
+         * assignment to a variable named set */
+        int glued = n2->kind == BL_T_ASSIGN && !adjacent && !p->ts.t[p->i + 2].space_before &&
+                    p->ts.t[p->i + 2].kind != BL_T_END && p->ts.t[p->i + 2].kind != BL_T_EOF;
+        if (glued || !(n2->kind == BL_T_ASSIGN ||
               (adjacent && (n2->kind == BL_T_LPAREN || n2->kind == BL_T_LBRACK || n2->kind == BL_T_DOT))))
             return command(p, s, raw);
     }

@@ -72,6 +72,17 @@ BL_TEST(lexer_tokens_and_positions)
     CHECK(ts.t[0].kind == BL_T_STR && !strcmp(ts.t[0].str, "a'b"), "string %s", ts.t[0].str);
     CHECK(ts.t[1].kind == BL_T_NUM && ts.t[1].num == 0 && ts.t[2].kind == BL_T_NAME, "0x10 lexed as hex");
     bl_tokens_free(&ts);
+    /* an unknown escape is an error at its backslash, naming the known ones */
+    CHECK(bl_lex("s = \"a\\qb\"", 2, 1, &ts, &ep) < 0, "unknown escape accepted");
+    CHECK_ERR("unknown escape '\\q' in a string (known: \\n \\t");
+    CHECK(ep.line == 2 && ep.col == 7, "escape error at %d:%d", ep.line, ep.col);
+    /* columns are display columns: "\xc3\xa9" (e acute) is one, a CJK character two
+     * (in any locale) */
+    CHECK(bl_text_width("a\xc3\xa9" "b", 4) == 3, "width %d", bl_text_width("a\xc3\xa9" "b", 4));
+    CHECK(bl_lex("\"\xc3\xa9\xc3\xa9\" + x", 1, 1, &ts, &ep) == 0, "lex");
+    CHECK(ts.t[1].pos.col == 6 && ts.t[2].pos.col == 8, "+ at col %d, x at %d", ts.t[1].pos.col, ts.t[2].pos.col);
+    bl_tokens_free(&ts);
+    CHECK(bl_text_width("\xe6\x97\xa5x", 4) == 3, "CJK width %d", bl_text_width("\xe6\x97\xa5x", 4));
 }
 
 BL_TEST(incomplete_lines)
