@@ -68,7 +68,7 @@ static const bl_metrics *value_metrics(const bl_value *v)
 
 static int cmd_plot_loss(bl_cmdargs *a)
 {
-    static const char *const keys[] = { "smooth", "logy", "val", NULL };
+    static const char *const keys[] = { "smooth", "logy", "val", BL_FIG_SIZE_KEYS, NULL };
     double smooth;
     int logy = 1, val = 1, first_key = a->n;
     for (int i = 1; i < a->n; i++)
@@ -87,6 +87,7 @@ static int cmd_plot_loss(bl_cmdargs *a)
     }
     const bl_metrics *runs[16];
     const char *labels[16];
+    const bl_config *cfg = NULL;    /* the model's, when the picture shows one model's run */
     char curname[160];
     int rc = 0;
     if (n == 0) {
@@ -102,6 +103,7 @@ static int cmd_plot_loss(bl_cmdargs *a)
             }
         runs[0] = value_metrics(cur);
         labels[0] = curname;
+        cfg = &m->cfg;
         n = 1;
         if (!runs[0]) rc = bl_fail("plot loss: %s has no training run yet (train N first)", curname);
     }
@@ -110,6 +112,7 @@ static int cmd_plot_loss(bl_cmdargs *a)
         bl_value *v = bl_session_get(a->s, w->text);
         labels[i] = w->text;
         runs[i] = value_metrics(v);
+        if (first_key == 2 && v && v->kind == BL_V_HANDLE && v->htype == &bl_model_type) cfg = &((const bl_model *)v->h)->cfg;
         if (!runs[i]) {
             if (!v) bl_fail("plot loss: no variable '%s'", w->text);
             else bl_fail("plot loss: '%s' is a %s with no training run (train it first)", w->text, bl_val_kind_name(v));
@@ -117,9 +120,7 @@ static int cmd_plot_loss(bl_cmdargs *a)
         }
     }
     bl_figure *f = rc == 0 ? bl_plot_loss_figure(runs, labels, n, (float)smooth, logy, val) : NULL;
-    if (!f) return -1;
-    a->result = bl_val_figure(f);
-    return a->result ? 0 : -1;
+    return bl_cmd_figure(a, f, cfg);
 }
 
 int bl_cmd_plot(bl_cmdargs *a)
@@ -132,7 +133,7 @@ int bl_cmd_plot(bl_cmdargs *a)
 int bl_complete_plot(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out)
 {
     static const char *const sub[] = { "loss", NULL };
-    static const char *const k[] = { "smooth=", "logy=", "val=", NULL };
+    static const char *const k[] = { "smooth=", "logy=", "val=", "width=", "height=", "scale=", NULL };
     if (argi == 0) {
         bl_complete_from(sub, prefix, out);
         return 0;
@@ -310,12 +311,12 @@ static int image_word(bl_cmdargs *a, const bl_model *m, long *image)
 
 int bl_cmd_attn(bl_cmdargs *a)
 {
-    static const char *const keys[] = { "layer", "head", "query", "image", NULL };
+    static const char *const keys[] = { "layer", "head", "query", "image", BL_FIG_SIZE_KEYS, NULL };
     int used;
     bl_model *m = bl_models_pick(a, &used);
     long layer, query = -1, head = -1, image;
     if (!m || bl_opt_check(a, used, keys) < 0 || layer_word(a, m, &layer) < 0 ||
-        image_word(a, m, &image) < 0)
+        image_word(a, m, &image) < 0 || bl_cmd_figsize(a, NULL) < 0)
         return -1;
     int hw = bl_opt_find(a, "head"), qw = bl_opt_find(a, "query");
     if (hw >= 0 && strcmp(a->w[hw].text, "all") && bl_word_int(a, hw, 0, m->cfg.heads - 1, &head) < 0) return -1;
@@ -377,8 +378,7 @@ int bl_cmd_attn(bl_cmdargs *a)
         bl_fig_free(f);
         return -1;
     }
-    a->result = bl_val_figure(f);
-    return a->result ? 0 : -1;
+    return bl_cmd_figure(a, f, &m->cfg);
 }
 
 /* ---- stats ---- */
@@ -446,22 +446,23 @@ static int stats_tensor(bl_cmdargs *a, const bl_tensor *x, const char *name)
     snprintf(title, sizeof title, "%s before and after a norm (no weights, eps 1e-6)", name);
     bl_figure *f = stats_figure(title, xs, names, 3, N, D);
     bl_graph_reset(a->s->g);
-    if (!f) return -1;
-    a->result = bl_val_figure(f);
-    return a->result ? 0 : -1;
+    return bl_cmd_figure(a, f, NULL);
 }
 
 int bl_cmd_stats(bl_cmdargs *a)
 {
-    static const char *const keys[] = { "layer", "image", NULL };
+    static const char *const keys[] = { "layer", "image", BL_FIG_SIZE_KEYS, NULL };
+    static const char *const size_keys[] = { BL_FIG_SIZE_KEYS, NULL };
     if (a->n >= 1 && !a->w[0].key) {
         bl_value *v = bl_session_get(a->s, a->w[0].text);
         if (v && v->kind == BL_V_TENSOR) {
-            if (a->n > 1) {
-                bl_fail("stats: a tensor takes no keys (layer= is for models), got '%s%s%s'",
-                        a->w[1].key ? a->w[1].key : "", a->w[1].key ? "=" : "", a->w[1].text);
-                return bl_session_errat(a->s, a->w[1].pos);
+            if (a->n > 1 && (!a->w[1].key || bl_opt_find(a, "layer") >= 0 || bl_opt_find(a, "image") >= 0)) {
+                int i = bl_opt_find(a, "layer") >= 0 ? bl_opt_find(a, "layer") : bl_opt_find(a, "image") >= 0 ? bl_opt_find(a, "image") : 1;
+                bl_fail("stats: a tensor takes only width= height= scale= (layer= is for models), got '%s%s%s'",
+                        a->w[i].key ? a->w[i].key : "", a->w[i].key ? "=" : "", a->w[i].text);
+                return bl_session_errat(a->s, a->w[i].pos);
             }
+            if (bl_opt_check(a, 1, size_keys) < 0) return -1;
             return stats_tensor(a, v->t, a->w[0].text);
         }
     }
@@ -481,7 +482,5 @@ int bl_cmd_stats(bl_cmdargs *a)
              m->kind == BL_MODEL_DIT ? "TinyDiT" : "TinyGPT", layer);
     bl_figure *f = stats_figure(title, xs, names, 2, o.L, o.D);
     fixed_free(&o);
-    if (!f) return -1;
-    a->result = bl_val_figure(f);
-    return a->result ? 0 : -1;
+    return bl_cmd_figure(a, f, &m->cfg);
 }

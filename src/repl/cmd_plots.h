@@ -38,7 +38,8 @@ int bl_rope_check_scores(int head_dim, float base, int grid, int dr, int dc, flo
  * logits = q k^T / sqrt(32). max_logit[i] = max |logit| at scales[i]; top_weight[i] = mean over
  * queries of the largest softmax weight. Without QK-norm max_logit grows as s^2; with it, it
  * stays the same (at most sqrt(32)). Returns 0, or -1 with "qk growth: ..." (n < 1, a scale
- * <= 0 or not finite, out of memory). */
+ * outside (0, BL_QK_MAX_SCALE], logits that are not finite, out of memory). */
+#define BL_QK_MAX_SCALE 1e6
 int bl_qk_growth(const double *scales, int n, int qk_norm, float *max_logit, float *top_weight);
 
 /* The loss figure of n runs: for run i, train loss per step (EMA with bias correction at weight
@@ -91,11 +92,11 @@ int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char
       "ones at every cell pair with offset (dr, dc) give one score; a heatmap\n" \
       "of the score against every offset, with the numbers printed.", \
       bl_complete_rope, bl_cmd_rope, 0 }, \
-    { "qk", "qk growth [scales=1,2,4,8,16]", \
+    { "qk", "qk growth [scales=1,2,4,8,16] [width= height= scale=]", \
       "Attention-logit growth with and without QK-norm.\n" \
       "q, k = s x W (fixed x and W): max |logit| grows as s^2 and the top\n" \
       "attention weight goes to 1 without QK-norm; with it both stay the\n" \
-      "same. Prints the numbers too.", \
+      "same. Prints the numbers too. Scales are in (0, 1e6].", \
       bl_complete_qk, bl_cmd_qk, 0 },
 
 #endif

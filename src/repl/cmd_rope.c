@@ -11,6 +11,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Where a command's text table goes: the session's output (the terminal, or the file of a
+ * `> FILE.txt` redirect), or nowhere when the statement writes its picture to a .png, .svg, .csv
+ * or .json file instead (a stream that discards everything). */
+static FILE *text_out(bl_cmdargs *a)
+{
+    const char *ext = a->st->redirect ? strrchr(a->st->redirect, '.') : NULL;
+    if (!a->st->redirect || (ext && !strcmp(ext, ".txt"))) return a->s->out;
+    static FILE *null;
+    if (!null) null = fopen("/dev/null", "w");
+    return null ? null : a->s->out;
+}
+
 /* ---- rope check ---- */
 
 /* q = ones(hd) rotated to each of the n x n grid positions by 2-D RoPE: out [n n, hd] (owned). */
@@ -71,8 +83,8 @@ int bl_rope_check_scores(int hd, float base, int grid, int dr, int dc, float *at
     return count;
 }
 
-static const char *const rope_table_keys[] = { "head_dim", "base", "grid", "tokens", NULL };
-static const char *const rope_check_keys[] = { "dr", "dc", "head_dim", "base", "grid", NULL };
+static const char *const rope_table_keys[] = { "head_dim", "base", "grid", "tokens", BL_FIG_SIZE_KEYS, NULL };
+static const char *const rope_check_keys[] = { "dr", "dc", "head_dim", "base", "grid", BL_FIG_SIZE_KEYS, NULL };
 
 /* Offset labels -(g-1) .. g-1 (static strings for the heatmap). */
 static const char *const *offset_labels(int grid, char (*buf)[12])
@@ -91,7 +103,8 @@ static int cmd_rope_check(bl_cmdargs *a)
     double base;
     if (bl_opt_check(a, 1, rope_check_keys) < 0 || bl_opt_int(a, "dr", 1, -31, 31, &dr) < 0 ||
         bl_opt_int(a, "dc", 2, -31, 31, &dc) < 0 || bl_opt_int(a, "head_dim", 32, 4, 1024, &hd) < 0 ||
-        bl_opt_num(a, "base", 100, 1e-30, 1e30, &base) < 0 || bl_opt_int(a, "grid", 8, 1, 32, &grid) < 0)
+        bl_opt_num(a, "base", 100, 1e-30, 1e30, &base) < 0 || bl_opt_int(a, "grid", 8, 1, 32, &grid) < 0 ||
+        bl_cmd_figsize(a, NULL) < 0)
         return -1;
     int g = (int)grid, n2 = 2 * g - 1;
     if (labs(dr) >= grid || labs(dc) >= grid) {
@@ -108,7 +121,8 @@ static int cmd_rope_check(bl_cmdargs *a)
         free(offs);
         return -1;
     }
-    FILE *o = a->s->out;
+    /* the text goes to the terminal, or into a .txt redirect; a .png/.csv/... file instead of it */
+    FILE *o = text_out(a);
     fprintf(o, "rope check: q = k = ones(%ld), 2-D RoPE base %g on a %dx%d grid, score q.k\n", hd, base, g, g);
     fprintf(o, "  q at (r, c)   k at (r%+ld, c%+ld)   score\n", dr, dc);
     /* a few of the position pairs, evenly spread over those on the grid */
@@ -156,8 +170,7 @@ static int cmd_rope_check(bl_cmdargs *a)
         bl_fig_free(f);
         return -1;
     }
-    a->result = bl_val_figure(f);
-    return a->result ? 0 : -1;
+    return bl_cmd_figure(a, f, NULL);
 }
 
 /* ---- rope table ---- */
@@ -263,8 +276,7 @@ static int cmd_rope_table(bl_cmdargs *a)
         bl_fig_free(f);
         return -1;
     }
-    a->result = bl_val_figure(f);
-    return a->result ? 0 : -1;
+    return bl_cmd_figure(a, f, NULL);
 }
 
 int bl_cmd_rope(bl_cmdargs *a)
@@ -278,8 +290,8 @@ int bl_cmd_rope(bl_cmdargs *a)
 int bl_complete_rope(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out)
 {
     static const char *const sub[] = { "table", "check", NULL };
-    static const char *const tk[] = { "head_dim=", "base=", "grid=", "tokens=", NULL };
-    static const char *const ck[] = { "dr=", "dc=", "head_dim=", "base=", "grid=", NULL };
+    static const char *const tk[] = { "head_dim=", "base=", "grid=", "tokens=", "width=", "height=", "scale=", NULL };
+    static const char *const ck[] = { "dr=", "dc=", "head_dim=", "base=", "grid=", "width=", "height=", "scale=", NULL };
     if (argi == 0) bl_complete_from(sub, prefix, out);
     else bl_complete_from(!strcmp(words[0], "check") ? ck : tk, prefix, out);
     return 0;
@@ -293,8 +305,8 @@ int bl_qk_growth(const double *scales, int n, int qk_norm, float *max_logit, flo
 {
     if (n < 1) return bl_fail("qk growth: no scales");
     for (int i = 0; i < n; i++)
-        if (!(scales[i] > 0) || !isfinite(scales[i]))
-            return bl_fail("qk growth: scales must be > 0, got %g", scales[i]);
+        if (!(scales[i] > 0 && scales[i] <= BL_QK_MAX_SCALE))
+            return bl_fail("qk growth: scales must be in (0, %g], got %g", BL_QK_MAX_SCALE, scales[i]);
     bl_tensor *x = bl_tensor_new2(QKG_T, QKG_D), *wq = bl_tensor_new2(QKG_HD, QKG_D);
     bl_tensor *wk = bl_tensor_new2(QKG_HD, QKG_D);
     bl_graph *g = bl_graph_new();
@@ -332,6 +344,10 @@ int bl_qk_growth(const double *scales, int n, int qk_norm, float *max_logit, flo
             }
             top += best / QKG_T;
         }
+        if (!isfinite(m) || !isfinite(top)) {
+            rc = bl_fail("qk growth: the logits at scale %g are not finite (max |logit| %g)", scales[i], m);
+            break;
+        }
         max_logit[i] = m;
         top_weight[i] = top;
     }
@@ -352,9 +368,9 @@ static int parse_scales(bl_cmdargs *a, double *s, int max)
     while (*p) {
         char *end;
         double v = strtod(p, &end);
-        if (end == p || (*end && *end != ',') || !(v > 0) || !isfinite(v) || n == max) {
-            bl_fail("qk growth: scales must be up to %d numbers > 0 separated by commas, got '%s'", max,
-                    a->w[wi].text);
+        if (end == p || (*end && *end != ',') || !(v > 0 && v <= BL_QK_MAX_SCALE) || n == max) {
+            bl_fail("qk growth: scales must be up to %d numbers in (0, %g] separated by commas, got '%s'", max,
+                    BL_QK_MAX_SCALE, a->w[wi].text);
             return bl_session_errat(a->s, a->w[wi].vpos);
         }
         s[n++] = v;
@@ -369,14 +385,14 @@ static int parse_scales(bl_cmdargs *a, double *s, int max)
 
 int bl_cmd_qk(bl_cmdargs *a)
 {
-    static const char *const keys[] = { "scales", NULL };
+    static const char *const keys[] = { "scales", BL_FIG_SIZE_KEYS, NULL };
     if (a->n < 1 || a->w[0].key || strcmp(a->w[0].text, "growth")) {
         bl_fail("qk: expected growth, got '%s'", a->n ? a->w[0].text : "");
         return a->n ? bl_session_errat(a->s, a->w[0].pos) : -1;
     }
     double sc[32];
     int n;
-    if (bl_opt_check(a, 1, keys) < 0 || (n = parse_scales(a, sc, 32)) < 0) return -1;
+    if (bl_opt_check(a, 1, keys) < 0 || (n = parse_scales(a, sc, 32)) < 0 || bl_cmd_figsize(a, NULL) < 0) return -1;
     float ml[2][32], tw[2][32], xs[32];
     if (bl_qk_growth(sc, n, 0, ml[0], tw[0]) < 0 || bl_qk_growth(sc, n, 1, ml[1], tw[1]) < 0) return -1;
     const char *cols[] = { "scale", "max_logit", "growth", "top_weight", "max_logit_qk_norm", "top_weight_qk_norm" };
@@ -390,8 +406,9 @@ int bl_cmd_qk(bl_cmdargs *a)
         }
     }
     if (!t) return bl_fail("qk growth: out of memory");
-    fprintf(a->s->out, "qk growth: x [64, 64] ~ N(0, 1), q, k = s x W [64, 32], logits q k^T / sqrt(32)\n");
-    bl_table_write_txt(t, a->s->out);
+    FILE *o = text_out(a);
+    fprintf(o, "qk growth: x [64, 64] ~ N(0, 1), q, k = s x W [64, 32], logits q k^T / sqrt(32)\n");
+    bl_table_write_txt(t, o);
     bl_table_free(t);
     bl_figure *f = bl_fig_new(1, 2, "Attention logits against weight scale: QK-norm keeps them bounded");
     bl_panel *p0 = f ? bl_fig_panel(f, 0) : NULL, *p1 = f ? bl_fig_panel(f, 1) : NULL;
@@ -415,14 +432,13 @@ int bl_cmd_qk(bl_cmdargs *a)
     }
     bl_panel_log(p0, 1, 1);
     bl_panel_log(p1, 1, 0);
-    a->result = bl_val_figure(f);
-    return a->result ? 0 : -1;
+    return bl_cmd_figure(a, f, NULL);
 }
 
 int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out)
 {
     static const char *const sub[] = { "growth", NULL };
-    static const char *const k[] = { "scales=", NULL };
+    static const char *const k[] = { "scales=", "width=", "height=", "scale=", NULL };
     bl_complete_from(argi == 0 ? sub : k, prefix, out);
     return 0;
 }

@@ -8,7 +8,9 @@ static void ffree(void *p) { bl_fig_free(p); }
 
 static void fprint(void *p, FILE *out)
 {
-    if (bl_term_print(p, out, NULL) < 0) fprintf(out, "<figure: %s>\n", bl_error());
+    const bl_figure *f = p;
+    bl_term_opts o = { .width = f->width };     /* width= of the picture: its columns */
+    if (bl_term_print(f, out, &o) < 0) fprintf(out, "<figure: %s>\n", bl_error());
 }
 
 static void fdescribe(void *p, char *buf, size_t n)
@@ -21,12 +23,81 @@ static int fsave(void *p, const char *path, const char *cmdline)
 {
     bl_figure *f = p;
     if (cmdline && bl_fig_meta(f, cmdline, f->config) < 0) return -1;
-    return bl_fig_save(f, path, NULL);
+    bl_save_opts o = { f->width, f->height, f->scale };
+    return bl_fig_save(f, path, &o);
 }
 
 const bl_handle_type bl_figure_type = { "figure", ffree, fprint, NULL, fdescribe, fsave };
 
 bl_value *bl_val_figure(bl_figure *f) { return f ? bl_val_handle(&bl_figure_type, f) : NULL; }
+
+/* The ranges of width=, height=, scale= (figures.h); bl_fig_save asks at least 100 a side. */
+enum { FIG_MIN_W = 20, FIG_MIN_H = 100, FIG_MAX_SIDE = 8000 };
+#define SCALE_MIN 0.1
+#define SCALE_MAX 8.0
+
+/* Check f, store it as a value; f is freed on error, reported as "NAME: ..." (the command or
+ * function that made it) instead of bl_fig_check's "plot: ...". */
+static bl_value *checked_value(bl_figure *f, const char *name)
+{
+    if (!f) return NULL;
+    if (bl_fig_check(f) < 0) {
+        char msg[256];
+        const char *e = bl_error();
+        snprintf(msg, sizeof msg, "%s", strncmp(e, "plot: ", 6) ? e : e + 6);
+        bl_fail("%s: %s", name, msg);
+        bl_fig_free(f);
+        return NULL;
+    }
+    return bl_val_figure(f);
+}
+
+int bl_cmd_figsize(bl_cmdargs *a, bl_figure *f)
+{
+    long w, h;
+    double sc;
+    if (bl_opt_int(a, "width", 0, FIG_MIN_W, FIG_MAX_SIDE, &w) < 0 || bl_opt_int(a, "height", 0, FIG_MIN_H, FIG_MAX_SIDE, &h) < 0 ||
+        bl_opt_num(a, "scale", 1, SCALE_MIN, SCALE_MAX, &sc) < 0)
+        return -1;
+    if (f) f->width = (int)w, f->height = (int)h, f->scale = sc;
+    return 0;
+}
+
+int bl_cmd_figure(bl_cmdargs *a, bl_figure *f, const bl_config *model_cfg)
+{
+    if (!f) return -1;
+    if (bl_cmd_figsize(a, f) < 0) {
+        bl_fig_free(f);
+        return -1;
+    }
+    char cfg[512];
+    if (model_cfg && bl_fig_meta(f, NULL, bl_config_summary(model_cfg, cfg, sizeof cfg)) < 0) {
+        bl_fig_free(f);
+        return -1;
+    }
+    a->result = checked_value(f, a->st->name);
+    return a->result ? 0 : -1;
+}
+
+/* width=, height=, scale= of heatmap() and lineplot() into f (freed on error): the value or NULL. */
+static bl_value *fn_figure(bl_callargs *a, bl_figure *f)
+{
+    long w, h;
+    double sc;
+    if (!f) return NULL;
+    if (bl_kw_int(a, "width", 0, FIG_MIN_W, FIG_MAX_SIDE, &w) < 0 || bl_kw_int(a, "height", 0, FIG_MIN_H, FIG_MAX_SIDE, &h) < 0 ||
+        bl_kw_num(a, "scale", 1, &sc) < 0) {
+        bl_fig_free(f);
+        return NULL;
+    }
+    if (!(sc >= SCALE_MIN && sc <= SCALE_MAX)) {
+        bl_fail("%s: scale must be in [%g, %g], got %g", a->fname, SCALE_MIN, SCALE_MAX, sc);
+        bl_fig_free(f);
+        return NULL;
+    }
+    f->width = (int)w, f->height = (int)h, f->scale = sc;
+    return checked_value(f, a->fname);
+}
 
 /* title= keyword as a string (NULL when absent). */
 static int kw_str(bl_callargs *a, const char *key, const char **out)
@@ -48,9 +119,10 @@ bl_value *bl_fn_heatmap(bl_callargs *a)
     if (bl_nargs(a, 1, 1) < 0 || kw_str(a, "title", &title) < 0) return NULL;
     bl_tensor *x = bl_arg_tensor(a, 0);
     if (!x) return NULL;
-    if (x->ndim > 2) {
+    if (x->ndim != 2) {
         char sh[64];
-        bl_fail("heatmap: expects a 2-D tensor, got %s (pick a slice, e.g. x[0])", bl_shape_str(x, sh, sizeof sh));
+        bl_fail("heatmap: expects a 2-D tensor, got %s (%s)", bl_shape_str(x, sh, sizeof sh),
+                x->ndim > 2 ? "pick a slice, e.g. x[0]" : "rows x columns; lineplot(x) draws a 1-D tensor");
         bl_session_errat(a->s, a->vpos[0]);
         return NULL;
     }
@@ -58,14 +130,14 @@ bl_value *bl_fn_heatmap(bl_callargs *a)
     for (size_t i = 0; i < x->numel; i++) neg |= x->data[i] < 0;
     int div;
     if (bl_kw_bool(a, "diverging", neg, &div) < 0) return NULL;
-    int rows = x->ndim == 2 ? x->shape[0] : 1, cols = (int)(x->numel / (size_t)rows);
+    int rows = x->shape[0], cols = x->shape[1];
     bl_figure *f = bl_fig_new(1, 1, title);
     if (!f || bl_panel_heatmap(bl_fig_panel(f, 0), x->data, rows, cols,
                                div ? BL_CMAP_DIVERGING : BL_CMAP_VIRIDIS) < 0) {
         bl_fig_free(f);
         return NULL;
     }
-    return bl_val_figure(f);
+    return fn_figure(a, f);
 }
 
 bl_value *bl_fn_lineplot(bl_callargs *a)
@@ -103,5 +175,5 @@ bl_value *bl_fn_lineplot(bl_callargs *a)
         bl_fig_free(f);
         return NULL;
     }
-    return bl_val_figure(f);
+    return fn_figure(a, f);
 }

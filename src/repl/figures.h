@@ -6,6 +6,7 @@
 #define BL_REPL_FIGURES_H
 
 #include "repl/repl.h"
+#include "models/config.h"
 #include "viz/plot.h"
 
 extern const bl_handle_type bl_figure_type;
@@ -13,17 +14,36 @@ extern const bl_handle_type bl_figure_type;
 /* A value holding f (takes ownership; NULL passes through). */
 bl_value *bl_val_figure(bl_figure *f);
 
+/* The size keys every picture takes: width= (logical pixels of .png/.svg, 100 .. 8000, default
+ * 1600; also the columns when printed on a terminal, from 20), height= (100 .. 8000, default
+ * 900) and scale= (PNG device pixels per logical pixel, (0, 8], default 1; 2 = HiDPI). Add
+ * BL_FIG_SIZE_KEYS to a command's key list. */
+#define BL_FIG_SIZE_KEYS "width", "height", "scale"
+#define BL_FIG_SIZE_SYNOPSIS "[width=1600] [height=900] [scale=1]"
+
+/* The end of every picture command: read width=/height=/scale= of the command's words into f,
+ * record the model's configuration (bl_config_summary, NULL = none) as the figure's config
+ * (bl_fig_meta: PNG tEXt "Config", JSON meta), check the figure (bl_fig_check) and leave it as
+ * the command's value a->result. Takes f (freed on error; NULL passes the error through).
+ * Returns 0, or -1 with the error reported at the word. */
+int bl_cmd_figure(bl_cmdargs *a, bl_figure *f, const bl_config *model_cfg);
+/* width=, height=, scale= of the command's words into f (NULL: only check them, e.g. before a
+ * command prints its numbers). Returns 0, or -1 with the error reported at the word. */
+int bl_cmd_figsize(bl_cmdargs *a, bl_figure *f);
+
 bl_value *bl_fn_heatmap(bl_callargs *a);
 bl_value *bl_fn_lineplot(bl_callargs *a);
 
 #define BL_FIGURE_FUNCTIONS                                                                     \
-    { "heatmap", "heatmap(x, title=, diverging=auto)",                                         \
+    { "heatmap", "heatmap(x, title=, diverging=auto, width=, height=, scale=)",                                         \
       "A picture of a 2-D tensor (rows x columns), e.g. heatmap(score) for the RoPE check or\n" \
       "heatmap(attention(q, k, v, weights=on)[0, 0]). Signed values get a diverging colour map\n" \
-      "centred on 0. Printed on the terminal; `heatmap(x) > x.png` (.svg .csv .json .txt) saves it.", \
+      "centred on 0. Printed on the terminal; `heatmap(x) > x.png` (.svg .csv .json .txt) saves it;\n" \
+      "width=/height= (default 1600 x 900) and scale=2 (HiDPI) size the file.", \
       bl_fn_heatmap },                                                                          \
-    { "lineplot", "lineplot(y, x=, title=, label=, logy=off)",                                 \
+    { "lineplot", "lineplot(y, x=, title=, label=, logy=off, width=, height=, scale=)",                                 \
       "A line picture of y (a 1-D tensor or list; a 2-D tensor draws one line per row) against\n" \
-      "x (0, 1, ... by default). `lineplot(y) > y.png` saves it.", bl_fn_lineplot },
+      "x (0, 1, ... by default). `lineplot(y) > y.png` saves it; width=, height=, scale= as heatmap.", \
+      bl_fn_lineplot },
 
 #endif

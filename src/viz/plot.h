@@ -93,6 +93,9 @@ typedef struct {
     bl_panel *panels; /* rows * cols, row-major */
     int sharex, sharey; /* lines panels share one x (y) range */
     char *command, *config; /* provenance, written into PNG tEXt chunks and JSON */
+    int width, height;      /* size asked for by the picture (0 = the default): logical pixels of
+                             * .png/.svg (width also the columns on a terminal) */
+    double scale;           /* PNG device pixels per logical pixel (0 = 1; 2 = HiDPI) */
 } bl_figure;
 
 /* A new empty figure of rows x cols panels (1..8 each) with an optional title (NULL = none).

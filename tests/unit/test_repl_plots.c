@@ -12,9 +12,10 @@
 #include <stdint.h>
 #include <unistd.h>
 
-static char outbuf[1 << 16];
+static char outbuf[1 << 16], errbuf[4096];
 
-/* Run src in session s with output captured into outbuf; returns bl_run_string's status. */
+/* Run src in session s with output captured into outbuf, errors into errbuf; returns
+ * bl_run_string's status. */
 static int run_in(bl_session *s, const char *src)
 {
     FILE *o = tmpfile(), *e = tmpfile();
@@ -23,6 +24,8 @@ static int run_in(bl_session *s, const char *src)
     int rc = bl_run_string(s, "t", src);
     rewind(o);
     outbuf[fread(outbuf, 1, sizeof outbuf - 1, o)] = '\0';
+    rewind(e);
+    errbuf[fread(errbuf, 1, sizeof errbuf - 1, e)] = '\0';
     fclose(o);
     fclose(e);
     s->out = stdout;
@@ -113,7 +116,7 @@ BL_TEST(qk_growth_is_scale_squared_without_norm)
           tw[1], tw[2]);
     const double bad[] = { 1, 0 };
     CHECK(bl_qk_growth(bad, 2, 0, ml, tw) < 0, "scale 0 accepted");
-    CHECK_ERR("qk growth: scales must be > 0");
+    CHECK_ERR("qk growth: scales must be in (0, 1e+06], got 0");
 }
 
 BL_TEST(loss_figure_ema_by_hand)
@@ -174,11 +177,24 @@ BL_TEST(files_png_svg_csv_json)
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rope check > %s", tmp("check.png"));
     CHECK(run_in(s, cmd) == 0, "%s", bl_error());
-    CHECK(strstr(outbuf, "all 42 pairs") != NULL, "rope check printed:\n%s", outbuf);
+    /* redirected: the file instead of the text (man page); a .txt file gets the text */
+    CHECK(outbuf[0] == '\0', "rope check > png printed:\n%s", outbuf);
+    snprintf(cmd, sizeof cmd, "rope check > %s", tmp("check.txt"));
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    CHECK(outbuf[0] == '\0', "rope check > txt printed:\n%s", outbuf);
+    FILE *tf = fopen(tmp("check.txt"), "r");
+    char txt[8192] = "";
+    if (tf) {
+        txt[fread(txt, 1, sizeof txt - 1, tf)] = '\0';
+        fclose(tf);
+    }
+    CHECK(strstr(txt, "all 42 pairs") != NULL, "check.txt holds:\n%.300s", txt);
+    CHECK(run_in(s, "rope check") == 0 && strstr(outbuf, "all 42 pairs") != NULL, "rope check printed:\n%s", outbuf);
     uint32_t w = 0, h = 0;
     CHECK(png_size(tmp("check.png"), &w, &h) == 0 && w == 1600 && h == 900, "PNG %ux%u", w, h);
     snprintf(cmd, sizeof cmd, "qk growth scales=1,4,16 > %s", tmp("qk.svg"));
     CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    CHECK(outbuf[0] == '\0', "qk growth > svg printed:\n%s", outbuf);
     if (system("command -v xmllint >/dev/null 2>&1") == 0) {
         snprintf(cmd, sizeof cmd, "xmllint --noout %s", tmp("qk.svg"));
         CHECK(system(cmd) == 0, "xmllint rejects %s", tmp("qk.svg"));
@@ -211,8 +227,69 @@ BL_TEST(files_png_svg_csv_json)
     CHECK(run_in(s, "rope check grid=4 dr=5") < 0, "offset off the grid accepted");
     CHECK(run_in(s, "rope spin") < 0, "rope spin accepted");
     CHECK(run_in(s, "qk growth scales=1,x") < 0, "bad scales accepted");
+    CHECK(run_in(s, "qk growth scales=1e30") < 0, "scale 1e30 accepted");
+    CHECK(strstr(errbuf, "qk growth: scales must be up to 32 numbers in (0, 1e+06]") != NULL, "error: %s", errbuf);
+    float ml, tw;
+    CHECK(bl_qk_growth((double[]){ 1e30 }, 1, 0, &ml, &tw) < 0, "bl_qk_growth took scale 1e30");
+    CHECK_ERR("qk growth: scales must be in (0, 1e+06], got 1e+30");
     CHECK(run_in(s, "rope check colour=red") < 0, "unknown key accepted");
     CHECK(run_in(s, "plot loss") < 0, "plot loss without a model accepted");
+    session_free(s);
+}
+
+/* Is there a PNG tEXt chunk with keyword `key` in the file? Walks the chunks (length, type). */
+static int png_has_text(const char *path, const char *key)
+{
+    static unsigned char b[1 << 22];
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    size_t n = fread(b, 1, sizeof b, f);
+    fclose(f);
+    size_t klen = strlen(key);
+    for (size_t i = 8; i + 8 <= n;) {
+        size_t len = (size_t)b[i] << 24 | (size_t)b[i + 1] << 16 | (size_t)b[i + 2] << 8 | b[i + 3];
+        if (!memcmp(b + i + 4, "tEXt", 4) && len > klen && i + 8 + len <= n && !memcmp(b + i + 8, key, klen) &&
+            b[i + 8 + klen] == '\0')
+            return 1;
+        i += 12 + len;
+    }
+    return 0;
+}
+
+/* width=, height=, scale= on every picture (README, issue 6), and figures checked when made */
+BL_TEST(figure_size_and_checks)
+{
+    bl_session *s = session();
+    char cmd[512];
+    uint32_t w = 0, h = 0;
+    snprintf(cmd, sizeof cmd, "rope check scale=2 > %s", tmp("s2.png"));
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    CHECK(png_size(tmp("s2.png"), &w, &h) == 0 && w == 3200 && h == 1800, "scale=2 PNG %ux%u", w, h);
+    snprintf(cmd, sizeof cmd, "hm = heatmap(tensor([[1, 2], [3, 4]]), width=800, height=600); hm > %s", tmp("hm.png"));
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    CHECK(png_size(tmp("hm.png"), &w, &h) == 0 && w == 800 && h == 600, "width=800 height=600 PNG %ux%u", w, h);
+    snprintf(cmd, sizeof cmd, "qk growth scales=1,2 width=800 height=600 scale=2 > %s", tmp("qk.png"));
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    CHECK(png_size(tmp("qk.png"), &w, &h) == 0 && w == 1600 && h == 1200, "qk PNG %ux%u", w, h);
+    /* width= is also the terminal width: every printed line at most 40 columns */
+    CHECK(run_in(s, "lineplot(tensor([1, 2, 3]), width=40)") == 0, "%s", bl_error());
+    int col = 0, widest = 0;
+    for (const char *c = outbuf; *c; c++) {
+        if (*c == '\n') col = 0;
+        else if (((unsigned char)*c & 0xC0) != 0x80) col++;    /* count UTF-8 characters */
+        if (col > widest) widest = col;
+    }
+    CHECK(widest > 20 && widest <= 40, "widest line %d columns", widest);
+    CHECK(run_in(s, "rope check width=5") < 0, "width=5 accepted");
+    CHECK(strstr(errbuf, "rope: expected a whole number in [20, 8000], got 5") != NULL, "error: %s", errbuf);
+    CHECK(run_in(s, "heatmap(tensor([[1, 2]]), scale=0)") < 0, "scale=0 accepted");
+    CHECK(strstr(errbuf, "heatmap: scale must be in [0.1, 8], got 0") != NULL, "error: %s", errbuf);
+    /* a log axis with a value <= 0 fails when the figure is made, not when it is saved */
+    CHECK(run_in(s, "p = lineplot(tensor([1, 0, -1]), logy=on)") < 0, "log y of 0 accepted");
+    CHECK(strstr(errbuf, "lineplot: log y axis needs values > 0") != NULL, "error: %s", errbuf);
+    CHECK(run_in(s, "p") < 0, "the broken figure was stored");
+    CHECK(run_in(s, "heatmap(tensor([1, 2, 3]))") < 0, "heatmap of a 1-D tensor accepted");
+    CHECK(strstr(errbuf, "heatmap: expects a 2-D tensor, got [3] (rows x columns") != NULL, "error: %s", errbuf);
     session_free(s);
 }
 
@@ -277,6 +354,13 @@ BL_TEST(attention_maps_of_models)
     CHECK_CLOSE(sum, 1, 1e-4);
     uint32_t w = 0, h = 0;
     CHECK(png_size(tmp("ditq.png"), &w, &h) == 0 && w == 1600 && h == 900, "PNG %ux%u", w, h);
+    /* model pictures record the model's configuration (PNG tEXt "Config", JSON meta.config) */
+    CHECK(png_has_text(tmp("ditq.png"), "Config"), "no tEXt Config in the attn PNG");
+    CHECK(png_has_text(tmp("ditq.png"), "Command"), "no tEXt Command in the attn PNG");
+    json_t *jm = json_load_file(tmp("dit.json"), 0, NULL);
+    const char *cf = json_string_value(json_object_get(json_object_get(jm, "meta"), "config"));
+    CHECK(cf && strstr(cf, "32"), "JSON meta.config '%s'", cf ? cf : "(none)");
+    json_decref(jm);
     /* stats of the model: after LayerNorm (no affine before modulation) every token has mean 0,
      * rms 1 (eps 1e-6) */
     snprintf(cmd, sizeof cmd, "stats > %s", tmp("stats.json"));
@@ -364,6 +448,7 @@ int main(void)
     RUN(qk_growth_is_scale_squared_without_norm);
     RUN(loss_figure_ema_by_hand);
     RUN(files_png_svg_csv_json);
+    RUN(figure_size_and_checks);
     RUN(attention_maps_of_models);
     RUN(stats_of_a_tensor);
     RUN(plot_loss_of_two_runs);
