@@ -50,6 +50,11 @@ bl_figure *bl_plot_loss_figure(const bl_metrics *const *runs, const char *const 
                                float smooth, int logy, int val);
 
 
+/* The help line of width= height= scale= (repl/figures.h), shared by every picture command. */
+#define BL_FIG_SIZE_HELP                                                                     \
+    "width=1600 height=900 scale=1 size the file (scale=2: HiDPI); width= is also\n"          \
+    "the columns on the terminal. Redirected to a file, it prints nothing."
+
 int bl_cmd_plot(bl_cmdargs *a);
 int bl_cmd_attn(bl_cmdargs *a);
 int bl_cmd_stats(bl_cmdargs *a);
@@ -65,7 +70,8 @@ int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char
       "plot loss [MODELS...] [smooth=0.9] [logy=on] [val=on]: each model's\n" \
       "run in its own colour with a legend: the EMA (bias-corrected, weight\n" \
       "smooth) over the faint raw loss, validation losses as markers, log y.\n" \
-      "No MODELS: the current model. `plot loss a b > loss.png` saves it.", \
+      "No MODELS: the current model. `plot loss a b > loss.png` saves it.\n" \
+      BL_FIG_SIZE_HELP, \
       bl_complete_plot, bl_cmd_plot, 0 }, \
     { "attn", "attn [MODEL] [layer=0] [head=all|N] [query=N] [image=0]", \
       "Attention maps of the model on a fixed input.\n" \
@@ -74,14 +80,16 @@ int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char
       "Shows the L x L attention of one head or all heads (small multiples).\n" \
       "query=N (TinyDiT): that patch's attention over the patch grid and\n" \
       "over the image.\n" \
-      "`attn layer=1 > attn.png` saves it.", \
+      "`attn layer=1 > attn.png` saves it.\n" \
+      BL_FIG_SIZE_HELP, \
       bl_complete_modelvar, bl_cmd_attn, 0 }, \
     { "stats", "stats [MODEL|TENSOR] [layer=0] [image=0]", \
       "Per-token mean and rms before and after a norm.\n" \
       "For a model: the residual stream entering layer N's first norm and\n" \
       "that norm's output, on the fixed input of attn. For a tensor [..., D]:\n" \
       "the tensor, LayerNorm(x) and RMSNorm(x) (no weights). LayerNorm makes\n" \
-      "every mean 0 and rms 1; RMSNorm only the rms.", \
+      "every mean 0 and rms 1; RMSNorm only the rms.\n" \
+      BL_FIG_SIZE_HELP, \
       bl_complete_modelvar, bl_cmd_stats, 0 }, \
     { "rope", "rope table|check [KEY=VALUE...]", \
       "RoPE pictures: the tables and the relative check.\n" \
@@ -90,13 +98,15 @@ int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char
       "grid=8 shows the 2-D tables (base 100).\n" \
       "rope check [dr=1] [dc=2] [head_dim=32] [base=100] [grid=8]: q = k =\n" \
       "ones at every cell pair with offset (dr, dc) give one score; a heatmap\n" \
-      "of the score against every offset, with the numbers printed.", \
+      "of the score against every offset, with the numbers printed.\n" \
+      BL_FIG_SIZE_HELP, \
       bl_complete_rope, bl_cmd_rope, 0 }, \
-    { "qk", "qk growth [scales=1,2,4,8,16] [width= height= scale=]", \
+    { "qk", "qk growth [scales=1,2,4,8,16]", \
       "Attention-logit growth with and without QK-norm.\n" \
       "q, k = s x W (fixed x and W): max |logit| grows as s^2 and the top\n" \
       "attention weight goes to 1 without QK-norm; with it both stay the\n" \
-      "same. Prints the numbers too. Scales are in (0, 1e6].", \
+      "same. Prints the numbers too. Scales are in (0, 1e6].\n" \
+      BL_FIG_SIZE_HELP, \
       bl_complete_qk, bl_cmd_qk, 0 },
 
 #endif
