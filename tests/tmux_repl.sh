@@ -1,7 +1,8 @@
 #!/bin/sh
 # tmux_repl.sh - types into the real interactive blocklab inside a private tmux server and reads
 # the screen: tab completion, a continued line, history recall, the error caret, Ctrl-C at the
-# prompt, during a long command and during `train`, `dash` around a model's run, the history file, Ctrl-D. Prints TAP.
+# prompt, during a long command and during `train`, `dash` around a model's run, the history file, Ctrl-D,
+# `history N`, carets after UTF-8 text, the history under a missing $XDG_STATE_HOME. Prints TAP.
 # Skipped (with a message) when tmux is missing.
 set -u
 bin=${BL_BUILDDIR:-$(pwd)}/blocklab
@@ -64,6 +65,8 @@ check "the continued line runs as one statement" "[1, 2]"
 keys Up Up
 check "history recall joins the continued line" "bl> y = [1, 2]"
 keys C-u
+keys 'history 3' Enter
+check "history N shows the continued statement joined" "  y = [1, 2]"
 
 keys 'x + zz' Enter
 if wait_for "^^ unknown name 'zz'" && screen | grep -q "^        ^^ unknown name 'zz'"; then
@@ -115,6 +118,33 @@ if grep -qxF 'y = [1, 2]' "$tmp/history" && grep -qxF 'x = randn(2, 3)' "$tmp/hi
 else
     notok "Ctrl-D leaves and the history file holds the statements"
     sed 's/^/# h: /' "$tmp/history" 2>/dev/null
+fi
+
+# a second session: the history goes to $XDG_STATE_HOME/blocklab/history, made when missing;
+# carets count display columns (a CJK character is two, e acute one)
+$T kill-session -t t >/dev/null 2>&1
+utf8=
+locale -a 2>/dev/null | grep -qix 'c.utf-\{0,1\}8' && utf8="LC_ALL=C.UTF-8"
+$T new-session -d -s t -x 100 -y 40 \
+    "env -u BLOCKLAB_HISTORY XDG_STATE_HOME=$tmp/state/new $utf8 NO_COLOR=1 TERM=xterm $bin -q; sleep 30"
+check "a second session" "bl>"
+if [ -n "$utf8" ]; then
+    keys '"日本語éé" + zz' Enter
+    if wait_for "^^ unknown name 'zz'" && screen | grep -q "^                 ^^ unknown name 'zz'"; then
+        ok "the caret counts display columns after UTF-8 text"
+    else
+        notok "the caret counts display columns after UTF-8 text"
+    fi
+fi
+keys 'print("xdg", 6 * 7)' Enter
+check "the second session runs" "xdg 42"
+keys C-d
+i=0
+while [ $i -lt 50 ] && ! grep -q "xdg" "$tmp/state/new/blocklab/history" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+if grep -qF 'print("xdg", 6 * 7)' "$tmp/state/new/blocklab/history" 2>/dev/null; then
+    ok "the history folder under a missing XDG_STATE_HOME is made"
+else
+    notok "the history folder under a missing XDG_STATE_HOME is made"
 fi
 echo "1..$n"
 exit $failed

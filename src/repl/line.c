@@ -19,6 +19,20 @@ static int got_line, got_eof;
 
 const char *bl_line_history_path(void) { return have_hist ? hist_path : NULL; }
 
+/* mkdir -p: make dir and the folders above it (0700); errors show when the history is written. */
+static void make_dirs(const char *dir)
+{
+    char p[2048];
+    snprintf(p, sizeof p, "%s", dir);
+    for (char *c = p + 1; *c; c++)
+        if (*c == '/') {
+            *c = '\0';
+            mkdir(p, 0700);
+            *c = '/';
+        }
+    mkdir(p, 0700);
+}
+
 static void pick_history_path(void)
 {
     const char *env = getenv("BLOCKLAB_HISTORY");
@@ -31,8 +45,7 @@ static void pick_history_path(void)
     } else if (xdg && *xdg) {
         char dir[2048];
         snprintf(dir, sizeof dir, "%.2000s/blocklab", xdg);
-        mkdir(xdg, 0700);
-        mkdir(dir, 0700);
+        make_dirs(dir);
         snprintf(hist_path, sizeof hist_path, "%s/history", dir);
     } else if (home && *home) {
         snprintf(hist_path, sizeof hist_path, "%s/.blocklab_history", home);
@@ -184,9 +197,16 @@ void bl_line_add_history(const char *stmt)
     add_history(stmt);
     if (have_hist && append_history(1, hist_path) != 0) {
         FILE *f = fopen(hist_path, "a");    /* append_history needs the file to exist */
+        int err = f ? 0 : errno;
         if (f) {
             fclose(f);
-            append_history(1, hist_path);
+            err = append_history(1, hist_path);
+        }
+        static int warned;
+        if (err && !warned) {
+            warned = 1;
+            fprintf(stderr, "blocklab: cannot write the history file %s: %s (history is not saved)\n",
+                    hist_path, strerror(err));
         }
     }
 }

@@ -68,16 +68,16 @@ static void interactive(bl_session *s, int quiet)
         len += n;
         free(line);
         if (r != BL_LINE_EOF && bl_lex_incomplete(buf)) continue;
-        /* the joined statement enters the history once */
+        /* the joined statement enters the history once, as `history N` shows it */
         char *h = strdup(buf);
         if (h) {
             int comment = strchr(h, '#') != NULL;
             for (char *p = h; !comment && *p; p++)
                 if (*p == '\n') *p = ' ';
             bl_line_add_history(h);
-            free(h);
         }
-        bl_session_add_history(s, buf);
+        bl_session_add_history(s, h ? h : buf);
+        free(h);
         bl_interrupt_clear();
         bl_exec(s, "<input>", buf, 1);
         if (bl_interrupted()) {
