@@ -260,6 +260,12 @@ static int cmd_rope_table(bl_cmdargs *a)
         if (rc == 0)
             rc = bl_panel_labels(p, two ? "angle of a pair: row half, column half" : "angle of each pair",
                                  two ? ylab : "position", "angle (radians)");
+        if (two && rc == 0) {
+            /* room above the highest angle for the legend, so it covers no line */
+            float top = 0;
+            for (long i = 0; i < (long)np * T; i++) top = fmaxf(top, ang[i]);
+            rc = top > 0 ? bl_panel_limits(p, 'y', -0.05 * top, top * 1.6) : 0;
+        }
         if (!two && rc == 0) {
             /* log-log: each pair a straight line of slope 1, a ladder of frequencies; room above
              * the highest for the legend */

@@ -266,8 +266,10 @@ static void draw_colorbar(dctx *d, bl_cmap cmap, float vmin, float vmax, box bar
 
 /* the value of each cell written in it, dark text on light cells and white on dark ones; left
  * out when the widest text does not fit the cells */
-static void annotate_cells(dctx *d, const bl_panel *p, double left, double top, double cell, float vmin, float vmax)
+static void annotate_cells(dctx *d, const bl_panel *p, double left, double top, double cw, double ch, float vmin,
+                           float vmax)
 {
+    double cell = fmin(cw, ch);
     font(d, fmin(20, cell / d->u * 0.3), 0, 0);
     char buf[64];
     double widest = 0;
@@ -275,7 +277,7 @@ static void annotate_cells(dctx *d, const bl_panel *p, double left, double top, 
         snprintf(buf, sizeof buf, p->annotate, (double)p->values[i]);
         widest = fmax(widest, text_w(d, buf));
     }
-    if (widest > cell * 0.92 || cell < 14 * d->u) return;
+    if (widest > cw * 0.92 || cell < 14 * d->u) return;
     for (int r = 0; r < p->rows; r++)
         for (int c = 0; c < p->cols; c++) {
             float v = p->values[(long)r * p->cols + c];
@@ -283,7 +285,7 @@ static void annotate_cells(dctx *d, const bl_panel *p, double left, double top, 
             if (isnan(t)) continue;
             snprintf(buf, sizeof buf, p->annotate, (double)v);
             uint32_t ink = bl_rgb_luma(bl_cmap_rgb(p->cmap, t)) > 0.55 ? C_TEXT : 0xffffffu;
-            text(d, left + (c + 0.5) * cell, top + (r + 0.5) * cell, buf, 0.5, ink);
+            text(d, left + (c + 0.5) * cw, top + (r + 0.5) * ch, buf, 0.5, ink);
         }
 }
 
@@ -305,8 +307,11 @@ static void draw_heatmap(dctx *d, const bl_panel *p, box b)
     }
     double top = b.y + (p->title ? 40 * u : 10 * u), left = b.x + 30 * u + lw + 12 * u; /* room for a y label, so small multiples line up */
     double cbw = 110 * u, aw = b.x + b.w - cbw - left, ah = b.y + b.h - 30 * u - top;
-    double cell = fmin(aw / p->cols, ah / p->rows);
-    double hw = cell * p->cols, hh = cell * p->rows;
+    /* square cells, unless that leaves most of the panel's height empty (a wide table such as
+     * RoPE's [16, 32]): then cells up to 3 times as tall as wide fill it */
+    double cw = fmin(aw / p->cols, ah / p->rows), ch = cw;
+    if (ch * p->rows < ah / 2) ch = fmin(ah / p->rows, 3 * cw);
+    double cell = fmin(cw, ch), hw = cw * p->cols, hh = ch * p->rows;
     left += (aw - hw) / 2; /* centre the map and its bar in the panel */
     cairo_save(d->cr);
     cairo_set_antialias(d->cr, CAIRO_ANTIALIAS_NONE);
@@ -314,11 +319,11 @@ static void draw_heatmap(dctx *d, const bl_panel *p, box b)
         for (int c = 0; c < p->cols; c++) {
             double t = bl_cmap_pos(p->values[(long)r * p->cols + c], vmin, vmax);
             if (isnan(t)) continue;
-            cell_rect(d, left + c * cell, top + r * cell, left + (c + 1) * cell, top + (r + 1) * cell,
+            cell_rect(d, left + c * cw, top + r * ch, left + (c + 1) * cw, top + (r + 1) * ch,
                       bl_cmap_rgb(p->cmap, t));
         }
     cairo_restore(d->cr);
-    if (p->annotate) annotate_cells(d, p, left, top, cell, vmin, vmax);
+    if (p->annotate) annotate_cells(d, p, left, top, cw, ch, vmin, vmax);
     set_rgb(d->cr, C_SPINE, 1);
     cairo_set_line_width(d->cr, 1 * u);
     cairo_rectangle(d->cr, left, top, hw, hh);
@@ -328,23 +333,23 @@ static void draw_heatmap(dctx *d, const bl_panel *p, box b)
     double t[MAX_TICKS], step;
     char lab[24];
     if (p->row_labels) {
-        int every = (int)ceil(14 * u / cell);
-        for (int r = 0; r < p->rows; r += every) text(d, left - 6 * u, top + (r + 0.5) * cell, p->row_labels[r], 1, C_TICK);
+        int every = (int)ceil(14 * u / ch);
+        for (int r = 0; r < p->rows; r += every) text(d, left - 6 * u, top + (r + 0.5) * ch, p->row_labels[r], 1, C_TICK);
     } else {
         font(d, 15, 0, 0);
-        int k = index_ticks(p->rows, cell, 40 * u, t, &step);
+        int k = index_ticks(p->rows, ch, 40 * u, t, &step);
         for (int i = 0; i < k; i++)
-            text(d, left - 6 * u, top + (t[i] + 0.5) * cell, bl_tick_label(t[i], step, lab, sizeof lab), 1, C_TICK);
+            text(d, left - 6 * u, top + (t[i] + 0.5) * ch, bl_tick_label(t[i], step, lab, sizeof lab), 1, C_TICK);
     }
     if (p->col_labels) {
         font(d, fmin(15, fmax(8, cell / u * 0.8)), 0, 0);
-        int every = (int)ceil(14 * u / cell);
-        for (int c = 0; c < p->cols; c += every) text(d, left + (c + 0.5) * cell, top + hh + 12 * u, p->col_labels[c], 0.5, C_TICK);
+        int every = (int)ceil(14 * u / cw);
+        for (int c = 0; c < p->cols; c += every) text(d, left + (c + 0.5) * cw, top + hh + 12 * u, p->col_labels[c], 0.5, C_TICK);
     } else {
         font(d, 15, 0, 0);
-        int k = index_ticks(p->cols, cell, 50 * u, t, &step);
+        int k = index_ticks(p->cols, cw, 50 * u, t, &step);
         for (int i = 0; i < k; i++)
-            text(d, left + (t[i] + 0.5) * cell, top + hh + 12 * u, bl_tick_label(t[i], step, lab, sizeof lab), 0.5, C_TICK);
+            text(d, left + (t[i] + 0.5) * cw, top + hh + 12 * u, bl_tick_label(t[i], step, lab, sizeof lab), 0.5, C_TICK);
     }
     box bar = {left + hw + 24 * u, top, 24 * u, hh};
     draw_colorbar(d, p->cmap, vmin, vmax, bar);
