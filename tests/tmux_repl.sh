@@ -109,6 +109,10 @@ keys "source $tmp/scri" Tab
 check "tab completes a file name after source" "script_one.bl"
 keys Enter
 check "source runs the file" "sourced"
+mkdir -p "$tmp/dsets/cifar_dir"
+keys "data cifar10 $tmp/dsets/ci" Tab
+check "tab completes a folder after data KIND" "bl> data cifar10 $tmp/dsets/cifar_dir/"
+keys C-u
 
 keys C-d
 i=0

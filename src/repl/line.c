@@ -70,22 +70,21 @@ static char *gen(const char *text, int state)
     return NULL;
 }
 
-/* File names may hold '-', '=', ':' ...: where a file name is being typed (after a command that
- * takes one, or after '>'), only white space separates words. */
+/* File names may hold '-', '=', ':', '/' ...: where a file name is being typed (where the
+ * command's completer asks for one: `source`, `load`, `data KIND`, ...; or after '>'), only
+ * white space separates words. */
 static int wants_file(const char *line)
 {
     const char *st = strrchr(line, ';');
     st = st ? st + 1 : line;
     const char *gt = strrchr(st, '>');
     if (gt && gt[1] != '=' && !strpbrk(gt + 1 + strspn(gt + 1, " \t"), " \t")) return 1;
-    while (*st == ' ' || *st == '\t') st++;
-    char word[64];
-    size_t n = strcspn(st, " \t");
-    if (n >= sizeof word || !st[n]) return 0;
-    memcpy(word, st, n);
-    word[n] = '\0';
-    const bl_command *c = bl_command_find(word);
-    return c && c->complete == bl_complete_file;
+    size_t ws = strlen(line);
+    while (ws > 0 && line[ws - 1] != ' ' && line[ws - 1] != '\t' && line[ws - 1] != ';') ws--;
+    bl_strlist tmp = { 0 };
+    int files = bl_complete_line(sess, line, line + ws, &tmp);
+    bl_strlist_free(&tmp);
+    return files;
 }
 
 static char *word_breaks(void)
