@@ -13,6 +13,7 @@
 #define C_TICK 0x444444u
 #define C_GRID 0xe6e6e6u
 #define C_SPINE 0x555555u
+#define C_MARK 0xe8250cu /* the outline of a marked heatmap cell (vermilion, seen on viridis and RdBu) */
 
 typedef struct {
     cairo_t *cr;
@@ -328,6 +329,17 @@ static void draw_heatmap(dctx *d, const bl_panel *p, box b)
     cairo_set_line_width(d->cr, 1 * u);
     cairo_rectangle(d->cr, left, top, hw, hh);
     cairo_stroke(d->cr);
+    if (p->has_mark) {
+        /* an outline inside the marked cell, so that it covers no other cell */
+        double lw = fmax(1, fmin(3 * u, cell / 5));
+        cairo_save(d->cr);
+        cairo_set_antialias(d->cr, CAIRO_ANTIALIAS_NONE);
+        set_rgb(d->cr, C_MARK, 1);
+        cairo_set_line_width(d->cr, lw);
+        cairo_rectangle(d->cr, left + p->mark_col * cw + lw / 2, top + p->mark_row * ch + lw / 2, cw - lw, ch - lw);
+        cairo_stroke(d->cr);
+        cairo_restore(d->cr);
+    }
     /* tick labels: every label when they fit, else every k-th; index ticks without labels */
     font(d, fmin(15, fmax(8, cell / u * 0.8)), 0, 0);
     double t[MAX_TICKS], step;

@@ -248,6 +248,15 @@ int bl_panel_heatmap_labels(bl_panel *p, const char *const *row_labels, const ch
     return 0;
 }
 
+int bl_panel_heatmap_mark(bl_panel *p, int row, int col)
+{
+    if (p->kind != BL_PANEL_HEATMAP) return bl_fail("plot: mark set on a panel without a heatmap");
+    if (row < 0 || row >= p->rows || col < 0 || col >= p->cols)
+        return bl_fail("plot: mark (%d, %d) is outside the %d x %d heatmap", row, col, p->rows, p->cols);
+    p->has_mark = 1, p->mark_row = row, p->mark_col = col;
+    return 0;
+}
+
 int bl_panel_heatmap_annotate(bl_panel *p, const char *format)
 {
     if (p->kind != BL_PANEL_HEATMAP) return bl_fail("plot: annotation set on a panel without a heatmap");

@@ -76,6 +76,7 @@ typedef struct {
     float vmin, vmax;
     char **row_labels, **col_labels; /* NULL or rows / cols strings */
     char *annotate;                  /* printf format for the value in each cell (files only), or NULL */
+    int has_mark, mark_row, mark_col; /* one cell outlined (bl_panel_heatmap_mark) */
     /* images: pixels[((i * c + ch) * h + y) * w + x] */
     float *pixels;
     int n, c, h, w, grid_cols;
@@ -147,6 +148,11 @@ int bl_panel_heatmap_labels(bl_panel *p, const char *const *row_labels, const ch
  * (PNG and SVG only, when the cells are large enough for the text; e.g. the `rope check` scores).
  * Returns 0, or -1 for a format that is not exactly one floating-point conversion. */
 int bl_panel_heatmap_annotate(bl_panel *p, const char *format);
+
+/* Outline cell (row, col) of a heatmap (PNG and SVG), e.g. the query patch of `attn query=N`.
+ * Returns 0, or -1 with "plot: mark (r, c) is outside the R x C heatmap" or on a panel without
+ * a heatmap. */
+int bl_panel_heatmap_mark(bl_panel *p, int row, int col);
 
 /* A grid of n images, each c x h x w (c = 1 grey or 3 RGB), values in [lo, hi] (e.g. [-1, 1]
  * or [0, 1]; values outside are clipped), grid_cols images per row (0 = as many as fit).

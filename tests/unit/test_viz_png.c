@@ -143,6 +143,46 @@ BL_TEST(test_png_constant_heatmap)
     bl_fig_free(f);
 }
 
+/* a marked cell: a vermilion outline inside cell (1, 2) of a flat 4 x 4 map and nowhere else;
+ * the cell's middle keeps the map colour */
+BL_TEST(test_png_marked_cell)
+{
+    float v[16];
+    for (int i = 0; i < 16; i++) v[i] = 0.5f;
+    bl_figure *f = bl_fig_new(1, 1, NULL);
+    bl_panel *p = bl_fig_panel(f, 0);
+    bl_panel_heatmap(p, v, 4, 4, BL_CMAP_VIRIDIS);
+    CHECK(bl_panel_heatmap_mark(p, 4, 0) < 0, "mark off the map accepted");
+    CHECK_ERR("plot: mark (4, 0) is outside the 4 x 4 heatmap");
+    CHECK(bl_panel_heatmap_mark(p, 1, 2) == 0, "%s", bl_error());
+    CHECK(bl_fig_save(f, path_of("mark.png"), &(bl_save_opts){640, 400, 1}) == 0, "%s", bl_error());
+    image im;
+    CHECK(read_png(path_of("mark.png"), &im) == 0, "cannot read the PNG back");
+    if (!im.rgb) return;
+    uint32_t mid = bl_cmap_rgb(BL_CMAP_VIRIDIS, 0.5), mark = 0xe8250c;
+    int x0, y0, x1, y1;
+    map_box(&im, mid, &x0, &y0, &x1, &y1);
+    double cw = (x1 - x0 + 1) / 4.0, ch = (y1 - y0 + 1) / 4.0;
+    int inside = 0, outside = 0;
+    for (int y = 0; y < im.h; y++)
+        for (int x = 0; x < im.w; x++)
+            if (near(px(&im, x, y), mark, 8)) {
+                int in = x >= x0 + 2 * cw - 1 && x <= x0 + 3 * cw + 1 && y >= y0 + ch - 1 && y <= y0 + 2 * ch + 1;
+                in ? inside++ : outside++;
+            }
+    CHECK(inside > 40 && outside == 0, "%d outline pixels in the cell, %d outside it", inside, outside);
+    CHECK(px(&im, (int)(x0 + 2.5 * cw), (int)(y0 + 1.5 * ch)) == mid, "middle of the marked cell %06x",
+          px(&im, (int)(x0 + 2.5 * cw), (int)(y0 + 1.5 * ch)));
+    CHECK(near(px(&im, (int)(x0 + 2 * cw + 1), (int)(y0 + 1.5 * ch)), mark, 8), "left edge of the cell %06x",
+          px(&im, (int)(x0 + 2 * cw + 1), (int)(y0 + 1.5 * ch)));
+    free(im.rgb);
+    bl_fig_free(f);
+    bl_figure *g = bl_fig_new(1, 1, NULL);
+    CHECK(bl_panel_heatmap_mark(bl_fig_panel(g, 0), 0, 0) < 0, "mark on an empty panel accepted");
+    CHECK_ERR("plot: mark set on a panel without a heatmap");
+    bl_fig_free(g);
+}
+
 /* annotated cells: white text on the dark teal of viridis(0.5), inside the cells */
 BL_TEST(test_png_annotated_heatmap)
 {
@@ -334,6 +374,7 @@ int main(void)
         return 77;
     }
     RUN(test_png_constant_heatmap);
+    RUN(test_png_marked_cell);
     RUN(test_png_annotated_heatmap);
     RUN(test_png_diagonal);
     RUN(test_svg);
