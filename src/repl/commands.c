@@ -410,14 +410,17 @@ const bl_topic bl_topics[] = {
       "  x = randn(4, 64, 128) * 3 + 1   an assignment\n"
       "  rms(rmsnorm(x), dim=-1)         an expression: its value is printed\n"
       "Values: numbers, strings \"...\", true/false (on/off), lists [1, 2], tensors, tables,\n"
-      "models and runs. Operators + - * / (NumPy broadcasting), @ (matrix product), unary -,\n"
-      "comparisons < <= > >= == != of numbers; x[0, :, 1:3] indexes and slices (negative\n"
-      "indices count from the end); f(a, key=value) calls a function; m.name reads a field.\n"
+      "models and runs. Models are handles: after b = a both names share one model, so\n"
+      "set a dim=64 (or train) changes b too; every other value (a run is a snapshot) never\n"
+      "changes behind a name. Strings know the escapes \\n \\t \\r \\\\ \\\" \\'.\n"
+      "Operators + - * / (NumPy broadcasting), @ (matrix product), unary -, comparisons\n"
+      "< <= > >= == != of numbers; x[0, :, 1:3] indexes and slices (negative indices count\n"
+      "from the end); f(a, key=value) calls a function; m.name reads a field.\n"
       "`;` separates statements, `#` starts a comment, and a line that ends inside brackets\n"
       "or after an operator continues on the next one. `STATEMENT > FILE` writes the value\n"
       "(a table, tensor or picture) to FILE when FILE ends in .txt .csv .json .png or .svg\n"
       "(the extension picks the format; otherwise > compares). Errors show a caret under the\n"
-      "offending token and change nothing." },
+      "offending token (columns count characters, two for a wide CJK one) and change nothing." },
     { NULL, NULL },
 };
 
