@@ -1,6 +1,7 @@
 /* test_repl.c - the REPL's lexer, parser positions, evaluation, printing, completion, writers,
  * and the rule that every command and function has help text and a man-page entry. */
 #include "../check.h"
+#include "repl_testutil.h"
 #include "core/error.h"
 #include "repl/lexer.h"
 #include "repl/models.h"
@@ -11,28 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* Run src in a fresh session (or s) with output captured; returns the output (static). */
-static char outbuf[1 << 16], errbuf[4096];
-static int run_in(bl_session *s, const char *src)
-{
-    FILE *o = tmpfile(), *e = tmpfile();
-    s->out = o;
-    s->err = e;
-    int rc = bl_run_string(s, "t", src);
-    size_t n = 0;
-    rewind(o);
-    n = fread(outbuf, 1, sizeof outbuf - 1, o);
-    outbuf[n] = '\0';
-    rewind(e);
-    n = fread(errbuf, 1, sizeof errbuf - 1, e);
-    errbuf[n] = '\0';
-    fclose(o);
-    fclose(e);
-    s->out = stdout;
-    s->err = stderr;
-    return rc;
-}
 
 static int run(const char *src)
 {

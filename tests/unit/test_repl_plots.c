@@ -4,6 +4,7 @@
  * sum to 1 and a causal upper triangle, LayerNorm/RMSNorm statistics), the files they save (PNG
  * size read from IHDR, SVG through xmllint, CSV and JSON read back) and their errors. */
 #include "../check.h"
+#include "repl_testutil.h"
 #include "core/error.h"
 #include "repl/cmd_plots.h"
 #include "repl/models.h"
@@ -11,27 +12,6 @@
 #include <jansson.h>
 #include <stdint.h>
 #include <unistd.h>
-
-static char outbuf[1 << 16], errbuf[4096];
-
-/* Run src in session s with output captured into outbuf, errors into errbuf; returns
- * bl_run_string's status. */
-static int run_in(bl_session *s, const char *src)
-{
-    FILE *o = tmpfile(), *e = tmpfile();
-    s->out = o;
-    s->err = e;
-    int rc = bl_run_string(s, "t", src);
-    rewind(o);
-    outbuf[fread(outbuf, 1, sizeof outbuf - 1, o)] = '\0';
-    rewind(e);
-    errbuf[fread(errbuf, 1, sizeof errbuf - 1, e)] = '\0';
-    fclose(o);
-    fclose(e);
-    s->out = stdout;
-    s->err = stderr;
-    return rc;
-}
 
 static bl_session *session(void)
 {
