@@ -83,11 +83,21 @@ static const struct { const char *name; const char *k[4]; const char *v[4]; int 
 /* Run bench/torch_ref.py (--what WHAT, intra-op threads th) when python3 can import torch; its
  * JSON lines are echoed and returned through the callback. Torch runs with Debian's pthreads
  * OpenBLAS (it hangs on the OpenMP build) and the same OpenBLAS kernel as blocklab. */
-static int have_torch(void)
+static const char *torch_python(void)   /* $PYTHON, python3 or Debian's /usr/bin/python3 */
 {
-    static int have = -1;
-    if (have < 0) have = system("python3 -c 'import torch' >/dev/null 2>&1") == 0;
-    return have;
+    static const char *py;
+    static int tried;
+    if (!tried) {
+        const char *cands[] = {getenv("PYTHON"), "python3", "/usr/bin/python3"};
+        for (int i = 0; i < 3 && !py; i++) {
+            char cmd[512];
+            if (!cands[i]) continue;
+            snprintf(cmd, sizeof cmd, "%s -c 'import torch' >/dev/null 2>&1", cands[i]);
+            if (system(cmd) == 0) py = cands[i];
+        }
+        tried = 1;
+    }
+    return py;
 }
 
 static FILE *torch_run(const char *what, int th)
@@ -95,9 +105,9 @@ static FILE *torch_run(const char *what, int th)
     char cmd[1024];
     snprintf(cmd, sizeof cmd,
              "LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-pthread OPENBLAS_CORETYPE=%s "
-             "OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2 timeout 900 python3 %s/bench/torch_ref.py "
-             "--what %s --threads %d --steps 5", bl_blas_kernel(), BL_SRCDIR, what, th);
-    return have_torch() ? popen(cmd, "r") : NULL;
+             "OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2 timeout 900 %s %s/bench/torch_ref.py "
+             "--what %s --threads %d --steps 5", bl_blas_kernel(), torch_python(), BL_SRCDIR, what, th);
+    return torch_python() ? popen(cmd, "r") : NULL;
 }
 
 /* A number after "key": in a JSON line, or 0. */
