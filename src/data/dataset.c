@@ -75,8 +75,9 @@ char *bl_dataset_describe(const bl_dataset *ds, char *buf, size_t n)
                  ds->name, ds->n_val, ds->C, ds->H, ds->W, ds->n_classes, ds->source,
                  (unsigned long long)ds->shapes_seed);
     else
-        snprintf(buf, n, "%s: %zu train + %zu val images %dx%dx%d, %d classes, from %s", ds->name,
-                 ds->n_train, ds->n_val, ds->C, ds->H, ds->W, ds->n_classes, ds->source);
+        snprintf(buf, n, "%s: %zu train + %zu val images %dx%dx%d, %d class%s, from %s", ds->name,
+                 ds->n_train, ds->n_val, ds->C, ds->H, ds->W, ds->n_classes,
+                 ds->n_classes == 1 ? "" : "es", ds->source);
     return buf;
 }
 
