@@ -61,6 +61,23 @@ static const char *bl_t_skip;
               (needle));                                                                    \
     } while (0)
 
+/* Read a whole file independently of the library under test (malloc'ed, NUL-terminated;
+ * *n = its size). NULL when it cannot be read. */
+static inline unsigned char *bl_test_slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *b = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    if (!b || fread(b, 1, (size_t)len, f) != (size_t)len) { fclose(f); free(b); return NULL; }
+    b[len] = 0;
+    fclose(f);
+    *n = (size_t)len;
+    return b;
+}
+
 static inline int bl_test_done(void)
 {
     printf("1..%d\n", bl_t_count);

@@ -21,7 +21,7 @@
 
 typedef bl_tensor *(*gc_fn)(bl_graph *g, bl_tensor **in, void *ctx);
 
-static double gc_eval(gc_fn f, bl_tensor **in, void *ctx, const float *r)
+static inline double gc_eval(gc_fn f, bl_tensor **in, void *ctx, const float *r)
 {
     bl_graph *g = bl_graph_new();
     bl_graph_set_record(g, 0);
@@ -35,7 +35,7 @@ static double gc_eval(gc_fn f, bl_tensor **in, void *ctx, const float *r)
     return L;
 }
 
-static double gradcheck(const char *what, gc_fn f, bl_tensor **in, int nin, void *ctx, float h,
+static inline double gradcheck(const char *what, gc_fn f, bl_tensor **in, int nin, void *ctx, float h,
                         int max_elems)
 {
     bl_graph *g = bl_graph_new();
@@ -86,7 +86,7 @@ static double gradcheck(const char *what, gc_fn f, bl_tensor **in, int nin, void
 }
 
 /* Fill t with a deterministic N(0, std) pattern named `name`. */
-static void gc_randn(bl_tensor *t, const char *name, float std)
+static inline void gc_randn(bl_tensor *t, const char *name, float std)
 {
     bl_rng rng;
     bl_rng_named(&rng, 1, name);

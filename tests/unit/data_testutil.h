@@ -57,22 +57,6 @@ static inline void tu_write(const char *rel, const void *data, size_t n, int gz)
     fclose(f);
 }
 
-/* Read a whole (uncompressed) file independently of the library; NULL when absent. */
-static inline unsigned char *tu_slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc((size_t)len + 1);
-    if (!b || fread(b, 1, (size_t)len, f) != (size_t)len) { fclose(f); free(b); return NULL; }
-    b[len] = 0;
-    fclose(f);
-    *n = (size_t)len;
-    return b;
-}
-
 /* The shared test data folder ($BL_SRCDIR/../shared/data), or NULL. */
 static inline const char *tu_shared(const char *rel)
 {

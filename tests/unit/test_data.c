@@ -157,8 +157,8 @@ BL_TEST(test_cifar10_real)
     snprintf(path, sizeof path, "%s", tu_shared("cifar10"));
     snprintf(raw_train, sizeof raw_train, "%s/data_batch_1.bin", path);
     size_t n_test = 0, n_train = 0;
-    unsigned char *test = tu_slurp(tu_shared("cifar10/test_batch.bin"), &n_test);
-    unsigned char *train = tu_slurp(raw_train, &n_train);
+    unsigned char *test = bl_test_slurp(tu_shared("cifar10/test_batch.bin"), &n_test);
+    unsigned char *train = bl_test_slurp(raw_train, &n_train);
     CHECK(test && n_test == 30730000 && train && n_train == 30730000, "raw files");
     if (!test || !train) return;
 
@@ -294,7 +294,7 @@ BL_TEST(test_cifar10_crafted)
     /* a gzip file cut short */
     tu_write("g.bin.gz", rec, 12 * 3073, 1);
     size_t gn;
-    unsigned char *gz = tu_slurp(tu_path("g.bin.gz"), &gn);
+    unsigned char *gz = bl_test_slurp(tu_path("g.bin.gz"), &gn);
     tu_write("cut.bin.gz", gz, gn / 2, 0);
     CHECK(bl_data_cifar10(tu_path("cut.bin.gz")) == NULL, "cut gzip accepted");
     CHECK_ERR("cut.bin.gz: corrupt or truncated gzip data");

@@ -40,19 +40,6 @@ static void write_raw(const char *path, const char *header, long long hlen_overr
     fclose(f);
 }
 
-static unsigned char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long sz = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *buf = malloc((size_t)sz + 1);
-    *n = fread(buf, 1, (size_t)sz, f);
-    fclose(f);
-    return buf;
-}
-
 /* Number of entries in `dir` whose name contains ".tmp." (leftover temp files). */
 static int count_temp_files(void)
 {
@@ -91,7 +78,7 @@ BL_TEST(test_round_trip)
 
     /* the bytes, by hand: header length multiple of 8, data = the floats in order */
     size_t n = 0;
-    unsigned char *raw = slurp(path, &n);
+    unsigned char *raw = bl_test_slurp(path, &n);
     CHECK(raw && n >= 8, "file missing");
     if (raw && n >= 8) {
         uint64_t hl = 0;
@@ -332,7 +319,7 @@ BL_TEST(test_corruptions)
     const char *good = tmp_path("good.safetensors"), *bad = tmp_path("corrupt.safetensors");
     CHECK(bl_st_write(good, 2, names, ts, 1, keys, vals) == 0, "write: %s", bl_error());
     size_t n = 0;
-    unsigned char *raw = slurp(good, &n);
+    unsigned char *raw = bl_test_slurp(good, &n);
     if (!raw) return;
     int refused = 0, read_ok = 0;
     for (size_t cut = 0; cut < n; cut++) {
@@ -382,7 +369,7 @@ BL_TEST(test_atomic_write)
     const char *path = tmp_path("keep.safetensors");
     CHECK(bl_st_write(path, 1, NULL, ts, 0, NULL, NULL) == 0, "write: %s", bl_error());
     size_t n0 = 0, n1 = 0;
-    unsigned char *before = slurp(path, &n0);
+    unsigned char *before = bl_test_slurp(path, &n0);
 
     /* into a missing directory: fails, names the file */
     const char *missing = tmp_path("no/such/dir/x.safetensors");
@@ -421,7 +408,7 @@ BL_TEST(test_atomic_write)
     remove(inner);
     rmdir(d);
 
-    unsigned char *after = slurp(path, &n1);
+    unsigned char *after = bl_test_slurp(path, &n1);
     CHECK(after && n0 == n1 && memcmp(before, after, n0) == 0, "existing file changed");
     CHECK(count_temp_files() == 0, "temp file left behind");
     free(before);

@@ -12,7 +12,7 @@ BL_TEST(test_tinyshakespeare)
     char path[1100];
     snprintf(path, sizeof path, "%s", p);
     size_t n;
-    unsigned char *raw = tu_slurp(path, &n);
+    unsigned char *raw = bl_test_slurp(path, &n);
     bl_dataset *ds = bl_data_open("text", path, 0);
     CHECK(ds != NULL, "%s", bl_error());
     if (!ds || !raw) { free(raw); bl_dataset_free(ds); return; }
@@ -173,7 +173,7 @@ BL_TEST(test_builtin_manual)
     char path[1024];
     snprintf(path, sizeof path, "%s/share/blocklab.txt", src && *src ? src : ".");
     size_t n;
-    unsigned char *raw = tu_slurp(path, &n);
+    unsigned char *raw = bl_test_slurp(path, &n);
     if (raw) {
         int same = n == ds->n_tokens;
         for (size_t i = 0; same && i < n; i++) same = ds->vocab[ds->ids[i]] == raw[i];
