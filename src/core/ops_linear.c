@@ -70,6 +70,7 @@ bl_tensor *bl_linear(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b)
     int R = (int)(x->numel / (size_t)in);
     float beta = 0.0f;
     if (b) {  /* start from the bias, then add x W^T on top */
+#pragma omp parallel for schedule(static) if ((size_t)R * out > BL_PAR_MIN)
         for (int r = 0; r < R; r++) memcpy(y->data + (size_t)r * out, b->data, (size_t)out * sizeof(float));
         beta = 1.0f;
     }

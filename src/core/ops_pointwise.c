@@ -8,6 +8,9 @@
 #include "core/vmath.h"
 #include <math.h>
 
+/* Elementwise kernels run on chunks of this many floats (one call of a cloned kernel each). */
+#define BL_PW_CHUNK ((size_t)1 << 14)
+
 /* acc[j] += sum_r src[r * cols + j] (* other[r * cols + j]), j < w: one block of columns. */
 BL_SIMD_CLONES static void colsum_block(double *acc, const float *src, const float *other, size_t rows,
                                         size_t cols, size_t w)
@@ -44,29 +47,37 @@ void bl_ops_colsum_add(float *dst, const float *src, const float *other, size_t 
  */
 typedef enum { BC_ADD, BC_MUL, BC_ACC_MUL } bc_kind;
 
+/* y = a + b, y = a * b or y += a * b on n elements, b[i * bs] (bs 0: one scalar b). */
+BL_SIMD_CLONES static void bcast_run(bc_kind k, const float *restrict a, const float *restrict b,
+                                     size_t bs, float *restrict y, size_t n)
+{
+    if (k == BC_ADD) {
+#pragma omp simd
+        for (size_t i = 0; i < n; i++) y[i] = a[i] + b[i * bs];
+    } else if (k == BC_MUL) {
+#pragma omp simd
+        for (size_t i = 0; i < n; i++) y[i] = a[i] * b[i * bs];
+    } else {
+#pragma omp simd
+        for (size_t i = 0; i < n; i++) y[i] += a[i] * b[i * bs];
+    }
+}
+
 /* y = a + b, y = a * b or y += a * b, with b (nb elements) repeated along a (n elements). */
 static void bcast_kernel(bc_kind k, const float *a, const float *b, float *y, size_t n, size_t nb)
 {
     if (nb == n || nb == 1) {
-        size_t bs = nb == 1 ? 0 : 1;
+        size_t bs = nb == 1 ? 0 : 1, nch = (n + BL_PW_CHUNK - 1) / BL_PW_CHUNK;
 #pragma omp parallel for schedule(static) if (n > BL_PAR_MIN)
-        for (size_t i = 0; i < n; i++) {
-            float bv = b[i * bs];
-            if (k == BC_ADD) y[i] = a[i] + bv;
-            else if (k == BC_MUL) y[i] = a[i] * bv;
-            else y[i] += a[i] * bv;
+        for (size_t c = 0; c < nch; c++) {
+            size_t o = c * BL_PW_CHUNK, len = n - o < BL_PW_CHUNK ? n - o : BL_PW_CHUNK;
+            bcast_run(k, a + o, b + o * bs, bs, y + o, len);
         }
         return;
     }
     size_t rows = n / nb;
 #pragma omp parallel for schedule(static) if (n > BL_PAR_MIN)
-    for (size_t r = 0; r < rows; r++) {
-        const float *ar = a + r * nb;
-        float *yr = y + r * nb;
-        if (k == BC_ADD) for (size_t j = 0; j < nb; j++) yr[j] = ar[j] + b[j];
-        else if (k == BC_MUL) for (size_t j = 0; j < nb; j++) yr[j] = ar[j] * b[j];
-        else for (size_t j = 0; j < nb; j++) yr[j] += ar[j] * b[j];
-    }
+    for (size_t r = 0; r < rows; r++) bcast_run(k, a + r * nb, b, 1, y + r * nb, nb);
 }
 
 /* b must be a's trailing dims (b [D] or [T, D] with a [B, T, D]; a 0-D b is a scalar). */
@@ -85,9 +96,11 @@ static void add_backward(bl_node *n)
 {
     bl_tensor *a = n->in[0], *b = n->in[1], *y = n->out;
     /* y = a + b */
-    if (a->grad) {
-#pragma omp parallel for schedule(static) if (y->numel > BL_PAR_MIN)
-        for (size_t i = 0; i < y->numel; i++) a->grad[i] += y->grad[i];       /* da += dy */
+    if (a->grad) {                                                          /* da += dy */
+        float *restrict da = a->grad;
+        const float *restrict dy = y->grad;
+#pragma omp parallel for simd schedule(static) if (y->numel > BL_PAR_MIN)
+        for (size_t i = 0; i < y->numel; i++) da[i] += dy[i];
     }
     if (b->grad) bl_ops_colsum_add(b->grad, y->grad, NULL, y->numel / b->numel, b->numel);
 }
@@ -166,7 +179,7 @@ BL_SIMD_CLONES static void silu_bw(const float *x, const float *dy, float *dx, s
 }
 
 /* Run a kernel over N elements in chunks, the chunks split across threads when N is large. */
-#define PW_CHUNK ((size_t)1 << 14)
+#define PW_CHUNK BL_PW_CHUNK
 #define PW_CHUNKED(N, CALL)                                                          \
     do {                                                                             \
         size_t nch_ = ((N) + PW_CHUNK - 1) / PW_CHUNK;                              \

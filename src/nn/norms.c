@@ -9,53 +9,121 @@
  */
 #include "nn/nn.h"
 #include "nn/nn_private.h"
+#include "core/vmath.h"
 #include <math.h>
 #include <string.h>
 
 /* Which normalisation a node is: iarg[0] of the node. */
 enum { NORM_LAYER = 0, NORM_RMS = 1 };
 
+/* Rows are handled in blocks of NORM_BLK by kernels compiled for AVX-512 / AVX2 / baseline
+ * (BL_SIMD_CLONES; OpenMP regions themselves are not cloned), blocks spread over threads. */
+enum { NORM_BLK = 32 };
+
+/* Forward of rows [r0, r1): statistics in double (D can be large and the variance small),
+ * y = (x - mean) * rstd (* w) (+ b). mean == NULL for RMSNorm. */
+BL_SIMD_CLONES static void norm_fw_rows(const float *restrict x, float *restrict y,
+                                        float *restrict mean, float *restrict rstd,
+                                        const float *restrict w, const float *restrict b,
+                                        size_t r0, size_t r1, int D, float eps)
+{
+    for (size_t r = r0; r < r1; r++) {
+        const float *xr = x + r * D;
+        float *yr = y + r * D;
+        double m = 0.0, v = 0.0;
+        if (mean) {
+#pragma omp simd reduction(+ : m)
+            for (int i = 0; i < D; i++) m += xr[i];
+            m /= D;
+        }
+#pragma omp simd reduction(+ : v)
+        for (int i = 0; i < D; i++) v += ((double)xr[i] - m) * ((double)xr[i] - m);
+        v /= D;
+        float s = (float)(1.0 / sqrt(v + (double)eps)), mf = (float)m;
+        if (mean) mean[r] = mf;
+        rstd[r] = s;
+        if (w || b) {
+            for (int i = 0; i < D; i++) {
+                float o = (xr[i] - mf) * s;
+                if (w) o *= w[i];
+                if (b) o += b[i];
+                yr[i] = o;
+            }
+        } else {
+#pragma omp simd
+            for (int i = 0; i < D; i++) yr[i] = (xr[i] - mf) * s;
+        }
+    }
+}
+
+/* dx of rows [r0, r1), added into dx (llm.c layernorm_backward; mean == NULL: RMSNorm). */
+BL_SIMD_CLONES static void norm_bw_rows(const float *restrict x, const float *restrict dy,
+                                        float *restrict dx, const float *restrict mean,
+                                        const float *restrict rstd, const float *restrict w,
+                                        size_t r0, size_t r1, int D)
+{
+    for (size_t r = r0; r < r1; r++) {
+        const float *xr = x + r * D, *dyr = dy + r * D;
+        float *dxr = dx + r * D;
+        float m = mean ? mean[r] : 0.0f, s = rstd[r];
+        /* dnorm_mean = mean(dnorm), dnorm_xhat = mean(dnorm * xhat) */
+        float dmean = 0.0f, dxhat = 0.0f;
+#pragma omp simd reduction(+ : dmean, dxhat)
+        for (int i = 0; i < D; i++) {
+            float dn = dyr[i] * (w ? w[i] : 1.0f);
+            dmean += dn;
+            dxhat += dn * ((xr[i] - m) * s);
+        }
+        dmean = mean ? dmean / D : 0.0f;
+        dxhat /= D;
+#pragma omp simd
+        for (int i = 0; i < D; i++) {
+            float dn = dyr[i] * (w ? w[i] : 1.0f);
+            dxr[i] += s * (dn - dmean - (xr[i] - m) * s * dxhat);
+        }
+    }
+}
+
+/* dw += sum dy * xhat, db += sum dy over rows [r0, r1) into per-thread accumulators. */
+BL_SIMD_CLONES static void norm_bw_params(const float *restrict x, const float *restrict dy,
+                                          const float *restrict mean, const float *restrict rstd,
+                                          float *restrict dw, float *restrict db, size_t r0,
+                                          size_t r1, int D)
+{
+    for (size_t r = r0; r < r1; r++) {
+        const float *xr = x + r * D, *dyr = dy + r * D;
+        float m = mean ? mean[r] : 0.0f, s = rstd[r];
+        if (dw) {
+#pragma omp simd
+            for (int i = 0; i < D; i++) dw[i] += dyr[i] * ((xr[i] - m) * s);
+        }
+        if (db) {
+#pragma omp simd
+            for (int i = 0; i < D; i++) db[i] += dyr[i];
+        }
+    }
+}
+
 /* node: in = {x, w, b}, save = {mean (LayerNorm only), rstd}, iarg = {kind, D} */
 static void norm_backward(bl_node *n)
 {
     bl_tensor *x = n->in[0], *w = n->in[1], *b = n->in[2], *y = n->out;
     int kind = n->iarg[0], D = n->iarg[1];
-    size_t N = bl_nn_rows(x);
+    size_t N = bl_nn_rows(x), nblk = (N + NORM_BLK - 1) / NORM_BLK;
     const float *mean = kind == NORM_LAYER ? n->save[0]->data : NULL;
     const float *rstd = n->save[1]->data;
     const float *dy = y->grad;
 
     if (x->grad) {
 #pragma omp parallel for schedule(static) if (N * (size_t)D > BL_NN_PAR_MIN)
-        for (size_t r = 0; r < N; r++) {
-            const float *xr = x->data + r * D, *dyr = dy + r * D;
-            float *dxr = x->grad + r * D;
-            float m = mean ? mean[r] : 0.0f, s = rstd[r];
-            /* dnorm_mean = mean(dnorm), dnorm_xhat = mean(dnorm * xhat) */
-            float dmean = 0.0f, dxhat = 0.0f;
-            for (int i = 0; i < D; i++) {
-                float dn = dyr[i] * (w ? w->data[i] : 1.0f);
-                dmean += dn;
-                dxhat += dn * (xr[i] - m) * s;
-            }
-            dmean = kind == NORM_LAYER ? dmean / D : 0.0f;
-            dxhat /= D;
-            for (int i = 0; i < D; i++) {
-                float dn = dyr[i] * (w ? w->data[i] : 1.0f);
-                dxr[i] += s * (dn - dmean - (xr[i] - m) * s * dxhat);
-            }
-        }
+        for (size_t k = 0; k < nblk; k++)
+            norm_bw_rows(x->data, dy, x->grad, mean, rstd, w ? w->data : NULL, k * NORM_BLK,
+                         k * NORM_BLK + NORM_BLK < N ? k * NORM_BLK + NORM_BLK : N, D);
     }
-    if ((w && w->grad) || (b && b->grad)) {
-        for (size_t r = 0; r < N; r++) {
-            const float *xr = x->data + r * D, *dyr = dy + r * D;
-            float m = mean ? mean[r] : 0.0f, s = rstd[r];
-            if (w && w->grad)
-                for (int i = 0; i < D; i++) w->grad[i] += dyr[i] * (xr[i] - m) * s;
-            if (b && b->grad)
-                for (int i = 0; i < D; i++) b->grad[i] += dyr[i];
-        }
-    }
+    /* the parameter grads: one pass over the rows (few rows per parameter: no threads) */
+    if ((w && w->grad) || (b && b->grad))
+        norm_bw_params(x->data, dy, mean, rstd, w && w->grad ? w->grad : NULL,
+                       b && b->grad ? b->grad : NULL, 0, N, D);
 }
 
 /* The forward of both norms; `op` names the op in errors and on the tape. */
@@ -82,29 +150,12 @@ static bl_tensor *norm_forward(bl_graph *g, const char *op, int kind, bl_tensor 
     bl_tensor *rstd = bl_graph_tensor(g, 1, &rows, 0);
     if ((kind == NORM_LAYER && !mean) || !rstd) return NULL;
 
+    size_t nblk = (N + NORM_BLK - 1) / NORM_BLK;
 #pragma omp parallel for schedule(static) if (N * (size_t)D > BL_NN_PAR_MIN)
-    for (size_t r = 0; r < N; r++) {
-        const float *xr = x->data + r * D;
-        float *yr = y->data + r * D;
-        /* statistics in double: D can be large and the variance small */
-        double m = 0.0, v = 0.0;
-        if (kind == NORM_LAYER) {
-            for (int i = 0; i < D; i++) m += xr[i];
-            m /= D;
-        }
-        for (int i = 0; i < D; i++) v += ((double)xr[i] - m) * ((double)xr[i] - m);
-        v /= D;
-        float s = (float)(1.0 / sqrt(v + (double)eps));
-        float mf = (float)m;
-        if (mean) mean->data[r] = mf;
-        rstd->data[r] = s;
-        for (int i = 0; i < D; i++) {
-            float o = (xr[i] - mf) * s;
-            if (w) o *= w->data[i];
-            if (b) o += b->data[i];
-            yr[i] = o;
-        }
-    }
+    for (size_t k = 0; k < nblk; k++)
+        norm_fw_rows(x->data, y->data, mean ? mean->data : NULL, rstd->data, w ? w->data : NULL,
+                     b ? b->data : NULL, k * NORM_BLK,
+                     k * NORM_BLK + NORM_BLK < N ? k * NORM_BLK + NORM_BLK : N, D, eps);
 
     bl_node *n = bl_graph_node(g, op, norm_backward, y);
     if (n) {
