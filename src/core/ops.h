@@ -14,6 +14,10 @@
 
 /* y = x W^T + b.  x [..., in], w [out, in], b [out] or NULL -> y [..., out].  (F.linear) */
 bl_tensor *bl_linear(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b);
+/* gelu(x W^T + b) as one op (same shapes and errors as bl_linear, values as bl_gelu of
+ * bl_linear): forward keeps gelu'(h) instead of h, so backward computes no erf and the
+ * pre-activation is never stored. The FFN's first layer (GPT-2 / DiT Mlp c_fc + GELU). */
+bl_tensor *bl_linear_gelu(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b);
 
 /* Batched matrix product. a [..., M, K], b [..., K, N] -> [..., M, N]; the leading (batch) dims
  * must be equal, or b may be 2-D [K, N] and is then shared by every batch. (torch.matmul) */

@@ -48,20 +48,28 @@ static void linear_backward(bl_node *n)
     if (b && b->grad) bl_ops_colsum_add(b->grad, y->grad, NULL, (size_t)R, (size_t)out);
 }
 
-bl_tensor *bl_linear(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b)
+/* The argument checks of linear and linear_gelu (op names the op in the message). */
+static int linear_check(const char *op, bl_tensor *x, bl_tensor *w, bl_tensor *b)
 {
-    if (bl_ops_need("linear", "x", x) || bl_ops_need("linear", "weight", w)) return NULL;
-    if (w->ndim != 2) return BL_FAILP("linear: weight must be 2-D [out, in], got %s", BL_SHP(w));
-    if (x->ndim < 1) return BL_FAILP("linear: x must have at least 1 dimension, got a scalar");
+    if (bl_ops_need(op, "x", x) || bl_ops_need(op, "weight", w)) return -1;
+    if (w->ndim != 2) return bl_fail("%s: weight must be 2-D [out, in], got %s", op, BL_SHP(w));
+    if (x->ndim < 1) return bl_fail("%s: x must have at least 1 dimension, got a scalar", op);
     int out = w->shape[0], in = w->shape[1];
     if (x->shape[x->ndim - 1] != in)
-        return BL_FAILP("linear: x %s has %d features but weight %s expects %d", BL_SHP(x),
-                        x->shape[x->ndim - 1], BL_SHP(w), in);
+        return bl_fail("%s: x %s has %d features but weight %s expects %d", op, BL_SHP(x),
+                       x->shape[x->ndim - 1], BL_SHP(w), in);
     if (b && (b->ndim != 1 || b->shape[0] != out))
-        return BL_FAILP("linear: bias %s does not match weight %s (expected [%d])", BL_SHP(b),
-                        BL_SHP(w), out);
+        return bl_fail("%s: bias %s does not match weight %s (expected [%d])", op, BL_SHP(b),
+                       BL_SHP(w), out);
     if (x->numel / (size_t)in > INT_MAX)
-        return BL_FAILP("linear: x %s has more than %d rows", BL_SHP(x), INT_MAX);
+        return bl_fail("%s: x %s has more than %d rows", op, BL_SHP(x), INT_MAX);
+    return 0;
+}
+
+bl_tensor *bl_linear(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b)
+{
+    if (linear_check("linear", x, w, b) < 0) return NULL;
+    int out = w->shape[0], in = w->shape[1];
     int shape[BL_MAXDIM];
     memcpy(shape, x->shape, sizeof shape);
     shape[x->ndim - 1] = out;
@@ -77,6 +85,41 @@ bl_tensor *bl_linear(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b)
     bl_sgemm(0, 1, R, out, in, 1.0f, x->data, w->data, beta, y->data);
     bl_node *n = bl_graph_node(g, "linear", linear_backward, y);
     if (n) { n->in[0] = x; n->in[1] = w; n->in[2] = b; }
+    return y;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * linear_gelu: y = gelu(x W^T + b), one node. Forward keeps d = gelu'(h) instead of h, so
+ * backward needs no erf:  dh = dy * d,  then linear's backward with dh.
+ * node: in = {x, w, b}, save = {d [R, out], dh [R, out] scratch}
+ */
+static void linear_gelu_backward(bl_node *n)
+{
+    bl_tensor *x = n->in[0], *w = n->in[1], *b = n->in[2], *y = n->out;
+    bl_tensor *d = n->save[0], *dh = n->save[1];
+    int in = w->shape[1], out = w->shape[0], R = (int)(x->numel / (size_t)in);
+    bl_ops_mul(y->grad, d->data, dh->data, y->numel);                                   /* dh = dy gelu'(h) */
+    if (x->grad) bl_sgemm(0, 0, R, in, out, 1.0f, dh->data, w->data, 1.0f, x->grad);   /* dx += dh W */
+    if (w->grad) bl_sgemm(1, 0, out, in, R, 1.0f, dh->data, x->data, 1.0f, w->grad);   /* dW += dh^T x */
+    if (b && b->grad) bl_ops_colsum_add(b->grad, dh->data, NULL, (size_t)R, (size_t)out);
+}
+
+bl_tensor *bl_linear_gelu(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b)
+{
+    if (linear_check("linear_gelu", x, w, b) < 0) return NULL;
+    int out = w->shape[0], in = w->shape[1], R = (int)(x->numel / (size_t)in);
+    int shape[BL_MAXDIM];
+    memcpy(shape, x->shape, sizeof shape);
+    shape[x->ndim - 1] = out;
+    int grad = BL_WANTS_GRAD(g, x, w, b);
+    bl_tensor *y = bl_graph_tensor(g, x->ndim, shape, grad);
+    bl_tensor *d = y ? bl_graph_tensor(g, 2, (int[]){R, out}, 0) : NULL;
+    bl_tensor *dh = d && grad ? bl_graph_tensor(g, 2, (int[]){R, out}, 0) : NULL;
+    if (!d || (grad && !dh)) return NULL;
+    bl_sgemm(0, 1, R, out, in, 1.0f, x->data, w->data, 0.0f, d->data);   /* x W^T */
+    bl_ops_gelu_bias(d->data, b ? b->data : NULL, y->data, (size_t)R, (size_t)out);
+    bl_node *n = bl_graph_node(g, "linear_gelu", linear_gelu_backward, y);
+    if (n) { n->in[0] = x; n->in[1] = w; n->in[2] = b; n->save[0] = d; n->save[1] = dh; }
     return y;
 }
 

@@ -163,6 +163,51 @@ BL_SIMD_CLONES static void gelu_bw(const float *x, const float *dy, float *dx, s
     }
 }
 
+/* Linear + GELU epilogue on one block of rows [rows, cols]: h = acc + b (b NULL: no bias),
+ * y = gelu(h) (the gelu_fw formula) and acc <- gelu'(h) = Phi(h) + h phi(h), kept for backward. */
+BL_SIMD_CLONES static void gelu_bias_block(float *restrict acc, const float *restrict b,
+                                           float *restrict y, size_t rows, size_t cols)
+{
+    const float c = (float)(0.5 * M_2_SQRTPI * M_SQRT1_2);   /* 1 / sqrt(2 pi) */
+    for (size_t r = 0; r < rows; r++) {
+        float *a = acc + r * cols, *yr = y + r * cols;
+#pragma omp simd
+        for (size_t j = 0; j < cols; j++) {
+            float h = b ? a[j] + b[j] : a[j];
+            float phi = 0.5f * (1.0f + bl_verff(h * (float)M_SQRT1_2));
+            yr[j] = 0.5f * h * (1.0f + bl_verff(h * (float)M_SQRT1_2));
+            a[j] = phi + h * bl_vexpf(-0.5f * h * h) * c;
+        }
+    }
+}
+
+void bl_ops_gelu_bias(float *acc, const float *b, float *y, size_t rows, size_t cols)
+{
+    size_t blk = BL_PW_CHUNK / cols ? BL_PW_CHUNK / cols : 1, nblk = (rows + blk - 1) / blk;
+#pragma omp parallel for schedule(static) if (rows * cols > BL_PAR_MIN)
+    for (size_t k = 0; k < nblk; k++) {
+        size_t r0 = k * blk, n = rows - r0 < blk ? rows - r0 : blk;
+        gelu_bias_block(acc + r0 * cols, b, y + r0 * cols, n, cols);
+    }
+}
+
+BL_SIMD_CLONES static void mul_run(const float *restrict a, const float *restrict b,
+                                   float *restrict y, size_t n)
+{
+#pragma omp simd
+    for (size_t i = 0; i < n; i++) y[i] = a[i] * b[i];
+}
+
+void bl_ops_mul(const float *a, const float *b, float *y, size_t n)
+{
+    size_t nch = (n + BL_PW_CHUNK - 1) / BL_PW_CHUNK;
+#pragma omp parallel for schedule(static) if (n > BL_PAR_MIN)
+    for (size_t c = 0; c < nch; c++) {
+        size_t o = c * BL_PW_CHUNK, len = n - o < BL_PW_CHUNK ? n - o : BL_PW_CHUNK;
+        mul_run(a + o, b + o, y + o, len);
+    }
+}
+
 BL_SIMD_CLONES static void silu_fw(const float *x, float *y, size_t n)
 {
 #pragma omp simd

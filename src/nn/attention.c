@@ -19,27 +19,6 @@
 #include "core/vmath.h"
 #include <math.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
-static int max_threads(void)
-{
-#ifdef _OPENMP
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-}
-
-static int thread_id(void)
-{
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
-}
 
 /* Softmax of one row of scores in place over the allowed keys (mask row m, or keys s < lim when
  * causal); disallowed keys get 0. A row with no allowed key becomes all zeros. */
@@ -96,7 +75,7 @@ static void attention_backward(bl_node *n)
     bl_par_begin();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nth)
     for (int bk = 0; bk < B * KVH; bk++) {
-        float *dS = scratch + (size_t)thread_id() * ts;
+        float *dS = scratch + (size_t)bl_nn_thread() * ts;
         int b = bk / KVH, kh = bk % KVH;
         const float *kk = k->data + (size_t)bk * shd, *vv = v->data + (size_t)bk * shd;
         for (int h = kh * kv_mul; h < (kh + 1) * kv_mul; h++) {
@@ -158,7 +137,7 @@ bl_tensor *bl_attention(bl_graph *g, bl_tensor *q, bl_tensor *k, bl_tensor *v, i
     bl_tensor *P = bl_graph_tensor(g, 4, (int[]){B, H, T, S}, 0);
     if (!out || !P) return NULL;
     /* backward's per-thread dS rows, sized now so that backward never allocates */
-    int nth = max_threads();
+    int nth = bl_nn_max_threads();
     bl_tensor *scratch = grad ? bl_graph_tensor(g, 2, (int[]){nth, T * S}, 0) : NULL;
     if (grad && !scratch) return NULL;
     int kv_mul = H / KVH;

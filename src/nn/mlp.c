@@ -4,7 +4,7 @@
  *   gelu:   fc2(gelu(fc1 x))                 (GPT-2 / nanoGPT MLP, DiT Mlp from timm)
  *   swiglu: w3(silu(w1 x) * w2 x)            (Shazeer 2020, "GLU Variants Improve Transformer";
  *                                             LLaMA FeedForward: self.w2(F.silu(self.w1(x)) * self.w3(x)))
- * The FFNs are compositions of core ops (bl_linear, bl_gelu) and the gate below, so backward comes
+ * The FFNs are compositions of core ops (bl_linear_gelu, bl_linear) and the gate below, so backward comes
  * from those ops' nodes.
  */
 #include "nn/nn.h"
@@ -55,8 +55,7 @@ bl_tensor *bl_mlp_gelu(bl_graph *g, bl_tensor *x, bl_tensor *fc1_w, bl_tensor *f
                        bl_tensor *fc2_w, bl_tensor *fc2_b)
 {
     /* self.c_proj(self.gelu(self.c_fc(x))) */
-    bl_tensor *h = bl_linear(g, x, fc1_w, fc1_b);
-    bl_tensor *a = h ? bl_gelu(g, h) : NULL;
+    bl_tensor *a = bl_linear_gelu(g, x, fc1_w, fc1_b);   /* fused: see ops.h */
     bl_tensor *y = a ? bl_linear(g, a, fc2_w, fc2_b) : NULL;
     if (!y) bl_error_prefix("mlp_gelu");
     return y;

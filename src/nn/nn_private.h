@@ -10,6 +10,29 @@
 #include "core/graph.h"
 #include <stddef.h>
 #include <stdio.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* OpenMP's thread count and the calling thread's number (1 and 0 without OpenMP), for
+ * per-thread scratch that an op sizes in forward so its backward never allocates. */
+static inline int bl_nn_max_threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+static inline int bl_nn_thread(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
 
 /* work (in floats touched) above which a loop is worth spreading over threads */
 #define BL_NN_PAR_MIN ((size_t)1 << 15)

@@ -17,8 +17,26 @@
 enum { NORM_LAYER = 0, NORM_RMS = 1 };
 
 /* Rows are handled in blocks of NORM_BLK by kernels compiled for AVX-512 / AVX2 / baseline
- * (BL_SIMD_CLONES; OpenMP regions themselves are not cloned), blocks spread over threads. */
-enum { NORM_BLK = 32 };
+ * (BL_SIMD_CLONES; OpenMP regions themselves are not cloned), blocks spread over threads.
+ * Row sums use NORM_LANES partial sums added in a fixed order (GCC does not vectorise an
+ * `omp simd reduction` nested in the row loop), so every clone gives the same bits. */
+enum { NORM_BLK = 32, NORM_LANES = 16 };
+
+/* sum_i (x[i] - m)^k for k = 1 (pow2 = 0) or 2, in double. */
+static inline BL_VMATH_INLINE double row_moment(const float *x, int D, double m, int pow2)
+{
+    double acc[NORM_LANES] = {0};
+    int i = 0;
+    for (; i + NORM_LANES <= D; i += NORM_LANES)
+        for (int j = 0; j < NORM_LANES; j++) {
+            double v = (double)x[i + j] - m;
+            acc[j] += pow2 ? v * v : v;
+        }
+    double s = 0.0;
+    for (; i < D; i++) s += pow2 ? ((double)x[i] - m) * ((double)x[i] - m) : (double)x[i] - m;
+    for (int j = 0; j < NORM_LANES; j++) s += acc[j];
+    return s;
+}
 
 /* Forward of rows [r0, r1): statistics in double (D can be large and the variance small),
  * y = (x - mean) * rstd (* w) (+ b). mean == NULL for RMSNorm. */
@@ -30,15 +48,8 @@ BL_SIMD_CLONES static void norm_fw_rows(const float *restrict x, float *restrict
     for (size_t r = r0; r < r1; r++) {
         const float *xr = x + r * D;
         float *yr = y + r * D;
-        double m = 0.0, v = 0.0;
-        if (mean) {
-#pragma omp simd reduction(+ : m)
-            for (int i = 0; i < D; i++) m += xr[i];
-            m /= D;
-        }
-#pragma omp simd reduction(+ : v)
-        for (int i = 0; i < D; i++) v += ((double)xr[i] - m) * ((double)xr[i] - m);
-        v /= D;
+        double m = mean ? row_moment(xr, D, 0.0, 0) / D : 0.0;
+        double v = row_moment(xr, D, m, 1) / D;
         float s = (float)(1.0 / sqrt(v + (double)eps)), mf = (float)m;
         if (mean) mean[r] = mf;
         rstd[r] = s;
@@ -56,31 +67,41 @@ BL_SIMD_CLONES static void norm_fw_rows(const float *restrict x, float *restrict
     }
 }
 
-/* dx of rows [r0, r1), added into dx (llm.c layernorm_backward; mean == NULL: RMSNorm). */
+/* dx of rows [r0, r1), added into dx (llm.c layernorm_backward; mean == NULL: RMSNorm).
+ * dn = dy * w is formed in `dn` (D floats of scratch) first when there is a weight. */
 BL_SIMD_CLONES static void norm_bw_rows(const float *restrict x, const float *restrict dy,
                                         float *restrict dx, const float *restrict mean,
                                         const float *restrict rstd, const float *restrict w,
-                                        size_t r0, size_t r1, int D)
+                                        size_t r0, size_t r1, int D, float *restrict dn)
 {
     for (size_t r = r0; r < r1; r++) {
-        const float *xr = x + r * D, *dyr = dy + r * D;
+        const float *xr = x + r * D, *g = dy + r * D;
         float *dxr = dx + r * D;
         float m = mean ? mean[r] : 0.0f, s = rstd[r];
+        if (w) {
+            for (int i = 0; i < D; i++) dn[i] = g[i] * w[i];
+            g = dn;
+        }
         /* dnorm_mean = mean(dnorm), dnorm_xhat = mean(dnorm * xhat) */
-        float dmean = 0.0f, dxhat = 0.0f;
-#pragma omp simd reduction(+ : dmean, dxhat)
-        for (int i = 0; i < D; i++) {
-            float dn = dyr[i] * (w ? w[i] : 1.0f);
-            dmean += dn;
-            dxhat += dn * ((xr[i] - m) * s);
+        float a1[NORM_LANES] = {0}, a2[NORM_LANES] = {0}, dmean = 0.0f, dxhat = 0.0f;
+        int i = 0;
+        for (; i + NORM_LANES <= D; i += NORM_LANES)
+            for (int j = 0; j < NORM_LANES; j++) {
+                a1[j] += g[i + j];
+                a2[j] += g[i + j] * ((xr[i + j] - m) * s);
+            }
+        for (; i < D; i++) {
+            dmean += g[i];
+            dxhat += g[i] * ((xr[i] - m) * s);
+        }
+        for (int j = 0; j < NORM_LANES; j++) {
+            dmean += a1[j];
+            dxhat += a2[j];
         }
         dmean = mean ? dmean / D : 0.0f;
         dxhat /= D;
 #pragma omp simd
-        for (int i = 0; i < D; i++) {
-            float dn = dyr[i] * (w ? w[i] : 1.0f);
-            dxr[i] += s * (dn - dmean - (xr[i] - m) * s * dxhat);
-        }
+        for (i = 0; i < D; i++) dxr[i] += s * (g[i] - dmean - (xr[i] - m) * s * dxhat);
     }
 }
 
@@ -104,7 +125,7 @@ BL_SIMD_CLONES static void norm_bw_params(const float *restrict x, const float *
     }
 }
 
-/* node: in = {x, w, b}, save = {mean (LayerNorm only), rstd}, iarg = {kind, D} */
+/* node: in = {x, w, b}, save = {mean (LayerNorm only), rstd, dy * w scratch}, iarg = {kind, D} */
 static void norm_backward(bl_node *n)
 {
     bl_tensor *x = n->in[0], *w = n->in[1], *b = n->in[2], *y = n->out;
@@ -115,10 +136,12 @@ static void norm_backward(bl_node *n)
     const float *dy = y->grad;
 
     if (x->grad) {
+        float *dn = w ? n->save[2]->data : NULL;   /* [threads, D] scratch for dy * w */
 #pragma omp parallel for schedule(static) if (N * (size_t)D > BL_NN_PAR_MIN)
         for (size_t k = 0; k < nblk; k++)
             norm_bw_rows(x->data, dy, x->grad, mean, rstd, w ? w->data : NULL, k * NORM_BLK,
-                         k * NORM_BLK + NORM_BLK < N ? k * NORM_BLK + NORM_BLK : N, D);
+                         k * NORM_BLK + NORM_BLK < N ? k * NORM_BLK + NORM_BLK : N, D,
+                         dn ? dn + (size_t)bl_nn_thread() * D : NULL);
     }
     /* the parameter grads: one pass over the rows (few rows per parameter: no threads) */
     if ((w && w->grad) || (b && b->grad))
@@ -149,6 +172,9 @@ static bl_tensor *norm_forward(bl_graph *g, const char *op, int kind, bl_tensor 
     bl_tensor *mean = kind == NORM_LAYER ? bl_graph_tensor(g, 1, &rows, 0) : NULL;
     bl_tensor *rstd = bl_graph_tensor(g, 1, &rows, 0);
     if ((kind == NORM_LAYER && !mean) || !rstd) return NULL;
+    /* backward's per-thread dy * w rows, sized now so that backward never allocates */
+    bl_tensor *dn = w && grad ? bl_graph_tensor(g, 2, (int[]){bl_nn_max_threads(), D}, 0) : NULL;
+    if (w && grad && !dn) return NULL;
 
     size_t nblk = (N + NORM_BLK - 1) / NORM_BLK;
 #pragma omp parallel for schedule(static) if (N * (size_t)D > BL_NN_PAR_MIN)
@@ -164,6 +190,7 @@ static bl_tensor *norm_forward(bl_graph *g, const char *op, int kind, bl_tensor 
         n->in[2] = b;
         n->save[0] = mean;
         n->save[1] = rstd;
+        n->save[2] = dn;
         n->iarg[0] = kind;
         n->iarg[1] = D;
         n->farg[0] = eps;

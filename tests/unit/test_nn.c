@@ -324,7 +324,7 @@ BL_TEST(test_mlps)
     CHECK(bl_mlp_swiglu(g, sin_[0], sin_[1], sin_[2], sin_[5], NULL, sin_[5], NULL) == NULL, "w2 [6, 7] accepted");
     CHECK_ERR("mlp_swiglu: linear:");
     CHECK(bl_mlp_gelu(g, gin[0], gin[3], NULL, gin[3], NULL) == NULL, "fc1 [6, 10] accepted for x [3, 6]");
-    CHECK_ERR("mlp_gelu: linear:");
+    CHECK_ERR("mlp_gelu: linear_gelu:");
     bl_graph_free(g);
     GRADCHECK("mlp_gelu", f_mlp_gelu, gin, NULL);
     GRADCHECK("mlp_swiglu", f_mlp_swiglu, sin_, NULL);
