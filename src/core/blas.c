@@ -93,6 +93,12 @@ void bl_par_end(void)
 void bl_sgemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, const float *B,
               float beta, float *C)
 {
+    bl_sgemm_ld(ta, tb, M, N, K, alpha, A, ta ? M : K, B, tb ? K : N, beta, C, N);
+}
+
+void bl_sgemm_ld(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
+                 const float *B, int ldb, float beta, float *C, int ldc)
+{
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-                M, N, K, alpha, A, ta ? M : K, B, tb ? K : N, beta, C, N);
+                M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }

@@ -43,5 +43,9 @@ void bl_par_end(void);
  * A is [M,K] (or [K,M] when ta), B is [K,N] (or [N,K] when tb). Thin wrapper on cblas_sgemm. */
 void bl_sgemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, const float *B,
               float beta, float *C);
+/* The same with explicit leading dimensions (row strides, in floats) lda, ldb, ldc, for
+ * products on blocks inside larger row-major matrices (one head's columns of a fused qkv). */
+void bl_sgemm_ld(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
+                 const float *B, int ldb, float beta, float *C, int ldc);
 
 #endif

@@ -227,10 +227,19 @@ bl_tensor *bl_model_attn_proj(bl_model *m, bl_tensor *y, const bl_attn_params *a
 bl_tensor *bl_model_attention(bl_model *m, int layer, bl_tensor *x, const bl_attn_params *a,
                               const bl_tensor *cos, const bl_tensor *sin, int causal)
 {
+    bl_graph *g = m->graph;
+    bl_tensor **probs = m->keep_attn ? &m->attn[layer] : NULL;
+    if (!a->q_norm && !cos && bl_graph_recording(g)) {
+        /* training: attention straight on the fused projection, no split or merge copies
+         * (q and k are not tapped: the taps are for inspection, which does not record) */
+        bl_tensor *qkv = bl_linear(g, x, a->qkv_w, a->qkv_b);
+        bl_tensor *y = qkv ? bl_attention_qkv(g, qkv, m->cfg.heads, bl_config_kv_heads(&m->cfg),
+                                              causal, NULL, 0.0f, probs) : NULL;
+        return y ? bl_linear(g, y, a->proj_w, a->proj_b) : NULL;
+    }
     bl_tensor *q, *k, *v;
     if (bl_model_qkv(m, layer, x, a, cos, sin, &q, &k, &v) < 0) return NULL;
-    bl_tensor *y = bl_attention(m->graph, q, k, v, causal, NULL, 0.0f,
-                                m->keep_attn ? &m->attn[layer] : NULL);
+    bl_tensor *y = bl_attention(g, q, k, v, causal, NULL, 0.0f, probs);
     return y ? bl_model_attn_proj(m, y, a) : NULL;
 }
 

@@ -39,7 +39,9 @@ typedef struct bl_model {
      *   tap_in[i]   [B, T, D] the residual stream entering layer i's first norm
      *   tap_norm[i] [B, T, D] the output of that norm (before DiT's modulation)
      *   tap_q[i], tap_k[i] [B, H or KVH, T, hd] q and k as they enter attention (after qk_norm
-     *               and RoPE), so logits = q k^T / sqrt(hd) can be recomputed. */
+     *               and RoPE), so logits = q k^T / sqrt(hd) can be recomputed. Not kept by a
+     *               recorded (training) forward without qk_norm and RoPE: attention then reads
+     *               q, k, v in place from the fused projection (bl_attention_qkv). */
     int keep_attn;          /* 1 by default */
     /* Checked between Euler steps of bl_dit_sample and between tokens of bl_gpt_generate; when
      * it returns nonzero they stop early (the REPL's Ctrl-C flag). NULL (default) = never. */

@@ -53,7 +53,9 @@ int bl_model_qkv(bl_model *m, int layer, bl_tensor *x, const bl_attn_params *a,
                  bl_tensor **v);
 /* heads [B, H, T, hd] -> merged [B, T, D] -> proj. */
 bl_tensor *bl_model_attn_proj(bl_model *m, bl_tensor *y, const bl_attn_params *a);
-/* The whole attention sub-layer on x [B, T, D] (keeps attn[layer] when m->keep_attn). */
+/* The whole attention sub-layer on x [B, T, D] (keeps attn[layer] when m->keep_attn). When
+ * recording without qk_norm and RoPE it runs bl_attention_qkv on the fused projection (no head
+ * split or merge copies, no q/k taps); otherwise bl_model_qkv, bl_attention, bl_model_attn_proj. */
 bl_tensor *bl_model_attention(bl_model *m, int layer, bl_tensor *x, const bl_attn_params *a,
                               const bl_tensor *cos, const bl_tensor *sin, int causal);
 /* The MLP of the `mlp` switch on x [..., D]. */

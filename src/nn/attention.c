@@ -1,7 +1,7 @@
 /* attention.c - fused scaled dot-product attention, causal or masked, grouped-query.
  *
  * One (batch, query head) pair at a time, pairs spread over OpenMP threads, each pair's two
- * products through bl_sgemm (BLAS on the calling thread; bl_par_begin/end keep the pools apart):
+ * products through BLAS on the calling thread (bl_par_begin/end keep the pools apart):
  *
  *   P   = softmax(scale * q k^T + mask)     [T, S]   kept: backward and attention maps use it
  *   out = P v                                [T, hd]
@@ -12,6 +12,11 @@
  * Backward runs over (batch, kv head) pairs so the query heads that share a kv head add into its
  * gradient one after another, never at the same time. Masked entries have P = 0 and so get no
  * gradient; a row with nothing allowed has P = 0 everywhere (output 0, never NaN).
+ *
+ * Two layouts share the kernels (an att_shape says where each head's rows are):
+ *   bl_attention      q [B, H, T, hd], k, v [B, KVH, S, hd] -> out [B, H, T, hd]
+ *   bl_attention_qkv  q, k, v read in place from the fused projection [B, T, (H + 2 KVH) hd],
+ *                     out written merged [B, T, H hd]: no head split or merge copies at all.
  */
 #include "nn/nn.h"
 #include "nn/nn_private.h"
@@ -59,48 +64,155 @@ BL_SIMD_CLONES static void softmax_row(float *p, int S, int lim, const unsigned 
     for (int s = 0; s < S; s++) p[s] *= inv;
 }
 
-/* node: in = {q, k, v}, save = {probs, scratch}, iarg = {B, H, KVH, T, S, hd, nthreads},
- * farg = {scale} */
-static void attention_backward(bl_node *n)
+/* dS = P * (dP - rowsum(dP * P)) in place on T rows of S (dS holds dP on entry). */
+BL_SIMD_CLONES static void softmax_bw_rows(float *restrict dS, const float *restrict p, int T, int S)
 {
-    bl_tensor *q = n->in[0], *k = n->in[1], *v = n->in[2], *out = n->out;
-    int B = n->iarg[0], H = n->iarg[1], KVH = n->iarg[2], T = n->iarg[3], S = n->iarg[4];
-    int hd = n->iarg[5], nth = n->iarg[6];
-    float scale = n->farg[0];
-    int kv_mul = H / KVH;
-    const float *P = n->save[0]->data;
-    float *scratch = n->save[1]->data;
-    size_t ts = (size_t)T * S, thd = (size_t)T * hd, shd = (size_t)S * hd;
+    for (int t = 0; t < T; t++) {
+        float *d = dS + (size_t)t * S;
+        const float *pr = p + (size_t)t * S;
+        float dot = 0.0f;
+#pragma omp simd reduction(+ : dot)
+        for (int s = 0; s < S; s++) dot += d[s] * pr[s];
+#pragma omp simd
+        for (int s = 0; s < S; s++) d[s] = pr[s] * (d[s] - dot);
+    }
+}
 
+/* Where the rows of head h of batch b live: row t of q is q + b*q.sb + h*q.sh + t*q.st. */
+typedef struct { size_t sb, sh; int st; } att_lay;
+typedef struct {
+    int B, H, KVH, T, S, hd;
+    size_t qo, ko, vo;              /* offsets of q, k, v from the base pointer */
+    att_lay q, kv, o;               /* q rows, k and v rows (one layout), output rows */
+} att_shape;
+
+static att_shape att_make(int packed, int B, int H, int KVH, int T, int S, int hd)
+{
+    att_shape a = {B, H, KVH, T, S, hd, 0, 0, 0, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+    if (packed) { /* [B, T, (H + 2 KVH) hd] in, [B, T, H hd] out, T == S */
+        int C = (H + 2 * KVH) * hd;
+        a.ko = (size_t)H * hd;
+        a.vo = (size_t)(H + KVH) * hd;
+        a.q = a.kv = (att_lay){(size_t)T * C, (size_t)hd, C};
+        a.o = (att_lay){(size_t)T * H * hd, (size_t)hd, H * hd};
+    } else {
+        a.q = a.o = (att_lay){(size_t)H * T * hd, (size_t)T * hd, hd};
+        a.kv = (att_lay){(size_t)KVH * S * hd, (size_t)S * hd, hd};
+    }
+    return a;
+}
+
+static size_t lay_at(att_lay l, int b, int h) { return b * l.sb + h * l.sh; }
+
+/* Forward over every (b, h): P [B, H, T, S] and out. q, k, v: base pointers (see att_shape). */
+static void att_forward(const att_shape *a, const float *q, const float *k, const float *v,
+                        float *P, float *out, int causal, const unsigned char *mask, float scale)
+{
+    int B = a->B, H = a->H, T = a->T, S = a->S, hd = a->hd, kv_mul = H / a->KVH;
+    size_t ts = (size_t)T * S;
+    bl_par_begin();
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int bh = 0; bh < B * H; bh++) {
+        int b = bh / H, h = bh % H;
+        const float *qq = q + a->qo + lay_at(a->q, b, h);
+        size_t kvo = lay_at(a->kv, b, h / kv_mul);
+        float *p = P + (size_t)bh * ts;
+        /* scores = scale q k^T, then the masked softmax row by row */
+        bl_sgemm_ld(0, 1, T, S, hd, scale, qq, a->q.st, k + a->ko + kvo, a->kv.st, 0.0f, p, S);
+        for (int t = 0; t < T; t++) {
+            int lim = S;
+            if (causal) {
+                long l = (long)t + (S - T) + 1;
+                lim = l < 0 ? 0 : l > S ? S : (int)l;
+            }
+            softmax_row(p + (size_t)t * S, S, lim, mask ? mask + (size_t)t * S : NULL);
+        }
+        bl_sgemm_ld(0, 0, T, hd, S, 1.0f, p, S, v + a->vo + kvo, a->kv.st, 0.0f,
+                    out + lay_at(a->o, b, h), a->o.st);
+    }
+    bl_par_end();
+}
+
+/* Backward: dq, dk, dv (base pointers of the grads, NULL = not needed) += from dout.
+ * scratch: nth rows of T*S floats, one per thread. */
+static void att_backward(const att_shape *a, const float *q, const float *k, const float *v,
+                         float *dq, float *dk, float *dv, const float *dout, const float *P,
+                         float *scratch, int nth, float scale)
+{
+    int H = a->H, KVH = a->KVH, T = a->T, S = a->S, hd = a->hd, kv_mul = H / KVH;
+    size_t ts = (size_t)T * S;
     bl_par_begin();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nth)
-    for (int bk = 0; bk < B * KVH; bk++) {
+    for (int bk = 0; bk < a->B * KVH; bk++) {
         float *dS = scratch + (size_t)bl_nn_thread() * ts;
         int b = bk / KVH, kh = bk % KVH;
-        const float *kk = k->data + (size_t)bk * shd, *vv = v->data + (size_t)bk * shd;
+        size_t kvo = lay_at(a->kv, b, kh);
+        const float *kk = k + a->ko + kvo, *vv = v + a->vo + kvo;
         for (int h = kh * kv_mul; h < (kh + 1) * kv_mul; h++) {
-            size_t bh = (size_t)b * H + h;
-            const float *p = P + bh * ts, *dout = out->grad + bh * thd;
-            if (v->grad) /* dv += P^T dout */
-                bl_sgemm(1, 0, S, hd, T, 1.0f, p, dout, 1.0f, v->grad + (size_t)bk * shd);
-            if (!q->grad && !k->grad) continue;
+            size_t qo = a->qo + lay_at(a->q, b, h);
+            const float *p = P + ((size_t)b * H + h) * ts, *g = dout + lay_at(a->o, b, h);
+            if (dv) /* dv += P^T dout */
+                bl_sgemm_ld(1, 0, S, hd, T, 1.0f, p, S, g, a->o.st, 1.0f, dv + a->vo + kvo, a->kv.st);
+            if (!dq && !dk) continue;
             /* dP = dout v^T, then dS = P * (dP - rowsum(dP * P)) in place */
-            bl_sgemm(0, 1, T, S, hd, 1.0f, dout, vv, 0.0f, dS);
-            for (int t = 0; t < T; t++) {
-                float *d = dS + (size_t)t * S;
-                const float *pr = p + (size_t)t * S;
-                float dot = 0.0f;
-                for (int s = 0; s < S; s++) dot += d[s] * pr[s];
-                for (int s = 0; s < S; s++) d[s] = pr[s] * (d[s] - dot);
-            }
-            if (q->grad) /* dq += scale dS k */
-                bl_sgemm(0, 0, T, hd, S, scale, dS, kk, 1.0f, q->grad + bh * thd);
-            if (k->grad) /* dk += scale dS^T q */
-                bl_sgemm(1, 0, S, hd, T, scale, dS, q->data + bh * thd, 1.0f,
-                         k->grad + (size_t)bk * shd);
+            bl_sgemm_ld(0, 1, T, S, hd, 1.0f, g, a->o.st, vv, a->kv.st, 0.0f, dS, S);
+            softmax_bw_rows(dS, p, T, S);
+            if (dq) /* dq += scale dS k */
+                bl_sgemm_ld(0, 0, T, hd, S, scale, dS, S, kk, a->kv.st, 1.0f, dq + qo, a->q.st);
+            if (dk) /* dk += scale dS^T q */
+                bl_sgemm_ld(1, 0, S, hd, T, scale, dS, S, q + qo, a->q.st, 1.0f,
+                            dk + a->ko + kvo, a->kv.st);
         }
     }
     bl_par_end();
+}
+
+/* node: in = {q, k, v} (bl_attention) or {qkv} (bl_attention_qkv), save = {probs, scratch},
+ * iarg = {B, H, KVH, T, S, hd, nthreads, packed}, farg = {scale} */
+static void attention_backward(bl_node *n)
+{
+    int *ia = n->iarg, packed = ia[7];
+    att_shape a = att_make(packed, ia[0], ia[1], ia[2], ia[3], ia[4], ia[5]);
+    bl_tensor *q = n->in[0], *k = packed ? q : n->in[1], *v = packed ? q : n->in[2];
+    att_backward(&a, q->data, k->data, v->data, q->grad, k->grad, v->grad, n->out->grad,
+                 n->save[0]->data, n->save[1]->data, ia[6], n->farg[0]);
+}
+
+/* The shared second half of both ops: checks the scale, allocates out, P and scratch, runs the
+ * forward and records the node. out_shape: 4-D [B, H, T, hd] or 3-D [B, T, H hd]. */
+static bl_tensor *att_run(bl_graph *g, const att_shape *a, bl_tensor *q, bl_tensor *k,
+                          bl_tensor *v, int out_ndim, const int *out_shape, int causal,
+                          const unsigned char *mask, float scale, bl_tensor **probs)
+{
+    if (isnan(scale) || isinf(scale)) {
+        bl_fail("attention: scale must be finite, got %g", (double)scale);
+        return NULL;
+    }
+    if (scale <= 0.0f) scale = 1.0f / sqrtf((float)a->hd);
+    int packed = k == NULL;
+    int grad = packed ? BL_WANTS_GRAD(g, q) : BL_WANTS_GRAD(g, q, k, v);
+    bl_tensor *out = bl_graph_tensor(g, out_ndim, out_shape, grad);
+    bl_tensor *P = bl_graph_tensor(g, 4, (int[]){a->B, a->H, a->T, a->S}, 0);
+    if (!out || !P) return NULL;
+    /* backward's per-thread dS rows, sized now so that backward never allocates */
+    int nth = bl_nn_max_threads();
+    bl_tensor *scratch = grad ? bl_graph_tensor(g, 2, (int[]){nth, a->T * a->S}, 0) : NULL;
+    if (grad && !scratch) return NULL;
+    att_forward(a, q->data, packed ? q->data : k->data, packed ? q->data : v->data, P->data,
+                out->data, causal, mask, scale);
+    if (probs) *probs = P;
+    bl_node *n = bl_graph_node(g, "attention", attention_backward, out);
+    if (n) {
+        n->in[0] = q;
+        n->in[1] = k;
+        n->in[2] = v;
+        n->save[0] = P;
+        n->save[1] = scratch;
+        int ia[8] = {a->B, a->H, a->KVH, a->T, a->S, a->hd, nth, packed};
+        memcpy(n->iarg, ia, sizeof ia);
+        n->farg[0] = scale;
+    }
+    return out;
 }
 
 bl_tensor *bl_attention(bl_graph *g, bl_tensor *q, bl_tensor *k, bl_tensor *v, int causal,
@@ -126,54 +238,21 @@ bl_tensor *bl_attention(bl_graph *g, bl_tensor *q, bl_tensor *k, bl_tensor *v, i
         bl_fail("attention: %d query heads is not a multiple of %d kv heads", H, KVH);
         return NULL;
     }
-    if (isnan(scale) || isinf(scale)) {
-        bl_fail("attention: scale must be finite, got %g", (double)scale);
-        return NULL;
-    }
-    if (scale <= 0.0f) scale = 1.0f / sqrtf((float)hd);
+    att_shape a = att_make(0, B, H, KVH, T, S, hd);
+    return att_run(g, &a, q, k, v, 4, q->shape, causal, mask, scale, probs);
+}
 
-    int grad = BL_WANTS_GRAD(g, q, k, v);
-    bl_tensor *out = bl_graph_tensor(g, 4, q->shape, grad);
-    bl_tensor *P = bl_graph_tensor(g, 4, (int[]){B, H, T, S}, 0);
-    if (!out || !P) return NULL;
-    /* backward's per-thread dS rows, sized now so that backward never allocates */
-    int nth = bl_nn_max_threads();
-    bl_tensor *scratch = grad ? bl_graph_tensor(g, 2, (int[]){nth, T * S}, 0) : NULL;
-    if (grad && !scratch) return NULL;
-    int kv_mul = H / KVH;
-    size_t ts = (size_t)T * S, thd = (size_t)T * hd, shd = (size_t)S * hd;
-
-    bl_par_begin();
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int bh = 0; bh < B * H; bh++) {
-        int b = bh / H, h = bh % H;
-        size_t kvo = ((size_t)b * KVH + h / kv_mul) * shd;
-        float *p = P->data + (size_t)bh * ts;
-        /* scores = scale q k^T, then the masked softmax row by row */
-        bl_sgemm(0, 1, T, S, hd, scale, q->data + (size_t)bh * thd, k->data + kvo, 0.0f, p);
-        for (int t = 0; t < T; t++) {
-            int lim = S;
-            if (causal) {
-                long l = (long)t + (S - T) + 1;
-                lim = l < 0 ? 0 : l > S ? S : (int)l;
-            }
-            softmax_row(p + (size_t)t * S, S, lim, mask ? mask + (size_t)t * S : NULL);
-        }
-        bl_sgemm(0, 0, T, hd, S, 1.0f, p, v->data + kvo, 0.0f, out->data + (size_t)bh * thd);
-    }
-    bl_par_end();
-
-    if (probs) *probs = P;
-    bl_node *n = bl_graph_node(g, "attention", attention_backward, out);
-    if (n) {
-        n->in[0] = q;
-        n->in[1] = k;
-        n->in[2] = v;
-        n->save[0] = P;
-        n->save[1] = scratch;
-        int ia[7] = {B, H, KVH, T, S, hd, nth};
-        memcpy(n->iarg, ia, sizeof ia);
-        n->farg[0] = scale;
-    }
-    return out;
+bl_tensor *bl_attention_qkv(bl_graph *g, bl_tensor *qkv, int H, int KVH, int causal,
+                            const unsigned char *mask, float scale, bl_tensor **probs)
+{
+    char buf[64];
+    if (probs) *probs = NULL;
+    if (H < 1 || KVH < 1 || H % KVH)
+        return bl_fail("attention: %d query heads is not a multiple of %d kv heads", H, KVH), NULL;
+    if (!qkv || qkv->ndim != 3 || qkv->shape[2] % (H + 2 * KVH))
+        return bl_fail("attention: qkv must be [B, T, (heads + 2 kv_heads) head_dim] with heads "
+                       "%d and kv_heads %d, got %s", H, KVH, bl_nn_shape(qkv, buf, sizeof buf)), NULL;
+    int B = qkv->shape[0], T = qkv->shape[1], hd = qkv->shape[2] / (H + 2 * KVH);
+    att_shape a = att_make(1, B, H, KVH, T, T, hd);
+    return att_run(g, &a, qkv, NULL, NULL, 3, (int[]){B, T, H * hd}, causal, mask, scale, probs);
 }

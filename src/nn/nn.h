@@ -60,6 +60,14 @@ int bl_swiglu_hidden(int dim, float mlp_ratio, int multiple_of);
 bl_tensor *bl_attention(bl_graph *g, bl_tensor *q, bl_tensor *k, bl_tensor *v, int causal,
                         const unsigned char *mask, float scale, bl_tensor **probs);
 
+/* The same attention reading q, k, v in place from a fused projection qkv
+ * [B, T, (H + 2 KVH) hd] (q heads, then k heads, then v heads, as bl_split_heads splits it) and
+ * writing the heads merged: -> [B, T, H hd]. Equal to bl_merge_heads(bl_attention(split qkv))
+ * without the copies; T == S. Errors: H not a multiple of KVH, qkv not 3-D or its last dim not
+ * a multiple of H + 2 KVH. */
+bl_tensor *bl_attention_qkv(bl_graph *g, bl_tensor *qkv, int H, int KVH, int causal,
+                            const unsigned char *mask, float scale, bl_tensor **probs);
+
 /* Split a fused projection qkv [B, T, (H + 2 KVH) hd] (q heads, then k heads, then v heads)
  * into q [B, H, T, hd], k [B, KVH, T, hd], v [B, KVH, T, hd]. Returns 0 or -1. */
 int bl_split_heads(bl_graph *g, bl_tensor *qkv, int H, int KVH, bl_tensor **q, bl_tensor **k,

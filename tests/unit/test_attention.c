@@ -1,6 +1,7 @@
 /* test_attention.c - scaled dot-product attention: forward against a naive double-precision
  * loop (causal, masked, grouped-query, S > T), backward against finite differences, a fully
- * masked row, the saved probabilities, no arena growth after the first step, bad shapes. */
+ * masked row, the saved probabilities, no arena growth after the first step, bad shapes; the
+ * fused-projection form (bl_attention_qkv) against the same loop on hand-split heads. */
 #include "nn_test.h"
 
 typedef struct {
@@ -154,6 +155,64 @@ BL_TEST(test_attention_no_alloc)
     bl_tensor_free(v);
 }
 
+/* bl_attention_qkv: q, k, v read in place from a fused [B, T, (H + 2 KVH) hd] projection and
+ * the output merged [B, T, H hd]: against the naive loop on the hand-split heads, and backward
+ * against finite differences. */
+typedef struct { int H, KVH, causal; } qkv_ctx;
+
+static bl_tensor *f_att_qkv(bl_graph *g, bl_tensor **in, void *c)
+{
+    qkv_ctx *a = c;
+    return bl_attention_qkv(g, in[0], a->H, a->KVH, a->causal, NULL, 0.0f, NULL);
+}
+
+static void check_qkv(const char *what, int B, int H, int KVH, int T, int hd, int causal)
+{
+    int C = (H + 2 * KVH) * hd;
+    bl_tensor *in[1] = {MK("att.qkv", 1, B, T, C)};
+    bl_tensor *q = MK("q", 0, B, H, T, hd), *k = MK("k", 0, B, KVH, T, hd), *v = MK("v", 0, B, KVH, T, hd);
+    for (int b = 0; b < B; b++)      /* q = qkv[..., :H hd] as heads, then k, then v */
+        for (int t = 0; t < T; t++)
+            for (int j = 0; j < C; j++) {
+                int head = j / hd, d = j % hd;
+                float x = in[0]->data[((size_t)b * T + t) * C + j];
+                if (head < H) q->data[(((size_t)b * H + head) * T + t) * hd + d] = x;
+                else if (head < H + KVH) k->data[(((size_t)b * KVH + head - H) * T + t) * hd + d] = x;
+                else v->data[(((size_t)b * KVH + head - H - KVH) * T + t) * hd + d] = x;
+            }
+    bl_graph *g = bl_graph_new();
+    bl_tensor *probs = NULL, *out = bl_attention_qkv(g, in[0], H, KVH, causal, NULL, 0, &probs);
+    CHECK(out && probs && out->ndim == 3 && out->shape[1] == T && out->shape[2] == H * hd,
+          "%s: %s", what, out ? "bad output shape" : bl_error());
+    if (out && probs) {
+        size_t no = (size_t)B * H * T * hd, np = probs->numel;
+        double *ro = malloc(no * sizeof *ro), *rp = malloc(np * sizeof *rp), worst = 0;
+        ref_attention(q, k, v, causal, NULL, 1.0 / sqrt((double)hd), ro, rp);
+        for (int b = 0; b < B; b++)   /* reference [B, H, T, hd] against merged [B, T, H hd] */
+            for (int h = 0; h < H; h++)
+                for (int t = 0; t < T; t++)
+                    for (int d = 0; d < hd; d++) {
+                        double r = ro[(((size_t)b * H + h) * T + t) * hd + d];
+                        float o = out->data[((size_t)b * T + t) * H * hd + (size_t)h * hd + d];
+                        if (fabs(o - r) > worst) worst = fabs(o - r);
+                    }
+        CHECK(worst < 1e-5, "%s: output off by %g", what, worst);
+        CHECK(nn_maxdiff(probs->data, rp, np) < 1e-6, "%s: probs off by %g", what, nn_maxdiff(probs->data, rp, np));
+        free(ro);
+        free(rp);
+    }
+    CHECK(bl_attention_qkv(g, q, H, KVH, 0, NULL, 0, NULL) == NULL, "%s: 4-D qkv accepted", what);
+    CHECK_ERR("attention: qkv must be [B, T, (heads + 2 kv_heads) head_dim]");
+    bl_graph_free(g);
+    qkv_ctx c = {H, KVH, causal};
+    GRADCHECK(what, f_att_qkv, in, &c);
+    bl_tensor *all[] = {in[0], q, k, v};
+    FREE_ALL(all);
+}
+
+BL_TEST(test_attention_qkv_plain) { check_qkv("attention_qkv", 2, 2, 2, 5, 8, 0); }
+BL_TEST(test_attention_qkv_gqa) { check_qkv("attention_qkv causal gqa", 2, 4, 2, 6, 4, 1); }
+
 BL_TEST(test_attention_errors)
 {
     bl_graph *g = bl_graph_new();
@@ -185,6 +244,8 @@ int main(void)
     RUN(test_attention_kv_cache);
     RUN(test_attention_masked_row);
     RUN(test_attention_no_alloc);
+    RUN(test_attention_qkv_plain);
+    RUN(test_attention_qkv_gqa);
     RUN(test_attention_errors);
     return bl_test_done();
 }
