@@ -7,9 +7,32 @@
 #include "core/ops_internal.h"
 #include "core/vmath.h"
 #include <math.h>
+#include <string.h>
 
 /* Elementwise kernels run on chunks of this many floats (one call of a cloned kernel each). */
 #define BL_PW_CHUNK ((size_t)1 << 14)
+
+typedef enum { BC_ADD, BC_MUL, BC_ACC_MUL, BC_ACC } bc_kind;
+
+/* y = a + b, y = a * b, y += a * b or y += a (b unused) on n elements, b[i * bs] (bs 0: one
+ * scalar b). */
+BL_SIMD_CLONES static void bcast_run(bc_kind k, const float *restrict a, const float *restrict b,
+                                     size_t bs, float *restrict y, size_t n)
+{
+    if (k == BC_ADD) {
+#pragma omp simd
+        for (size_t i = 0; i < n; i++) y[i] = a[i] + b[i * bs];
+    } else if (k == BC_MUL) {
+#pragma omp simd
+        for (size_t i = 0; i < n; i++) y[i] = a[i] * b[i * bs];
+    } else if (k == BC_ACC_MUL) {
+#pragma omp simd
+        for (size_t i = 0; i < n; i++) y[i] += a[i] * b[i * bs];
+    } else {
+#pragma omp simd
+        for (size_t i = 0; i < n; i++) y[i] += a[i];
+    }
+}
 
 /* acc[j] += sum_r src[r * cols + j] (* other[r * cols + j]), j < w: one block of columns. */
 BL_SIMD_CLONES static void colsum_block(double *acc, const float *src, const float *other, size_t rows,
@@ -28,8 +51,41 @@ BL_SIMD_CLONES static void colsum_block(double *acc, const float *src, const flo
     }
 }
 
+/* Row chunks of the streaming column sum: a fixed number, so the result does not depend on
+ * the thread count; their partial sums (double, COLSUM_CHUNKS x cols) live on the stack. */
+enum { COLSUM_CHUNKS = 8, COLSUM_MAXC = 4096 };
+
 void bl_ops_colsum_add(float *dst, const float *src, const float *other, size_t rows, size_t cols)
 {
+    if (rows == 1) { /* b of a's own shape: a plain elementwise add (or product) */
+        size_t nch = (cols + BL_PW_CHUNK - 1) / BL_PW_CHUNK;
+#pragma omp parallel for schedule(static) if (cols > BL_PAR_MIN)
+        for (size_t c = 0; c < nch; c++) {
+            size_t o = c * BL_PW_CHUNK, len = cols - o < BL_PW_CHUNK ? cols - o : BL_PW_CHUNK;
+            if (other) bcast_run(BC_ACC_MUL, src + o, other + o, 1, dst + o, len);
+            else bcast_run(BC_ACC, src + o, src + o, 1, dst + o, len);
+        }
+        return;
+    }
+    if (cols <= COLSUM_MAXC && rows >= 4 * COLSUM_CHUNKS && rows * cols > BL_PAR_MIN) {
+        /* whole rows in order (streams through memory), one chunk of rows per task */
+        double part[COLSUM_CHUNKS * COLSUM_MAXC];
+        size_t step = (rows + COLSUM_CHUNKS - 1) / COLSUM_CHUNKS;
+#pragma omp parallel for schedule(static)
+        for (int c = 0; c < COLSUM_CHUNKS; c++) {
+            double *acc = part + (size_t)c * cols;
+            size_t r0 = c * step, r1 = r0 + step < rows ? r0 + step : rows;
+            memset(acc, 0, cols * sizeof *acc);
+            if (r1 > r0)
+                colsum_block(acc, src + r0 * cols, other ? other + r0 * cols : NULL, r1 - r0, cols, cols);
+        }
+        for (size_t j = 0; j < cols; j++) {
+            double t = 0;
+            for (int c = 0; c < COLSUM_CHUNKS; c++) t += part[(size_t)c * cols + j];
+            dst[j] += (float)t;
+        }
+        return;
+    }
     enum { BLK = 64 };
     size_t nblk = (cols + BLK - 1) / BLK;
 #pragma omp parallel for schedule(static) if (rows * cols > BL_PAR_MIN && nblk > 1)
@@ -41,28 +97,9 @@ void bl_ops_colsum_add(float *dst, const float *src, const float *other, size_t 
     }
 }
 
-
 /* ---------------------------------------------------------------------------------------
  * add, mul: a [...], b = a's trailing dims (nb elements, repeated over n / nb rows)
  */
-typedef enum { BC_ADD, BC_MUL, BC_ACC_MUL } bc_kind;
-
-/* y = a + b, y = a * b or y += a * b on n elements, b[i * bs] (bs 0: one scalar b). */
-BL_SIMD_CLONES static void bcast_run(bc_kind k, const float *restrict a, const float *restrict b,
-                                     size_t bs, float *restrict y, size_t n)
-{
-    if (k == BC_ADD) {
-#pragma omp simd
-        for (size_t i = 0; i < n; i++) y[i] = a[i] + b[i * bs];
-    } else if (k == BC_MUL) {
-#pragma omp simd
-        for (size_t i = 0; i < n; i++) y[i] = a[i] * b[i * bs];
-    } else {
-#pragma omp simd
-        for (size_t i = 0; i < n; i++) y[i] += a[i] * b[i * bs];
-    }
-}
-
 /* y = a + b, y = a * b or y += a * b, with b (nb elements) repeated along a (n elements). */
 static void bcast_kernel(bc_kind k, const float *a, const float *b, float *y, size_t n, size_t nb)
 {
