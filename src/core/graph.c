@@ -6,11 +6,16 @@
 
 typedef struct chunk { struct chunk *next; size_t size, used; unsigned char *mem; } chunk;
 
+/* The arena grads of this step, for zeroing what nobody wrote once backward is done. */
+typedef struct { int *lazy; float *grad; size_t n; } lazy_grad;
+
 struct bl_graph {
     chunk *chunks;          /* current chunk first */
     size_t in_use, high_water, mallocs;
     bl_node *nodes;
     int nnodes, cap;
+    lazy_grad *lazy;
+    int nlazy, lazy_cap;
     int record;
 };
 
@@ -32,12 +37,14 @@ void bl_graph_free(bl_graph *g)
     if (!g) return;
     free_chunks(g->chunks);
     free(g->nodes);
+    free(g->lazy);
     free(g);
 }
 
 void bl_graph_reset(bl_graph *g)
 {
     g->nnodes = 0;
+    g->nlazy = 0;
     if (g->chunks && g->chunks->next) {
         /* the last step needed several chunks: replace them by one of the high-water size */
         free_chunks(g->chunks);
@@ -89,8 +96,17 @@ bl_tensor *bl_graph_tensor(bl_graph *g, int ndim, const int *shape, int with_gra
     if (!t->data) return NULL;
     if (with_grad) {
         t->grad = bl_graph_alloc(g, n * sizeof(float));
-        if (!t->grad) return NULL;
-        memset(t->grad, 0, n * sizeof(float));
+        t->grad_lazy = t->grad ? bl_graph_alloc(g, sizeof(int)) : NULL;
+        if (!t->grad_lazy) return NULL;
+        if (g->nlazy == g->lazy_cap) {
+            int cap = g->lazy_cap ? 2 * g->lazy_cap : 256;
+            lazy_grad *l = realloc(g->lazy, (size_t)cap * sizeof *l);
+            if (!l) return BL_FAILP("graph: out of memory");
+            g->lazy = l;
+            g->lazy_cap = cap;
+        }
+        g->lazy[g->nlazy++] = (lazy_grad){t->grad_lazy, t->grad, n};
+        *t->grad_lazy = 1;   /* logically zero: zeroed or overwritten before first use */
     }
     t->ndim = ndim;
     for (int i = 0; i < ndim; i++) t->shape[i] = shape[i];
@@ -135,20 +151,61 @@ bl_tensor *bl_graph_view(bl_graph *g, const bl_tensor *x, int ndim, const int *s
     return t;
 }
 
+int bl_grad_take(bl_tensor *t)
+{
+    if (!t->grad_lazy || !*t->grad_lazy) return 0;
+    *t->grad_lazy = 0;
+    return 1;
+}
+
+/* Make t's grad real zeros if it is still logically zero. */
+static void materialise(bl_tensor *t)
+{
+    if (t && t->grad && t->grad_lazy && *t->grad_lazy) {
+        memset(t->grad, 0, t->numel * sizeof(float));
+        *t->grad_lazy = 0;
+    }
+}
+
+float *bl_grad_ready(bl_tensor *t)
+{
+    materialise(t);
+    return t->grad;
+}
+
+/* Walk the tape backwards (see graph.h for the lazy grads), then zero what nobody wrote. */
+static void walk(bl_graph *g)
+{
+    for (int i = g->nnodes - 1; i >= 0; i--) {
+        bl_node *n = &g->nodes[i];
+        if (n->out->grad_lazy && *n->out->grad_lazy) continue;   /* d(out) = 0: adds nothing */
+        for (int j = 0; j < BL_NODE_MAXIN; j++)
+            if (!(n->assigns & (1u << j))) materialise(n->in[j]);
+        n->backward(n);
+    }
+    for (int i = 0; i < g->nlazy; i++)
+        if (*g->lazy[i].lazy) {
+            memset(g->lazy[i].grad, 0, g->lazy[i].n * sizeof(float));
+            *g->lazy[i].lazy = 0;
+        }
+}
+
 int bl_graph_backward(bl_graph *g, bl_tensor *loss)
 {
     if (loss->numel != 1) return bl_fail("backward: the loss must be a scalar, got %zu elements", loss->numel);
     if (!loss->grad) return bl_fail("backward: the loss has no gradient (nothing it depends on needs one)");
+    materialise(loss);
     loss->grad[0] += 1.0f;
-    for (int i = g->nnodes - 1; i >= 0; i--) g->nodes[i].backward(&g->nodes[i]);
+    walk(g);
     return 0;
 }
 
 int bl_graph_backward_from(bl_graph *g, bl_tensor *out, const float *seed)
 {
     if (!out->grad) return bl_fail("backward: the output has no gradient (nothing it depends on needs one)");
+    materialise(out);
     for (size_t i = 0; i < out->numel; i++) out->grad[i] += seed[i];
-    for (int i = g->nnodes - 1; i >= 0; i--) g->nodes[i].backward(&g->nodes[i]);
+    walk(g);
     return 0;
 }
 

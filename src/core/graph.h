@@ -14,6 +14,12 @@
  *     `bl_node *n = bl_graph_node(g, "opname", op_backward, out)` and, when n != NULL, fill it;
  *   - backward *adds into* the grad of each input whose grad is not NULL (a tensor used twice
  *     needs no special case), reading out->grad; it never allocates.
+ *   - activation grads are zeroed lazily: a new arena grad is only marked "logically zero"
+ *     (tensor.grad_lazy). Before a node's backward runs, the walk zeroes the grads it will touch,
+ *     except those of inputs whose bit the forward set in node.assigns: that backward calls
+ *     bl_grad_take() and, when it returns 1, *writes* the grad (=) instead of adding, saving a
+ *     pass over memory. A node whose output grad is still logically zero is skipped (it would add
+ *     zeros). After the walk every grad nobody wrote is zeroed, so all grads read as usual.
  *   - leaves (parameters, inputs that need a gradient) are tensors whose grad is not NULL; data
  *     without grad is a constant.
  *
@@ -41,6 +47,7 @@ struct bl_node {
     int iarg[8];
     float farg[4];
     const void *ptr[2];             /* op data that must outlive the step (ids, targets, masks) */
+    unsigned assigns;               /* bit i: backward handles in[i]'s lazy grad (bl_grad_take) */
 };
 
 typedef struct bl_graph bl_graph;
@@ -56,7 +63,8 @@ int bl_graph_recording(const bl_graph *g);
 
 /* Raw arena memory, 64-byte aligned, NOT initialised. NULL + error when out of memory. */
 void *bl_graph_alloc(bl_graph *g, size_t bytes);
-/* An arena tensor: data NOT initialised; grad (zeroed) only when with_grad. NULL on bad shape. */
+/* An arena tensor: data NOT initialised; grad only when with_grad, logically zero (lazily
+ * zeroed, see above; it reads as zeros after backward). NULL on bad shape. */
 bl_tensor *bl_graph_tensor(bl_graph *g, int ndim, const int *shape, int with_grad);
 /* 1 when recording and at least one of the n tensors has a grad. */
 int bl_graph_wants_grad(const bl_graph *g, int n, bl_tensor *const *ts);
@@ -69,6 +77,17 @@ bl_node *bl_graph_node(bl_graph *g, const char *op, bl_backward_fn backward, bl_
 /* A view of x (same data and grad) with another shape, from the arena; no node is needed
  * because the grad buffer is shared. NULL + error on a numel mismatch. */
 bl_tensor *bl_graph_view(bl_graph *g, const bl_tensor *x, int ndim, const int *shape);
+
+/* For a backward function whose forward set the bit of input t in node.assigns: 1 when t's grad
+ * is still logically zero and unwritten, and the caller must then overwrite every element (with
+ * what it would have added to zeros); 0 when the grad holds values to add to. Either way the grad
+ * counts as written afterwards. Tensors without lazy grads (parameters) always give 0. */
+int bl_grad_take(bl_tensor *t);
+
+/* t's grad made real (zeroed now if still logically zero), for code outside backward that
+ * writes or reads the grad of an arena tensor before backward has run (seeding several outputs).
+ * NULL when t has no grad. */
+float *bl_grad_ready(bl_tensor *t);
 
 /* Backward from a scalar (numel 1) loss that has a grad: loss->grad += 1, then every node in
  * reverse. Returns 0, or -1 if loss is not a scalar with a grad. */

@@ -12,10 +12,10 @@
 /* Elementwise kernels run on chunks of this many floats (one call of a cloned kernel each). */
 #define BL_PW_CHUNK ((size_t)1 << 14)
 
-typedef enum { BC_ADD, BC_MUL, BC_ACC_MUL, BC_ACC } bc_kind;
+typedef enum { BC_ADD, BC_MUL, BC_ACC_MUL, BC_ACC, BC_COPY } bc_kind;
 
-/* y = a + b, y = a * b, y += a * b or y += a (b unused) on n elements, b[i * bs] (bs 0: one
- * scalar b). */
+/* y = a + b, y = a * b, y += a * b, y += a or y = a (b unused) on n elements, b[i * bs]
+ * (bs 0: one scalar b). */
 BL_SIMD_CLONES static void bcast_run(bc_kind k, const float *restrict a, const float *restrict b,
                                      size_t bs, float *restrict y, size_t n)
 {
@@ -28,9 +28,11 @@ BL_SIMD_CLONES static void bcast_run(bc_kind k, const float *restrict a, const f
     } else if (k == BC_ACC_MUL) {
 #pragma omp simd
         for (size_t i = 0; i < n; i++) y[i] += a[i] * b[i * bs];
-    } else {
+    } else if (k == BC_ACC) {
 #pragma omp simd
         for (size_t i = 0; i < n; i++) y[i] += a[i];
+    } else {
+        memcpy(y, a, n * sizeof *y);
     }
 }
 
@@ -55,16 +57,21 @@ BL_SIMD_CLONES static void colsum_block(double *acc, const float *src, const flo
  * the thread count; their partial sums (double, COLSUM_CHUNKS x cols) live on the stack. */
 enum { COLSUM_CHUNKS = 8, COLSUM_MAXC = 4096 };
 
+/* dst = src (assign) or dst += src on n floats, threads when large. */
+static void copy_or_add(float *dst, const float *src, size_t n, int assign)
+{
+    size_t nch = (n + BL_PW_CHUNK - 1) / BL_PW_CHUNK;
+#pragma omp parallel for schedule(static) if (n > BL_PAR_MIN)
+    for (size_t c = 0; c < nch; c++) {
+        size_t o = c * BL_PW_CHUNK, len = n - o < BL_PW_CHUNK ? n - o : BL_PW_CHUNK;
+        bcast_run(assign ? BC_COPY : BC_ACC, src + o, src + o, 1, dst + o, len);
+    }
+}
+
 void bl_ops_colsum_add(float *dst, const float *src, const float *other, size_t rows, size_t cols)
 {
-    if (rows == 1) { /* b of a's own shape: a plain elementwise add (or product) */
-        size_t nch = (cols + BL_PW_CHUNK - 1) / BL_PW_CHUNK;
-#pragma omp parallel for schedule(static) if (cols > BL_PAR_MIN)
-        for (size_t c = 0; c < nch; c++) {
-            size_t o = c * BL_PW_CHUNK, len = cols - o < BL_PW_CHUNK ? cols - o : BL_PW_CHUNK;
-            if (other) bcast_run(BC_ACC_MUL, src + o, other + o, 1, dst + o, len);
-            else bcast_run(BC_ACC, src + o, src + o, 1, dst + o, len);
-        }
+    if (rows == 1 && !other) { /* b of a's own shape: a plain elementwise add */
+        copy_or_add(dst, src, cols, 0);
         return;
     }
     if (cols <= COLSUM_MAXC && rows >= 4 * COLSUM_CHUNKS && rows * cols > BL_PAR_MIN) {
@@ -129,17 +136,15 @@ static int check_trailing(const char *op, const bl_tensor *a, const bl_tensor *b
     return 0;
 }
 
+/* assigns: a (and b when it has a's shape) are written, not added to, while their grads are
+ * still logically zero (bl_grad_take): the residual adds of every block. */
 static void add_backward(bl_node *n)
 {
     bl_tensor *a = n->in[0], *b = n->in[1], *y = n->out;
     /* y = a + b */
-    if (a->grad) {                                                          /* da += dy */
-        float *restrict da = a->grad;
-        const float *restrict dy = y->grad;
-#pragma omp parallel for simd schedule(static) if (y->numel > BL_PAR_MIN)
-        for (size_t i = 0; i < y->numel; i++) da[i] += dy[i];
-    }
-    if (b->grad) bl_ops_colsum_add(b->grad, y->grad, NULL, y->numel / b->numel, b->numel);
+    if (a->grad) copy_or_add(a->grad, y->grad, y->numel, bl_grad_take(a));    /* da += dy */
+    if (b->grad && b->numel == y->numel) copy_or_add(b->grad, y->grad, y->numel, bl_grad_take(b));
+    else if (b->grad) bl_ops_colsum_add(b->grad, y->grad, NULL, y->numel / b->numel, b->numel);
 }
 
 static void mul_backward(bl_node *n)
@@ -158,7 +163,11 @@ static bl_tensor *bcast_op(bl_graph *g, const char *op, bc_kind k, bl_backward_f
     if (!y) return NULL;
     bcast_kernel(k, a->data, b->data, y->data, a->numel, b->numel);
     bl_node *n = bl_graph_node(g, op, bw, y);
-    if (n) { n->in[0] = a; n->in[1] = b; }
+    if (n) {
+        n->in[0] = a;
+        n->in[1] = b;
+        if (k == BC_ADD) n->assigns = 1u | (b->numel == a->numel ? 2u : 0u);
+    }
     return y;
 }
 

@@ -107,6 +107,7 @@ int bl_tensor_view_as(bl_tensor *view, const bl_tensor *t, int ndim, const int *
     memset(view, 0, sizeof *view);
     view->data = t->data;
     view->grad = t->grad;
+    view->grad_lazy = t->grad_lazy;
     view->ndim = ndim;
     for (int i = 0; i < ndim; i++) view->shape[i] = s[i];
     view->numel = t->numel;

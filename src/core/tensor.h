@@ -24,6 +24,8 @@ enum { BL_OWNS_DATA = 1, BL_OWNS_GRAD = 2, BL_OWNS_STRUCT = 4 };
 typedef struct bl_tensor {
     float *data;
     float *grad;            /* NULL when no gradient is kept */
+    int *grad_lazy;         /* arena grads: while *grad_lazy is 1 the grad is logically zero and
+                             * its memory not yet written (graph.h); NULL: grad always valid */
     int ndim;
     int shape[BL_MAXDIM];
     size_t numel;

@@ -24,11 +24,15 @@ BL_SIMD_CLONES static void modulate_fw_one(const float *restrict x, float *restr
 BL_SIMD_CLONES static void modulate_bw_one(const float *restrict x, const float *restrict dy,
                                            float *restrict dx, float *restrict dsh,
                                            float *restrict dsc, const float *restrict sc, int T,
-                                           int D)
+                                           int D, int assign)
 {
     for (int t = 0; t < T; t++) {
         const float *g = dy + (size_t)t * D, *xr = x + (size_t)t * D;
-        if (dx) {
+        if (dx && assign) {   /* dx still logically zero: write it */
+            float *o = dx + (size_t)t * D;
+#pragma omp simd
+            for (int d = 0; d < D; d++) o[d] = g[d] * (1.0f + sc[d]);
+        } else if (dx) {
             float *o = dx + (size_t)t * D;
 #pragma omp simd
             for (int d = 0; d < D; d++) o[d] += g[d] * (1.0f + sc[d]);
@@ -51,12 +55,13 @@ static void modulate_backward(bl_node *n)
 {
     bl_tensor *x = n->in[0], *sh = n->in[1], *sc = n->in[2], *y = n->out;
     int B = x->shape[0], T = x->shape[1], D = x->shape[2];
+    int assign = x->grad && bl_grad_take(x);
 #pragma omp parallel for schedule(static) if (x->numel > BL_NN_PAR_MIN)
     for (int b = 0; b < B; b++) {
         size_t o = (size_t)b * T * D, ob = (size_t)b * D;
         modulate_bw_one(x->data + o, y->grad + o, x->grad ? x->grad + o : NULL,
                         sh->grad ? sh->grad + ob : NULL, sc->grad ? sc->grad + ob : NULL,
-                        sc->data + ob, T, D);
+                        sc->data + ob, T, D, assign);
     }
 }
 
@@ -80,6 +85,7 @@ bl_tensor *bl_modulate(bl_graph *g, bl_tensor *x, bl_tensor *shift, bl_tensor *s
                         shift->data + (size_t)b * D, scale->data + (size_t)b * D, T, D);
     bl_node *n = bl_graph_node(g, "modulate", modulate_backward, y);
     if (n) {
+        n->assigns = 1u;   /* backward writes dx while it is logically zero */
         n->in[0] = x;
         n->in[1] = shift;
         n->in[2] = scale;

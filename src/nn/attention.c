@@ -133,11 +133,12 @@ static void att_forward(const att_shape *a, const float *q, const float *k, cons
     bl_par_end();
 }
 
-/* Backward: dq, dk, dv (base pointers of the grads, NULL = not needed) += from dout.
+/* Backward: dq, dk, dv (base pointers of the grads, NULL = not needed) += from dout, or =
+ * when assign (all three logically zero: each block's first product then uses beta 0).
  * scratch: nth rows of T*S floats, one per thread. */
 static void att_backward(const att_shape *a, const float *q, const float *k, const float *v,
                          float *dq, float *dk, float *dv, const float *dout, const float *P,
-                         float *scratch, int nth, float scale)
+                         float *scratch, int nth, float scale, int assign)
 {
     int H = a->H, KVH = a->KVH, T = a->T, S = a->S, hd = a->hd, kv_mul = H / KVH;
     size_t ts = (size_t)T * S;
@@ -150,17 +151,19 @@ static void att_backward(const att_shape *a, const float *q, const float *k, con
         const float *kk = k + a->ko + kvo, *vv = v + a->vo + kvo;
         for (int h = kh * kv_mul; h < (kh + 1) * kv_mul; h++) {
             size_t qo = a->qo + lay_at(a->q, b, h);
+            /* beta: dq of (b, h) is written once; dk, dv of (b, kh) by each head of the group */
+            float bq = assign ? 0.0f : 1.0f, bkv = assign && h == kh * kv_mul ? 0.0f : 1.0f;
             const float *p = P + ((size_t)b * H + h) * ts, *g = dout + lay_at(a->o, b, h);
             if (dv) /* dv += P^T dout */
-                bl_sgemm_ld(1, 0, S, hd, T, 1.0f, p, S, g, a->o.st, 1.0f, dv + a->vo + kvo, a->kv.st);
+                bl_sgemm_ld(1, 0, S, hd, T, 1.0f, p, S, g, a->o.st, bkv, dv + a->vo + kvo, a->kv.st);
             if (!dq && !dk) continue;
             /* dP = dout v^T, then dS = P * (dP - rowsum(dP * P)) in place */
             bl_sgemm_ld(0, 1, T, S, hd, 1.0f, g, a->o.st, vv, a->kv.st, 0.0f, dS, S);
             softmax_bw_rows(dS, p, T, S);
             if (dq) /* dq += scale dS k */
-                bl_sgemm_ld(0, 0, T, hd, S, scale, dS, S, kk, a->kv.st, 1.0f, dq + qo, a->q.st);
+                bl_sgemm_ld(0, 0, T, hd, S, scale, dS, S, kk, a->kv.st, bq, dq + qo, a->q.st);
             if (dk) /* dk += scale dS^T q */
-                bl_sgemm_ld(1, 0, S, hd, T, scale, dS, S, q + qo, a->q.st, 1.0f,
+                bl_sgemm_ld(1, 0, S, hd, T, scale, dS, S, q + qo, a->q.st, bkv,
                             dk + a->ko + kvo, a->kv.st);
         }
     }
@@ -174,8 +177,10 @@ static void attention_backward(bl_node *n)
     int *ia = n->iarg, packed = ia[7];
     att_shape a = att_make(packed, ia[0], ia[1], ia[2], ia[3], ia[4], ia[5]);
     bl_tensor *q = n->in[0], *k = packed ? q : n->in[1], *v = packed ? q : n->in[2];
+    /* packed: the one qkv grad is written whole while logically zero (node.assigns) */
+    int assign = packed && q->grad && bl_grad_take(q);
     att_backward(&a, q->data, k->data, v->data, q->grad, k->grad, v->grad, n->out->grad,
-                 n->save[0]->data, n->save[1]->data, ia[6], n->farg[0]);
+                 n->save[0]->data, n->save[1]->data, ia[6], n->farg[0], assign);
 }
 
 /* The shared second half of both ops: checks the scale, allocates out, P and scratch, runs the
@@ -208,6 +213,7 @@ static bl_tensor *att_run(bl_graph *g, const att_shape *a, bl_tensor *q, bl_tens
         n->in[2] = v;
         n->save[0] = P;
         n->save[1] = scratch;
+        n->assigns = packed ? 1u : 0u;
         int ia[8] = {a->B, a->H, a->KVH, a->T, a->S, a->hd, nth, packed};
         memcpy(n->iarg, ia, sizeof ia);
         n->farg[0] = scale;
