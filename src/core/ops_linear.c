@@ -8,6 +8,9 @@
 #include "core/blas.h"
 #include "core/ops_internal.h"
 #include <limits.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <string.h>
 
 /* Batches whose single product is at most this many multiply-adds (M*N*K) are spread over
@@ -35,6 +38,32 @@ static void gemm_batched(int nb, int ta, int tb, int M, int N, int K, const floa
     }
 }
 
+/* The two products of a linear layer's backward: dx = dy W (+ beta_x dx) and dW += dy^T x,
+ * either one may be NULL. On two threads they run side by side, one per thread with
+ * single-threaded BLAS (equal FLOPs, no split of each product, no sync inside it); otherwise
+ * one after the other, BLAS threading each itself. */
+static void linear_grads(int R, int in, int out, const float *dy, const float *x, const float *w,
+                         float *dx, float beta_x, float *dw)
+{
+#ifdef _OPENMP
+    if (dx && dw && omp_get_max_threads() == 2 && !omp_in_parallel() &&
+        (size_t)R * in * out > BL_SMALL_GEMM) {
+        bl_par_begin();
+#pragma omp parallel sections num_threads(2)
+        {
+#pragma omp section
+            bl_sgemm(0, 0, R, in, out, 1.0f, dy, w, beta_x, dx);      /* dx = dy W */
+#pragma omp section
+            bl_sgemm(1, 0, out, in, R, 1.0f, dy, x, 1.0f, dw);        /* dW += dy^T x */
+        }
+        bl_par_end();
+        return;
+    }
+#endif
+    if (dx) bl_sgemm(0, 0, R, in, out, 1.0f, dy, w, beta_x, dx);
+    if (dw) bl_sgemm(1, 0, out, in, R, 1.0f, dy, x, 1.0f, dw);
+}
+
 /* ---------------------------------------------------------------------------------------
  * linear: x [..., in] = [R, in] rows, w [out, in], b [out] -> y [R, out]
  */
@@ -43,8 +72,7 @@ static void linear_backward(bl_node *n)
     bl_tensor *x = n->in[0], *w = n->in[1], *b = n->in[2], *y = n->out;
     int in = w->shape[1], out = w->shape[0], R = (int)(x->numel / (size_t)in);
     /* y = x W^T (+ b) */
-    if (x->grad) bl_sgemm(0, 0, R, in, out, 1.0f, y->grad, w->data, 1.0f, x->grad);  /* dx += dy W */
-    if (w->grad) bl_sgemm(1, 0, out, in, R, 1.0f, y->grad, x->data, 1.0f, w->grad);  /* dW += dy^T x */
+    linear_grads(R, in, out, y->grad, x->data, w->data, x->grad, 1.0f, w->grad);  /* dx += dy W, dW += dy^T x */
     if (b && b->grad) bl_ops_colsum_add(b->grad, y->grad, NULL, (size_t)R, (size_t)out);
 }
 
@@ -99,8 +127,7 @@ static void linear_gelu_backward(bl_node *n)
     bl_tensor *d = n->save[0], *dh = n->save[1];
     int in = w->shape[1], out = w->shape[0], R = (int)(x->numel / (size_t)in);
     bl_ops_mul(y->grad, d->data, dh->data, y->numel);                                   /* dh = dy gelu'(h) */
-    if (x->grad) bl_sgemm(0, 0, R, in, out, 1.0f, dh->data, w->data, 1.0f, x->grad);   /* dx += dh W */
-    if (w->grad) bl_sgemm(1, 0, out, in, R, 1.0f, dh->data, x->data, 1.0f, w->grad);   /* dW += dh^T x */
+    linear_grads(R, in, out, dh->data, x->data, w->data, x->grad, 1.0f, w->grad);  /* dx += dh W, dW += dh^T x */
     if (b && b->grad) bl_ops_colsum_add(b->grad, dh->data, NULL, (size_t)R, (size_t)out);
 }
 
