@@ -3,8 +3,10 @@
  * TinyDiT: one AdamW training step at batch 64 (3x32x32 shapes images) for the six variants of
  * DESIGN.md section 1, timed round-robin in one process (each variant takes a step in turn, so
  * background load hits all alike); median ms, matrix GFLOP/s (forward 2MNK per linear +
- * 4 T^2 dim per image for attention, backward twice the forward) and the share of the sgemm
- * GFLOP/s measured here at the model's main shape (4096x384x128). When python3 can import torch,
+ * 4 T^2 dim per image for attention, backward twice the forward) and their share of the
+ * cblas_sgemm GFLOP/s measured here at the model's main shape (4096x384x128, best of 5 rounds;
+ * bl_sgemm's own figure, which splits the rows over 2 threads itself, is printed beside it).
+ * When python3 can import torch,
  * bench/torch_ref.py times the same step in PyTorch eager with 1 and 2 intra-op threads
  * (with Debian's pthreads OpenBLAS: torch hangs on the OpenMP build) and the ratio is printed.
  * TinyGPT: training tokens/s at batch 32 x context 128, and generation tokens/s with and
@@ -55,19 +57,31 @@ static double dit_forward_flops(const bl_config *c)
     return f + c->depth * blk + 2 * D * 2 * D + 2 * T * D * P;        /* final layer */
 }
 
-static double sgemm_gflops(void)
+/* GFLOP/s of one product at the model's main shape (4096x384x128, y = x W^T): through
+ * cblas_sgemm itself (OpenBLAS threading the product: the reference the issue's 60% target is
+ * set against) or through bl_sgemm (blocklab's own split of the rows over the threads). */
+static double sgemm_gflops(int direct)
 {
     int M = 4096, N = 384, K = 128;
     float *a = calloc((size_t)M * K, 4), *b = calloc((size_t)N * K, 4), *c = calloc((size_t)M * N, 4);
     for (int i = 0; i < M * K; i++) a[i] = (float)(i % 7) * 0.1f;
     for (int i = 0; i < N * K; i++) b[i] = (float)(i % 5) * 0.1f;
-    bl_sgemm(0, 1, M, N, K, 1, a, b, 0, c);
-    int reps = 0;
-    double t0 = now_ms();
-    while (now_ms() - t0 < 300) { bl_sgemm(0, 1, M, N, K, 1, a, b, 0, c); reps++; }
-    double ms = (now_ms() - t0) / reps;
+    double best = 1e30;
+    for (int round = 0; round < 5; round++) {   /* best of 5 rounds of 60 ms */
+        int reps = 0;
+        double t0 = now_ms();
+        while (now_ms() - t0 < 60) {
+            if (direct)
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1, a, K, b, K, 0, c, N);
+            else
+                bl_sgemm(0, 1, M, N, K, 1, a, b, 0, c);
+            reps++;
+        }
+        double ms = (now_ms() - t0) / reps;
+        if (ms < best) best = ms;
+    }
     free(a); free(b); free(c);
-    return 2.0 * M * N * K / ms / 1e6;
+    return 2.0 * M * N * K / best / 1e6;
 }
 
 static const struct { const char *name; const char *k[4]; const char *v[4]; int n; } variants[] = {
@@ -239,9 +253,10 @@ int main(int argc, char **argv)
     bl_blas_pick_kernel(argv);
     int rounds = argc > 1 ? atoi(argv[1]) : 6;
     if (rounds < 1) rounds = 1;
-    double gemm = sgemm_gflops();
-    printf("{\"bench\":\"sgemm_model_shape\",\"M\":4096,\"N\":384,\"K\":128,\"gflops\":%.1f,\"blas\":\"%s/%s\"}\n",
-           gemm, bl_blas_kernel(), bl_blas_threading());
+    double gemm = sgemm_gflops(1), own = sgemm_gflops(0);
+    printf("{\"bench\":\"sgemm_model_shape\",\"M\":4096,\"N\":384,\"K\":128,\"gflops\":%.1f,"
+           "\"bl_sgemm_gflops\":%.1f,\"blas\":\"%s/%s\"}\n", gemm, own, bl_blas_kernel(),
+           bl_blas_threading());
     fflush(stdout);
     bench_gpt(rounds);
     bench_dit(rounds, gemm);
