@@ -10,20 +10,48 @@
 #include "nn/nn.h"
 #include "nn/nn_private.h"
 #include "core/ops.h"
+#include "core/vmath.h"
 #include <math.h>
 
-/* node: in = {a, b}
+/* The gate on n elements, compiled for AVX-512 / AVX2 too (bl_vexpf: vectorised expf):
  *   y = silu(a) b,  silu(a) = a sig(a),  silu'(a) = sig(a) (1 + a (1 - sig(a)))
- *   da += dy b silu'(a),  db += dy silu(a) */
+ *   da += dy b silu'(a),  db += dy silu(a)   (either grad may be NULL) */
+BL_SIMD_CLONES static void swiglu_fw_run(const float *restrict a, const float *restrict b,
+                                         float *restrict y, size_t n)
+{
+#pragma omp simd
+    for (size_t i = 0; i < n; i++) y[i] = a[i] / (1.0f + bl_vexpf(-a[i])) * b[i];
+}
+
+BL_SIMD_CLONES static void swiglu_bw_run(const float *restrict a, const float *restrict b,
+                                         const float *restrict dy, float *restrict da,
+                                         float *restrict db, size_t n)
+{
+    if (da) {
+#pragma omp simd
+        for (size_t i = 0; i < n; i++) {
+            float x = a[i], s = 1.0f / (1.0f + bl_vexpf(-x));
+            da[i] += dy[i] * b[i] * s * (1.0f + x * (1.0f - s));
+        }
+    }
+    if (db) {
+#pragma omp simd
+        for (size_t i = 0; i < n; i++) db[i] += dy[i] * a[i] / (1.0f + bl_vexpf(-a[i]));
+    }
+}
+
+enum { SWIGLU_CHUNK = 1 << 14 };
+
+/* node: in = {a, b} */
 static void swiglu_backward(bl_node *n)
 {
     bl_tensor *a = n->in[0], *b = n->in[1], *y = n->out;
-    size_t N = y->numel;
+    size_t N = y->numel, nch = (N + SWIGLU_CHUNK - 1) / SWIGLU_CHUNK;
 #pragma omp parallel for schedule(static) if (N > BL_NN_PAR_MIN)
-    for (size_t i = 0; i < N; i++) {
-        float x = a->data[i], s = 1.0f / (1.0f + expf(-x)), dy = y->grad[i];
-        if (a->grad) a->grad[i] += dy * b->data[i] * s * (1.0f + x * (1.0f - s));
-        if (b->grad) b->grad[i] += dy * x * s;
+    for (size_t c = 0; c < nch; c++) {
+        size_t o = c * SWIGLU_CHUNK, len = N - o < SWIGLU_CHUNK ? N - o : SWIGLU_CHUNK;
+        swiglu_bw_run(a->data + o, b->data + o, y->grad + o, a->grad ? a->grad + o : NULL,
+                      b->grad ? b->grad + o : NULL, len);
     }
 }
 
@@ -37,11 +65,11 @@ bl_tensor *bl_swiglu(bl_graph *g, bl_tensor *a, bl_tensor *b)
     }
     bl_tensor *y = bl_graph_tensor(g, a->ndim, a->shape, BL_WANTS_GRAD(g, a, b));
     if (!y) return NULL;
-    size_t N = y->numel;
+    size_t N = y->numel, nch = (N + SWIGLU_CHUNK - 1) / SWIGLU_CHUNK;
 #pragma omp parallel for schedule(static) if (N > BL_NN_PAR_MIN)
-    for (size_t i = 0; i < N; i++) {
-        float x = a->data[i];
-        y->data[i] = x / (1.0f + expf(-x)) * b->data[i];
+    for (size_t c = 0; c < nch; c++) {
+        size_t o = c * SWIGLU_CHUNK, len = N - o < SWIGLU_CHUNK ? N - o : SWIGLU_CHUNK;
+        swiglu_fw_run(a->data + o, b->data + o, y->data + o, len);
     }
     bl_node *n = bl_graph_node(g, "swiglu", swiglu_backward, y);
     if (n) {
