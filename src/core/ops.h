@@ -18,6 +18,10 @@ bl_tensor *bl_linear(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b);
  * bl_linear): forward keeps gelu'(h) instead of h, so backward computes no erf and the
  * pre-activation is never stored. The FFN's first layer (GPT-2 / DiT Mlp c_fc + GELU). */
 bl_tensor *bl_linear_gelu(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b);
+/* r + (x W^T + b) as one op: r is the residual stream, of the output's shape [..., out] (a
+ * block's x + proj(attn) or x + fc2(...)); y takes r's shape. Same errors as bl_linear, and
+ * "linear_add: residual [..] does not match the output". */
+bl_tensor *bl_linear_add(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b, bl_tensor *r);
 
 /* Batched matrix product. a [..., M, K], b [..., K, N] -> [..., M, N]; the leading (batch) dims
  * must be equal, or b may be 2-D [K, N] and is then shared by every batch. (torch.matmul) */

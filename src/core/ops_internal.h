@@ -33,6 +33,12 @@ void bl_ops_colsum_add(float *dst, const float *src, const float *other, size_t 
  * overwritten with gelu'(h) = Phi(h) + h phi(h) (Phi, phi: the normal cdf and pdf). */
 void bl_ops_gelu_bias(float *acc, const float *b, float *y, size_t rows, size_t cols);
 
+/* dst = src (assign) or dst += src on n floats (threads when large). */
+void bl_ops_copy_or_add(float *dst, const float *src, size_t n, int assign);
+
+/* y = a + b with b (nb floats) repeated along a (n floats, a multiple of nb); threads. */
+void bl_ops_add_rows(const float *a, const float *b, float *y, size_t n, size_t nb);
+
 /* y = a * b elementwise on n floats (threads when large). */
 void bl_ops_mul(const float *a, const float *b, float *y, size_t n);
 

@@ -117,6 +117,37 @@ bl_tensor *bl_linear(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b)
 }
 
 /* ---------------------------------------------------------------------------------------
+ * linear_add: y = r + x W^T + b, one node (a sub-layer's output projection added to the
+ * residual stream r). Forward starts y from r + b and lets sgemm add x W^T on top, so neither
+ * the projection nor the sum is a separate pass; backward: dr += dy, then linear's backward.
+ * node: in = {x, w, b, r}, assigns r (written while its grad is logically zero)
+ */
+static void linear_add_backward(bl_node *n)
+{
+    bl_tensor *x = n->in[0], *w = n->in[1], *b = n->in[2], *r = n->in[3], *y = n->out;
+    int in = w->shape[1], out = w->shape[0], R = (int)(x->numel / (size_t)in);
+    if (r->grad) bl_ops_copy_or_add(r->grad, y->grad, y->numel, bl_grad_take(r));   /* dr += dy */
+    linear_grads(R, in, out, y->grad, x->data, w->data, x->grad, 1.0f, w->grad);  /* dx, dW */
+    if (b && b->grad) bl_ops_colsum_add(b->grad, y->grad, NULL, (size_t)R, (size_t)out);
+}
+
+bl_tensor *bl_linear_add(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b, bl_tensor *r)
+{
+    if (linear_check("linear_add", x, w, b) < 0 || bl_ops_need("linear_add", "residual", r)) return NULL;
+    int out = w->shape[0], in = w->shape[1], R = (int)(x->numel / (size_t)in);
+    if (r->numel != (size_t)R * out || r->shape[r->ndim - 1] != out)
+        return BL_FAILP("linear_add: residual %s does not match the output [%d, %d]", BL_SHP(r), R, out);
+    bl_tensor *y = bl_graph_tensor(g, r->ndim, r->shape, BL_WANTS_GRAD(g, x, w, b, r));
+    if (!y) return NULL;
+    if (b) bl_ops_add_rows(r->data, b->data, y->data, y->numel, (size_t)out);   /* r + b */
+    else bl_ops_copy_or_add(y->data, r->data, y->numel, 1);
+    bl_sgemm(0, 1, R, out, in, 1.0f, x->data, w->data, 1.0f, y->data);            /* + x W^T */
+    bl_node *n = bl_graph_node(g, "linear_add", linear_add_backward, y);
+    if (n) { n->in[0] = x; n->in[1] = w; n->in[2] = b; n->in[3] = r; n->assigns = 1u << 3; }
+    return y;
+}
+
+/* ---------------------------------------------------------------------------------------
  * linear_gelu: y = gelu(x W^T + b), one node. Forward keeps d = gelu'(h) instead of h, so
  * backward needs no erf:  dh = dy * d,  then linear's backward with dh.
  * node: in = {x, w, b}, save = {d [R, out], dh [R, out] scratch}

@@ -57,8 +57,7 @@ BL_SIMD_CLONES static void colsum_block(double *acc, const float *src, const flo
  * the thread count; their partial sums (double, COLSUM_CHUNKS x cols) live on the stack. */
 enum { COLSUM_CHUNKS = 8, COLSUM_MAXC = 4096 };
 
-/* dst = src (assign) or dst += src on n floats, threads when large. */
-static void copy_or_add(float *dst, const float *src, size_t n, int assign)
+void bl_ops_copy_or_add(float *dst, const float *src, size_t n, int assign)
 {
     size_t nch = (n + BL_PW_CHUNK - 1) / BL_PW_CHUNK;
 #pragma omp parallel for schedule(static) if (n > BL_PAR_MIN)
@@ -71,7 +70,7 @@ static void copy_or_add(float *dst, const float *src, size_t n, int assign)
 void bl_ops_colsum_add(float *dst, const float *src, const float *other, size_t rows, size_t cols)
 {
     if (rows == 1 && !other) { /* b of a's own shape: a plain elementwise add */
-        copy_or_add(dst, src, cols, 0);
+        bl_ops_copy_or_add(dst, src, cols, 0);
         return;
     }
     if (cols <= COLSUM_MAXC && rows >= 4 * COLSUM_CHUNKS && rows * cols > BL_PAR_MIN) {
@@ -124,6 +123,11 @@ static void bcast_kernel(bc_kind k, const float *a, const float *b, float *y, si
     for (size_t r = 0; r < rows; r++) bcast_run(k, a + r * nb, b, 1, y + r * nb, nb);
 }
 
+void bl_ops_add_rows(const float *a, const float *b, float *y, size_t n, size_t nb)
+{
+    bcast_kernel(BC_ADD, a, b, y, n, nb);
+}
+
 /* b must be a's trailing dims (b [D] or [T, D] with a [B, T, D]; a 0-D b is a scalar). */
 static int check_trailing(const char *op, const bl_tensor *a, const bl_tensor *b)
 {
@@ -142,8 +146,8 @@ static void add_backward(bl_node *n)
 {
     bl_tensor *a = n->in[0], *b = n->in[1], *y = n->out;
     /* y = a + b */
-    if (a->grad) copy_or_add(a->grad, y->grad, y->numel, bl_grad_take(a));    /* da += dy */
-    if (b->grad && b->numel == y->numel) copy_or_add(b->grad, y->grad, y->numel, bl_grad_take(b));
+    if (a->grad) bl_ops_copy_or_add(a->grad, y->grad, y->numel, bl_grad_take(a));    /* da += dy */
+    if (b->grad && b->numel == y->numel) bl_ops_copy_or_add(b->grad, y->grad, y->numel, bl_grad_take(b));
     else if (b->grad) bl_ops_colsum_add(b->grad, y->grad, NULL, y->numel / b->numel, b->numel);
 }
 

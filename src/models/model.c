@@ -218,14 +218,21 @@ int bl_model_qkv(bl_model *m, int layer, bl_tensor *x, const bl_attn_params *a,
     return 0;
 }
 
-bl_tensor *bl_model_attn_proj(bl_model *m, bl_tensor *y, const bl_attn_params *a)
+/* The attention's output projection, added to the residual r when r != NULL (one op). */
+static bl_tensor *attn_out(bl_model *m, bl_tensor *y, const bl_attn_params *a, bl_tensor *r)
+{
+    return r ? bl_linear_add(m->graph, y, a->proj_w, a->proj_b, r)
+             : bl_linear(m->graph, y, a->proj_w, a->proj_b);
+}
+
+bl_tensor *bl_model_attn_proj(bl_model *m, bl_tensor *y, const bl_attn_params *a, bl_tensor *r)
 {
     y = bl_merge_heads(m->graph, y);
-    return y ? bl_linear(m->graph, y, a->proj_w, a->proj_b) : NULL;
+    return y ? attn_out(m, y, a, r) : NULL;
 }
 
 bl_tensor *bl_model_attention(bl_model *m, int layer, bl_tensor *x, const bl_attn_params *a,
-                              const bl_tensor *cos, const bl_tensor *sin, int causal)
+                              const bl_tensor *cos, const bl_tensor *sin, int causal, bl_tensor *r)
 {
     bl_graph *g = m->graph;
     bl_tensor **probs = m->keep_attn ? &m->attn[layer] : NULL;
@@ -235,20 +242,20 @@ bl_tensor *bl_model_attention(bl_model *m, int layer, bl_tensor *x, const bl_att
         bl_tensor *qkv = bl_linear(g, x, a->qkv_w, a->qkv_b);
         bl_tensor *y = qkv ? bl_attention_qkv(g, qkv, m->cfg.heads, bl_config_kv_heads(&m->cfg),
                                               causal, NULL, 0.0f, probs) : NULL;
-        return y ? bl_linear(g, y, a->proj_w, a->proj_b) : NULL;
+        return y ? attn_out(m, y, a, r) : NULL;
     }
     bl_tensor *q, *k, *v;
     if (bl_model_qkv(m, layer, x, a, cos, sin, &q, &k, &v) < 0) return NULL;
     bl_tensor *y = bl_attention(g, q, k, v, causal, NULL, 0.0f, probs);
-    return y ? bl_model_attn_proj(m, y, a) : NULL;
+    return y ? bl_model_attn_proj(m, y, a, r) : NULL;
 }
 
-bl_tensor *bl_model_mlp(bl_model *m, bl_tensor *x, const bl_mlp_params *f)
+bl_tensor *bl_model_mlp(bl_model *m, bl_tensor *x, const bl_mlp_params *f, bl_tensor *r)
 {
     if (m->cfg.mlp == BL_MLP_GELU) /* self.fc2(F.gelu(self.fc1(x))) */
-        return bl_mlp_gelu(m->graph, x, f->fc1_w, f->fc1_b, f->fc2_w, f->fc2_b);
+        return bl_mlp_gelu_add(m->graph, x, f->fc1_w, f->fc1_b, f->fc2_w, f->fc2_b, r);
     /* self.w3(F.silu(self.w1(x)) * self.w2(x)) */
-    return bl_mlp_swiglu(m->graph, x, f->w1_w, f->w1_b, f->w2_w, f->w2_b, f->w3_w, f->w3_b);
+    return bl_mlp_swiglu_add(m->graph, x, f->w1_w, f->w1_b, f->w2_w, f->w2_b, f->w3_w, f->w3_b, r);
 }
 
 bl_tensor *bl_model_table_view(bl_model *m, float *data, int rows, int cols)

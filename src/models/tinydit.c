@@ -140,13 +140,11 @@ static bl_tensor *dit_block_forward(bl_model *m, int i, bl_tensor *x, bl_tensor 
     bl_tensor *n1 = bl_model_norm(m, x, NULL);
     m->tap_norm[i] = n1;
     bl_tensor *a = n1 ? bl_modulate(g, n1, sh1, sc1) : NULL;
-    a = a ? bl_model_attention(m, i, a, &k->attn, cos, sin, 0) : NULL;
-    bl_tensor *h = a ? bl_add(g, x, a) : NULL;
+    bl_tensor *h = a ? bl_model_attention(m, i, a, &k->attn, cos, sin, 0, x) : NULL;
     /* x = x + self.mlp(modulate(self.norm2(x), shift_mlp, scale_mlp)) */
     bl_tensor *n2 = h ? bl_model_norm(m, h, NULL) : NULL;
     bl_tensor *f = n2 ? bl_modulate(g, n2, sh2, sc2) : NULL;
-    f = f ? bl_model_mlp(m, f, &k->mlp) : NULL;
-    return f ? bl_add(g, h, f) : NULL;
+    return f ? bl_model_mlp(m, f, &k->mlp, h) : NULL;
 }
 
 /* The network on x [B, C, H, W] (no reset, no checks). */

@@ -221,7 +221,7 @@ static bl_tensor *gpt_net(bl_model *m, const int *ids, int B, int T, int pos0, i
         m->tap_norm[i] = n1;
         bl_tensor *a = NULL;
         if (n1 && !cached) {
-            a = bl_model_attention(m, i, n1, &k->attn, cos, sin, 1);
+            a = bl_model_attention(m, i, n1, &k->attn, cos, sin, 1, x);
         } else if (n1) {
             bl_tensor *q, *kk, *v, *y;
             if (bl_model_qkv(m, i, n1, &k->attn, cos, sin, &q, &kk, &v) < 0) return NULL;
@@ -230,13 +230,12 @@ static bl_tensor *gpt_net(bl_model *m, const int *ids, int B, int T, int pos0, i
                 y = bl_attention(g, q, kk, v, 1, NULL, 0.0f, m->keep_attn ? &m->attn[i] : NULL);
             else
                 y = cached_attention(m, i, q, pos0);
-            a = y ? bl_model_attn_proj(m, y, &k->attn) : NULL;
+            a = y ? bl_model_attn_proj(m, y, &k->attn, x) : NULL;
         }
-        x = a ? bl_add(g, x, a) : NULL;
+        x = a;   /* x + attn: the residual add is fused into the output projection */
         /* x = x + self.mlp(self.ln_2(x)) */
         bl_tensor *n2 = x ? bl_model_norm(m, x, k->ln2) : NULL;
-        bl_tensor *f = n2 ? bl_model_mlp(m, n2, &k->mlp) : NULL;
-        x = f ? bl_add(g, x, f) : NULL;
+        x = n2 ? bl_model_mlp(m, n2, &k->mlp, x) : NULL;   /* x + mlp(ln_2(x)) */
     }
     /* logits = self.lm_head(self.transformer.ln_f(x)), lm_head.weight = wte.weight */
     x = x ? bl_model_norm(m, x, s->lnf) : NULL;

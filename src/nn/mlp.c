@@ -79,26 +79,45 @@ bl_tensor *bl_swiglu(bl_graph *g, bl_tensor *a, bl_tensor *b)
     return y;
 }
 
-bl_tensor *bl_mlp_gelu(bl_graph *g, bl_tensor *x, bl_tensor *fc1_w, bl_tensor *fc1_b,
-                       bl_tensor *fc2_w, bl_tensor *fc2_b)
+/* The FFN's output projection, added to the residual r when r != NULL (one op). */
+static bl_tensor *ffn_out(bl_graph *g, bl_tensor *h, bl_tensor *w, bl_tensor *b, bl_tensor *r)
+{
+    return r ? bl_linear_add(g, h, w, b, r) : bl_linear(g, h, w, b);
+}
+
+bl_tensor *bl_mlp_gelu_add(bl_graph *g, bl_tensor *x, bl_tensor *fc1_w, bl_tensor *fc1_b,
+                           bl_tensor *fc2_w, bl_tensor *fc2_b, bl_tensor *r)
 {
     /* self.c_proj(self.gelu(self.c_fc(x))) */
     bl_tensor *a = bl_linear_gelu(g, x, fc1_w, fc1_b);   /* fused: see ops.h */
-    bl_tensor *y = a ? bl_linear(g, a, fc2_w, fc2_b) : NULL;
+    bl_tensor *y = a ? ffn_out(g, a, fc2_w, fc2_b, r) : NULL;
     if (!y) bl_error_prefix("mlp_gelu");
+    return y;
+}
+
+bl_tensor *bl_mlp_gelu(bl_graph *g, bl_tensor *x, bl_tensor *fc1_w, bl_tensor *fc1_b,
+                       bl_tensor *fc2_w, bl_tensor *fc2_b)
+{
+    return bl_mlp_gelu_add(g, x, fc1_w, fc1_b, fc2_w, fc2_b, NULL);
+}
+
+bl_tensor *bl_mlp_swiglu_add(bl_graph *g, bl_tensor *x, bl_tensor *w1, bl_tensor *b1,
+                             bl_tensor *w2, bl_tensor *b2, bl_tensor *w3, bl_tensor *b3,
+                             bl_tensor *r)
+{
+    /* self.w3(F.silu(self.w1(x)) * self.w2(x)) */
+    bl_tensor *a = bl_linear(g, x, w1, b1);
+    bl_tensor *v = a ? bl_linear(g, x, w2, b2) : NULL;
+    bl_tensor *h = v ? bl_swiglu(g, a, v) : NULL;
+    bl_tensor *y = h ? ffn_out(g, h, w3, b3, r) : NULL;
+    if (!y) bl_error_prefix("mlp_swiglu");
     return y;
 }
 
 bl_tensor *bl_mlp_swiglu(bl_graph *g, bl_tensor *x, bl_tensor *w1, bl_tensor *b1, bl_tensor *w2,
                          bl_tensor *b2, bl_tensor *w3, bl_tensor *b3)
 {
-    /* self.w3(F.silu(self.w1(x)) * self.w2(x)) */
-    bl_tensor *a = bl_linear(g, x, w1, b1);
-    bl_tensor *v = a ? bl_linear(g, x, w2, b2) : NULL;
-    bl_tensor *h = v ? bl_swiglu(g, a, v) : NULL;
-    bl_tensor *y = h ? bl_linear(g, h, w3, b3) : NULL;
-    if (!y) bl_error_prefix("mlp_swiglu");
-    return y;
+    return bl_mlp_swiglu_add(g, x, w1, b1, w2, b2, w3, b3, NULL);
 }
 
 int bl_swiglu_hidden(int dim, float mlp_ratio, int multiple_of)

@@ -47,6 +47,13 @@ bl_tensor *bl_mlp_gelu(bl_graph *g, bl_tensor *x, bl_tensor *fc1_w, bl_tensor *f
                        bl_tensor *fc2_w, bl_tensor *fc2_b);
 bl_tensor *bl_mlp_swiglu(bl_graph *g, bl_tensor *x, bl_tensor *w1, bl_tensor *b1, bl_tensor *w2,
                          bl_tensor *b2, bl_tensor *w3, bl_tensor *b3);
+/* r + the FFN of x, the residual add fused into the output projection (bl_linear_add);
+ * r [..., D] of the output's shape, or NULL for the plain FFN. */
+bl_tensor *bl_mlp_gelu_add(bl_graph *g, bl_tensor *x, bl_tensor *fc1_w, bl_tensor *fc1_b,
+                           bl_tensor *fc2_w, bl_tensor *fc2_b, bl_tensor *r);
+bl_tensor *bl_mlp_swiglu_add(bl_graph *g, bl_tensor *x, bl_tensor *w1, bl_tensor *b1,
+                             bl_tensor *w2, bl_tensor *b2, bl_tensor *w3, bl_tensor *b3,
+                             bl_tensor *r);
 /* Hidden width of the SwiGLU FFN: int(2 * mlp_ratio * dim / 3), rounded up to a multiple of
  * multiple_of when multiple_of > 0. dim 128, ratio 4 -> 341. */
 int bl_swiglu_hidden(int dim, float mlp_ratio, int multiple_of);

@@ -42,6 +42,8 @@ static void free_all(bl_tensor **t, int n)
 
 static bl_tensor *f_linear(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_linear(g, in[0], in[1], in[2]); }
 static bl_tensor *f_linear_nb(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_linear(g, in[0], in[1], NULL); }
+static bl_tensor *f_linear_add(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_linear_add(g, in[0], in[1], in[2], in[3]); }
+static bl_tensor *f_linear_gelu(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_linear_gelu(g, in[0], in[1], in[2]); }
 static bl_tensor *f_matmul(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_matmul(g, in[0], in[1]); }
 static bl_tensor *f_add(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_add(g, in[0], in[1]); }
 static bl_tensor *f_mul(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_mul(g, in[0], in[1]); }
@@ -69,7 +71,12 @@ BL_TEST(test_grad_linear)
     GRADCHECK("linear 3-D x with bias", f_linear, in3, NULL);
     bl_tensor *in4[3] = {MK("x1", 1, 5), MK("w", 1, 4, 5), MK("b", 0, 4)};
     GRADCHECK("linear 1-D x, constant bias", f_linear, in4, NULL);
-    free_all(in, 3); free_all(in2, 2); free_all(in3, 3); free_all(in4, 3);
+    bl_tensor *in5[4] = {MK("x3", 1, 2, 3, 5), MK("w", 1, 4, 5), MK("b", 1, 4), MK("r", 1, 2, 3, 4)};
+    GRADCHECK("linear_add (residual)", f_linear_add, in5, NULL);
+    bl_tensor *in6[3] = {MK("x3", 1, 2, 3, 5), MK("w", 1, 4, 5), MK("b", 1, 4)};
+    GRADCHECK("linear_gelu", f_linear_gelu, in6, NULL);
+    free_all(in, 3); free_all(in2, 2); free_all(in3, 3); free_all(in4, 3); free_all(in5, 4);
+    free_all(in6, 3);
 }
 
 BL_TEST(test_grad_matmul)
@@ -311,6 +318,65 @@ BL_TEST(test_large_pointwise)
     bl_graph_free(g);
 }
 
+BL_TEST(test_large_fused_linear)
+{
+    /* y = r + x W^T + b and z = gelu(x V^T + c) at 1024 rows (threaded and row-split BLAS
+     * paths), values and every gradient against a double loop; seed dy = pattern */
+    enum { R = 1024, IN = 64, OUT = 256 };
+    bl_graph *g = bl_graph_new();
+    bl_tensor *x = mk("x", 1, 1.0f, 2, (int[]){R, IN}), *w = mk("w", 1, 0.2f, 2, (int[]){OUT, IN});
+    bl_tensor *b = mk("b", 1, 1.0f, 1, (int[]){OUT}), *r = mk("r", 1, 1.0f, 2, (int[]){R, OUT});
+    bl_tensor *v = mk("v", 1, 0.2f, 2, (int[]){OUT, IN}), *c = mk("c", 1, 1.0f, 1, (int[]){OUT});
+    bl_tensor *y = bl_linear_add(g, x, w, b, r), *z = bl_linear_gelu(g, x, v, c);
+    CHECK(y && z, "fused linears: %s", bl_error());
+    if (!y || !z) return;
+    float *seed = malloc((size_t)R * OUT * sizeof(float));
+    for (size_t i = 0; i < (size_t)R * OUT; i++) seed[i] = (float)((int)(i % 13) - 6) * 0.1f;
+    float *gz = bl_grad_ready(z);            /* seed z too, then one walk from y */
+    for (size_t i = 0; i < (size_t)R * OUT; i++) gz[i] += seed[i];
+    CHECK(bl_graph_backward_from(g, y, seed) == 0, "backward: %s", bl_error());
+    double *dx = calloc((size_t)R * IN, sizeof(double)), *dw = calloc((size_t)OUT * IN, sizeof(double));
+    double *dv = calloc((size_t)OUT * IN, sizeof(double)), *db = calloc(OUT, sizeof(double));
+    double *dc = calloc(OUT, sizeof(double)), worst_y = 0, worst_g = 0;
+    for (int i = 0; i < R; i++)
+        for (int o = 0; o < OUT; o++) {
+            double a = b->data[o], h = c->data[o], gy = seed[(size_t)i * OUT + o];
+            for (int k = 0; k < IN; k++) {
+                a += (double)x->data[(size_t)i * IN + k] * w->data[(size_t)o * IN + k];
+                h += (double)x->data[(size_t)i * IN + k] * v->data[(size_t)o * IN + k];
+            }
+            double phi = 0.5 * (1 + erf(h / sqrt(2))), dg = phi + h * exp(-h * h / 2) / sqrt(2 * M_PI);
+            worst_y = fmax(worst_y, fabs(y->data[(size_t)i * OUT + o] - (r->data[(size_t)i * OUT + o] + a)));
+            worst_y = fmax(worst_y, fabs(z->data[(size_t)i * OUT + o] - h * phi));
+            worst_g = fmax(worst_g, fabs(r->grad[(size_t)i * OUT + o] - gy));
+            db[o] += gy;
+            dc[o] += gy * dg;
+            for (int k = 0; k < IN; k++) {
+                dx[(size_t)i * IN + k] += gy * w->data[(size_t)o * IN + k] + gy * dg * v->data[(size_t)o * IN + k];
+                dw[(size_t)o * IN + k] += gy * x->data[(size_t)i * IN + k];
+                dv[(size_t)o * IN + k] += gy * dg * x->data[(size_t)i * IN + k];
+            }
+        }
+    for (size_t i = 0; i < (size_t)R * IN; i++) worst_g = fmax(worst_g, fabs(x->grad[i] - dx[i]) / fmax(1, fabs(dx[i])));
+    for (size_t i = 0; i < (size_t)OUT * IN; i++) {
+        worst_g = fmax(worst_g, fabs(w->grad[i] - dw[i]) / fmax(1, fabs(dw[i])));
+        worst_g = fmax(worst_g, fabs(v->grad[i] - dv[i]) / fmax(1, fabs(dv[i])));
+    }
+    for (int o = 0; o < OUT; o++) {
+        worst_g = fmax(worst_g, fabs(b->grad[o] - db[o]) / fmax(1, fabs(db[o])));
+        worst_g = fmax(worst_g, fabs(c->grad[o] - dc[o]) / fmax(1, fabs(dc[o])));
+    }
+    CHECK(worst_y < 1e-4, "fused linear values off by %g", worst_y);
+    CHECK(worst_g < 1e-4, "fused linear gradients off by %g", worst_g);
+    bl_graph_reset(g);
+    CHECK(bl_linear_add(g, x, w, b, x) == NULL, "a residual of the wrong shape accepted");
+    CHECK_ERR("linear_add: residual [1024, 64] does not match the output [1024, 256]");
+    free(seed); free(dx); free(dw); free(dv); free(db); free(dc);
+    bl_tensor *all[] = {x, w, b, r, v, c};
+    free_all(all, 6);
+    bl_graph_free(g);
+}
+
 /* ---------------------------------------------------------------- errors */
 
 BL_TEST(test_errors)
@@ -418,6 +484,7 @@ int main(void)
     RUN(test_values_losses);
     RUN(test_large_matmul);
     RUN(test_large_pointwise);
+    RUN(test_large_fused_linear);
     RUN(test_errors);
     RUN(test_arena_steady);
     return bl_test_done();
