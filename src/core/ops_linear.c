@@ -64,6 +64,13 @@ static void linear_grads(int R, int in, int out, const float *dy, const float *x
     if (dw) bl_sgemm(1, 0, out, in, R, 1.0f, dy, x, 1.0f, dw);
 }
 
+/* beta for dx = dy W: 0 (write) while x's grad is still logically zero (the forward set
+ * node.assigns bit 0), 1 (add) otherwise; BLAS zeroes C itself for beta 0, inside the product. */
+static float x_beta(bl_tensor *x)
+{
+    return x->grad && bl_grad_take(x) ? 0.0f : 1.0f;
+}
+
 /* ---------------------------------------------------------------------------------------
  * linear: x [..., in] = [R, in] rows, w [out, in], b [out] -> y [R, out]
  */
@@ -72,7 +79,8 @@ static void linear_backward(bl_node *n)
     bl_tensor *x = n->in[0], *w = n->in[1], *b = n->in[2], *y = n->out;
     int in = w->shape[1], out = w->shape[0], R = (int)(x->numel / (size_t)in);
     /* y = x W^T (+ b) */
-    linear_grads(R, in, out, y->grad, x->data, w->data, x->grad, 1.0f, w->grad);  /* dx += dy W, dW += dy^T x */
+    /* dx = dy W written (beta 0) while x's grad is logically zero, else added; dW += dy^T x */
+    linear_grads(R, in, out, y->grad, x->data, w->data, x->grad, x_beta(x), w->grad);
     if (b && b->grad) bl_ops_colsum_add(b->grad, y->grad, NULL, (size_t)R, (size_t)out);
 }
 
@@ -112,7 +120,7 @@ bl_tensor *bl_linear(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b)
     }
     bl_sgemm(0, 1, R, out, in, 1.0f, x->data, w->data, beta, y->data);
     bl_node *n = bl_graph_node(g, "linear", linear_backward, y);
-    if (n) { n->in[0] = x; n->in[1] = w; n->in[2] = b; }
+    if (n) { n->in[0] = x; n->in[1] = w; n->in[2] = b; n->assigns = 1u; }
     return y;
 }
 
@@ -127,7 +135,7 @@ static void linear_add_backward(bl_node *n)
     bl_tensor *x = n->in[0], *w = n->in[1], *b = n->in[2], *r = n->in[3], *y = n->out;
     int in = w->shape[1], out = w->shape[0], R = (int)(x->numel / (size_t)in);
     if (r->grad) bl_ops_copy_or_add(r->grad, y->grad, y->numel, bl_grad_take(r));   /* dr += dy */
-    linear_grads(R, in, out, y->grad, x->data, w->data, x->grad, 1.0f, w->grad);  /* dx, dW */
+    linear_grads(R, in, out, y->grad, x->data, w->data, x->grad, x_beta(x), w->grad);  /* dx, dW */
     if (b && b->grad) bl_ops_colsum_add(b->grad, y->grad, NULL, (size_t)R, (size_t)out);
 }
 
@@ -143,7 +151,7 @@ bl_tensor *bl_linear_add(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b, 
     else bl_ops_copy_or_add(y->data, r->data, y->numel, 1);
     bl_sgemm(0, 1, R, out, in, 1.0f, x->data, w->data, 1.0f, y->data);            /* + x W^T */
     bl_node *n = bl_graph_node(g, "linear_add", linear_add_backward, y);
-    if (n) { n->in[0] = x; n->in[1] = w; n->in[2] = b; n->in[3] = r; n->assigns = 1u << 3; }
+    if (n) { n->in[0] = x; n->in[1] = w; n->in[2] = b; n->in[3] = r; n->assigns = 1u | 1u << 3; }
     return y;
 }
 
@@ -158,7 +166,7 @@ static void linear_gelu_backward(bl_node *n)
     bl_tensor *d = n->save[0], *dh = n->save[1];
     int in = w->shape[1], out = w->shape[0], R = (int)(x->numel / (size_t)in);
     bl_ops_mul(y->grad, d->data, dh->data, y->numel);                                   /* dh = dy gelu'(h) */
-    linear_grads(R, in, out, dh->data, x->data, w->data, x->grad, 1.0f, w->grad);  /* dx += dh W, dW += dh^T x */
+    linear_grads(R, in, out, dh->data, x->data, w->data, x->grad, x_beta(x), w->grad);  /* dx, dW */
     if (b && b->grad) bl_ops_colsum_add(b->grad, dh->data, NULL, (size_t)R, (size_t)out);
 }
 
@@ -177,7 +185,7 @@ bl_tensor *bl_linear_gelu(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b)
     bl_sgemm(0, 1, R, out, in, 1.0f, x->data, w->data, 0.0f, d->data);   /* x W^T */
     bl_ops_gelu_bias(d->data, b ? b->data : NULL, y->data, (size_t)R, (size_t)out);
     bl_node *n = bl_graph_node(g, "linear_gelu", linear_gelu_backward, y);
-    if (n) { n->in[0] = x; n->in[1] = w; n->in[2] = b; n->save[0] = d; n->save[1] = dh; }
+    if (n) { n->in[0] = x; n->in[1] = w; n->in[2] = b; n->save[0] = d; n->save[1] = dh; n->assigns = 1u; }
     return y;
 }
 
