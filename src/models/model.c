@@ -236,12 +236,15 @@ bl_tensor *bl_model_attention(bl_model *m, int layer, bl_tensor *x, const bl_att
 {
     bl_graph *g = m->graph;
     bl_tensor **probs = m->keep_attn ? &m->attn[layer] : NULL;
-    if (!a->q_norm && !cos && bl_graph_recording(g)) {
-        /* training: attention straight on the fused projection, no split or merge copies
-         * (q and k are not tapped: the taps are for inspection, which does not record) */
+    if (bl_graph_recording(g)) {
+        /* training: qk_norm, RoPE and attention straight on the fused projection, no split or
+         * merge copies (q and k are not tapped: the taps are for inspection, which does not
+         * record) */
+        int H = m->cfg.heads, KVH = bl_config_kv_heads(&m->cfg);
         bl_tensor *qkv = bl_linear(g, x, a->qkv_w, a->qkv_b);
-        bl_tensor *y = qkv ? bl_attention_qkv(g, qkv, m->cfg.heads, bl_config_kv_heads(&m->cfg),
-                                              causal, NULL, 0.0f, probs) : NULL;
+        if (qkv && (a->q_norm || cos))
+            qkv = bl_qkv_prepare(g, qkv, H, KVH, a->q_norm, a->k_norm, qk_eps(&m->cfg), cos, sin);
+        bl_tensor *y = qkv ? bl_attention_qkv(g, qkv, H, KVH, causal, NULL, 0.0f, probs) : NULL;
         return y ? attn_out(m, y, a, r) : NULL;
     }
     bl_tensor *q, *k, *v;

@@ -75,6 +75,14 @@ bl_tensor *bl_attention(bl_graph *g, bl_tensor *q, bl_tensor *k, bl_tensor *v, i
 bl_tensor *bl_attention_qkv(bl_graph *g, bl_tensor *qkv, int H, int KVH, int causal,
                             const unsigned char *mask, float scale, bl_tensor **probs);
 
+/* qk_norm and RoPE on the heads of a fused projection, in its layout: qkv [B, T, (H + 2 KVH) hd]
+ * -> the same shape with each q head rope(q_norm(q)), each k head rope(k_norm(k)), v copied
+ * (bl_qk_norm's and bl_rope's formulas; no head split). q_w, k_w: the RMSNorm weights [hd], both
+ * or neither (NULL: no qk_norm); cos, sin: tables [T, hd] or NULL (no RoPE). For
+ * bl_attention_qkv. Errors name the bad shape, weight or table. */
+bl_tensor *bl_qkv_prepare(bl_graph *g, bl_tensor *qkv, int H, int KVH, bl_tensor *q_w,
+                          bl_tensor *k_w, float eps, const bl_tensor *cos, const bl_tensor *sin);
+
 /* Split a fused projection qkv [B, T, (H + 2 KVH) hd] (q heads, then k heads, then v heads)
  * into q [B, H, T, hd], k [B, KVH, T, hd], v [B, KVH, T, hd]. Returns 0 or -1. */
 int bl_split_heads(bl_graph *g, bl_tensor *qkv, int H, int KVH, bl_tensor **q, bl_tensor **k,

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/graph.h"
 #include <stddef.h>
+#include "core/vmath.h"
 #include <stdio.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -62,6 +63,48 @@ static inline int bl_nn_check_vec(const char *op, const char *name, const bl_ten
         return bl_fail("%s: %s has shape %s but x has %d features (expected [%d])", op, name,
                        bl_nn_shape(v, buf, sizeof buf), D, D);
     return 0;
+}
+
+/* Row kernels shared by the norms, RoPE and the fused qkv transforms. They are inlined into
+ * BL_SIMD_CLONES kernels (vmath.h); sums use BL_NN_LANES partial sums added in a fixed order
+ * (GCC leaves an `omp simd reduction` nested in a row loop scalar), so every clone gives the
+ * same bits. */
+#define BL_NN_LANES 16
+
+/* sum_i (x[i] - m)^k over D floats, k = 1 (pow2 = 0) or 2, in double. */
+static inline BL_VMATH_INLINE double bl_nn_row_moment(const float *x, int D, double m, int pow2)
+{
+    double acc[BL_NN_LANES] = {0};
+    int i = 0;
+    for (; i + BL_NN_LANES <= D; i += BL_NN_LANES)
+        for (int j = 0; j < BL_NN_LANES; j++) {
+            double v = (double)x[i + j] - m;
+            acc[j] += pow2 ? v * v : v;
+        }
+    double s = 0.0;
+    for (; i < D; i++) s += pow2 ? ((double)x[i] - m) * ((double)x[i] - m) : (double)x[i] - m;
+    for (int j = 0; j < BL_NN_LANES; j++) s += acc[j];
+    return s;
+}
+
+/* One head row of RoPE: the pairs (x[f], x[f+1]) turned by the angles of table rows c, s
+ * (cos and sin, each angle stored twice, see rope.c); dir -1 turns back (the backward).
+ * y = or += (accumulate). y may not alias x. */
+static inline BL_VMATH_INLINE void bl_nn_rope_row(const float *x, float *y, const float *c,
+                                                  const float *s, int hd, float dir, int accumulate)
+{
+    for (int f = 0; f < hd; f += 2) {
+        float sn = dir * s[f];
+        float y0 = x[f] * c[f] - x[f + 1] * sn;
+        float y1 = x[f] * sn + x[f + 1] * c[f];
+        if (accumulate) {
+            y[f] += y0;
+            y[f + 1] += y1;
+        } else {
+            y[f] = y0;
+            y[f + 1] = y1;
+        }
+    }
 }
 
 #endif

@@ -20,23 +20,7 @@ enum { NORM_LAYER = 0, NORM_RMS = 1 };
  * (BL_SIMD_CLONES; OpenMP regions themselves are not cloned), blocks spread over threads.
  * Row sums use NORM_LANES partial sums added in a fixed order (GCC does not vectorise an
  * `omp simd reduction` nested in the row loop), so every clone gives the same bits. */
-enum { NORM_BLK = 32, NORM_LANES = 16 };
-
-/* sum_i (x[i] - m)^k for k = 1 (pow2 = 0) or 2, in double. */
-static inline BL_VMATH_INLINE double row_moment(const float *x, int D, double m, int pow2)
-{
-    double acc[NORM_LANES] = {0};
-    int i = 0;
-    for (; i + NORM_LANES <= D; i += NORM_LANES)
-        for (int j = 0; j < NORM_LANES; j++) {
-            double v = (double)x[i + j] - m;
-            acc[j] += pow2 ? v * v : v;
-        }
-    double s = 0.0;
-    for (; i < D; i++) s += pow2 ? ((double)x[i] - m) * ((double)x[i] - m) : (double)x[i] - m;
-    for (int j = 0; j < NORM_LANES; j++) s += acc[j];
-    return s;
-}
+enum { NORM_BLK = 32, NORM_LANES = BL_NN_LANES };
 
 /* Forward of rows [r0, r1): statistics in double (D can be large and the variance small),
  * y = (x - mean) * rstd (* w) (+ b). mean == NULL for RMSNorm. */
@@ -48,8 +32,8 @@ BL_SIMD_CLONES static void norm_fw_rows(const float *restrict x, float *restrict
     for (size_t r = r0; r < r1; r++) {
         const float *xr = x + r * D;
         float *yr = y + r * D;
-        double m = mean ? row_moment(xr, D, 0.0, 0) / D : 0.0;
-        double v = row_moment(xr, D, m, 1) / D;
+        double m = mean ? bl_nn_row_moment(xr, D, 0.0, 0) / D : 0.0;
+        double v = bl_nn_row_moment(xr, D, m, 1) / D;
         float s = (float)(1.0 / sqrt(v + (double)eps)), mf = (float)m;
         if (mean) mean[r] = mf;
         rstd[r] = s;

@@ -68,18 +68,7 @@ static void rotate(const float *src, float *dst, const float *cos_t, const float
         int t = (int)(st % (size_t)T);
         const float *x = src + st * hd, *c = cos_t + (size_t)t * hd, *s = sin_t + (size_t)t * hd;
         float *y = dst + st * hd;
-        for (int f = 0; f < hd; f += 2) {
-            float sn = dir * s[f];
-            float y0 = x[f] * c[f] - x[f + 1] * sn;
-            float y1 = x[f] * sn + x[f + 1] * c[f];
-            if (accumulate) {
-                y[f] += y0;
-                y[f + 1] += y1;
-            } else {
-                y[f] = y0;
-                y[f + 1] = y1;
-            }
-        }
+        bl_nn_rope_row(x, y, c, s, hd, dir, accumulate);
     }
 }
 

@@ -1,7 +1,8 @@
 /* test_attention.c - scaled dot-product attention: forward against a naive double-precision
  * loop (causal, masked, grouped-query, S > T), backward against finite differences, a fully
  * masked row, the saved probabilities, no arena growth after the first step, bad shapes; the
- * fused-projection form (bl_attention_qkv) against the same loop on hand-split heads. */
+ * fused-projection form (bl_attention_qkv) against the same loop on hand-split heads, and
+ * qk_norm + RoPE on the fused projection (bl_qkv_prepare). */
 #include "nn_test.h"
 
 typedef struct {
@@ -213,6 +214,73 @@ static void check_qkv(const char *what, int B, int H, int KVH, int T, int hd, in
 BL_TEST(test_attention_qkv_plain) { check_qkv("attention_qkv", 2, 2, 2, 5, 8, 0); }
 BL_TEST(test_attention_qkv_gqa) { check_qkv("attention_qkv causal gqa", 2, 4, 2, 6, 4, 1); }
 
+/* bl_qkv_prepare: qk_norm and RoPE on the q and k heads of a fused projection, v untouched:
+ * against a double loop (RMSNorm with weight, then the pair rotation), and backward against
+ * finite differences for the projection and both weights. */
+typedef struct { int H, KVH, norm, rope; bl_tensor *cos, *sin; } prep_ctx;
+
+static bl_tensor *f_prep(bl_graph *g, bl_tensor **in, void *c)
+{
+    prep_ctx *p = c;
+    return bl_qkv_prepare(g, in[0], p->H, p->KVH, p->norm ? in[1] : NULL, p->norm ? in[2] : NULL,
+                          1e-6f, p->rope ? p->cos : NULL, p->rope ? p->sin : NULL);
+}
+
+static void check_prep(const char *what, int B, int H, int KVH, int T, int hd, int norm, int rope)
+{
+    int C = (H + 2 * KVH) * hd;
+    bl_tensor *in[3] = {MK("prep.qkv", 1, B, T, C), MK("prep.qw", 1, hd), MK("prep.kw", 1, hd)};
+    for (int i = 0; i < hd; i++) { in[1]->data[i] += 1.0f; in[2]->data[i] += 1.0f; }
+    bl_tensor *ct = bl_tensor_new2(T, hd), *st = bl_tensor_new2(T, hd);
+    CHECK(bl_rope_table_1d(T, hd, 100.0f, 0, ct->data, st->data) == 0, "tables");
+    prep_ctx p = {H, KVH, norm, rope, ct, st};
+    bl_graph *g = bl_graph_new();
+    bl_tensor *y = f_prep(g, in, &p);
+    CHECK(y && bl_same_shape(y, in[0]), "%s: %s", what, y ? "shape" : bl_error());
+    double worst = 0;
+    for (int r = 0; y && r < B * T; r++)
+        for (int j = 0; j < H + 2 * KVH; j++) {
+            const float *x = in[0]->data + (size_t)r * C + (size_t)j * hd;
+            const float *w = j < H ? in[1]->data : in[2]->data;
+            double n[64], ms = 0;
+            for (int i = 0; i < hd; i++) ms += (double)x[i] * x[i] / hd;
+            for (int i = 0; i < hd; i++) n[i] = j < H + KVH && norm ? x[i] / sqrt(ms + 1e-6) * w[i] : x[i];
+            for (int i = 0; i < hd; i += 2) {
+                double c = ct->data[(r % T) * hd + i], s_ = st->data[(r % T) * hd + i];
+                double y0 = n[i], y1 = n[i + 1];
+                if (j < H + KVH && rope) { y0 = n[i] * c - n[i + 1] * s_; y1 = n[i] * s_ + n[i + 1] * c; }
+                worst = fmax(worst, fabs(y->data[(size_t)r * C + (size_t)j * hd + i] - y0));
+                worst = fmax(worst, fabs(y->data[(size_t)r * C + (size_t)j * hd + i + 1] - y1));
+            }
+        }
+    CHECK(worst < 1e-5, "%s: output off by %g", what, worst);
+    bl_graph_free(g);
+    if (norm) {
+        GRADCHECK(what, f_prep, in, &p);
+    } else {
+        bl_tensor *in1[1] = {in[0]};
+        GRADCHECK(what, f_prep, in1, &p);
+    }
+    bl_tensor *all[] = {in[0], in[1], in[2], ct, st};
+    FREE_ALL(all);
+}
+
+BL_TEST(test_qkv_prepare)
+{
+    check_prep("qkv_prepare qk_norm + rope", 2, 2, 2, 5, 8, 1, 1);
+    check_prep("qkv_prepare qk_norm, gqa", 2, 4, 2, 3, 4, 1, 0);
+    check_prep("qkv_prepare rope only", 1, 2, 1, 6, 6, 0, 1);
+    bl_graph *g = bl_graph_new();
+    bl_tensor *qkv = MK("e.qkv", 0, 1, 4, 24), *w5 = MK("e.w", 0, 5);
+    CHECK(bl_qkv_prepare(g, qkv, 2, 2, w5, w5, 1e-6f, NULL, NULL) == NULL, "wrong weight accepted");
+    CHECK_ERR("qkv_prepare: q_norm weight has shape [5] but x has 4 features");
+    CHECK(bl_qkv_prepare(g, qkv, 2, 2, w5, NULL, 1e-6f, NULL, NULL) == NULL, "one weight accepted");
+    CHECK_ERR("qkv_prepare: give both q_norm and k_norm weights or neither");
+    bl_graph_free(g);
+    bl_tensor *all[] = {qkv, w5};
+    FREE_ALL(all);
+}
+
 BL_TEST(test_attention_errors)
 {
     bl_graph *g = bl_graph_new();
@@ -246,6 +314,7 @@ int main(void)
     RUN(test_attention_no_alloc);
     RUN(test_attention_qkv_plain);
     RUN(test_attention_qkv_gqa);
+    RUN(test_qkv_prepare);
     RUN(test_attention_errors);
     return bl_test_done();
 }
