@@ -46,6 +46,7 @@ BL_SIMD_CLONES static void prep_fw(const qkv_args *a, const float *restrict x, f
                 float *dst = a->cos ? tmp : yh;
                 float s = (float)(1.0 / sqrt(bl_nn_row_moment(xh, hd, 0.0, 1) / hd + (double)a->eps));
                 rstd[r * nqk + j] = s;
+#pragma omp simd
                 for (int i = 0; i < hd; i++) dst[i] = xh[i] * s * w[i];
                 src = dst;
             }
@@ -53,6 +54,18 @@ BL_SIMD_CLONES static void prep_fw(const qkv_args *a, const float *restrict x, f
                 bl_nn_rope_row(src, yh, a->cos + (size_t)t * hd, a->sin + (size_t)t * hd, hd, 1.0f, 0);
         }
         memcpy(yr + (size_t)nqk * hd, xr + (size_t)nqk * hd, (size_t)a->KVH * hd * sizeof(float));
+    }
+}
+
+/* d = g (assign) or d += g on n floats; inlined into the cloned kernels. */
+static inline BL_VMATH_INLINE void add_or_copy(float *restrict d, const float *restrict g, int n,
+                                               int assign)
+{
+    if (assign) {
+        memcpy(d, g, (size_t)n * sizeof *d);
+    } else {
+#pragma omp simd
+        for (int i = 0; i < n; i++) d[i] += g[i];
     }
 }
 
@@ -85,18 +98,21 @@ BL_SIMD_CLONES static void prep_bw(const qkv_args *a, const float *restrict x,
                 for (; i < hd; i++) dxhat += g[i] * w[i] * (xh[i] * s);
                 for (int l = 0; l < BL_NN_LANES; l++) dxhat += acc[l];
                 dxhat /= hd;
-                for (i = 0; i < hd; i++) {
-                    float v = s * (g[i] * w[i] - xh[i] * s * dxhat);
-                    if (d) d[i] = assign ? v : d[i] + v;
-                    dw[i] += g[i] * (xh[i] * s);
+                if (d && assign) {
+#pragma omp simd
+                    for (i = 0; i < hd; i++) d[i] = s * (g[i] * w[i] - xh[i] * s * dxhat);
+                } else if (d) {
+#pragma omp simd
+                    for (i = 0; i < hd; i++) d[i] += s * (g[i] * w[i] - xh[i] * s * dxhat);
                 }
+#pragma omp simd
+                for (i = 0; i < hd; i++) dw[i] += g[i] * (xh[i] * s);
             } else if (d) {
-                for (int i = 0; i < hd; i++) d[i] = assign ? g[i] : d[i] + g[i];
+                add_or_copy(d, g, hd, assign);
             }
         }
         size_t o = r * C + (size_t)nqk * hd; /* v: dx = dy */
-        if (dx)
-            for (int i = 0; i < a->KVH * hd; i++) dx[o + i] = assign ? dy[o + i] : dx[o + i] + dy[o + i];
+        if (dx) add_or_copy(dx + o, dy + o, a->KVH * hd, assign);
     }
 }
 
