@@ -40,7 +40,12 @@ void bl_par_begin(void);
 void bl_par_end(void);
 
 /* C[M,N] = alpha * op(A) op(B) + beta * C, row-major, op = transpose when ta/tb is nonzero.
- * A is [M,K] (or [K,M] when ta), B is [K,N] (or [N,K] when tb). Thin wrapper on cblas_sgemm. */
+ * A is [M,K] (or [K,M] when ta), B is [K,N] (or [N,K] when tb). A wrapper on cblas_sgemm with
+ * one policy: on exactly two OpenMP threads (the OpenMP OpenBLAS), outside a parallel region, a
+ * tall product (M >= 1024, M N K >= 2^22) is split into two row halves, one per thread with
+ * single-threaded BLAS: 10-25% faster than OpenBLAS splitting it itself at TinyDiT's shapes on
+ * the 2-core machines (bench_train prints both figures). Inside a parallel region BLAS runs on
+ * the calling thread. */
 void bl_sgemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, const float *B,
               float beta, float *C);
 /* The same with explicit leading dimensions (row strides, in floats) lda, ldb, ldc, for
