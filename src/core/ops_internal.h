@@ -41,5 +41,9 @@ void bl_ops_add_rows(const float *a, const float *b, float *y, size_t n, size_t 
 
 /* y = a * b elementwise on n floats (threads when large). */
 void bl_ops_mul(const float *a, const float *b, float *y, size_t n);
+/* y = a * b on [rows, cols] and dst[j] += sum_r y[r, j] (dst NULL: just the product), the sums
+ * taken while the rows are in cache; same summation order as bl_ops_colsum_add. */
+void bl_ops_mul_colsum(const float *a, const float *b, float *y, size_t rows, size_t cols,
+                       float *dst);
 
 #endif

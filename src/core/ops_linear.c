@@ -165,9 +165,9 @@ static void linear_gelu_backward(bl_node *n)
     bl_tensor *x = n->in[0], *w = n->in[1], *b = n->in[2], *y = n->out;
     bl_tensor *d = n->save[0], *dh = n->save[1];
     int in = w->shape[1], out = w->shape[0], R = (int)(x->numel / (size_t)in);
-    bl_ops_mul(y->grad, d->data, dh->data, y->numel);                                   /* dh = dy gelu'(h) */
+    /* dh = dy gelu'(h), with db += column sums of dh on the way */
+    bl_ops_mul_colsum(y->grad, d->data, dh->data, (size_t)R, (size_t)out, b && b->grad ? b->grad : NULL);
     linear_grads(R, in, out, dh->data, x->data, w->data, x->grad, x_beta(x), w->grad);  /* dx, dW */
-    if (b && b->grad) bl_ops_colsum_add(b->grad, dh->data, NULL, (size_t)R, (size_t)out);
 }
 
 bl_tensor *bl_linear_gelu(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b)

@@ -67,29 +67,48 @@ void bl_ops_copy_or_add(float *dst, const float *src, size_t n, int assign)
     }
 }
 
+/* Sum the chunk partials (chunk order, so any thread count gives the same bits) into dst. */
+static void colsum_reduce(float *dst, const double *part, size_t cols)
+{
+    for (size_t j = 0; j < cols; j++) {
+        double t = 0;
+        for (int c = 0; c < COLSUM_CHUNKS; c++) t += part[(size_t)c * cols + j];
+        dst[j] += (float)t;
+    }
+}
+
+/* Rows [r0, r1) of chunk c of n rows. */
+static void colsum_chunk(size_t n, int c, size_t *r0, size_t *r1)
+{
+    size_t step = (n + COLSUM_CHUNKS - 1) / COLSUM_CHUNKS;
+    *r0 = c * step < n ? c * step : n;
+    *r1 = *r0 + step < n ? *r0 + step : n;
+}
+
+static int colsum_streams(size_t rows, size_t cols)
+{
+    return cols <= COLSUM_MAXC && rows >= 4 * COLSUM_CHUNKS && rows * cols > BL_PAR_MIN;
+}
+
 void bl_ops_colsum_add(float *dst, const float *src, const float *other, size_t rows, size_t cols)
 {
     if (rows == 1 && !other) { /* b of a's own shape: a plain elementwise add */
         bl_ops_copy_or_add(dst, src, cols, 0);
         return;
     }
-    if (cols <= COLSUM_MAXC && rows >= 4 * COLSUM_CHUNKS && rows * cols > BL_PAR_MIN) {
+    if (colsum_streams(rows, cols)) {
         /* whole rows in order (streams through memory), one chunk of rows per task */
         double part[COLSUM_CHUNKS * COLSUM_MAXC];
-        size_t step = (rows + COLSUM_CHUNKS - 1) / COLSUM_CHUNKS;
 #pragma omp parallel for schedule(static)
         for (int c = 0; c < COLSUM_CHUNKS; c++) {
             double *acc = part + (size_t)c * cols;
-            size_t r0 = c * step, r1 = r0 + step < rows ? r0 + step : rows;
+            size_t r0, r1;
+            colsum_chunk(rows, c, &r0, &r1);
             memset(acc, 0, cols * sizeof *acc);
             if (r1 > r0)
                 colsum_block(acc, src + r0 * cols, other ? other + r0 * cols : NULL, r1 - r0, cols, cols);
         }
-        for (size_t j = 0; j < cols; j++) {
-            double t = 0;
-            for (int c = 0; c < COLSUM_CHUNKS; c++) t += part[(size_t)c * cols + j];
-            dst[j] += (float)t;
-        }
+        colsum_reduce(dst, part, cols);
         return;
     }
     enum { BLK = 64 };
@@ -256,6 +275,30 @@ void bl_ops_mul(const float *a, const float *b, float *y, size_t n)
         size_t o = c * BL_PW_CHUNK, len = n - o < BL_PW_CHUNK ? n - o : BL_PW_CHUNK;
         mul_run(a + o, b + o, y + o, len);
     }
+}
+
+void bl_ops_mul_colsum(const float *a, const float *b, float *y, size_t rows, size_t cols,
+                       float *dst)
+{
+    if (!dst || !colsum_streams(rows, cols)) {
+        bl_ops_mul(a, b, y, rows * cols);
+        if (dst) bl_ops_colsum_add(dst, y, NULL, rows, cols);
+        return;
+    }
+    double part[COLSUM_CHUNKS * COLSUM_MAXC];
+#pragma omp parallel for schedule(static)
+    for (int c = 0; c < COLSUM_CHUNKS; c++) {
+        double *acc = part + (size_t)c * cols;
+        size_t r0, r1;
+        colsum_chunk(rows, c, &r0, &r1);
+        memset(acc, 0, cols * sizeof *acc);
+        for (size_t r = r0; r < r1; r += 64) {   /* 64 rows at a time: summed while in cache */
+            size_t n = r1 - r < 64 ? r1 - r : 64, o = r * cols;
+            mul_run(a + o, b + o, y + o, n * cols);
+            colsum_block(acc, y + o, NULL, n, cols, cols);
+        }
+    }
+    colsum_reduce(dst, part, cols);
 }
 
 BL_SIMD_CLONES static void silu_fw(const float *x, float *y, size_t n)
