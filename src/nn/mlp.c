@@ -27,6 +27,15 @@ BL_SIMD_CLONES static void swiglu_bw_run(const float *restrict a, const float *r
                                          const float *restrict dy, float *restrict da,
                                          float *restrict db, size_t n)
 {
+    if (da && db) { /* both (training): one sigmoid per element */
+#pragma omp simd
+        for (size_t i = 0; i < n; i++) {
+            float x = a[i], s = 1.0f / (1.0f + bl_vexpf(-x));
+            da[i] += dy[i] * b[i] * s * (1.0f + x * (1.0f - s));
+            db[i] += dy[i] * x * s;
+        }
+        return;
+    }
     if (da) {
 #pragma omp simd
         for (size_t i = 0; i < n; i++) {

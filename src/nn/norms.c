@@ -78,10 +78,8 @@ BL_SIMD_CLONES static void norm_bw_rows(const float *restrict x, const float *re
             dmean += g[i];
             dxhat += g[i] * ((xr[i] - m) * s);
         }
-        for (int j = 0; j < NORM_LANES; j++) {
-            dmean += a1[j];
-            dxhat += a2[j];
-        }
+        dmean += bl_nn_lanes_sum_f(a1);
+        dxhat += bl_nn_lanes_sum_f(a2);
         dmean = mean ? dmean / D : 0.0f;
         dxhat /= D;
 #pragma omp simd

@@ -96,7 +96,7 @@ BL_SIMD_CLONES static void prep_bw(const qkv_args *a, const float *restrict x,
                     for (int l = 0; l < BL_NN_LANES; l++)
                         acc[l] += g[i + l] * w[i + l] * (xh[i + l] * s);
                 for (; i < hd; i++) dxhat += g[i] * w[i] * (xh[i] * s);
-                for (int l = 0; l < BL_NN_LANES; l++) dxhat += acc[l];
+                dxhat += bl_nn_lanes_sum_f(acc);
                 dxhat /= hd;
                 if (d && assign) {
 #pragma omp simd
