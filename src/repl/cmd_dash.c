@@ -146,7 +146,12 @@ int bl_cmd_dash(bl_cmdargs *a)
     } else {
         for (int i = 0; i < c.T; i++) c.labels[i] = c.labels_buf + 2 * i;
         if (r->metrics.nval == 0 && m->cfg.eval_every > 0 && isnan(bl_run_eval(r))) rc = -1;
-        else rc = bl_dash_run(dash_step, &c, NULL);
+        else {
+            const bl_metrics *mt = &r->metrics;   /* the curve so far, then the new steps */
+            bl_dash_opts o = { .hist_loss = mt->loss, .hist_n = mt->steps, .hist_val_step = mt->val_step,
+                               .hist_val_loss = mt->val_loss, .hist_val_n = mt->nval };
+            rc = bl_dash_run(dash_step, &c, &o);
+        }
     }
     free(c.attn);
     for (int k = 0; k < 3; k++) free(c.stats[k]);

@@ -375,6 +375,19 @@ int bl_dash_run(bl_dash_step_fn step, void *ctx, const bl_dash_opts *o)
     const char *cs = nl_langinfo(CODESET);
     d.unicode = cs && (!strcmp(cs, "UTF-8") || !strcmp(cs, "utf8"));
     int redraw_ms = o->redraw_ms > 0 ? o->redraw_ms : 100;
+    /* a run that already has steps: its curve so far, so the plot starts at step 1 */
+    for (int i = 0; i < o->hist_n; i++)
+        if (isfinite(o->hist_loss[i]) && curve_push(&d.loss, (float)(i + 1), o->hist_loss[i])) {
+            curve_free(&d.loss);
+            return bl_fail("dash: out of memory");
+        }
+    for (int i = 0; i < o->hist_val_n; i++)
+        if (isfinite(o->hist_val_loss[i]) &&
+            curve_push(&d.val, (float)o->hist_val_step[i], o->hist_val_loss[i])) {
+            curve_free(&d.loss);
+            curve_free(&d.val);
+            return bl_fail("dash: out of memory");
+        }
 
     SCREEN *scr = newterm(NULL, stdout, stdin);
     if (!scr) {

@@ -62,6 +62,13 @@ typedef struct {
     int redraw_ms;      /* at most one redraw per redraw_ms while training (0 = 100) */
     float smooth;       /* EMA weight of the loss curve (0 = 0.9; negative = no smoothing) */
     int view;           /* the first view */
+    /* the run so far, drawn before the dashboard's own steps (NULL / 0: none): hist_loss[i] is
+     * the train loss of step i + 1, i < hist_n; hist_val_n validation points (step, loss) */
+    const float *hist_loss;
+    int hist_n;
+    const int *hist_val_step;
+    const float *hist_val_loss;
+    int hist_val_n;
 } bl_dash_opts;
 
 /* Run the dashboard on the terminal of stdin/stdout until q, the end (exit_when_done) or a
