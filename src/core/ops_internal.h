@@ -29,8 +29,8 @@ static inline int bl_ops_need(const char *op, const char *name, const bl_tensor 
 void bl_ops_colsum_add(float *dst, const float *src, const float *other, size_t rows, size_t cols);
 
 /* The fused linear + GELU epilogue (bl_linear_gelu), threads over rows: acc [rows, cols] holds
- * x W^T; h = acc + b (b [cols] or NULL), y = gelu(h) = 0.5 h (1 + erf(h / sqrt 2)) and acc is
- * overwritten with gelu'(h) = Phi(h) + h phi(h) (Phi, phi: the normal cdf and pdf). */
+ * x W^T; h = acc + b (b [cols] or NULL), y = gelu(h) = h Phi(h) and acc is overwritten with
+ * gelu'(h) = Phi(h) + h phi(h) (Phi, phi: the normal cdf and pdf; Phi by A&S 26.2.17). */
 void bl_ops_gelu_bias(float *acc, const float *b, float *y, size_t rows, size_t cols);
 
 /* dst = src (assign) or dst += src on n floats (threads when large). */

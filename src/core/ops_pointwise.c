@@ -233,7 +233,10 @@ BL_SIMD_CLONES static void gelu_bw(const float *x, const float *dy, float *dx, s
 }
 
 /* Linear + GELU epilogue on one block of rows [rows, cols]: h = acc + b (b NULL: no bias),
- * y = gelu(h) (the gelu_fw formula) and acc <- gelu'(h) = Phi(h) + h phi(h), kept for backward. */
+ * y = h Phi(h) and acc <- gelu'(h) = Phi(h) + h phi(h), kept for backward. One exp serves both:
+ * phi(h) = exp(-h^2 / 2) / sqrt(2 pi), and Phi from it by Abramowitz & Stegun 26.2.17,
+ * Phi(|h|) = 1 - phi(h) t (b1 + t (b2 + t (b3 + t (b4 + t b5)))), t = 1 / (1 + p |h|),
+ * |error| < 7.5e-8 (Phi(-|h|) = 1 - Phi(|h|) is the product itself, without cancellation). */
 BL_SIMD_CLONES static void gelu_bias_block(float *restrict acc, const float *restrict b,
                                            float *restrict y, size_t rows, size_t cols)
 {
@@ -243,9 +246,12 @@ BL_SIMD_CLONES static void gelu_bias_block(float *restrict acc, const float *res
 #pragma omp simd
         for (size_t j = 0; j < cols; j++) {
             float h = b ? a[j] + b[j] : a[j];
-            float phi = 0.5f * (1.0f + bl_verff(h * (float)M_SQRT1_2));
-            yr[j] = 0.5f * h * (1.0f + bl_verff(h * (float)M_SQRT1_2));
-            a[j] = phi + h * bl_vexpf(-0.5f * h * h) * c;
+            float phi = c * bl_vexpf(-0.5f * h * h), t = 1.0f / (1.0f + 0.2316419f * fabsf(h));
+            float q = t * (0.319381530f + t * (-0.356563782f + t * (1.781477937f +
+                      t * (-1.821255978f + t * 1.330274429f))));
+            float tail = phi * q, cdf = h >= 0.0f ? 1.0f - tail : tail;
+            yr[j] = h * cdf;
+            a[j] = cdf + h * phi;
         }
     }
 }

@@ -377,6 +377,34 @@ BL_TEST(test_large_fused_linear)
     bl_graph_free(g);
 }
 
+BL_TEST(test_linear_gelu_accuracy)
+{
+    /* h on a fine grid over [-9, 9] through a 1x1 identity: y = h Phi(h) and the backward's
+     * gelu'(h) = Phi(h) + h phi(h) against double erf, to the documented accuracy of the
+     * epilogue (A&S 26.2.17, |Phi error| < 7.5e-8) plus float rounding */
+    enum { N = 36001 };
+    bl_graph *g = bl_graph_new();
+    bl_tensor *x = mk("h", 1, 0.0f, 2, (int[]){N, 1}), *w = mk("one", 0, 0.0f, 2, (int[]){1, 1});
+    for (int i = 0; i < N; i++) x->data[i] = -9.0f + 18.0f * (float)i / (N - 1);
+    w->data[0] = 1.0f;
+    bl_tensor *y = bl_linear_gelu(g, x, w, NULL);
+    float *one = malloc(N * sizeof(float));
+    for (int i = 0; i < N; i++) one[i] = 1.0f;
+    CHECK(y && bl_graph_backward_from(g, y, one) == 0, "linear_gelu: %s", bl_error());
+    double worst_y = 0, worst_d = 0;
+    for (int i = 0; y && i < N; i++) {
+        double h = x->data[i], cdf = 0.5 * (1 + erf(h / sqrt(2))), pdf = exp(-h * h / 2) / sqrt(2 * M_PI);
+        worst_y = fmax(worst_y, fabs(y->data[i] - h * cdf) / fmax(1, fabs(h)));
+        worst_d = fmax(worst_d, fabs(x->grad[i] - (cdf + h * pdf)) / fmax(1, fabs(h)));
+    }
+    CHECK(worst_y < 4e-7, "gelu values off by %g", worst_y);
+    CHECK(worst_d < 4e-7, "gelu derivative off by %g", worst_d);
+    printf("# linear_gelu: worst error / max(1, |h|): value %.2g, derivative %.2g\n", worst_y, worst_d);
+    free(one);
+    bl_tensor_free(x); bl_tensor_free(w);
+    bl_graph_free(g);
+}
+
 /* ---------------------------------------------------------------- errors */
 
 BL_TEST(test_errors)
@@ -485,6 +513,7 @@ int main(void)
     RUN(test_large_matmul);
     RUN(test_large_pointwise);
     RUN(test_large_fused_linear);
+    RUN(test_linear_gelu_accuracy);
     RUN(test_errors);
     RUN(test_arena_steady);
     return bl_test_done();
