@@ -191,6 +191,13 @@ bl_tensor *bl_model_norm(bl_model *m, bl_tensor *x, bl_tensor *w)
     return bl_layernorm(m->graph, x, w, NULL, eps);
 }
 
+bl_tensor *bl_model_norm_modulate(bl_model *m, bl_tensor *x, bl_tensor *shift, bl_tensor *scale,
+                                  bl_tensor **tap)
+{
+    return bl_norm_modulate(m->graph, x, shift, scale, m->cfg.norm == BL_NORM_RMSNORM,
+                            bl_config_eps(&m->cfg), tap);
+}
+
 /* QK-norm is an RMSNorm: eps 1e-6 (DESIGN.md 2) unless the user set eps. */
 static float qk_eps(const bl_config *c) { return c->eps > 0 ? c->eps : 1e-6f; }
 

@@ -37,7 +37,8 @@ typedef struct bl_model {
      * NULL when not kept). For attention maps, activation statistics and logit growth:
      *   attn[i]     [B, H, T, S] attention probabilities of layer i (only when keep_attn)
      *   tap_in[i]   [B, T, D] the residual stream entering layer i's first norm
-     *   tap_norm[i] [B, T, D] the output of that norm (before DiT's modulation)
+     *   tap_norm[i] the output of that norm (before DiT's modulation): [B, T, D] for TinyGPT,
+     *               the first image's [1, T, D] for TinyDiT (whose norm and modulation are one op)
      *   tap_q[i], tap_k[i] [B, H or KVH, T, hd] q and k as they enter attention (after qk_norm
      *               and RoPE), so logits = q k^T / sqrt(hd) can be recomputed. Not kept by a
      *               recorded (training) forward without qk_norm and RoPE: attention then reads

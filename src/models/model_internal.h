@@ -45,6 +45,10 @@ void bl_build_mlp(bl_builder *b, bl_mlp_params *f, const bl_config *c, const cha
 
 /* The norm of the `norm` switch over the last dim, weight w or NULL (no affine). */
 bl_tensor *bl_model_norm(bl_model *m, bl_tensor *x, bl_tensor *w);
+/* modulate(norm(x), shift, scale) with the norm of the `norm` switch, one op (DiT blocks and
+ * final layer); tap (optional) receives the first image's norm(x) [1, T, D]. */
+bl_tensor *bl_model_norm_modulate(bl_model *m, bl_tensor *x, bl_tensor *shift, bl_tensor *scale,
+                                  bl_tensor **tap);
 
 /* x [B, T, D] -> q [B, H, T, hd], k, v [B, KVH, T, hd]: the fused projection, the head split,
  * qk_norm when on, RoPE when cos != NULL (tables [T, hd]). Records tap_q/tap_k of `layer`. */

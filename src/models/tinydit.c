@@ -137,13 +137,10 @@ static bl_tensor *dit_block_forward(bl_model *m, int i, bl_tensor *x, bl_tensor 
     if (!sh1 || !sc1 || !sh2 || !sc2) return NULL;
     /* x = x + self.attn(modulate(self.norm1(x), shift_msa, scale_msa)) */
     m->tap_in[i] = x;
-    bl_tensor *n1 = bl_model_norm(m, x, NULL);
-    m->tap_norm[i] = n1;
-    bl_tensor *a = n1 ? bl_modulate(g, n1, sh1, sc1) : NULL;
+    bl_tensor *a = bl_model_norm_modulate(m, x, sh1, sc1, &m->tap_norm[i]);
     bl_tensor *h = a ? bl_model_attention(m, i, a, &k->attn, cos, sin, 0, x) : NULL;
     /* x = x + self.mlp(modulate(self.norm2(x), shift_mlp, scale_mlp)) */
-    bl_tensor *n2 = h ? bl_model_norm(m, h, NULL) : NULL;
-    bl_tensor *f = n2 ? bl_modulate(g, n2, sh2, sc2) : NULL;
+    bl_tensor *f = h ? bl_model_norm_modulate(m, h, sh2, sc2, NULL) : NULL;
     return f ? bl_model_mlp(m, f, &k->mlp, h) : NULL;
 }
 
@@ -179,8 +176,7 @@ static bl_tensor *dit_net(bl_model *m, bl_tensor *x, const float *t)
     /* FinalLayer: shift, scale = adaLN_modulation(c).chunk(2); linear(modulate(norm_final(x))) */
     bl_tensor *mod = bl_linear(g, sc, d->fada_w, d->fada_b);
     bl_tensor *sh = mod ? chunk(m, mod, 0) : NULL, *scl = mod ? chunk(m, mod, 1) : NULL;
-    bl_tensor *y = sh && scl ? bl_model_norm(m, h, NULL) : NULL;
-    y = y ? bl_modulate(g, y, sh, scl) : NULL;
+    bl_tensor *y = sh && scl ? bl_model_norm_modulate(m, h, sh, scl, NULL) : NULL;
     y = y ? bl_linear(g, y, d->flin_w, d->flin_b) : NULL;
     /* x = self.unpatchify(x) */
     return y ? bl_unpatchify(g, y, c->channels, c->image_size, c->image_size, c->patch) : NULL;

@@ -37,6 +37,14 @@ bl_tensor *bl_rmsnorm(bl_graph *g, bl_tensor *x, bl_tensor *w, float eps);
  * the tape and for help. */
 bl_tensor *bl_qk_norm(bl_graph *g, bl_tensor *x, bl_tensor *w, float eps);
 
+/* DiT's modulate(norm(x), shift, scale) as one op: x [B, T, D], shift and scale [B, D] ->
+ * norm(x) (1 + scale) + shift, the norm without affine weights: LayerNorm, or RMSNorm when rms.
+ * Same values as bl_modulate(bl_layernorm / bl_rmsnorm(x)) without the norm output stored.
+ * tap (optional): receives the first image's norm(x) [1, T, D] (for activation statistics).
+ * Errors as bl_modulate's and the norms', named "layernorm_modulate" / "rmsnorm_modulate". */
+bl_tensor *bl_norm_modulate(bl_graph *g, bl_tensor *x, bl_tensor *shift, bl_tensor *scale,
+                            int rms, float eps, bl_tensor **tap);
+
 /* The SwiGLU gate: silu(a) * b elementwise, a and b of one shape (Shazeer 2020). */
 bl_tensor *bl_swiglu(bl_graph *g, bl_tensor *a, bl_tensor *b);
 

@@ -22,6 +22,48 @@ enum { NORM_LAYER = 0, NORM_RMS = 1 };
  * `omp simd reduction` nested in the row loop), so every clone gives the same bits. */
 enum { NORM_BLK = 32, NORM_LANES = BL_NN_LANES };
 
+/* Row helpers shared by the norm kernels and the fused norm + modulate (inlined into the
+ * clones). Statistics in double (D can be large and the variance small); layer = 0: RMSNorm. */
+static inline BL_VMATH_INLINE void norm_row_stats(const float *xr, int D, int layer, float eps,
+                                                  float *m, float *s)
+{
+    double mm = layer ? bl_nn_row_moment(xr, D, 0.0, 0) / D : 0.0;
+    double v = bl_nn_row_moment(xr, D, mm, 1) / D;
+    *s = (float)(1.0 / sqrt(v + (double)eps));
+    *m = (float)mm;
+}
+
+/* dx of one row from g = d(norm output) (llm.c layernorm_backward):
+ * dx = s (g - mean(g) - xhat mean(g xhat)), xhat = (x - m) s, no mean(g) term for RMSNorm;
+ * written (assign) or added. */
+static inline BL_VMATH_INLINE void norm_row_bw(const float *restrict xr, const float *restrict g,
+                                               float *restrict dxr, float m, float s, int D,
+                                               int layer, int assign)
+{
+    float a1[NORM_LANES] = {0}, a2[NORM_LANES] = {0}, dmean = 0.0f, dxhat = 0.0f;
+    int i = 0;
+    for (; i + NORM_LANES <= D; i += NORM_LANES)
+        for (int j = 0; j < NORM_LANES; j++) {
+            a1[j] += g[i + j];
+            a2[j] += g[i + j] * ((xr[i + j] - m) * s);
+        }
+    for (; i < D; i++) {
+        dmean += g[i];
+        dxhat += g[i] * ((xr[i] - m) * s);
+    }
+    dmean += bl_nn_lanes_sum_f(a1);
+    dxhat += bl_nn_lanes_sum_f(a2);
+    dmean = layer ? dmean / D : 0.0f;
+    dxhat /= D;
+    if (assign) {
+#pragma omp simd
+        for (i = 0; i < D; i++) dxr[i] = s * (g[i] - dmean - (xr[i] - m) * s * dxhat);
+    } else {
+#pragma omp simd
+        for (i = 0; i < D; i++) dxr[i] += s * (g[i] - dmean - (xr[i] - m) * s * dxhat);
+    }
+}
+
 /* Forward of rows [r0, r1): statistics in double (D can be large and the variance small),
  * y = (x - mean) * rstd (* w) (+ b). mean == NULL for RMSNorm. */
 BL_SIMD_CLONES static void norm_fw_rows(const float *restrict x, float *restrict y,
@@ -32,9 +74,8 @@ BL_SIMD_CLONES static void norm_fw_rows(const float *restrict x, float *restrict
     for (size_t r = r0; r < r1; r++) {
         const float *xr = x + r * D;
         float *yr = y + r * D;
-        double m = mean ? bl_nn_row_moment(xr, D, 0.0, 0) / D : 0.0;
-        double v = bl_nn_row_moment(xr, D, m, 1) / D;
-        float s = (float)(1.0 / sqrt(v + (double)eps)), mf = (float)m;
+        float mf, s;
+        norm_row_stats(xr, D, mean != NULL, eps, &mf, &s);
         if (mean) mean[r] = mf;
         rstd[r] = s;
         if (w || b) {
@@ -51,39 +92,20 @@ BL_SIMD_CLONES static void norm_fw_rows(const float *restrict x, float *restrict
     }
 }
 
-/* dx of rows [r0, r1), added into dx (llm.c layernorm_backward; mean == NULL: RMSNorm).
+/* dx of rows [r0, r1), written (assign) or added into dx (mean == NULL: RMSNorm).
  * dn = dy * w is formed in `dn` (D floats of scratch) first when there is a weight. */
 BL_SIMD_CLONES static void norm_bw_rows(const float *restrict x, const float *restrict dy,
                                         float *restrict dx, const float *restrict mean,
                                         const float *restrict rstd, const float *restrict w,
-                                        size_t r0, size_t r1, int D, float *restrict dn)
+                                        size_t r0, size_t r1, int D, float *restrict dn, int assign)
 {
     for (size_t r = r0; r < r1; r++) {
-        const float *xr = x + r * D, *g = dy + r * D;
-        float *dxr = dx + r * D;
-        float m = mean ? mean[r] : 0.0f, s = rstd[r];
+        const float *g = dy + r * D;
         if (w) {
             for (int i = 0; i < D; i++) dn[i] = g[i] * w[i];
             g = dn;
         }
-        /* dnorm_mean = mean(dnorm), dnorm_xhat = mean(dnorm * xhat) */
-        float a1[NORM_LANES] = {0}, a2[NORM_LANES] = {0}, dmean = 0.0f, dxhat = 0.0f;
-        int i = 0;
-        for (; i + NORM_LANES <= D; i += NORM_LANES)
-            for (int j = 0; j < NORM_LANES; j++) {
-                a1[j] += g[i + j];
-                a2[j] += g[i + j] * ((xr[i + j] - m) * s);
-            }
-        for (; i < D; i++) {
-            dmean += g[i];
-            dxhat += g[i] * ((xr[i] - m) * s);
-        }
-        dmean += bl_nn_lanes_sum_f(a1);
-        dxhat += bl_nn_lanes_sum_f(a2);
-        dmean = mean ? dmean / D : 0.0f;
-        dxhat /= D;
-#pragma omp simd
-        for (i = 0; i < D; i++) dxr[i] += s * (g[i] - dmean - (xr[i] - m) * s * dxhat);
+        norm_row_bw(x + r * D, g, dx + r * D, mean ? mean[r] : 0.0f, rstd[r], D, mean != NULL, assign);
     }
 }
 
@@ -119,11 +141,12 @@ static void norm_backward(bl_node *n)
 
     if (x->grad) {
         float *dn = w ? n->save[2]->data : NULL;   /* [threads, D] scratch for dy * w */
+        int assign = bl_grad_take(x);               /* x's grad still zero: write it */
 #pragma omp parallel for schedule(static) if (N * (size_t)D > BL_NN_PAR_MIN)
         for (size_t k = 0; k < nblk; k++)
             norm_bw_rows(x->data, dy, x->grad, mean, rstd, w ? w->data : NULL, k * NORM_BLK,
                          k * NORM_BLK + NORM_BLK < N ? k * NORM_BLK + NORM_BLK : N, D,
-                         dn ? dn + (size_t)bl_nn_thread() * D : NULL);
+                         dn ? dn + (size_t)bl_nn_thread() * D : NULL, assign);
     }
     /* the parameter grads: one pass over the rows (few rows per parameter: no threads) */
     if ((w && w->grad) || (b && b->grad))
@@ -173,6 +196,7 @@ static bl_tensor *norm_forward(bl_graph *g, const char *op, int kind, bl_tensor 
         n->save[0] = mean;
         n->save[1] = rstd;
         n->save[2] = dn;
+        n->assigns = 1u;
         n->iarg[0] = kind;
         n->iarg[1] = D;
         n->farg[0] = eps;
@@ -193,4 +217,125 @@ bl_tensor *bl_rmsnorm(bl_graph *g, bl_tensor *x, bl_tensor *w, float eps)
 bl_tensor *bl_qk_norm(bl_graph *g, bl_tensor *x, bl_tensor *w, float eps)
 {
     return norm_forward(g, "qk_norm", NORM_RMS, x, w, NULL, eps);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * norm_modulate: DiT's modulate(norm(x), shift, scale) as one op, image by image:
+ *   y = xhat (1 + scale[b]) + shift[b],   xhat = (x - mean) rstd   (LayerNorm, or RMSNorm
+ *   without the mean), no affine weights (the modulation plays that role).
+ * Backward per row:  dshift[b] += dy,  dscale[b] += dy xhat,  then the norm's backward with
+ * g = dy (1 + scale[b]). The same formulas, in the same order, as bl_layernorm/bl_rmsnorm
+ * followed by bl_modulate, without the [B, T, D] norm output in between.
+ */
+BL_SIMD_CLONES static void normmod_fw_img(const float *restrict x, float *restrict y,
+                                          float *restrict mean, float *restrict rstd,
+                                          const float *restrict sh, const float *restrict sc,
+                                          float *restrict tap, int T, int D, int layer, float eps)
+{
+    for (int t = 0; t < T; t++) {
+        const float *xr = x + (size_t)t * D;
+        float *yr = y + (size_t)t * D, m, s;
+        norm_row_stats(xr, D, layer, eps, &m, &s);
+        if (mean) mean[t] = m;
+        rstd[t] = s;
+#pragma omp simd
+        for (int i = 0; i < D; i++) yr[i] = (xr[i] - m) * s * (1.0f + sc[i]) + sh[i];
+        if (tap) {
+#pragma omp simd
+            for (int i = 0; i < D; i++) tap[(size_t)t * D + i] = (xr[i] - m) * s;
+        }
+    }
+}
+
+BL_SIMD_CLONES static void normmod_bw_img(const float *restrict x, const float *restrict dy,
+                                          float *restrict dx, const float *restrict mean,
+                                          const float *restrict rstd, const float *restrict sc,
+                                          float *restrict dsh, float *restrict dsc,
+                                          float *restrict dn, int T, int D, int layer, int assign)
+{
+    for (int t = 0; t < T; t++) {
+        const float *xr = x + (size_t)t * D, *g = dy + (size_t)t * D;
+        float m = mean ? mean[t] : 0.0f, s = rstd[t];
+        if (dsh) {
+#pragma omp simd
+            for (int i = 0; i < D; i++) dsh[i] += g[i];
+        }
+        if (dsc) {
+#pragma omp simd
+            for (int i = 0; i < D; i++) dsc[i] += g[i] * ((xr[i] - m) * s);
+        }
+        if (dx) {
+#pragma omp simd
+            for (int i = 0; i < D; i++) dn[i] = g[i] * (1.0f + sc[i]);
+            norm_row_bw(xr, dn, dx + (size_t)t * D, m, s, D, layer, assign);
+        }
+    }
+}
+
+/* node: in = {x, shift, scale}, save = {mean (LayerNorm) or NULL, rstd, scratch [threads, D]},
+ * iarg = {layer}; assigns x */
+static void norm_modulate_backward(bl_node *n)
+{
+    bl_tensor *x = n->in[0], *sh = n->in[1], *sc = n->in[2], *y = n->out;
+    int B = x->shape[0], T = x->shape[1], D = x->shape[2], layer = n->iarg[0];
+    int assign = x->grad && bl_grad_take(x);
+    const float *mean = n->save[0] ? n->save[0]->data : NULL, *rstd = n->save[1]->data;
+    float *scratch = n->save[2]->data;
+#pragma omp parallel for schedule(static) if (x->numel > BL_NN_PAR_MIN)
+    for (int b = 0; b < B; b++) {
+        size_t o = (size_t)b * T * D, ob = (size_t)b * D, ot = (size_t)b * T;
+        normmod_bw_img(x->data + o, y->grad + o, x->grad ? x->grad + o : NULL,
+                       mean ? mean + ot : NULL, rstd + ot, sc->data + ob,
+                       sh->grad ? sh->grad + ob : NULL, sc->grad ? sc->grad + ob : NULL,
+                       scratch + (size_t)bl_nn_thread() * D, T, D, layer, assign);
+    }
+}
+
+bl_tensor *bl_norm_modulate(bl_graph *g, bl_tensor *x, bl_tensor *shift, bl_tensor *scale,
+                            int rms, float eps, bl_tensor **tap)
+{
+    char bx[64], b1[64], b2[64];
+    const char *op = rms ? "rmsnorm_modulate" : "layernorm_modulate";
+    if (tap) *tap = NULL;
+    if (!x || x->ndim != 3 || !shift || !scale || shift->ndim != 2 ||
+        !bl_same_shape(shift, scale) || shift->shape[0] != x->shape[0] ||
+        shift->shape[1] != x->shape[2]) {
+        bl_fail("%s: x must be [B, T, D] with shift and scale [B, D], got x %s shift %s scale %s",
+                op, bl_nn_shape(x, bx, sizeof bx), bl_nn_shape(shift, b1, sizeof b1),
+                bl_nn_shape(scale, b2, sizeof b2));
+        return NULL;
+    }
+    if (!(eps >= 0.0f) || isinf(eps)) {
+        bl_fail("%s: eps must be a finite number >= 0, got %g", op, (double)eps);
+        return NULL;
+    }
+    int B = x->shape[0], T = x->shape[1], D = x->shape[2], layer = !rms, rows = B * T;
+    int grad = BL_WANTS_GRAD(g, x, shift, scale);
+    bl_tensor *y = bl_graph_tensor(g, 3, x->shape, grad);
+    bl_tensor *mean = layer ? bl_graph_tensor(g, 1, &rows, 0) : NULL;
+    bl_tensor *rstd = bl_graph_tensor(g, 1, &rows, 0);
+    bl_tensor *scratch = grad ? bl_graph_tensor(g, 2, (int[]){bl_nn_max_threads(), D}, 0) : NULL;
+    bl_tensor *tp = tap ? bl_graph_tensor(g, 3, (int[]){1, T, D}, 0) : NULL;
+    if (!y || (layer && !mean) || !rstd || (grad && !scratch) || (tap && !tp)) return NULL;
+#pragma omp parallel for schedule(static) if (x->numel > BL_NN_PAR_MIN)
+    for (int b = 0; b < B; b++) {
+        size_t o = (size_t)b * T * D, ob = (size_t)b * D, ot = (size_t)b * T;
+        normmod_fw_img(x->data + o, y->data + o, mean ? mean->data + ot : NULL, rstd->data + ot,
+                       shift->data + ob, scale->data + ob, b == 0 && tp ? tp->data : NULL, T, D,
+                       layer, eps);
+    }
+    if (tap) *tap = tp;
+    bl_node *n = bl_graph_node(g, op, norm_modulate_backward, y);
+    if (n) {
+        n->in[0] = x;
+        n->in[1] = shift;
+        n->in[2] = scale;
+        n->save[0] = mean;
+        n->save[1] = rstd;
+        n->save[2] = scratch;
+        n->iarg[0] = layer;
+        n->farg[0] = eps;
+        n->assigns = 1u;
+    }
+    return y;
 }

@@ -47,7 +47,9 @@ static void fill_arrays(dashctx *c, const bl_dash_view *v, bl_dash_frame *fr)
         }
     }
     const bl_tensor *in = m->tap_in[layer], *nm = m->tap_norm[layer];
-    if (in && nm && in->ndim == 3 && in->shape[1] == c->T && nm->numel == in->numel) {
+    /* the first image (TinyDiT keeps only that one's norm output) */
+    if (in && nm && in->ndim == 3 && nm->ndim == 3 && in->shape[1] == c->T && nm->shape[1] == c->T &&
+        nm->shape[2] == in->shape[2]) {
         int D = in->shape[2];
         for (int i = 0; i < c->T; i++) {
             const float *x = in->data + (size_t)i * D, *y = nm->data + (size_t)i * D;

@@ -1,4 +1,4 @@
-/* test_nn.c - the smaller block parts: head split/merge, slice, modulate, timestep features,
+/* test_nn.c - the smaller block parts: head split/merge, slice, modulate, norm_modulate, timestep features,
  * patch embedding, unpatchify, learned 2-D positions, the SwiGLU gate and both FFNs. Forward
  * against index arithmetic or naive double loops, backward against finite differences, errors. */
 #include "nn_test.h"
@@ -126,6 +126,45 @@ BL_TEST(test_modulate)
     FREE_ALL(all);
     bl_tensor *in[3] = {MK("m.x", 1, 3, 4, 6), MK("m.sh", 1, 3, 6), MK("m.sc", 1, 3, 6)};
     GRADCHECK("modulate", f_mod, in, NULL);
+    FREE_ALL(in);
+}
+
+/* norm_modulate: DiT's modulate(norm(x)) as one op, against a double loop for both norms,
+ * the first-image tap, backward against finite differences, and its errors. */
+static bl_tensor *f_nm_layer(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_norm_modulate(g, in[0], in[1], in[2], 0, 1e-6f, NULL); }
+static bl_tensor *f_nm_rms(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_norm_modulate(g, in[0], in[1], in[2], 1, 1e-6f, NULL); }
+
+BL_TEST(test_norm_modulate)
+{
+    enum { B = 2, T = 3, D = 20 };
+    bl_tensor *in[3] = {MK("nm.x", 1, B, T, D), MK("nm.shift", 1, B, D), MK("nm.scale", 1, B, D)};
+    for (int rms = 0; rms <= 1; rms++) {
+        bl_graph *g = bl_graph_new();
+        bl_tensor *tap = NULL, *y = bl_norm_modulate(g, in[0], in[1], in[2], rms, 1e-6f, &tap);
+        CHECK(y && tap && tap->shape[0] == 1 && tap->shape[1] == T, "norm_modulate: %s", bl_error());
+        double worst = 0, worst_tap = 0;
+        for (int b = 0; y && b < B; b++)
+            for (int t = 0; t < T; t++) {
+                const float *x = in[0]->data + ((size_t)b * T + t) * D;
+                double m = 0, v = 0;
+                for (int i = 0; i < D; i++) m += rms ? 0 : x[i] / (double)D;
+                for (int i = 0; i < D; i++) v += (x[i] - m) * (x[i] - m) / D;
+                for (int i = 0; i < D; i++) {
+                    double n = (x[i] - m) / sqrt(v + 1e-6);
+                    double want = n * (1 + in[2]->data[b * D + i]) + in[1]->data[b * D + i];
+                    worst = fmax(worst, fabs(y->data[((size_t)b * T + t) * D + i] - want));
+                    if (b == 0) worst_tap = fmax(worst_tap, fabs(tap->data[(size_t)t * D + i] - n));
+                }
+            }
+        CHECK(worst < 1e-5 && worst_tap < 1e-5, "norm_modulate (rms %d) off by %g, tap by %g", rms, worst, worst_tap);
+        bl_graph_free(g);
+    }
+    GRADCHECK("layernorm_modulate", f_nm_layer, in, NULL);
+    GRADCHECK("rmsnorm_modulate", f_nm_rms, in, NULL);
+    bl_graph *g = bl_graph_new();
+    CHECK(bl_norm_modulate(g, in[0], in[1], in[0], 1, 1e-6f, NULL) == NULL, "bad scale accepted");
+    CHECK_ERR("rmsnorm_modulate: x must be [B, T, D] with shift and scale [B, D]");
+    bl_graph_free(g);
     FREE_ALL(in);
 }
 
@@ -351,6 +390,7 @@ int main(void)
     RUN(test_heads_errors);
     RUN(test_slice);
     RUN(test_modulate);
+    RUN(test_norm_modulate);
     RUN(test_timestep_features);
     RUN(test_patch_embed);
     RUN(test_unpatchify);
