@@ -25,43 +25,75 @@
 #include <math.h>
 #include <string.h>
 
-/* Softmax of one row of scores in place over the allowed keys (mask row m, or keys s < lim when
- * causal); disallowed keys get 0. A row with no allowed key becomes all zeros. */
-BL_SIMD_CLONES static void softmax_row(float *p, int S, int lim, const unsigned char *m)
+/* Softmax of the first n scores of a row in place, nothing masked: max and sum in BL_NN_LANES
+ * partial results combined as a tree (vectorises; the same bits in every clone). A row whose
+ * scores are all -inf becomes zeros. */
+static inline BL_VMATH_INLINE void softmax_plain(float *p, int n)
 {
-    if (!m && lim == S) { /* nothing masked (TinyDiT): vectorised, bl_vexpf */
-        float mx = -INFINITY, sum = 0.0f;
-#pragma omp simd reduction(max : mx)
-        for (int s = 0; s < S; s++) mx = p[s] > mx ? p[s] : mx;
-        if (mx == -INFINITY) {
-            memset(p, 0, (size_t)S * sizeof *p);
-            return;
+    float mx[BL_NN_LANES], sm[BL_NN_LANES] = {0}, m = -INFINITY, sum = 0.0f;
+    for (int j = 0; j < BL_NN_LANES; j++) mx[j] = -INFINITY;
+    int i = 0;
+    for (; i + BL_NN_LANES <= n; i += BL_NN_LANES)
+        for (int j = 0; j < BL_NN_LANES; j++) mx[j] = p[i + j] > mx[j] ? p[i + j] : mx[j];
+    for (; i < n; i++) m = p[i] > m ? p[i] : m;
+    for (int w = BL_NN_LANES / 2; w > 0; w /= 2)
+        for (int j = 0; j < w; j++) mx[j] = mx[j + w] > mx[j] ? mx[j + w] : mx[j];
+    m = mx[0] > m ? mx[0] : m;
+    if (m == -INFINITY) {
+        memset(p, 0, (size_t)n * sizeof *p);
+        return;
+    }
+    for (i = 0; i + BL_NN_LANES <= n; i += BL_NN_LANES)
+        for (int j = 0; j < BL_NN_LANES; j++) {
+            float e = bl_vexpf(p[i + j] - m);
+            p[i + j] = e;
+            sm[j] += e;
         }
-#pragma omp simd reduction(+ : sum)
+    for (; i < n; i++) {
+        p[i] = bl_vexpf(p[i] - m);
+        sum += p[i];
+    }
+    sum += bl_nn_lanes_sum_f(sm);
+    float inv = 1.0f / sum;
+#pragma omp simd
+    for (i = 0; i < n; i++) p[i] *= inv;
+}
+
+/* Softmax of the T rows [T, S] of one (batch, head) in place over the allowed keys: row t sees
+ * keys s < lim(t) when causal (query t sees keys s <= t + S - T), and only keys with mask
+ * [t * S + s] != 0 when a mask is given; disallowed keys get 0 and a row with no allowed key
+ * becomes all zeros. One call per (batch, head): the clone is picked once, not per row. */
+BL_SIMD_CLONES static void softmax_rows(float *P, int T, int S, int causal, const unsigned char *mask)
+{
+    for (int t = 0; t < T; t++) {
+        float *p = P + (size_t)t * S;
+        int lim = S;
+        if (causal) {
+            long l = (long)t + (S - T) + 1;
+            lim = l < 0 ? 0 : l > S ? S : (int)l;
+        }
+        if (!mask) { /* TinyDiT (lim = S) and causal TinyGPT: vectorised */
+            softmax_plain(p, lim);
+            if (lim < S) memset(p + lim, 0, (size_t)(S - lim) * sizeof *p);
+            continue;
+        }
+        const unsigned char *m = mask + (size_t)t * S;
+        float mx = -INFINITY;
+        for (int s = 0; s < lim; s++)
+            if (m[s] && p[s] > mx) mx = p[s];
+        if (mx == -INFINITY) { /* nothing allowed (or every score -inf) */
+            memset(p, 0, (size_t)S * sizeof *p);
+            continue;
+        }
+        float sum = 0.0f;
         for (int s = 0; s < S; s++) {
-            p[s] = bl_vexpf(p[s] - mx);
-            sum += p[s];
+            float e = (s < lim && m[s]) ? expf(p[s] - mx) : 0.0f;
+            p[s] = e;
+            sum += e;
         }
         float inv = 1.0f / sum;
-#pragma omp simd
         for (int s = 0; s < S; s++) p[s] *= inv;
-        return;
     }
-    float mx = -INFINITY;
-    for (int s = 0; s < lim; s++)
-        if ((!m || m[s]) && p[s] > mx) mx = p[s];
-    if (mx == -INFINITY) { /* nothing allowed (or every score -inf) */
-        memset(p, 0, (size_t)S * sizeof *p);
-        return;
-    }
-    float sum = 0.0f;
-    for (int s = 0; s < S; s++) {
-        float e = (s < lim && (!m || m[s])) ? expf(p[s] - mx) : 0.0f;
-        p[s] = e;
-        sum += e;
-    }
-    float inv = 1.0f / sum;
-    for (int s = 0; s < S; s++) p[s] *= inv;
 }
 
 /* dS = P * (dP - rowsum(dP * P)) in place on T rows of S (dS holds dP on entry). */
@@ -119,14 +151,7 @@ static void att_forward(const att_shape *a, const float *q, const float *k, cons
         float *p = P + (size_t)bh * ts;
         /* scores = scale q k^T, then the masked softmax row by row */
         bl_sgemm_ld(0, 1, T, S, hd, scale, qq, a->q.st, k + a->ko + kvo, a->kv.st, 0.0f, p, S);
-        for (int t = 0; t < T; t++) {
-            int lim = S;
-            if (causal) {
-                long l = (long)t + (S - T) + 1;
-                lim = l < 0 ? 0 : l > S ? S : (int)l;
-            }
-            softmax_row(p + (size_t)t * S, S, lim, mask ? mask + (size_t)t * S : NULL);
-        }
+        softmax_rows(p, T, S, causal, mask);
         bl_sgemm_ld(0, 0, T, hd, S, 1.0f, p, S, v + a->vo + kvo, a->kv.st, 0.0f,
                     out + lay_at(a->o, b, h), a->o.st);
     }
