@@ -4,7 +4,9 @@
  *   [shift1, scale1, shift2, scale2] = Linear(dim, 4 dim)(SiLU(c))
  *   h  = x + proj(attn(split(qkv(modulate(norm1(x), shift1, scale1)))))
  *   x' = h + mlp(modulate(norm2(h), shift2, scale2))
- * at batch 64, 64 tokens (an 8x8 grid), dim 128, 4 heads, mlp_ratio 4; loss = mse(x', 0).
+ * at batch 64, 64 tokens (an 8x8 grid), dim 128, 4 heads, mlp_ratio 4; loss = mse(x', 0),
+ * built from the fused ops TinyDiT trains with (bl_norm_modulate, bl_qkv_prepare,
+ * bl_attention_qkv, bl_linear_add, bl_mlp_*_add).
  * Variants: baseline (layernorm, gelu), rmsnorm, qk_norm, swiglu (hidden 341), rope2d, all four.
  *
  * Prints one JSON object per variant, e.g.
@@ -109,12 +111,9 @@ static double forward_flop(int sw, int hs)
     return f;
 }
 
-static bl_tensor *norm(variant *v, bl_tensor *x)
-{
-    return v->sw & SW_RMS ? bl_rmsnorm(v->g, x, NULL, 1e-6f) : bl_layernorm(v->g, x, NULL, NULL, 1e-6f);
-}
-
-/* One training-like step: reset, forward, loss, backward. */
+/* One training-like step: reset, forward, loss, backward, with the ops TinyDiT trains with
+ * (models/tinydit.c): norm + modulation as one op, qk_norm and RoPE on the fused projection,
+ * attention reading it in place, the residual adds inside the output projections. */
 static void step(variant *v)
 {
     bl_graph *g = v->g;
@@ -124,6 +123,7 @@ static void step(variant *v)
                        x_in, c_in};
     for (size_t i = 0; i < sizeof ps / sizeof *ps; i++)
         if (ps[i]) bl_tensor_zero_grad(ps[i]);
+    int rms = (v->sw & SW_RMS) != 0;
 
     /* self.adaLN_modulation(c).chunk(4, dim=1) */
     bl_tensor *mod = bl_linear(g, bl_silu(g, c_in), v->ada_w, v->ada_b);
@@ -131,25 +131,18 @@ static void step(variant *v)
     bl_tensor *shift1 = bl_slice_last(g, mod, 0, D), *scale1 = bl_slice_last(g, mod, D, D);
     bl_tensor *shift2 = bl_slice_last(g, mod, 2 * D, D), *scale2 = bl_slice_last(g, mod, 3 * D, D);
     /* x + self.attn(modulate(self.norm1(x), shift_msa, scale_msa)) */
-    bl_tensor *qkv = bl_linear(g, bl_modulate(g, norm(v, x_in), shift1, scale1), v->qkv_w, v->qkv_b);
-    bl_tensor *q, *k, *val;
-    if (!qkv || bl_split_heads(g, qkv, HEADS, HEADS, &q, &k, &val) < 0) die("qkv");
-    if (v->sw & SW_QKN) {
-        q = bl_qk_norm(g, q, v->qn_w, 1e-6f);
-        k = bl_qk_norm(g, k, v->kn_w, 1e-6f);
-    }
-    if (v->sw & SW_ROPE) {
-        q = bl_rope(g, q, rope_cos, rope_sin);
-        k = bl_rope(g, k, rope_cos, rope_sin);
-    }
-    bl_tensor *a = bl_attention(g, q, k, val, 0, NULL, 0, NULL);
-    if (!a) die("attention");
-    bl_tensor *h = bl_add(g, x_in, bl_linear(g, bl_merge_heads(g, a), v->proj_w, v->proj_b));
+    bl_tensor *qkv = bl_linear(g, bl_norm_modulate(g, x_in, shift1, scale1, rms, 1e-6f, NULL),
+                               v->qkv_w, v->qkv_b);
+    if (qkv && (v->sw & (SW_QKN | SW_ROPE)))
+        qkv = bl_qkv_prepare(g, qkv, HEADS, HEADS, v->qn_w, v->kn_w, 1e-6f,
+                             v->sw & SW_ROPE ? rope_cos : NULL, v->sw & SW_ROPE ? rope_sin : NULL);
+    bl_tensor *a = qkv ? bl_attention_qkv(g, qkv, HEADS, HEADS, 0, NULL, 0, NULL) : NULL;
+    bl_tensor *h = a ? bl_linear_add(g, a, v->proj_w, v->proj_b, x_in) : NULL;
+    if (!h) die("attention");
     /* x + self.mlp(modulate(self.norm2(x), shift_mlp, scale_mlp)) */
-    bl_tensor *m = bl_modulate(g, norm(v, h), shift2, scale2);
-    bl_tensor *f = v->sw & SW_SWIGLU ? bl_mlp_swiglu(g, m, v->w1, v->b1, v->w2, v->b2, v->w3, v->b3)
-                                     : bl_mlp_gelu(g, m, v->fc1_w, v->fc1_b, v->fc2_w, v->fc2_b);
-    bl_tensor *out = f ? bl_add(g, h, f) : NULL;
+    bl_tensor *m = bl_norm_modulate(g, h, shift2, scale2, rms, 1e-6f, NULL);
+    bl_tensor *out = v->sw & SW_SWIGLU ? bl_mlp_swiglu_add(g, m, v->w1, v->b1, v->w2, v->b2, v->w3, v->b3, h)
+                                       : bl_mlp_gelu_add(g, m, v->fc1_w, v->fc1_b, v->fc2_w, v->fc2_b, h);
     bl_tensor *loss = out ? bl_mse(g, out, target) : NULL;
     if (!loss || bl_graph_backward(g, loss) < 0) die("block");
 }
