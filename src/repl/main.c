@@ -3,6 +3,7 @@
 #include "repl/line.h"
 #include "repl/models.h"
 #include "repl/repl.h"
+#include "core/blas.h"
 #include "core/error.h"
 #include <errno.h>
 #include <locale.h>
@@ -94,6 +95,9 @@ static void interactive(bl_session *s, int quiet)
 
 int main(int argc, char **argv)
 {
+    /* OpenBLAS's fast kernels on CPUs Debian's 0.3.21 does not know, and a short libgomp spin:
+     * may re-execute the program once, before anything is read (core/blas.h) */
+    bl_blas_pick_kernel(argv);
     int quiet = 0, keep = 0, echo = 0, nexprs = 0, rc = 0;
     const char *file = NULL;
     const char **exprs = calloc((size_t)argc, sizeof *exprs);
