@@ -255,8 +255,9 @@ static void draw_header(dash *d, int W)
     snprintf(line, sizeof line, "%s%s%s%s%s%s%s%s", steps, bar, pct, loss, val, lr, speed, eta);
     addnstr(line, W - 16 > 0 ? W - 16 : 0);
     const char *state = d->done ? "done" : d->paused ? "PAUSED" : "running";
-    snprintf(line, sizeof line, " layer %d/%d  head %d/%d  view %s  %s  %s", d->view.layer + 1,
-             fr->n_layers > 0 ? fr->n_layers : 1, d->view.head + 1, fr->n_heads > 0 ? fr->n_heads : 1,
+    /* counted from 0, as in the panel titles and the layer= / head= of the commands */
+    snprintf(line, sizeof line, " layer %d of %d  head %d of %d  view %s  %s  %s", d->view.layer,
+             fr->n_layers > 0 ? fr->n_layers : 1, d->view.head, fr->n_heads > 0 ? fr->n_heads : 1,
              view_names[d->view.view], state, fr->title);
     mvaddnstr(1, 0, line, W);
 }
