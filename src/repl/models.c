@@ -126,12 +126,20 @@ static void announce(bl_session *s, const char *name, bl_model *m, const char *w
             bl_model_param_count(m));
 }
 
-/* Which word's key does the config error name? (for the caret) */
-static int names_key(const char *key);
-static int word_of_error(bl_cmdargs *a, int from)
+/* Which word's key does the config error name or mention? (for the caret) */
+static int names_key(const char *key, int *quoted);
+static int mentions_key(const char *key);
+/* The word a config error is about: one whose key the message starts with ("dim: ...") or
+ * quotes ('foo'); else one whose key the message names as a word (`set heads=1` with kv_heads 2:
+ * "kv_heads: 2 does not divide heads 1"). -1 when none. *quoted tells a quoted key (an unknown
+ * one: the caret goes under the key, not the value). */
+static int word_of_error(bl_cmdargs *a, int from, int *quoted)
 {
+    *quoted = 0;
     for (int i = from; i < a->n; i++)
-        if (a->w[i].key && names_key(a->w[i].key)) return i;
+        if (a->w[i].key && names_key(a->w[i].key, quoted)) return i;
+    for (int i = from; i < a->n; i++)
+        if (a->w[i].key && mentions_key(a->w[i].key)) return i;
     return -1;
 }
 
@@ -173,23 +181,37 @@ static void config_msg(char *msg, size_t n)
     snprintf(msg, n, "%s", strncmp(e, "set: ", 5) ? e : e + 5);
 }
 
-/* Does the config error name this key ("key: ..." or "... 'key'")? */
-static int names_key(const char *key)
+/* Does the config error name this key ("key: ..." or "... 'key'")? *quoted = 1 for the latter. */
+static int names_key(const char *key, int *quoted)
 {
-    char quoted[80];
+    char q[80];
     const char *e = bl_error();
     if (!strncmp(e, "set: ", 5)) e += 5;
-    snprintf(quoted, sizeof quoted, "'%s'", key);
-    return (!strncmp(e, key, strlen(key)) && e[strlen(key)] == ':') || strstr(e, quoted);
+    snprintf(q, sizeof q, "'%s'", key);
+    if (!strncmp(e, key, strlen(key)) && e[strlen(key)] == ':') return 1;
+    if (strstr(e, q)) return *quoted = 1;
+    return 0;
+}
+
+/* Does the config error mention this key as a whole word ("... divide heads 1")? */
+static int mentions_key(const char *key)
+{
+    size_t k = strlen(key);
+    for (const char *e = strstr(bl_error(), key); e; e = strstr(e + 1, key)) {
+        int before = e == bl_error() || !(isalnum((unsigned char)e[-1]) || e[-1] == '_');
+        int after = !(isalnum((unsigned char)e[k]) || e[k] == '_');
+        if (before && after) return 1;
+    }
+    return 0;
 }
 
 static int config_error(bl_cmdargs *a, int from)
 {
-    int i = word_of_error(a, from);
+    int quoted, i = word_of_error(a, from, &quoted);
     char msg[512];
     config_msg(msg, sizeof msg);
     bl_fail("%s: %s", a->st->name, msg);
-    return bl_session_errat(a->s, i >= 0 ? a->w[i].vpos : a->st->pos);
+    return bl_session_errat(a->s, i < 0 ? a->st->pos : quoted ? a->w[i].pos : a->w[i].vpos);
 }
 
 int bl_cmd_model(bl_cmdargs *a)
@@ -429,7 +451,7 @@ bl_value *bl_fn_model(bl_callargs *a)
     bl_model *m = make(kind, a->nk, keys, vals);
     if (!m) {
         for (int j = 0; j < a->nk; j++)
-            if (names_key(keys[j])) bl_session_errat(a->s, a->kname[j]);
+            if (names_key(keys[j], &(int){0})) bl_session_errat(a->s, a->kname[j]);
         char msg[512];
         config_msg(msg, sizeof msg);
         bl_fail("%s: %s", a->fname, msg);
