@@ -32,6 +32,8 @@ void bl_ops_colsum_add(float *dst, const float *src, const float *other, size_t 
  * x W^T; h = acc + b (b [cols] or NULL), y = gelu(h) = h Phi(h) and acc is overwritten with
  * gelu'(h) = Phi(h) + h phi(h) (Phi, phi: the normal cdf and pdf; Phi by A&S 26.2.17). */
 void bl_ops_gelu_bias(float *acc, const float *b, float *y, size_t rows, size_t cols);
+/* The same on the calling thread only (for a caller that splits the rows itself). */
+void bl_ops_gelu_bias_rows(float *acc, const float *b, float *y, size_t rows, size_t cols);
 
 /* dst = src (assign) or dst += src on n floats (threads when large). */
 void bl_ops_copy_or_add(float *dst, const float *src, size_t n, int assign);

@@ -160,6 +160,32 @@ bl_tensor *bl_linear_add(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b, 
  * backward needs no erf:  dh = dy * d,  then linear's backward with dh.
  * node: in = {x, w, b}, save = {d [R, out], dh [R, out] scratch}
  */
+/* d = x W^T, then the GELU epilogue (y, and d <- gelu'(d + b)). With threads, in blocks of
+ * LG_ROWS rows, each block's product and epilogue on one thread (single-threaded BLAS), so the
+ * epilogue reads the product while it is still in that core's cache. */
+enum { LG_ROWS = 256 };
+
+static void linear_gelu_forward(int R, int in, int out, const float *x, const float *w,
+                                const float *b, float *d, float *y)
+{
+#ifdef _OPENMP
+    int nblk = (R + LG_ROWS - 1) / LG_ROWS;
+    if (nblk >= 4 && omp_get_max_threads() > 1 && !omp_in_parallel()) {
+        bl_par_begin();
+#pragma omp parallel for schedule(static)
+        for (int k = 0; k < nblk; k++) {
+            int r0 = k * LG_ROWS, n = R - r0 < LG_ROWS ? R - r0 : LG_ROWS;
+            bl_sgemm(0, 1, n, out, in, 1.0f, x + (size_t)r0 * in, w, 0.0f, d + (size_t)r0 * out);
+            bl_ops_gelu_bias_rows(d + (size_t)r0 * out, b, y + (size_t)r0 * out, (size_t)n, (size_t)out);
+        }
+        bl_par_end();
+        return;
+    }
+#endif
+    bl_sgemm(0, 1, R, out, in, 1.0f, x, w, 0.0f, d);   /* x W^T */
+    bl_ops_gelu_bias(d, b, y, (size_t)R, (size_t)out);
+}
+
 static void linear_gelu_backward(bl_node *n)
 {
     bl_tensor *x = n->in[0], *w = n->in[1], *b = n->in[2], *y = n->out;
@@ -182,8 +208,7 @@ bl_tensor *bl_linear_gelu(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b)
     bl_tensor *d = y ? bl_graph_tensor(g, 2, (int[]){R, out}, 0) : NULL;
     bl_tensor *dh = d && grad ? bl_graph_tensor(g, 2, (int[]){R, out}, 0) : NULL;
     if (!d || (grad && !dh)) return NULL;
-    bl_sgemm(0, 1, R, out, in, 1.0f, x->data, w->data, 0.0f, d->data);   /* x W^T */
-    bl_ops_gelu_bias(d->data, b ? b->data : NULL, y->data, (size_t)R, (size_t)out);
+    linear_gelu_forward(R, in, out, x->data, w->data, b ? b->data : NULL, d->data, y->data);
     bl_node *n = bl_graph_node(g, "linear_gelu", linear_gelu_backward, y);
     if (n) { n->in[0] = x; n->in[1] = w; n->in[2] = b; n->save[0] = d; n->save[1] = dh; n->assigns = 1u; }
     return y;

@@ -256,6 +256,11 @@ BL_SIMD_CLONES static void gelu_bias_block(float *restrict acc, const float *res
     }
 }
 
+void bl_ops_gelu_bias_rows(float *acc, const float *b, float *y, size_t rows, size_t cols)
+{
+    gelu_bias_block(acc, b, y, rows, cols);
+}
+
 void bl_ops_gelu_bias(float *acc, const float *b, float *y, size_t rows, size_t cols)
 {
     size_t blk = BL_PW_CHUNK / cols ? BL_PW_CHUNK / cols : 1, nblk = (rows + blk - 1) / blk;
