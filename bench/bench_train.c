@@ -7,7 +7,8 @@
  * cblas_sgemm GFLOP/s at the model's main shape (4096x384x128), measured in every round
  * between the steps (median; the first line gives the best of 5 bursts, and bl_sgemm's own
  * figure, which splits the rows over 2 threads itself, beside it).
- * When python3 can import torch,
+ * When python3 can import torch (run between the two halves of the rounds, so that both sides
+ * are timed across the same spell of a shared machine),
  * bench/torch_ref.py times the same step in PyTorch eager with 1 and 2 intra-op threads
  * (with Debian's pthreads OpenBLAS: torch hangs on the OpenMP build) and the ratio is printed.
  * TinyGPT: training tokens/s at batch 32 x context 128, and generation tokens/s with and
@@ -136,24 +137,24 @@ static double json_num(const char *line, const char *key)
 }
 
 /* PyTorch eager ms per step for each variant, fastest thread setting; 0 when unavailable. */
-static void torch_ms(double *out)
+/* PyTorch eager ms per step for each variant with th intra-op threads, folded into out (the
+ * fastest setting wins; out[i] == 0: none yet). Returns -1 when torch is not available. */
+static int torch_ms(int th, double *out)
 {
-    for (int i = 0; i < NV; i++) out[i] = 0;
-    for (int th = 1; th <= 2; th++) {
-        FILE *p = torch_run("dit", th);
-        if (!p) return;
-        char line[512];
-        while (fgets(line, sizeof line, p)) {
-            fputs(line, stdout);
-            for (int i = 0; i < NV; i++) {
-                char key[64];
-                snprintf(key, sizeof key, "\"variant\": \"%s\"", variants[i].name);
-                double v = json_num(line, "ms");
-                if (strstr(line, key) && v > 0 && (out[i] == 0 || v < out[i])) out[i] = v;
-            }
+    FILE *p = torch_run("dit", th);
+    if (!p) return -1;
+    char line[512];
+    while (fgets(line, sizeof line, p)) {
+        fputs(line, stdout);
+        for (int i = 0; i < NV; i++) {
+            char key[64];
+            snprintf(key, sizeof key, "\"variant\": \"%s\"", variants[i].name);
+            double v = json_num(line, "ms");
+            if (strstr(line, key) && v > 0 && (out[i] == 0 || v < out[i])) out[i] = v;
         }
-        pclose(p);
     }
+    pclose(p);
+    return 0;
 }
 
 static void bench_dit(int rounds)
@@ -173,8 +174,12 @@ static void bench_dit(int rounds)
     }
     /* the sgemm reference is measured in every round too, so a slow or fast spell of the
      * machine moves it and the steps alike; the share uses the median of the rounds */
-    double *gemms = calloc((size_t)rounds, sizeof(double));
+    double *gemms = calloc((size_t)rounds, sizeof(double)), tms[NV] = {0};
+    /* PyTorch (1 intra-op thread, its fastest here) runs between the two halves of our rounds
+     * and (2 threads) after them, so both sides are timed across the same spell of the machine */
+    int torch = 1;
     for (int k = -2; k < rounds; k++) {        /* two warm-up rounds size the arenas */
+        if (k == rounds / 2 && torch) torch = torch_ms(1, tms) == 0;
         if (k >= 0) gemms[k] = sgemm_gflops(1, 1);
         for (int j = 0; j < NV; j++) {
             int i = (j + (k < 0 ? 0 : k)) % NV;   /* each round starts one variant later */
@@ -186,8 +191,7 @@ static void bench_dit(int rounds)
     qsort(gemms, (size_t)rounds, sizeof(double), cmp_d);
     double gemm = gemms[rounds / 2];
     free(gemms);
-    double tms[NV];
-    torch_ms(tms);
+    if (torch) torch_ms(2, tms);
     for (int i = 0; i < NV; i++) {
         qsort(ms[i], (size_t)rounds, sizeof(double), cmp_d);
         double med = ms[i][rounds / 2], gf = 3 * 64 * dit_forward_flops(&m[i]->cfg) / 1e9;
