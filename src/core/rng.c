@@ -56,16 +56,24 @@ float bl_rng_uniform(bl_rng *r)
     return (float)(bl_rng_u32(r) >> 8) * (1.0f / 16777216.0f);
 }
 
+/* The Box-Muller pair of bl_rng_normal from (u1, u2): cos -> *a, sin -> *b. */
+static void box_muller(double u1, double u2, float *a, float *b)
+{
+    double mag = sqrt(-2.0 * log(u1));
+    *b = (float)(mag * sin(2.0 * M_PI * u2));
+    *a = (float)(mag * cos(2.0 * M_PI * u2));
+}
+
 float bl_rng_normal(bl_rng *r)
 {
     if (r->have_spare) { r->have_spare = 0; return r->spare; }
     double u1, u2;
     do { u1 = bl_rng_uniform(r); } while (u1 <= 0.0);
     u2 = bl_rng_uniform(r);
-    double mag = sqrt(-2.0 * log(u1));
-    r->spare = (float)(mag * sin(2.0 * M_PI * u2));
+    float a;
+    box_muller(u1, u2, &a, &r->spare);
     r->have_spare = 1;
-    return (float)(mag * cos(2.0 * M_PI * u2));
+    return a;
 }
 
 void bl_rng_fill_uniform(bl_rng *r, float *x, size_t n, float lo, float hi)
@@ -75,5 +83,31 @@ void bl_rng_fill_uniform(bl_rng *r, float *x, size_t n, float lo, float hi)
 
 void bl_rng_fill_normal(bl_rng *r, float *x, size_t n, float mean, float std)
 {
-    for (size_t i = 0; i < n; i++) x[i] = mean + std * bl_rng_normal(r);
+    /* exactly the values of n calls of bl_rng_normal: the uniforms are drawn in stream order,
+     * a chunk of pairs at a time, and the transcendental part of each pair (the cost) is
+     * spread over the threads */
+    enum { PAIRS = 2048 };
+    size_t i = 0;
+    if (n && r->have_spare) {
+        r->have_spare = 0;
+        x[i++] = mean + std * r->spare;
+    }
+    while (n - i >= 2) {
+        float u1[PAIRS], u2[PAIRS];
+        size_t np = (n - i) / 2 < PAIRS ? (n - i) / 2 : PAIRS;
+        for (size_t k = 0; k < np; k++) {
+            do u1[k] = bl_rng_uniform(r); while (u1[k] <= 0.0f);
+            u2[k] = bl_rng_uniform(r);
+        }
+        float *o = x + i;
+#pragma omp parallel for schedule(static) if (np >= 512)
+        for (size_t k = 0; k < np; k++) {
+            float a, b;
+            box_muller(u1[k], u2[k], &a, &b);
+            o[2 * k] = mean + std * a;
+            o[2 * k + 1] = mean + std * b;
+        }
+        i += 2 * np;
+    }
+    if (i < n) x[i] = mean + std * bl_rng_normal(r);   /* odd n: the sine is kept as the spare */
 }

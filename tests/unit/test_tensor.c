@@ -1,4 +1,5 @@
 /* test_tensor.c - tensors, views, transpose, rng streams, the graph arena. */
+#include <stdlib.h>
 #include "core/error.h"
 #include "core/graph.h"
 #include "core/rng.h"
@@ -73,6 +74,23 @@ BL_TEST(test_rng_streams)
     double u = 0;
     for (int i = 0; i < 100000; i++) u += bl_rng_uniform(&a);
     CHECK_CLOSE(u / 1e5, 0.5, 0.01);
+    /* bl_rng_fill_normal (chunked, threaded transform) gives exactly the values of as many
+     * bl_rng_normal calls, whatever n and a spare left over from before */
+    static const size_t ns[] = {1, 2, 3, 4097, 196608};
+    for (int start_odd = 0; start_odd <= 1; start_odd++)
+        for (size_t j = 0; j < sizeof ns / sizeof *ns; j++) {
+            size_t n = ns[j];
+            float *f = malloc(n * sizeof *f);
+            bl_rng_named(&a, 7, "noise");
+            bl_rng_named(&b, 7, "noise");
+            if (start_odd) { bl_rng_normal(&a); bl_rng_normal(&b); }
+            bl_rng_fill_normal(&a, f, n, 0.5f, 2.0f);
+            size_t bad = 0;
+            for (size_t i = 0; i < n; i++) bad += f[i] != 0.5f + 2.0f * bl_rng_normal(&b);
+            bad += bl_rng_normal(&a) != bl_rng_normal(&b);   /* the state after, spare included */
+            CHECK(bad == 0, "fill_normal n=%zu (spare %d): %zu values differ", n, start_odd, bad);
+            free(f);
+        }
 }
 
 BL_TEST(test_arena_reuse)
