@@ -170,17 +170,34 @@ static void pos2d_backward(bl_node *n)
 {
     bl_tensor *x = n->in[0], *rw = n->in[1], *cl = n->in[2], *y = n->out;
     int B = x->shape[0], gh = rw->shape[0], gw = cl->shape[0], D = x->shape[2];
-    if (x->grad)
-        for (size_t i = 0; i < x->numel; i++) x->grad[i] += y->grad[i];
-    for (int b = 0; b < B; b++)
-        for (int r = 0; r < gh; r++)
-            for (int c = 0; c < gw; c++) {
+    if (x->grad) { /* dx = dy: written while x's grad is still zero (node.assigns), else added */
+        int assign = bl_grad_take(x);
+        float *restrict dx = x->grad;
+        const float *restrict g = y->grad;
+        size_t N = x->numel;
+        if (assign) {
+#pragma omp parallel for simd schedule(static) if (N > BL_NN_PAR_MIN)
+            for (size_t i = 0; i < N; i++) dx[i] = g[i];
+        } else {
+#pragma omp parallel for simd schedule(static) if (N > BL_NN_PAR_MIN)
+            for (size_t i = 0; i < N; i++) dx[i] += g[i];
+        }
+    }
+    /* d row[r] = sum over images and columns, d col[c] = sum over images and rows; each table row
+     * is one thread's (no two threads add into the same one) */
+    int work = (rw->grad ? gh : 0) + (cl->grad ? gw : 0);
+#pragma omp parallel for schedule(static) if (x->numel > BL_NN_PAR_MIN)
+    for (int k = 0; k < work; k++) {
+        int is_row = rw->grad && k < gh, idx = is_row ? k : k - (rw->grad ? gh : 0);
+        float *acc = is_row ? rw->grad + (size_t)idx * D : cl->grad + (size_t)idx * D;
+        for (int b = 0; b < B; b++)
+            for (int j = 0; j < (is_row ? gw : gh); j++) {
+                int r = is_row ? idx : j, c = is_row ? j : idx;
                 const float *dy = y->grad + (((size_t)b * gh + r) * gw + c) * D;
-                if (rw->grad)
-                    for (int d = 0; d < D; d++) rw->grad[(size_t)r * D + d] += dy[d];
-                if (cl->grad)
-                    for (int d = 0; d < D; d++) cl->grad[(size_t)c * D + d] += dy[d];
+#pragma omp simd
+                for (int d = 0; d < D; d++) acc[d] += dy[d];
             }
+    }
 }
 
 bl_tensor *bl_pos2d_add(bl_graph *g, bl_tensor *x, bl_tensor *row, bl_tensor *col)
@@ -206,6 +223,7 @@ bl_tensor *bl_pos2d_add(bl_graph *g, bl_tensor *x, bl_tensor *row, bl_tensor *co
             }
     bl_node *n = bl_graph_node(g, "pos2d", pos2d_backward, y);
     if (n) {
+        n->assigns = 1u;   /* backward writes dx while it is logically zero */
         n->in[0] = x;
         n->in[1] = row;
         n->in[2] = col;
