@@ -12,6 +12,18 @@
 /* Elementwise kernels run on chunks of this many floats (one call of a cloned kernel each). */
 #define BL_PW_CHUNK ((size_t)1 << 14)
 
+/* Run a kernel over N elements in chunks (CALL sees `o` and `len`), the chunks split across
+ * threads when N is large. */
+#define PW_CHUNKED(N, CALL)                                                                  \
+    do {                                                                                     \
+        size_t n_ = (N), nch_ = (n_ + BL_PW_CHUNK - 1) / BL_PW_CHUNK;                        \
+        _Pragma("omp parallel for schedule(static) if (n_ > BL_PAR_MIN)")                    \
+        for (size_t c_ = 0; c_ < nch_; c_++) {                                               \
+            size_t o = c_ * BL_PW_CHUNK, len = n_ - o < BL_PW_CHUNK ? n_ - o : BL_PW_CHUNK;  \
+            CALL;                                                                            \
+        }                                                                                    \
+    } while (0)
+
 typedef enum { BC_ADD, BC_MUL, BC_ACC_MUL, BC_ACC, BC_COPY } bc_kind;
 
 /* y = a + b, y = a * b, y += a * b, y += a or y = a (b unused) on n elements, b[i * bs]
@@ -59,12 +71,7 @@ enum { COLSUM_CHUNKS = 8, COLSUM_MAXC = 4096 };
 
 void bl_ops_copy_or_add(float *dst, const float *src, size_t n, int assign)
 {
-    size_t nch = (n + BL_PW_CHUNK - 1) / BL_PW_CHUNK;
-#pragma omp parallel for schedule(static) if (n > BL_PAR_MIN)
-    for (size_t c = 0; c < nch; c++) {
-        size_t o = c * BL_PW_CHUNK, len = n - o < BL_PW_CHUNK ? n - o : BL_PW_CHUNK;
-        bcast_run(assign ? BC_COPY : BC_ACC, src + o, src + o, 1, dst + o, len);
-    }
+    PW_CHUNKED(n, bcast_run(assign ? BC_COPY : BC_ACC, src + o, src + o, 1, dst + o, len));
 }
 
 /* Sum the chunk partials (chunk order, so any thread count gives the same bits) into dst. */
@@ -90,6 +97,35 @@ static int colsum_streams(size_t rows, size_t cols)
     return cols <= COLSUM_MAXC && rows >= 4 * COLSUM_CHUNKS && rows * cols > BL_PAR_MIN;
 }
 
+BL_SIMD_CLONES static void mul_run(const float *restrict a, const float *restrict b,
+                                   float *restrict y, size_t n)
+{
+#pragma omp simd
+    for (size_t i = 0; i < n; i++) y[i] = a[i] * b[i];
+}
+
+/* dst[j] += sum_r src[r, j] (* other[r, j]) over whole rows in order (streams through memory),
+ * one chunk of rows per task, 64 rows at a time; with ma, mb (and y == src), each 64 rows are
+ * first made as y = ma * mb and summed while in cache. */
+static void colsum_streamed(float *dst, const float *src, const float *other, size_t rows,
+                            size_t cols, const float *ma, const float *mb, float *y)
+{
+    double part[COLSUM_CHUNKS * COLSUM_MAXC];
+#pragma omp parallel for schedule(static)
+    for (int c = 0; c < COLSUM_CHUNKS; c++) {
+        double *acc = part + (size_t)c * cols;
+        size_t r0, r1;
+        colsum_chunk(rows, c, &r0, &r1);
+        memset(acc, 0, cols * sizeof *acc);
+        for (size_t r = r0; r < r1; r += 64) {
+            size_t n = r1 - r < 64 ? r1 - r : 64, o = r * cols;
+            if (ma) mul_run(ma + o, mb + o, y + o, n * cols);
+            colsum_block(acc, src + o, other ? other + o : NULL, n, cols, cols);
+        }
+    }
+    colsum_reduce(dst, part, cols);
+}
+
 void bl_ops_colsum_add(float *dst, const float *src, const float *other, size_t rows, size_t cols)
 {
     if (rows == 1 && !other) { /* b of a's own shape: a plain elementwise add */
@@ -97,18 +133,7 @@ void bl_ops_colsum_add(float *dst, const float *src, const float *other, size_t 
         return;
     }
     if (colsum_streams(rows, cols)) {
-        /* whole rows in order (streams through memory), one chunk of rows per task */
-        double part[COLSUM_CHUNKS * COLSUM_MAXC];
-#pragma omp parallel for schedule(static)
-        for (int c = 0; c < COLSUM_CHUNKS; c++) {
-            double *acc = part + (size_t)c * cols;
-            size_t r0, r1;
-            colsum_chunk(rows, c, &r0, &r1);
-            memset(acc, 0, cols * sizeof *acc);
-            if (r1 > r0)
-                colsum_block(acc, src + r0 * cols, other ? other + r0 * cols : NULL, r1 - r0, cols, cols);
-        }
-        colsum_reduce(dst, part, cols);
+        colsum_streamed(dst, src, other, rows, cols, NULL, NULL, NULL);
         return;
     }
     enum { BLK = 64 };
@@ -129,12 +154,8 @@ void bl_ops_colsum_add(float *dst, const float *src, const float *other, size_t 
 static void bcast_kernel(bc_kind k, const float *a, const float *b, float *y, size_t n, size_t nb)
 {
     if (nb == n || nb == 1) {
-        size_t bs = nb == 1 ? 0 : 1, nch = (n + BL_PW_CHUNK - 1) / BL_PW_CHUNK;
-#pragma omp parallel for schedule(static) if (n > BL_PAR_MIN)
-        for (size_t c = 0; c < nch; c++) {
-            size_t o = c * BL_PW_CHUNK, len = n - o < BL_PW_CHUNK ? n - o : BL_PW_CHUNK;
-            bcast_run(k, a + o, b + o * bs, bs, y + o, len);
-        }
+        size_t bs = nb == 1 ? 0 : 1;
+        PW_CHUNKED(n, bcast_run(k, a + o, b + o * bs, bs, y + o, len));
         return;
     }
     size_t rows = n / nb;
@@ -271,21 +292,10 @@ void bl_ops_gelu_bias(float *acc, const float *b, float *y, size_t rows, size_t 
     }
 }
 
-BL_SIMD_CLONES static void mul_run(const float *restrict a, const float *restrict b,
-                                   float *restrict y, size_t n)
-{
-#pragma omp simd
-    for (size_t i = 0; i < n; i++) y[i] = a[i] * b[i];
-}
 
 void bl_ops_mul(const float *a, const float *b, float *y, size_t n)
 {
-    size_t nch = (n + BL_PW_CHUNK - 1) / BL_PW_CHUNK;
-#pragma omp parallel for schedule(static) if (n > BL_PAR_MIN)
-    for (size_t c = 0; c < nch; c++) {
-        size_t o = c * BL_PW_CHUNK, len = n - o < BL_PW_CHUNK ? n - o : BL_PW_CHUNK;
-        mul_run(a + o, b + o, y + o, len);
-    }
+    PW_CHUNKED(n, mul_run(a + o, b + o, y + o, len));
 }
 
 void bl_ops_mul_colsum(const float *a, const float *b, float *y, size_t rows, size_t cols,
@@ -296,20 +306,7 @@ void bl_ops_mul_colsum(const float *a, const float *b, float *y, size_t rows, si
         if (dst) bl_ops_colsum_add(dst, y, NULL, rows, cols);
         return;
     }
-    double part[COLSUM_CHUNKS * COLSUM_MAXC];
-#pragma omp parallel for schedule(static)
-    for (int c = 0; c < COLSUM_CHUNKS; c++) {
-        double *acc = part + (size_t)c * cols;
-        size_t r0, r1;
-        colsum_chunk(rows, c, &r0, &r1);
-        memset(acc, 0, cols * sizeof *acc);
-        for (size_t r = r0; r < r1; r += 64) {   /* 64 rows at a time: summed while in cache */
-            size_t n = r1 - r < 64 ? r1 - r : 64, o = r * cols;
-            mul_run(a + o, b + o, y + o, n * cols);
-            colsum_block(acc, y + o, NULL, n, cols, cols);
-        }
-    }
-    colsum_reduce(dst, part, cols);
+    colsum_streamed(dst, y, NULL, rows, cols, a, b, y);
 }
 
 BL_SIMD_CLONES static void silu_fw(const float *x, float *y, size_t n)
@@ -327,17 +324,6 @@ BL_SIMD_CLONES static void silu_bw(const float *x, const float *dy, float *dx, s
     }
 }
 
-/* Run a kernel over N elements in chunks, the chunks split across threads when N is large. */
-#define PW_CHUNK BL_PW_CHUNK
-#define PW_CHUNKED(N, CALL)                                                          \
-    do {                                                                             \
-        size_t nch_ = ((N) + PW_CHUNK - 1) / PW_CHUNK;                              \
-        _Pragma("omp parallel for schedule(static) if ((N) > BL_PAR_MIN)")          \
-        for (size_t c_ = 0; c_ < nch_; c_++) {                                       \
-            size_t o = c_ * PW_CHUNK, len = (N) - o < PW_CHUNK ? (N) - o : PW_CHUNK; \
-            CALL;                                                                    \
-        }                                                                            \
-    } while (0)
 
 static void pointwise_backward(bl_node *n)
 {
