@@ -139,13 +139,17 @@ static int cmd_rope_check(bl_cmdargs *a)
                 "", at[i]);
     }
     fprintf(o, "  all %d pairs: min %.4f max %.4f (spread %.2g): one constant\n", count, lo, hi, hi - lo);
-    fprintf(o, "  other offsets:");
+    /* a few other offsets for comparison, each once: on the grid, not (dr, dc) and not listed yet
+     * ((0, 0) and (-dr, -dc) coincide with (dr, dc) when that is (0, 0)) */
     int others[][2] = { { 0, 0 }, { (int)dr + 1, (int)dc }, { (int)dr, (int)dc + 1 }, { (int)-dr, (int)-dc } };
+    int listed = 0;
     for (int j = 0; j < 4; j++) {
-        int i = (others[j][0] + g - 1) * n2 + others[j][1] + g - 1;
-        if (abs(others[j][0]) < g && abs(others[j][1]) < g)
-            fprintf(o, " (%d, %d) %.4f%s", others[j][0], others[j][1], offs[i], j < 3 ? "," : "\n");
+        int r = others[j][0], c = others[j][1], seen = r == dr && c == dc;
+        for (int k = 0; k < j; k++) seen |= others[k][0] == r && others[k][1] == c;
+        if (seen || abs(r) >= g || abs(c) >= g) continue;
+        fprintf(o, "%s (%d, %d) %.4f", listed++ ? "," : "  other offsets:", r, c, offs[(r + g - 1) * n2 + c + g - 1]);
     }
+    if (listed) fputc('\n', o);
     float m = 0;
     for (int i = 0; i < n2 * n2; i++) m = fmaxf(m, fabsf(offs[i]));
     char title[128], t0[96];

@@ -78,6 +78,46 @@ BL_TEST(rope_check_scores_are_one_constant)
     CHECK_ERR("base must be > 0");
 }
 
+/* The line "other offsets:" of `rope check` lists offsets other than the table's (dr, dc), each
+ * once, with the closed-form score: offset (0, 0) (head_dim), (dr+1, dc), (dr, dc+1) and
+ * (-dr, -dc), less those off the grid, repeated or equal to (dr, dc). */
+static const char *other_offsets(bl_session *s, const char *cmd)
+{
+    static char line[256];
+    line[0] = '\0';
+    if (run_in(s, cmd) < 0) return "(error)";
+    const char *p = strstr(outbuf, "  other offsets:");
+    if (p) snprintf(line, sizeof line, "%.*s", (int)strcspn(p, "\n"), p);
+    return line;
+}
+
+BL_TEST(rope_check_other_offsets_each_once)
+{
+    bl_session *s = session();
+    char want[256];
+    /* offset (0, 0): the table already shows it; (-0, -0) is (0, 0) again */
+    snprintf(want, sizeof want, "  other offsets: (1, 0) %.4f, (0, 1) %.4f", closed_form(32, 100, 1, 0),
+             closed_form(32, 100, 0, 1));
+    const char *got = other_offsets(s, "rope check dr=0 dc=0");
+    CHECK(!strcmp(got, want), "dr=0 dc=0:\n got  '%s'\n want '%s'", got, want);
+    CHECK(!strcmp(want, "  other offsets: (1, 0) 30.6274, (0, 1) 30.6274"), "closed form: '%s'", want);
+    /* (dr+1, dc) = (0, 0): listed once */
+    snprintf(want, sizeof want, "  other offsets: (0, 0) %.4f, (-1, 1) %.4f, (1, 0) %.4f", closed_form(32, 100, 0, 0),
+             closed_form(32, 100, -1, 1), closed_form(32, 100, 1, 0));
+    got = other_offsets(s, "rope check dr=-1 dc=0");
+    CHECK(!strcmp(got, want), "dr=-1 dc=0:\n got  '%s'\n want '%s'", got, want);
+    /* the default keeps all four; (2, 2) and (1, 3) are on the grid */
+    snprintf(want, sizeof want, "  other offsets: (0, 0) %.4f, (2, 2) %.4f, (1, 3) %.4f, (-1, -2) %.4f",
+             closed_form(32, 100, 0, 0), closed_form(32, 100, 2, 2), closed_form(32, 100, 1, 3),
+             closed_form(32, 100, -1, -2));
+    got = other_offsets(s, "rope check");
+    CHECK(!strcmp(got, want), "default:\n got  '%s'\n want '%s'", got, want);
+    /* a 1 x 1 grid has no other offset: no line */
+    got = other_offsets(s, "rope check dr=0 dc=0 grid=1");
+    CHECK(!strcmp(got, ""), "grid=1: '%s'", got);
+    session_free(s);
+}
+
 BL_TEST(qk_growth_is_scale_squared_without_norm)
 {
     const double sc[] = { 1, 4, 16 };
@@ -425,6 +465,7 @@ int main(void)
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
     if (!mkdtemp(tmpdir)) return 99;
     RUN(rope_check_scores_are_one_constant);
+    RUN(rope_check_other_offsets_each_once);
     RUN(qk_growth_is_scale_squared_without_norm);
     RUN(loss_figure_ema_by_hand);
     RUN(files_png_svg_csv_json);
