@@ -300,7 +300,8 @@ static void pixmap_draw(bl_canvas *c, const pixmap *m, int x0, int y0, const sty
         }
 }
 
-/* heatmap geometry: pixel size of a data cell (p >= 1) or a reduced pixel grid (p = 0) */
+/* heatmap geometry: pixel size of a data cell (p >= 1) or a reduced pixel grid (p = 0);
+ * labels_rows: row labels and an even cell size, so that every row starts a line of its own */
 typedef struct {
     int p, dw, dh, labels_rows;
 } heat_geom;
@@ -389,7 +390,6 @@ static int heat_layout(const bl_panel *p, int pw, int ph, int *rw, int *cbw, hea
     int aw = pw - *rw - 1 - *cbw;
     if (aw < 1) aw = 1;
     *g = heat_fit(p, aw, hb < 1 ? 1 : hb);
-    if (!g->labels_rows && p->row_labels) *rw = (int)strlen(bl_tick_label(p->rows - 1, 1, buf, sizeof buf));
     return (p->title != NULL) + (g->dh + 1) / 2 + 1;
 }
 
@@ -449,9 +449,12 @@ static void draw_heatmap(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw
     /* row labels or index ticks on the left, column labels or index ticks below */
     double t[MAX_TICKS], step;
     char lab[24];
-    if (g.labels_rows) {
-        for (int r = 0; r < p->rows; r++)
-            text_right(c, hx - 1, y + r * g.p / 2, p->row_labels[r]);
+    if (p->row_labels) {
+        /* every row's label when each row has a line of its own (labels_rows), else every k-th
+         * row's (k = rows per line, rounded up), as the PNG does: each on the line of its row's top */
+        int every = (2 * p->rows + g.dh - 1) / g.dh;
+        for (int r = 0; r < p->rows; r += every)
+            text_right(c, hx - 1, y + (int)((long)r * g.dh / p->rows / 2), p->row_labels[r]);
     } else {
         int k = index_ticks(p->rows, tr, 4, t, &step), last = -1;
         for (int i = 0; i < k; i++) {

@@ -156,6 +156,52 @@ BL_TEST(test_constant_heatmap_one_colour)
     bl_fig_free(f);
 }
 
+/* row labels of a heatmap taller than its lines: a 15 x 15 map labelled -7 .. 7 (the offsets of
+ * `rope check`) keeps its labels when two rows share a line (every other label, -7 -5 .. 7, one
+ * per line from the top) and shows all 15 when each row has lines of its own; never the row
+ * indices 0 .. 14 */
+static int label_column(const bl_figure *f, int width, int *labels, int max)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    bl_term_opts o = {width, 0, BL_COLOR_NONE, 0};
+    int r = bl_term_print(f, m, &o), n = 0;
+    fclose(m);
+    CHECK(r == 0, "%s", bl_error());
+    /* the first token of each line of the map: a label, else blank (the map's glyphs are no number) */
+    char *save = NULL;
+    for (char *line = strtok_r(buf, "\n", &save); line && n < max; line = strtok_r(NULL, "\n", &save)) {
+        int v, k = 0;
+        labels[n++] = sscanf(line, "%d%n", &v, &k) == 1 && line[k] == ' ' ? v : 99;
+    }
+    free(buf);
+    return n;
+}
+
+BL_TEST(test_heat_row_labels_thinned)
+{
+    float v[15 * 15];
+    char text[15][4];
+    const char *lab[15];
+    for (int i = 0; i < 15; i++) snprintf(text[i], sizeof text[i], "%d", i - 7), lab[i] = text[i];
+    for (int r = 0; r < 15; r++)
+        for (int c = 0; c < 15; c++) v[r * 15 + c] = (float)(14 - abs(r - 7) - abs(c - 7));
+    bl_figure *f = bl_fig_new(1, 1, NULL);
+    bl_panel *p = bl_fig_panel(f, 0);
+    bl_panel_heatmap(p, v, 15, 15, BL_CMAP_DIVERGING);
+    bl_panel_heatmap_labels(p, lab, lab);
+    int got[40], n = label_column(f, 30, got, 40);
+    /* 30 columns: one pixel per cell, 15 rows on 8 lines, the last line holding row 14 alone */
+    CHECK(n >= 9, "%d lines", n);
+    for (int i = 0; i < 8 && i < n; i++) CHECK(got[i] == -7 + 2 * i, "width 30, line %d: label %d, want %d", i, got[i], -7 + 2 * i);
+    n = label_column(f, 60, got, 40);
+    /* 60 columns: two pixels per cell, one line per row */
+    CHECK(n >= 16, "%d lines", n);
+    for (int i = 0; i < 15 && i < n; i++) CHECK(got[i] == i - 7, "width 60, line %d: label %d, want %d", i, got[i], i - 7);
+    bl_fig_free(f);
+}
+
 int main(void)
 {
     RUN(test_diagonal_nocolor);
@@ -168,5 +214,6 @@ int main(void)
     RUN(test_images_256);
     RUN(test_images_nocolor);
     RUN(test_constant_heatmap_one_colour);
+    RUN(test_heat_row_labels_thinned);
     return bl_test_done();
 }
