@@ -117,15 +117,17 @@ static void draw_legend(dctx *d, const bl_panel *p, box a)
 static void draw_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, const bl_range *sy)
 {
     double u = d->u;
-    bl_scale xs, ys;
-    bl_panel_scale(&xs, p, 0, sx, 0, 0.02);
-    bl_panel_scale(&ys, p, 1, sy, 0, 0.05);
     char ylab[256] = "", xlab[256] = "";
     if (p->ylabel || p->logy) snprintf(ylab, sizeof ylab, "%s%s", p->ylabel ? p->ylabel : "y", p->logy ? " (log scale)" : "");
     if (p->xlabel || p->logx) snprintf(xlab, sizeof xlab, "%s%s", p->xlabel ? p->xlabel : "x", p->logx ? " (log scale)" : "");
     double top = b.y + (p->title ? 40 * u : 10 * u), bottom = b.y + b.h - 34 * u - (xlab[0] ? 32 * u : 0);
+    /* a y tick every 70 units or so; a log y axis reaches to ticks past its data */
+    int ymax_ticks = (int)fmax(3, (bottom - top) / (70 * u));
+    bl_scale xs, ys;
+    bl_panel_scale(&xs, p, 0, sx, 0, 0.02, 0);
+    bl_panel_scale(&ys, p, 1, sy, 0, 0.05, ymax_ticks);
     double yt[MAX_TICKS], xt[MAX_TICKS], ystep, xstep;
-    int nyt = bl_scale_ticks(&ys, (int)fmax(3, (bottom - top) / (70 * u)), yt, MAX_TICKS, &ystep);
+    int nyt = bl_scale_ticks(&ys, ymax_ticks, yt, MAX_TICKS, &ystep);
     char yl[MAX_TICKS][24];
     font(d, 16, 0, 0);
     double tickw = 0;

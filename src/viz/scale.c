@@ -76,10 +76,13 @@ static int mantissa_ticks(const bl_scale *s, const double *m, int nm, double *t,
     return n;
 }
 
-int bl_scale_ticks(const bl_scale *s, int max_ticks, double *t, int cap, double *step)
+static const double M1[] = {1}, M125[] = {1, 2, 5}, M19[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+
+/* The ticks of a log scale (see bl_scale_ticks); *mant / *nm get the mantissas of the ticks
+ * (powers of ten: {1}; 1, 2, 5; 1..9) or NULL / 0 for linear ticks (*step > 0 then). */
+static int log_ticks(const bl_scale *s, int max_ticks, double *t, int cap, double *step, const double **mant, int *nm)
 {
-    if (!s->log) return linear_ticks(s->lo, s->hi, max_ticks, t, cap, step);
-    if (step) *step = 0;
+    *step = 0;
     double a = log10(s->lo), b = log10(s->hi);
     int k0 = (int)ceil(a - 1e-9), k1 = (int)floor(b + 1e-9);
     int decades = k1 - k0 + 1, n = 0;
@@ -88,16 +91,70 @@ int bl_scale_ticks(const bl_scale *s, int max_ticks, double *t, int cap, double 
         while ((decades - 1) / every + 1 > (max_ticks > 2 ? max_ticks : 2)) every++;
         for (int k = k0; k <= k1 && n < cap; k++)
             if ((k - k0) % every == 0) t[n++] = pow(10, k);
+        *mant = M1, *nm = 1;
         if (b - a >= 2 || n >= 3) return n;
     }
-    /* a short range: mantissas 1, 2, 5, else 1..9 */
-    static const double m125[] = {1, 2, 5}, m19[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
-    n = mantissa_ticks(s, m125, 3, t, cap);
+    /* a short range: mantissas 1, 2, 5, else 1..9; under a decade 1..9 first when they fit (as
+     * matplotlib labels the minor ticks of a log axis spanning less than a decade) */
+    int n9 = mantissa_ticks(s, M19, 9, t, cap);
+    *mant = M19, *nm = 9;
+    if (b - a < 1 - 1e-9 && n9 >= 3 && n9 <= max_ticks + 1) return n9;
+    n = mantissa_ticks(s, M125, 3, t, cap);
+    *mant = M125, *nm = 3;
     if (n >= 3) return n;
-    int n9 = mantissa_ticks(s, m19, 9, t, cap);
+    n9 = mantissa_ticks(s, M19, 9, t, cap);
+    *mant = M19, *nm = 9;
     if (n9 >= 3 && n9 <= max_ticks + 1) return n9;
     /* less than a factor of ~2: linear nice ticks, placed on the log scale */
+    *mant = NULL, *nm = 0;
     return linear_ticks(s->lo, s->hi, max_ticks, t, cap, step);
+}
+
+int bl_scale_ticks(const bl_scale *s, int max_ticks, double *t, int cap, double *step)
+{
+    double st;
+    const double *mant;
+    int nm;
+    if (!s->log) return linear_ticks(s->lo, s->hi, max_ticks, t, cap, step);
+    int n = log_ticks(s, max_ticks, t, cap, &st, &mant, &nm);
+    if (step) *step = st;
+    return n;
+}
+
+/* The nearest tick value at or beyond v (dir +1: up, -1: down) among m x 10^k (m in mant[0..nm))
+ * or, for linear ticks (nm 0), the multiples of step; 0 when there is none above 0. */
+static double tick_beyond(double v, int dir, const double *mant, int nm, double step)
+{
+    if (!nm) {
+        double k = dir > 0 ? ceil(v / step - 1e-9) : floor(v / step + 1e-9);
+        return k * step;
+    }
+    double best = dir > 0 ? INFINITY : 0;
+    int e = (int)floor(log10(v));
+    for (int k = e - 1; k <= e + 1; k++)
+        for (int j = 0; j < nm; j++) {
+            double x = mant[j] * pow(10, k);
+            if (dir > 0 && x >= v * (1 - 1e-9) && x < best) best = x;
+            if (dir < 0 && x <= v * (1 + 1e-9) && x > best) best = x;
+        }
+    return best;
+}
+
+void bl_scale_cover(bl_scale *s, double dlo, double dhi, int max_ticks)
+{
+    if (!s->log || !(dlo > 0) || !(dhi >= dlo) || !isfinite(dhi)) return;
+    /* each round widens to the next tick of the ticks in use; a wider range can switch to
+     * coarser ticks (1..9, then 1, 2, 5, then powers of ten), so a few rounds at most */
+    for (int round = 0; round < 4; round++) {
+        double t[64], step;
+        const double *mant;
+        int nm, n = log_ticks(s, max_ticks, t, 64, &step, &mant, &nm);
+        int top = n > 0 && t[n - 1] >= dhi * (1 - 1e-9), bottom = n > 0 && t[0] <= dlo * (1 + 1e-9);
+        if (top && bottom) return;
+        if (!top) s->hi = fmax(s->hi, tick_beyond(dhi, 1, mant, nm, step));
+        double lo = bottom ? s->lo : tick_beyond(dlo, -1, mant, nm, step);
+        if (lo > 0) s->lo = fmin(s->lo, lo);
+    }
 }
 
 char *bl_tick_label(double v, double step, char *buf, size_t n)
@@ -153,7 +210,7 @@ void bl_fig_shared_range(const bl_figure *f, int axis_y, int skip_faint, bl_rang
 }
 
 void bl_panel_scale(bl_scale *sc, const bl_panel *p, int axis_y, const bl_range *shared, int skip_faint,
-                    double margin)
+                    double margin, int cover_ticks)
 {
     int logv = axis_y ? p->logy : p->logx;
     if (axis_y ? p->has_ylim : p->has_xlim) {
@@ -166,4 +223,5 @@ void bl_panel_scale(bl_scale *sc, const bl_panel *p, int axis_y, const bl_range 
     if (shared && shared->has) lo = shared->lo, hi = shared->hi;
     else if (!bl_panel_data_range(p, axis_y, skip_faint, &lo, &hi)) lo = logv ? 1 : 0, hi = logv ? 10 : 1;
     bl_scale_fit(sc, lo, hi, logv, margin);
+    if (cover_ticks > 0) bl_scale_cover(sc, lo, hi, cover_ticks);
 }

@@ -3,7 +3,8 @@
  * A scale maps data values to [0, 1] along an axis, linearly or by log10 (a true log scale: only
  * values > 0). Ticks follow Heckbert's "nice numbers" (Graphics Gems, 1990): steps of 1, 2 or 5
  * times a power of ten; on a log scale, the powers of ten (thinned when there are many), with
- * 2 and 5 (then 1..9) times them added when the range spans less than two decades.
+ * 2 and 5 (then 1..9) times them added when the range spans less than two decades, and 1..9
+ * times them first when it spans less than one and they fit in max_ticks + 1.
  */
 #ifndef BL_VIZ_SCALE_H
 #define BL_VIZ_SCALE_H
@@ -27,6 +28,15 @@ double bl_scale_pos(const bl_scale *s, double v);
  * count. *step (may be NULL) gets the linear step, or 0 on a log scale. */
 int bl_scale_ticks(const bl_scale *s, int max_ticks, double *ticks, int cap, double *step);
 
+/* Widen a log scale until its ticks cover the data [dlo, dhi] (0 < dlo <= dhi, inside the scale):
+ * when bl_scale_ticks(s, max_ticks) leaves no tick at or above dhi, hi becomes the next tick
+ * value above dhi of the ticks in use (m x 10^k for their mantissas 1..9, 1 2 5 or 1, or the next
+ * multiple of a linear step), and likewise lo goes down to a tick at or below dlo; repeated (at
+ * most 4 times) while the wider range's ticks still leave an end uncovered. So the axis ends at
+ * a labelled tick past the data, as gnuplot's extended autoscale: data 0.38 .. 1.34 with ticks
+ * 0.4 .. 1 becomes 0.2 .. 2 with ticks 0.2 0.5 1 2. A linear scale is left alone. */
+void bl_scale_cover(bl_scale *s, double dlo, double dhi, int max_ticks);
+
 /* A short label for tick value v ("0.25", "200", "1e-05"): decimals from the linear step (step 0:
  * log ticks, shortest %g form). Returns buf. */
 char *bl_tick_label(double v, double step, char *buf, size_t n);
@@ -47,8 +57,11 @@ int bl_panel_data_range(const bl_panel *p, int axis_y, int skip_faint, double *l
 void bl_fig_shared_range(const bl_figure *f, int axis_y, int skip_faint, bl_range *r);
 
 /* The scale of one axis of a lines panel: its fixed limits, else the shared range, else its data
- * range, with `margin` (fraction of the range) on both sides. */
+ * range, with `margin` (fraction of the range) on both sides. cover_ticks > 0 (the max_ticks the
+ * caller will pass to bl_scale_ticks): a log axis fitted to the data is then widened by
+ * bl_scale_cover so that its ticks cover the data; 0 leaves the fit alone. Fixed limits are
+ * never changed. */
 void bl_panel_scale(bl_scale *sc, const bl_panel *p, int axis_y, const bl_range *shared, int skip_faint,
-                    double margin);
+                    double margin, int cover_ticks);
 
 #endif

@@ -178,17 +178,18 @@ static void draw_lines(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, 
     char xlab[256] = "", ylab[256] = "";
     if (p->xlabel || p->logx) snprintf(xlab, sizeof xlab, "%s%s", p->xlabel ? p->xlabel : "x", p->logx ? " (log)" : "");
     if (p->ylabel || p->logy) snprintf(ylab, sizeof ylab, "%s%s", p->ylabel ? p->ylabel : "y", p->logy ? " (log)" : "");
-    bl_scale xs, ys;
-    bl_panel_scale(&xs, p, 0, sx, !st->color, 0.0);
-    bl_panel_scale(&ys, p, 1, sy, !st->color, 0.05);
-
     int header = ylab[0] ? 1 : 0;
     int leg_rows = legend(NULL, p, 0, 0, pw - 2, st, !braille);
     int foot = 2 + (xlab[0] ? 1 : 0) + leg_rows;
     int pr = bottom - y - header - foot;
     if (pr < 2) pr = 2;
+    /* a y tick every 3 rows or so; a log y axis reaches to ticks past its data */
+    int ymax_ticks = pr / 3 + 1 < 3 ? 3 : pr / 3 + 1;
+    bl_scale xs, ys;
+    bl_panel_scale(&xs, p, 0, sx, !st->color, 0.0, 0);
+    bl_panel_scale(&ys, p, 1, sy, !st->color, 0.05, ymax_ticks);
     double yt[MAX_TICKS], xt[MAX_TICKS], ystep, xstep;
-    int nyt = bl_scale_ticks(&ys, pr / 3 + 1 < 3 ? 3 : pr / 3 + 1, yt, MAX_TICKS, &ystep);
+    int nyt = bl_scale_ticks(&ys, ymax_ticks, yt, MAX_TICKS, &ystep);
     char ylabels[MAX_TICKS][24];
     int yw = 1;
     for (int i = 0; i < nyt; i++) {

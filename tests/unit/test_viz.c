@@ -91,7 +91,7 @@ BL_TEST(test_log_ticks)
     /* 10 sits at (log 10 - log 0.5) / (log 300 - log 0.5) */
     CHECK_CLOSE(bl_scale_pos(&s, 10), (1 + log10(2)) / (log10(300) + log10(2)), 1e-12);
     CHECK(isnan(bl_scale_pos(&s, -1)), "log of a negative value must not have a position");
-    /* less than a decade: 1, 2, 5 mantissas */
+    /* one decade: 1, 2, 5 mantissas (1..9 would be 10 ticks, more than 6 + 1) */
     bl_scale s2 = {0.3, 3, 1};
     n = bl_scale_ticks(&s2, 6, t, 16, &step);
     CHECK(n == 3 && fabs(t[0] - 0.5) < 1e-12 && t[1] == 1 && t[2] == 2, "n = %d: %g %g %g", n, t[0], t[1], t[2]);
@@ -107,6 +107,74 @@ BL_TEST(test_log_ticks)
     bl_scale_fit(&f, 1, 100, 1, 0.25);
     CHECK_CLOSE(log10(f.lo), -0.5, 1e-12);
     CHECK_CLOSE(log10(f.hi), 2.5, 1e-12);
+}
+
+/* a log axis reaches to ticks past its data (bl_scale_cover); numbers worked by hand */
+BL_TEST(test_log_ticks_cover_data)
+{
+    double t[16], step;
+    /* a loss curve from 1.34 down to 0.38 (the PNG's y axis: 5% margin in log units, about 10
+     * ticks): the fit 0.357 .. 1.43 has ticks 0.4 0.5 .. 0.9 1, so 1 .. 1.34 had no tick */
+    bl_scale s;
+    bl_scale_fit(&s, 0.38, 1.34, 1, 0.05);
+    int n = bl_scale_ticks(&s, 10, t, 16, &step);
+    CHECK(n == 7 && fabs(t[0] - 0.4) < 1e-12 && t[6] == 1, "fit: n = %d, %g .. %g", n, t[0], n ? t[n - 1] : 0);
+    /* the next 1..9 ticks: 2 above, 0.3 below; 0.3 .. 2 spans less than a decade and its 9 ticks
+     * 0.3 0.4 .. 0.9 1 2 fit in 10 + 1 */
+    bl_scale_cover(&s, 0.38, 1.34, 10);
+    CHECK_CLOSE(s.lo, 0.3, 1e-12);
+    CHECK_CLOSE(s.hi, 2, 1e-12);
+    n = bl_scale_ticks(&s, 10, t, 16, &step);
+    CHECK(n == 9 && fabs(t[0] - 0.3) < 1e-12 && fabs(t[6] - 0.9) < 1e-12 && t[7] == 1 && t[8] == 2,
+          "covered: n = %d: %g .. %g %g %g", n, t[0], t[6], t[7], t[8]);
+    /* with room for 6 ticks only (a terminal): 0.3 .. 2 has the 1 2 5 ticks 0.5 1 2, so the bottom
+     * goes on to 0.2: 0.2 .. 2 with ticks 0.2 0.5 1 2 */
+    bl_scale_fit(&s, 0.38, 1.34, 1, 0.05);
+    bl_scale_cover(&s, 0.38, 1.34, 6);
+    CHECK_CLOSE(s.lo, 0.2, 1e-12);
+    CHECK_CLOSE(s.hi, 2, 1e-12);
+    n = bl_scale_ticks(&s, 6, t, 16, &step);
+    CHECK(n == 4 && fabs(t[0] - 0.2) < 1e-12 && fabs(t[1] - 0.5) < 1e-12 && t[2] == 1 && t[3] == 2,
+          "covered: n = %d: %g %g %g %g", n, t[0], t[1], t[2], t[3]);
+    /* a short range with linear ticks (the terminal, 6 ticks): 1.17 .. 1.36 fits 1.161 .. 1.370
+     * with ticks 1.2 .. 1.35 (step 0.05); covered: 1.15 .. 1.4, ticks 1.15 1.2 .. 1.4 */
+    bl_scale_fit(&s, 1.17, 1.36, 1, 0.05);
+    n = bl_scale_ticks(&s, 6, t, 16, &step);
+    CHECK(n == 4 && fabs(step - 0.05) < 1e-12 && fabs(t[3] - 1.35) < 1e-9, "fit: n = %d step %g top %g", n, step, n ? t[n - 1] : 0);
+    bl_scale_cover(&s, 1.17, 1.36, 6);
+    CHECK_CLOSE(s.lo, 1.15, 1e-9);
+    CHECK_CLOSE(s.hi, 1.4, 1e-9);
+    n = bl_scale_ticks(&s, 6, t, 16, &step);
+    CHECK(n == 6 && fabs(t[0] - 1.15) < 1e-9 && fabs(t[5] - 1.4) < 1e-9, "covered: n = %d: %g .. %g", n, t[0], n ? t[n - 1] : 0);
+    /* decades: 0.05 .. 10 fits 0.0384 .. 13.03, ticks 0.1 1 10: the top is covered and stays,
+     * the bottom goes down to the power 0.01 */
+    bl_scale_fit(&s, 0.05, 10, 1, 0.05);
+    double hi = s.hi;
+    bl_scale_cover(&s, 0.05, 10, 6);
+    CHECK_CLOSE(s.lo, 0.01, 1e-12);
+    CHECK(s.hi == hi, "covered top moved: %g -> %g", hi, s.hi);
+    /* already covered: 1 .. 100 keeps its fit; a linear scale is never changed */
+    bl_scale_fit(&s, 1, 100, 1, 0.05);
+    bl_scale before = s;
+    bl_scale_cover(&s, 1, 100, 6);
+    CHECK(s.lo == before.lo && s.hi == before.hi, "1 .. 100 changed to %g .. %g", s.lo, s.hi);
+    bl_scale lin = {0.38, 1.34, 0};
+    bl_scale_cover(&lin, 0.38, 1.34, 10);
+    CHECK(lin.lo == 0.38 && lin.hi == 1.34, "linear scale changed");
+    /* through a panel: a log y axis fitted to the data is covered when asked, fixed limits never */
+    float y[3] = {1.34f, 0.7f, 0.38f};
+    bl_figure *f = bl_fig_new(1, 1, NULL);
+    bl_panel *p = bl_fig_panel(f, 0);
+    bl_panel_line(p, "loss", NULL, y, 3, 0);
+    bl_panel_log(p, 0, 1);
+    bl_panel_scale(&s, p, 1, NULL, 0, 0.05, 10);
+    CHECK(fabs(s.lo - 0.3) < 1e-6 && fabs(s.hi - 2) < 1e-6, "panel: %g .. %g", s.lo, s.hi);
+    bl_panel_scale(&s, p, 1, NULL, 0, 0.05, 0);
+    CHECK(s.hi < 1.5, "cover_ticks 0 widened the fit to %g", s.hi);
+    bl_panel_limits(p, 'y', 0.3, 1.5);
+    bl_panel_scale(&s, p, 1, NULL, 0, 0.05, 10);
+    CHECK(s.lo == 0.3 && s.hi == 1.5, "fixed limits changed to %g .. %g", s.lo, s.hi);
+    bl_fig_free(f);
 }
 
 BL_TEST(test_colour_maps)
@@ -259,10 +327,10 @@ BL_TEST(test_shared_axes)
     bl_fig_shared_range(f, 1, 0, &r);
     CHECK(r.has && r.lo == 0 && r.hi == 10, "shared y [%g, %g]", r.lo, r.hi);
     bl_scale s;
-    bl_panel_scale(&s, bl_fig_panel(f, 0), 1, &r, 0, 0.05);
+    bl_panel_scale(&s, bl_fig_panel(f, 0), 1, &r, 0, 0.05, 0);
     CHECK_CLOSE(s.hi, 10.5, 1e-12); /* panel a drawn on b's range */
     bl_panel_limits(bl_fig_panel(f, 0), 'y', -1, 2);
-    bl_panel_scale(&s, bl_fig_panel(f, 0), 1, &r, 0, 0.05);
+    bl_panel_scale(&s, bl_fig_panel(f, 0), 1, &r, 0, 0.05, 0);
     CHECK(s.lo == -1 && s.hi == 2, "fixed limits win over sharing");
     bl_fig_free(f);
 }
@@ -274,6 +342,7 @@ int main(void)
     RUN(test_moving_average_and_downsample);
     RUN(test_linear_ticks);
     RUN(test_log_ticks);
+    RUN(test_log_ticks_cover_data);
     RUN(test_colour_maps);
     RUN(test_heat_range);
     RUN(test_series_and_colours);
