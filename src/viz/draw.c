@@ -14,6 +14,11 @@
 #define C_GRID 0xe6e6e6u
 #define C_SPINE 0x555555u
 #define C_MARK 0xe8250cu /* the outline of a marked heatmap cell (vermilion, seen on viridis and RdBu) */
+/* a heatmap's colour bar, in size units: the gap after the map, the bar's width, and the gap
+ * from the bar to its tick labels */
+#define BAR_GAP 24
+#define BAR_W 24
+#define BAR_TEXT 9
 
 typedef struct {
     cairo_t *cr;
@@ -236,6 +241,21 @@ static int index_ticks(int n, double cell, double min_px, double *t, double *ste
     return k;
 }
 
+/* The colour bar's ticks for a bar h units tall over [vmin, vmax]: their count, values t
+ * (MAX_TICKS) and label step; *widest (may be NULL) gets the widest label in the bar's font. */
+static int bar_ticks(dctx *d, float vmin, float vmax, double h, double *t, double *step, double *widest)
+{
+    bl_scale s = {vmin, vmax, 0};
+    int n = bl_scale_ticks(&s, (int)fmax(4, h / (45 * d->u)), t, MAX_TICKS, step);
+    font(d, 15, 0, 0);
+    if (widest) *widest = 0;
+    for (int i = 0; widest && i < n; i++) {
+        char lab[24];
+        *widest = fmax(*widest, text_w(d, bl_tick_label(t[i], *step, lab, sizeof lab)));
+    }
+    return n;
+}
+
 static void draw_colorbar(dctx *d, bl_cmap cmap, float vmin, float vmax, box bar)
 {
     double u = d->u;
@@ -255,15 +275,13 @@ static void draw_colorbar(dctx *d, bl_cmap cmap, float vmin, float vmax, box bar
     cairo_set_line_width(d->cr, 1 * u);
     cairo_rectangle(d->cr, bar.x, bar.y, bar.w, bar.h);
     cairo_stroke(d->cr);
-    bl_scale s = {vmin, vmax, 0};
     double t[MAX_TICKS], step;
-    int n = bl_scale_ticks(&s, (int)fmax(4, bar.h / (45 * u)), t, MAX_TICKS, &step);
-    font(d, 15, 0, 0);
+    int n = bar_ticks(d, vmin, vmax, bar.h, t, &step, NULL);
     for (int i = 0; i < n; i++) {
         double yy = bar.y + bar.h * (1 - bl_cmap_pos((float)t[i], vmin, vmax));
         char lab[24];
         line(d, bar.x + bar.w, yy, bar.x + bar.w + 5 * u, yy, C_SPINE, 1);
-        text(d, bar.x + bar.w + 9 * u, yy, bl_tick_label(t[i], step, lab, sizeof lab), 0, C_TICK);
+        text(d, bar.x + bar.w + BAR_TEXT * u, yy, bl_tick_label(t[i], step, lab, sizeof lab), 0, C_TICK);
     }
 }
 
@@ -292,6 +310,42 @@ static void annotate_cells(dctx *d, const bl_panel *p, double left, double top, 
         }
 }
 
+/* Where a heatmap goes in box b: its cells (cw x ch), its left and top edge, the widest row
+ * label (lw), the width it needs (need: y label, row labels, map, colour bar with room for its
+ * labels) and the right end of its colour bar's labels (ink), all in page units. Square cells,
+ * unless that leaves most of the panel's height empty (a wide table such as RoPE's [16, 32]):
+ * then cells up to 3 times as tall as wide fill it. The map and its bar are centred in b when
+ * b is wider than they need. */
+typedef struct {
+    double left, top, cw, ch, lw, need, ink;
+} heat_geom;
+
+static heat_geom heat_place(dctx *d, const bl_panel *p, box b)
+{
+    double u = d->u;
+    heat_geom g;
+    font(d, 15, 0, 0);
+    g.lw = 0;
+    for (int r = 0; p->row_labels && r < p->rows; r++) g.lw = fmax(g.lw, text_w(d, p->row_labels[r]));
+    if (!p->row_labels) {
+        char buf[24];
+        g.lw = text_w(d, bl_tick_label(p->rows - 1, 1, buf, sizeof buf));
+    }
+    double pad = 30 * u + g.lw + 12 * u; /* room for a y label, so small multiples line up */
+    g.top = b.y + (p->title ? 40 * u : 10 * u);
+    double cbw = 110 * u, aw = b.w - cbw - pad, ah = b.y + b.h - 30 * u - g.top;
+    g.cw = fmin(aw / p->cols, ah / p->rows), g.ch = g.cw;
+    if (g.ch * p->rows < ah / 2) g.ch = fmin(ah / p->rows, 3 * g.cw);
+    g.need = pad + g.cw * p->cols + cbw;
+    g.left = b.x + pad + (aw - g.cw * p->cols) / 2;
+    float vmin, vmax;
+    double t[MAX_TICKS], step, widest;
+    bl_heat_range(p, &vmin, &vmax);
+    bar_ticks(d, vmin, vmax, g.ch * p->rows, t, &step, &widest);
+    g.ink = g.left + g.cw * p->cols + (BAR_GAP + BAR_W + BAR_TEXT) * u + widest;
+    return g;
+}
+
 static void draw_heatmap(dctx *d, const bl_panel *p, box b)
 {
     double u = d->u;
@@ -301,21 +355,9 @@ static void draw_heatmap(dctx *d, const bl_panel *p, box b)
         font(d, 21, 1, 0);
         text(d, b.x + b.w / 2, b.y + 16 * u, p->title, 0.5, C_TEXT);
     }
-    font(d, 15, 0, 0);
-    double lw = 0;
-    for (int r = 0; p->row_labels && r < p->rows; r++) lw = fmax(lw, text_w(d, p->row_labels[r]));
-    if (!p->row_labels) {
-        char buf[24];
-        lw = text_w(d, bl_tick_label(p->rows - 1, 1, buf, sizeof buf));
-    }
-    double top = b.y + (p->title ? 40 * u : 10 * u), left = b.x + 30 * u + lw + 12 * u; /* room for a y label, so small multiples line up */
-    double cbw = 110 * u, aw = b.x + b.w - cbw - left, ah = b.y + b.h - 30 * u - top;
-    /* square cells, unless that leaves most of the panel's height empty (a wide table such as
-     * RoPE's [16, 32]): then cells up to 3 times as tall as wide fill it */
-    double cw = fmin(aw / p->cols, ah / p->rows), ch = cw;
-    if (ch * p->rows < ah / 2) ch = fmin(ah / p->rows, 3 * cw);
+    heat_geom g = heat_place(d, p, b);
+    double top = g.top, left = g.left, cw = g.cw, ch = g.ch, lw = g.lw;
     double cell = fmin(cw, ch), hw = cw * p->cols, hh = ch * p->rows;
-    left += (aw - hw) / 2; /* centre the map and its bar in the panel */
     cairo_save(d->cr);
     cairo_set_antialias(d->cr, CAIRO_ANTIALIAS_NONE);
     for (int r = 0; r < p->rows; r++)
@@ -365,7 +407,7 @@ static void draw_heatmap(dctx *d, const bl_panel *p, box b)
         for (int i = 0; i < k; i++)
             text(d, left + (t[i] + 0.5) * cw, top + hh + 12 * u, bl_tick_label(t[i], step, lab, sizeof lab), 0.5, C_TICK);
     }
-    box bar = {left + hw + 24 * u, top, 24 * u, hh};
+    box bar = {left + hw + BAR_GAP * u, top, BAR_W * u, hh};
     draw_colorbar(d, p->cmap, vmin, vmax, bar);
     font(d, 18, 0, 0);
     if (p->xlabel) text(d, left + hw / 2, top + hh + 36 * u, p->xlabel, 0.5, C_TEXT);
@@ -451,6 +493,37 @@ static void draw_text(dctx *d, const bl_panel *p, box b)
 
 /* ---- the figure ---- */
 
+/* The columns of the panel grid (x and width of each, page units) for rows of height ch from
+ * `top`: equal columns over [x0, x0 + w0] with `gap` between them. When every panel is a heatmap
+ * (or empty), such as the heads of `attn`, and their maps need less than that (square cells sized
+ * by the height), each column is as wide as its widest map needs and the next one starts `tight`
+ * after the end of its colour bar's labels, the grid centred: no wide empty gap between the
+ * columns. */
+static void grid_columns(dctx *d, const bl_figure *f, double x0, double w0, double gap, double tight, double top,
+                         double ch, double *colx, double *colw)
+{
+    int nc = f->cols;
+    double cw = (w0 - (nc - 1) * gap) / nc, need[BL_FIG_MAX_GRID] = {0}, ink[BL_FIG_MAX_GRID] = {0};
+    for (int c = 0; c < nc; c++) colx[c] = x0 + c * (cw + gap), colw[c] = cw;
+    for (int i = 0; i < f->rows * nc; i++) {
+        const bl_panel *p = &f->panels[i];
+        if (p->kind != BL_PANEL_HEATMAP && p->kind != BL_PANEL_EMPTY) return;
+        box b = {colx[i % nc], top + (i / nc) * (ch + gap), cw, ch};
+        if (p->kind == BL_PANEL_HEATMAP) need[i % nc] = fmax(need[i % nc], heat_place(d, p, b).need);
+    }
+    /* the drawings in boxes as wide as they need: from the box's left edge to the bar's labels */
+    double total = 0;
+    for (int i = 0; i < f->rows * nc; i++) {
+        const bl_panel *p = &f->panels[i];
+        box b = {0, top + (i / nc) * (ch + gap), need[i % nc], ch};
+        if (p->kind == BL_PANEL_HEATMAP) ink[i % nc] = fmax(ink[i % nc], heat_place(d, p, b).ink);
+    }
+    for (int c = 0; c < nc; c++) total += ink[c] + (c + 1 < nc && ink[c] > 0 ? tight : 0);
+    if (total >= w0 - 1e-9 * w0) return;
+    double x = x0 + (w0 - total) / 2;
+    for (int c = 0; c < nc; c++) colx[c] = x, colw[c] = need[c], x += ink[c] + (ink[c] > 0 ? tight : 0);
+}
+
 int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
 {
     dctx d = {cr, sqrt(fmin(w / 1600, h / 900))}; /* text shrinks slower than the page */
@@ -467,11 +540,14 @@ int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
     bl_range sx, sy;
     bl_fig_shared_range(f, 0, 0, &sx);
     bl_fig_shared_range(f, 1, 0, &sy);
-    double gap = 36 * u, cw = (w - 2 * margin - (f->cols - 1) * gap) / f->cols;
-    double ch = (h - top - margin - (f->rows - 1) * gap) / f->rows;
+    double gap = 36 * u, ch = (h - top - margin - (f->rows - 1) * gap) / f->rows;
+    double colx[BL_FIG_MAX_GRID], colw[BL_FIG_MAX_GRID];
+    /* small multiples of heatmaps: 8 units from one colour bar's labels to the next box, whose y
+     * label sits about 13 units into it: about one label height (20 units) of white between them */
+    grid_columns(&d, f, margin, w - 2 * margin, gap, 8 * u, top, ch, colx, colw);
     for (int i = 0; i < f->rows * f->cols; i++) {
         const bl_panel *p = &f->panels[i];
-        box b = {margin + (i % f->cols) * (cw + gap), top + (i / f->cols) * (ch + gap), cw, ch};
+        box b = {colx[i % f->cols], top + (i / f->cols) * (ch + gap), colw[i % f->cols], ch};
         switch (p->kind) {
         case BL_PANEL_LINES: draw_lines(&d, p, b, &sx, &sy); break;
         case BL_PANEL_HEATMAP: draw_heatmap(&d, p, b); break;

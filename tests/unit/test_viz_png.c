@@ -183,6 +183,48 @@ BL_TEST(test_png_marked_cell)
     bl_fig_free(g);
 }
 
+/* small multiples of heatmaps (`attn` of 4 heads: a 2 x 2 grid of 8 x 8 maps) sit side by side,
+ * not each in the middle of half the page. At 1600 x 900 (u = 1): rows of 386 units from y = 68
+ * (24 margin + 44 title, 36 between rows), a map from 10 below the row's top to 30 above its
+ * bottom: 346 x 346, cells 43.25. Between the maps of a row: colour bar 24 + 24 + 9 + its widest
+ * label "0.2" (about 24), 8, then the next panel's room for a y label 30 + 12 and its row
+ * labels ("7", about 10): about 140 (it was 448, each map centred in a 758-wide half). The grid
+ * is centred: its maps' middle is left of the page's by half of bar minus label room, about 14. */
+BL_TEST(test_png_heatmap_grid_compact)
+{
+    float v[4][64];
+    const float level[4] = {0.2f, 0.4f, 0.6f, 0.8f};
+    bl_figure *f = bl_fig_new(2, 2, "four heads");
+    for (int k = 0; k < 4; k++) {
+        for (int i = 0; i < 64; i++) v[k][i] = level[k];
+        bl_panel *p = bl_fig_panel(f, k);
+        bl_panel_heatmap(p, v[k], 8, 8, BL_CMAP_VIRIDIS);
+        bl_panel_heatmap_range(p, 0, 1);
+        bl_panel_labels(p, NULL, "key", "query");
+    }
+    CHECK(bl_fig_save(f, path_of("grid.png"), NULL) == 0, "%s", bl_error());
+    image im;
+    CHECK(read_png(path_of("grid.png"), &im) == 0 && im.rgb, "cannot read the PNG back");
+    if (!im.rgb) return;
+    int x0[4], y0[4], x1[4], y1[4];
+    for (int k = 0; k < 4; k++) {
+        int n = map_box(&im, bl_cmap_rgb(BL_CMAP_VIRIDIS, level[k]), &x0[k], &y0[k], &x1[k], &y1[k]);
+        CHECK(n > 100000, "map %d: %d pixels", k, n);
+        CHECK(abs(x1[k] - x0[k] + 1 - 346) <= 2 && abs(y1[k] - y0[k] + 1 - 346) <= 2, "map %d is %d x %d, want 346 x 346",
+              k, x1[k] - x0[k] + 1, y1[k] - y0[k] + 1);
+    }
+    CHECK(abs(y0[0] - 78) <= 1 && abs(y0[2] - (68 + 386 + 36 + 10)) <= 1, "rows at %d and %d", y0[0], y0[2]);
+    for (int r = 0; r < 2; r++) {
+        int between = x0[2 * r + 1] - (x1[2 * r] + 1);
+        CHECK(between > 120 && between < 165, "row %d: %d pixels between the maps, want about 140", r, between);
+        CHECK(x0[2 * r] == x0[0] && x0[2 * r + 1] == x0[1], "columns not aligned: %d %d / %d %d", x0[0], x0[1], x0[2], x0[3]);
+    }
+    double middle = (x0[0] + x1[1] + 1) / 2.0;
+    CHECK(middle > 800 - 30 && middle < 800, "maps' middle at %.1f, want about 786", middle);
+    free(im.rgb);
+    bl_fig_free(f);
+}
+
 /* annotated cells: white text on the dark teal of viridis(0.5), inside the cells */
 BL_TEST(test_png_annotated_heatmap)
 {
@@ -376,6 +418,7 @@ int main(void)
     RUN(test_png_constant_heatmap);
     RUN(test_png_marked_cell);
     RUN(test_png_annotated_heatmap);
+    RUN(test_png_heatmap_grid_compact);
     RUN(test_png_diagonal);
     RUN(test_svg);
     RUN(test_csv);
