@@ -9,6 +9,7 @@
 #include "repl/repl.h"
 #include "train/safetensors.h"
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -274,6 +275,45 @@ BL_TEST(writers)
     }
     CHECK(!memcmp(sig, "\x89PNG\r\n\x1a\n", 8), "h.png is not a PNG");
     unlink(path);
+    /* CSV is rows and columns: a tensor of more dimensions is refused before any file is made
+     * (an older file of that name stays as it was), the session keeps the tensor, and 1-D and
+     * 2-D tensors still write and read back */
+    snprintf(path, sizeof path, "%s/x4.csv", dir);
+    f = fopen(path, "w");
+    if (f) fputs("old\n", f), fclose(f);
+    snprintf(cmd, sizeof cmd, "x = reshape(arange(24), 2, 2, 3, 2) / 4; x > %s/x4.csv", dir);
+    bl_session *s = bl_session_new(0);
+    bl_models_init(s);
+    CHECK(run_in(s, cmd) < 0, "a 4-D tensor was written as CSV");
+    CHECK(strstr(errbuf, "x4.csv: a .csv file holds a 1-D or 2-D tensor, not [2, 2, 3, 2]: reshape it first "
+                         "(e.g. reshape(x, 12, 2)) or write .json, which keeps the shape\n") &&
+          !strchr(errbuf, '\n')[1], "%s", errbuf);
+    f = fopen(path, "r");
+    buf[0] = '\0';
+    if (f) {
+        buf[fread(buf, 1, sizeof buf - 1, f)] = '\0';
+        fclose(f);
+    }
+    CHECK(!strcmp(buf, "old\n"), "x4.csv changed:\n%s", buf);
+    unlink(path);
+    CHECK(rmdir(dir) == 0, "a file was left in %s", dir);
+    CHECK(mkdir(dir, 0700) == 0, "%s", dir);
+    snprintf(cmd, sizeof cmd, "shape(x); x[0, 1] > %s/x2.csv; x[1, 0, 2] > %s/x1.csv", dir, dir);
+    CHECK(run_in(s, cmd) == 0 && !strcmp(outbuf, "[2, 2, 3, 2]\n"), "%s%s", outbuf, errbuf);
+    bl_models_free(s);
+    bl_session_free(s);
+    static const char *rows[][2] = { { "x2.csv", "1.5,1.75\n2,2.25\n2.5,2.75\n" }, { "x1.csv", "4,4.25\n" } };
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, rows[i][0]);
+        f = fopen(path, "r");
+        buf[0] = '\0';
+        if (f) {
+            buf[fread(buf, 1, sizeof buf - 1, f)] = '\0';
+            fclose(f);
+        }
+        CHECK(!strcmp(buf, rows[i][1]), "%s:\n%s", rows[i][0], buf);
+        unlink(path);
+    }
     rmdir(dir);
     CHECK(run("3 > /nonexistent-dir/x.csv") < 0, "writing to a missing folder succeeded");
     CHECK(run("heatmap(ones(2, 2, 2))") < 0, "3-D heatmap accepted");
