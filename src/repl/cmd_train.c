@@ -175,7 +175,7 @@ int bl_cmd_eval(bl_cmdargs *a)
         return 0;
     }
     if (isnan(v)) return bl_session_errat(a->s, a->st->pos);
-    fprintf(a->s->out, "val loss %.3g at step %d (%d held-out %s)\n", v, bl_run_steps(r), r->val_n,
+    fprintf(a->s->out, "val loss %.4f at step %d (%d held-out %s)\n", v, bl_run_steps(r), r->val_n,
             m->kind == BL_MODEL_DIT ? "images" : "windows");
     return 0;
 }
