@@ -280,7 +280,7 @@ static void rec(tp *p, int d, size_t off, int indent)
     put(p, "]");
 }
 
-static void print_tensor(const bl_tensor *t, FILE *out)
+void bl_val_print_tensor(const bl_tensor *t, FILE *out)
 {
     tp p = { .out = out, .t = t, .summarize = t->numel > SUMMARY_OVER };
     float amax = 0, amin = INFINITY;
@@ -308,7 +308,6 @@ static void print_tensor(const bl_tensor *t, FILE *out)
         put(&p, ", ");
     }
     put(&p, buf);
-    fputc('\n', out);
 }
 
 static void print_inline(const bl_value *v, FILE *out, int quote)
@@ -337,7 +336,7 @@ static void print_inline(const bl_value *v, FILE *out, int quote)
 void bl_val_print(const bl_value *v, FILE *out)
 {
     switch (v->kind) {
-    case BL_V_TENSOR: print_tensor(v->t, out); return;
+    case BL_V_TENSOR: bl_val_print_tensor(v->t, out); fputc('\n', out); return;
     case BL_V_TABLE: bl_table_write_txt(v->tab, out); return;
     case BL_V_HANDLE:
         if (v->htype->print) { v->htype->print(v->h, out); return; }

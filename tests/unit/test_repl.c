@@ -174,11 +174,24 @@ BL_TEST(tensor_printing_abbreviates)
                           "shape=[3, 2], dtype=float32)\n"), "%s", outbuf);
 }
 
+BL_TEST(print_shows_values_as_the_prompt_does)
+{
+    /* print(x) is what the prompt shows for x, with no blank line before or after (as print(x) and
+     * repr(x) in PyTorch); values after it follow on its last line, separated by spaces */
+    const char *x = "tensor([[ 1.5000, -2.0000],\n        [ 3.0000,  4.0000]], shape=[2, 2], dtype=float32)";
+    char want[512];
+    CHECK(run("x = tensor([[1.5, -2], [3, 4]]); print(x); x; print(\"x =\", x, 1)") == 0, "%s", errbuf);
+    snprintf(want, sizeof want, "%s\n%s\nx = %s 1\n", x, x, x);
+    CHECK(!strcmp(outbuf, want), "output:\n%s", outbuf);
+    CHECK(run("print(table(a=[1, 2])); print(); print(\"n\", 2, [1, 2])") == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "a\n1\n2\n\nn 2 [1, 2]\n"), "output:\n%s", outbuf);
+}
+
 BL_TEST(functions_match_formulas)
 {
     /* DESIGN.md section 2: rmsnorm([3, 4]) = [0.8485, 1.1314], silu(1) = 0.7311 */
     CHECK(run("print(round(rmsnorm(tensor([3, 4])), 4), round(silu(1), 4), round(silu(-1), 4))") == 0, "%s", errbuf);
-    CHECK(!strcmp(outbuf, "\ntensor([0.8485, 1.1314], shape=[2], dtype=float32)\n 0.7311 -0.2689\n"), "%s", outbuf);
+    CHECK(!strcmp(outbuf, "tensor([0.8485, 1.1314], shape=[2], dtype=float32) 0.7311 -0.2689\n"), "%s", outbuf);
     CHECK(run("swiglu_hidden(128); swiglu_hidden(128, 4, multiple_of=32)") == 0, "%s", errbuf);
     CHECK(!strcmp(outbuf, "341\n352\n"), "%s", outbuf);
     CHECK(run("x = tensor([[1, 2, 3]]); mean(x); var(x); std(x, dim=1); sum(x, dim=0); softmax(tensor([0, 0]))") == 0, "%s", errbuf);
@@ -417,6 +430,7 @@ int main(void)
     RUN(parser_statements_and_error_positions);
     RUN(eval_values_and_errors);
     RUN(tensor_printing_abbreviates);
+    RUN(print_shows_values_as_the_prompt_does);
     RUN(functions_match_formulas);
     RUN(completion);
     RUN(writers);
