@@ -77,8 +77,8 @@ int bl_val_truth(const bl_value *v);
  * (rectangular, up to 4 levels) or a tensor (copied). NULL + bl_fail("what: ...") otherwise. */
 bl_tensor *bl_val_to_tensor(const bl_value *v, const char *what);
 
-/* Print a value as the REPL shows it (tensors NumPy-style with shape and dtype, abbreviated
- * beyond 1000 elements; numbers with 6 significant digits), ending with a newline. */
+/* Print a value as the REPL shows it (tensors as PyTorch's repr, abbreviated beyond 1000
+ * elements, then shape and dtype; numbers with 6 significant digits), ending with a newline. */
 void bl_val_print(const bl_value *v, FILE *out);
 /* A tensor as bl_val_print shows it (PyTorch's repr: rows after the first indented under the
  * first), without the final newline, so print(x, y) can go on after it. */

@@ -164,14 +164,43 @@ BL_TEST(eval_values_and_errors)
 
 BL_TEST(tensor_printing_abbreviates)
 {
+    /* as PyTorch 1.13 prints them (repr(torch.arange(2000.)), ...), then shape and dtype: whole
+     * numbers spanning more than 1000x in scientific notation, "..." after two spaces */
     CHECK(run("arange(2000)") == 0, "%s", errbuf);
-    CHECK(!strcmp(outbuf, "tensor([   0.,    1.,    2., ..., 1997., 1998., 1999.],\n       shape=[2000], dtype=float32)\n"),
-          "%s", outbuf);
+    CHECK(!strcmp(outbuf, "tensor([0.0000e+00, 1.0000e+00, 2.0000e+00,  ..., 1.9970e+03, 1.9980e+03,\n"
+                          "        1.9990e+03], shape=[2000], dtype=float32)\n"), "%s", outbuf);
     CHECK(run("tensor([1e-6, -2])") == 0, "%s", errbuf);
     CHECK(!strcmp(outbuf, "tensor([ 1.0000e-06, -2.0000e+00], shape=[2], dtype=float32)\n"), "%s", outbuf);
     CHECK(run("reshape(arange(3000), 3, 1000)[:, 0:2]") == 0, "%s", errbuf);
-    CHECK(!strcmp(outbuf, "tensor([[   0.,    1.],\n        [1000., 1001.],\n        [2000., 2001.]], "
-                          "shape=[3, 2], dtype=float32)\n"), "%s", outbuf);
+    CHECK(!strcmp(outbuf, "tensor([[0.0000e+00, 1.0000e+00],\n        [1.0000e+03, 1.0010e+03],\n"
+                          "        [2.0000e+03, 2.0010e+03]], shape=[3, 2], dtype=float32)\n"), "%s", outbuf);
+}
+
+/* tests/golden/repr.safetensors (gen_repr.py): tensors and the text PyTorch's own repr code gives
+ * for each (with blocklab's shape and dtype added by its suffix rule): wrapping at 80 columns,
+ * widths, fixed, whole and scientific numbers, summaries of 1-D to 3-D, nan and inf */
+BL_TEST(tensor_printing_matches_pytorch)
+{
+    const char *src = getenv("BL_SRCDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/golden/repr.safetensors", src ? src : ".");
+    if (access(path, R_OK) != 0) SKIP("repr.safetensors not found (set BL_SRCDIR)");
+    bl_st_file *f = bl_st_read(path);
+    CHECK(f != NULL, "%s", bl_error());
+    if (!f) return;
+    CHECK(f->n >= 20, "%d cases", f->n);
+    for (int i = 0; i < f->n; i++) {
+        const char *want = bl_st_meta(f, f->tensors[i].name);
+        char *got = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&got, &len);
+        if (!m) break;
+        bl_val_print_tensor(&f->tensors[i], m);
+        fclose(m);
+        CHECK(want && !strcmp(got, want), "%s:\n%s\nPyTorch:\n%s", f->tensors[i].name, got, want ? want : "(none)");
+        free(got);
+    }
+    bl_st_free(f);
 }
 
 BL_TEST(print_shows_values_as_the_prompt_does)
@@ -430,6 +459,7 @@ int main(void)
     RUN(parser_statements_and_error_positions);
     RUN(eval_values_and_errors);
     RUN(tensor_printing_abbreviates);
+    RUN(tensor_printing_matches_pytorch);
     RUN(print_shows_values_as_the_prompt_does);
     RUN(functions_match_formulas);
     RUN(completion);
