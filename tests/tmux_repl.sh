@@ -1,8 +1,9 @@
 #!/bin/sh
 # tmux_repl.sh - types into the real interactive blocklab inside a private tmux server and reads
 # the screen: tab completion, a continued line, history recall, the error caret, Ctrl-C at the
-# prompt, during a long command and during `train`, `dash` around a model's run, the history file, Ctrl-D,
-# `history N`, carets after UTF-8 text, the history under a missing $XDG_STATE_HOME. Prints TAP.
+# prompt, during a long command, during `train` and (twice) during `compare`, `dash` around a
+# model's run, the history file, Ctrl-D, `history N`, carets after UTF-8 text, the history under a
+# missing $XDG_STATE_HOME. Prints TAP.
 # Skipped (with a message) when tmux is missing.
 set -u
 bin=${BL_BUILDDIR:-$(pwd)}/blocklab
@@ -113,6 +114,28 @@ mkdir -p "$tmp/dsets/cifar_dir"
 keys "data cifar10 $tmp/dsets/ci" Tab
 check "tab completes a folder after data KIND" "bl> data cifar10 $tmp/dsets/cifar_dir/"
 keys C-u
+
+# compare: the first Ctrl-C stops training after the round and says the runs are being measured;
+# a second one skips the measuring (a big exam keeps it busy for seconds): the table follows with
+# no error, the values stay, and a line typed after the Ctrl-C runs
+keys 'model dit batch=2 eval_every=0' Enter
+check "a TinyDiT to compare" "m2: (current) dit"
+keys 'data shapes exam=6000' Enter
+check "a big exam" "shapes: endless train"
+keys "compare a b=norm:rmsnorm steps=1000000 fd=off dir=$tmp/cmp" Enter
+check "compare shows its progress" "compare: step"
+keys C-c
+check "the first Ctrl-C during compare stops training and measures the runs" "(Ctrl-C again skips that)"
+keys C-c 'print("typed", 6 * 7)' Enter
+check "a second Ctrl-C skips the measuring and the table follows" "compare: measuring skipped (Ctrl-C): - marks what was not measured"
+check "the line typed after the Ctrl-C runs" "typed 42"
+if screen | grep -q "seed gap" && ! screen | grep -q "interrupted after [0-9]* of 6000"; then
+    ok "the table is shown and no error follows it"
+else
+    notok "the table is shown and no error follows it"
+fi
+keys 'print("runs", cmp_a.steps == cmp_seed2.steps, cmp_table.variant[2] == "seed2")' Enter
+check "the runs and the table are kept" "runs true true"
 
 keys C-d
 i=0

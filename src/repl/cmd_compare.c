@@ -179,6 +179,14 @@ static bl_probe *get_probe(bl_session *s, const bl_dataset *ds, const options *o
     return p;
 }
 
+/* Ctrl-C during compare: the first stops training after the current round (whose exams run to
+ * the end, so that every run stops at the same step), then the runs are measured; a Ctrl-C during
+ * the measuring (the second, or the first when training had ended) skips the rest of it, and the
+ * table shows - for what was not measured. skip_at is the Ctrl-C count that skips. */
+static int skip_at;
+
+static int measuring_interrupted(void) { return bl_interrupt_count() >= skip_at; }
+
 int bl_cmd_compare(bl_cmdargs *a)
 {
     int used;
@@ -218,7 +226,6 @@ int bl_cmd_compare(bl_cmdargs *a)
         bl_probe_free(probe);
         return bl_session_errat(a->s, a->st->pos);
     }
-    for (int i = 0; i < c->n; i++) c->r[i].model->interrupted = bl_interrupted;
     /* the folder first (empty metrics, replaced at the end), so a bad dir= fails before training */
     if (bl_compare_write(c, o.dir) < 0) {
         bl_compare_free(c);
@@ -238,14 +245,21 @@ int bl_cmd_compare(bl_cmdargs *a)
     }
     if (tty) progress(a->s, c, t0, 1);
     int stopped = bl_interrupted();
-    if (stopped) {
-        fprintf(a->s->out, "compare: interrupted after %d of %d steps; the table of the steps done\n", c->done, c->steps);
-        bl_interrupt_clear();
-    }
+    if (stopped)
+        fprintf(a->s->out, "compare: interrupted after %d of %d steps; %s\n", c->done, c->steps,
+                c->done ? "measuring the runs (Ctrl-C again skips that)" : "nothing to measure");
     for (int i = 0; i < c->n; i++)
         if (c->r[i].failed) fprintf(a->s->out, "compare: %s stopped: %s\n", c->r[i].name, c->r[i].error);
+    skip_at = stopped ? 2 : 1;
+    for (int i = 0; i < c->n; i++) c->r[i].model->interrupted = measuring_interrupted;
     int rc = bl_compare_finish(c, probe, (int)o.n);
-    if (rc < 0 && bl_interrupted()) bl_interrupt_clear();
+    if (rc < 0 && measuring_interrupted()) {
+        fprintf(a->s->out, "compare: measuring skipped (Ctrl-C): - marks what was not measured\n");
+        bl_clear_error();
+        rc = 0;
+        stopped = 1;
+    }
+    if (stopped) bl_interrupt_reported(a->s);
     bl_probe_free(probe);
     bl_cmp_summary sum;
     bl_compare_summary(c, &sum);

@@ -30,7 +30,8 @@ int bl_complete_compare(bl_session *s, int argi, const char *const *words, const
       "(probe_steps= trains the probe shorter). The runs' metrics become cmp_NAME (plot loss\n" \
       "cmp_baseline cmp_rope) and DIR/NAME/metrics.json (dir= default compare-DATE-TIME);\n"  \
       "the table stays as cmp_table.\n"                                                        \
-      "Ctrl-C stops after the current round and tabulates the steps done.",                   \
+      "Ctrl-C stops after the current round, then measures the runs (val, fd) and tabulates\n" \
+      "the steps done; Ctrl-C again skips the measuring (- where it was not done).",          \
       bl_complete_compare, bl_cmd_compare, 0 },
 
 #endif

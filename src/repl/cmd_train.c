@@ -26,13 +26,6 @@ static int term_width(void)
     return 80;
 }
 
-/* A Ctrl-C the command has reported itself: cleared, so the prompt does not say it again (a
- * script still stops at it). */
-static void interrupt_reported(bl_session *s)
-{
-    if (s->interactive) bl_interrupt_clear();
-}
-
 /* Words after the model: at most one positional, the rest key=value among `keys` (NULL-ended). */
 static int check_keys(bl_cmdargs *a, int from, const char *const *keys, int max_pos, int *pos_i)
 {
@@ -147,13 +140,13 @@ int bl_cmd_train(bl_cmdargs *a)
         /* Ctrl-C during the validation exam: the steps so far are kept */
         fprintf(a->s->out, "train: %s, at step %d (model and run kept)\n", bl_error() + 6, bl_run_steps(r));
         bl_clear_error();
-        interrupt_reported(a->s);
+        bl_interrupt_reported(a->s);
         return 0;
     }
     if (done < 0) return bl_session_errat(a->s, a->st->pos);
     if (done < n && bl_interrupted()) {
         fprintf(a->s->out, "train: interrupted after step %d (model and run kept)\n", bl_run_steps(r));
-        interrupt_reported(a->s);
+        bl_interrupt_reported(a->s);
     }
     return 0;
 }
@@ -171,11 +164,11 @@ int bl_cmd_eval(bl_cmdargs *a)
     if (isnan(v) && bl_train_exam_interrupted()) {
         fprintf(a->s->out, "%s (model and run kept)\n", bl_error());
         bl_clear_error();
-        interrupt_reported(a->s);
+        bl_interrupt_reported(a->s);
         return 0;
     }
     if (isnan(v)) return bl_session_errat(a->s, a->st->pos);
-    fprintf(a->s->out, "val loss %.3g at step %d (%d held-out %s)\n", v, bl_run_steps(r), r->val_n,
+    fprintf(a->s->out, "val loss %.4f at step %d (%d held-out %s)\n", v, bl_run_steps(r), r->val_n,
             m->kind == BL_MODEL_DIT ? "images" : "windows");
     return 0;
 }

@@ -419,8 +419,9 @@ const bl_topic bl_topics[] = {
       "`;` separates statements, `#` starts a comment, and a line that ends inside brackets\n"
       "or after an operator continues on the next one. `STATEMENT > FILE` writes the value\n"
       "(a table, tensor or picture) to FILE when FILE ends in .txt .csv .json .png or .svg\n"
-      "(the extension picks the format; otherwise > compares). Errors show a caret under the\n"
-      "offending token (columns count characters, two for a wide CJK one) and change nothing." },
+      "(the extension picks the format; .csv takes 1-D and 2-D tensors, .json any shape;\n"
+      "otherwise > compares). Errors show a caret under the offending token (columns count\n"
+      "characters, two for a wide CJK one) and change nothing." },
     { NULL, NULL },
 };
 

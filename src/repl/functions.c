@@ -494,18 +494,25 @@ static bl_value *f_allclose(bl_callargs *a)
 }
 
 /* ---- output ---- */
+/* Like Python's print: the values on one line, separated by spaces (a tensor as the prompt shows
+ * it, so print(x) is x's display exactly), then a newline; a table or a model, run or picture
+ * takes whole lines of its own, starting on a fresh one. */
 static bl_value *f_print(bl_callargs *a)
 {
+    int bol = 1;    /* at the start of a line */
     for (int i = 0; i < a->n; i++) {
         bl_value *v = a->v[i];
-        if (i) fputc(' ', a->s->out);
-        if (v->kind == BL_V_TENSOR || v->kind == BL_V_TABLE || v->kind == BL_V_HANDLE) {
-            fputc('\n', a->s->out);
+        if (v->kind == BL_V_TABLE || v->kind == BL_V_HANDLE) {
+            if (!bol) fputc('\n', a->s->out);
             bl_val_print(v, a->s->out);
+            bol = 1;
             continue;
         }
+        if (!bol) fputc(' ', a->s->out);
+        bol = 0;
         char buf[64];
-        if (v->kind == BL_V_STR) fputs(v->str, a->s->out);
+        if (v->kind == BL_V_TENSOR) bl_val_print_tensor(v->t, a->s->out);
+        else if (v->kind == BL_V_STR) fputs(v->str, a->s->out);
         else if (v->kind == BL_V_NUM) bl_fmt_num(v->num, buf, sizeof buf), fputs(buf, a->s->out);
         else if (v->kind == BL_V_BOOL) fputs(v->num ? "true" : "false", a->s->out);
         else if (v->kind == BL_V_LIST) {
@@ -521,7 +528,7 @@ static bl_value *f_print(bl_callargs *a)
             fputc(']', o);
         }
     }
-    fputc('\n', a->s->out);
+    if (!bol || a->n == 0) fputc('\n', a->s->out);
     return bl_val_none();
 }
 
@@ -697,7 +704,9 @@ const bl_function bl_functions[] = {
       f_attention },
     { "allclose", "allclose(a, b, rtol=1e-4, atol=1e-5)",
       "true when |a - b| <= atol + rtol |b| everywhere (shapes broadcast).", f_allclose },
-    { "print", "print(a, b, ...)", "Print the values on one line, separated by spaces.", f_print },
+    { "print", "print(a, b, ...)",
+      "Print the values on one line, separated by spaces (a tensor as the prompt shows it);\n"
+      "a table, model or picture takes lines of its own.", f_print },
     { "table", "table(name=values, ...)",
       "A table with one column per keyword (lists, 1-D tensors or numbers); print it or write it\n"
       "with `> file.csv`, `> file.json` or `> file.txt`.", f_table },

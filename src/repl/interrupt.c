@@ -28,4 +28,11 @@ void bl_interrupt_install(void)
 
 int bl_interrupted(void) { return hits > 0; }
 
+int bl_interrupt_count(void) { return hits; }
+
 void bl_interrupt_clear(void) { hits = 0; }
+
+void bl_interrupt_reported(bl_session *s)
+{
+    if (s->interactive) bl_interrupt_clear();
+}

@@ -30,7 +30,8 @@ static void usage(FILE *out)
           "\n"
           "Without SCRIPT or -e, blocklab reads standard input: a prompt with line editing,\n"
           "history and tab completion on a terminal, a script otherwise. Errors in scripts are\n"
-          "printed as FILE:LINE:COLUMN: message and stop the run with exit status 1.\n", out);
+          "printed as FILE:LINE:COLUMN: message (-e#N:LINE:COLUMN for the Nth -e) and stop the\n"
+          "run with exit status 1.\n", out);
 }
 
 /* The interactive loop: a second prompt while the statement is unfinished. */
@@ -160,11 +161,15 @@ int main(int argc, char **argv)
     s->echo = echo;
     bl_models_init(s);
     bl_interrupt_install();
-    for (int i = 0; i < nexprs && !s->quit; i++)
-        if (bl_run_string(s, "-e", exprs[i]) < 0) {
+    for (int i = 0; i < nexprs && !s->quit; i++) {
+        /* errors name the string: -e#2:1:6 is line 1, column 6 of the second -e */
+        char name[32];
+        snprintf(name, sizeof name, "-e#%d", i + 1);
+        if (bl_run_string(s, name, exprs[i]) < 0) {
             rc = 1;
             if (!keep) break;
         }
+    }
     if ((rc == 0 || keep) && !s->quit && file) {
         FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
         if (!f) {

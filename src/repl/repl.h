@@ -149,7 +149,12 @@ int bl_write_value(bl_session *s, const bl_value *v, const char *path, const cha
 /* Ctrl-C: the handler sets a flag that long commands check between steps. */
 void bl_interrupt_install(void);
 int bl_interrupted(void);
+/* How many Ctrl-C since the flag was last cleared (a third one ends the program). */
+int bl_interrupt_count(void);
 void bl_interrupt_clear(void);
+/* A Ctrl-C the command has reported itself: cleared at the prompt, so it is not reported again;
+ * a script still stops at it. */
+void bl_interrupt_reported(bl_session *s);
 
 /* Helpers for command handlers: read a word as a number / integer in [lo, hi] / bool. Each
  * reports "cmd: ..." at the word on failure. */

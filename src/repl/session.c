@@ -122,6 +122,7 @@ int bl_session_errat(bl_session *s, bl_pos pos)
 }
 
 /* ---- writing a value to a file ---- */
+/* A 1-D tensor is one row, a 2-D one a row per row (bl_write_value refuses more dimensions). */
 static void tensor_csv(const bl_tensor *t, FILE *f)
 {
     size_t cols = t->ndim >= 2 ? (size_t)t->shape[t->ndim - 1] : t->numel;
@@ -166,6 +167,16 @@ int bl_write_value(bl_session *s, const bl_value *v, const char *path, const cha
     int ok = txt || v->kind == BL_V_TABLE || v->kind == BL_V_TENSOR ||
              (json && (v->kind == BL_V_NUM || v->kind == BL_V_BOOL || v->kind == BL_V_STR));
     if (!ok) return bl_fail("%s: cannot write a %s as .%s", path, bl_val_kind_name(v), ext);
+    if (csv && v->kind == BL_V_TENSOR && v->t->ndim > 2) {
+        /* rows and columns only (numpy.savetxt refuses too): flattening would lose the shape */
+        const bl_tensor *t = v->t;
+        size_t rows = 1;
+        for (int d = 0; d < t->ndim - 1; d++) rows *= (size_t)t->shape[d];
+        char shp[64];
+        return bl_fail("%s: a .csv file holds a 1-D or 2-D tensor, not %s: reshape it first (e.g. reshape(x, %zu, %d)) "
+                       "or write .json, which keeps the shape", path, bl_shape_str(t, shp, sizeof shp), rows,
+                       t->shape[t->ndim - 1]);
+    }
     bl_atomic_file af;
     if (bl_atomic_open(&af, path) < 0) return -1;
     if (txt) bl_val_print(v, af.f);

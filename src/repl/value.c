@@ -177,12 +177,14 @@ void bl_fmt_num(double x, char *buf, size_t n)
     else snprintf(buf, n, "%.6g", x);
 }
 
-enum { EDGE = 3, SUMMARY_OVER = 1000, LINEWIDTH = 75 };
+/* Tensors print as PyTorch's repr does (torch/_tensor_str.py with the default print options:
+ * precision 4, threshold 1000, edgeitems 3, linewidth 80), then blocklab's shape and dtype. */
+enum { EDGE = 3, SUMMARY_OVER = 1000, LINEWIDTH = 80 };
 
 typedef struct {
     FILE *out;
     const bl_tensor *t;
-    int summarize, mode, width, prec;   /* mode 0 integers, 1 fixed, 2 scientific */
+    int summarize, mode, width, prec;   /* mode -1 not chosen yet, 0 integers, 1 fixed, 2 scientific */
     int col;                            /* current output column */
 } tp;
 
@@ -209,7 +211,15 @@ static int shown(const tp *p, int d, int *idx)
     return k;
 }
 
-static void scan(tp *p, int d, size_t off, float *amax, float *amin, int *allint, int *neg)
+/* What PyTorch's _Formatter looks at: the shown elements that are finite and not 0. Before the
+ * mode is chosen, their largest and smallest magnitude and whether all are whole; after, the
+ * widest of them as formatted (the column width). */
+typedef struct {
+    double amax, amin;
+    int n, allint, width;
+} tstats;
+
+static void scan(const tp *p, int d, size_t off, tstats *st)
 {
     int idx[2 * EDGE + 1 + 1024], k;
     if (p->t->shape[d] > 1024 && !p->summarize) return;   /* cannot happen: summarize */
@@ -218,14 +228,20 @@ static void scan(tp *p, int d, size_t off, float *amax, float *amin, int *allint
     for (int j = 0; j < k; j++) {
         if (idx[j] < 0) continue;
         size_t o = off + (size_t)idx[j] * inner;
-        if (d + 1 < p->t->ndim) { scan(p, d + 1, o, amax, amin, allint, neg); continue; }
+        if (d + 1 < p->t->ndim) { scan(p, d + 1, o, st); continue; }
         float x = p->t->data[o];
-        if (!isfinite(x)) continue;
-        float a = fabsf(x);
-        if (x < 0) *neg = 1;
-        if (a > *amax) *amax = a;
-        if (a > 0 && a < *amin) *amin = a;
-        if (x != floorf(x) || a >= 1e7f) *allint = 0;
+        if (!isfinite(x) || x == 0) continue;
+        if (p->mode < 0) {
+            double a = fabs((double)x);
+            st->n++;
+            if (a > st->amax) st->amax = a;
+            if (a < st->amin) st->amin = a;
+            if (x != ceilf(x)) st->allint = 0;
+        } else {
+            char buf[48];
+            fmt_elem(p, x, buf, sizeof buf);
+            if ((int)strlen(buf) > st->width) st->width = (int)strlen(buf);
+        }
     }
 }
 
@@ -248,67 +264,61 @@ static void rec(tp *p, int d, size_t off, int indent)
     int k = shown(p, d, idx);
     size_t inner = bl_tensor_inner(p->t, d + 1);
     int last = d + 1 == p->t->ndim;
+    /* a row holds as many elements as fit in LINEWIDTH after its indent (PyTorch's _vector_str) */
+    int per_line = (LINEWIDTH - (indent + d)) / (p->width + 2);
+    if (per_line < 1) per_line = 1;
     put(p, "[");
     for (int j = 0; j < k; j++) {
-        char buf[48], cell[64];
         if (j > 0) {
             put(p, ",");
             if (!last) {
+                /* one blank line between matrices, two between blocks of them, ... */
                 for (int nl = 0; nl < p->t->ndim - d - 2; nl++) fputc('\n', p->out);
                 newline_indent(p, indent + d + 1);
+            } else if (j % per_line == 0) {
+                newline_indent(p, indent + d + 1);
+            } else {
+                put(p, " ");
             }
         }
         if (idx[j] < 0) {
-            if (last) {
-                snprintf(cell, sizeof cell, "%s...", j > 0 ? " " : "");
-                put(p, cell);
-            } else {
-                put(p, "...");
-            }
+            put(p, last ? " ..." : "...");
             continue;
         }
         size_t o = off + (size_t)idx[j] * inner;
         if (!last) { rec(p, d + 1, o, indent); continue; }
+        char buf[48], cell[64];
         fmt_elem(p, p->t->data[o], buf, sizeof buf);
-        snprintf(cell, sizeof cell, "%s%*s", j > 0 ? " " : "", p->width, buf);
-        if (j > 0 && p->col + (int)strlen(cell) + 2 > LINEWIDTH) {
-            newline_indent(p, indent + d + 1);
-            snprintf(cell, sizeof cell, "%*s", p->width, buf);
-        }
+        snprintf(cell, sizeof cell, "%*s", p->width, buf);
         put(p, cell);
     }
     put(p, "]");
 }
 
-static void print_tensor(const bl_tensor *t, FILE *out)
+void bl_val_print_tensor(const bl_tensor *t, FILE *out)
 {
-    tp p = { .out = out, .t = t, .summarize = t->numel > SUMMARY_OVER };
-    float amax = 0, amin = INFINITY;
-    int allint = 1, neg = 0;
-    scan(&p, 0, 0, &amax, &amin, &allint, &neg);
-    if (allint) p.mode = 0;
-    else if (amax >= 1e5f || (amin < 1e-4f && amin > 0) || amax / amin > 1e6f) p.mode = 2, p.prec = 4;
-    else p.mode = 1, p.prec = 4;
-    /* the widest shown element sets the column width (the largest magnitude, with its sign
-     * when any shown element is negative) */
-    char buf[48];
-    fmt_elem(&p, neg ? -amax : amax, buf, sizeof buf);
-    p.width = (int)strlen(buf);
-    /* non-finite elements need 4 columns ("-inf") */
-    for (size_t i = 0; i < t->numel && i < 1 << 20; i++)
-        if (!isfinite(t->data[i]) && p.width < 4) p.width = 4;
+    tp p = { .out = out, .t = t, .summarize = t->numel > SUMMARY_OVER, .mode = -1, .prec = 4 };
+    tstats st = { .amax = 0, .amin = INFINITY, .allint = 1, .width = 1 };
+    scan(&p, 0, 0, &st);
+    /* whole numbers as "3.", others with 4 decimals; scientific when the magnitudes span more
+     * than 1000x or pass 1e8, or (not whole numbers) go below 1e-4 */
+    int sci = st.n > 0 && (st.amax / st.amin > 1000 || st.amax > 1e8 || (!st.allint && st.amin < 1e-4));
+    p.mode = sci ? 2 : st.allint ? 0 : 1;
+    scan(&p, 0, 0, &st);
+    p.width = st.width;
     put(&p, "tensor(");
     rec(&p, 0, 0, 7);
-    char shp[64];
-    snprintf(buf, sizeof buf, "shape=%s, dtype=float32)", bl_shape_str(t, shp, sizeof shp));
-    if (p.col + 2 + (int)strlen(buf) > LINEWIDTH + 4) {
+    char shp[64], suffix[96];
+    snprintf(suffix, sizeof suffix, "shape=%s, dtype=float32", bl_shape_str(t, shp, sizeof shp));
+    /* on a line of its own when it would pass LINEWIDTH, counted as PyTorch's _add_suffixes does */
+    if (p.col + 2 + (int)strlen(suffix) + 2 > LINEWIDTH) {
         put(&p, ",");
         newline_indent(&p, 7);
     } else {
         put(&p, ", ");
     }
-    put(&p, buf);
-    fputc('\n', out);
+    put(&p, suffix);
+    put(&p, ")");
 }
 
 static void print_inline(const bl_value *v, FILE *out, int quote)
@@ -337,7 +347,7 @@ static void print_inline(const bl_value *v, FILE *out, int quote)
 void bl_val_print(const bl_value *v, FILE *out)
 {
     switch (v->kind) {
-    case BL_V_TENSOR: print_tensor(v->t, out); return;
+    case BL_V_TENSOR: bl_val_print_tensor(v->t, out); fputc('\n', out); return;
     case BL_V_TABLE: bl_table_write_txt(v->tab, out); return;
     case BL_V_HANDLE:
         if (v->htype->print) { v->htype->print(v->h, out); return; }

@@ -77,9 +77,12 @@ int bl_val_truth(const bl_value *v);
  * (rectangular, up to 4 levels) or a tensor (copied). NULL + bl_fail("what: ...") otherwise. */
 bl_tensor *bl_val_to_tensor(const bl_value *v, const char *what);
 
-/* Print a value as the REPL shows it (tensors NumPy-style with shape and dtype, abbreviated
- * beyond 1000 elements; numbers with 6 significant digits), ending with a newline. */
+/* Print a value as the REPL shows it (tensors as PyTorch's repr, abbreviated beyond 1000
+ * elements, then shape and dtype; numbers with 6 significant digits), ending with a newline. */
 void bl_val_print(const bl_value *v, FILE *out);
+/* A tensor as bl_val_print shows it (PyTorch's repr: rows after the first indented under the
+ * first), without the final newline, so print(x, y) can go on after it. */
+void bl_val_print_tensor(const bl_tensor *t, FILE *out);
 /* A number as the REPL writes it ("3", "0.316228", "1e-06", "nan", "inf"). */
 void bl_fmt_num(double x, char *buf, size_t n);
 /* Short description for `vars`: "tensor [4, 64, 128]", "number 3", "model dit ...". */

@@ -9,6 +9,7 @@
 #include "repl/repl.h"
 #include "train/safetensors.h"
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -163,21 +164,63 @@ BL_TEST(eval_values_and_errors)
 
 BL_TEST(tensor_printing_abbreviates)
 {
+    /* as PyTorch 1.13 prints them (repr(torch.arange(2000.)), ...), then shape and dtype: whole
+     * numbers spanning more than 1000x in scientific notation, "..." after two spaces */
     CHECK(run("arange(2000)") == 0, "%s", errbuf);
-    CHECK(!strcmp(outbuf, "tensor([   0.,    1.,    2., ..., 1997., 1998., 1999.],\n       shape=[2000], dtype=float32)\n"),
-          "%s", outbuf);
+    CHECK(!strcmp(outbuf, "tensor([0.0000e+00, 1.0000e+00, 2.0000e+00,  ..., 1.9970e+03, 1.9980e+03,\n"
+                          "        1.9990e+03], shape=[2000], dtype=float32)\n"), "%s", outbuf);
     CHECK(run("tensor([1e-6, -2])") == 0, "%s", errbuf);
     CHECK(!strcmp(outbuf, "tensor([ 1.0000e-06, -2.0000e+00], shape=[2], dtype=float32)\n"), "%s", outbuf);
     CHECK(run("reshape(arange(3000), 3, 1000)[:, 0:2]") == 0, "%s", errbuf);
-    CHECK(!strcmp(outbuf, "tensor([[   0.,    1.],\n        [1000., 1001.],\n        [2000., 2001.]], "
-                          "shape=[3, 2], dtype=float32)\n"), "%s", outbuf);
+    CHECK(!strcmp(outbuf, "tensor([[0.0000e+00, 1.0000e+00],\n        [1.0000e+03, 1.0010e+03],\n"
+                          "        [2.0000e+03, 2.0010e+03]], shape=[3, 2], dtype=float32)\n"), "%s", outbuf);
+}
+
+/* tests/golden/repr.safetensors (gen_repr.py): tensors and the text PyTorch's own repr code gives
+ * for each (with blocklab's shape and dtype added by its suffix rule): wrapping at 80 columns,
+ * widths, fixed, whole and scientific numbers, summaries of 1-D to 3-D, nan and inf */
+BL_TEST(tensor_printing_matches_pytorch)
+{
+    const char *src = getenv("BL_SRCDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/golden/repr.safetensors", src ? src : ".");
+    if (access(path, R_OK) != 0) SKIP("repr.safetensors not found (set BL_SRCDIR)");
+    bl_st_file *f = bl_st_read(path);
+    CHECK(f != NULL, "%s", bl_error());
+    if (!f) return;
+    CHECK(f->n >= 20, "%d cases", f->n);
+    for (int i = 0; i < f->n; i++) {
+        const char *want = bl_st_meta(f, f->tensors[i].name);
+        char *got = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&got, &len);
+        if (!m) break;
+        bl_val_print_tensor(&f->tensors[i], m);
+        fclose(m);
+        CHECK(want && !strcmp(got, want), "%s:\n%s\nPyTorch:\n%s", f->tensors[i].name, got, want ? want : "(none)");
+        free(got);
+    }
+    bl_st_free(f);
+}
+
+BL_TEST(print_shows_values_as_the_prompt_does)
+{
+    /* print(x) is what the prompt shows for x, with no blank line before or after (as print(x) and
+     * repr(x) in PyTorch); values after it follow on its last line, separated by spaces */
+    const char *x = "tensor([[ 1.5000, -2.0000],\n        [ 3.0000,  4.0000]], shape=[2, 2], dtype=float32)";
+    char want[512];
+    CHECK(run("x = tensor([[1.5, -2], [3, 4]]); print(x); x; print(\"x =\", x, 1)") == 0, "%s", errbuf);
+    snprintf(want, sizeof want, "%s\n%s\nx = %s 1\n", x, x, x);
+    CHECK(!strcmp(outbuf, want), "output:\n%s", outbuf);
+    CHECK(run("print(table(a=[1, 2])); print(); print(\"n\", 2, [1, 2])") == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "a\n1\n2\n\nn 2 [1, 2]\n"), "output:\n%s", outbuf);
 }
 
 BL_TEST(functions_match_formulas)
 {
     /* DESIGN.md section 2: rmsnorm([3, 4]) = [0.8485, 1.1314], silu(1) = 0.7311 */
     CHECK(run("print(round(rmsnorm(tensor([3, 4])), 4), round(silu(1), 4), round(silu(-1), 4))") == 0, "%s", errbuf);
-    CHECK(!strcmp(outbuf, "\ntensor([0.8485, 1.1314], shape=[2], dtype=float32)\n 0.7311 -0.2689\n"), "%s", outbuf);
+    CHECK(!strcmp(outbuf, "tensor([0.8485, 1.1314], shape=[2], dtype=float32) 0.7311 -0.2689\n"), "%s", outbuf);
     CHECK(run("swiglu_hidden(128); swiglu_hidden(128, 4, multiple_of=32)") == 0, "%s", errbuf);
     CHECK(!strcmp(outbuf, "341\n352\n"), "%s", outbuf);
     CHECK(run("x = tensor([[1, 2, 3]]); mean(x); var(x); std(x, dim=1); sum(x, dim=0); softmax(tensor([0, 0]))") == 0, "%s", errbuf);
@@ -274,6 +317,45 @@ BL_TEST(writers)
     }
     CHECK(!memcmp(sig, "\x89PNG\r\n\x1a\n", 8), "h.png is not a PNG");
     unlink(path);
+    /* CSV is rows and columns: a tensor of more dimensions is refused before any file is made
+     * (an older file of that name stays as it was), the session keeps the tensor, and 1-D and
+     * 2-D tensors still write and read back */
+    snprintf(path, sizeof path, "%s/x4.csv", dir);
+    f = fopen(path, "w");
+    if (f) fputs("old\n", f), fclose(f);
+    snprintf(cmd, sizeof cmd, "x = reshape(arange(24), 2, 2, 3, 2) / 4; x > %s/x4.csv", dir);
+    bl_session *s = bl_session_new(0);
+    bl_models_init(s);
+    CHECK(run_in(s, cmd) < 0, "a 4-D tensor was written as CSV");
+    CHECK(strstr(errbuf, "x4.csv: a .csv file holds a 1-D or 2-D tensor, not [2, 2, 3, 2]: reshape it first "
+                         "(e.g. reshape(x, 12, 2)) or write .json, which keeps the shape\n") &&
+          !strchr(errbuf, '\n')[1], "%s", errbuf);
+    f = fopen(path, "r");
+    buf[0] = '\0';
+    if (f) {
+        buf[fread(buf, 1, sizeof buf - 1, f)] = '\0';
+        fclose(f);
+    }
+    CHECK(!strcmp(buf, "old\n"), "x4.csv changed:\n%s", buf);
+    unlink(path);
+    CHECK(rmdir(dir) == 0, "a file was left in %s", dir);
+    CHECK(mkdir(dir, 0700) == 0, "%s", dir);
+    snprintf(cmd, sizeof cmd, "shape(x); x[0, 1] > %s/x2.csv; x[1, 0, 2] > %s/x1.csv", dir, dir);
+    CHECK(run_in(s, cmd) == 0 && !strcmp(outbuf, "[2, 2, 3, 2]\n"), "%s%s", outbuf, errbuf);
+    bl_models_free(s);
+    bl_session_free(s);
+    static const char *rows[][2] = { { "x2.csv", "1.5,1.75\n2,2.25\n2.5,2.75\n" }, { "x1.csv", "4,4.25\n" } };
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, rows[i][0]);
+        f = fopen(path, "r");
+        buf[0] = '\0';
+        if (f) {
+            buf[fread(buf, 1, sizeof buf - 1, f)] = '\0';
+            fclose(f);
+        }
+        CHECK(!strcmp(buf, rows[i][1]), "%s:\n%s", rows[i][0], buf);
+        unlink(path);
+    }
     rmdir(dir);
     CHECK(run("3 > /nonexistent-dir/x.csv") < 0, "writing to a missing folder succeeded");
     CHECK(run("heatmap(ones(2, 2, 2))") < 0, "3-D heatmap accepted");
@@ -377,6 +459,8 @@ int main(void)
     RUN(parser_statements_and_error_positions);
     RUN(eval_values_and_errors);
     RUN(tensor_printing_abbreviates);
+    RUN(tensor_printing_matches_pytorch);
+    RUN(print_shows_values_as_the_prompt_does);
     RUN(functions_match_formulas);
     RUN(completion);
     RUN(writers);

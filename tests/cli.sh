@@ -1,0 +1,99 @@
+#!/bin/sh
+# cli.sh - the command line of the blocklab program (TAP): where errors in -e strings are
+# reported, what -k does with several of them, the exit status, and Ctrl-C (SIGINT) during a
+# script's compare.
+# Run by `make check`; by hand: BL_BUILDDIR=/path/to/build sh tests/cli.sh
+set -u
+bin=${BL_BUILDDIR:-$(pwd)}/blocklab
+if [ ! -x "$bin" ]; then
+    echo "1..1"
+    echo "not ok 1 - $bin is not built"
+    exit 1
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bl-cli.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+export BLOCKLAB_HISTORY=/dev/null NO_COLOR=1
+n=0
+failed=0
+
+# expect DESCRIPTION STATUS STDOUT STDERR -- blocklab ARGS...: runs blocklab in $tmp and compares
+# its exit status, standard output and standard error (each exactly, "" for none)
+expect() {
+    desc=$1 want_rc=$2 want_out=$3 want_err=$4
+    shift 5
+    (cd "$tmp" && "$bin" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null)
+    rc=$?
+    printf '%s' "$want_out" >"$tmp/want_out"
+    printf '%s' "$want_err" >"$tmp/want_err"
+    [ -n "$want_out" ] && echo >>"$tmp/want_out"
+    [ -n "$want_err" ] && echo >>"$tmp/want_err"
+    n=$((n + 1))
+    if [ "$rc" = "$want_rc" ] && cmp -s "$tmp/out" "$tmp/want_out" && cmp -s "$tmp/err" "$tmp/want_err"; then
+        echo "ok $n - $desc"
+    else
+        failed=1
+        echo "not ok $n - $desc"
+        echo "# exit status $rc (expected $want_rc)"
+        diff "$tmp/want_out" "$tmp/out" | sed 's/^/# stdout: /'
+        diff "$tmp/want_err" "$tmp/err" | sed 's/^/# stderr: /'
+    fi
+}
+
+nl='
+'
+expect "an error in the second -e names it: -e#2" 1 "" \
+    "-e#2:1:6: expected a value, found the end of the input" \
+    -- -q -e 'x = 1' -e 'y = (' -e 'print(3)'
+expect "a lone -e is -e#1" 1 "" \
+    "-e#1:1:6: expected a value, found the end of the input" \
+    -- -q -e 'y = ('
+expect "-k goes on after each failing -e, and each error names its -e" 1 "1$nl""3" \
+    "-e#2:1:6: expected a value, found the end of the input$nl-e#3:1:5: unknown name 'zz'" \
+    -- -q -k -e 'x = 1' -e 'y = (' -e 'z = zz' -e 'print(x)' -e 'print(3)'
+expect "the line number counts within its -e" 1 "" \
+    "-e#2:2:6: expected a value, found the end of the input" \
+    -- -q -e 'a = 1' -e "b = 2${nl}c = ("
+echo 'y = yy' >"$tmp/s.bl"
+expect "a script after -e keeps its own name" 1 "" \
+    "-e#1:1:5: unknown name 'zz'${nl}s.bl:1:5: unknown name 'yy'" \
+    -- -q -k -e 'x = zz' -e 'x = 1' s.bl
+# Ctrl-C (SIGINT) during compare in a script: training stops after the round, the runs are
+# measured and tabulated, and then the script stops as at any Ctrl-C (exit status 130)
+cat >"$tmp/cmp.bl" <<'EOF'
+model dit dim=16 depth=1 heads=2 batch=2 eval_every=0
+data shapes exam=8
+compare a b=norm:rmsnorm steps=100000000 fd=off dir=cmp
+print("after compare")
+EOF
+(cd "$tmp" && exec "$bin" -q cmp.bl >"$tmp/out" 2>"$tmp/err" </dev/null) &
+pid=$!
+i=0
+while [ $i -lt 300 ] && [ ! -d "$tmp/cmp/seed2" ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.5
+kill -INT $pid
+i=0
+while [ $i -lt 300 ] && kill -0 $pid 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+kill -0 $pid 2>/dev/null && kill -KILL $pid
+wait $pid
+rc=$?
+n=$((n + 1))
+if [ $rc = 130 ] && grep -q '^compare: interrupted after [0-9]* of 100000000 steps; measuring the runs' "$tmp/out" &&
+    grep -q '^a  *- ' "$tmp/out" && ! grep -q 'after compare' "$tmp/out" && [ "$(cat "$tmp/err")" = "blocklab: interrupted" ]; then
+    echo "ok $n - Ctrl-C in a script stops compare's training, shows the table, then stops the script (status 130)"
+else
+    failed=1
+    echo "not ok $n - Ctrl-C in a script stops compare's training, shows the table, then stops the script (status 130)"
+    echo "# exit status $rc"
+    sed 's/^/# stdout: /' "$tmp/out"
+    sed 's/^/# stderr: /' "$tmp/err"
+fi
+
+n=$((n + 1))
+if "$bin" --help | grep -q -- '-e#N:LINE:COLUMN'; then
+    echo "ok $n - --help tells how errors in -e are named"
+else
+    failed=1
+    echo "not ok $n - --help tells how errors in -e are named"
+fi
+echo "1..$n"
+exit $failed
