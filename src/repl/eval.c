@@ -35,6 +35,30 @@ static int is_arraylike(const bl_value *v)
     return is_numeric(v) || v->kind == BL_V_TENSOR || v->kind == BL_V_LIST;
 }
 
+/* == of strings and lists, as in Python: lists are equal when they have the same length and
+ * their items are equal in turn (numbers and booleans by value, strings by their text, lists
+ * item by item); items of different kinds are not equal ([1] == ["1"] is false). Items that ==
+ * does not compare outside a list either (tensors, tables, models) are an error. 1 equal, 0 not,
+ * -1 with the error set. */
+static int is_plain(const bl_value *v) { return is_numeric(v) || v->kind == BL_V_STR || v->kind == BL_V_LIST; }
+
+static int equal(const bl_value *a, const bl_value *b, const char *op)
+{
+    if (is_numeric(a) && is_numeric(b)) return a->num == b->num;
+    if (a->kind == BL_V_STR && b->kind == BL_V_STR) return strcmp(a->str, b->str) == 0;
+    if (a->kind == BL_V_LIST && b->kind == BL_V_LIST) {
+        if (a->n != b->n) return 0;
+        for (int i = 0; i < a->n; i++) {
+            int r = equal(a->items[i], b->items[i], op);
+            if (r != 1) return r;
+        }
+        return 1;
+    }
+    if (is_plain(a) && is_plain(b)) return 0;
+    return bl_fail("'%s' cannot compare a %s and a %s inside lists: for tensors use allclose(a, b) or "
+                   "reduce them first (max, mean)", op, bl_val_kind_name(a), bl_val_kind_name(b));
+}
+
 static bl_value *compare(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
 {
     int r;
@@ -50,15 +74,12 @@ static bl_value *compare(bl_session *s, const bl_ast *e, bl_value *a, bl_value *
         }
         return bl_val_bool(r);
     }
-    if (a->kind == BL_V_STR && b->kind == BL_V_STR && (e->op == BL_T_EQ || e->op == BL_T_NE))
-        return bl_val_bool((strcmp(a->str, b->str) == 0) == (e->op == BL_T_EQ));
-    if (a->kind == BL_V_LIST && b->kind == BL_V_LIST && (e->op == BL_T_EQ || e->op == BL_T_NE)) {
-        int eq = a->n == b->n;
-        for (int i = 0; eq && i < a->n; i++)
-            eq = is_numeric(a->items[i]) && is_numeric(b->items[i]) && a->items[i]->num == b->items[i]->num;
-        return bl_val_bool(eq == (e->op == BL_T_EQ));
+    if ((e->op == BL_T_EQ || e->op == BL_T_NE) && a->kind == b->kind &&
+        (a->kind == BL_V_STR || a->kind == BL_V_LIST)) {
+        int eq = equal(a, b, op_name(e->op));
+        return eq < 0 ? ERRAT(s, e->pos) : bl_val_bool(eq == (e->op == BL_T_EQ));
     }
-    bl_fail("'%s' compares numbers (or strings with == and !=), not a %s and a %s; for tensors use "
+    bl_fail("'%s' compares numbers (or strings and lists with == and !=), not a %s and a %s; for tensors use "
             "allclose(a, b) or reduce them first (max, mean)", op_name(e->op), bl_val_kind_name(a),
             bl_val_kind_name(b));
     return ERRAT(s, e->pos);

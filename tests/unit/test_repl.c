@@ -162,6 +162,26 @@ BL_TEST(eval_values_and_errors)
     bl_session_free(s);
 }
 
+/* == and != of lists compare every kind of item, as Python does (python3: ["a"] == ["a"] is True,
+ * [1, 2] == [1, 2, 3] and [1] == ["1"] are False, [True] == [1] is True); tensors inside lists
+ * are refused as tensor == tensor is (Python: "Boolean value of Tensor ... is ambiguous") */
+BL_TEST(list_equality)
+{
+    CHECK(run("[\"a\"] == [\"a\"]; [\"a\", 1] == [\"a\", 1]; [\"a\"] != [\"b\"]; [\"a\"] == [\"b\"]; "
+              "[1, [2, \"x\"]] == [1, [2, \"x\"]]; [1, [2, \"x\"]] == [1, [2, \"y\"]]; [1, [2, \"x\"]] != [1, [2, \"y\"]]; "
+              "[1, 2] == [1, 2, 3]; [1] == [\"1\"]; [on] == [1]; [] == []; [ones(2)] == [1, 2]") == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "true\ntrue\ntrue\nfalse\ntrue\nfalse\ntrue\nfalse\nfalse\ntrue\ntrue\nfalse\n"),
+          "output:\n%s", outbuf);
+    bl_session *s = bl_session_new(0);
+    bl_models_init(s);
+    CHECK(run_in(s, "l = [\"a\", ones(2)]\nl == [\"a\", ones(2)]") < 0, "tensors in lists compared");
+    CHECK(!strcmp(errbuf, "t:2:3: '==' cannot compare a tensor and a tensor inside lists: for tensors use "
+                          "allclose(a, b) or reduce them first (max, mean)\n"), "%s", errbuf);
+    CHECK(run_in(s, "l[0]") == 0 && !strcmp(outbuf, "a\n"), "l changed: %s%s", outbuf, errbuf);
+    bl_models_free(s);
+    bl_session_free(s);
+}
+
 BL_TEST(tensor_printing_abbreviates)
 {
     /* as PyTorch 1.13 prints them (repr(torch.arange(2000.)), ...), then shape and dtype: whole
@@ -458,6 +478,7 @@ int main(void)
     RUN(incomplete_lines);
     RUN(parser_statements_and_error_positions);
     RUN(eval_values_and_errors);
+    RUN(list_equality);
     RUN(tensor_printing_abbreviates);
     RUN(tensor_printing_matches_pytorch);
     RUN(print_shows_values_as_the_prompt_does);
