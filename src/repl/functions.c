@@ -494,8 +494,8 @@ static bl_value *f_allclose(bl_callargs *a)
 }
 
 /* ---- output ---- */
-/* Like Python's print: the values on one line, separated by spaces (a tensor as the prompt shows
- * it, so print(x) is x's display exactly), then a newline; a table or a model, run or picture
+/* Like Python's print: the values on one line, separated by spaces (each as the prompt shows it,
+ * so print(x) is x's display exactly), then a newline; a table or a model, run or picture
  * takes whole lines of its own, starting on a fresh one. */
 static bl_value *f_print(bl_callargs *a)
 {
@@ -510,23 +510,7 @@ static bl_value *f_print(bl_callargs *a)
         }
         if (!bol) fputc(' ', a->s->out);
         bol = 0;
-        char buf[64];
-        if (v->kind == BL_V_TENSOR) bl_val_print_tensor(v->t, a->s->out);
-        else if (v->kind == BL_V_STR) fputs(v->str, a->s->out);
-        else if (v->kind == BL_V_NUM) bl_fmt_num(v->num, buf, sizeof buf), fputs(buf, a->s->out);
-        else if (v->kind == BL_V_BOOL) fputs(v->num ? "true" : "false", a->s->out);
-        else if (v->kind == BL_V_LIST) {
-            bl_value *saved = v;
-            FILE *o = a->s->out;
-            fputc('[', o);
-            for (int j = 0; j < saved->n; j++) {
-                bl_value *it = saved->items[j];
-                if (j) fputs(", ", o);
-                if (it->kind == BL_V_NUM) bl_fmt_num(it->num, buf, sizeof buf), fputs(buf, o);
-                else bl_val_describe(it, buf, sizeof buf), fputs(buf, o);
-            }
-            fputc(']', o);
-        }
+        bl_val_print_inline(v, a->s->out);
     }
     if (!bol || a->n == 0) fputc('\n', a->s->out);
     return bl_val_none();
@@ -705,7 +689,7 @@ const bl_function bl_functions[] = {
     { "allclose", "allclose(a, b, rtol=1e-4, atol=1e-5)",
       "true when |a - b| <= atol + rtol |b| everywhere (shapes broadcast).", f_allclose },
     { "print", "print(a, b, ...)",
-      "Print the values on one line, separated by spaces (a tensor as the prompt shows it);\n"
+      "Print the values on one line, separated by spaces, each as the prompt shows it;\n"
       "a table, model or picture takes lines of its own.", f_print },
     { "table", "table(name=values, ...)",
       "A table with one column per keyword (lists, 1-D tensors or numbers); print it or write it\n"

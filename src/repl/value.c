@@ -344,10 +344,15 @@ static void print_inline(const bl_value *v, FILE *out, int quote)
     }
 }
 
+void bl_val_print_inline(const bl_value *v, FILE *out)
+{
+    if (v->kind == BL_V_TENSOR) bl_val_print_tensor(v->t, out);
+    else if (v->kind != BL_V_NONE) print_inline(v, out, 0);
+}
+
 void bl_val_print(const bl_value *v, FILE *out)
 {
     switch (v->kind) {
-    case BL_V_TENSOR: bl_val_print_tensor(v->t, out); fputc('\n', out); return;
     case BL_V_TABLE: bl_table_write_txt(v->tab, out); return;
     case BL_V_HANDLE:
         if (v->htype->print) { v->htype->print(v->h, out); return; }
@@ -355,7 +360,7 @@ void bl_val_print(const bl_value *v, FILE *out)
     case BL_V_NONE: return;
     default: break;
     }
-    print_inline(v, out, 0);
+    bl_val_print_inline(v, out);
     fputc('\n', out);
 }
 

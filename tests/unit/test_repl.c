@@ -234,6 +234,10 @@ BL_TEST(print_shows_values_as_the_prompt_does)
     CHECK(!strcmp(outbuf, want), "output:\n%s", outbuf);
     CHECK(run("print(table(a=[1, 2])); print(); print(\"n\", 2, [1, 2])") == 0, "%s", errbuf);
     CHECK(!strcmp(outbuf, "a\n1\n2\n\nn 2 [1, 2]\n"), "output:\n%s", outbuf);
+    /* lists of strings, nested lists and booleans too: print(l) shows what the prompt shows */
+    CHECK(run("l = [\"a\", \"b\"]; print(l); l; m = [1, [\"x\", on], 2.5]; print(m, \"s\"); m") == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "[\"a\", \"b\"]\n[\"a\", \"b\"]\n[1, [\"x\", true], 2.5] s\n[1, [\"x\", true], 2.5]\n"),
+          "output:\n%s", outbuf);
 }
 
 BL_TEST(functions_match_formulas)
