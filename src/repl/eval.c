@@ -1,8 +1,8 @@
 /* eval.c - evaluation of expressions and execution of statements (see repl.h). */
 #include "repl/repl.h"
 #include "core/error.h"
+#include "core/fileio.h"
 #include "core/tensor_math.h"
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -456,16 +456,14 @@ int bl_exec_stmt(bl_session *s, const bl_stmt *st)
 {
     bl_value *v = NULL;
     FILE *saved = s->out;
-    FILE *txt = NULL;
+    bl_atomic_file txt = { 0 };
     int rc = 0;
-    /* `cmd > file.txt` sends the command's text output to the file as well */
+    /* `cmd > file.txt` sends the command's text output to the file as well, written atomically:
+     * a failing command leaves an existing file as it was */
     const char *ext = st->redirect ? strrchr(st->redirect, '.') : NULL;
     if (st->kind == BL_S_CMD && ext && !strcmp(ext, ".txt")) {
-        if (!(txt = fopen(st->redirect, "w"))) {
-            bl_fail("%s: cannot write: %s", st->redirect, strerror(errno));
-            return bl_session_errat(s, st->redirect_pos);
-        }
-        s->out = txt;
+        if (bl_atomic_open(&txt, st->redirect) < 0) return bl_session_errat(s, st->redirect_pos);
+        s->out = txt.f;
     }
     if (st->kind == BL_S_CMD) {
         rc = run_command(s, st, &v);
@@ -482,8 +480,9 @@ int bl_exec_stmt(bl_session *s, const bl_stmt *st)
             rc = bl_session_set(s, st->name, v);
         }
     } else if (rc == 0 && st->redirect) {
-        if (txt) {
-            if (v) bl_val_print(v, txt);
+        if (txt.f) {
+            if (v) bl_val_print(v, txt.f);
+            if (bl_atomic_commit(&txt) < 0) rc = bl_session_errat(s, st->redirect_pos);
         } else if (!v) {
             bl_fail("'%s' has no table or picture to write to %s", st->name, st->redirect);
             rc = bl_session_errat(s, st->redirect_pos);
@@ -494,10 +493,7 @@ int bl_exec_stmt(bl_session *s, const bl_stmt *st)
     } else if (rc == 0 && v) {
         bl_val_print(v, s->out);
     }
-    if (txt && fclose(txt) != 0 && rc == 0) {
-        bl_fail("%s: write failed", st->redirect);
-        rc = bl_session_errat(s, st->redirect_pos);
-    }
+    if (txt.f) bl_atomic_abort(&txt);   /* the command failed */
     bl_val_unref(v);
     fflush(s->out);
     return rc;

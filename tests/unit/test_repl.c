@@ -320,6 +320,21 @@ BL_TEST(writers)
         CHECK(!strcmp(buf, files[i][1]), "%s:\n%s", files[i][0], buf);
         unlink(path);
     }
+    /* `command > FILE.txt` is written atomically: a command that fails leaves an existing file as
+     * it was and no temporary file beside it; one that works replaces it */
+    snprintf(path, sizeof path, "%s/v.txt", dir);
+    FILE *old = fopen(path, "w");
+    if (old) fputs("old\n", old), fclose(old);
+    snprintf(cmd, sizeof cmd, "show zz > %s/v.txt", dir);
+    CHECK(run(cmd) < 0 && strstr(errbuf, "show: unknown model 'zz'") && !strchr(errbuf, '\n')[1], "%s", errbuf);
+    char got[64] = "";
+    if ((old = fopen(path, "r"))) got[fread(got, 1, sizeof got - 1, old)] = '\0', fclose(old);
+    CHECK(!strcmp(got, "old\n"), "v.txt changed by a failing command:\n%s", got);
+    unlink(path);
+    CHECK(rmdir(dir) == 0, "a file was left in %s", dir);
+    CHECK(mkdir(dir, 0700) == 0, "%s", dir);
+    CHECK(run("vars > /nonexistent-dir/v.txt") < 0 &&
+          !strcmp(errbuf, "t:1:8: /nonexistent-dir/v.txt: No such file or directory\n"), "%s", errbuf);
     /* a figure writes itself: the CSV holds the heatmap's numbers, the PNG starts with its signature */
     snprintf(cmd, sizeof cmd, "h = heatmap(tensor([[1, -2], [3, 4]]))\nh > %s/h.csv\nh > %s/h.png", dir, dir);
     CHECK(run(cmd) == 0, "%s", errbuf);
