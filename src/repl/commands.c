@@ -419,10 +419,10 @@ const bl_topic bl_topics[] = {
       "f(a, key=value) calls a function; m.name reads a field.\n"
       "`;` separates statements, `#` starts a comment, and a line that ends inside brackets\n"
       "or after an operator continues on the next one. `STATEMENT > FILE` writes the value\n"
-      "(a table, tensor or picture) to FILE when FILE ends in .txt .csv .json .png or .svg\n"
-      "(the extension picks the format; .csv takes 1-D and 2-D tensors, .json any shape;\n"
-      "otherwise > compares). Errors show a caret under the offending token (columns count\n"
-      "characters, two for a wide CJK one) and change nothing." },
+      "(a table, tensor or picture) to FILE when FILE ends in .txt .csv .json .md .png or\n"
+      ".svg (the extension picks the format; .md takes tables, .csv 1-D and 2-D tensors,\n"
+      ".json any shape; otherwise > compares). Errors show a caret under the offending\n"
+      "token (columns count characters, two for a wide CJK one) and change nothing." },
     { NULL, NULL },
 };
 

@@ -693,7 +693,7 @@ const bl_function bl_functions[] = {
       "a table, model or picture takes lines of its own.", f_print },
     { "table", "table(name=values, ...)",
       "A table with one column per keyword (lists, 1-D tensors or numbers); print it or write it\n"
-      "with `> file.csv`, `> file.json` or `> file.txt`.", f_table },
+      "with `> file.csv`, `> file.json`, `> file.md` or `> file.txt`.", f_table },
     { "load", "load(\"file.safetensors\", \"name\")",
       "One tensor of a safetensors file (a checkpoint, or any file PyTorch saved with\n"
       "safetensors), by name; load(\"file.safetensors\") alone gives a table of its tensors.", f_load },

@@ -311,7 +311,7 @@ static bl_ast *unary(P *p)
 /* Is the '>' at the parser's position an output redirection? Only when what follows up to the
  * end of the statement is one file name (a string, or a word without spaces) that ends in an
  * extension blocklab writes; otherwise `x > 0` is a comparison. */
-static const char *const redirect_exts[] = { ".txt", ".csv", ".json", ".md", ".png", ".svg", NULL };
+const char *const bl_redirect_exts[] = { ".txt", ".csv", ".json", ".md", ".png", ".svg", NULL };
 
 static int is_redirect(P *p)
 {
@@ -330,7 +330,7 @@ static int is_redirect(P *p)
         s = p->src + p->ts.t[from].pos.off;
         n = (size_t)(p->ts.t[i - 1].pos.off + p->ts.t[i - 1].pos.len - p->ts.t[from].pos.off);
     }
-    for (const char *const *e = redirect_exts; *e; e++) {
+    for (const char *const *e = bl_redirect_exts; *e; e++) {
         size_t k = strlen(*e);
         if (n > k && !strncasecmp(s + n - k, *e, k)) return 1;
     }

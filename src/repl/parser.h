@@ -6,8 +6,8 @@
  *              | NAME '=' expr                     assignment
  *              | expr ['>' FILE]                   the value is printed (or written to FILE)
  *   expr      := sum (('<' | '<=' | '>' | '>=' | '==' | '!=') sum)?
- *                ('>' followed by one file name ending in .txt .csv .json .png .svg up to the end
- *                of the statement is output redirection instead)
+ *                ('>' followed by one file name ending in .txt .csv .json .md .png .svg up to
+ *                the end of the statement is output redirection instead: bl_redirect_exts)
  *   sum       := product (('+' | '-') product)*
  *   product   := unary (('*' | '/' | '@') unary)*
  *   unary     := '-' unary | postfix
@@ -83,5 +83,9 @@ typedef int (*bl_is_command_fn)(const char *name, int *raw);
 int bl_parse(const char *src, int line, int col, bl_is_command_fn is_cmd, bl_program *prog,
              bl_pos *errpos);
 void bl_program_free(bl_program *prog);
+
+/* The extensions that make '>' an output redirection (NULL-terminated); what each takes is
+ * bl_write_value's business (repl.h). help language, the man page and README.md list them. */
+extern const char *const bl_redirect_exts[];
 
 #endif

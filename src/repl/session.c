@@ -152,7 +152,7 @@ int bl_write_value(bl_session *s, const bl_value *v, const char *path, const cha
     const char *dot = strrchr(path, '.');
     const char *slash = strrchr(path, '/');
     if (!dot || (slash && dot < slash))
-        return bl_fail("cannot tell the format of '%s': name it .txt, .csv, .json, .png or .svg", path);
+        return bl_fail("cannot tell the format of '%s': name it .txt, .csv, .json, .md, .png or .svg", path);
     const char *ext = dot + 1;
     if (v->kind == BL_V_HANDLE && v->htype->save) return v->htype->save(v->h, path, cmdline);
     int txt = !strcasecmp(ext, "txt"), csv = !strcasecmp(ext, "csv"), json = !strcasecmp(ext, "json");
@@ -162,7 +162,7 @@ int bl_write_value(bl_session *s, const bl_value *v, const char *path, const cha
         if (!strcasecmp(ext, "png") || !strcasecmp(ext, "svg"))
             return bl_fail("%s: a %s is not a picture (heatmap(), lineplot() and the plot "
                            "commands make pictures)", path, bl_val_kind_name(v));
-        return bl_fail("%s: unknown format '.%s' (use .txt, .csv, .json, .png or .svg)", path, ext);
+        return bl_fail("%s: unknown format '.%s' (use .txt, .csv, .json, .md, .png or .svg)", path, ext);
     }
     int ok = txt || v->kind == BL_V_TABLE || v->kind == BL_V_TENSOR ||
              (json && (v->kind == BL_V_NUM || v->kind == BL_V_BOOL || v->kind == BL_V_STR));

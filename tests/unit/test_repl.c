@@ -8,6 +8,7 @@
 #include "repl/parser.h"
 #include "repl/repl.h"
 #include "train/safetensors.h"
+#include <ctype.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <stdlib.h>
@@ -491,6 +492,49 @@ BL_TEST(help_and_manual_cover_everything)
     }
 }
 
+/* Is word in text between characters that are not letters or digits? */
+static int has_word(const char *text, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = strstr(text, word); p; p = strstr(p + 1, word))
+        if ((p == text || !isalnum((unsigned char)p[-1])) && !isalnum((unsigned char)p[n])) return 1;
+    return 0;
+}
+
+/* The file formats `>` writes (the parser's list) are all named by help language, by the man
+ * page's "Output redirection" paragraph and by README.md */
+BL_TEST(redirect_formats_documented)
+{
+    const char *src = getenv("BL_SRCDIR");
+    char path[4096];
+    static char man[1 << 18], readme[1 << 16];
+    char *texts[] = { man, readme };
+    const char *files[] = { "man/blocklab.1", "README.md" };
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", src ? src : ".", files[i]);
+        FILE *f = fopen(path, "r");
+        if (!f) SKIP("man/blocklab.1 or README.md not found (set BL_SRCDIR)");
+        texts[i][fread(texts[i], 1, (i ? sizeof readme : sizeof man) - 1, f)] = '\0';
+        fclose(f);
+    }
+    char *par = strstr(man, "\\fBOutput redirection"), *end = par ? strstr(par, "\n.PP") : NULL;
+    CHECK(par && end, "no Output redirection paragraph in the man page");
+    if (!par || !end) return;
+    *end = '\0';
+    char *line = strstr(readme, "`cmd ... > file.png`"), *stop = line ? strstr(line, "\n\n") : NULL;
+    CHECK(line && stop, "README.md does not describe `cmd ... > file.png`");
+    if (!line || !stop) return;
+    *stop = '\0';
+    CHECK(run("help language") == 0, "%s", errbuf);
+    for (const char *const *e = bl_redirect_exts; *e; e++) {
+        char bold[32];
+        snprintf(bold, sizeof bold, "\\fB%s\\fR", *e);
+        CHECK(has_word(outbuf, *e), "help language does not name %s:\n%s", *e, outbuf);
+        CHECK(strstr(par, bold) != NULL, "the man page's Output redirection does not name %s", *e);
+        CHECK(has_word(line, *e), "README.md does not name %s:\n%s", *e, line);
+    }
+}
+
 int main(void)
 {
     RUN(lexer_tokens_and_positions);
@@ -507,5 +551,6 @@ int main(void)
     RUN(load_safetensors);
     RUN(interrupt_flag);
     RUN(help_and_manual_cover_everything);
+    RUN(redirect_formats_documented);
     return bl_test_done();
 }
