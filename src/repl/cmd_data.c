@@ -210,8 +210,9 @@ void bl_train_show(const bl_model *m, FILE *out)
     if (r) {
         const bl_metrics *mt = &r->metrics;
         fprintf(out, "  %-9s step %d, AdamW lr %g", "run", bl_run_steps(r), (double)r->opt.lr);
-        if (mt->steps) fprintf(out, ", loss %.4g", mt->loss[mt->steps - 1]);
-        if (!isnan(r->last_val)) fprintf(out, ", val %.4g", r->last_val);
+        /* losses with 4 decimals, as train and eval print them */
+        if (mt->steps) fprintf(out, ", loss %.4f", mt->loss[mt->steps - 1]);
+        if (!isnan(r->last_val)) fprintf(out, ", val %.4f", r->last_val);
         fprintf(out, "\n");
     } else if (t && t->has_pending) {
         fprintf(out, "  %-9s step %ld from a checkpoint (data KIND [PATH] to continue)\n", "run", t->pending.step);

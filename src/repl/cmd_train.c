@@ -300,9 +300,10 @@ static void rv_describe(void *p, char *buf, size_t n)
 {
     const bl_metrics *m = &((runval *)p)->m;
     size_t len = (size_t)snprintf(buf, n, "%d steps", m->steps);
-    if (m->steps && len < n) len += (size_t)snprintf(buf + len, n - len, ", loss %.4g", m->loss[m->steps - 1]);
+    /* losses with 4 decimals, as train and eval print them */
+    if (m->steps && len < n) len += (size_t)snprintf(buf + len, n - len, ", loss %.4f", m->loss[m->steps - 1]);
     if (m->nval && len < n)
-        len += (size_t)snprintf(buf + len, n - len, ", val %.4g at step %d", m->val_loss[m->nval - 1],
+        len += (size_t)snprintf(buf + len, n - len, ", val %.4f at step %d", m->val_loss[m->nval - 1],
                                 m->val_step[m->nval - 1]);
     if (m->steps && len < n) snprintf(buf + len, n - len, ", %.1f ms/step", bl_metrics_ms_per_step(m));
 }

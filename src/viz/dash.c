@@ -215,10 +215,12 @@ static void draw_box(dash *d, bl_figure *(*make)(dash *), int y, int x, int w, i
     bl_fig_free(f);
 }
 
-static void fmt_num(char *buf, size_t n, const char *name, double v)
+/* "  NAME VALUE", or nothing for NaN: a loss with 4 decimals as train prints it, others (lr)
+ * with 4 significant digits */
+static void fmt_num(char *buf, size_t n, const char *name, double v, int loss)
 {
     if (isnan(v)) buf[0] = 0;
-    else snprintf(buf, n, "  %s %.4g", name, v);
+    else snprintf(buf, n, loss ? "  %s %.4f" : "  %s %.4g", name, v);
 }
 
 static void draw_header(dash *d, int W)
@@ -237,9 +239,9 @@ static void draw_header(dash *d, int W)
     } else {
         snprintf(steps, sizeof steps, "step %ld", fr->step);
     }
-    fmt_num(loss, sizeof loss, "loss", d->loss.n ? d->loss.y[d->loss.n - 1] : NAN);
-    fmt_num(val, sizeof val, "val", d->val.n ? d->val.y[d->val.n - 1] : NAN);
-    fmt_num(lr, sizeof lr, "lr", fr->lr);
+    fmt_num(loss, sizeof loss, "loss", d->loss.n ? d->loss.y[d->loss.n - 1] : NAN, 1);
+    fmt_num(val, sizeof val, "val", d->val.n ? d->val.y[d->val.n - 1] : NAN, 1);
+    fmt_num(lr, sizeof lr, "lr", fr->lr, 0);
     double rate = fr->steps_per_s > 0 ? fr->steps_per_s : d->rate;
     if (rate > 0) {
         snprintf(speed, sizeof speed, "  %.1f steps/s", rate);

@@ -241,6 +241,48 @@ BL_TEST(print_shows_values_as_the_prompt_does)
           "output:\n%s", outbuf);
 }
 
+/* The number after the first `key` in text (up to a space, comma, '>' or the line's end). */
+static const char *figure(const char *text, const char *key, char *buf, size_t n)
+{
+    const char *p = strstr(text, key);
+    buf[0] = '\0';
+    if (p) {
+        p += strlen(key);
+        snprintf(buf, n, "%.*s", (int)strcspn(p, " ,>\n"), p);
+    }
+    return buf;
+}
+
+static int four_decimals(const char *x)
+{
+    const char *d = strchr(x, '.');
+    return d && strlen(d + 1) == 4 && strspn(d + 1, "0123456789") == 4;
+}
+
+/* show, a run value and vars print the last loss and val loss as train and eval do, with 4
+ * decimals: the figures of train's own line (a loss of 1.3577 is never shown as 1.358) */
+BL_TEST(losses_print_with_4_decimals)
+{
+    bl_session *s = bl_session_new(0);
+    bl_models_init(s);
+    char loss[32], val[32], got[32];
+    CHECK(run_in(s, "model dit dim=32 depth=1 heads=2 batch=8 eval_every=2; data shapes exam=16; train 2") == 0,
+          "%s", errbuf);
+    figure(outbuf, "step 2: loss ", loss, sizeof loss);
+    figure(outbuf, "  val ", val, sizeof val);
+    CHECK(four_decimals(loss) && four_decimals(val), "train printed loss '%s', val '%s':\n%s", loss, val, outbuf);
+    static const char *const stmts[] = { "show", "eval", "r = run(m1); r", "vars" };
+    for (int i = 0; i < 4; i++) {
+        CHECK(run_in(s, stmts[i]) == 0, "%s: %s", stmts[i], errbuf);
+        if (i != 1) CHECK(!strcmp(figure(outbuf, ", loss ", got, sizeof got), loss), "%s: loss '%s', train printed '%s':\n%s",
+                          stmts[i], got, loss, outbuf);
+        CHECK(!strcmp(figure(outbuf, i == 1 ? "val loss " : ", val ", got, sizeof got), val),
+              "%s: val '%s', train printed '%s':\n%s", stmts[i], got, val, outbuf);
+    }
+    bl_models_free(s);
+    bl_session_free(s);
+}
+
 BL_TEST(functions_match_formulas)
 {
     /* DESIGN.md section 2: rmsnorm([3, 4]) = [0.8485, 1.1314], silu(1) = 0.7311 */
@@ -545,6 +587,7 @@ int main(void)
     RUN(tensor_printing_abbreviates);
     RUN(tensor_printing_matches_pytorch);
     RUN(print_shows_values_as_the_prompt_does);
+    RUN(losses_print_with_4_decimals);
     RUN(functions_match_formulas);
     RUN(completion);
     RUN(writers);
