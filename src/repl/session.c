@@ -122,10 +122,12 @@ int bl_session_errat(bl_session *s, bl_pos pos)
 }
 
 /* ---- writing a value to a file ---- */
-/* A 1-D tensor is one row, a 2-D one a row per row (bl_write_value refuses more dimensions). */
+/* As numpy.savetxt writes them: a 1-D tensor one value per line (a column, so numpy.loadtxt
+ * reads it back as the same 1-D array), a 2-D one a line per row (bl_write_value refuses more
+ * dimensions). */
 static void tensor_csv(const bl_tensor *t, FILE *f)
 {
-    size_t cols = t->ndim >= 2 ? (size_t)t->shape[t->ndim - 1] : t->numel;
+    size_t cols = t->ndim == 2 ? (size_t)t->shape[1] : 1;
     for (size_t i = 0; i < t->numel; i++)
         fprintf(f, "%.9g%s", (double)t->data[i], (i + 1) % cols ? "," : "\n");
 }

@@ -426,7 +426,9 @@ BL_TEST(writers)
     CHECK(run_in(s, cmd) == 0 && !strcmp(outbuf, "[2, 2, 3, 2]\n"), "%s%s", outbuf, errbuf);
     bl_models_free(s);
     bl_session_free(s);
-    static const char *rows[][2] = { { "x2.csv", "1.5,1.75\n2,2.25\n2.5,2.75\n" }, { "x1.csv", "4,4.25\n" } };
+    /* as numpy.savetxt(f, a, fmt="%.9g", delimiter=",") writes x[0, 1] and x[1, 0, 2]: a 1-D array
+     * one value per line ("4\n4.25\n", which numpy.loadtxt reads back as array([4., 4.25])) */
+    static const char *rows[][2] = { { "x2.csv", "1.5,1.75\n2,2.25\n2.5,2.75\n" }, { "x1.csv", "4\n4.25\n" } };
     for (int i = 0; i < 2; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, rows[i][0]);
         f = fopen(path, "r");
