@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int bl_atomic_open(bl_atomic_file *af, const char *path)
@@ -11,9 +12,28 @@ int bl_atomic_open(bl_atomic_file *af, const char *path)
     memset(af, 0, sizeof *af);
     if (strlen(path) >= sizeof af->path) return bl_fail("%.64s...: file name too long", path);
     strcpy(af->path, path);
-    snprintf(af->tmp, sizeof af->tmp, "%s.tmp.%ld", path, (long)getpid());
-    af->f = fopen(af->tmp, "wb");
-    if (!af->f) return bl_fail("%s: %s", path, strerror(errno));
+    snprintf(af->tmp, sizeof af->tmp, "%s.tmpXXXXXX", path);
+    int fd = mkstemp(af->tmp);
+    if (fd < 0) {
+        int e = errno;
+        if (e != ENOENT && e != ENOTDIR) return bl_fail("%s: %s", path, strerror(e));
+        char dir[sizeof af->path];
+        strcpy(dir, path);
+        char *slash = strrchr(dir, '/');
+        if (slash) slash[slash == dir] = 0;
+        return bl_fail("%s: directory '%s' does not exist", path, slash ? dir : ".");
+    }
+    /* mkstemp makes 0600; the file gets the mode fopen would give it (0666 less the umask) */
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    af->f = fdopen(fd, "wb");
+    if (!af->f) {
+        int e = errno;
+        close(fd);
+        remove(af->tmp);
+        return bl_fail("%s: %s", path, strerror(e));
+    }
     return 0;
 }
 

@@ -1,10 +1,12 @@
 /* fileio.h - atomic file writes: nothing a user made is ever half-overwritten.
  *
- * bl_atomic_open() creates PATH.tmp.PID in the destination's directory; the caller writes to the
+ * bl_atomic_open() creates a unique PATH.tmpXXXXXX (mkstemp) beside PATH, with the mode fopen would
+ * give a new file (0666 less the umask); the caller writes to the
  * returned FILE; bl_atomic_commit() flushes, fsyncs and renames it over PATH (or removes the temp
  * file and reports when any write failed); bl_atomic_abort() discards it. An existing PATH is
  * untouched until the rename, so a failed write leaves the old file as it was.
- * Errors: NULL / -1 with "PATH: <strerror>" in bl_error().
+ * Errors: NULL / -1 with "PATH: <strerror>" in bl_error(), or "PATH: directory 'DIR' does not
+ * exist" when the destination's directory is missing.
  */
 #ifndef BL_FILEIO_H
 #define BL_FILEIO_H

@@ -4,16 +4,14 @@
 #include "viz/draw.h"
 #include "viz/color.h"
 #include "core/error.h"
+#include "core/fileio.h"
 #include <cairo-svg.h>
-#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <png.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "config.h"
 #define BL_SOFTWARE "blocklab " PACKAGE_VERSION
@@ -302,46 +300,27 @@ int bl_fig_save(const bl_figure *f, const char *path, const bl_save_opts *o)
     if (!(scale <= 8)) return bl_fail("save: scale %g is out of range (0 .. 8]", scale);
     if (bl_fig_check(f)) return -1;
 
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 16), *dir = strdup(path);
-    if (!tmp || !dir) {
-        free(tmp), free(dir);
-        return bl_fail("save: out of memory");
-    }
-    snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
-    char *slash = strrchr(dir, '/');
-    if (slash) slash == dir ? (void)(slash[1] = 0) : (void)(*slash = 0);
-    else strcpy(dir, ".");
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        int e = errno;
-        if (e == ENOENT || e == ENOTDIR) bl_fail("save: directory '%s' does not exist (writing %s)", dir, path);
-        else bl_fail("save: cannot write in '%s': %s", dir, strerror(e));
-        free(tmp), free(dir);
+    bl_atomic_file af;
+    if (bl_atomic_open(&af, path) < 0) {
+        bl_error_prefix("save");
         return -1;
     }
-    fchmod(fd, 0644); /* mkstemp makes 0600; a picture is for sharing */
-    FILE *fp = fdopen(fd, "wb");
-    int r = -1;
-    if (!fp) {
-        close(fd);
-        bl_fail("save: %s", strerror(errno));
-    } else {
-        bl_term_opts to = {100, 0, BL_COLOR_NONE, 0};
-        switch (fmt) {
-        case 1: r = save_png(f, fp, w, h, scale); break;
-        case 2: r = save_svg(f, fp, w, h); break;
-        case 3: r = save_csv(f, fp); break;
-        case 4: r = save_json(f, fp); break;
-        default: r = bl_term_print(f, fp, &to); break;
-        }
-        if (fflush(fp) || ferror(fp)) r = r ? r : bl_fail("save: write error on %s: %s", path, strerror(errno));
-        if (fclose(fp) && !r) r = bl_fail("save: write error on %s: %s", path, strerror(errno));
+    bl_term_opts to = {100, 0, BL_COLOR_NONE, 0};
+    int r;
+    switch (fmt) {
+    case 1: r = save_png(f, af.f, w, h, scale); break;
+    case 2: r = save_svg(f, af.f, w, h); break;
+    case 3: r = save_csv(f, af.f); break;
+    case 4: r = save_json(f, af.f); break;
+    default: r = bl_term_print(f, af.f, &to); break;
     }
-    if (!r) {
-        if (rename(tmp, path)) r = bl_fail("save: cannot rename to %s: %s", path, strerror(errno));
+    if (r) {
+        bl_atomic_abort(&af);
+        return r;
     }
-    if (r) unlink(tmp);
-    free(tmp), free(dir);
+    if (bl_atomic_commit(&af) < 0) {
+        bl_error_prefix("save");
+        return -1;
+    }
     return r;
 }
