@@ -82,7 +82,7 @@ check "Ctrl-C at the prompt clears the line" "abc def^C"
 keys 'print("after", 1 + 1)' Enter
 check "the session goes on after Ctrl-C" "after 2"
 
-keys 'time z = randn(3000, 3000) @ randn(3000, 3000)' Enter
+keys 'time z = randn(5000, 5000) @ randn(5000, 5000)' Enter
 sleep 0.3
 keys C-c
 check "Ctrl-C during a long command returns to the prompt when it ends" "interrupted"
