@@ -16,8 +16,7 @@
  * or .json file instead (a stream that discards everything). */
 static FILE *text_out(bl_cmdargs *a)
 {
-    const char *ext = a->st->redirect ? strrchr(a->st->redirect, '.') : NULL;
-    if (!a->st->redirect || (ext && !strcmp(ext, ".txt"))) return a->s->out;
+    if (!a->st->redirect || bl_stmt_redirects_to(a->st, ".txt")) return a->s->out;
     static FILE *null;
     if (!null) null = fopen("/dev/null", "w");
     return null ? null : a->s->out;

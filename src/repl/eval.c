@@ -460,8 +460,7 @@ int bl_exec_stmt(bl_session *s, const bl_stmt *st)
     int rc = 0;
     /* `cmd > file.txt` sends the command's text output to the file as well, written atomically:
      * a failing command leaves an existing file as it was */
-    const char *ext = st->redirect ? strrchr(st->redirect, '.') : NULL;
-    if (st->kind == BL_S_CMD && ext && !strcmp(ext, ".txt")) {
+    if (st->kind == BL_S_CMD && bl_stmt_redirects_to(st, ".txt")) {
         if (bl_atomic_open(&txt, st->redirect) < 0) return bl_session_errat(s, st->redirect_pos);
         s->out = txt.f;
     }

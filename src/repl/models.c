@@ -413,7 +413,7 @@ int bl_cmd_params(bl_cmdargs *a)
     free(g);
     if (!t) return -1;
     size_t total = bl_model_param_count(m);
-    if (!a->st->redirect || strstr(a->st->redirect, ".txt")) {
+    if (!a->st->redirect || bl_stmt_redirects_to(a->st, ".txt")) {
         bl_table_write_txt(t, a->s->out);
         fprintf(a->s->out, "total %zu\n", total);
         bl_table_free(t);

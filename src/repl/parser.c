@@ -313,6 +313,12 @@ static bl_ast *unary(P *p)
  * extension blocklab writes; otherwise `x > 0` is a comparison. */
 const char *const bl_redirect_exts[] = { ".txt", ".csv", ".json", ".md", ".png", ".svg", NULL };
 
+int bl_stmt_redirects_to(const bl_stmt *st, const char *ext)
+{
+    size_t n = st->redirect ? strlen(st->redirect) : 0, k = strlen(ext);
+    return n > k && !strcasecmp(st->redirect + n - k, ext);
+}
+
 static int is_redirect(P *p)
 {
     int i = p->i + 1, from = i;

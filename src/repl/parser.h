@@ -88,4 +88,8 @@ void bl_program_free(bl_program *prog);
  * bl_write_value's business (repl.h). help language, the man page and README.md list them. */
 extern const char *const bl_redirect_exts[];
 
+/* 1 when st redirects its output ('>' FILE) to a file whose name ends in ext (".txt", ...), in
+ * any case, as '>' itself matches the extensions; 0 otherwise (no redirect, another type). */
+int bl_stmt_redirects_to(const bl_stmt *st, const char *ext);
+
 #endif

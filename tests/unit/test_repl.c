@@ -344,15 +344,17 @@ BL_TEST(writers)
     char cmd[512], path[300];
     snprintf(cmd, sizeof cmd, "table(step=[1, 2], run=[\"a,b\", \"q\\\"\"]) > %s/t.csv\n"
                               "table(step=[1, 2], loss=[0.5, 0.25]) > %s/t.json\n"
-                              "tensor([[1, 2], [3, 4]]) > %s/m.csv\nvars > %s/v.txt", dir, dir, dir, dir);
+                              "tensor([[1, 2], [3, 4]]) > %s/m.csv\nvars > %s/v.txt\nvars > %s/V.TXT", dir, dir,
+             dir, dir, dir);
     CHECK(run(cmd) == 0, "%s", errbuf);
     static const char *files[][2] = {
         { "t.csv", "step,run\n1,\"a,b\"\n2,\"q\"\"\"\n" },
         { "t.json", "[\n  {\"step\": 1, \"loss\": 0.5},\n  {\"step\": 2, \"loss\": 0.25}\n]\n" },
         { "m.csv", "1,2\n3,4\n" },
         { "v.txt", "no variables yet (x = randn(4, 8) makes one)\n" },
+        { "V.TXT", "no variables yet (x = randn(4, 8) makes one)\n" },   /* any case, as '>' */
     };
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
         FILE *f = fopen(path, "r");
         char buf[512] = "";
