@@ -186,7 +186,6 @@ static void draw_lines(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, 
     /* a y tick every 3 rows or so; a log y axis reaches to ticks past its data */
     int ymax_ticks = pr / 3 + 1 < 3 ? 3 : pr / 3 + 1;
     bl_scale xs, ys;
-    bl_panel_scale(&xs, p, 0, sx, !st->color, 0.0, 0);
     bl_panel_scale(&ys, p, 1, sy, !st->color, 0.05, ymax_ticks);
     double yt[MAX_TICKS], xt[MAX_TICKS], ystep, xstep;
     int nyt = bl_scale_ticks(&ys, ymax_ticks, yt, MAX_TICKS, &ystep);
@@ -199,6 +198,9 @@ static void draw_lines(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, 
     }
     int pc = pw - yw - 2;
     if (pc < 4) pc = 4;
+    /* an x tick every 10 columns or so; a log x axis, too, reaches to ticks past its data */
+    int xmax_ticks = pc / 10 < 2 ? 2 : pc / 10;
+    bl_panel_scale(&xs, p, 0, sx, !st->color, 0.0, xmax_ticks);
     int ax = x0 + yw + 1; /* the y axis column */
     if (header) bl_canvas_text(c, x0, y++, ylab, BL_NO_RGB, pw);
     int top = y;
@@ -232,7 +234,7 @@ static void draw_lines(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, 
     int xr = top + pr;
     bl_canvas_put(c, ax, xr, st->unicode ? "└" : "+", BL_NO_RGB, BL_NO_RGB);
     for (int i = 0; i < pc; i++) bl_canvas_put(c, ax + 1 + i, xr, st->unicode ? "─" : "-", BL_NO_RGB, BL_NO_RGB);
-    int nxt = bl_scale_ticks(&xs, pc / 10 < 2 ? 2 : pc / 10, xt, MAX_TICKS, &xstep);
+    int nxt = bl_scale_ticks(&xs, xmax_ticks, xt, MAX_TICKS, &xstep);
     int last_end = x0 - 1;
     for (int i = 0; i < nxt; i++) {
         double t = bl_scale_pos(&xs, xt[i]);

@@ -202,6 +202,50 @@ BL_TEST(test_heat_row_labels_thinned)
     bl_fig_free(f);
 }
 
+/* the numbers on the line below the x axis (the line after the one holding "└") */
+static int x_tick_labels(const bl_figure *f, int width, double *v, int max)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    bl_term_opts o = {width, 0, BL_COLOR_NONE, 0};
+    int r = bl_term_print(f, m, &o), n = 0;
+    fclose(m);
+    CHECK(r == 0, "%s", bl_error());
+    char *axis = buf ? strstr(buf, "└") : NULL, *s = axis ? strchr(axis, '\n') : NULL;
+    if (s) {
+        char *end = strchr(++s, '\n');
+        if (end) *end = 0;
+        for (int k; n < max && sscanf(s, "%lf%n", &v[n], &k) == 1; n++) s += k;
+    }
+    free(buf);
+    return n;
+}
+
+/* a log x axis fitted to its data reaches to a labelled tick past it, as a log y axis does: x from
+ * 1 to 16 on 35 plot columns (40 minus the y labels "0.0" .. "1.0" and the axis) asks for 35 / 10
+ * = 3 ticks; the fit 1 .. 16 (no margin on the terminal) spans 1.2 decades, so its ticks are the
+ * 1 2 5 ones, 1 2 5 10, and 16 is past the last; the next such tick is 20, and 1 .. 20 has the
+ * ticks 1 2 5 10 20. Fixed limits 1 .. 16 stay: ticks 1 2 5 10. */
+BL_TEST(test_log_x_ticks_cover_data)
+{
+    float x[5] = {1, 2, 4, 8, 16}, y[5] = {0.2f, 0.4f, 0.5f, 0.6f, 0.8f};
+    bl_figure *f = bl_fig_new(1, 1, NULL);
+    bl_panel *p = bl_fig_panel(f, 0);
+    bl_panel_line(p, "", x, y, 5, 0);
+    bl_panel_limits(p, 'y', 0, 1);
+    bl_panel_log(p, 1, 0);
+    double t[16];
+    int n = x_tick_labels(f, 40, t, 16);
+    CHECK(n == 5 && t[0] == 1 && t[1] == 2 && t[2] == 5 && t[3] == 10 && t[4] == 20,
+          "fitted: %d x labels, %g .. %g", n, n ? t[0] : 0, n ? t[n - 1] : 0);
+    bl_panel_limits(p, 'x', 1, 16);
+    n = x_tick_labels(f, 40, t, 16);
+    CHECK(n == 4 && t[0] == 1 && t[1] == 2 && t[2] == 5 && t[3] == 10,
+          "fixed limits: %d x labels, %g .. %g", n, n ? t[0] : 0, n ? t[n - 1] : 0);
+    bl_fig_free(f);
+}
+
 int main(void)
 {
     RUN(test_diagonal_nocolor);
@@ -215,5 +259,6 @@ int main(void)
     RUN(test_images_nocolor);
     RUN(test_constant_heatmap_one_colour);
     RUN(test_heat_row_labels_thinned);
+    RUN(test_log_x_ticks_cover_data);
     return bl_test_done();
 }
