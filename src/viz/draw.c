@@ -129,7 +129,6 @@ static void draw_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, co
     /* a y tick every 70 units or so; a log y axis reaches to ticks past its data */
     int ymax_ticks = (int)fmax(3, (bottom - top) / (70 * u));
     bl_scale xs, ys;
-    bl_panel_scale(&xs, p, 0, sx, 0, 0.02, 0);
     bl_panel_scale(&ys, p, 1, sy, 0, 0.05, ymax_ticks);
     double yt[MAX_TICKS], xt[MAX_TICKS], ystep, xstep;
     int nyt = bl_scale_ticks(&ys, ymax_ticks, yt, MAX_TICKS, &ystep);
@@ -139,6 +138,9 @@ static void draw_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, co
     for (int i = 0; i < nyt; i++) tickw = fmax(tickw, text_w(d, bl_tick_label(yt[i], ystep, yl[i], 24)));
     double left = b.x + (ylab[0] ? 34 * u : 4 * u) + tickw + 12 * u, right = b.x + b.w - 12 * u;
     box a = {left, top, right - left, bottom - top};
+    /* an x tick every 130 units or so; a log x axis, too, reaches to ticks past its data */
+    int xmax_ticks = (int)fmax(2, a.w / (130 * u));
+    bl_panel_scale(&xs, p, 0, sx, 0, 0.02, xmax_ticks);
     if (p->title) {
         font(d, 21, 1, 0);
         text(d, b.x + b.w / 2, b.y + 16 * u, p->title, 0.5, C_TEXT);
@@ -152,7 +154,7 @@ static void draw_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, co
         line(d, a.x - 5 * u, yy, a.x, yy, C_SPINE, 1.2);
         text(d, a.x - 9 * u, yy, yl[i], 1, C_TICK);
     }
-    int nxt = bl_scale_ticks(&xs, (int)fmax(2, a.w / (130 * u)), xt, MAX_TICKS, &xstep);
+    int nxt = bl_scale_ticks(&xs, xmax_ticks, xt, MAX_TICKS, &xstep);
     for (int i = 0; i < nxt; i++) {
         double xx = a.x + a.w * bl_scale_pos(&xs, xt[i]);
         if (xx < a.x - 0.5 || xx > a.x + a.w + 0.5) continue;

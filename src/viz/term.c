@@ -3,6 +3,7 @@
 #include "viz/color.h"
 #include "viz/scale.h"
 #include "core/error.h"
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,7 +187,6 @@ static void draw_lines(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, 
     /* a y tick every 3 rows or so; a log y axis reaches to ticks past its data */
     int ymax_ticks = pr / 3 + 1 < 3 ? 3 : pr / 3 + 1;
     bl_scale xs, ys;
-    bl_panel_scale(&xs, p, 0, sx, !st->color, 0.0, 0);
     bl_panel_scale(&ys, p, 1, sy, !st->color, 0.05, ymax_ticks);
     double yt[MAX_TICKS], xt[MAX_TICKS], ystep, xstep;
     int nyt = bl_scale_ticks(&ys, ymax_ticks, yt, MAX_TICKS, &ystep);
@@ -199,6 +199,9 @@ static void draw_lines(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, 
     }
     int pc = pw - yw - 2;
     if (pc < 4) pc = 4;
+    /* an x tick every 10 columns or so; a log x axis, too, reaches to ticks past its data */
+    int xmax_ticks = pc / 10 < 2 ? 2 : pc / 10;
+    bl_panel_scale(&xs, p, 0, sx, !st->color, 0.0, xmax_ticks);
     int ax = x0 + yw + 1; /* the y axis column */
     if (header) bl_canvas_text(c, x0, y++, ylab, BL_NO_RGB, pw);
     int top = y;
@@ -232,7 +235,7 @@ static void draw_lines(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, 
     int xr = top + pr;
     bl_canvas_put(c, ax, xr, st->unicode ? "└" : "+", BL_NO_RGB, BL_NO_RGB);
     for (int i = 0; i < pc; i++) bl_canvas_put(c, ax + 1 + i, xr, st->unicode ? "─" : "-", BL_NO_RGB, BL_NO_RGB);
-    int nxt = bl_scale_ticks(&xs, pc / 10 < 2 ? 2 : pc / 10, xt, MAX_TICKS, &xstep);
+    int nxt = bl_scale_ticks(&xs, xmax_ticks, xt, MAX_TICKS, &xstep);
     int last_end = x0 - 1;
     for (int i = 0; i < nxt; i++) {
         double t = bl_scale_pos(&xs, xt[i]);
@@ -334,6 +337,19 @@ static int label_width(char **labels, int n, int cap)
         if (k > w) w = k;
     }
     return w > cap ? cap : w;
+}
+
+/* Which of n labels along len pixels (cells) to show so that each gets `need` of them: every k-th,
+ * k the smallest with k * len / n >= need (1 when all fit), from *first = ((n - 1) mod k) / 2, so
+ * that the labelled ones sit in the middle of the axis with the same room left at both ends: the
+ * offsets -7 .. 7 give -7 -5 .. 7 at k = 2 and -6 -3 0 3 6 at k = 3 (the centre whenever it falls
+ * on the step). Labels k cells apart lie at least `need` pixels apart, whole pixels or not. */
+static int label_step(int n, int len, int need, int *first)
+{
+    int k = len > 0 ? (int)(((long)n * need + len - 1) / len) : n;
+    if (k < 1) k = 1;
+    *first = n > 0 ? (n - 1) % k / 2 : 0;
+    return k;
 }
 
 static int heat_budget(int pw, int ph, int has_title)
@@ -452,9 +468,10 @@ static void draw_heatmap(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw
     char lab[24];
     if (p->row_labels) {
         /* every row's label when each row has a line of its own (labels_rows), else every k-th
-         * row's (k = rows per line, rounded up), as the PNG does: each on the line of its row's top */
-        int every = (2 * p->rows + g.dh - 1) / g.dh;
-        for (int r = 0; r < p->rows; r += every)
+         * row's (k = rows per line, rounded up, centred as the columns' are): each on the line of
+         * its row's top */
+        int first, every = label_step(p->rows, g.dh, 2, &first);
+        for (int r = first; r < p->rows; r += every)
             text_right(c, hx - 1, y + (int)((long)r * g.dh / p->rows / 2), p->row_labels[r]);
     } else {
         int k = index_ticks(p->rows, tr, 4, t, &step), last = -1;
@@ -467,9 +484,13 @@ static void draw_heatmap(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw
     }
     int last_end = x0 - 1;
     if (p->col_labels) {
-        for (int j = 0; j < p->cols; j++) {
+        /* every k-th column's label, evenly: k columns hold the widest label and a blank; centred
+         * on its column, the odd character of an even width to the left, so that the digits of
+         * -7 .. 7 sit on their columns behind the signs */
+        int first, every = label_step(p->cols, g.dw, label_width(p->col_labels, p->cols, INT_MAX) + 1, &first);
+        for (int j = first; j < p->cols; j += every) {
             const char *s = p->col_labels[j];
-            int n = bl_utf8_len(s), cx = hx + (int)((j + 0.5) * g.dw / p->cols) - (n - 1) / 2;
+            int n = bl_utf8_len(s), cx = hx + (int)((j + 0.5) * g.dw / p->cols) - n / 2;
             if (cx <= last_end) continue;
             bl_canvas_text(c, cx, y + tr, s, BL_NO_RGB, -1);
             last_end = cx + n;

@@ -287,6 +287,60 @@ BL_TEST(test_png_diagonal)
     bl_fig_free(f);
 }
 
+/* a log x axis fitted to its data reaches to a labelled tick past it: x from 1 to 16 (the range of
+ * `qk growth`) is fitted to 16^-0.02 .. 16^1.02 = 0.946 .. 16.9 (2% margin), whose ticks are the
+ * 1 2 5 ones, 1 2 5 10; 16 is past the last, so the axis goes on to the next, 20. The picture has a
+ * grid line at each of 1 2 5 10 20, placed by log10: 20 is log10(20) = 1.301 times as far from 1
+ * as 10 is, and the curve (y = 0.5) ends at x = 16, 1.204 times as far, before the last line. */
+BL_TEST(test_png_log_x_covers_data)
+{
+    float x[5] = {1, 2, 4, 8, 16}, y[5] = {0.5f, 0.5f, 0.5f, 0.5f, 0.5f};
+    bl_figure *f = bl_fig_new(1, 1, NULL);
+    bl_panel *p = bl_fig_panel(f, 0);
+    bl_panel_line(p, "", x, y, 5, 0);
+    bl_panel_limits(p, 'y', 0, 1);
+    bl_panel_log(p, 1, 0);
+    CHECK(bl_fig_save(f, path_of("logx.png"), NULL) == 0, "%s", bl_error());
+    bl_fig_free(f);
+    image im;
+    CHECK(read_png(path_of("logx.png"), &im) == 0 && im.rgb, "cannot read the PNG back");
+    if (!im.rgb) return;
+    /* vertical grid lines: columns of which most pixels are light grey (antialiased: one line can
+     * light two columns; its place is their darkness-weighted mean) */
+    double g[16], wsum = 0, xsum = 0;
+    int ng = 0;
+    for (int xx = 0; xx <= im.w; xx++) {
+        int grey = 0;
+        double dark = 0;
+        for (int yy = 0; xx < im.w && yy < im.h; yy++) {
+            uint32_t c = px(&im, xx, yy);
+            double l = bl_rgb_luma(c);
+            if (l > 0.7 && l < 0.99 && near(c, 0xe6e6e6, 40)) grey++, dark += 1 - l;
+        }
+        if (grey > im.h / 2) wsum += dark, xsum += dark * xx;
+        else if (wsum > 0) {
+            if (ng < 16) g[ng++] = xsum / wsum;
+            wsum = xsum = 0;
+        }
+    }
+    CHECK(ng == 5, "%d vertical grid lines, want 5 (1 2 5 10 20)", ng);
+    if (ng == 5) {
+        double ratio = (g[4] - g[0]) / (g[3] - g[0]);
+        CHECK(fabs(ratio - log10(20)) < 0.005, "grid lines at %.1f .. %.1f: 20 at %.4f of the way to 10, want %.4f",
+              g[0], g[4], ratio, log10(20));
+        /* the rightmost pixel of the curve: x = 16 plus the round cap (1.3 px) */
+        uint32_t blue = bl_palette(0);
+        int right = -1;
+        for (int yy = 0; yy < im.h; yy++)
+            for (int xx = 0; xx < im.w; xx++)
+                if (near(px(&im, xx, yy), blue, 24) && xx > right) right = xx;
+        double want = g[0] + log10(16) * (g[3] - g[0]);
+        CHECK(fabs(right - want) < 3 && right < g[4] - 20, "curve ends at %d, want about %.1f (the last line at %.1f)",
+              right, want, g[4]);
+    }
+    free(im.rgb);
+}
+
 BL_TEST(test_svg)
 {
     float y[5] = {1, 3, 2, 5, 4}, h[4] = {0, 1, 2, 3};
@@ -420,6 +474,7 @@ int main(void)
     RUN(test_png_annotated_heatmap);
     RUN(test_png_heatmap_grid_compact);
     RUN(test_png_diagonal);
+    RUN(test_png_log_x_covers_data);
     RUN(test_svg);
     RUN(test_csv);
     RUN(test_json);

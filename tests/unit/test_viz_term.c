@@ -202,6 +202,108 @@ BL_TEST(test_heat_row_labels_thinned)
     bl_fig_free(f);
 }
 
+/* the column labels of a heatmap drawn without colours: the first line holding 3 or more
+ * numbers and nothing else; v[i] the numbers, at[i] the column of each one's last character */
+static int label_line(const bl_figure *f, int width, int *v, int *at, int max)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    bl_term_opts o = {width, 0, BL_COLOR_NONE, 0};
+    int r = bl_term_print(f, m, &o), n = 0;
+    fclose(m);
+    CHECK(r == 0, "%s", bl_error());
+    char *save = NULL;
+    for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        int k, pos = 0;
+        n = 0;
+        while (n < max && sscanf(line + pos, "%d%n", &v[n], &k) == 1 && (line[pos + k] == ' ' || !line[pos + k]))
+            pos += k, at[n++] = pos - 1;
+        while (line[pos] == ' ') pos++;
+        if (n >= 3 && !line[pos]) break;
+        n = 0;
+    }
+    free(buf);
+    return n;
+}
+
+/* column labels at an even step: the 15 x 15 map labelled -7 .. 7 (rope check's offsets) gets
+ * every k-th column's label, k the fewest columns that hold the widest label ("-7") and a blank,
+ * the labelled columns centred on the axis ((14 mod k) / 2 first), each label's digit on its
+ * column. 30 columns: one pixel per cell, k = ceil(15 x 3 / 15) = 3 from column 1: -6 -3 0 3 6,
+ * 3 apart. 60 columns: two pixels per cell, k = ceil(15 x 3 / 30) = 2 from column 0: -7 -5 .. 7,
+ * 4 apart. (Placed one after the other where they fit, they read -7 -4 -1 2 4 6 at 30.) */
+BL_TEST(test_heat_col_labels_even)
+{
+    float v[15 * 15];
+    char text[15][4];
+    const char *lab[15];
+    for (int i = 0; i < 15; i++) snprintf(text[i], sizeof text[i], "%d", i - 7), lab[i] = text[i];
+    for (int r = 0; r < 15; r++)
+        for (int c = 0; c < 15; c++) v[r * 15 + c] = (float)(14 - abs(r - 7) - abs(c - 7));
+    bl_figure *f = bl_fig_new(1, 1, NULL);
+    bl_panel *p = bl_fig_panel(f, 0);
+    bl_panel_heatmap(p, v, 15, 15, BL_CMAP_DIVERGING);
+    bl_panel_heatmap_labels(p, lab, lab);
+    int got[16], at[16], n = label_line(f, 30, got, at, 16);
+    CHECK(n == 5, "width 30: %d column labels, want 5", n);
+    for (int i = 0; i < n && i < 5; i++) {
+        CHECK(got[i] == -6 + 3 * i, "width 30, label %d: %d, want %d", i, got[i], -6 + 3 * i);
+        if (i) CHECK(at[i] - at[i - 1] == 3, "width 30: labels %d and %d are %d apart, want 3", got[i - 1], got[i], at[i] - at[i - 1]);
+    }
+    n = label_line(f, 60, got, at, 16);
+    CHECK(n == 8, "width 60: %d column labels, want 8", n);
+    for (int i = 0; i < n && i < 8; i++) {
+        CHECK(got[i] == -7 + 2 * i, "width 60, label %d: %d, want %d", i, got[i], -7 + 2 * i);
+        if (i) CHECK(at[i] - at[i - 1] == 4, "width 60: labels %d and %d are %d apart, want 4", got[i - 1], got[i], at[i] - at[i - 1]);
+    }
+    bl_fig_free(f);
+}
+
+/* the numbers on the line below the x axis (the line after the one holding "└") */
+static int x_tick_labels(const bl_figure *f, int width, double *v, int max)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    bl_term_opts o = {width, 0, BL_COLOR_NONE, 0};
+    int r = bl_term_print(f, m, &o), n = 0;
+    fclose(m);
+    CHECK(r == 0, "%s", bl_error());
+    char *axis = buf ? strstr(buf, "└") : NULL, *s = axis ? strchr(axis, '\n') : NULL;
+    if (s) {
+        char *end = strchr(++s, '\n');
+        if (end) *end = 0;
+        for (int k; n < max && sscanf(s, "%lf%n", &v[n], &k) == 1; n++) s += k;
+    }
+    free(buf);
+    return n;
+}
+
+/* a log x axis fitted to its data reaches to a labelled tick past it, as a log y axis does: x from
+ * 1 to 16 on 35 plot columns (40 minus the y labels "0.0" .. "1.0" and the axis) asks for 35 / 10
+ * = 3 ticks; the fit 1 .. 16 (no margin on the terminal) spans 1.2 decades, so its ticks are the
+ * 1 2 5 ones, 1 2 5 10, and 16 is past the last; the next such tick is 20, and 1 .. 20 has the
+ * ticks 1 2 5 10 20. Fixed limits 1 .. 16 stay: ticks 1 2 5 10. */
+BL_TEST(test_log_x_ticks_cover_data)
+{
+    float x[5] = {1, 2, 4, 8, 16}, y[5] = {0.2f, 0.4f, 0.5f, 0.6f, 0.8f};
+    bl_figure *f = bl_fig_new(1, 1, NULL);
+    bl_panel *p = bl_fig_panel(f, 0);
+    bl_panel_line(p, "", x, y, 5, 0);
+    bl_panel_limits(p, 'y', 0, 1);
+    bl_panel_log(p, 1, 0);
+    double t[16];
+    int n = x_tick_labels(f, 40, t, 16);
+    CHECK(n == 5 && t[0] == 1 && t[1] == 2 && t[2] == 5 && t[3] == 10 && t[4] == 20,
+          "fitted: %d x labels, %g .. %g", n, n ? t[0] : 0, n ? t[n - 1] : 0);
+    bl_panel_limits(p, 'x', 1, 16);
+    n = x_tick_labels(f, 40, t, 16);
+    CHECK(n == 4 && t[0] == 1 && t[1] == 2 && t[2] == 5 && t[3] == 10,
+          "fixed limits: %d x labels, %g .. %g", n, n ? t[0] : 0, n ? t[n - 1] : 0);
+    bl_fig_free(f);
+}
+
 int main(void)
 {
     RUN(test_diagonal_nocolor);
@@ -215,5 +317,7 @@ int main(void)
     RUN(test_images_nocolor);
     RUN(test_constant_heatmap_one_colour);
     RUN(test_heat_row_labels_thinned);
+    RUN(test_heat_col_labels_even);
+    RUN(test_log_x_ticks_cover_data);
     return bl_test_done();
 }
