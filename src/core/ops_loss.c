@@ -2,7 +2,10 @@
  *
  * Formulas (torch.nn.functional.embedding, cross_entropy, mse_loss; llm.c crossentropy_*):
  *   embedding      y[i, :] = W[id_i, :]                     dW[id_i, :] += dy[i, :]
- *   cross_entropy  L = mean_{r counted} (lse_r - z[r, t_r])  dz[r, j] += dL/C (softmax_j - [j = t_r])
+ *   cross_entropy  L = mean_{r counted} (ls_r - (z[r, t_r] - m_r))   dz[r, j] += dL/C (softmax_j - [j = t_r])
+ *                  with m_r = max_j z[r, j], ls_r = log sum_j exp(z[r, j] - m_r), softmax_j =
+ *                  exp((z[r, j] - m_r) - ls_r): the max is subtracted before anything else, so
+ *                  logits of any magnitude (1e18) lose nothing to m_r + ls_r rounding back to m_r
  *   mse            L = mean (p - t)^2                       dp += dL 2 (p - t) / n, dt -= the same
  */
 #include "core/ops.h"
@@ -49,11 +52,12 @@ bl_tensor *bl_embedding(bl_graph *g, bl_tensor *w, const int *ids, int n)
 
 /* ---------------------------------------------------------------------------------------
  * cross_entropy: logits [N, V] (or [..., V], rows flattened), targets[N] -> []
- * save[0] = lse [N] (log-sum-exp of each row), ptr[0] = targets, iarg[0] = counted rows
+ * save[0] = mx [N] (each row's max), save[1] = ls [N] (log sum exp(z - mx) of each row),
+ * ptr[0] = targets, iarg[0] = counted rows
  */
 static void cross_entropy_backward(bl_node *n)
 {
-    bl_tensor *z = n->in[0], *y = n->out, *lse = n->save[0];
+    bl_tensor *z = n->in[0], *y = n->out, *mx = n->save[0], *ls = n->save[1];
     if (!z->grad || n->iarg[0] == 0) return;
     const int *t = n->ptr[0];
     size_t V = (size_t)z->shape[z->ndim - 1], rows = z->numel / V;
@@ -63,7 +67,8 @@ static void cross_entropy_backward(bl_node *n)
         if (t[r] < 0) continue;  /* ignore_index = -1 */
         const float *zr = z->data + r * V;
         float *dz = z->grad + r * V;
-        for (size_t j = 0; j < V; j++) dz[j] += s * expf(zr[j] - lse->data[r]);   /* softmax */
+        for (size_t j = 0; j < V; j++)
+            dz[j] += s * expf((zr[j] - mx->data[r]) - ls->data[r]);                 /* softmax */
         dz[t[r]] -= s;                                                           /* - onehot */
     }
 }
@@ -86,8 +91,9 @@ bl_tensor *bl_cross_entropy(bl_graph *g, bl_tensor *logits, const int *targets)
         count++;
     }
     bl_tensor *y = bl_graph_tensor(g, 0, NULL, BL_WANTS_GRAD(g, logits));
-    bl_tensor *lse = y ? bl_graph_tensor(g, 1, (int[]){(int)rows}, 0) : NULL;
-    if (!lse) return NULL;
+    bl_tensor *mxs = y ? bl_graph_tensor(g, 1, (int[]){(int)rows}, 0) : NULL;
+    bl_tensor *lss = mxs ? bl_graph_tensor(g, 1, (int[]){(int)rows}, 0) : NULL;
+    if (!lss) return NULL;
     double total = 0;
 #pragma omp parallel for schedule(static) reduction(+ : total) if (logits->numel > BL_PAR_MIN)
     for (size_t r = 0; r < rows; r++) {
@@ -96,14 +102,15 @@ bl_tensor *bl_cross_entropy(bl_graph *g, bl_tensor *logits, const int *targets)
         for (int j = 1; j < V; j++) mx = zr[j] > mx ? zr[j] : mx;
         double sum = 0;
         for (int j = 0; j < V; j++) sum += expf(zr[j] - mx);
-        double l = mx + log(sum);
-        lse->data[r] = (float)l;
-        if (targets[r] >= 0) total += l - zr[targets[r]];
+        double ls = log(sum);
+        mxs->data[r] = mx;
+        lss->data[r] = (float)ls;
+        if (targets[r] >= 0) total += ls - ((double)zr[targets[r]] - mx);
     }
     /* every row ignored: PyTorch returns nan (0/0); we return 0 so a padded batch trains on */
     y->data[0] = count ? (float)(total / count) : 0.0f;
     bl_node *n = bl_graph_node(g, "cross_entropy", cross_entropy_backward, y);
-    if (n) { n->in[0] = logits; n->save[0] = lse; n->ptr[0] = targets; n->iarg[0] = count; }
+    if (n) { n->in[0] = logits; n->save[0] = mxs; n->save[1] = lss; n->ptr[0] = targets; n->iarg[0] = count; }
     return y;
 }
 

@@ -142,9 +142,12 @@ BL_TEST(test_grad_losses)
     int t3[] = {3, 0, -1, 1, 2, 3};
     bl_tensor *z3[1] = {mk("logits3", 1, 2.0f, 3, (int[]){2, 3, 4})};
     GRADCHECK("cross_entropy 3-D logits", f_ce, z3, t3);
+    bl_tensor *zb[1] = {mk("logits_big", 1, 2.0f, 2, (int[]){5, 7})};
+    for (size_t i = 0; i < zb[0]->numel; i++) zb[0]->data[i] += 1000.0f;  /* exp overflows unshifted */
+    GRADCHECK("cross_entropy logits near 1000", f_ce, zb, t);
     bl_tensor *pt[2] = {MK("pred", 1, 2, 3, 4), MK("target", 1, 2, 3, 4)};
     GRADCHECK("mse", f_mse, pt, NULL);
-    free_all(z, 1); free_all(z3, 1); free_all(pt, 2);
+    free_all(z, 1); free_all(z3, 1); free_all(zb, 1); free_all(pt, 2);
 }
 
 /* ---------------------------------------------------------------- known values */
@@ -216,6 +219,25 @@ BL_TEST(test_values_losses)
     CHECK(l && l->data[0] == 0.0f, "all ignored");
     CHECK(bl_graph_backward(g, l) == 0, "backward: %s", bl_error());
     for (int i = 0; i < 6; i++) CHECK(z2->grad[i] == 0.0f, "grad[%d] = %g", i, z2->grad[i]);
+    /* equal logits of any magnitude: CE = ln V, dz = (1/V - [j = t]) / rows, the max subtracted
+     * first (at 1e18, max + ln V rounded back to the max and the loss came out 0) */
+    const float mags[] = {1e9f, 1e12f, 1e15f, 1e18f, -1e18f, 1e36f};
+    for (int k = 0; k < 6; k++) {
+        bl_tensor *zb = bl_tensor_new2(2, 88);
+        for (size_t i = 0; i < zb->numel; i++) zb->data[i] = mags[k];
+        bl_tensor_require_grad(zb);
+        int tb[] = {3, 87};
+        bl_graph *gb = bl_graph_new();
+        l = bl_cross_entropy(gb, zb, tb);
+        CHECK(l != NULL, "cross_entropy at %g: %s", mags[k], bl_error());
+        CHECK_CLOSE(l->data[0], log(88.0), 1e-6);
+        CHECK(bl_graph_backward(gb, l) == 0, "backward: %s", bl_error());
+        CHECK_CLOSE(zb->grad[0], 0.5 / 88, 1e-7);
+        CHECK_CLOSE(zb->grad[3], 0.5 / 88 - 0.5, 1e-7);
+        CHECK_CLOSE(zb->grad[88 + 87], 0.5 / 88 - 0.5, 1e-7);
+        bl_graph_free(gb);
+        bl_tensor_free(zb);
+    }
     /* mse of [1, 2, 3] against 0 = 14 / 3 */
     bl_tensor *p = bl_tensor_from(1, (int[]){3}, (float[]){1, 2, 3}), *q = bl_tensor_new1(3);
     l = bl_mse(g, p, q);
