@@ -120,8 +120,9 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
     { "load", "load FILE [name=NAME]",                                                         \
       "Load a checkpoint as a new model, made current.\n"                                      \
       "Its run continues where it stopped (step, history, data position); the data is reopened\n" \
-      "from the name and path stored in the file when possible. load(\"f\", \"name\") reads one\n" \
-      "tensor instead.",                                                                        \
+      "from the name and path stored in the file when possible. A checkpoint with a nan or inf\n" \
+      "in any tensor is refused, naming the first one. load(\"f\", \"name\") reads one tensor\n" \
+      "instead (nan and inf included).",                                                        \
       bl_complete_file, bl_cmd_load, 0 },                                                       \
     { "metrics", "metrics [MODEL]",                                                            \
       "The run's metrics (steps, loss, val, speed).\n"                                         \

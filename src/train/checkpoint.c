@@ -2,6 +2,7 @@
 #include "train/checkpoint.h"
 #include "core/error.h"
 #include "train/safetensors.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,11 @@ static int load_into(const bl_st_file *f, const char *name, const bl_tensor *lik
     if (!bl_same_shape(t, like))
         return bl_fail("load: %s: tensor %s has shape %s but the config needs %s", path, name,
                        bl_shape_str(t, a, sizeof a), bl_shape_str(like, b, sizeof b));
+    for (size_t k = 0; k < t->numel; k++)   /* such a model computes only nan: refuse it whole */
+        if (!isfinite(t->data[k]))
+            return bl_fail("load: %s: tensor %s holds %s at element %zu: refused (load(\"%s\", "
+                           "\"%s\") shows its values)", path, name, isnan(t->data[k]) ? "nan" : "inf",
+                           k, path, name);
     memcpy(dst, t->data, t->numel * sizeof(float));
     return 0;
 }

@@ -210,6 +210,12 @@ float bl_run_eval(bl_run *r)
             loss = bl_gpt_loss(m, r->val_tokens + (size_t)done * (size_t)(r->T + 1), n, r->T, 0);
         }
         if (!loss) return NAN;
+        if (!isfinite(loss->data[0])) {   /* NAN is also this function's failure: say why */
+            bl_fail("eval: loss is %s on exam %s %d to %d at step %d (the forward overflows: weights too large?)",
+                    isnan(loss->data[0]) ? "nan" : "inf", m->kind == BL_MODEL_DIT ? "images" : "windows",
+                    done, done + n - 1, bl_run_steps(r));
+            return NAN;
+        }
         sum += (double)loss->data[0] * n;
         done += n;
         if (done < r->val_n && m->interrupted && m->interrupted()) {

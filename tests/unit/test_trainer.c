@@ -150,6 +150,17 @@ BL_TEST(test_nan_stops_and_keeps_weights)
     CHECK(memcmp(keep, p->values + 0, 4) != 0 || isnan(p->values[0]), "poisoned weight kept");
     CHECK(memcmp(keep + 1, p->values + 1, (p->total - 1) * sizeof(float)) == 0, "weights changed by a NaN step");
     CHECK(r->metrics.steps == 1 && bl_run_steps(r) == 1, "the NaN step is not counted");
+    /* eval says why it failed (its NaN return used to come with an empty error) */
+    bl_clear_error();
+    CHECK(isnan(bl_run_eval(r)), "eval of a NaN model gave a number");
+    CHECK_ERR("eval: loss is nan on exam images 0 to 7 at step 1");
+    /* a checkpoint holding it is refused, naming the tensor */
+    const char *path = tmp_path("nan.safetensors");
+    CHECK(bl_checkpoint_save(path, m, r, NULL, 0) == 0, "%s", bl_error());
+    CHECK(bl_checkpoint_load(path, NULL) == NULL, "a checkpoint with a NaN weight loaded");
+    char want[256];
+    snprintf(want, sizeof want, "tensor %s holds nan at element 0: refused", p->t[0].name);
+    CHECK_ERR(want);
     free(keep);
     bl_run_free(r); bl_model_free(m); bl_dataset_free(ds);
 }
