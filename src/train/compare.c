@@ -23,6 +23,11 @@ int bl_compare_apply(bl_config *cfg, const char *spec)
             return bl_fail("compare: %s: expected KEY:VALUE, got '%s'", spec, p);
         if (n == MAX_PAIRS) return bl_fail("compare: %s: more than %d keys", spec, MAX_PAIRS);
         *sep = 0;
+        /* bl_compare_new sets these for every run: a variant's own value would be dropped */
+        if (!strcmp(p, "seed") || !strcmp(p, "steps"))
+            return bl_fail("compare: %s: %s is the comparison's own (%s), not a variant's", spec, p,
+                           !strcmp(p, "seed") ? "every variant starts from the model's seed; seed2 "
+                                                "is seed + 1" : "set it with compare ... steps=N");
         keys[n] = p;
         vals[n++] = sep + 1;
     }

@@ -58,7 +58,8 @@ typedef struct bl_compare {
 
 /* Apply a switch set to cfg: "KEY:VALUE[,KEY:VALUE...]" (":" or "=" between key and value; "" or
  * "-" leaves cfg as it is). All pairs apply together (bl_config_set_many) or not at all.
- * -1 + "compare: SPEC: ..." (a pair without a value, or the config's own message). */
+ * -1 + "compare: SPEC: ..." (a pair without a value, the keys seed and steps, which the
+ * comparison sets for every run, or the config's own message). */
 int bl_compare_apply(bl_config *cfg, const char *spec);
 
 /* Make the runs: for each i < n a model from base + specs[i] (seed = base->seed) named names[i],
