@@ -684,7 +684,10 @@ const bl_function bl_functions[] = {
       "angle a becomes (x0 cos a - x1 sin a, x0 sin a + x1 cos a). Lengths are kept.", f_apply_rope },
     { "attention", "attention(q, k, v, causal=off, scale=1/sqrt(hd), weights=off)",
       "softmax(q k^T * scale + mask) v with q [.., H, T, hd] and k, v [.., KVH, S, hd] (grouped-\n"
-      "query attention when KVH < H). weights=on returns the attention weights [.., H, T, S].",
+      "query attention when KVH < H). weights=on returns the attention weights [.., H, T, S].\n"
+      "causal=on with T != S aligns the mask bottom-right: query t sees keys s <= t + S - T (the\n"
+      "last T of S keys, as in KV-cache decoding and FlashAttention-2), while PyTorch's\n"
+      "scaled_dot_product_attention(is_causal=True) aligns it top-left (s <= t).",
       f_attention },
     { "allclose", "allclose(a, b, rtol=1e-4, atol=1e-5)",
       "true when |a - b| <= atol + rtol |b| everywhere (shapes broadcast).", f_allclose },

@@ -89,6 +89,23 @@ BL_TEST(test_attention_mqa) { check_case("attention mqa H=3 KVH=1 scale 0.5", 1,
 /* a KV cache: 3 new queries after 4 cached keys; query t sees keys s <= t + 4 */
 BL_TEST(test_attention_kv_cache) { check_case("attention causal S > T", 2, 2, 1, 3, 7, 4, 1, NULL, 0); }
 
+/* The alignment `help attention` documents, by hand: with q = 0 every visible key gets the same
+ * weight, so row t of the weights is 1/n over its n visible keys. Bottom-right (s <= t + S - T):
+ * T = 2, S = 4 gives rows [1/3 1/3 1/3 0] and [1/4 ...]; PyTorch's is_causal=True (top-left,
+ * s <= t) would give [1 0 0 0] and [1/2 1/2 0 0]. */
+BL_TEST(test_attention_causal_bottom_right)
+{
+    bl_tensor *q = bl_tensor_new(4, (int[]){1, 1, 2, 2});
+    bl_tensor *k = bl_tensor_from(4, (int[]){1, 1, 4, 2}, (float[]){1, 2, 3, 4, 5, 6, 7, 8});
+    bl_graph *g = bl_graph_new();
+    bl_tensor *probs = NULL, *out = bl_attention(g, q, k, k, 1, NULL, 0, &probs);
+    CHECK(out && probs, "%s", bl_error());
+    const double want[8] = {1 / 3., 1 / 3., 1 / 3., 0, 0.25, 0.25, 0.25, 0.25};
+    for (int i = 0; out && i < 8; i++) CHECK_CLOSE(probs->data[i], want[i], 1e-6);
+    bl_graph_free(g);
+    bl_tensor_free(q); bl_tensor_free(k);
+}
+
 BL_TEST(test_attention_masked_row)
 {
     enum { T = 4, S = 5 };
@@ -310,6 +327,7 @@ int main(void)
     RUN(test_attention_gqa);
     RUN(test_attention_mqa);
     RUN(test_attention_kv_cache);
+    RUN(test_attention_causal_bottom_right);
     RUN(test_attention_masked_row);
     RUN(test_attention_no_alloc);
     RUN(test_attention_qkv_plain);
