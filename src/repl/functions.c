@@ -596,12 +596,12 @@ static bl_value *f_load(bl_callargs *a)
     }
     bl_value *r = NULL;
     if (a->n == 1) {
-        const char *cols[] = { "name", "shape", "elements" };
-        bl_table *t = bl_table_new(3, cols);
+        const char *cols[] = { "name", "shape", "elements", "dtype" };
+        bl_table *t = bl_table_new(4, cols);
         for (int i = 0; t && i < f->n; i++) {
             char sh[64];
-            if (bl_table_addf(t, "%s\t%s\t%zu", f->tensors[i].name, bl_shape_str(&f->tensors[i], sh, sizeof sh),
-                              f->tensors[i].numel) < 0) {
+            if (bl_table_addf(t, "%s\t%s\t%zu\t%s", f->tensors[i].name, bl_shape_str(&f->tensors[i], sh, sizeof sh),
+                              f->tensors[i].numel, f->dtypes[i]) < 0) {
                 bl_table_free(t);
                 t = NULL;
             }
@@ -612,6 +612,9 @@ static bl_value *f_load(bl_callargs *a)
         if (!t) {
             bl_fail("load: %s has no tensor '%s' (load(\"%s\") lists them)", a->v[0]->str, a->v[1]->str,
                     a->v[0]->str);
+            bl_session_errat(a->s, a->vpos[1]);
+        } else if (bl_st_need_values(f, t) < 0) {
+            bl_error_prefix("load");
             bl_session_errat(a->s, a->vpos[1]);
         } else {
             r = bl_val_tensor(bl_tensor_copy(t));
@@ -699,7 +702,9 @@ const bl_function bl_functions[] = {
       "with `> file.csv`, `> file.json`, `> file.md` or `> file.txt`.", f_table },
     { "load", "load(\"file.safetensors\", \"name\")",
       "One tensor of a safetensors file (a checkpoint, or any file PyTorch saved with\n"
-      "safetensors), by name; load(\"file.safetensors\") alone gives a table of its tensors.", f_load },
+      "safetensors), by name, converted to float32 from any dtype but F8_* and C64 (refused when\n"
+      "that tensor is asked for); load(\"file.safetensors\") alone gives a table of its tensors.",
+      f_load },
     BL_FIGURE_FUNCTIONS
     BL_MODEL_FUNCTIONS
     BL_TRAIN_FUNCTIONS

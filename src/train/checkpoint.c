@@ -95,6 +95,7 @@ static int load_into(const bl_st_file *f, const char *name, const bl_tensor *lik
     const bl_tensor *t = bl_st_get(f, name);
     char a[64], b[64];
     if (!t) return bl_fail("load: %s: tensor %s is missing (the config needs it)", path, name);
+    if (bl_st_need_values(f, t) < 0) { bl_error_prefix("load"); return -1; }
     if (!bl_same_shape(t, like))
         return bl_fail("load: %s: tensor %s has shape %s but the config needs %s", path, name,
                        bl_shape_str(t, a, sizeof a), bl_shape_str(like, b, sizeof b));

@@ -223,7 +223,21 @@ int bl_st_write(const char *path, int n, const char *const *names, const bl_tens
 /* ------------------------------------------------------------------------------------------ */
 /* reading                                                                                    */
 
-enum { DT_F32, DT_F16, DT_BF16 };
+/* The safetensors dtypes (safetensors/src/tensor.rs: Dtype) with byte sizes; all but the last
+ * four are converted to float32 on load (integers rounded to the nearest float, BOOL to 0 or 1).
+ * The file's structure (offsets, bytes = elements x size) is checked for every one; a tensor of a
+ * dtype that is not converted is refused only when it is loaded (bl_st_values). */
+enum { DT_F32, DT_F16, DT_BF16, DT_F64, DT_I64, DT_I32, DT_I16, DT_I8, DT_U64, DT_U32, DT_U16,
+       DT_U8, DT_BOOL, DT_CONVERTED, DT_F8_E4M3 = DT_CONVERTED, DT_F8_E5M2, DT_F8_E8M0, DT_C64 };
+
+static const struct { const char *name; int size; } dtypes[] = {
+    [DT_F32] = {"F32", 4}, [DT_F16] = {"F16", 2}, [DT_BF16] = {"BF16", 2}, [DT_F64] = {"F64", 8},
+    [DT_I64] = {"I64", 8}, [DT_I32] = {"I32", 4}, [DT_I16] = {"I16", 2},   [DT_I8] = {"I8", 1},
+    [DT_U64] = {"U64", 8}, [DT_U32] = {"U32", 4}, [DT_U16] = {"U16", 2},   [DT_U8] = {"U8", 1},
+    [DT_BOOL] = {"BOOL", 1}, [DT_F8_E4M3] = {"F8_E4M3", 1}, [DT_F8_E5M2] = {"F8_E5M2", 1},
+    [DT_F8_E8M0] = {"F8_E8M0", 1}, [DT_C64] = {"C64", 8},
+};
+#define N_DTYPES ((int)(sizeof dtypes / sizeof dtypes[0]))
 
 typedef struct {
     uint64_t begin, end;
@@ -245,6 +259,7 @@ void bl_st_free(bl_st_file *f)
         free(f->meta_values[i]);
     }
     free(f->tensors);
+    free(f->dtypes);
     free(f->data);
     free(f->meta_keys);
     free(f->meta_values);
@@ -252,11 +267,10 @@ void bl_st_free(bl_st_file *f)
     free(f);
 }
 
-static int dtype_of(const char *s, int *size)
+static int dtype_of(const char *s)
 {
-    if (strcmp(s, "F32") == 0) return *size = 4, DT_F32;
-    if (strcmp(s, "F16") == 0) return *size = 2, DT_F16;
-    if (strcmp(s, "BF16") == 0) return *size = 2, DT_BF16;
+    for (int i = 0; i < N_DTYPES; i++)
+        if (strcmp(s, dtypes[i].name) == 0) return i;
     return -1;
 }
 
@@ -284,11 +298,11 @@ static int parse_entry(const char *name, json_t *e, bl_tensor *t, st_span *sp, u
     if (!sh) return bl_fail("tensor %s has no shape", name);
     if (!of) return bl_fail("tensor %s has no data_offsets", name);
     if (!json_is_string(dt)) return bl_fail("tensor %s: dtype is %s, not a string", name, json_kind(dt));
-    int esize = 0;
-    sp->dtype = dtype_of(json_string_value(dt), &esize);
+    sp->dtype = dtype_of(json_string_value(dt));
     if (sp->dtype < 0)
-        return bl_fail("tensor %s has dtype %.32s (only F32, F16 and BF16 are supported)", name,
+        return bl_fail("tensor %s has dtype %.32s, which is not a safetensors dtype", name,
                        json_string_value(dt));
+    int esize = dtypes[sp->dtype].size;
     if (!json_is_array(sh)) return bl_fail("tensor %s: shape is %s, not an array", name, json_kind(sh));
     size_t nd = json_array_size(sh);
     if (nd > BL_MAXDIM)
@@ -348,6 +362,25 @@ static int parse_metadata(bl_st_file *f, json_t *meta)
     return 0;
 }
 
+/* One little-endian element of dtype dt (< DT_CONVERTED, not F32) at b, as a float. */
+static float decode(int dt, const unsigned char *b)
+{
+    uint64_t u = 0;
+    for (int i = dtypes[dt].size - 1; i >= 0; i--) u = (u << 8) | b[i];
+    double d;
+    switch (dt) {
+    case DT_F16: return f16_to_f32((uint16_t)u);
+    case DT_BF16: return bf16_to_f32((uint16_t)u);
+    case DT_F64: memcpy(&d, &u, 8); return (float)d;
+    case DT_I64: return (float)(int64_t)u;
+    case DT_I32: return (float)(int32_t)(uint32_t)u;
+    case DT_I16: return (float)(int16_t)(uint16_t)u;
+    case DT_I8: return (float)(int8_t)(uint8_t)u;
+    case DT_BOOL: return u != 0;
+    default: return (float)u;  /* U64, U32, U16, U8 */
+    }
+}
+
 /* Read `sp`'s bytes at file offset `base + sp->begin` into dst (numel floats). */
 static int read_tensor(FILE *fp, uint64_t base, const st_span *sp, float *dst, size_t numel)
 {
@@ -363,14 +396,12 @@ static int read_tensor(FILE *fp, uint64_t base, const st_span *sp, float *dst, s
             }
         return 0;
     }
-    unsigned char buf[2 * ST_CHUNK];
+    unsigned char buf[8 * ST_CHUNK];
+    size_t esize = (size_t)dtypes[sp->dtype].size;
     for (size_t i = 0; i < numel; i += ST_CHUNK) {
         size_t m = numel - i < ST_CHUNK ? numel - i : ST_CHUNK;
-        if (fread(buf, 2, m, fp) != m) return -1;
-        for (size_t j = 0; j < m; j++) {
-            uint16_t h = (uint16_t)(buf[2 * j] | (buf[2 * j + 1] << 8));
-            dst[i + j] = sp->dtype == DT_F16 ? f16_to_f32(h) : bf16_to_f32(h);
-        }
+        if (fread(buf, esize, m, fp) != m) return -1;
+        for (size_t j = 0; j < m; j++) dst[i + j] = decode(sp->dtype, buf + j * esize);
     }
     return 0;
 }
@@ -407,8 +438,9 @@ static int read_body(bl_st_file *f, FILE *fp, uint64_t fsize)
     }
     size_t count = json_object_size(root) - (json_object_get(root, "__metadata__") != NULL);
     f->tensors = calloc(count ? count : 1, sizeof(bl_tensor));
+    f->dtypes = calloc(count ? count : 1, sizeof(char *));
     spans = calloc(count ? count : 1, sizeof(st_span));
-    if (!f->tensors || !spans) {
+    if (!f->tensors || !f->dtypes || !spans) {
         bl_fail("out of memory");
         goto out;
     }
@@ -426,7 +458,8 @@ static int read_body(bl_st_file *f, FILE *fp, uint64_t fsize)
         f->n++;
         if (parse_entry(key, v, t, &spans[f->n - 1], datasize) < 0) goto out;
         spans[f->n - 1].index = f->n - 1;
-        total += t->numel;
+        f->dtypes[f->n - 1] = dtypes[spans[f->n - 1].dtype].name;
+        if (spans[f->n - 1].dtype < DT_CONVERTED) total += t->numel;
     }
     /* the tensors must tile the data exactly: sorted by begin, each starts where the last ended */
     qsort(spans, (size_t)f->n, sizeof *spans, span_cmp);
@@ -460,6 +493,7 @@ static int read_body(bl_st_file *f, FILE *fp, uint64_t fsize)
     size_t at = 0;
     for (int i = 0; i < f->n; i++) { /* in file order, so the reads are sequential */
         bl_tensor *t = &f->tensors[spans[i].index];
+        if (spans[i].dtype >= DT_CONVERTED) continue;   /* data stays NULL: see bl_st_values */
         t->data = f->data + at;
         at += t->numel;
         errno = 0;
@@ -524,6 +558,13 @@ const bl_tensor *bl_st_get(const bl_st_file *f, const char *name)
     return NULL;
 }
 
+int bl_st_need_values(const bl_st_file *f, const bl_tensor *t)
+{
+    if (t->data) return 0;
+    return st_fail(f->path, "tensor %s has dtype %s, which blocklab cannot convert to float32", t->name,
+                   f->dtypes[t - f->tensors]);
+}
+
 const char *bl_st_meta(const bl_st_file *f, const char *key)
 {
     if (!f || !key) return NULL;
@@ -536,6 +577,7 @@ int bl_st_copy_into(const bl_st_file *f, const char *name, bl_tensor *dst)
 {
     const bl_tensor *t = bl_st_get(f, name);
     if (!t) return st_fail(f->path, "tensor %s missing", name);
+    if (bl_st_need_values(f, t) < 0) return -1;
     if (!bl_same_shape(t, dst)) {
         char a[64], b[64];
         return st_fail(f->path, "tensor %s has shape %s but %s was expected", name,

@@ -10,8 +10,11 @@
  *              The tensors cover the buffer exactly: no overlap, no hole, nothing after the end.
  *
  * blocklab writes F32 only (in the order given, header padded to a multiple of 8 bytes like the
- * reference writer) and reads F32, F16 and BF16 (the halves converted to float on load, which
- * is exact). Checkpoints (DESIGN.md section 5) keep parameters under their PyTorch names, the
+ * reference writer) and reads every safetensors dtype's structure, converting F32, F16, BF16,
+ * F64, I64, I32, I16, I8, U64, U32, U16, U8 and BOOL to float on load (the halves exactly, F64
+ * and integers rounded to the nearest float, BOOL to 0 or 1; PyTorch files often hold int64
+ * buffers). F8_E4M3, F8_E5M2, F8_E8M0 and C64 tensors are validated but keep no values: only
+ * loading one of them is refused (bl_st_need_values), not the file. Checkpoints (DESIGN.md section 5) keep parameters under their PyTorch names, the
  * optimizer state under `optim.` names, and config, step and history as JSON strings in
  * `__metadata__`, so a file loads with safetensors.torch.load_file and back.
  *
@@ -42,7 +45,9 @@ int bl_st_write(const char *path, int n, const char *const *names, const bl_tens
 typedef struct bl_st_file {
     char *path;
     int n;                  /* number of tensors */
-    bl_tensor *tensors;     /* [n] views into `data`; tensors[i].name is the tensor's name */
+    bl_tensor *tensors;     /* [n] views into `data`; tensors[i].name is the tensor's name;
+                               data NULL for a dtype not converted (bl_st_need_values) */
+    const char **dtypes;    /* [n] each tensor's dtype as stored: "F32", "I64", ... (static) */
     float *data;            /* one buffer holding every tensor's values */
     int nmeta;
     char **meta_keys;       /* [nmeta] */
@@ -52,20 +57,26 @@ typedef struct bl_st_file {
 /* Read and validate a whole file. Refused, with the reason: a file shorter than 8 bytes, a
  * header length past the end of the file or over BL_ST_MAX_HEADER, a header that is not a JSON
  * object, an entry without dtype / shape / data_offsets or with ones of the wrong type, a dtype
- * other than F32, F16, BF16, shapes with more than 4 dimensions, a zero or negative dimension or
+ * that is not a safetensors dtype, shapes with more than 4 dimensions, a zero or negative dimension or
  * more than BL_MAX_NUMEL elements, offsets outside the data, a byte size not matching the shape,
  * overlapping tensors, holes or trailing bytes in the data, non-string metadata values.
  * Returns the file (free with bl_st_free) or NULL. */
 bl_st_file *bl_st_read(const char *path);
 
-/* The tensor named `name`, or NULL (no error is set: absence is not an error). */
+/* The tensor named `name`, or NULL (no error is set: absence is not an error). Its data is NULL
+ * when its dtype is not converted: check with bl_st_need_values before reading the values. */
 const bl_tensor *bl_st_get(const bl_st_file *f, const char *name);
+
+/* 0 when t (a tensor of f) has values, else -1 with "safetensors: PATH: tensor NAME has dtype
+ * F8_E4M3, which blocklab cannot convert to float32". */
+int bl_st_need_values(const bl_st_file *f, const bl_tensor *t);
 
 /* The metadata value for `key`, or NULL when absent. */
 const char *bl_st_meta(const bl_st_file *f, const char *key);
 
 /* Copy the tensor `name` into dst (same numel and same shape required). Returns 0, or -1 with
- * "safetensors: PATH: tensor NAME missing" / "... has shape [..] but [..] was expected". */
+ * "safetensors: PATH: tensor NAME missing" / "... has shape [..] but [..] was expected" / the
+ * bl_st_need_values message. */
 int bl_st_copy_into(const bl_st_file *f, const char *name, bl_tensor *dst);
 
 void bl_st_free(bl_st_file *f);

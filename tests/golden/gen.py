@@ -2,8 +2,9 @@
 """Golden files for blocklab's ops, made with PyTorch (tests/unit/test_golden.c reads them).
 
 Usage (from anywhere; writes next to this file):
-    /usr/bin/python3 tests/golden/gen.py            # ops.safetensors + python_written.safetensors
-    /usr/bin/python3 tests/golden/gen.py --fixture  # only python_written.safetensors (no torch)
+    /usr/bin/python3 tests/golden/gen.py            # ops.safetensors + the two fixtures below
+    /usr/bin/python3 tests/golden/gen.py --fixture  # only python_written.safetensors and
+                                                    # dtypes_written.safetensors (no torch)
 
 For every op of src/core/ops.h and src/nn/nn.h there is one or more "cases". A case builds
 small deterministic float32 inputs, runs the PyTorch reference in float64 (so the golden values
@@ -100,6 +101,37 @@ def write_fixture():
     path = os.path.join(HERE, "python_written.safetensors")
     with open(path, "wb") as f:
         f.write(struct.pack("<Q", len(h)) + h + b"".join(raw for _, _, _, raw in items))
+    return path
+
+
+def write_dtypes_fixture():
+    """dtypes_written.safetensors: one tensor of every safetensors dtype blocklab converts (F64,
+    I64, I32, I16, I8, U64, U32, U16, U8, BOOL, and F16 beside them, as in a PyTorch file with
+    int64 buffers), each with NAME.want: its values rounded to float32 here (struct's "f", round
+    to nearest even, as torch's .float()), and two it does not convert (F8_E4M3, C64), which must
+    not stop the others from loading."""
+    ints = {"I64": ("q", [-3, 2**40, 2**53 + 1, -2**63, 16777217]),
+            "I32": ("i", [-2**31, 7, 2**31 - 1, 16777217]),
+            "I16": ("h", [-32768, 32767, -1]),
+            "I8": ("b", [-128, 127, 0]),
+            "U64": ("Q", [2**64 - 1, 1]),
+            "U32": ("I", [2**32 - 1, 3]),
+            "U16": ("H", [65535, 0]),
+            "U8": ("B", [255, 0, 200]),
+            "BOOL": ("B", [1, 0, 1, 1])}
+    f64 = [0.1, -1e-50, 1e30, 2.5, float("-inf")]
+    items = [("h.f16", "F16", [2], struct.pack("<2H", 0x3C00, 0xC400))]  # 1, -4
+    want = [("h.f16.want", "F32", [2], f32_bytes([1.0, -4.0]))]
+    items.append(("d.f64", "F64", [5], struct.pack("<5d", *f64)))
+    want.append(("d.f64.want", "F32", [5], f32_bytes(f64)))
+    for dt, (code, vals) in ints.items():
+        name = dt.lower() + ".t"
+        items.append((name, dt, [len(vals)], struct.pack("<%d%s" % (len(vals), code), *vals)))
+        want.append((name + ".want", "F32", [len(vals)], f32_bytes([float(v) for v in vals])))
+    items.append(("e.f8", "F8_E4M3", [2], b"\x38\xb8"))       # 1, -1 in F8_E4M3
+    items.append(("z.c64", "C64", [1], f32_bytes([1.0, -1.0])))  # 1 - 1j
+    path = os.path.join(HERE, "dtypes_written.safetensors")
+    st_write(path, items + want, {"note": "gen.py write_dtypes_fixture"})
     return path
 
 
@@ -504,6 +536,7 @@ def main_ops():
 
 if __name__ == "__main__":
     print(write_fixture())
+    print(write_dtypes_fixture())
     if "--fixture" not in sys.argv[1:]:
         path, n = main_ops()
         print(f"{path}: {n} cases, {os.path.getsize(path)} bytes")

@@ -464,7 +464,8 @@ BL_TEST(load_safetensors)
     snprintf(cmd, sizeof cmd, "w = load(\"%s\", \"blocks.0.w\"); w[1]; sum(w); load(\"%s\")", path, path);
     CHECK(run(cmd) == 0, "%s", errbuf);
     CHECK(!strcmp(outbuf, "tensor([4., 5., 6.], shape=[3], dtype=float32)\n21\n"
-                          "name        shape   elements\nblocks.0.w  [2, 3]         6\n"), "%s", outbuf);
+                          "name        shape   elements  dtype\nblocks.0.w  [2, 3]         6  F32\n"),
+          "%s", outbuf);
     snprintf(cmd, sizeof cmd, "load(\"%s\", \"nope\")", path);
     CHECK(run(cmd) < 0 && strstr(errbuf, "has no tensor 'nope'"), "%s", errbuf);
     /* a malformed file: one line, no crash */

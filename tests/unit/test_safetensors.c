@@ -188,6 +188,66 @@ BL_TEST(test_python_written)
     bl_st_free(f);
 }
 
+/* A file of every converted dtype written by tests/golden/gen.py (write_dtypes_fixture): each
+ * tensor equals its NAME.want (rounded to float32 in Python; PyTorch's .float() agrees), and the
+ * F8_E4M3 and C64 tensors in it are refused only when asked for. */
+BL_TEST(test_dtypes_written)
+{
+    const char *src = getenv("BL_SRCDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/golden/dtypes_written.safetensors", src ? src : ".");
+    if (access(path, R_OK) != 0) SKIP("dtypes_written.safetensors not found (set BL_SRCDIR)");
+    bl_st_file *f = bl_st_read(path);
+    CHECK(f != NULL, "read: %s", bl_error());
+    if (!f) return;
+    int compared = 0;
+    for (int i = 0; i < f->n; i++) {
+        const bl_tensor *w = &f->tensors[i];
+        size_t L = strlen(w->name);
+        if (L < 6 || strcmp(w->name + L - 5, ".want") != 0) continue;
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(L - 5), w->name);
+        const bl_tensor *t = bl_st_get(f, name);
+        CHECK(t && t->data && bl_same_shape(t, w), "%s: missing, no values or another shape", name);
+        if (t && t->data) {
+            CHECK(bits_equal(t->data, w->data, (int)w->numel), "%s: %g %g ... want %g %g ...", name,
+                  t->data[0], t->data[1], w->data[0], w->data[1]);
+            CHECK(strcmp(f->dtypes[t - f->tensors], "F32") != 0, "%s read as F32", name);
+        }
+        compared++;
+    }
+    CHECK(compared == 11, "%d tensors compared, 11 expected", compared);
+    /* a few by hand: int64 2^53 + 1 -> 2^53, int32 2^31 - 1 -> 2^31, uint8 255, BOOL 1 */
+    const bl_tensor *t = bl_st_get(f, "i64.t");
+    CHECK(t && t->data[2] == 9007199254740992.0f && t->data[0] == -3.0f, "i64");
+    t = bl_st_get(f, "i32.t");
+    CHECK(t && t->data[2] == 2147483648.0f, "i32");
+    t = bl_st_get(f, "u8.t");
+    CHECK(t && t->data[0] == 255.0f, "u8");
+    t = bl_st_get(f, "bool.t");
+    CHECK(t && t->data[0] == 1.0f && t->data[1] == 0.0f, "bool");
+    t = bl_st_get(f, "d.f64");
+    CHECK(t && t->data[0] == 0.1f && signbit(t->data[1]) && t->data[1] == 0.0f, "f64");
+    /* the ones not converted: there, shaped, no values; refused when asked for, naming the dtype */
+    const char *no[2] = {"e.f8", "z.c64"}, *dt[2] = {"F8_E4M3", "C64"};
+    for (int k = 0; k < 2; k++) {
+        t = bl_st_get(f, no[k]);
+        CHECK(t && !t->data && t->numel == (size_t)(k ? 1 : 2), "%s listed without values", no[k]);
+        if (!t) continue;
+        bl_clear_error();
+        CHECK(bl_st_need_values(f, t) < 0, "%s has values", no[k]);
+        char want[96];
+        snprintf(want, sizeof want, "tensor %s has dtype %s, which blocklab cannot convert", no[k], dt[k]);
+        CHECK_ERR(want);
+        bl_tensor *dst = bl_tensor_new1((int)t->numel);
+        bl_clear_error();
+        CHECK(bl_st_copy_into(f, no[k], dst) < 0, "%s copied", no[k]);
+        CHECK_ERR(want);
+        bl_tensor_free(dst);
+    }
+    bl_st_free(f);
+}
+
 typedef struct {
     const char *header;
     long long hlen;  /* -1: strlen(header) */
@@ -210,8 +270,17 @@ BL_TEST(test_bad_files)
         {"{\"a\": {\"dtype\": \"F32\", \"shape\": [1]}}", -1, 4, "tensor a has no data_offsets"},
         {"{\"a\": {\"dtype\": 7, \"shape\": [1], \"data_offsets\": [0, 4]}}", -1, 4,
          "dtype is an integer, not a string"},
-        {"{\"a\": {\"dtype\": \"I64\", \"shape\": [1], \"data_offsets\": [0, 8]}}", -1, 8,
-         "tensor a has dtype I64 (only F32, F16 and BF16 are supported)"},
+        {"{\"a\": {\"dtype\": \"Q7\", \"shape\": [1], \"data_offsets\": [0, 8]}}", -1, 8,
+         "tensor a has dtype Q7, which is not a safetensors dtype"},
+        /* bytes = elements x dtype size for every dtype, converted or not */
+        {"{\"a\": {\"dtype\": \"I64\", \"shape\": [2], \"data_offsets\": [0, 8]}}", -1, 8,
+         "tensor a has 8 bytes but shape [2] of I64 needs 16"},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0, 4]},"
+         " \"b\": {\"dtype\": \"C64\", \"shape\": [1], \"data_offsets\": [4, 8]}}", -1, 8,
+         "tensor b has 4 bytes but shape [1] of C64 needs 8"},
+        {"{\"a\": {\"dtype\": \"F8_E4M3\", \"shape\": [2], \"data_offsets\": [0, 2]},"
+         " \"b\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [4, 8]}}", -1, 8,
+         "bytes [2, 4) of the data belong to no tensor (before b)"},
         {"{\"a\": {\"dtype\": \"F32\", \"shape\": 4, \"data_offsets\": [0, 16]}}", -1, 16,
          "shape is an integer, not an array"},
         {"{\"a\": {\"dtype\": \"F32\", \"shape\": [2.5], \"data_offsets\": [0, 16]}}", -1, 16,
@@ -426,6 +495,7 @@ int main(void)
     }
     RUN(test_round_trip);
     RUN(test_python_written);
+    RUN(test_dtypes_written);
     RUN(test_bad_files);
     RUN(test_corruptions);
     RUN(test_atomic_write);
