@@ -448,6 +448,45 @@ BL_TEST(writers)
     CHECK(strstr(errbuf, "t:1:9: heatmap: expects a 2-D tensor, got [2, 2, 2]") != NULL, "%s", errbuf);
 }
 
+/* A statement that cannot write its '> FILE' is refused before its command runs: nothing
+ * changes (the seed, the variables), nothing is printed and no file (or temporary file) is made. */
+BL_TEST(redirect_checked_first)
+{
+    char dir[] = "/tmp/bl-test-redir.XXXXXX";
+    if (!mkdtemp(dir)) SKIP("no temporary folder");
+    bl_session *s = bl_session_new(0);
+    bl_models_init(s);
+    char cmd[256], want[512];
+    CHECK(run_in(s, "x = ones(2)") == 0, "%s", errbuf);
+    /* commands that leave no value write only .txt */
+    static const char *const stmts[][2] = { { "seed 5", "seed" }, { "del x", "del" } };
+    for (int i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof cmd, "%s > %s/f.json", stmts[i][0], dir);
+        snprintf(want, sizeof want, "t:1:%d: '%s' has no table or picture to write to %s/f.json (its text goes to a "
+                 ".txt file)\n", (int)strlen(stmts[i][0]) + 4, stmts[i][1], dir);
+        CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want) && !outbuf[0], "%s: %s%s", cmd, outbuf, errbuf);
+    }
+    /* a table is not a picture, a picture not a Markdown table */
+    snprintf(cmd, sizeof cmd, "vars > %s/v.png", dir);
+    snprintf(want, sizeof want, "t:1:8: %s/v.png: 'vars' makes a table, written as .txt, .csv, .json or .md\n", dir);
+    CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want) && !outbuf[0], "%s%s", outbuf, errbuf);
+    snprintf(cmd, sizeof cmd, "rope check > %s/r.md", dir);
+    snprintf(want, sizeof want, "t:1:14: %s/r.md: 'rope' makes a picture, written as .txt, .png, .svg, .csv or .json\n",
+             dir);
+    CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want) && !outbuf[0], "%s%s", outbuf, errbuf);
+    /* the folder too, before the command */
+    CHECK(run_in(s, "del x > /nonexistent-dir/x.txt") < 0 &&
+          !strcmp(errbuf, "t:1:9: /nonexistent-dir/x.txt: directory '/nonexistent-dir' does not exist\n"), "%s", errbuf);
+    CHECK(run_in(s, "seed 7 > /nonexistent-dir/x.csv") < 0 && strstr(errbuf, "t:1:10: ") == errbuf, "%s", errbuf);
+    CHECK(run_in(s, "vars > /nonexistent-dir/x.csv") < 0 &&
+          !strcmp(errbuf, "t:1:8: /nonexistent-dir/x.csv: directory '/nonexistent-dir' does not exist\n") && !outbuf[0],
+          "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "seed; shape(x)") == 0 && !strcmp(outbuf, "seed 0\n[2]\n"), "%s%s", outbuf, errbuf);
+    bl_models_free(s);
+    bl_session_free(s);
+    CHECK(rmdir(dir) == 0, "a file was left in %s", dir);
+}
+
 BL_TEST(load_safetensors)
 {
     char path[] = "/tmp/bl-test-repl-XXXXXX.safetensors";
@@ -595,6 +634,7 @@ int main(void)
     RUN(functions_match_formulas);
     RUN(completion);
     RUN(writers);
+    RUN(redirect_checked_first);
     RUN(load_safetensors);
     RUN(interrupt_flag);
     RUN(help_and_manual_cover_everything);
