@@ -444,6 +444,14 @@ BL_TEST(writers)
     }
     rmdir(dir);
     CHECK(run("3 > /nonexistent-dir/x.csv") < 0, "writing to a missing folder succeeded");
+    /* a picture's errors name its file, not "save:" (the checkpoint command, which was not typed) */
+    CHECK(run("h = heatmap(ones(2, 2)); h > h.md") < 0 &&
+          !strcmp(errbuf, "t:1:30: h.md: unknown file type '.md' (use .png, .svg, .csv, .json or .txt)\n"), "%s", errbuf);
+    CHECK(run("heatmap(ones(2, 2), width=8000, height=8000, scale=3) > /tmp/bl-test-big.png") < 0 &&
+          !strcmp(errbuf, "t:1:57: /tmp/bl-test-big.png: 24000 x 24000 pixels is too large (at most 16384 a side)\n"),
+          "%s", errbuf);
+    CHECK(run("rope check > /nonexistent-dir/r.svg") < 0 &&
+          !strcmp(errbuf, "t:1:14: /nonexistent-dir/r.svg: directory '/nonexistent-dir' does not exist\n"), "%s", errbuf);
     CHECK(run("heatmap(ones(2, 2, 2))") < 0, "3-D heatmap accepted");
     CHECK(strstr(errbuf, "t:1:9: heatmap: expects a 2-D tensor, got [2, 2, 2]") != NULL, "%s", errbuf);
 }
