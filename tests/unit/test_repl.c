@@ -380,6 +380,19 @@ BL_TEST(writers)
     CHECK(mkdir(dir, 0700) == 0, "%s", dir);
     CHECK(run("vars > /nonexistent-dir/v.txt") < 0 &&
           !strcmp(errbuf, "t:1:8: /nonexistent-dir/v.txt: directory '/nonexistent-dir' does not exist\n"), "%s", errbuf);
+    /* the reason the folder takes no file: a file in its place, or a folder that makes none */
+    snprintf(path, sizeof path, "%s/keep.csv", dir);
+    if ((old = fopen(path, "w"))) fclose(old);
+    snprintf(cmd, sizeof cmd, "vars > %s/keep.csv/v.csv", dir);
+    char want[700];
+    snprintf(want, sizeof want, "t:1:8: %s/keep.csv/v.csv: '%s/keep.csv' is not a directory\n", dir, dir);
+    CHECK(run(cmd) < 0 && !strcmp(errbuf, want), "%s", errbuf);
+    unlink(path);
+    struct stat proc;
+    if (stat("/proc", &proc) == 0 && S_ISDIR(proc.st_mode)) {
+        CHECK(run("vars > /proc/v.csv") < 0 && strstr(errbuf, "t:1:8: /proc/v.csv: ") == errbuf &&
+              !strstr(errbuf, "does not exist"), "%s", errbuf);
+    }
     /* a figure writes itself: the CSV holds the heatmap's numbers, the PNG starts with its signature */
     snprintf(cmd, sizeof cmd, "h = heatmap(tensor([[1, -2], [3, 4]]))\nh > %s/h.csv\nh > %s/h.png", dir, dir);
     CHECK(run(cmd) == 0, "%s", errbuf);
