@@ -19,6 +19,10 @@
 
 typedef struct bl_session bl_session;
 
+/* The most elements a tensor made by a statement's expression may have: 2^28 floats (1 GiB), so
+ * a typo cannot exhaust memory (bl_tensor_limit while bl_exec_stmt evaluates it). */
+#define BL_REPL_MAX_NUMEL ((size_t)1 << 28)
+
 /* A string list for completion candidates. */
 typedef struct {
     char **s;

@@ -153,6 +153,15 @@ BL_TEST(eval_values_and_errors)
           "error: %s", errbuf);
     CHECK(bl_session_get(s, "a") && bl_session_get(s, "a")->num == 1, "a changed");
     CHECK(bl_session_get(s, "c") != NULL, "-k did not go on");
+    /* the same limit for every tensor an expression makes: broadcasting, @; refused before any
+     * memory is taken, the session keeps its values, and commands (models, data) are not limited */
+    CHECK(run_in(s, "a = ones(20000, 1) + ones(1, 20000)\nb = ones(16384, 1) @ ones(1, 16385)") < 0 &&
+          !strcmp(errbuf, "t:1:20: tensor: shape [20000, 20000] has 400000000 elements (2 GiB of float32), more than "
+                          "the 268435456 (1 GiB) a tensor may have\n"
+                          "t:2:20: tensor: shape [16384, 16385] has 268451840 elements (2 GiB of float32), more than "
+                          "the 268435456 (1 GiB) a tensor may have\n"), "error: %s", errbuf);
+    CHECK(bl_session_get(s, "a")->num == 1 && !bl_session_get(s, "b"), "a or b changed");
+    CHECK(bl_tensor_limit(0) == BL_MAX_NUMEL, "the expression's limit outlived it");
     /* numbers print with 6 significant digits, whole numbers exactly */
     CHECK(run_in(s, "1/3; 1152176; 2 > 1; [1, \"a\"]; round(2.71828, 2); -0 * 1") == 0, "%s", errbuf);
     CHECK(!strcmp(outbuf, "0.333333\n1152176\ntrue\n[1, \"a\"]\n2.72\n0\n"), "output:\n%s", outbuf);
