@@ -15,13 +15,19 @@ int bl_atomic_open(bl_atomic_file *af, const char *path)
     snprintf(af->tmp, sizeof af->tmp, "%s.tmpXXXXXX", path);
     int fd = mkstemp(af->tmp);
     if (fd < 0) {
+        /* mkstemp's ENOENT also means a folder that takes no new files (/proc): the folder itself
+         * says whether it is missing or not one */
         int e = errno;
-        if (e != ENOENT && e != ENOTDIR) return bl_fail("%s: %s", path, strerror(e));
         char dir[sizeof af->path];
         strcpy(dir, path);
         char *slash = strrchr(dir, '/');
         if (slash) slash[slash == dir] = 0;
-        return bl_fail("%s: directory '%s' does not exist", path, slash ? dir : ".");
+        const char *d = slash ? dir : ".";
+        struct stat st;
+        if (e != ENOENT && e != ENOTDIR) return bl_fail("%s: %s", path, strerror(e));
+        if (stat(d, &st) != 0) return bl_fail("%s: directory '%s' does not exist", path, d);
+        if (!S_ISDIR(st.st_mode)) return bl_fail("%s: '%s' is not a directory", path, d);
+        return bl_fail("%s: cannot make a file in '%s': %s", path, d, strerror(e));
     }
     /* mkstemp makes 0600; the file gets the mode fopen would give it (0666 less the umask) */
     mode_t mask = umask(0);

@@ -1,22 +1,40 @@
 /* tensor.c - construction, views, reshape and transpose of bl_tensor (see tensor.h). */
 #include "core/tensor.h"
 #include "core/error.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+static size_t max_numel = BL_MAX_NUMEL;
+
+size_t bl_tensor_limit(size_t max)
+{
+    size_t old = max_numel;
+    max_numel = max && max < BL_MAX_NUMEL ? max : BL_MAX_NUMEL;
+    return old;
+}
 
 int bl_shape_check(const char *what, int ndim, const int *shape, size_t *numel)
 {
     if (ndim < 0 || ndim > BL_MAXDIM)
         return bl_fail("%s: %d dimensions (at most %d are supported)", what, ndim, BL_MAXDIM);
-    size_t n = 1;
+    double n = 1;
     for (int i = 0; i < ndim; i++) {
         if (shape[i] < 1)
             return bl_fail("%s: dimension %d has size %d (sizes must be at least 1)", what, i, shape[i]);
-        if (n > BL_MAX_NUMEL / (size_t)shape[i])
-            return bl_fail("%s: absurd size (more than %zu elements)", what, (size_t)BL_MAX_NUMEL);
-        n *= (size_t)shape[i];
+        n *= shape[i];
     }
-    if (numel) *numel = n;
+    if (n > (double)max_numel && max_numel == BL_MAX_NUMEL)
+        return bl_fail("%s: absurd size (more than %zu elements)", what, (size_t)BL_MAX_NUMEL);
+    if (n > (double)max_numel) {
+        char sh[96] = "[";
+        for (int i = 0; i < ndim; i++)
+            snprintf(sh + strlen(sh), sizeof sh - strlen(sh), "%s%d", i ? ", " : "", shape[i]);
+        return bl_fail("%s: shape %s] has %.0f elements (%.0f GiB of float32), more than the %zu (%g GiB) "
+                       "a tensor may have", what, sh, n, ceil(n * 4 / (1 << 30)), max_numel,
+                       (double)max_numel * 4 / (1 << 30));
+    }
+    if (numel) *numel = (size_t)n;
     return 0;
 }
 

@@ -33,9 +33,18 @@ typedef struct bl_tensor {
     const char *name;       /* parameter name (PyTorch style) or NULL; not owned */
 } bl_tensor;
 
-/* Check a shape: 0..4 dims, each >= 1 (0 allowed only when allow_empty), numel <= BL_MAX_NUMEL.
- * Writes numel to *numel. Returns 0, or -1 with "what: ..." in bl_error(). */
+/* Check a shape: 0..4 dims, each >= 1 (0 allowed only when allow_empty), numel <= BL_MAX_NUMEL
+ * and <= the limit of bl_tensor_limit. Writes numel to *numel. Returns 0, or -1 with "what: ..."
+ * in bl_error(): "what: absurd size (...)" past BL_MAX_NUMEL, "what: shape [20000, 20000] has
+ * 400000000 elements (2 GiB of float32), more than the 268435456 (1 GiB) a tensor may have" past
+ * a lower limit. Every new tensor (bl_tensor_new, bl_graph_tensor) passes through it. */
 int bl_shape_check(const char *what, int ndim, const int *shape, size_t *numel);
+
+/* Set the most elements a new tensor may have (BL_MAX_NUMEL at most; 0 means BL_MAX_NUMEL) and
+ * return the limit it replaces. The REPL lowers it while it evaluates what was typed, so that a
+ * typo such as ones(20000, 1) + ones(1, 20000) is refused before any memory is taken; models
+ * and data, made by its commands, keep BL_MAX_NUMEL. */
+size_t bl_tensor_limit(size_t max);
 
 /* A new zero-filled owned tensor. NULL on a bad or absurd shape or out of memory. */
 bl_tensor *bl_tensor_new(int ndim, const int *shape);

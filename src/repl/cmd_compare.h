@@ -33,6 +33,6 @@ int bl_complete_compare(bl_session *s, int argi, const char *const *words, const
       "the table stays as cmp_table.\n"                                                        \
       "Ctrl-C stops after the current round, then measures the runs (val, fd) and tabulates\n" \
       "the steps done; Ctrl-C again skips the measuring (- where it was not done).",          \
-      bl_complete_compare, bl_cmd_compare, 0 },
+      bl_complete_compare, bl_cmd_compare, BL_WRITES_TABLE },
 
 #endif

@@ -72,7 +72,7 @@ int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char
       "smooth) over the faint raw loss, validation losses as markers, log y.\n" \
       "No MODELS: the current model. `plot loss a b > loss.png` saves it.\n" \
       BL_FIG_SIZE_HELP, \
-      bl_complete_plot, bl_cmd_plot, 0 }, \
+      bl_complete_plot, bl_cmd_plot, BL_WRITES_PICTURE }, \
     { "attn", "attn [MODEL] [layer=0] [head=all|N] [query=N] [image=0]", \
       "Attention maps of the model on a fixed input.\n" \
       "TinyDiT: validation image 0 (image=N) of its data (or shapes) at\n" \
@@ -82,7 +82,7 @@ int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char
       "over the image.\n" \
       "`attn layer=1 > attn.png` saves it.\n" \
       BL_FIG_SIZE_HELP, \
-      bl_complete_modelvar, bl_cmd_attn, 0 }, \
+      bl_complete_modelvar, bl_cmd_attn, BL_WRITES_PICTURE }, \
     { "stats", "stats [MODEL|TENSOR] [layer=0] [image=0]", \
       "Per-token mean and rms before and after a norm.\n" \
       "For a model: the residual stream entering layer N's first norm and\n" \
@@ -90,7 +90,7 @@ int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char
       "the tensor, LayerNorm(x) and RMSNorm(x) (no weights). LayerNorm makes\n" \
       "every mean 0 and rms 1; RMSNorm only the rms.\n" \
       BL_FIG_SIZE_HELP, \
-      bl_complete_modelvar, bl_cmd_stats, 0 }, \
+      bl_complete_modelvar, bl_cmd_stats, BL_WRITES_PICTURE }, \
     { "rope", "rope table|check [KEY=VALUE...]", \
       "RoPE pictures: the tables and the relative check.\n" \
       "rope table [head_dim=32] [base=10000] [grid=0] [tokens=64]: cos and\n" \
@@ -100,13 +100,13 @@ int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char
       "ones at every cell pair with offset (dr, dc) give one score; a heatmap\n" \
       "of the score against every offset, with the numbers printed.\n" \
       BL_FIG_SIZE_HELP, \
-      bl_complete_rope, bl_cmd_rope, 0 }, \
+      bl_complete_rope, bl_cmd_rope, BL_WRITES_PICTURE }, \
     { "qk", "qk growth [scales=1,2,4,8,16]", \
       "Attention-logit growth with and without QK-norm.\n" \
       "q, k = s x W (fixed x and W): max |logit| grows as s^2 and the top\n" \
       "attention weight goes to 1 without QK-norm; with it both stay the\n" \
       "same. Prints the numbers too. Scales are in (0, 1e6].\n" \
       BL_FIG_SIZE_HELP, \
-      bl_complete_qk, bl_cmd_qk, 0 },
+      bl_complete_qk, bl_cmd_qk, BL_WRITES_PICTURE },
 
 #endif

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -360,8 +361,8 @@ static int rv_save(void *p, const char *path, const char *cmdline)
 {
     (void)cmdline;
     const char *dot = strrchr(path, '.');
-    if (!dot || strcmp(dot, ".json"))
-        return bl_fail("save: a run is written as .json (metrics.json), not '%s'", dot ? dot : path);
+    if (!dot || strcasecmp(dot, ".json"))
+        return bl_fail("%s: a run is written as .json (metrics.json)", path);
     return bl_metrics_write(&((runval *)p)->m, path);
 }
 

@@ -371,7 +371,7 @@ const bl_command bl_commands[] = {
       "Restart the random generator from N, or show it.\n"
       "randn draws from this generator, so a script that starts with `seed 0` gives the same\n"
       "numbers every time.", NULL, cmd_seed, 0 },
-    { "vars", "vars", "List the variables with their type and shape.", NULL, cmd_vars, 0 },
+    { "vars", "vars", "List the variables with their type and shape.", NULL, cmd_vars, BL_WRITES_TABLE },
     { "del", "del NAME...", "Delete variables (and free what they hold).", bl_complete_var, cmd_del, 0 },
     { "source", "source FILE",
       "Run the statements of a script file here.\n"
@@ -381,7 +381,7 @@ const bl_command bl_commands[] = {
     { "time", "time STATEMENT",
       "Run a statement and print its wall-clock time.\n"
       "For example: time y = x @ x.T",
-      NULL, cmd_time, 1 },
+      NULL, cmd_time, BL_CMD_RAW },
     BL_MODEL_COMMANDS
     BL_TRAIN_COMMANDS
     BL_PLOT_COMMANDS
@@ -399,7 +399,7 @@ const bl_command *bl_command_find(const char *name)
 int bl_is_command(const char *name, int *raw)
 {
     const bl_command *c = bl_command_find(name);
-    if (c && raw) *raw = c->raw;
+    if (c && raw) *raw = (c->flags & BL_CMD_RAW) != 0;
     return c != NULL;
 }
 
@@ -421,7 +421,9 @@ const bl_topic bl_topics[] = {
       "or after an operator continues on the next one. `STATEMENT > FILE` writes the value\n"
       "(a table, tensor or picture) to FILE when FILE ends in .txt .csv .json .md .png or\n"
       ".svg (the extension picks the format; .md takes tables, .csv 1-D and 2-D tensors,\n"
-      ".json any shape; otherwise > compares). Errors show a caret under the offending\n"
+      ".json any shape; otherwise > compares). A command writes its text as .txt, and its\n"
+      "table or picture, if it makes one, as the other types: both the type and the folder\n"
+      "are checked before it runs. Errors show a caret under the offending\n"
       "token (columns count characters, two for a wide CJK one) and change nothing." },
     { NULL, NULL },
 };

@@ -53,7 +53,7 @@ int bl_complete_line(bl_session *s, const char *line, const char *word, bl_strli
     int assign = nw >= 2 && !strcmp(words[1], "=");
     if (nw == 0) {
         complete_ident(s, word, 1, out);
-    } else if (c && c->raw) {
+    } else if (c && (c->flags & BL_CMD_RAW)) {
         /* `time STATEMENT`: complete the statement after the command name */
         const char *rest = strstr(stmt, words[0]) + strlen(words[0]);
         files = bl_complete_line(s, rest, word, out);

@@ -452,12 +452,46 @@ static int run_command(bl_session *s, const bl_stmt *st, bl_value **result)
     return 0;
 }
 
+/* What each kind of command result (bl_command.flags & BL_WRITES) is written as besides .txt. */
+static const struct { const char *what, *exts[4]; } writes[] = {
+    [BL_WRITES_TABLE] = { "a table", { ".csv", ".json", ".md" } },
+    [BL_WRITES_PICTURE] = { "a picture", { ".png", ".svg", ".csv", ".json" } },
+    [BL_WRITES_RUN] = { "a run", { ".json" } },
+};
+
+/* Before a statement runs: can it write its '> FILE'? A command must leave a value of FILE's type
+ * (any writes .txt, its text), and FILE's folder must take a new file; so a statement that cannot
+ * write its file fails having changed nothing. A value's own limits (a .csv of a 3-D tensor) are
+ * still bl_write_value's, after it. */
+static int redirect_check(bl_session *s, const bl_stmt *st)
+{
+    if (!st->redirect || bl_stmt_redirects_to(st, ".txt")) return 0;   /* opened before it runs */
+    if (st->kind == BL_S_CMD) {
+        int w = bl_command_find(st->name)->flags & BL_WRITES, ok = 0;
+        for (int i = 0; w && i < 4 && writes[w].exts[i]; i++) ok |= bl_stmt_redirects_to(st, writes[w].exts[i]);
+        if (!w) bl_fail("'%s' has no table or picture to write to %s (its text goes to a .txt file)", st->name, st->redirect);
+        else if (!ok) {
+            char list[64] = ".txt";
+            for (int i = 0; i < 4 && writes[w].exts[i]; i++)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+                         i + 1 < 4 && writes[w].exts[i + 1] ? ", " : " or ", writes[w].exts[i]);
+            bl_fail("%s: '%s' makes %s, written as %s", st->redirect, st->name, writes[w].what, list);
+        }
+        if (!ok) return bl_session_errat(s, st->redirect_pos);
+    }
+    bl_atomic_file probe;
+    if (bl_atomic_open(&probe, st->redirect) < 0) return bl_session_errat(s, st->redirect_pos);
+    bl_atomic_abort(&probe);
+    return 0;
+}
+
 int bl_exec_stmt(bl_session *s, const bl_stmt *st)
 {
     bl_value *v = NULL;
     FILE *saved = s->out;
     bl_atomic_file txt = { 0 };
     int rc = 0;
+    if (redirect_check(s, st) < 0) return -1;
     /* `cmd > file.txt` sends the command's text output to the file as well, written atomically:
      * a failing command leaves an existing file as it was */
     if (st->kind == BL_S_CMD && bl_stmt_redirects_to(st, ".txt")) {
@@ -467,7 +501,9 @@ int bl_exec_stmt(bl_session *s, const bl_stmt *st)
     if (st->kind == BL_S_CMD) {
         rc = run_command(s, st, &v);
     } else {
+        size_t limit = bl_tensor_limit(BL_REPL_MAX_NUMEL);   /* every tensor it makes, not only randn's */
         v = bl_eval(s, st->expr);
+        bl_tensor_limit(limit);
         rc = v ? 0 : -1;
     }
     s->out = saved;
@@ -483,7 +519,7 @@ int bl_exec_stmt(bl_session *s, const bl_stmt *st)
             if (v) bl_val_print(v, txt.f);
             if (bl_atomic_commit(&txt) < 0) rc = bl_session_errat(s, st->redirect_pos);
         } else if (!v) {
-            bl_fail("'%s' has no table or picture to write to %s", st->name, st->redirect);
+            bl_fail("'%s' has no table or picture to write to %s", st->name, st->redirect);   /* vars with none */
             rc = bl_session_errat(s, st->redirect_pos);
         } else if (bl_write_value(s, v, st->redirect, st->text) < 0) {
             rc = bl_session_errat(s, st->redirect_pos);

@@ -17,9 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The largest tensor a REPL function makes: 2^28 floats (1 GiB), so a typo cannot exhaust memory. */
-#define REPL_MAX_NUMEL ((double)(1 << 28))
-
 /* ---- argument helpers ---- */
 int bl_nargs(bl_callargs *a, int lo, int hi)
 {
@@ -154,7 +151,7 @@ static int shape_args(bl_callargs *a, int from, int *nd, int *shape, int allow_n
         bl_fail("%s: a shape has 1 to %d sizes, got %d", a->fname, BL_MAXDIM, n);
         return bl_session_errat(a->s, a->pos);
     }
-    double numel = 1;
+    int infer = 0;
     for (int i = 0; i < n; i++) {
         long x;
         if (int_of(a, v[i], pos[i], "a size", allow_neg ? -1 : 1, 2147483647L, &x) < 0) return -1;
@@ -163,17 +160,12 @@ static int shape_args(bl_callargs *a, int from, int *nd, int *shape, int allow_n
             return bl_session_errat(a->s, pos[i]);
         }
         shape[i] = (int)x;
-        numel *= x < 0 ? 1 : (double)x;
+        infer |= x < 0;
     }
     *nd = n;
-    if (numel > REPL_MAX_NUMEL) {
-        char sh[96] = "[";
-        for (int i = 0; i < n; i++)
-            snprintf(sh + strlen(sh), sizeof sh - strlen(sh), "%s%d", i ? ", " : "", shape[i]);
-        bl_fail("%s: shape %s] has %.0f elements (%.0f GiB of float32), more than the %.0f (1 GiB) "
-                "a tensor may have", a->fname, sh, numel, ceil(numel * 4 / (1 << 30)), REPL_MAX_NUMEL);
-        return bl_session_errat(a->s, pos[0]);
-    }
+    /* the size limit (BL_REPL_MAX_NUMEL) here too, to name the function and point at its sizes;
+     * a -1 (reshape) keeps the number of elements */
+    if (!infer && bl_shape_check(a->fname, n, shape, NULL) < 0) return bl_session_errat(a->s, pos[0]);
     return 0;
 }
 
@@ -212,8 +204,8 @@ static bl_value *f_arange(bl_callargs *a)
     }
     double n = ceil((stop - start) / step);
     if (n < 1) return BL_FAILP("arange: [%g, %g) with step %g is empty", start, stop, step);
-    if (n > REPL_MAX_NUMEL)
-        return BL_FAILP("arange: %.4g elements is more than the limit of %.0f", n, REPL_MAX_NUMEL);
+    if (n > (double)BL_REPL_MAX_NUMEL)
+        return BL_FAILP("arange: %.4g elements is more than the limit of %.0f", n, (double)BL_REPL_MAX_NUMEL);
     bl_tensor *t = bl_tensor_new1((int)n);
     if (!t) return NULL;
     for (size_t i = 0; i < t->numel; i++) t->data[i] = (float)(start + (double)i * step);
@@ -407,7 +399,7 @@ static bl_value *f_rope_table(bl_callargs *a)
     if (bl_kw_num(a, "base", two ? 100 : 10000, &base) < 0) return NULL;
     if (bl_kw_int(a, two ? "prefix" : "offset", 0, 0, 1 << 16, &extra) < 0) return NULL;
     if (two) T += extra;
-    if ((double)T * (double)hd * 2 > REPL_MAX_NUMEL) return BL_FAILP("rope_table: %ld x %ld is too large", T, hd);
+    if ((double)T * (double)hd * 2 > (double)BL_REPL_MAX_NUMEL) return BL_FAILP("rope_table: %ld x %ld is too large", T, hd);
     bl_tensor *t = bl_tensor_new3(2, (int)T, (int)hd);
     if (!t) return NULL;
     float *c = t->data, *s = t->data + (size_t)T * (size_t)hd;

@@ -62,7 +62,7 @@ bl_value *bl_fn_param(bl_callargs *a);   /* param(m, "name") */
     { "params", "params [MODEL] [depth=N]",                                                    \
       "Parameter counts per module, then `total N`.\n"                                        \
       "depth=0 lists every tensor by its PyTorch name; `params > p.csv` writes the table.",  \
-      bl_complete_modelvar, bl_cmd_params, 0 },
+      bl_complete_modelvar, bl_cmd_params, BL_WRITES_TABLE },
 
 #define BL_MODEL_FUNCTIONS                                                                      \
     { "dit", "dit(key=value, ...)",                                                             \

@@ -19,6 +19,10 @@
 
 typedef struct bl_session bl_session;
 
+/* The most elements a tensor made by a statement's expression may have: 2^28 floats (1 GiB), so
+ * a typo cannot exhaust memory (bl_tensor_limit while bl_exec_stmt evaluates it). */
+#define BL_REPL_MAX_NUMEL ((size_t)1 << 28)
+
 /* A string list for completion candidates. */
 typedef struct {
     char **s;
@@ -47,8 +51,14 @@ typedef struct {
     const char *help;       /* a paragraph; lines separated by '\n' */
     bl_completer complete;
     int (*run)(bl_cmdargs *a);  /* 0, or -1 with bl_fail + bl_session_errat */
-    int raw;                /* the handler reads a->st->rest itself (no words, no '>' redirect) */
+    int flags;              /* BL_CMD_RAW, and what it leaves in a->result: BL_WRITES_* */
 } bl_command;
+
+/* bl_command.flags. BL_CMD_RAW: the handler reads a->st->rest itself (no words, no '>' redirect).
+ * BL_WRITES_*: the value it leaves for a '> FILE' of another type than .txt (its text, which every
+ * command writes); none for a command that leaves nothing. Checked before the command runs, so
+ * that a statement that cannot write its file fails having changed nothing. */
+enum { BL_WRITES_TABLE = 1, BL_WRITES_PICTURE = 2, BL_WRITES_RUN = 3, BL_WRITES = 3, BL_CMD_RAW = 4 };
 
 /* Positional and keyword arguments of a function call, evaluated. */
 typedef struct {

@@ -106,12 +106,12 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       "TinyDiT: n=16 steps=20 seed=0; the result is a picture (sample > s.png saves it).\n"    \
       "TinyGPT: prompt=\"ROMEO:\" n=200 temperature=1 top_k=0 seed=0 cache=on sliding=off;\n" \
       "the result is the text. Characters outside the vocabulary are reported.",              \
-      bl_complete_modelvar, bl_cmd_sample, 0 },                                                 \
+      bl_complete_modelvar, bl_cmd_sample, BL_WRITES_PICTURE },                                 \
     { "lengen", "lengen [MODEL] [factor=4] [windows=8]",                                       \
       "Validation loss per position past the context.\n"                                       \
       "TinyGPT on windows factor x context long (pos=rope; pos=learned cannot go past its\n"   \
       "context): a picture of loss against position with the training context marked.",     \
-      bl_complete_modelvar, bl_cmd_lengen, 0 },                                                 \
+      bl_complete_modelvar, bl_cmd_lengen, BL_WRITES_PICTURE },                                 \
     { "save", "save [MODEL] FILE",                                                             \
       "Save the model and its run as a checkpoint.\n"                                          \
       "A safetensors file (PyTorch names; optimizer moments, config, step, history, data and\n" \
@@ -128,7 +128,7 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       "The run's metrics (steps, loss, val, speed).\n"                                         \
       "`metrics > metrics.json` writes metrics.json (params, steps, items, loss, ms, val,\n"   \
       "spikes, ms_per_step, it_per_s, items_per_s, wall_s); run(m) gives them as a value.",   \
-      bl_complete_modelvar, bl_cmd_metrics, 0 },                                                \
+      bl_complete_modelvar, bl_cmd_metrics, BL_WRITES_RUN },                                    \
     { "dash", "dash [MODEL] [steps=N] | dash demo",                                            \
       "Train inside the live ncurses dashboard.\n"                                             \
       "Loss curve, progress, the attention map of the last step and per-token statistics;\n"  \

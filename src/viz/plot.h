@@ -234,8 +234,10 @@ typedef struct {
  *   .json  {"title", "meta": {"command", "config"}, "panels": [...]} with every array
  *   .txt   the terminal picture without colours (width 100)
  * The file is written to a temporary name in the same directory and renamed, so it is either the
- * old or the complete new file. Returns 0, or -1 with "save: unknown file type '.bmp' (use .png,
- * .svg, .csv, .json or .txt)", "save: directory 'x/y' does not exist", write errors. */
+ * old or the complete new file. Returns 0, or -1 with an error that starts with the file (not
+ * "save:", the checkpoint command's): "x.bmp: unknown file type '.bmp' (use .png, .svg, .csv,
+ * .json or .txt)", "x/y/f.png: directory 'x/y' does not exist", "f.png: 20000 x 900 pixels is too
+ * large (at most 16384 a side)", write errors; bl_fig_check's "plot: ..." as they are. */
 int bl_fig_save(const bl_figure *f, const char *path, const bl_save_opts *o);
 
 #endif

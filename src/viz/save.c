@@ -31,12 +31,12 @@ static int write_png(FILE *fp, cairo_surface_t *s, const bl_figure *f)
     if (!row || !png || !info) {
         png_destroy_write_struct(&png, &info);
         free(row);
-        return bl_fail("save: out of memory");
+        return bl_fail("out of memory");
     }
     if (setjmp(png_jmpbuf(png))) {
         png_destroy_write_struct(&png, &info);
         free(row);
-        return bl_fail("save: libpng failed while writing");
+        return bl_fail("libpng failed while writing");
     }
     png_init_io(png, fp);
     png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
@@ -74,11 +74,11 @@ static int write_png(FILE *fp, cairo_surface_t *s, const bl_figure *f)
 static int save_png(const bl_figure *f, FILE *fp, int w, int h, double scale)
 {
     int W = (int)lround(w * scale), H = (int)lround(h * scale);
-    if (W > MAX_SIDE || H > MAX_SIDE) return bl_fail("save: %d x %d pixels is too large (at most %d a side)", W, H, MAX_SIDE);
+    if (W > MAX_SIDE || H > MAX_SIDE) return bl_fail("%d x %d pixels is too large (at most %d a side)", W, H, MAX_SIDE);
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
     if (cairo_surface_status(s)) {
         cairo_surface_destroy(s);
-        return bl_fail("save: cannot make a %d x %d image", W, H);
+        return bl_fail("cannot make a %d x %d image", W, H);
     }
     cairo_t *cr = cairo_create(s);
     cairo_scale(cr, scale, scale);
@@ -105,7 +105,7 @@ static int save_svg(const bl_figure *f, FILE *fp, int w, int h)
     int r = bl_draw_figure(f, cr, w, h);
     cairo_destroy(cr);
     cairo_surface_finish(s);
-    if (!r && cairo_surface_status(s)) r = bl_fail("save: svg: %s", cairo_status_to_string(cairo_surface_status(s)));
+    if (!r && cairo_surface_status(s)) r = bl_fail("svg: %s", cairo_status_to_string(cairo_surface_status(s)));
     cairo_surface_destroy(s);
     return r;
 }
@@ -273,7 +273,7 @@ static int save_json(const bl_figure *f, FILE *fp)
     int r = json_dumpf(root, fp, JSON_INDENT(1) | JSON_REAL_PRECISION(9));
     json_decref(root);
     fputc('\n', fp);
-    return r ? bl_fail("save: json encoding failed") : 0;
+    return r ? bl_fail("json encoding failed") : 0;
 }
 
 /* ---- the file ---- */
@@ -292,19 +292,16 @@ int bl_fig_save(const bl_figure *f, const char *path, const bl_save_opts *o)
     int fmt = !strcasecmp(ext, ".png") ? 1 : !strcasecmp(ext, ".svg") ? 2 : !strcasecmp(ext, ".csv") ? 3
             : !strcasecmp(ext, ".json") ? 4 : !strcasecmp(ext, ".txt") ? 5 : 0;
     if (!fmt)
-        return bl_fail("save: unknown file type '%s' for %s (use .png, .svg, .csv, .json or .txt)", ext, path);
+        return bl_fail("%s: unknown file type '%s' (use .png, .svg, .csv, .json or .txt)", path, ext);
     int w = o->width > 0 ? o->width : 1600, h = o->height > 0 ? o->height : 900;
     double scale = o->scale > 0 ? o->scale : 1;
     if (w < 100 || h < 100 || w > MAX_SIDE || h > MAX_SIDE)
-        return bl_fail("save: size %d x %d is out of range (100 .. %d a side)", w, h, MAX_SIDE);
-    if (!(scale <= 8)) return bl_fail("save: scale %g is out of range (0 .. 8]", scale);
+        return bl_fail("%s: size %d x %d is out of range (100 .. %d a side)", path, w, h, MAX_SIDE);
+    if (!(scale <= 8)) return bl_fail("%s: scale %g is out of range (0 .. 8]", path, scale);
     if (bl_fig_check(f)) return -1;
 
     bl_atomic_file af;
-    if (bl_atomic_open(&af, path) < 0) {
-        bl_error_prefix("save");
-        return -1;
-    }
+    if (bl_atomic_open(&af, path) < 0) return -1;   /* "PATH: ..." */
     bl_term_opts to = {100, 0, BL_COLOR_NONE, 0};
     int r;
     switch (fmt) {
@@ -316,11 +313,8 @@ int bl_fig_save(const bl_figure *f, const char *path, const bl_save_opts *o)
     }
     if (r) {
         bl_atomic_abort(&af);
+        bl_error_prefix("%s", path);    /* the file, not "save:" (the checkpoint command) */
         return r;
     }
-    if (bl_atomic_commit(&af) < 0) {
-        bl_error_prefix("save");
-        return -1;
-    }
-    return r;
+    return bl_atomic_commit(&af);
 }

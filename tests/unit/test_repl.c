@@ -153,6 +153,15 @@ BL_TEST(eval_values_and_errors)
           "error: %s", errbuf);
     CHECK(bl_session_get(s, "a") && bl_session_get(s, "a")->num == 1, "a changed");
     CHECK(bl_session_get(s, "c") != NULL, "-k did not go on");
+    /* the same limit for every tensor an expression makes: broadcasting, @; refused before any
+     * memory is taken, the session keeps its values, and commands (models, data) are not limited */
+    CHECK(run_in(s, "a = ones(20000, 1) + ones(1, 20000)\nb = ones(16384, 1) @ ones(1, 16385)") < 0 &&
+          !strcmp(errbuf, "t:1:20: tensor: shape [20000, 20000] has 400000000 elements (2 GiB of float32), more than "
+                          "the 268435456 (1 GiB) a tensor may have\n"
+                          "t:2:20: tensor: shape [16384, 16385] has 268451840 elements (2 GiB of float32), more than "
+                          "the 268435456 (1 GiB) a tensor may have\n"), "error: %s", errbuf);
+    CHECK(bl_session_get(s, "a")->num == 1 && !bl_session_get(s, "b"), "a or b changed");
+    CHECK(bl_tensor_limit(0) == BL_MAX_NUMEL, "the expression's limit outlived it");
     /* numbers print with 6 significant digits, whole numbers exactly */
     CHECK(run_in(s, "1/3; 1152176; 2 > 1; [1, \"a\"]; round(2.71828, 2); -0 * 1") == 0, "%s", errbuf);
     CHECK(!strcmp(outbuf, "0.333333\n1152176\ntrue\n[1, \"a\"]\n2.72\n0\n"), "output:\n%s", outbuf);
@@ -380,6 +389,19 @@ BL_TEST(writers)
     CHECK(mkdir(dir, 0700) == 0, "%s", dir);
     CHECK(run("vars > /nonexistent-dir/v.txt") < 0 &&
           !strcmp(errbuf, "t:1:8: /nonexistent-dir/v.txt: directory '/nonexistent-dir' does not exist\n"), "%s", errbuf);
+    /* the reason the folder takes no file: a file in its place, or a folder that makes none */
+    snprintf(path, sizeof path, "%s/keep.csv", dir);
+    if ((old = fopen(path, "w"))) fclose(old);
+    snprintf(cmd, sizeof cmd, "vars > %s/keep.csv/v.csv", dir);
+    char want[700];
+    snprintf(want, sizeof want, "t:1:8: %s/keep.csv/v.csv: '%s/keep.csv' is not a directory\n", dir, dir);
+    CHECK(run(cmd) < 0 && !strcmp(errbuf, want), "%s", errbuf);
+    unlink(path);
+    struct stat proc;
+    if (stat("/proc", &proc) == 0 && S_ISDIR(proc.st_mode)) {
+        CHECK(run("vars > /proc/v.csv") < 0 && strstr(errbuf, "t:1:8: /proc/v.csv: ") == errbuf &&
+              !strstr(errbuf, "does not exist"), "%s", errbuf);
+    }
     /* a figure writes itself: the CSV holds the heatmap's numbers, the PNG starts with its signature */
     snprintf(cmd, sizeof cmd, "h = heatmap(tensor([[1, -2], [3, 4]]))\nh > %s/h.csv\nh > %s/h.png", dir, dir);
     CHECK(run(cmd) == 0, "%s", errbuf);
@@ -444,8 +466,55 @@ BL_TEST(writers)
     }
     rmdir(dir);
     CHECK(run("3 > /nonexistent-dir/x.csv") < 0, "writing to a missing folder succeeded");
+    /* a picture's errors name its file, not "save:" (the checkpoint command, which was not typed) */
+    CHECK(run("h = heatmap(ones(2, 2)); h > h.md") < 0 &&
+          !strcmp(errbuf, "t:1:30: h.md: unknown file type '.md' (use .png, .svg, .csv, .json or .txt)\n"), "%s", errbuf);
+    CHECK(run("heatmap(ones(2, 2), width=8000, height=8000, scale=3) > /tmp/bl-test-big.png") < 0 &&
+          !strcmp(errbuf, "t:1:57: /tmp/bl-test-big.png: 24000 x 24000 pixels is too large (at most 16384 a side)\n"),
+          "%s", errbuf);
+    CHECK(run("rope check > /nonexistent-dir/r.svg") < 0 &&
+          !strcmp(errbuf, "t:1:14: /nonexistent-dir/r.svg: directory '/nonexistent-dir' does not exist\n"), "%s", errbuf);
     CHECK(run("heatmap(ones(2, 2, 2))") < 0, "3-D heatmap accepted");
     CHECK(strstr(errbuf, "t:1:9: heatmap: expects a 2-D tensor, got [2, 2, 2]") != NULL, "%s", errbuf);
+}
+
+/* A statement that cannot write its '> FILE' is refused before its command runs: nothing
+ * changes (the seed, the variables), nothing is printed and no file (or temporary file) is made. */
+BL_TEST(redirect_checked_first)
+{
+    char dir[] = "/tmp/bl-test-redir.XXXXXX";
+    if (!mkdtemp(dir)) SKIP("no temporary folder");
+    bl_session *s = bl_session_new(0);
+    bl_models_init(s);
+    char cmd[256], want[512];
+    CHECK(run_in(s, "x = ones(2)") == 0, "%s", errbuf);
+    /* commands that leave no value write only .txt */
+    static const char *const stmts[][2] = { { "seed 5", "seed" }, { "del x", "del" } };
+    for (int i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof cmd, "%s > %s/f.json", stmts[i][0], dir);
+        snprintf(want, sizeof want, "t:1:%d: '%s' has no table or picture to write to %s/f.json (its text goes to a "
+                 ".txt file)\n", (int)strlen(stmts[i][0]) + 4, stmts[i][1], dir);
+        CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want) && !outbuf[0], "%s: %s%s", cmd, outbuf, errbuf);
+    }
+    /* a table is not a picture, a picture not a Markdown table */
+    snprintf(cmd, sizeof cmd, "vars > %s/v.png", dir);
+    snprintf(want, sizeof want, "t:1:8: %s/v.png: 'vars' makes a table, written as .txt, .csv, .json or .md\n", dir);
+    CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want) && !outbuf[0], "%s%s", outbuf, errbuf);
+    snprintf(cmd, sizeof cmd, "rope check > %s/r.md", dir);
+    snprintf(want, sizeof want, "t:1:14: %s/r.md: 'rope' makes a picture, written as .txt, .png, .svg, .csv or .json\n",
+             dir);
+    CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want) && !outbuf[0], "%s%s", outbuf, errbuf);
+    /* the folder too, before the command */
+    CHECK(run_in(s, "del x > /nonexistent-dir/x.txt") < 0 &&
+          !strcmp(errbuf, "t:1:9: /nonexistent-dir/x.txt: directory '/nonexistent-dir' does not exist\n"), "%s", errbuf);
+    CHECK(run_in(s, "seed 7 > /nonexistent-dir/x.csv") < 0 && strstr(errbuf, "t:1:10: ") == errbuf, "%s", errbuf);
+    CHECK(run_in(s, "vars > /nonexistent-dir/x.csv") < 0 &&
+          !strcmp(errbuf, "t:1:8: /nonexistent-dir/x.csv: directory '/nonexistent-dir' does not exist\n") && !outbuf[0],
+          "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "seed; shape(x)") == 0 && !strcmp(outbuf, "seed 0\n[2]\n"), "%s%s", outbuf, errbuf);
+    bl_models_free(s);
+    bl_session_free(s);
+    CHECK(rmdir(dir) == 0, "a file was left in %s", dir);
 }
 
 BL_TEST(load_safetensors)
@@ -596,6 +665,7 @@ int main(void)
     RUN(functions_match_formulas);
     RUN(completion);
     RUN(writers);
+    RUN(redirect_checked_first);
     RUN(load_safetensors);
     RUN(interrupt_flag);
     RUN(help_and_manual_cover_everything);

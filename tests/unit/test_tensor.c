@@ -20,6 +20,17 @@ BL_TEST(test_bad_shapes)
 {
     CHECK(bl_tensor_new3(100000, 100000, 100) == NULL, "absurd size accepted");
     CHECK_ERR("absurd size");
+    /* a lower limit (the REPL's, while it evaluates an expression) refuses larger shapes in the
+     * same words as the REPL's functions, and restores */
+    size_t old = bl_tensor_limit((size_t)1 << 28);
+    CHECK(old == BL_MAX_NUMEL, "limit %zu", old);
+    CHECK(bl_tensor_new2(20000, 20000) == NULL, "4e8 elements accepted under a limit of 2^28");
+    CHECK_ERR("tensor: shape [20000, 20000] has 400000000 elements (2 GiB of float32), more than the 268435456 "
+              "(1 GiB) a tensor may have");
+    bl_tensor *ok = bl_tensor_new2(40, 25);
+    CHECK(ok != NULL, "%s", bl_error());
+    bl_tensor_free(ok);
+    CHECK(bl_tensor_limit(old) == (size_t)1 << 28 && bl_tensor_limit(old) == BL_MAX_NUMEL, "limit not restored");
     CHECK(bl_tensor_new2(3, 0) == NULL, "zero dim accepted");
     CHECK_ERR("at least 1");
     CHECK(bl_tensor_new(5, (int[]){1, 1, 1, 1, 1}) == NULL, "5-D accepted");

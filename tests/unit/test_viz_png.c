@@ -431,7 +431,8 @@ BL_TEST(test_save_errors)
     bl_panel *p = bl_fig_panel(f, 0);
     bl_panel_line(p, "loss", NULL, y, 3, 0);
     CHECK(bl_fig_save(f, path_of("x.bmp"), NULL) == -1, "bmp accepted");
-    CHECK_ERR("save: unknown file type '.bmp'");
+    CHECK_ERR("x.bmp: unknown file type '.bmp' (use .png");
+    CHECK(strncmp(bl_error(), "save:", 5), "%s", bl_error());
     char missing[600];
     snprintf(missing, sizeof missing, "%s/no/such/dir/x.png", dir);
     CHECK(bl_fig_save(f, missing, NULL) == -1, "missing directory accepted");
