@@ -28,10 +28,10 @@ notok() {
     screen | sed 's/^/# | /'
 }
 screen() { $T capture-pane -p -t t 2>/dev/null; }
-# wait until the screen shows a fixed string (up to 20 s)
+# wait until the screen shows a fixed string (up to 60 s)
 wait_for() {
     i=0
-    while [ $i -lt 200 ]; do
+    while [ $i -lt 600 ]; do
         screen | grep -qF -- "$1" && return 0
         sleep 0.1
         i=$((i + 1))
