@@ -370,6 +370,30 @@ out:
     return r;
 }
 
+/* The parser builds a chain a + b + c + ... as ((a + b) + c) + ...: evaluate its left spine in
+ * a loop, from the leftmost operand up, so that a chain of any length takes one C frame, not one
+ * per operator (100,000 terms overflowed the stack). */
+static bl_value *binop_chain(bl_session *s, const bl_ast *e)
+{
+    size_t n = 0;
+    const bl_ast *x = e;
+    for (; x->kind == BL_N_BINOP; x = x->a) n++;
+    const bl_ast **ops = malloc(n * sizeof *ops);
+    if (!ops) return BL_FAILP("out of memory");
+    x = e;
+    for (size_t i = n; i-- > 0; x = x->a) ops[i] = x;
+    bl_value *acc = bl_eval(s, x);
+    for (size_t i = 0; acc && i < n; i++) {
+        bl_value *b = bl_eval(s, ops[i]->b);
+        bl_value *r = b ? binop(s, ops[i], acc, b) : NULL;
+        bl_val_unref(acc);
+        bl_val_unref(b);
+        acc = r;
+    }
+    free(ops);
+    return acc;
+}
+
 bl_value *bl_eval(bl_session *s, const bl_ast *e)
 {
     switch (e->kind) {
@@ -413,16 +437,7 @@ bl_value *bl_eval(bl_session *s, const bl_ast *e)
         bl_val_unref(x);
         return r;
     }
-    case BL_N_BINOP: {
-        bl_value *a = bl_eval(s, e->a);
-        if (!a) return NULL;
-        bl_value *b = bl_eval(s, e->b);
-        if (!b) { bl_val_unref(a); return NULL; }
-        bl_value *r = binop(s, e, a, b);
-        bl_val_unref(a);
-        bl_val_unref(b);
-        return r;
-    }
+    case BL_N_BINOP: return binop_chain(s, e);
     case BL_N_CALL: return call(s, e);
     case BL_N_INDEX: case BL_N_FIELD: {
         bl_value *t = bl_eval(s, e->a);

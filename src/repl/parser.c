@@ -257,9 +257,13 @@ static bl_ast *primary(P *p)
 static bl_ast *postfix(P *p)
 {
     bl_ast *a = primary(p);
+    int depth = p->depth;   /* each '(' '[' '.' after a value nests it once more (x[0][0]...) */
     while (a) {
         bl_token *t = peek(p);
         bl_ast *n;
+        if ((t->kind == BL_T_LPAREN || t->kind == BL_T_LBRACK || t->kind == BL_T_DOT) &&
+            ++p->depth > MAX_NESTING)
+            return fail_at(p, t, "expression nested too deeply");
         if (t->kind == BL_T_LPAREN) {
             if (a->kind != BL_N_NAME) return fail_at(p, t, "only functions can be called");
             next(p);
@@ -284,6 +288,7 @@ static bl_ast *postfix(P *p)
             break;
         }
     }
+    p->depth = depth;
     return a;
 }
 

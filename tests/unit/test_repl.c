@@ -163,6 +163,56 @@ BL_TEST(eval_values_and_errors)
     bl_session_free(s);
 }
 
+/* A flat chain of operators has no depth to limit: 100,000 terms of + or - and 50,000 of * are
+ * evaluated (they overflowed the stack, one C frame per operator) and left to right
+ * (100000 - 1 - ... - 1 with 99,999 ones is 1; right to left it would be 100000 - 0 or so).
+ * Chained [] . and () after a value nest, and are bounded like brackets. */
+static char *chain(const char *head, const char *op, const char *term, int n, const char *tail)
+{
+    size_t len = strlen(head) + (size_t)n * (strlen(op) + strlen(term)) + strlen(tail) + 1;
+    char *src = malloc(len), *p = src;
+    p += sprintf(p, "%s", head);
+    for (int i = 0; i < n; i++) p += sprintf(p, "%s%s", op, term);
+    sprintf(p, "%s", tail);
+    return src;
+}
+
+BL_TEST(long_operator_chains)
+{
+    char *src = chain("x = 1", "+", "1", 99999, "; x");
+    CHECK(run(src) == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "100000\n"), "1+1+... (100,000 terms) = %s", outbuf);
+    free(src);
+    src = chain("x = 100000", " - ", "1", 99999, "; x");
+    CHECK(run(src) == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "1\n"), "100000-1-... = %s", outbuf);
+    free(src);
+    src = chain("y = 3", "*", "1", 49999, "; y");
+    CHECK(run(src) == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "3\n"), "3*1*1*... (50,000 terms) = %s", outbuf);
+    free(src);
+    src = chain("ones(2)", "+", "ones(2)", 999, "");
+    CHECK(run(src) == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "tensor([1000., 1000.], shape=[2], dtype=float32)\n"), "%s", outbuf);
+    free(src);
+    /* an error inside a long chain points at its operand; the values made before stay */
+    src = chain("a = 2; b = 1", "+", "1", 20000, "+nope+1");
+    bl_session *s = bl_session_new(0);
+    CHECK(run_in(s, src) < 0, "unknown name accepted");
+    CHECK(!strcmp(errbuf, "t:1:40014: unknown name 'nope'\n"), "error: %s", errbuf);
+    CHECK(bl_session_get(s, "a") && bl_session_get(s, "a")->num == 2 && !bl_session_get(s, "b"),
+          "values changed");
+    bl_session_free(s);
+    free(src);
+    src = chain("x = [1]; x", "", "[0]", 300, "");
+    CHECK(run(src) < 0, "300 chained indices accepted");
+    CHECK(strstr(errbuf, "expression nested too deeply") != NULL, "error: %s", errbuf);
+    free(src);
+    src = chain("x = [1]; x", "", "[0]", 1, "");
+    CHECK(run(src) == 0 && !strcmp(outbuf, "1\n"), "%s%s", outbuf, errbuf);
+    free(src);
+}
+
 /* == and != of lists compare every kind of item, as Python does (python3: ["a"] == ["a"] is True,
  * [1, 2] == [1, 2, 3] and [1] == ["1"] are False, [True] == [1] is True); tensors inside lists
  * are refused as tensor == tensor is (Python: "Boolean value of Tensor ... is ambiguous") */
@@ -587,6 +637,7 @@ int main(void)
     RUN(incomplete_lines);
     RUN(parser_statements_and_error_positions);
     RUN(eval_values_and_errors);
+    RUN(long_operator_chains);
     RUN(list_equality);
     RUN(tensor_printing_abbreviates);
     RUN(tensor_printing_matches_pytorch);
