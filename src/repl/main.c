@@ -44,6 +44,7 @@ static void interactive(bl_session *s, int quiet)
     s->prompt_width = (int)strlen(PROMPT);
     char *buf = NULL;
     size_t len = 0;
+    bl_lex_state ls = { 0 };
     while (!s->quit) {
         char *line;
         int r = bl_line_read(len ? PROMPT2 : PROMPT, &line);
@@ -56,6 +57,7 @@ static void interactive(bl_session *s, int quiet)
             free(buf);
             buf = NULL;
             len = 0;
+            ls = (bl_lex_state){ 0 };
             continue;
         }
         size_t n = strlen(line);
@@ -68,8 +70,10 @@ static void interactive(bl_session *s, int quiet)
         if (len) buf[len++] = '\n';
         memcpy(buf + len, line, n + 1);
         len += n;
+        int more = r != BL_LINE_EOF && bl_lex_more(&ls, line);
         free(line);
-        if (r != BL_LINE_EOF && bl_lex_incomplete(buf)) continue;
+        if (more) continue;
+        ls = (bl_lex_state){ 0 };
         /* the joined statement enters the history once, as `history N` shows it */
         char *h = strdup(buf);
         if (h) {

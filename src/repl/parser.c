@@ -157,6 +157,7 @@ static bl_ast *index_item(P *p);
 static int items(P *p, bl_ast *n, bl_tok_kind close, int mode, const bl_token *open)
 {
     list l = { 0 };
+    int keyword = 0;    /* a keyword argument came */
     if (!accept(p, close)) {
         for (;;) {
             const char *key = NULL;
@@ -165,12 +166,10 @@ static int items(P *p, bl_ast *n, bl_tok_kind close, int mode, const bl_token *o
             if (mode == 1 && peek(p)->kind == BL_T_NAME && peek2(p)->kind == BL_T_ASSIGN) {
                 key = astrndup(p->arena, peek(p)->str, strlen(peek(p)->str));
                 next(p), next(p);
-            } else if (mode == 1) {
-                for (int j = 0; j < l.n; j++)
-                    if (l.keys[j]) {
-                        fail_at(p, peek(p), "positional argument after a keyword argument");
-                        goto fail;
-                    }
+                keyword = 1;
+            } else if (mode == 1 && keyword) {
+                fail_at(p, peek(p), "positional argument after a keyword argument");
+                goto fail;
             }
             a = mode == 2 ? index_item(p) : expr(p);
             if (!a || list_push(&l, a, key, kpos) < 0) goto fail;

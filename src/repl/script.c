@@ -71,11 +71,13 @@ int bl_run_file(bl_session *s, const char *name, FILE *f)
     size_t cap = 0;
     ssize_t n;
     int lineno = 0, first = 1, failed = 0, rc = 0;
+    bl_lex_state ls = { 0 };
     while (!s->quit && (n = getline(&line, &cap, f)) >= 0) {
         lineno++;
         if (b.len == 0) first = lineno;
         if (sbuf_add(&b, line, (size_t)n) < 0) { rc = -1; break; }
-        if (bl_lex_incomplete(b.buf)) continue;
+        if (bl_lex_more(&ls, line)) continue;
+        ls = (bl_lex_state){ 0 };
         if (run_chunk(s, name, &b, first, &failed) < 0 || bl_interrupted()) break;
     }
     /* an unfinished statement at the end of the file: the parser reports where */

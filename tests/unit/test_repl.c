@@ -78,6 +78,52 @@ BL_TEST(incomplete_lines)
     CHECK(!bl_lex_incomplete("s = 'open"), "an unterminated string is an error, not a continuation");
 }
 
+/* Columns are counted from the previous token, not from the line's start (a long line was
+ * quadratic): on every line, after wide and multi-byte tokens, they are the display columns. */
+BL_TEST(lexer_columns_on_long_lines)
+{
+    bl_tokens ts;
+    bl_pos ep;
+    /* "\xc3\xa9" is one column, "\xe6\x97\xa5" two, an unknown character one */
+    const char *src = "x = [\"\xc3\xa9\", \xe6\x97\xa5, \xc2\xa7,  22]  # \xe6\x97\xa5\n"
+                      "  \xe6\x97\xa5 y;z";
+    CHECK(bl_lex(src, 4, 3, &ts, &ep) == 0, "lex: %s", bl_error());
+    static const int want[][2] = { { 4, 3 }, { 4, 5 }, { 4, 7 }, { 4, 8 }, { 4, 11 }, { 4, 13 },
+                                   { 4, 15 }, { 4, 17 }, { 4, 18 }, { 4, 21 }, { 4, 23 },
+                                   { 4, 30 }, { 5, 3 }, { 5, 6 }, { 5, 7 }, { 5, 8 }, { 5, 9 } };
+    CHECK(ts.n == 17, "%d tokens", ts.n);
+    for (int i = 0; i < ts.n && i < 17; i++)
+        CHECK(ts.t[i].pos.line == want[i][0] && ts.t[i].pos.col == want[i][1],
+              "token %d at %d:%d, not %d:%d", i, ts.t[i].pos.line, ts.t[i].pos.col, want[i][0], want[i][1]);
+    bl_tokens_free(&ts);
+}
+
+/* bl_lex_more, fed a statement one line at a time, answers as bl_lex_incomplete of all the lines
+ * fed so far (the script reader asks it after every line instead of re-lexing the statement) */
+BL_TEST(incomplete_line_by_line)
+{
+    static const char *const lines[][5] = {
+        { "x = f(1,\n", "  [2,\n", "3])\n", NULL },
+        { "y = 1 +\n", "# a comment\n", "\n", "2\n", NULL },
+        { "z = (1\n", ")) +\n", "1\n", NULL },
+        { "a = 1; b =\n", "2; c = 3\n", NULL },
+        { "s = [\"(\",\n", "'open\n", NULL },
+        { "w = 1 *", "\n", NULL },
+    };
+    for (size_t c = 0; c < sizeof lines / sizeof *lines; c++) {
+        char all[256] = "";
+        bl_lex_state st = { 0 };
+        for (int i = 0; lines[c][i]; i++) {
+            strcat(all, lines[c][i]);
+            int more = bl_lex_more(&st, lines[c][i]);
+            CHECK(more == bl_lex_incomplete(all), "case %zu line %d: %d for \"%s\"", c, i, more, all);
+        }
+    }
+    bl_lex_state st = { 0 };
+    CHECK(bl_lex_more(&st, "x = [1,\n") && bl_lex_more(&st, "2,\n") && !bl_lex_more(&st, "3]\n"),
+          "a list over three lines");
+}
+
 static bl_pos parse_err(const char *src)
 {
     bl_program p;
@@ -635,6 +681,8 @@ int main(void)
 {
     RUN(lexer_tokens_and_positions);
     RUN(incomplete_lines);
+    RUN(lexer_columns_on_long_lines);
+    RUN(incomplete_line_by_line);
     RUN(parser_statements_and_error_positions);
     RUN(eval_values_and_errors);
     RUN(long_operator_chains);
