@@ -259,6 +259,26 @@ BL_TEST(long_operator_chains)
     free(src);
 }
 
+/* A slice of a list is a list of its items, as in Python, whatever the items are (python3:
+ * [1, 2, 3][0:2] == [1, 2], ["a", "b"][1:] == ["b"], [1, 2, [3, "a"]][0:2] == [1, 2],
+ * l[::-1] == [3, 2, 1], l[-2:] == [2, 3], l[5:] == [], l[::2] == [1, 3], l[2:0:-1] == [3, 2]);
+ * several indices still index the tensor the list stands for */
+BL_TEST(list_slicing)
+{
+    bl_session *s = bl_session_new(0);
+    CHECK(run_in(s, "l = [1, 2, 3]; l[0:2]; [\"a\", \"b\"][1:]; [1, 2, [3, \"a\"]][0:2]; "
+                    "[1, 2, [3, \"a\"]][1:]; l[::-1]; l[-2:]; l[5:]; l[::2]; l[2:0:-1]; l[:]; "
+                    "l[0:2][-1]; [[1, 2], [3, 4]][:, 1]") == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "[1, 2]\n[\"b\"]\n[1, 2]\n[2, [3, \"a\"]]\n[3, 2, 1]\n[2, 3]\n[]\n[1, 3]\n"
+                          "[3, 2]\n[1, 2, 3]\n2\ntensor([2., 4.], shape=[2], dtype=float32)\n"),
+          "output:\n%s", outbuf);
+    CHECK(run_in(s, "l[::0]") < 0 && !strcmp(errbuf, "t:1:5: slice step cannot be zero\n"), "%s", errbuf);
+    CHECK(run_in(s, "l[\"a\":]") < 0 && !strcmp(errbuf, "t:1:3: slice bounds must be whole numbers\n"),
+          "%s", errbuf);
+    CHECK(run_in(s, "l") == 0 && !strcmp(outbuf, "[1, 2, 3]\n"), "l changed: %s", outbuf);
+    bl_session_free(s);
+}
+
 /* == and != of lists compare every kind of item, as Python does (python3: ["a"] == ["a"] is True,
  * [1, 2] == [1, 2, 3] and [1] == ["1"] are False, [True] == [1] is True); tensors inside lists
  * are refused as tensor == tensor is (Python: "Boolean value of Tensor ... is ambiguous") */
@@ -686,6 +706,7 @@ int main(void)
     RUN(parser_statements_and_error_positions);
     RUN(eval_values_and_errors);
     RUN(long_operator_chains);
+    RUN(list_slicing);
     RUN(list_equality);
     RUN(tensor_printing_abbreviates);
     RUN(tensor_printing_matches_pytorch);
