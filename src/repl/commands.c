@@ -271,7 +271,7 @@ static int cmd_source(bl_cmdargs *a)
         snprintf(beside, sizeof beside, "%.*s/%s", (int)(slash - cur), cur, path) < (int)sizeof beside &&
         stat(beside, &sb) == 0)
         path = beside;
-    FILE *f = stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) ? (errno = EISDIR, NULL) : fopen(path, "r");
+    FILE *f = bl_open_script(path);
     if (!f) {
         bl_fail("source: %s: %s", a->w[0].text, strerror(errno));
         return word_err(a, 0);

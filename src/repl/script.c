@@ -2,8 +2,10 @@
  * chunk at a time (a chunk ends at a line that leaves no bracket open and no operator dangling). */
 #include "repl/repl.h"
 #include "core/error.h"
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef struct {
     char *buf;
@@ -86,6 +88,18 @@ int bl_run_file(bl_session *s, const char *name, FILE *f)
     free(line);
     free(b.buf);
     return rc < 0 || failed ? -1 : 0;
+}
+
+FILE *bl_open_script(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    struct stat sb;
+    if (f && fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fclose(f);
+        errno = EISDIR;
+        return NULL;
+    }
+    return f;
 }
 
 int bl_run_string(bl_session *s, const char *name, const char *text)
