@@ -279,6 +279,43 @@ BL_TEST(list_slicing)
     bl_session_free(s);
 }
 
+/* Run n bytes of script text (NUL bytes and all) through bl_run_file, as a file named "f". */
+static int run_bytes(bl_session *s, const char *text, size_t n)
+{
+    FILE *f = fmemopen((void *)text, n, "r"), *o = tmpfile(), *e = tmpfile();
+    s->out = o, s->err = e;
+    int rc = bl_run_file(s, "f", f);
+    fclose(f);
+    rewind(o);
+    outbuf[fread(outbuf, 1, sizeof outbuf - 1, o)] = '\0';
+    rewind(e);
+    errbuf[fread(errbuf, 1, sizeof errbuf - 1, e)] = '\0';
+    fclose(o), fclose(e);
+    s->out = stdout, s->err = stderr;
+    return rc;
+}
+
+/* A UTF-8 byte order mark before a script is skipped (as Python does), and columns count from
+ * after it; a NUL byte is an error at its place (not "unterminated string"), and the script
+ * stops there with the values made before it kept */
+BL_TEST(script_bom_and_nul)
+{
+    bl_session *s = bl_session_new(0);
+    static const char bom[] = "\xef\xbb\xbfx = 1\nx\ny = nope\n";
+    CHECK(run_bytes(s, bom, sizeof bom - 1) < 0, "unknown name accepted");
+    CHECK(!strcmp(outbuf, "1\n") && !strcmp(errbuf, "f:3:5: unknown name 'nope'\n"), "%s%s", outbuf, errbuf);
+    static const char bom_err[] = "\xef\xbb\xbf" "z = ?";
+    CHECK(run_bytes(s, bom_err, sizeof bom_err - 1) < 0 && !strcmp(errbuf, "f:1:5: expected a value, found character '?'\n"),
+          "%s", errbuf);
+    static const char nul[] = "a = 2\nb = \"x\0y\"\nc = 3\n";
+    s->keep_going = 1;
+    CHECK(run_bytes(s, nul, sizeof nul - 1) < 0, "a NUL byte accepted");
+    CHECK(!strcmp(errbuf, "f:2:7: NUL byte in the script (is it a text file?)\n"), "%s", errbuf);
+    CHECK(bl_session_get(s, "a") && bl_session_get(s, "a")->num == 2 && !bl_session_get(s, "b") &&
+          !bl_session_get(s, "c") && bl_session_get(s, "x")->num == 1, "values");
+    bl_session_free(s);
+}
+
 /* == and != of lists compare every kind of item, as Python does (python3: ["a"] == ["a"] is True,
  * [1, 2] == [1, 2, 3] and [1] == ["1"] are False, [True] == [1] is True); tensors inside lists
  * are refused as tensor == tensor is (Python: "Boolean value of Tensor ... is ambiguous") */
@@ -707,6 +744,7 @@ int main(void)
     RUN(eval_values_and_errors);
     RUN(long_operator_chains);
     RUN(list_slicing);
+    RUN(script_bom_and_nul);
     RUN(list_equality);
     RUN(tensor_printing_abbreviates);
     RUN(tensor_printing_matches_pytorch);
