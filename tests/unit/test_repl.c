@@ -316,6 +316,29 @@ BL_TEST(script_bom_and_nul)
     bl_session_free(s);
 }
 
+/* A dimension argument's range in messages is that of the tensor given ([-2, 1] for a 2-D one,
+ * as torch says "Dimension out of range (expected to be in range of [-2, 1], but got 5)"), not
+ * that of the largest tensor blocklab has */
+BL_TEST(dim_ranges_follow_the_tensor)
+{
+    static const struct { const char *src, *err; } cases[] = {
+        { "transpose(randn(2, 3), 0, 5)", "t:1:27: transpose: argument 3 must be in [-2, 1], got 5\n" },
+        { "transpose(randn(2, 3), -3)", "t:1:24: transpose: argument 2 must be in [-2, 1], got -3\n" },
+        { "transpose(ones(2, 3, 4), 3)", "t:1:26: transpose: argument 2 must be in [-3, 2], got 3\n" },
+        { "transpose(ones(3), 0, 1)", "t:1:1: transpose: needs at least 2 dimensions, got 1\n" },
+        { "softmax(ones(2, 3), dim=2)", "t:1:25: softmax: dim must be in [-2, 1], got 2\n" },
+        { "mean(ones(2, 3), dim=-3)", "t:1:22: mean: dim must be in [-2, 1], got -3\n" },
+        { "mean(sum(ones(2)), dim=0)", "t:1:24: mean: dim picks a dimension, but the tensor is 0-D (one number)\n" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        CHECK(run(cases[i].src) < 0, "%s accepted", cases[i].src);
+        CHECK(!strcmp(errbuf, cases[i].err), "%s: %s", cases[i].src, errbuf);
+    }
+    CHECK(run("transpose(ones(2, 3), -2, 1).shape; softmax(ones(2, 2), dim=-2)") == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "[3, 2]\ntensor([[0.5000, 0.5000],\n        [0.5000, 0.5000]], shape=[2, 2], dtype=float32)\n"),
+          "%s", outbuf);
+}
+
 /* == and != of lists compare every kind of item, as Python does (python3: ["a"] == ["a"] is True,
  * [1, 2] == [1, 2, 3] and [1] == ["1"] are False, [True] == [1] is True); tensors inside lists
  * are refused as tensor == tensor is (Python: "Boolean value of Tensor ... is ambiguous") */
@@ -745,6 +768,7 @@ int main(void)
     RUN(long_operator_chains);
     RUN(list_slicing);
     RUN(script_bom_and_nul);
+    RUN(dim_ranges_follow_the_tensor);
     RUN(list_equality);
     RUN(tensor_printing_abbreviates);
     RUN(tensor_printing_matches_pytorch);
