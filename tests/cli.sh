@@ -1,5 +1,5 @@
 #!/bin/sh
-# cli.sh - the command line of the blocklab program (TAP): where errors in -e strings are
+# cli.sh - the command line of the blocklab program (TAP): the order of -e and -f, where errors in -e strings are
 # reported, what -k does with several of them, the exit status, and Ctrl-C (SIGINT) during a
 # script's compare.
 # Run by `make check`; by hand: BL_BUILDDIR=/path/to/build sh tests/cli.sh
@@ -57,6 +57,19 @@ echo 'y = yy' >"$tmp/s.bl"
 expect "a script after -e keeps its own name" 1 "" \
     "-e#1:1:5: unknown name 'zz'${nl}s.bl:1:5: unknown name 'yy'" \
     -- -q -k -e 'x = zz' -e 'x = 1' s.bl
+# several -f scripts and -e strings run in the order given, in one session
+echo 'print("f1"); a = 1' >"$tmp/f1.bl"
+echo 'print(a + 1)' >"$tmp/f2.bl"
+expect "every -f runs, in order" 0 "f1$nl""2" "" -- -q -f f1.bl -f f2.bl
+expect "-e and -f mix in the order given" 0 "0$nl""f1$nl""2$nl""3" "" \
+    -- -q -e 'print(0)' -f f1.bl f2.bl -e 'print(a + 2)'
+expect "a missing -f stops the run" 1 "" "blocklab: nope.bl: No such file or directory" \
+    -- -q -f nope.bl -f f1.bl
+expect "-k goes on after a missing -f" 1 "f1" "blocklab: nope.bl: No such file or directory" \
+    -- -q -k -f nope.bl -f f1.bl
+mkdir "$tmp/adir"
+expect "-f of a directory is an error" 1 "" "blocklab: adir: Is a directory" -- -q -f adir
+expect "a directory as SCRIPT is an error" 1 "" "blocklab: adir: Is a directory" -- -q adir
 # Ctrl-C (SIGINT) during compare in a script: training stops after the round, the runs are
 # measured and tabulated, and then the script stops as at any Ctrl-C (exit status 130)
 cat >"$tmp/cmp.bl" <<'EOF'

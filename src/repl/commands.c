@@ -271,7 +271,7 @@ static int cmd_source(bl_cmdargs *a)
         snprintf(beside, sizeof beside, "%.*s/%s", (int)(slash - cur), cur, path) < (int)sizeof beside &&
         stat(beside, &sb) == 0)
         path = beside;
-    FILE *f = stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) ? (errno = EISDIR, NULL) : fopen(path, "r");
+    FILE *f = bl_open_script(path);
     if (!f) {
         bl_fail("source: %s: %s", a->w[0].text, strerror(errno));
         return word_err(a, 0);
@@ -415,8 +415,8 @@ const bl_topic bl_topics[] = {
       "changes behind a name. Strings know the escapes \\n \\t \\r \\\\ \\\" \\'.\n"
       "Operators + - * / (NumPy broadcasting), @ (matrix product), unary -, comparisons\n"
       "< <= > >= == != of numbers (== and != of strings, and of lists item by item as in\n"
-      "Python); x[0, :, 1:3] indexes and slices (negative indices count from the end);\n"
-      "f(a, key=value) calls a function; m.name reads a field.\n"
+      "Python); x[0, :, 1:3] indexes and slices (negative indices count from the end; a\n"
+      "slice of a list is a list); f(a, key=value) calls a function; m.name reads a field.\n"
       "`;` separates statements, `#` starts a comment, and a line that ends inside brackets\n"
       "or after an operator continues on the next one. `STATEMENT > FILE` writes the value\n"
       "(a table, tensor or picture) to FILE when FILE ends in .txt .csv .json .md .png or\n"

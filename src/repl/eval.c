@@ -172,6 +172,26 @@ static int slice_indices(bl_session *s, const bl_ast *sl, int n, long *start, lo
     return 0;
 }
 
+/* How many indices start, start + step, ... lie before stop (slice_indices' results). */
+static long slice_count(long start, long stop, long step)
+{
+    if (step > 0) return stop > start ? (stop - start + step - 1) / step : 0;
+    return start > stop ? (start - stop - step - 1) / -step : 0;
+}
+
+/* l[a:b:c] of a list is the list of those items, as in Python (empty when none are selected),
+ * whatever the items are. */
+static bl_value *slice_list(bl_session *s, const bl_ast *sl, const bl_value *l)
+{
+    long start = 0, stop = 0, step = 1;
+    if (slice_indices(s, sl, l->n, &start, &stop, &step) < 0) return NULL;
+    long n = slice_count(start, stop, step);
+    bl_value *r = bl_val_list((int)n);
+    if (!r) return ERRAT(s, sl->pos);
+    for (long i = 0; i < n; i++) r->items[i] = bl_val_ref(l->items[start + i * step]);
+    return r;
+}
+
 static bl_value *index_tensor(bl_session *s, const bl_ast *e, const bl_tensor *t)
 {
     if (e->n > t->ndim) {
@@ -191,7 +211,7 @@ static bl_value *index_tensor(bl_session *s, const bl_ast *e, const bl_tensor *t
             long a = 0, b = 0, st = 1;
             if (slice_indices(s, it, n, &a, &b, &st) < 0) return NULL;
             start[d] = a, step[d] = st;
-            count[d] = st > 0 ? (b > a ? (b - a + st - 1) / st : 0) : (a > b ? (a - b - st - 1) / -st : 0);
+            count[d] = slice_count(a, b, st);
             if (count[d] == 0) {
                 bl_fail("index: the slice selects nothing in dimension %d (size %d)", d, n);
                 return ERRAT(s, it->pos);
@@ -246,6 +266,7 @@ static bl_value *index_value(bl_session *s, const bl_ast *e, bl_value *target)
         }
         return bl_val_ref(target->items[(int)(i < 0 ? i + target->n : i)]);
     }
+    if (target->kind == BL_V_LIST && e->n == 1) return slice_list(s, e->items[0], target);
     if (target->kind == BL_V_LIST) {
         /* index a list like the tensor it stands for */
         bl_tensor *t = bl_val_to_tensor(target, "index");
@@ -370,6 +391,30 @@ out:
     return r;
 }
 
+/* The parser builds a chain a + b + c + ... as ((a + b) + c) + ...: evaluate its left spine in
+ * a loop, from the leftmost operand up, so that a chain of any length takes one C frame, not one
+ * per operator (100,000 terms overflowed the stack). */
+static bl_value *binop_chain(bl_session *s, const bl_ast *e)
+{
+    size_t n = 0;
+    const bl_ast *x = e;
+    for (; x->kind == BL_N_BINOP; x = x->a) n++;
+    const bl_ast **ops = malloc(n * sizeof *ops);
+    if (!ops) return BL_FAILP("out of memory");
+    x = e;
+    for (size_t i = n; i-- > 0; x = x->a) ops[i] = x;
+    bl_value *acc = bl_eval(s, x);
+    for (size_t i = 0; acc && i < n; i++) {
+        bl_value *b = bl_eval(s, ops[i]->b);
+        bl_value *r = b ? binop(s, ops[i], acc, b) : NULL;
+        bl_val_unref(acc);
+        bl_val_unref(b);
+        acc = r;
+    }
+    free(ops);
+    return acc;
+}
+
 bl_value *bl_eval(bl_session *s, const bl_ast *e)
 {
     switch (e->kind) {
@@ -413,16 +458,7 @@ bl_value *bl_eval(bl_session *s, const bl_ast *e)
         bl_val_unref(x);
         return r;
     }
-    case BL_N_BINOP: {
-        bl_value *a = bl_eval(s, e->a);
-        if (!a) return NULL;
-        bl_value *b = bl_eval(s, e->b);
-        if (!b) { bl_val_unref(a); return NULL; }
-        bl_value *r = binop(s, e, a, b);
-        bl_val_unref(a);
-        bl_val_unref(b);
-        return r;
-    }
+    case BL_N_BINOP: return binop_chain(s, e);
     case BL_N_CALL: return call(s, e);
     case BL_N_INDEX: case BL_N_FIELD: {
         bl_value *t = bl_eval(s, e->a);

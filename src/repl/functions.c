@@ -93,6 +93,16 @@ static int int_of(bl_callargs *a, bl_value *v, bl_pos pos, const char *what, lon
     return 0;
 }
 
+/* A dimension of x, negative ones counting from the end: in [-ndim, ndim - 1] of x itself. */
+static int dim_of(bl_callargs *a, bl_value *v, bl_pos pos, const char *what, const bl_tensor *x, long *d)
+{
+    if (x->ndim == 0) {
+        bl_fail("%s: %s picks a dimension, but the tensor is 0-D (one number)", a->fname, what);
+        return bl_session_errat(a->s, pos);
+    }
+    return int_of(a, v, pos, what, -x->ndim, x->ndim - 1, d);
+}
+
 int bl_arg_num(bl_callargs *a, int i, double *x)
 {
     char what[32];
@@ -240,9 +250,10 @@ static bl_value *f_transpose(bl_callargs *a)
     if (bl_nargs(a, 1, 3) < 0) return NULL;
     bl_tensor *x = bl_arg_tensor(a, 0);
     if (!x) return NULL;
-    if (a->n >= 2 && bl_arg_int(a, 1, -BL_MAXDIM, BL_MAXDIM - 1, &d0) < 0) return NULL;
-    if (a->n >= 3 && bl_arg_int(a, 2, -BL_MAXDIM, BL_MAXDIM - 1, &d1) < 0) return NULL;
     if (x->ndim < 2) return BL_FAILP("transpose: needs at least 2 dimensions, got %d", x->ndim);
+    /* the dimensions x has, as the message says ([-2, 1] for a 2-D x; not the most any has) */
+    if (a->n >= 2 && bl_arg_int(a, 1, -x->ndim, x->ndim - 1, &d0) < 0) return NULL;
+    if (a->n >= 3 && bl_arg_int(a, 2, -x->ndim, x->ndim - 1, &d1) < 0) return NULL;
     return bl_val_tensor(bl_tensor_transpose(x, (int)d0, (int)d1));
 }
 
@@ -300,7 +311,7 @@ static bl_value *f_reduce(bl_callargs *a)
     bl_value *dim = bl_kw(a, "dim");
     if (!dim || dim->kind == BL_V_NONE) return bl_val_tensor(bl_reduce_all(op, x));
     long d;
-    if (int_of(a, dim, kw_pos(a, "dim"), "dim", -x->ndim, x->ndim - 1, &d) < 0) return NULL;
+    if (dim_of(a, dim, kw_pos(a, "dim"), "dim", x, &d) < 0) return NULL;
     return bl_val_tensor(bl_reduce_dim(op, x, (int)d, keep));
 }
 
@@ -328,10 +339,11 @@ static bl_value *f_act(bl_callargs *a)
 
 static bl_value *f_softmax(bl_callargs *a)
 {
-    long d;
+    long d = -1;
     if (bl_nargs(a, 1, 1) < 0) return NULL;
     bl_tensor *x = bl_arg_tensor(a, 0);
-    if (!x || bl_kw_int(a, "dim", -1, -BL_MAXDIM, BL_MAXDIM - 1, &d) < 0) return NULL;
+    bl_value *dim = x ? bl_kw(a, "dim") : NULL;
+    if (!x || (dim && dim_of(a, dim, kw_pos(a, "dim"), "dim", x, &d) < 0)) return NULL;
     int dd = bl_dim_index("softmax", x, (int)d);
     if (dd < 0) return NULL;
     if (dd == x->ndim - 1) return from_graph(bl_softmax(a->s->g, x));

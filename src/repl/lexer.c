@@ -106,7 +106,9 @@ int bl_lex(const char *src, int line, int col, bl_tokens *out, bl_pos *errpos)
 {
     memset(out, 0, sizeof *out);
     int i = 0, depth = 0, space = 1;
-    int line_start = 0, col0 = col; /* the current line's first byte and its display column */
+    int wat = 0, wcol = col;        /* display column wcol at byte wat: each token's column adds
+                                     * the width since the previous one (not since the line's
+                                     * start: that made a long line quadratic) */
     for (;;) {
         char c = src[i];
         if (c == ' ' || c == '\t' || c == '\r') { i++; space = 1; continue; }
@@ -114,13 +116,15 @@ int bl_lex(const char *src, int line, int col, bl_tokens *out, bl_pos *errpos)
         bl_token t = { .kind = BL_T_EOF, .space_before = space };
         t.pos.off = i;
         t.pos.line = line;
-        t.pos.col = col0 + bl_text_width(src + line_start, i - line_start);
+        wcol += bl_text_width(src + wat, i - wat);
+        wat = i;
+        t.pos.col = wcol;
         t.pos.len = 1;
         if (c == '\n') {
             bl_tok_kind prev = out->n ? out->t[out->n - 1].kind : BL_T_END;
             i++;
             line++;
-            line_start = i, col0 = 1;
+            wat = i, wcol = 1;
             space = 1;
             if (depth > 0 || continues(prev) || prev == BL_T_END) continue;
             t.kind = BL_T_END;
@@ -221,23 +225,29 @@ void bl_tokens_free(bl_tokens *ts)
     memset(ts, 0, sizeof *ts);
 }
 
-int bl_lex_incomplete(const char *src)
+int bl_lex_more(bl_lex_state *st, const char *text)
 {
     bl_tokens ts;
     bl_pos ep;
-    if (bl_lex(src, 1, 1, &ts, &ep) < 0) {
+    if (bl_lex(text, 1, 1, &ts, &ep) < 0) {
         bl_clear_error();
         return 0;   /* an unterminated string is an error, not a continuation */
     }
-    int depth = 0;
     for (int i = 0; i < ts.n; i++) {
         bl_tok_kind k = ts.t[i].kind;
-        if (k == BL_T_LPAREN || k == BL_T_LBRACK) depth++;
-        else if ((k == BL_T_RPAREN || k == BL_T_RBRACK) && depth > 0) depth--;
+        if (k == BL_T_LPAREN || k == BL_T_LBRACK) st->depth++;
+        else if ((k == BL_T_RPAREN || k == BL_T_RBRACK) && st->depth > 0) st->depth--;
+        /* a newline's END only says the line ended; what came before it decides */
+        if (k != BL_T_EOF && !(k == BL_T_END && text[ts.t[i].pos.off] == '\n')) st->last = k;
     }
-    int inc = depth > 0 || (ts.n >= 2 && continues(ts.t[ts.n - 2].kind));
     bl_tokens_free(&ts);
-    return inc;
+    return st->depth > 0 || continues(st->last);
+}
+
+int bl_lex_incomplete(const char *src)
+{
+    bl_lex_state st = { 0 };
+    return bl_lex_more(&st, src);
 }
 
 const char *bl_tok_desc(const bl_token *t, char *buf, size_t n)

@@ -46,6 +46,14 @@ void bl_tokens_free(bl_tokens *ts);
  * REPL then reads a continuation line). */
 int bl_lex_incomplete(const char *src);
 
+/* The same question asked one line at a time, for a statement read line by line: st (zeroed
+ * for a new statement) keeps the open brackets and the last token, so each line is lexed once
+ * (asking bl_lex_incomplete of the whole text after each line was quadratic in the lines).
+ * text is one or more whole lines; returns bl_lex_incomplete of everything fed since st was
+ * zeroed. */
+typedef struct { int depth; bl_tok_kind last; } bl_lex_state;
+int bl_lex_more(bl_lex_state *st, const char *text);
+
 /* The display width of the first nbytes bytes of UTF-8 text s (stops at a NUL): one column per
  * code point, wcwidth() for wide (CJK: 2) and combining (0) ones when the locale knows them. Used
  * for error columns and carets; a broken sequence counts one column per byte. Wide characters

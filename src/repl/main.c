@@ -19,7 +19,8 @@ static void usage(FILE *out)
     fputs("usage: blocklab [options] [SCRIPT]\n"
           "An interactive lab for the parts of a transformer block (man blocklab).\n"
           "\n"
-          "  -f, --file SCRIPT    run the statements in SCRIPT (- for standard input)\n"
+          "  -f, --file SCRIPT    run the statements in SCRIPT (- for standard input); may be\n"
+          "                       repeated\n"
           "  -e, --eval STMTS     run STMTS ('x = randn(2, 3); x * 2'); may be repeated\n"
           "  -k, --keep-going     go on after an error (the exit status is still 1)\n"
           "  -q, --quiet          no banner\n"
@@ -28,7 +29,8 @@ static void usage(FILE *out)
           "  -h, --help           this text\n"
           "  -V, --version        the version\n"
           "\n"
-          "Without SCRIPT or -e, blocklab reads standard input: a prompt with line editing,\n"
+          "The -e strings and scripts (-f and SCRIPT) run in the order given, in one session.\n"
+          "Without SCRIPT, -f or -e, blocklab reads standard input: a prompt with line editing,\n"
           "history and tab completion on a terminal, a script otherwise. Errors in scripts are\n"
           "printed as FILE:LINE:COLUMN: message (-e#N:LINE:COLUMN for the Nth -e) and stop the\n"
           "run with exit status 1.\n", out);
@@ -44,6 +46,7 @@ static void interactive(bl_session *s, int quiet)
     s->prompt_width = (int)strlen(PROMPT);
     char *buf = NULL;
     size_t len = 0;
+    bl_lex_state ls = { 0 };
     while (!s->quit) {
         char *line;
         int r = bl_line_read(len ? PROMPT2 : PROMPT, &line);
@@ -56,6 +59,7 @@ static void interactive(bl_session *s, int quiet)
             free(buf);
             buf = NULL;
             len = 0;
+            ls = (bl_lex_state){ 0 };
             continue;
         }
         size_t n = strlen(line);
@@ -68,8 +72,10 @@ static void interactive(bl_session *s, int quiet)
         if (len) buf[len++] = '\n';
         memcpy(buf + len, line, n + 1);
         len += n;
+        int more = r != BL_LINE_EOF && bl_lex_more(&ls, line);
         free(line);
-        if (r != BL_LINE_EOF && bl_lex_incomplete(buf)) continue;
+        if (more) continue;
+        ls = (bl_lex_state){ 0 };
         /* the joined statement enters the history once, as `history N` shows it */
         char *h = strdup(buf);
         if (h) {
@@ -94,16 +100,36 @@ static void interactive(bl_session *s, int quiet)
     bl_line_close();
 }
 
+/* What the command line asks to run, in its order: -e strings and scripts (-f, SCRIPT). */
+typedef struct {
+    const char *arg;
+    int file;
+} source;
+
+/* Run the script at path ("-": standard input); errors are reported, -1 then. */
+static int run_script(bl_session *s, const char *path)
+{
+    if (!strcmp(path, "-")) return bl_run_file(s, "<stdin>", stdin);
+    FILE *f = bl_open_script(path);
+    if (!f) {
+        fprintf(stderr, "blocklab: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    int rc = bl_run_file(s, path, f);
+    fclose(f);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     /* OpenBLAS's fast kernels on CPUs Debian's 0.3.21 does not know, and a short libgomp spin:
      * may re-execute the program once, before anything is read (core/blas.h) */
     bl_blas_pick_kernel(argv);
-    int quiet = 0, keep = 0, echo = 0, nexprs = 0, rc = 0;
-    const char *file = NULL;
-    const char **exprs = calloc((size_t)argc, sizeof *exprs);
+    int quiet = 0, keep = 0, echo = 0, nsrc = 0, rc = 0;
+    const char *file = NULL;    /* the SCRIPT argument (one at most) */
+    source *srcs = calloc((size_t)argc, sizeof *srcs);
     unsigned long long seed = 0;
-    if (!exprs) return 2;
+    if (!srcs) return 2;
     /* the terminal's character set (ncurses and the half-block pictures need UTF-8), but numbers
      * are always read and written with a decimal point */
     setlocale(LC_ALL, "");
@@ -113,11 +139,11 @@ int main(int argc, char **argv)
         int more = i + 1 < argc;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
-            free(exprs);
+            free(srcs);
             return 0;
         } else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
             printf("blocklab %s\n", PACKAGE_VERSION);
-            free(exprs);
+            free(srcs);
             return 0;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             quiet = 1;
@@ -126,60 +152,52 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "-x") || !strcmp(a, "--echo")) {
             echo = 1;
         } else if ((!strcmp(a, "-f") || !strcmp(a, "--file")) && more) {
-            file = argv[++i];
+            srcs[nsrc++] = (source){ argv[++i], 1 };
         } else if ((!strcmp(a, "-e") || !strcmp(a, "--eval")) && more) {
-            exprs[nexprs++] = argv[++i];
+            srcs[nsrc++] = (source){ argv[++i], 0 };
         } else if ((!strcmp(a, "-s") || !strcmp(a, "--seed")) && more) {
             char *end;
             errno = 0;
             seed = strtoull(argv[++i], &end, 10);
             if (*end || errno || argv[i][0] == '-') {
                 fprintf(stderr, "blocklab: --seed expects a whole number, got '%s'\n", argv[i]);
-                free(exprs);
+                free(srcs);
                 return 2;
             }
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "blocklab: unknown option '%s' (or it needs a value)\n", a);
             usage(stderr);
-            free(exprs);
+            free(srcs);
             return 2;
         } else if (!file) {
             file = a;
+            srcs[nsrc++] = (source){ a, 1 };
         } else {
             fprintf(stderr, "blocklab: one script at a time ('%s' and '%s')\n", file, a);
-            free(exprs);
+            free(srcs);
             return 2;
         }
     }
     bl_session *s = bl_session_new(seed);
     if (!s) {
         fprintf(stderr, "blocklab: %s\n", bl_error());
-        free(exprs);
+        free(srcs);
         return 2;
     }
     s->keep_going = keep;
     s->echo = echo;
     bl_models_init(s);
     bl_interrupt_install();
-    for (int i = 0; i < nexprs && !s->quit; i++) {
+    for (int i = 0, ne = 0; i < nsrc && !s->quit && !bl_interrupted(); i++) {
         /* errors name the string: -e#2:1:6 is line 1, column 6 of the second -e */
         char name[32];
-        snprintf(name, sizeof name, "-e#%d", i + 1);
-        if (bl_run_string(s, name, exprs[i]) < 0) {
+        if (!srcs[i].file) snprintf(name, sizeof name, "-e#%d", ++ne);
+        if ((srcs[i].file ? run_script(s, srcs[i].arg) : bl_run_string(s, name, srcs[i].arg)) < 0) {
             rc = 1;
             if (!keep) break;
         }
     }
-    if ((rc == 0 || keep) && !s->quit && file) {
-        FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
-        if (!f) {
-            fprintf(stderr, "blocklab: %s: %s\n", file, strerror(errno));
-            rc = 1;
-        } else {
-            if (bl_run_file(s, strcmp(file, "-") ? file : "<stdin>", f) < 0) rc = 1;
-            if (f != stdin) fclose(f);
-        }
-    } else if (!file && nexprs == 0) {
+    if (nsrc == 0) {
         if (isatty(STDIN_FILENO)) {
             s->interactive = 1;
             interactive(s, quiet);
@@ -193,6 +211,6 @@ int main(int argc, char **argv)
     }
     bl_models_free(s);
     bl_session_free(s);
-    free(exprs);
+    free(srcs);
     return rc;
 }

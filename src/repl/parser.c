@@ -157,6 +157,7 @@ static bl_ast *index_item(P *p);
 static int items(P *p, bl_ast *n, bl_tok_kind close, int mode, const bl_token *open)
 {
     list l = { 0 };
+    int keyword = 0;    /* a keyword argument came */
     if (!accept(p, close)) {
         for (;;) {
             const char *key = NULL;
@@ -165,12 +166,10 @@ static int items(P *p, bl_ast *n, bl_tok_kind close, int mode, const bl_token *o
             if (mode == 1 && peek(p)->kind == BL_T_NAME && peek2(p)->kind == BL_T_ASSIGN) {
                 key = astrndup(p->arena, peek(p)->str, strlen(peek(p)->str));
                 next(p), next(p);
-            } else if (mode == 1) {
-                for (int j = 0; j < l.n; j++)
-                    if (l.keys[j]) {
-                        fail_at(p, peek(p), "positional argument after a keyword argument");
-                        goto fail;
-                    }
+                keyword = 1;
+            } else if (mode == 1 && keyword) {
+                fail_at(p, peek(p), "positional argument after a keyword argument");
+                goto fail;
             }
             a = mode == 2 ? index_item(p) : expr(p);
             if (!a || list_push(&l, a, key, kpos) < 0) goto fail;
@@ -257,9 +256,13 @@ static bl_ast *primary(P *p)
 static bl_ast *postfix(P *p)
 {
     bl_ast *a = primary(p);
+    int depth = p->depth;   /* each '(' '[' '.' after a value nests it once more (x[0][0]...) */
     while (a) {
         bl_token *t = peek(p);
         bl_ast *n;
+        if ((t->kind == BL_T_LPAREN || t->kind == BL_T_LBRACK || t->kind == BL_T_DOT) &&
+            ++p->depth > MAX_NESTING)
+            return fail_at(p, t, "expression nested too deeply");
         if (t->kind == BL_T_LPAREN) {
             if (a->kind != BL_N_NAME) return fail_at(p, t, "only functions can be called");
             next(p);
@@ -284,6 +287,7 @@ static bl_ast *postfix(P *p)
             break;
         }
     }
+    p->depth = depth;
     return a;
 }
 

@@ -142,6 +142,9 @@ int bl_exec(bl_session *s, const char *file, const char *src, int line);
 /* Run a script read from f (named `name` in messages) chunk by chunk: a statement may continue
  * over lines. Returns 0, or -1 after the first error (all errors with keep_going). */
 int bl_run_file(bl_session *s, const char *name, FILE *f);
+/* fopen(path, "r") of a script, but NULL with errno EISDIR for a directory (which fopen opens
+ * and which then reads as nothing, silently). */
+FILE *bl_open_script(const char *path);
 /* Run statements given as one string (-e), with continuation lines inside it. */
 int bl_run_string(bl_session *s, const char *name, const char *text);
 /* Run one parsed statement (used by `time`). 0 or -1 (error not yet printed). */

@@ -2,8 +2,10 @@
  * chunk at a time (a chunk ends at a line that leaves no bracket open and no operator dangling). */
 #include "repl/repl.h"
 #include "core/error.h"
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef struct {
     char *buf;
@@ -64,6 +66,23 @@ static int run_chunk(bl_session *s, const char *name, sbuf *b, int line, int *fa
     return 0;
 }
 
+/* A NUL byte would end the text there (an "unterminated string", or a line cut short without a
+ * word): report where it is. 0 when the line has none. */
+static int nul_byte(bl_session *s, const char *name, const char *line, size_t n, int lineno)
+{
+    const char *z = memchr(line, '\0', n);
+    if (!z) return 0;
+    const char *saved = s->file;
+    s->file = name;
+    bl_fail("NUL byte in the script (is it a text file?)");
+    int off = (int)(z - line);
+    bl_session_errat(s, (bl_pos){ .off = off, .len = 1, .line = lineno,
+                                  .col = 1 + bl_text_width(line, off) });
+    bl_report_error(s);
+    s->file = saved;
+    return -1;
+}
+
 int bl_run_file(bl_session *s, const char *name, FILE *f)
 {
     sbuf b = { 0 };
@@ -71,11 +90,17 @@ int bl_run_file(bl_session *s, const char *name, FILE *f)
     size_t cap = 0;
     ssize_t n;
     int lineno = 0, first = 1, failed = 0, rc = 0;
+    bl_lex_state ls = { 0 };
     while (!s->quit && (n = getline(&line, &cap, f)) >= 0) {
+        const char *text = line;
         lineno++;
+        /* a UTF-8 byte order mark before the first line is skipped, as Python does */
+        if (lineno == 1 && n >= 3 && !memcmp(line, "\xef\xbb\xbf", 3)) text += 3, n -= 3;
+        if (nul_byte(s, name, text, (size_t)n, lineno) < 0) { rc = -1; break; }
         if (b.len == 0) first = lineno;
-        if (sbuf_add(&b, line, (size_t)n) < 0) { rc = -1; break; }
-        if (bl_lex_incomplete(b.buf)) continue;
+        if (sbuf_add(&b, text, (size_t)n) < 0) { rc = -1; break; }
+        if (bl_lex_more(&ls, text)) continue;
+        ls = (bl_lex_state){ 0 };
         if (run_chunk(s, name, &b, first, &failed) < 0 || bl_interrupted()) break;
     }
     /* an unfinished statement at the end of the file: the parser reports where */
@@ -84,6 +109,18 @@ int bl_run_file(bl_session *s, const char *name, FILE *f)
     free(line);
     free(b.buf);
     return rc < 0 || failed ? -1 : 0;
+}
+
+FILE *bl_open_script(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    struct stat sb;
+    if (f && fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fclose(f);
+        errno = EISDIR;
+        return NULL;
+    }
+    return f;
 }
 
 int bl_run_string(bl_session *s, const char *name, const char *text)

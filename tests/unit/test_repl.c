@@ -78,6 +78,52 @@ BL_TEST(incomplete_lines)
     CHECK(!bl_lex_incomplete("s = 'open"), "an unterminated string is an error, not a continuation");
 }
 
+/* Columns are counted from the previous token, not from the line's start (a long line was
+ * quadratic): on every line, after wide and multi-byte tokens, they are the display columns. */
+BL_TEST(lexer_columns_on_long_lines)
+{
+    bl_tokens ts;
+    bl_pos ep;
+    /* "\xc3\xa9" is one column, "\xe6\x97\xa5" two, an unknown character one */
+    const char *src = "x = [\"\xc3\xa9\", \xe6\x97\xa5, \xc2\xa7,  22]  # \xe6\x97\xa5\n"
+                      "  \xe6\x97\xa5 y;z";
+    CHECK(bl_lex(src, 4, 3, &ts, &ep) == 0, "lex: %s", bl_error());
+    static const int want[][2] = { { 4, 3 }, { 4, 5 }, { 4, 7 }, { 4, 8 }, { 4, 11 }, { 4, 13 },
+                                   { 4, 15 }, { 4, 17 }, { 4, 18 }, { 4, 21 }, { 4, 23 },
+                                   { 4, 30 }, { 5, 3 }, { 5, 6 }, { 5, 7 }, { 5, 8 }, { 5, 9 } };
+    CHECK(ts.n == 17, "%d tokens", ts.n);
+    for (int i = 0; i < ts.n && i < 17; i++)
+        CHECK(ts.t[i].pos.line == want[i][0] && ts.t[i].pos.col == want[i][1],
+              "token %d at %d:%d, not %d:%d", i, ts.t[i].pos.line, ts.t[i].pos.col, want[i][0], want[i][1]);
+    bl_tokens_free(&ts);
+}
+
+/* bl_lex_more, fed a statement one line at a time, answers as bl_lex_incomplete of all the lines
+ * fed so far (the script reader asks it after every line instead of re-lexing the statement) */
+BL_TEST(incomplete_line_by_line)
+{
+    static const char *const lines[][5] = {
+        { "x = f(1,\n", "  [2,\n", "3])\n", NULL },
+        { "y = 1 +\n", "# a comment\n", "\n", "2\n", NULL },
+        { "z = (1\n", ")) +\n", "1\n", NULL },
+        { "a = 1; b =\n", "2; c = 3\n", NULL },
+        { "s = [\"(\",\n", "'open\n", NULL },
+        { "w = 1 *", "\n", NULL },
+    };
+    for (size_t c = 0; c < sizeof lines / sizeof *lines; c++) {
+        char all[256] = "";
+        bl_lex_state st = { 0 };
+        for (int i = 0; lines[c][i]; i++) {
+            strcat(all, lines[c][i]);
+            int more = bl_lex_more(&st, lines[c][i]);
+            CHECK(more == bl_lex_incomplete(all), "case %zu line %d: %d for \"%s\"", c, i, more, all);
+        }
+    }
+    bl_lex_state st = { 0 };
+    CHECK(bl_lex_more(&st, "x = [1,\n") && bl_lex_more(&st, "2,\n") && !bl_lex_more(&st, "3]\n"),
+          "a list over three lines");
+}
+
 static bl_pos parse_err(const char *src)
 {
     bl_program p;
@@ -170,6 +216,136 @@ BL_TEST(eval_values_and_errors)
     CHECK(!strncmp(outbuf, "time: ", 6) && strstr(outbuf, "tensor([2., 2., 2.]"), "output:\n%s", outbuf);
     bl_models_free(s);
     bl_session_free(s);
+}
+
+/* A flat chain of operators has no depth to limit: 100,000 terms of + or - and 50,000 of * are
+ * evaluated (they overflowed the stack, one C frame per operator) and left to right
+ * (100000 - 1 - ... - 1 with 99,999 ones is 1; right to left it would be 100000 - 0 or so).
+ * Chained [] . and () after a value nest, and are bounded like brackets. */
+static char *chain(const char *head, const char *op, const char *term, int n, const char *tail)
+{
+    size_t len = strlen(head) + (size_t)n * (strlen(op) + strlen(term)) + strlen(tail) + 1;
+    char *src = malloc(len), *p = src;
+    p += sprintf(p, "%s", head);
+    for (int i = 0; i < n; i++) p += sprintf(p, "%s%s", op, term);
+    sprintf(p, "%s", tail);
+    return src;
+}
+
+BL_TEST(long_operator_chains)
+{
+    char *src = chain("x = 1", "+", "1", 99999, "; x");
+    CHECK(run(src) == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "100000\n"), "1+1+... (100,000 terms) = %s", outbuf);
+    free(src);
+    src = chain("x = 100000", " - ", "1", 99999, "; x");
+    CHECK(run(src) == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "1\n"), "100000-1-... = %s", outbuf);
+    free(src);
+    src = chain("y = 3", "*", "1", 49999, "; y");
+    CHECK(run(src) == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "3\n"), "3*1*1*... (50,000 terms) = %s", outbuf);
+    free(src);
+    src = chain("ones(2)", "+", "ones(2)", 999, "");
+    CHECK(run(src) == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "tensor([1000., 1000.], shape=[2], dtype=float32)\n"), "%s", outbuf);
+    free(src);
+    /* an error inside a long chain points at its operand; the values made before stay */
+    src = chain("a = 2; b = 1", "+", "1", 20000, "+nope+1");
+    bl_session *s = bl_session_new(0);
+    CHECK(run_in(s, src) < 0, "unknown name accepted");
+    CHECK(!strcmp(errbuf, "t:1:40014: unknown name 'nope'\n"), "error: %s", errbuf);
+    CHECK(bl_session_get(s, "a") && bl_session_get(s, "a")->num == 2 && !bl_session_get(s, "b"),
+          "values changed");
+    bl_session_free(s);
+    free(src);
+    src = chain("x = [1]; x", "", "[0]", 300, "");
+    CHECK(run(src) < 0, "300 chained indices accepted");
+    CHECK(strstr(errbuf, "expression nested too deeply") != NULL, "error: %s", errbuf);
+    free(src);
+    src = chain("x = [1]; x", "", "[0]", 1, "");
+    CHECK(run(src) == 0 && !strcmp(outbuf, "1\n"), "%s%s", outbuf, errbuf);
+    free(src);
+}
+
+/* A slice of a list is a list of its items, as in Python, whatever the items are (python3:
+ * [1, 2, 3][0:2] == [1, 2], ["a", "b"][1:] == ["b"], [1, 2, [3, "a"]][0:2] == [1, 2],
+ * l[::-1] == [3, 2, 1], l[-2:] == [2, 3], l[5:] == [], l[::2] == [1, 3], l[2:0:-1] == [3, 2]);
+ * several indices still index the tensor the list stands for */
+BL_TEST(list_slicing)
+{
+    bl_session *s = bl_session_new(0);
+    CHECK(run_in(s, "l = [1, 2, 3]; l[0:2]; [\"a\", \"b\"][1:]; [1, 2, [3, \"a\"]][0:2]; "
+                    "[1, 2, [3, \"a\"]][1:]; l[::-1]; l[-2:]; l[5:]; l[::2]; l[2:0:-1]; l[:]; "
+                    "l[0:2][-1]; [[1, 2], [3, 4]][:, 1]") == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "[1, 2]\n[\"b\"]\n[1, 2]\n[2, [3, \"a\"]]\n[3, 2, 1]\n[2, 3]\n[]\n[1, 3]\n"
+                          "[3, 2]\n[1, 2, 3]\n2\ntensor([2., 4.], shape=[2], dtype=float32)\n"),
+          "output:\n%s", outbuf);
+    CHECK(run_in(s, "l[::0]") < 0 && !strcmp(errbuf, "t:1:5: slice step cannot be zero\n"), "%s", errbuf);
+    CHECK(run_in(s, "l[\"a\":]") < 0 && !strcmp(errbuf, "t:1:3: slice bounds must be whole numbers\n"),
+          "%s", errbuf);
+    CHECK(run_in(s, "l") == 0 && !strcmp(outbuf, "[1, 2, 3]\n"), "l changed: %s", outbuf);
+    bl_session_free(s);
+}
+
+/* Run n bytes of script text (NUL bytes and all) through bl_run_file, as a file named "f". */
+static int run_bytes(bl_session *s, const char *text, size_t n)
+{
+    FILE *f = fmemopen((void *)text, n, "r"), *o = tmpfile(), *e = tmpfile();
+    s->out = o, s->err = e;
+    int rc = bl_run_file(s, "f", f);
+    fclose(f);
+    rewind(o);
+    outbuf[fread(outbuf, 1, sizeof outbuf - 1, o)] = '\0';
+    rewind(e);
+    errbuf[fread(errbuf, 1, sizeof errbuf - 1, e)] = '\0';
+    fclose(o), fclose(e);
+    s->out = stdout, s->err = stderr;
+    return rc;
+}
+
+/* A UTF-8 byte order mark before a script is skipped (as Python does), and columns count from
+ * after it; a NUL byte is an error at its place (not "unterminated string"), and the script
+ * stops there with the values made before it kept */
+BL_TEST(script_bom_and_nul)
+{
+    bl_session *s = bl_session_new(0);
+    static const char bom[] = "\xef\xbb\xbfx = 1\nx\ny = nope\n";
+    CHECK(run_bytes(s, bom, sizeof bom - 1) < 0, "unknown name accepted");
+    CHECK(!strcmp(outbuf, "1\n") && !strcmp(errbuf, "f:3:5: unknown name 'nope'\n"), "%s%s", outbuf, errbuf);
+    static const char bom_err[] = "\xef\xbb\xbf" "z = ?";
+    CHECK(run_bytes(s, bom_err, sizeof bom_err - 1) < 0 && !strcmp(errbuf, "f:1:5: expected a value, found character '?'\n"),
+          "%s", errbuf);
+    static const char nul[] = "a = 2\nb = \"x\0y\"\nc = 3\n";
+    s->keep_going = 1;
+    CHECK(run_bytes(s, nul, sizeof nul - 1) < 0, "a NUL byte accepted");
+    CHECK(!strcmp(errbuf, "f:2:7: NUL byte in the script (is it a text file?)\n"), "%s", errbuf);
+    CHECK(bl_session_get(s, "a") && bl_session_get(s, "a")->num == 2 && !bl_session_get(s, "b") &&
+          !bl_session_get(s, "c") && bl_session_get(s, "x")->num == 1, "values");
+    bl_session_free(s);
+}
+
+/* A dimension argument's range in messages is that of the tensor given ([-2, 1] for a 2-D one,
+ * as torch says "Dimension out of range (expected to be in range of [-2, 1], but got 5)"), not
+ * that of the largest tensor blocklab has */
+BL_TEST(dim_ranges_follow_the_tensor)
+{
+    static const struct { const char *src, *err; } cases[] = {
+        { "transpose(randn(2, 3), 0, 5)", "t:1:27: transpose: argument 3 must be in [-2, 1], got 5\n" },
+        { "transpose(randn(2, 3), -3)", "t:1:24: transpose: argument 2 must be in [-2, 1], got -3\n" },
+        { "transpose(ones(2, 3, 4), 3)", "t:1:26: transpose: argument 2 must be in [-3, 2], got 3\n" },
+        { "transpose(ones(3), 0, 1)", "t:1:1: transpose: needs at least 2 dimensions, got 1\n" },
+        { "softmax(ones(2, 3), dim=2)", "t:1:25: softmax: dim must be in [-2, 1], got 2\n" },
+        { "mean(ones(2, 3), dim=-3)", "t:1:22: mean: dim must be in [-2, 1], got -3\n" },
+        { "mean(sum(ones(2)), dim=0)", "t:1:24: mean: dim picks a dimension, but the tensor is 0-D (one number)\n" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        CHECK(run(cases[i].src) < 0, "%s accepted", cases[i].src);
+        CHECK(!strcmp(errbuf, cases[i].err), "%s: %s", cases[i].src, errbuf);
+    }
+    CHECK(run("transpose(ones(2, 3), -2, 1).shape; softmax(ones(2, 2), dim=-2)") == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "[3, 2]\ntensor([[0.5000, 0.5000],\n        [0.5000, 0.5000]], shape=[2, 2], dtype=float32)\n"),
+          "%s", outbuf);
 }
 
 /* == and != of lists compare every kind of item, as Python does (python3: ["a"] == ["a"] is True,
@@ -655,8 +831,14 @@ int main(void)
 {
     RUN(lexer_tokens_and_positions);
     RUN(incomplete_lines);
+    RUN(lexer_columns_on_long_lines);
+    RUN(incomplete_line_by_line);
     RUN(parser_statements_and_error_positions);
     RUN(eval_values_and_errors);
+    RUN(long_operator_chains);
+    RUN(list_slicing);
+    RUN(script_bom_and_nul);
+    RUN(dim_ranges_follow_the_tensor);
     RUN(list_equality);
     RUN(tensor_printing_abbreviates);
     RUN(tensor_printing_matches_pytorch);
