@@ -3,6 +3,8 @@
 #include "core/error.h"
 #include "core/fileio.h"
 #include "core/tensor_math.h"
+#include "models/model.h"
+#include "repl/models.h"
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -493,17 +495,26 @@ static const struct { const char *what, *exts[4]; } writes[] = {
     [BL_WRITES_TABLE] = { "a table", { ".csv", ".json", ".md" } },
     [BL_WRITES_PICTURE] = { "a picture", { ".png", ".svg", ".csv", ".json" } },
     [BL_WRITES_RUN] = { "a run", { ".json" } },
+    [BL_WRITES_TEXT] = { "text", { ".json" } },
 };
 
 /* Before a statement runs: can it write its '> FILE'? A command must leave a value of FILE's type
- * (any writes .txt, its text), and FILE's folder must take a new file; so a statement that cannot
+ * (any writes .txt, its text; a picture or text by the model for BL_WRITES_GPT_TEXT), and FILE's folder must take a new file; so a statement that cannot
  * write its file fails having changed nothing. A value's own limits (a .csv of a 3-D tensor) are
  * still bl_write_value's, after it. */
 static int redirect_check(bl_session *s, const bl_stmt *st)
 {
     if (!st->redirect || bl_stmt_redirects_to(st, ".txt")) return 0;   /* opened before it runs */
     if (st->kind == BL_S_CMD) {
-        int w = bl_command_find(st->name)->flags & BL_WRITES, ok = 0;
+        const bl_command *c = bl_command_find(st->name);
+        bl_cmdargs a = { .s = s, .st = st, .n = st->nwords, .w = st->words };
+        int w = c->flags & BL_WRITES, ok = 0;
+        if (c->flags & BL_WRITES_GPT_TEXT) {   /* the model it will use, as it will pick it */
+            int used;
+            bl_model *m = bl_models_pick(&a, &used);
+            if (!m) return bl_session_errat(s, st->pos);
+            if (m->kind == BL_MODEL_GPT) w = BL_WRITES_TEXT;
+        }
         for (int i = 0; w && i < 4 && writes[w].exts[i]; i++) ok |= bl_stmt_redirects_to(st, writes[w].exts[i]);
         if (!w) bl_fail("'%s' has no table or picture to write to %s (its text goes to a .txt file)", st->name, st->redirect);
         else if (!ok) {

@@ -57,8 +57,10 @@ typedef struct {
 /* bl_command.flags. BL_CMD_RAW: the handler reads a->st->rest itself (no words, no '>' redirect).
  * BL_WRITES_*: the value it leaves for a '> FILE' of another type than .txt (its text, which every
  * command writes); none for a command that leaves nothing. Checked before the command runs, so
- * that a statement that cannot write its file fails having changed nothing. */
-enum { BL_WRITES_TABLE = 1, BL_WRITES_PICTURE = 2, BL_WRITES_RUN = 3, BL_WRITES = 3, BL_CMD_RAW = 4 };
+ * that a statement that cannot write its file fails having changed nothing. BL_WRITES_GPT_TEXT:
+ * with a TinyGPT model it leaves its text instead (BL_WRITES_TEXT: .json). */
+enum { BL_WRITES_TABLE = 1, BL_WRITES_PICTURE = 2, BL_WRITES_RUN = 3, BL_WRITES_TEXT = 4, BL_WRITES = 7,
+       BL_CMD_RAW = 8, BL_WRITES_GPT_TEXT = 16 };
 
 /* Positional and keyword arguments of a function call, evaluated. */
 typedef struct {

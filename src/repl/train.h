@@ -106,7 +106,7 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       "TinyDiT: n=16 steps=20 seed=0; the result is a picture (sample > s.png saves it).\n"    \
       "TinyGPT: prompt=\"ROMEO:\" n=200 temperature=1 top_k=0 seed=0 cache=on sliding=off;\n" \
       "the result is the text. Characters outside the vocabulary are reported.",              \
-      bl_complete_modelvar, bl_cmd_sample, BL_WRITES_PICTURE },                                 \
+      bl_complete_modelvar, bl_cmd_sample, BL_WRITES_PICTURE | BL_WRITES_GPT_TEXT },            \
     { "lengen", "lengen [MODEL] [factor=4] [windows=8]",                                       \
       "Validation loss per position past the context.\n"                                       \
       "TinyGPT on windows factor x context long (pos=rope; pos=learned cannot go past its\n"   \

@@ -688,6 +688,11 @@ BL_TEST(redirect_checked_first)
           !strcmp(errbuf, "t:1:8: /nonexistent-dir/x.csv: directory '/nonexistent-dir' does not exist\n") && !outbuf[0],
           "%s%s", outbuf, errbuf);
     CHECK(run_in(s, "seed; shape(x)") == 0 && !strcmp(outbuf, "seed 0\n[2]\n"), "%s%s", outbuf, errbuf);
+    /* sample makes text with a TinyGPT model: refused before it samples (nor attaches the text) */
+    CHECK(run_in(s, "model gpt dim=32 depth=1 heads=2") == 0, "%s", errbuf);
+    snprintf(cmd, sizeof cmd, "sample n=3 > %s/s.png", dir);
+    snprintf(want, sizeof want, "t:1:14: %s/s.png: 'sample' makes text, written as .txt or .json\n", dir);
+    CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want) && !outbuf[0], "%s%s", outbuf, errbuf);
     bl_models_free(s);
     bl_session_free(s);
     CHECK(rmdir(dir) == 0, "a file was left in %s", dir);
