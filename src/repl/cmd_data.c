@@ -270,6 +270,12 @@ int bl_cmd_data(bl_cmdargs *a)
         bl_dataset_free(ds);
         return bl_session_errat(a->s, a->w[used].pos);
     }
+    /* what train would refuse of this data with this model, refused now: the old data stays */
+    if (bl_run_check_data(m, ds, (int)exam) < 0) {
+        prefix_error("data");
+        bl_dataset_free(ds);
+        return bl_session_errat(a->s, a->w[path ? used + 1 : used].pos);
+    }
     if (attach(a->s, m, t, ds, "data") < 0) return bl_session_errat(a->s, a->w[used].pos);
     t->exam_n = (int)exam;
     char d[1200];

@@ -84,8 +84,9 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       "KIND: shapes (built in), cifar10 DIR, mnist DIR, fashion-mnist [DIR], images DIR (one\n" \
       "folder of PNGs per class), text [FILE] (no FILE: the built-in manual). For TinyGPT the\n" \
       "model's vocab becomes the text's (a rebuild when it changes). Without `data`, training\n" \
-      "uses shapes (TinyDiT) or the built-in text (TinyGPT); the wrong kind is refused. A new\n" \
-      "dataset starts a new run.\n"                                                           \
+      "uses shapes (TinyDiT) or the built-in text (TinyGPT). The wrong kind, a text no longer\n" \
+      "than the context and an exam larger than the held-out part are refused at once (the\n"  \
+      "data attached stays). A new dataset starts a new run.\n"                                \
       "exam=N: the validation exam takes N held-out images or windows (default 2000 images,\n" \
       "64 windows; fewer is faster, the same N gives every model the same exam).",             \
       bl_complete_data, bl_cmd_data, 0 },                                                      \

@@ -56,16 +56,32 @@ static int check_fit(const bl_model *m, const bl_dataset *ds)
     return bl_text_check_context(ds, c->context);
 }
 
+/* The exam's size for val_n (0: the default): TinyDiT held-out images (at most 2000 by default),
+ * TinyGPT validation windows (64). -1 + error when ds holds too few. */
+static int exam_size(const bl_config *c, const bl_dataset *ds, int val_n)
+{
+    if (c->kind != BL_MODEL_DIT) return val_n > 0 ? val_n : 64;
+    size_t avail = ds->n_val;
+    if (val_n <= 0) val_n = avail < 2000 ? (int)avail : 2000;
+    if (val_n < 1 || (size_t)val_n > avail)
+        return bl_fail("train: the exam needs %d held-out images but %s has %zu", val_n, ds->name, avail);
+    return val_n;
+}
+
+int bl_run_check_data(const bl_model *m, const bl_dataset *ds, int val_n)
+{
+    if (m->kind == BL_MODEL_GPT && ds->kind == BL_DATA_TEXT && bl_text_check_context(ds, m->cfg.context) < 0)
+        return -1;
+    return exam_size(&m->cfg, ds, val_n) < 0 ? -1 : 0;
+}
+
 static int make_exam(bl_run *r)
 {
     const bl_config *c = &r->model->cfg;
     const bl_dataset *ds = r->data;
     bl_rng rng;
+    if ((r->val_n = exam_size(c, ds, r->val_n)) < 0) return -1;
     if (c->kind == BL_MODEL_DIT) {
-        size_t avail = ds->n_val;
-        if (r->val_n <= 0) r->val_n = avail < 2000 ? (int)avail : 2000;
-        if (r->val_n < 1 || (size_t)r->val_n > avail)
-            return bl_fail("train: the exam needs %d held-out images but %s has %zu", r->val_n, ds->name, avail);
         int shape[4] = {r->val_n, ds->C, ds->H, ds->W};
         r->val_x0 = bl_tensor_new(4, shape);
         r->val_noise = bl_tensor_new(4, shape);
@@ -78,7 +94,6 @@ static int make_exam(bl_run *r)
         bl_rng_fill_uniform(&rng, r->val_t, (size_t)r->val_n, 0.0f, 1.0f);
         return 0;
     }
-    if (r->val_n <= 0) r->val_n = 64;
     r->val_tokens = malloc((size_t)r->val_n * (size_t)(r->T + 1) * sizeof(int));
     if (!r->val_tokens) return bl_fail("train: out of memory for the exam");
     return bl_text_val_windows(ds, r->val_n, r->T, r->val_tokens);

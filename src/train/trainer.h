@@ -50,6 +50,10 @@ typedef struct bl_run {
  * size; text vocabulary size equal to the model's vocab, context shorter than the text parts).
  * val_n <= 0 picks the default. NULL + "train: ..." on a mismatch. */
 bl_run *bl_run_new(bl_model *m, const bl_dataset *ds, int val_n);
+/* What a run of m on ds with an exam of val_n items (0: the default) needs that ds alone decides:
+ * a text long enough for the context, enough held-out images. 0, or -1 + bl_run_new's error
+ * (so `data` can refuse what `train` would). */
+int bl_run_check_data(const bl_model *m, const bl_dataset *ds, int val_n);
 void bl_run_free(bl_run *r);
 /* Re-read the trainer keys from the model's config (after `set lr=...`); keeps the step count. */
 void bl_run_sync_config(bl_run *r);

@@ -698,6 +698,40 @@ BL_TEST(redirect_checked_first)
     CHECK(rmdir(dir) == 0, "a file was left in %s", dir);
 }
 
+/* data refuses at once what train would refuse of it with this model (train's message), and the
+ * model keeps the data it had: an exam larger than the held-out part, a text shorter than the
+ * context (which would otherwise rebuild the model to the text's vocab first) */
+BL_TEST(data_checked_when_attached)
+{
+    char path[] = "/tmp/bl-test-short-XXXXXX.txt", cmd[256], want[512];
+    int fd = mkstemps(path, 4);
+    if (fd < 0) SKIP("no temporary file");
+    CHECK(write(fd, "hello world\n", 12) == 12, "write");
+    close(fd);
+    bl_session *s = bl_session_new(0);
+    bl_models_init(s);
+    CHECK(run_in(s, "model dit dim=32 depth=1 heads=2") == 0, "%s", errbuf);
+    CHECK(run_in(s, "data shapes exam=100000") < 0 &&
+          !strcmp(errbuf, "t:1:6: data: the exam needs 100000 held-out images but shapes has 10000\n") && !outbuf[0],
+          "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "data shapes exam=10") == 0, "%s", errbuf);
+    CHECK(run_in(s, "data shapes exam=10001") < 0 &&
+          !strcmp(errbuf, "t:1:6: data: the exam needs 10001 held-out images but shapes has 10000\n"), "%s", errbuf);
+    CHECK(run_in(s, "data") == 0 &&
+          !strcmp(outbuf, "shapes: endless train + 10000 val images 3x32x32, 10 classes, built in (seed 0)\n"),
+          "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "model gpt dim=32 depth=1 heads=2 context=32") == 0, "%s", errbuf);
+    snprintf(cmd, sizeof cmd, "data text %s", path);
+    snprintf(want, sizeof want, "t:1:11: data: text: %s has 12 characters, fewer than context + 1 = 33\n", path);
+    CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want) && !outbuf[0], "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "m2.vocab; data") == 0 &&
+          !strcmp(outbuf, "65\nno data attached: training uses the built-in text (data KIND [PATH] attaches one)\n"),
+          "%s%s", outbuf, errbuf);
+    bl_models_free(s);
+    bl_session_free(s);
+    unlink(path);
+}
+
 BL_TEST(load_safetensors)
 {
     char path[] = "/tmp/bl-test-repl-XXXXXX.safetensors";
@@ -853,6 +887,7 @@ int main(void)
     RUN(completion);
     RUN(writers);
     RUN(redirect_checked_first);
+    RUN(data_checked_when_attached);
     RUN(load_safetensors);
     RUN(interrupt_flag);
     RUN(help_and_manual_cover_everything);
