@@ -246,7 +246,8 @@ bl_tensor *bl_dit_sample(bl_model *m, int n, int steps, uint64_t seed)
         for (int s = 0; s < steps; s++) {
             if (m->interrupted && m->interrupted()) {
                 bl_tensor_free(out);
-                return BL_FAILP("sample: interrupted");
+                return BL_FAILP("sample: interrupted at Euler step %d of %d for images %d-%d of %d", s + 1, steps,
+                                b0 + 1, b0 + nb, n);
             }
             /* Euler from t = 1 to t = 0: x <- x - dt v(x, t) */
             float t = 1.0f - (float)s * dt;

@@ -27,6 +27,13 @@ static int sample_dit(bl_cmdargs *a, bl_model *m, int used)
         bl_opt_int(a, "seed", 0, 0, 9007199254740991L, &seed) < 0)
         return -1;
     bl_tensor *x = bl_dit_sample(m, (int)n, (int)steps, (uint64_t)seed);
+    if (!x && bl_interrupted()) {   /* Ctrl-C: one plain line, as train says it, and nothing to write */
+        fprintf(a->s->out, "%s (no picture made)\n", bl_error());
+        bl_clear_error();
+        bl_interrupt_reported(a->s);
+        a->result = bl_val_none();
+        return a->result ? 0 : -1;
+    }
     if (!x) return bl_session_errat(a->s, a->st->pos);
     char title[160];
     snprintf(title, sizeof title, "TinyDiT samples: step %d, %ld Euler steps, seed %ld", step_of(m), steps, seed);

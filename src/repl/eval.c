@@ -562,16 +562,18 @@ int bl_exec_stmt(bl_session *s, const bl_stmt *st)
             rc = bl_session_set(s, st->name, v);
         }
     } else if (rc == 0 && st->redirect) {
+        int stopped = v && v->kind == BL_V_NONE && !txt.f;   /* by Ctrl-C, said so: nothing to write */
         if (txt.f) {
             if (v) bl_val_print(v, txt.f);
             if (bl_atomic_commit(&txt) < 0) rc = bl_session_errat(s, st->redirect_pos);
+        } else if (stopped) {
         } else if (!v) {
             bl_fail("'%s' has no table or picture to write to %s", st->name, st->redirect);   /* vars with none */
             rc = bl_session_errat(s, st->redirect_pos);
         } else if (bl_write_value(s, v, st->redirect, st->text) < 0) {
             rc = bl_session_errat(s, st->redirect_pos);
         }
-        if (rc == 0 && s->interactive) fprintf(s->out, "wrote %s\n", st->redirect);
+        if (rc == 0 && s->interactive && !stopped) fprintf(s->out, "wrote %s\n", st->redirect);
     } else if (rc == 0 && v) {
         bl_val_print(v, s->out);
     }

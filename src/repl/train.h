@@ -106,7 +106,8 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       "Generate images (TinyDiT) or text (TinyGPT).\n"                                         \
       "TinyDiT: n=16 steps=20 seed=0; the result is a picture (sample > s.png saves it).\n"    \
       "TinyGPT: prompt=\"ROMEO:\" n=200 temperature=1 top_k=0 seed=0 cache=on sliding=off;\n" \
-      "the result is the text. Characters outside the vocabulary are reported.",              \
+      "the result is the text. Characters outside the vocabulary are reported.\n"            \
+      "Ctrl-C stops it with one line: the text so far is kept; TinyDiT makes no picture.",    \
       bl_complete_modelvar, bl_cmd_sample, BL_WRITES_PICTURE | BL_WRITES_GPT_TEXT },            \
     { "lengen", "lengen [MODEL] [factor=4] [windows=8]",                                       \
       "Validation loss per position past the context.\n"                                       \

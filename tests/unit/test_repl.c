@@ -774,6 +774,25 @@ BL_TEST(interrupt_flag)
     CHECK(bl_interrupted(), "SIGINT did not set the flag");
     bl_interrupt_clear();
     CHECK(!bl_interrupted(), "flag not cleared");
+    /* Ctrl-C during a TinyDiT sample: one plain line, as train's, no error and nothing written */
+    char dir[] = "/tmp/bl-test-int.XXXXXX", cmd[256];
+    if (!mkdtemp(dir)) SKIP("no temporary folder");
+    bl_session *s = bl_session_new(0);
+    bl_models_init(s);
+    s->interactive = 1;
+    CHECK(run_in(s, "model dit dim=32 depth=1 heads=2") == 0, "%s", errbuf);
+    for (int i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof cmd, "sample n=2 steps=5");
+        if (i) snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), " > %s/s.png", dir);
+        raise(SIGINT);
+        CHECK(run_in(s, cmd) == 0 && !errbuf[0] &&
+              !strcmp(outbuf, "sample: interrupted at Euler step 1 of 5 for images 1-2 of 2 (no picture made)\n"),
+              "%s: %s%s", cmd, outbuf, errbuf);
+        CHECK(!bl_interrupted(), "%s: the interrupt is reported, and cleared at the prompt", cmd);
+    }
+    bl_models_free(s);
+    bl_session_free(s);
+    CHECK(rmdir(dir) == 0, "a file was left in %s", dir);
 }
 
 /* Every command and function has a synopsis, help text and an entry in man/blocklab.1: a line
