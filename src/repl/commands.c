@@ -258,10 +258,6 @@ static int cmd_source(bl_cmdargs *a)
         bl_fail("source: expected one file name (source FILE)");
         return a->n ? word_err(a, 1) : -1;
     }
-    if (a->s->depth >= 16) {
-        bl_fail("source: files nested more than 16 deep (does %s source itself?)", a->w[0].text);
-        return word_err(a, 0);
-    }
     /* a relative name missing here is looked up beside the script that sources it, so
      * `blocklab -f examples/x.bl` works from any folder */
     const char *path = a->w[0].text, *cur = a->s->file, *slash = cur ? strrchr(cur, '/') : NULL;
@@ -271,6 +267,14 @@ static int cmd_source(bl_cmdargs *a)
         snprintf(beside, sizeof beside, "%.*s/%s", (int)(slash - cur), cur, path) < (int)sizeof beside &&
         stat(beside, &sb) == 0)
         path = beside;
+    if (a->s->depth >= 16) {
+        char *self = realpath(path, NULL), *cur_real = cur ? realpath(cur, NULL) : NULL;
+        if (self && cur_real && !strcmp(self, cur_real))
+            bl_fail("source: %s sources itself (depth %d)", a->w[0].text, a->s->depth);
+        else bl_fail("source: files nested more than 16 deep (does %s source itself?)", a->w[0].text);
+        free(self), free(cur_real);
+        return word_err(a, 0);
+    }
     FILE *f = bl_open_script(path);
     if (!f) {
         bl_fail("source: %s: %s", a->w[0].text, strerror(errno));
@@ -281,9 +285,9 @@ static int cmd_source(bl_cmdargs *a)
     a->s->depth--;
     fclose(f);
     if (rc < 0) {
-        /* the error inside the file has been shown; this one says where it was sourced */
-        bl_fail("source: %s stopped at an error", a->w[0].text);
-        return word_err(a, 0);
+        /* the error inside the file has been shown, at its FILE:LINE:COL: one error, one line */
+        a->s->error_shown = 1;
+        return -1;
     }
     return 0;
 }
@@ -375,7 +379,8 @@ const bl_command bl_commands[] = {
     { "del", "del NAME...", "Delete variables (and free what they hold).", bl_complete_var, cmd_del, 0 },
     { "source", "source FILE",
       "Run the statements of a script file here.\n"
-      "They run as if typed; the file stops at its first error.",
+      "They run as if typed; the file stops at its first error, shown once at its\n"
+      "FILE:LINE:COL. Files nest at most 16 deep.",
       bl_complete_file, cmd_source, 0 },
     { "history", "history [N]", "Show the last N statements (20 by default).", NULL, cmd_history, 0 },
     { "time", "time STATEMENT",

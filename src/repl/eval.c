@@ -601,6 +601,12 @@ void bl_report_error(bl_session *s)
 {
     const char *msg = bl_error()[0] ? bl_error() : "error";
     fflush(s->out);
+    if (s->error_shown) {   /* `source` of a file that stopped at an error, shown where it was */
+        s->error_shown = 0;
+        bl_clear_error();
+        s->has_errpos = 0;
+        return;
+    }
     if (!s->has_errpos) {
         if (s->interactive && s->depth == 0) fprintf(s->err, "error: %s\n", msg);
         else fprintf(s->err, "%s: %s\n", s->file, msg);

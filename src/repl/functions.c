@@ -23,8 +23,10 @@ int bl_nargs(bl_callargs *a, int lo, int hi)
     if (a->n >= lo && (hi < 0 || a->n <= hi)) return 0;
     const bl_function *f = bl_function_find(a->fname);
     if (hi == lo) bl_fail("%s: expected %d argument%s, got %d (%s)", a->fname, lo, lo == 1 ? "" : "s", a->n, f->synopsis);
-    else if (a->n < lo) bl_fail("%s: expected at least %d arguments, got %d (%s)", a->fname, lo, a->n, f->synopsis);
-    else bl_fail("%s: expected at most %d arguments, got %d (%s)", a->fname, hi, a->n, f->synopsis);
+    else if (a->n < lo) bl_fail("%s: expected at least %d argument%s, got %d (%s)", a->fname, lo, lo == 1 ? "" : "s",
+                                a->n, f->synopsis);
+    else bl_fail("%s: expected at most %d argument%s, got %d (%s)", a->fname, hi, hi == 1 ? "" : "s", a->n,
+                 f->synopsis);
     return bl_session_errat(a->s, a->n > hi && hi >= 0 ? a->vpos[hi] : a->pos);
 }
 
@@ -462,6 +464,19 @@ static bl_value *f_apply_rope(bl_callargs *a)
     bl_tensor x4;
     int sh[2] = { tab->shape[1], tab->shape[2] };
     if (as4d(a, x, &x4, 0) < 0) return NULL;
+    /* checked here, with x's own shape (bl_rope would name its [B, H, T, hd] view) */
+    char xs[64];
+    if (x->shape[x->ndim - 2] != sh[0] || x->shape[x->ndim - 1] != sh[1]) {
+        bl_fail("apply_rope: x %s needs a table [2, %d, %d] (T, head_dim), got [2, %d, %d]",
+                bl_shape_str(x, xs, sizeof xs), x->shape[x->ndim - 2], x->shape[x->ndim - 1], sh[0], sh[1]);
+        bl_session_errat(a->s, a->vpos[1]);
+        return NULL;
+    }
+    if (sh[1] % 2) {
+        bl_fail("apply_rope: head_dim must be even, got %d (x %s)", sh[1], bl_shape_str(x, xs, sizeof xs));
+        bl_session_errat(a->s, a->vpos[0]);
+        return NULL;
+    }
     size_t half = (size_t)sh[0] * (size_t)sh[1];
     bl_tensor *c = bl_tensor_from(2, sh, tab->data), *s = c ? bl_tensor_from(2, sh, tab->data + half) : NULL;
     bl_value *r = s ? reshape_back(bl_rope(a->s->g, &x4, c, s), x) : NULL;

@@ -118,6 +118,7 @@ struct bl_session {
     int src_line;           /* its first line number */
     bl_pos errpos;          /* where the last error was (valid when has_errpos) */
     int has_errpos;
+    int error_shown;        /* the failing statement's error was shown already (in a sourced file) */
     int depth;              /* `source` nesting */
     char **hist;            /* statements entered, for `history` */
     int nhist, caphist;

@@ -732,6 +732,45 @@ BL_TEST(data_checked_when_attached)
     unlink(path);
 }
 
+/* One error, one line: an error inside a sourced file is shown once, at its FILE:LINE:COL (the
+ * values it made are kept); a file that sources itself says so once; no doubled prefixes, no
+ * internal shapes, "1 argument" */
+BL_TEST(one_error_one_line)
+{
+    char dir[] = "/tmp/bl-test-src.XXXXXX", path[256], cmd[300], want[512];
+    if (!mkdtemp(dir)) SKIP("no temporary folder");
+    static const char *const files[][2] = { { "s.bl", "x = 1\nsource s.bl\n" }, { "inner.bl", "y = 2\nz = nope\n" } };
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
+        FILE *f = fopen(path, "w");
+        if (f) fputs(files[i][1], f), fclose(f);
+    }
+    bl_session *s = bl_session_new(0);
+    bl_models_init(s);
+    snprintf(cmd, sizeof cmd, "source %s/s.bl", dir);
+    snprintf(want, sizeof want, "%s/s.bl:2:8: source: s.bl sources itself (depth 16)\n", dir);
+    CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want), "%s", errbuf);
+    snprintf(cmd, sizeof cmd, "source %s/inner.bl", dir);
+    snprintf(want, sizeof want, "%s/inner.bl:2:5: unknown name 'nope'\n", dir);
+    CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want), "%s", errbuf);
+    CHECK(run_in(s, "x + y") == 0 && !strcmp(outbuf, "3\n"), "%s%s", outbuf, errbuf);
+    static const struct { const char *src, *err; } cases[] = {
+        { "rope table head_dim=3", "t:1:12: rope table: head_dim must be even and >= 2, got 3\n" },
+        { "apply_rope(ones(6, 8), rope_table(5, 8))",
+          "t:1:24: apply_rope: x [6, 8] needs a table [2, 6, 8] (T, head_dim), got [2, 5, 8]\n" },
+        { "load()", "t:1:1: load: expected at least 1 argument, got 0 (load(\"file.safetensors\", \"name\"))\n" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        CHECK(run_in(s, cases[i].src) < 0 && !strcmp(errbuf, cases[i].err), "%s: %s", cases[i].src, errbuf);
+    bl_models_free(s);
+    bl_session_free(s);
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
 BL_TEST(load_safetensors)
 {
     char path[] = "/tmp/bl-test-repl-XXXXXX.safetensors";
@@ -907,6 +946,7 @@ int main(void)
     RUN(writers);
     RUN(redirect_checked_first);
     RUN(data_checked_when_attached);
+    RUN(one_error_one_line);
     RUN(load_safetensors);
     RUN(interrupt_flag);
     RUN(help_and_manual_cover_everything);
