@@ -11,6 +11,7 @@
 #include "repl/train.h"
 #include "repl/cmd_compare.h"
 #include "core/error.h"
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -139,10 +140,85 @@ static void print_block(FILE *out, const char *text, int indent)
     }
 }
 
+/* The first sentence of text (up to a '.' followed by the end or by a blank and a capital, so
+ * "e.g. [4, 64]" does not end it), its lines joined and wrapped to 79 columns after `indent`. */
+static void print_sentence(FILE *out, const char *text, int indent)
+{
+    size_t end = 0, n = strlen(text);
+    while (end < n && !(text[end] == '.' && (end + 1 == n || (isspace((unsigned char)text[end + 1]) &&
+                                                             isupper((unsigned char)text[end + 2])))))
+        end++;
+    if (end < n) end++;   /* the '.' */
+    int col = 0;
+    for (size_t i = 0; i < end;) {
+        while (i < end && isspace((unsigned char)text[i])) i++;
+        size_t w = i;
+        while (w < end && !isspace((unsigned char)text[w])) w++;
+        if (w == i) break;
+        if (col && col + 1 + (int)(w - i) > 79) fputc('\n', out), col = 0;
+        col += col ? fprintf(out, " %.*s", (int)(w - i), text + i)
+                   : fprintf(out, "%*s%.*s", indent, "", (int)(w - i), text + i);
+        i = w;
+    }
+    fputc('\n', out);
+}
+
+/* Is w one of c's sub-commands, as its synopsis lists them ("rope table|check ...")? */
+static int is_sub(const bl_command *c, const char *w)
+{
+    const char *p = c->synopsis + strlen(c->name);
+    size_t n = *p == ' ' ? strcspn(++p, " ") : 0, wl = strlen(w);
+    for (const char *q = p; q < p + n; q++) {
+        size_t k = strcspn(q, "| ");
+        if (k == wl && islower((unsigned char)*q) && !strncmp(q, w, wl)) return 1;
+        q += k;
+    }
+    return 0;
+}
+
+/* Does text hold `key=` as a word of its own? */
+static int has_key(const char *text, const char *key)
+{
+    size_t n = strlen(key);
+    for (const char *p = strstr(text, key); p; p = strstr(p + 1, key))
+        if (p[n] == '=' && (p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_'))) return 1;
+    return 0;
+}
+
+/* "help: no topic 'width'; width= is a key of plot, attn, ... (help plot)" for the key of a
+ * command or function; 0 when t is none. */
+static int key_topic(const char *t)
+{
+    char list[512] = "";
+    const char *first = NULL;
+    size_t len = 0;
+    for (const bl_command *c = bl_commands; c->name; c++)
+        if (has_key(c->synopsis, t) || has_key(c->help, t)) {
+            len += (size_t)snprintf(list + len, len < sizeof list ? sizeof list - len : 0, "%s%s", len ? ", " : "", c->name);
+            if (!first) first = c->name;
+        }
+    for (const bl_function *f = bl_functions; f->name; f++)
+        if (has_key(f->synopsis, t))
+            len += (size_t)snprintf(list + len, len < sizeof list ? sizeof list - len : 0, "%s%s()", len ? ", " : "", f->name);
+    if (!len) return 0;
+    return bl_fail("help: no topic '%s'; %s= is a key of %s (help %s)", t, t, list, first ? first : "functions");
+}
+
 static int cmd_help(bl_cmdargs *a)
 {
     FILE *o = a->s->out;
-    if (no_more(a, 1) < 0) return -1;
+    if (no_more(a, 2) < 0) return -1;
+    if (a->n == 2) {   /* a command and its sub-command: `help plot loss`, `help rope check` */
+        const bl_command *c = bl_command_find(a->w[0].text);
+        if (!c || !is_sub(c, a->w[1].text)) {
+            bl_fail("help: '%s %s' is not a command with its sub-command (help [TOPIC], help CMD SUB)",
+                    a->w[0].text, a->w[1].text);
+            return word_err(a, c ? 1 : 0);
+        }
+        fprintf(o, "%s\n", c->synopsis);
+        print_block(o, c->help, 2);
+        return 0;
+    }
     if (a->n == 0) {
         fprintf(o, "Commands (help NAME for one; help functions, help language, help keys):\n");
         for (const bl_command *c = bl_commands; c->name; c++) {
@@ -179,9 +255,8 @@ static int cmd_help(bl_cmdargs *a)
     if (c || f) return 0;
     if (!strcmp(t, "functions")) {
         for (f = bl_functions; f->name; f++) {
-            const char *nl = strchr(f->help, '\n');
-            int len = nl ? (int)(nl - f->help) : (int)strlen(f->help);
-            fprintf(o, "  %s\n      %.*s\n", f->synopsis, len, f->help);
+            fprintf(o, "  %s\n", f->synopsis);
+            print_sentence(o, f->help, 6);
         }
         return 0;
     }
@@ -191,7 +266,7 @@ static int cmd_help(bl_cmdargs *a)
             return 0;
         }
     if (bl_models_help(a->s, t, o) == 0) return 0;
-    bl_fail("help: no command, function or topic '%s' (try help)", t);
+    if (!key_topic(t)) bl_fail("help: no command, function or topic '%s' (try help)", t);
     return word_err(a, 0);
 }
 
@@ -367,7 +442,8 @@ const bl_command bl_commands[] = {
     { "help", "help [TOPIC]",
       "List the commands, or explain one of them.\n"
       "Topics: functions, language, keys, every key of `help keys`, and every command and\n"
-      "function name.",
+      "function name, also with a sub-command (help rope check). A key of a command such\n"
+      "as width names the commands that take it.",
       bl_complete_topic, cmd_help, 0 },
     { "quit", "quit", "Leave blocklab (Ctrl-D does the same).", NULL, cmd_quit, 0 },
     { "exit", "exit", "Leave blocklab (the same as quit).", NULL, cmd_quit, 0 },

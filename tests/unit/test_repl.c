@@ -771,6 +771,32 @@ BL_TEST(one_error_one_line)
     rmdir(dir);
 }
 
+/* help: whole first sentences of the functions (wrapped to 79 columns), a command with its
+ * sub-command as a topic, and a command key pointing to the commands that take it */
+BL_TEST(help_topics)
+{
+    CHECK(run("help functions") == 0, "%s", errbuf);
+    CHECK(strstr(outbuf, "  var(x, dim=, keepdim=off)\n"
+                         "      The biased variance (divides by n, as inside LayerNorm) of all elements\n"
+                         "      (a number), or along dimension dim (negative counts from the end);\n"
+                         "      keepdim=on keeps that dimension with size 1 so the result broadcasts\n"
+                         "      against x.\n"), "%s", outbuf);
+    CHECK(strstr(outbuf, "      The shape of x as a list, e.g. [4, 64, 128].\n"), "%s", outbuf);
+    static const char *const subs[][2] = { { "plot loss", "plot loss [" }, { "rope check", "rope table|check [" },
+                                           { "qk growth", "qk growth [" } };
+    char cmd[64];
+    for (int i = 0; i < 3; i++) {
+        snprintf(cmd, sizeof cmd, "help %s", subs[i][0]);
+        CHECK(run(cmd) == 0 && strstr(outbuf, subs[i][1]) == outbuf, "%s: %s%s", cmd, outbuf, errbuf);
+    }
+    CHECK(run("help plot foo") < 0 && !strcmp(errbuf, "t:1:11: help: 'plot foo' is not a command with its "
+                                                      "sub-command (help [TOPIC], help CMD SUB)\n"), "%s", errbuf);
+    CHECK(run("help smooth") < 0 && !strcmp(errbuf, "t:1:6: help: no topic 'smooth'; smooth= is a key of plot (help plot)\n"),
+          "%s", errbuf);
+    CHECK(run("help width") < 0 && strstr(errbuf, "t:1:6: help: no topic 'width'; width= is a key of plot, ") == errbuf &&
+          strstr(errbuf, "heatmap()") && strstr(errbuf, "(help plot)\n"), "%s", errbuf);
+}
+
 BL_TEST(load_safetensors)
 {
     char path[] = "/tmp/bl-test-repl-XXXXXX.safetensors";
@@ -947,6 +973,7 @@ int main(void)
     RUN(redirect_checked_first);
     RUN(data_checked_when_attached);
     RUN(one_error_one_line);
+    RUN(help_topics);
     RUN(load_safetensors);
     RUN(interrupt_flag);
     RUN(help_and_manual_cover_everything);
