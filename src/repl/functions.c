@@ -197,6 +197,12 @@ static bl_value *f_fill(bl_callargs *a)
             bl_tensor_free(t);
             return NULL;
         }
+        if (!(std >= 0)) {   /* as torch.normal: "normal expects std >= 0.0" */
+            bl_fail("randn: std must be >= 0, got %g", std);
+            bl_session_errat(a->s, kw_pos(a, "std"));
+            bl_tensor_free(t);
+            return NULL;
+        }
         bl_rng_fill_normal(&a->s->rng, t->data, t->numel, (float)mean, (float)std);
     }
     return bl_val_tensor(t);
@@ -650,7 +656,8 @@ static bl_value *f_load(bl_callargs *a)
 const bl_function bl_functions[] = {
     { "randn", "randn(d0, d1, ..., mean=0, std=1)",
       "A tensor of normal random numbers drawn from the session's generator (`seed N` restarts it,\n"
-      "so a script gives the same numbers every run). Up to 4 sizes; at most 2^28 elements.", f_fill },
+      "so a script gives the same numbers every run). Up to 4 sizes; at most 2^28 elements;\n"
+      "std >= 0.", f_fill },
     { "zeros", "zeros(d0, d1, ...)", "A tensor of zeros with the given shape.", f_fill },
     { "ones", "ones(d0, d1, ...)", "A tensor of ones with the given shape.", f_fill },
     { "arange", "arange([start,] stop[, step])",

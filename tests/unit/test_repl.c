@@ -797,6 +797,49 @@ BL_TEST(help_topics)
           strstr(errbuf, "heatmap()") && strstr(errbuf, "(help plot)\n"), "%s", errbuf);
 }
 
+/* The documentation says what blocklab does: every file quickstart.bl writes is in its header,
+ * the man page's FILES has the probe cache, the spike rule is in help train and the manual,
+ * sample is not said to give a value; randn refuses std < 0 (torch.normal: "normal expects
+ * std >= 0.0") */
+static int read_src(const char *rel, char *buf, size_t n)
+{
+    const char *src = getenv("BL_SRCDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", src ? src : ".", rel);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    buf[fread(buf, 1, n - 1, f)] = '\0';
+    fclose(f);
+    return 0;
+}
+
+BL_TEST(docs_match_behaviour)
+{
+    static char man[1 << 18], qs[1 << 14], run_bl[1 << 14];
+    if (read_src("man/blocklab.1", man, sizeof man) < 0 || read_src("examples/quickstart.bl", qs, sizeof qs) < 0 ||
+        read_src("examples/quickstart-run.bl", run_bl, sizeof run_bl) < 0)
+        SKIP("sources not found (set BL_SRCDIR)");
+    char *hdr_end = strstr(qs, "\nmodel ");
+    if (hdr_end) *hdr_end = '\0';
+    int files = 0;
+    for (const char *p = strstr(run_bl, "> "); p; p = strstr(p + 1, "> ")) {
+        char name[128];
+        if (sscanf(p + 2, "%127s", name) != 1) continue;
+        files++;
+        CHECK(strstr(qs, name) != NULL, "quickstart.bl's header does not name %s", name);
+    }
+    CHECK(files == 5, "%d files", files);
+    const char *fs = strstr(man, ".SH FILES"), *env = strstr(man, ".SH ENVIRONMENT");
+    const char *probe = strstr(man, "probe-*.safetensors");
+    CHECK(fs && env && probe && probe > fs && probe < env, "the probe cache is not in FILES");
+    CHECK(!strstr(man, "the value is a grid"), "the manual gives sample a value");
+    CHECK(strstr(man, "1.5 times the median loss of the") != NULL, "the spike rule is not in the manual");
+    CHECK(run("help train") == 0 && strstr(outbuf, "above 1.5x the median of the previous 100"), "%s", outbuf);
+    CHECK(run("randn(2, std=-1)") < 0 && !strcmp(errbuf, "t:1:14: randn: std must be >= 0, got -1\n"), "%s", errbuf);
+    CHECK(run("randn(2, std=0)") == 0 && !strcmp(outbuf, "tensor([0., 0.], shape=[2], dtype=float32)\n"), "%s%s",
+          outbuf, errbuf);
+}
+
 BL_TEST(load_safetensors)
 {
     char path[] = "/tmp/bl-test-repl-XXXXXX.safetensors";
@@ -974,6 +1017,7 @@ int main(void)
     RUN(data_checked_when_attached);
     RUN(one_error_one_line);
     RUN(help_topics);
+    RUN(docs_match_behaviour);
     RUN(load_safetensors);
     RUN(interrupt_flag);
     RUN(help_and_manual_cover_everything);
