@@ -99,6 +99,14 @@ keys 'print("kept", m1.run.steps > 0, m1.run.steps < 1000000)' Enter
 check "the model and its run are kept after Ctrl-C" "kept true true"
 keys 'train 2' Enter
 check "training continues after Ctrl-C" "[####################] step"
+$T resize-window -t t -x 40
+keys 'train 3' Enter
+check "on 40 columns the final line of train is shown whole, on a line of its own" "3 steps in"
+# the bar of train 3 has fewer than 40 columns (it did not wrap) and its summary line follows it
+if screen | awk '/^step [0-9]+: loss .*3 steps in/ { ok = length(prev) < 40 && prev ~ /step [0-9]+  loss / }
+                 { prev = $0 } END { exit !ok }'
+then ok "the progress bar fits 40 columns"; else notok "the progress bar fits 40 columns"; fi
+$T resize-window -t t -x 100
 
 keys 'dash steps=3' Enter
 check "dash trains the model inside the dashboard to the end" "] 100%"
