@@ -15,6 +15,8 @@
 
 static const char RAMP[] = " .:-=+*#%@"; /* 10 levels, dark to bright */
 static const char MARKS[] = "*+x#%&";    /* one ASCII mark per curve when there are no colours */
+/* one marker per series drawn with markers (validation points), so they differ without colour */
+static const char *const DOTS[2][6] = { { "o", "@", "^", "v", "<", ">" }, { "●", "■", "▲", "◆", "○", "□" } };
 
 typedef struct {
     int color, unicode;
@@ -96,7 +98,7 @@ static void plot_segment(plot_area *a, long x0, long y0, long x1, long y1, uint3
 }
 
 static void draw_series(plot_area *a, const bl_series *se, const bl_scale *xs, const bl_scale *ys, int prio,
-                        uint32_t fg, char mark, const style *st)
+                        uint32_t fg, char mark, const char *dot, const style *st)
 {
     long lx = 0, ly = 0;
     int have_last = 0;
@@ -115,14 +117,13 @@ static void draw_series(plot_area *a, const bl_series *se, const bl_scale *xs, c
         lx = px, ly = py, have_last = 1;
     }
     if (!(se->flags & BL_MARKERS)) return;
-    const char *g = st->unicode ? "●" : "o";
     for (int i = 0; i < se->n; i++) {
         double tx = bl_scale_pos(xs, se->x[i]), ty = bl_scale_pos(ys, se->y[i]);
         if (!isfinite(tx) || !isfinite(ty) || tx < 0 || tx > 1 || ty < 0 || ty > 1) continue;
         long px, py;
         to_px(a, tx, ty, &px, &py);
         if (a->braille) px /= 2, py /= 4;
-        bl_canvas_put(a->plot, (int)px, (int)py, g, st->color ? fg : BL_NO_RGB, BL_NO_RGB);
+        bl_canvas_put(a->plot, (int)px, (int)py, dot, st->color ? fg : BL_NO_RGB, BL_NO_RGB);
     }
 }
 
@@ -135,6 +136,14 @@ static char mark_of(const bl_panel *p, int s)
     return MARKS[k % (int)(sizeof MARKS - 1)];
 }
 
+/* the marker of series s: the next of DOTS for each series drawn with markers */
+static const char *dot_of(const bl_panel *p, int s, const style *st)
+{
+    int k = 0;
+    for (int i = 0; i < s; i++) k += (p->series[i].flags & BL_MARKERS) != 0;
+    return DOTS[st->unicode != 0][k % 6];
+}
+
 /* legend entries laid out from column x0 to x0 + w; returns the rows used (draws when c != NULL) */
 static int legend(bl_canvas *c, const bl_panel *p, int x0, int y, int w, const style *st, int marks)
 {
@@ -143,7 +152,7 @@ static int legend(bl_canvas *c, const bl_panel *p, int x0, int y, int w, const s
         const bl_series *se = &p->series[s];
         if ((se->flags & BL_NO_LEGEND) || !se->label[0]) continue;
         char key[8];
-        if (se->flags & BL_NO_LINE) snprintf(key, sizeof key, "%s", st->unicode ? "●" : "o");
+        if (se->flags & BL_NO_LINE) snprintf(key, sizeof key, "%s", dot_of(p, s, st));
         else if (marks) snprintf(key, sizeof key, "%c", mark_of(p, s));
         else snprintf(key, sizeof key, "%s", st->unicode ? "━━" : "--");
         int need = bl_utf8_len(key) + 1 + bl_utf8_len(se->label);
@@ -214,7 +223,7 @@ static void draw_lines(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, 
         if (faint && !st->color) continue;
         uint32_t fg = st->color ? bl_palette(se->color) : BL_NO_RGB;
         if (faint) fg = bl_rgb_mix(fg, 0x808080, 0.55);
-        draw_series(&a, se, &xs, &ys, faint ? 0 : 1 + s, fg, braille ? 0 : mark_of(p, s), st);
+        draw_series(&a, se, &xs, &ys, faint ? 0 : 1 + s, fg, braille ? 0 : mark_of(p, s), dot_of(p, s, st), st);
     }
     bl_canvas_blit(c, a.plot, ax + 1, top);
     bl_canvas_free(a.plot);

@@ -125,6 +125,35 @@ BL_TEST(test_heat_truecolor) { bl_figure *f = heat(); expect(f, "heat_truecolor"
 BL_TEST(test_images_256) { bl_figure *f = images(); expect(f, "images_256", 40, 0, BL_COLOR_256, 0); bl_fig_free(f); }
 BL_TEST(test_images_nocolor) { bl_figure *f = images(); expect(f, "images_nocolor", 40, 0, BL_COLOR_NONE, 0); bl_fig_free(f); }
 
+/* render f into a string (free it) */
+static char *render(const bl_figure *f, int width, int ascii)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    bl_term_opts o = {width, 16, BL_COLOR_NONE, ascii};
+    CHECK(bl_term_print(f, m, &o) == 0, "%s", bl_error());
+    fclose(m);
+    return buf;
+}
+
+/* two series of validation points without colour: each has its own marker, in the plot and legend */
+BL_TEST(test_val_markers_differ)
+{
+    float x[2] = {1, 2}, a[2] = {1, 2}, b[2] = {2, 1};
+    bl_figure *f = bl_fig_new(1, 1, NULL);
+    bl_panel *p = bl_fig_panel(f, 0);
+    bl_panel_line(p, "val a", x, a, 2, BL_MARKERS | BL_NO_LINE);
+    bl_panel_line(p, "val b", x, b, 2, BL_MARKERS | BL_NO_LINE);
+    for (int ascii = 0; ascii < 2; ascii++) {
+        char *out = render(f, 40, ascii);
+        const char *ka = ascii ? "o val a" : "\u25cf val a", *kb = ascii ? "@ val b" : "\u25a0 val b";
+        CHECK(strstr(out, ka) && strstr(out, kb), "ascii %d: legend without '%s' and '%s':\n%s", ascii, ka, kb, out);
+        free(out);
+    }
+    bl_fig_free(f);
+}
+
 /* a constant heatmap is one colour: every half block has viridis(0.5) above and below */
 BL_TEST(test_constant_heatmap_one_colour)
 {
@@ -307,6 +336,7 @@ BL_TEST(test_log_x_ticks_cover_data)
 int main(void)
 {
     RUN(test_diagonal_nocolor);
+    RUN(test_val_markers_differ);
     RUN(test_loss_nocolor);
     RUN(test_loss_256);
     RUN(test_loss_ascii);
