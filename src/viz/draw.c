@@ -234,13 +234,7 @@ static void cell_rect(dctx *d, double x0, double y0, double x1, double y1, uint3
 /* index ticks 0..n-1 spaced at least `min_px` apart for cells of size `cell` */
 static int index_ticks(int n, double cell, double min_px, double *t, double *step)
 {
-    bl_scale s = {0, n > 1 ? n - 1 : 1, 0};
-    int k = bl_scale_ticks(&s, (int)fmax(2, n * cell / min_px), t, MAX_TICKS, step);
-    if (*step < 1) {
-        *step = 1;
-        for (k = 0; k < n && k < MAX_TICKS; k++) t[k] = k;
-    }
-    return k;
+    return bl_index_ticks(n, (int)fmax(2, n * cell / min_px), t, MAX_TICKS, step);
 }
 
 /* The colour bar's ticks for a bar h units tall over [vmin, vmax]: their count, values t

@@ -225,3 +225,16 @@ void bl_panel_scale(bl_scale *sc, const bl_panel *p, int axis_y, const bl_range 
     bl_scale_fit(sc, lo, hi, logv, margin);
     if (cover_ticks > 0) bl_scale_cover(sc, lo, hi, cover_ticks);
 }
+
+int bl_index_ticks(int n, int max_ticks, double *t, int cap, double *step)
+{
+    bl_scale s = {0, n > 1 ? n - 1 : 1, 0};
+    int k = bl_scale_ticks(&s, max_ticks, t, cap, step), m = 0;
+    if (*step < 1) { /* whole indices only */
+        *step = 1;
+        for (k = 0; k < n && k < cap; k++) t[k] = k;
+    }
+    for (int i = 0; i < k; i++)
+        if (t[i] <= n - 1) t[m++] = t[i];
+    return m;
+}

@@ -422,15 +422,8 @@ static int heat_layout(const bl_panel *p, int pw, int ph, int *rw, int *cbw, hea
 /* index ticks 0 .. n-1 for an axis drawn over `len` cells */
 static int index_ticks(int n, int len, int spacing, double *t, double *step)
 {
-    bl_scale s = {0, n - 1 > 0 ? n - 1 : 1, 0};
     int mt = len / spacing + 1;
-    int k = bl_scale_ticks(&s, mt < 2 ? 2 : mt, t, MAX_TICKS, step);
-    if (*step < 1) { /* whole indices only */
-        *step = 1;
-        k = 0;
-        for (int i = 0; i < n && k < MAX_TICKS; i++) t[k++] = i;
-    }
-    return k;
+    return bl_index_ticks(n, mt < 2 ? 2 : mt, t, MAX_TICKS, step);
 }
 
 /* the value under pixel (px, py): the data cell, or the mean of the finite cells a pixel covers

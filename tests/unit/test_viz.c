@@ -335,8 +335,22 @@ BL_TEST(test_shared_axes)
     bl_fig_free(f);
 }
 
+/* heatmap index ticks (terminal and PNG): one column is "0" alone, not 0 .. 1; none past the last
+ * index; with room for 10 ticks every index */
+BL_TEST(test_index_ticks)
+{
+    double t[16], step;
+    int n = bl_index_ticks(1, 2, t, 16, &step);
+    CHECK(n == 1 && t[0] == 0, "1 column: %d ticks, first %g", n, t[0]);
+    n = bl_index_ticks(5, 2, t, 16, &step);
+    CHECK(n >= 1 && t[0] == 0 && t[n - 1] <= 4, "5 columns, 2 ticks: %d ticks, last %g", n, t[n - 1]);
+    n = bl_index_ticks(5, 10, t, 16, &step);
+    CHECK(n == 5 && step == 1 && t[4] == 4, "5 columns, 10 ticks: %d ticks, step %g", n, step);
+}
+
 int main(void)
 {
+    RUN(test_index_ticks);
     RUN(test_ema_bias_correction);
     RUN(test_ema_errors);
     RUN(test_moving_average_and_downsample);

@@ -154,6 +154,23 @@ BL_TEST(test_val_markers_differ)
     bl_fig_free(f);
 }
 
+/* a 1 x 1 heatmap has one column, 0: its index line below the map is "0" alone (was "0 1") */
+BL_TEST(test_one_cell_heatmap_ticks)
+{
+    float v[1] = {1};
+    bl_figure *f = bl_fig_new(1, 1, NULL);
+    bl_panel_heatmap(bl_fig_panel(f, 0), v, 1, 1, BL_CMAP_VIRIDIS);
+    char *out = render(f, 40, 1);
+    char *last = out + strlen(out);
+    while (last > out && last[-1] == '\n') *--last = '\0';   /* the last line that is not empty */
+    while (last > out && last[-1] != '\n') last--;
+    int ok = 1, digits = 0;
+    for (char *q = last; *q && *q != '\n'; q++) ok &= *q == ' ' || *q == '0', digits += *q == '0';
+    CHECK(ok && digits == 1, "the column index line is '%s'", last);
+    free(out);
+    bl_fig_free(f);
+}
+
 /* a constant heatmap is one colour: every half block has viridis(0.5) above and below */
 BL_TEST(test_constant_heatmap_one_colour)
 {
@@ -337,6 +354,7 @@ int main(void)
 {
     RUN(test_diagonal_nocolor);
     RUN(test_val_markers_differ);
+    RUN(test_one_cell_heatmap_ticks);
     RUN(test_loss_nocolor);
     RUN(test_loss_256);
     RUN(test_loss_ascii);
