@@ -64,13 +64,18 @@ typedef struct {
 } plot_area;
 
 /* data position (0..1 on both axes) to plot-area sub-cell coordinates */
+/* Position t in [0, 1] to the nearest of n pixels. A tie (a constant line sits in the middle of the
+ * axis, between two pixels when n is even) goes to the higher one whichever side rounding error puts
+ * the value, so that a curve and the tick of its value land on the same pixel. */
+static long pixel(double t, long n) { return lround(t * (n - 1) + 1e-9); }
+
 static void to_px(const plot_area *a, double tx, double ty, long *px, long *py)
 {
     int sx = a->braille ? 2 : 1, sy = a->braille ? 4 : 1;
     tx = tx < -4 ? -4 : tx > 5 ? 5 : tx;
     ty = ty < -4 ? -4 : ty > 5 ? 5 : ty;
-    *px = lround(tx * (a->plot->w * sx - 1));
-    *py = lround((1 - ty) * (a->plot->h * sy - 1));
+    *px = pixel(tx, (long)a->plot->w * sx);
+    *py = pixel(1 - ty, (long)a->plot->h * sy);
 }
 
 static void plot_point(plot_area *a, long px, long py, uint32_t fg, int prio, char mark)
@@ -234,7 +239,7 @@ static void draw_lines(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, 
     int last_row = -1;
     for (int i = nyt - 1; i >= 0; i--) {
         double t = bl_scale_pos(&ys, yt[i]);
-        int r = braille ? (int)(lround((1 - t) * (4 * pr - 1)) / 4) : (int)lround((1 - t) * (pr - 1));
+        int r = braille ? (int)(pixel(1 - t, 4L * pr) / 4) : (int)pixel(1 - t, pr);
         if (r < 0 || r >= pr || r == last_row) continue;
         last_row = r;
         bl_canvas_put(c, ax, top + r, ytick, BL_NO_RGB, BL_NO_RGB);
@@ -248,7 +253,7 @@ static void draw_lines(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, 
     int last_end = x0 - 1;
     for (int i = 0; i < nxt; i++) {
         double t = bl_scale_pos(&xs, xt[i]);
-        int col = braille ? (int)(lround(t * (2 * pc - 1)) / 2) : (int)lround(t * (pc - 1));
+        int col = braille ? (int)(pixel(t, 2L * pc) / 2) : (int)pixel(t, pc);
         if (col < 0 || col >= pc) continue;
         char lab[24];
         bl_tick_label(xt[i], xstep, lab, sizeof lab);
