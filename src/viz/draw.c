@@ -408,6 +408,9 @@ static void draw_heatmap(dctx *d, const bl_panel *p, box b)
     font(d, 18, 0, 0);
     if (p->xlabel) text(d, left + hw / 2, top + hh + 36 * u, p->xlabel, 0.5, C_TEXT);
     if (p->ylabel) text_vertical(d, left - lw - 26 * u, top + hh / 2, p->ylabel, C_TEXT);
+    char note[96];   /* non-finite cells are left blank: say so */
+    font(d, 15, 0, 0);
+    if (bl_heat_note(p, note, sizeof note)) text(d, left + hw / 2, top + hh + (p->xlabel ? 58 : 36) * u, note, 0.5, C_TEXT);
 }
 
 /* ---- image grids ---- */

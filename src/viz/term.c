@@ -421,7 +421,8 @@ static int heat_layout(const bl_panel *p, int pw, int ph, int *rw, int *cbw, hea
     int aw = pw - *rw - 1 - *cbw;
     if (aw < 1) aw = 1;
     *g = heat_fit(p, aw, hb < 1 ? 1 : hb);
-    return (p->title != NULL) + (g->dh + 1) / 2 + 1;
+    char note[96];
+    return (p->title != NULL) + (g->dh + 1) / 2 + 1 + bl_heat_note(p, note, sizeof note);
 }
 
 /* index ticks 0 .. n-1 for an axis drawn over `len` cells */
@@ -526,6 +527,8 @@ static void draw_heatmap(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw
     }
     pixmap_draw(c, &bar, bx, y, st);
     pixmap_free(&bar);
+    char note[96];
+    if (bl_heat_note(p, note, sizeof note)) bl_canvas_text(c, hx, y + tr + 1, note, BL_NO_RGB, x0 + pw - hx);
     char labs[MAX_TICKS + 2][24];
     int rows[MAX_TICKS + 2], w, nl = cbar_labels(vmin, vmax, tr, rows, labs, &w);
     for (int i = 0; i < nl; i++) bl_canvas_text(c, bx + 3, y + rows[i], labs[i], BL_NO_RGB, -1);

@@ -348,8 +348,36 @@ BL_TEST(test_index_ticks)
     CHECK(n == 5 && step == 1 && t[4] == 4, "5 columns, 10 ticks: %d ticks, step %g", n, step);
 }
 
+/* a heatmap with non-finite cells (drawn blank) says so under it, in the terminal and the PNG */
+BL_TEST(test_heat_note)
+{
+    float nan4[4] = {NAN, NAN, NAN, NAN}, mix[4] = {1, INFINITY, NAN, -INFINITY}, inf[2] = {INFINITY, -INFINITY};
+    float ok[2] = {1, NAN};   /* some NaN alone: a mask, no note */
+    char note[96];
+    bl_figure *f = bl_fig_new(1, 4, NULL);
+    bl_panel_heatmap(bl_fig_panel(f, 0), nan4, 2, 2, BL_CMAP_VIRIDIS);
+    bl_panel_heatmap(bl_fig_panel(f, 1), mix, 2, 2, BL_CMAP_VIRIDIS);
+    bl_panel_heatmap(bl_fig_panel(f, 2), inf, 1, 2, BL_CMAP_VIRIDIS);
+    bl_panel_heatmap(bl_fig_panel(f, 3), ok, 1, 2, BL_CMAP_VIRIDIS);
+    CHECK(bl_heat_note(bl_fig_panel(f, 0), note, sizeof note) && !strcmp(note, "all values are NaN"), "'%s'", note);
+    CHECK(bl_heat_note(bl_fig_panel(f, 1), note, sizeof note) && !strcmp(note, "blank: 1 NaN, 1 +inf, 1 -inf"), "'%s'", note);
+    CHECK(bl_heat_note(bl_fig_panel(f, 2), note, sizeof note) && !strcmp(note, "no finite value, blank: 1 +inf, 1 -inf"),
+          "'%s'", note);
+    CHECK(!bl_heat_note(bl_fig_panel(f, 3), note, sizeof note) && !note[0], "'%s' for finite values", note);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    bl_term_opts o = {160, 0, BL_COLOR_NONE, 1};
+    CHECK(bl_term_print(f, m, &o) == 0, "%s", bl_error());
+    fclose(m);
+    CHECK(buf && strstr(buf, "all values are NaN") && strstr(buf, "blank: 1 NaN, 1 +inf, 1 -inf"), "terminal:\n%s", buf);
+    free(buf);
+    bl_fig_free(f);
+}
+
 int main(void)
 {
+    RUN(test_heat_note);
     RUN(test_index_ticks);
     RUN(test_ema_bias_correction);
     RUN(test_ema_errors);
