@@ -78,7 +78,7 @@ typedef struct {
 
 /* ---- lines panels ---- */
 
-static void draw_legend(dctx *d, const bl_panel *p, box a)
+static void draw_legend(dctx *d, const bl_panel *p, box a, const bl_scale *xs, const bl_scale *ys)
 {
     int n = 0;
     double tw = 0;
@@ -92,7 +92,9 @@ static void draw_legend(dctx *d, const bl_panel *p, box a)
     if (!n) return;
     double u = d->u, rowh = 26 * u, pad = 10 * u, keyw = 30 * u;
     double bw = pad + keyw + 8 * u + tw + pad, bh = pad + n * rowh + pad - 6 * u;
-    double bx = a.x + a.w - bw - 10 * u, by = a.y + 10 * u;
+    double fx, fy;  /* where the box covers the least data (matplotlib's loc="best") */
+    bl_legend_best(p, xs, ys, bw / a.w, bh / a.h, 10 * u / fmin(a.w, a.h), &fx, &fy);
+    double bx = a.x + fx * a.w, by = a.y + (1 - fy) * a.h - bh;
     cairo_rectangle(d->cr, bx, by, bw, bh);
     set_rgb(d->cr, 0xffffff, 0.9);
     cairo_fill_preserve(d->cr);
@@ -212,7 +214,7 @@ static void draw_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, co
             }
     }
     cairo_restore(d->cr);
-    draw_legend(d, p, a);
+    draw_legend(d, p, a, &xs, &ys);
 }
 
 /* ---- heatmaps ---- */

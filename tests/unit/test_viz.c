@@ -375,8 +375,30 @@ BL_TEST(test_heat_note)
     bl_fig_free(f);
 }
 
+/* the PNG legend goes where it covers the least data (matplotlib's loc="best"): for lines 1 2 3 and
+ * 3 2 1 the four corners each hold a line's end, the middle of the right edge is free (index 4,
+ * "right"); for one rising line the upper left corner is free (index 1) */
+BL_TEST(test_legend_best)
+{
+    float x[3] = {0, 1, 2}, up[3] = {1, 2, 3}, down[3] = {3, 2, 1};
+    bl_figure *f = bl_fig_new(1, 2, NULL);
+    bl_panel *p = bl_fig_panel(f, 0), *q = bl_fig_panel(f, 1);
+    bl_panel_line(p, "0", x, up, 3, 0);
+    bl_panel_line(p, "1", x, down, 3, 0);
+    bl_panel_line(q, "up", x, up, 3, 0);
+    bl_scale xs = {0, 2, 0}, ys;
+    bl_scale_fit(&ys, 1, 3, 0, 0.05);   /* 0.9 .. 3.1 */
+    double bx, by;
+    int k = bl_legend_best(p, &xs, &ys, 0.1, 0.1, 0.01, &bx, &by);
+    CHECK(k == 4 && fabs(bx - 0.89) < 1e-12 && fabs(by - 0.45) < 1e-12, "crossing lines: spot %d at %g, %g", k, bx, by);
+    k = bl_legend_best(q, &xs, &ys, 0.1, 0.1, 0.01, &bx, &by);
+    CHECK(k == 1 && fabs(bx - 0.01) < 1e-12 && fabs(by - 0.89) < 1e-12, "rising line: spot %d at %g, %g", k, bx, by);
+    bl_fig_free(f);
+}
+
 int main(void)
 {
+    RUN(test_legend_best);
     RUN(test_heat_note);
     RUN(test_index_ticks);
     RUN(test_ema_bias_correction);
