@@ -99,11 +99,32 @@ keys 'print("kept", m1.run.steps > 0, m1.run.steps < 1000000)' Enter
 check "the model and its run are kept after Ctrl-C" "kept true true"
 keys 'train 2' Enter
 check "training continues after Ctrl-C" "[####################] step"
+$T resize-window -t t -x 40
+keys 'train 3' Enter
+check "on 40 columns the final line of train is shown whole, on a line of its own" "3 steps in"
+# the bar of train 3 has fewer than 40 columns (it did not wrap) and its summary line follows it
+if screen | awk '/^step [0-9]+: loss .*3 steps in/ { ok = length(prev) < 40 && prev ~ /step [0-9]+  loss / }
+                 { prev = $0 } END { exit !ok }'
+then ok "the progress bar fits 40 columns"; else notok "the progress bar fits 40 columns"; fi
+$T resize-window -t t -x 100
 
 keys 'dash steps=3' Enter
 check "dash trains the model inside the dashboard to the end" "] 100%"
 keys q
 check "q leaves the dashboard with the run kept" "dash: the run is at step"
+
+# a resize while dash runs (readline's SIGWINCH handler is installed here, unlike in dash.sh):
+# the overview is laid out again, its loss panel now ending at column 39 = 72 * 11 / 20, not 55
+keys 'dash steps=1000000' Enter
+check "a long dash starts" "view overview"
+$T resize-window -t t -x 72 -y 22
+u=; locale -a 2>/dev/null | grep -qix 'c.utf-\{0,1\}8' && u=C.UTF-8
+i=0
+while [ $i -lt 100 ] && ! screen | LC_ALL=${u:-C} grep -q '^.\{39\}[|│]'; do sleep 0.1; i=$((i + 1)); done
+if [ $i -lt 100 ]; then ok "dash lays itself out again after a resize"; else notok "dash lays itself out again after a resize"; fi
+keys q
+check "q leaves the resized dashboard" "dash: the run is at step"
+$T resize-window -t t -x 100 -y 40
 
 echo 'print("sourced")' >"$tmp/script_one.bl"
 keys "source $tmp/scri" Tab

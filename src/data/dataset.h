@@ -129,6 +129,11 @@ int bl_text_encode(const bl_dataset *ds, const char *s, int *out);
  * are not valid UTF-8 on their own). Returns n, or -1 + error on an id outside the vocabulary. */
 int bl_text_decode(const bl_dataset *ds, const int *ids, int n, char *buf);
 
+/* Copy n bytes of src to dst (room for 3n + 1 bytes, NUL-terminated) as valid UTF-8 for showing
+ * generated text: each maximal ill-formed subpart (a stray byte, a truncated sequence) becomes
+ * U+FFFD, as Python's bytes.decode("utf-8", "replace"). Returns the bytes written. */
+size_t bl_utf8_repair(const char *src, size_t n, char *dst);
+
 /* n fixed validation windows of T + 1 tokens into ids [n, T + 1]: window j starts at
  * n_train + floor(j * (n_val - T - 1) / max(n - 1, 1)) (evenly spaced, the same every call).
  * Inputs are ids[:, :T], targets ids[:, 1:]. -1 + error when the validation part is too short. */

@@ -11,19 +11,40 @@
 
 #define BUILTIN_SOURCE "built-in manual (share/blocklab.txt)"
 
-/* Length of a valid UTF-8 sequence starting at p (RFC 3629), 0 when invalid. */
-static size_t utf8_len(const unsigned char *p, size_t left)
+/* Length of a valid UTF-8 sequence starting at p (RFC 3629: no overlong forms, surrogates or
+ * code points past U+10FFFF), 0 when invalid; then *bad (when given) is the length of its
+ * maximal ill-formed subpart (Unicode 3.9, "U+FFFD substitution of maximal subparts"), >= 1. */
+static size_t utf8_seq(const unsigned char *p, size_t left, size_t *bad)
 {
-    size_t n;
+    size_t n, i = 1;
+    unsigned char lo = 0x80, hi = 0xbf;
     if (p[0] < 0x80) return 1;
     if (p[0] >= 0xc2 && p[0] <= 0xdf) n = 2;
     else if (p[0] >= 0xe0 && p[0] <= 0xef) n = 3;
     else if (p[0] >= 0xf0 && p[0] <= 0xf4) n = 4;
-    else return 0;
-    if (n > left) return 0;
-    for (size_t i = 1; i < n; i++)
-        if ((p[i] & 0xc0) != 0x80) return 0;
-    return n;
+    else n = 0;
+    if (p[0] == 0xe0) lo = 0xa0;
+    else if (p[0] == 0xed) hi = 0x9f;
+    else if (p[0] == 0xf0) lo = 0x90;
+    else if (p[0] == 0xf4) hi = 0x8f;
+    for (; n && i < n && i < left && p[i] >= lo && p[i] <= hi; i++) lo = 0x80, hi = 0xbf;
+    if (n && i == n) return n;
+    if (bad) *bad = i;
+    return 0;
+}
+
+static size_t utf8_len(const unsigned char *p, size_t left) { return utf8_seq(p, left, NULL); }
+
+size_t bl_utf8_repair(const char *src, size_t n, char *dst)
+{
+    const unsigned char *b = (const unsigned char *)src;
+    size_t o = 0;
+    for (size_t i = 0, k, bad; i < n; i += k ? k : bad) {
+        if ((k = utf8_seq(b + i, n - i, &bad))) memcpy(dst + o, b + i, k), o += k;
+        else memcpy(dst + o, "\xef\xbf\xbd", 3), o += 3;
+    }
+    dst[o] = '\0';
+    return o;
 }
 
 /* Refuse what is not text: any NUL byte, or more than 5% control bytes (other than tab,
@@ -97,12 +118,12 @@ int bl_text_check_context(const bl_dataset *ds, int T)
     if (T < 1) return bl_fail("text: context must be at least 1, got %d", T);
     size_t need = (size_t)T + 1;
     if (ds->n_tokens < need)
-        return bl_fail("text: %s has %zu characters, fewer than context + 1 = %zu", ds->source, ds->n_tokens, need);
+        return bl_fail("text: %s has %zu bytes, fewer than context + 1 = %zu", ds->source, ds->n_tokens, need);
     if (ds->n_train < need)
-        return bl_fail("text: %s has %zu characters in its training part (90%%), fewer than context + 1 = %zu",
+        return bl_fail("text: %s has %zu bytes in its training part (90%%), fewer than context + 1 = %zu",
                        ds->source, ds->n_train, need);
     if (ds->n_val < need)
-        return bl_fail("text: %s has %zu characters in its validation part (10%%), fewer than context + 1 = %zu",
+        return bl_fail("text: %s has %zu bytes in its validation part (10%%), fewer than context + 1 = %zu",
                        ds->source, ds->n_val, need);
     return 0;
 }
@@ -115,9 +136,9 @@ int bl_text_encode(const bl_dataset *ds, const char *s, int *out)
         int id = ds->byte_to_id[*p];
         if (id < 0) {
             if (*p >= 0x20 && *p < 0x7f)
-                return bl_fail("encode: character '%c' at position %d is not in the vocabulary of %s (%d characters)",
+                return bl_fail("encode: character '%c' at position %d is not in the vocabulary of %s (%d bytes)",
                                *p, n, ds->source, ds->vocab_size);
-            return bl_fail("encode: byte 0x%02x at position %d is not in the vocabulary of %s (%d characters)", *p,
+            return bl_fail("encode: byte 0x%02x at position %d is not in the vocabulary of %s (%d bytes)", *p,
                            n, ds->source, ds->vocab_size);
         }
         out[n] = id;

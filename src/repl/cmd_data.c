@@ -91,7 +91,7 @@ static int fit_vocab(bl_session *s, bl_model *m, bl_train_state *t, const bl_dat
     if (m->kind != BL_MODEL_GPT || ds->kind != BL_DATA_TEXT) return 0;
     if (m->cfg.vocab != ds->vocab_size) {
         if (t->from_checkpoint)
-            return bl_fail("%s: the text has %d characters but the loaded model's vocab is %d "
+            return bl_fail("%s: the text has %d distinct bytes but the loaded model's vocab is %d "
                            "(rebuilding would lose its weights)", cmd, ds->vocab_size, m->cfg.vocab);
         bl_config cfg = m->cfg;
         cfg.vocab = ds->vocab_size;
@@ -100,7 +100,7 @@ static int fit_vocab(bl_session *s, bl_model *m, bl_train_state *t, const bl_dat
             prefix_error(cmd);
             return -1;
         }
-        fprintf(s->out, "vocab = %d (the text's characters): rebuilt, %zu parameters\n", ds->vocab_size,
+        fprintf(s->out, "vocab = %d (the text's distinct bytes): rebuilt, %zu parameters\n", ds->vocab_size,
                 bl_model_param_count(m));
         if (had) bl_train_discard_run(m, s->out);
     }

@@ -107,17 +107,25 @@ static int cmd_plot_loss(bl_cmdargs *a)
         n = 1;
         if (!runs[0]) rc = bl_fail("plot loss: %s has no training run yet (train N first)", curname);
     }
+    int k = 0;  /* the runs so far: a name given twice is one run, drawn and listed once */
     for (int i = 0; rc == 0 && i < first_key - 1; i++) {
         const bl_word *w = &a->w[i + 1];
+        int dup = 0;
+        for (int j = 0; j < k; j++) dup |= !strcmp(labels[j], w->text);
+        if (dup) continue;
         bl_value *v = bl_session_get(a->s, w->text);
-        labels[i] = w->text;
-        runs[i] = value_metrics(v);
-        if (first_key == 2 && v && v->kind == BL_V_HANDLE && v->htype == &bl_model_type) cfg = &((const bl_model *)v->h)->cfg;
-        if (!runs[i]) {
+        labels[k] = w->text;
+        runs[k] = value_metrics(v);
+        if (v && v->kind == BL_V_HANDLE && v->htype == &bl_model_type) cfg = &((const bl_model *)v->h)->cfg;
+        if (!runs[k++]) {
             if (!v) bl_fail("plot loss: no variable '%s'", w->text);
             else bl_fail("plot loss: '%s' is a %s with no training run (train it first)", w->text, bl_val_kind_name(v));
             rc = bl_session_errat(a->s, w->pos);
         }
+    }
+    if (first_key > 1) {
+        n = k;
+        if (k > 1) cfg = NULL;
     }
     bl_figure *f = rc == 0 ? bl_plot_loss_figure(runs, labels, n, (float)smooth, logy, val) : NULL;
     return bl_cmd_figure(a, f, cfg);

@@ -4,6 +4,7 @@
 #include "repl/figures.h"
 #include "repl/models.h"
 #include "core/error.h"
+#include "data/dataset.h"
 #include "models/tinydit.h"
 #include "models/tinygpt.h"
 #include <math.h>
@@ -74,7 +75,7 @@ static bl_train_state *use_default(bl_session *s, bl_model *m, bl_dataset *deflt
     if (deflt && !bl_train_attach_default(s, m, deflt, cmd)) return NULL;
     bl_train_state *t = bl_train_get(m);
     if (t && t->vocab_size != m->cfg.vocab)
-        return BL_FAILP("%s: the model's vocab is %d but its text has %d characters (data text FILE "
+        return BL_FAILP("%s: the model's vocab is %d but its text has %d distinct bytes (data text FILE "
                         "attaches a text and sets it)", cmd, m->cfg.vocab, t->vocab_size);
     return t;
 }
@@ -99,7 +100,7 @@ static int sample_gpt(bl_cmdargs *a, bl_model *m, int used)
         return bl_session_errat(a->s, a->w[pi].vpos);
     }
     if (m->cfg.pos == BL_POS_LEARNED && !sliding && np + n - 1 > m->cfg.context) {
-        bl_fail("sample: pos=learned has positions for %d tokens but %ld were asked (prompt %d + %ld new); "
+        bl_fail("sample: pos=learned has positions for %d tokens but %ld were asked (prompt %d bytes + %ld new); "
                 "use pos=rope to run past the context (or a sliding window)", m->cfg.context, np + n - 1, np, n);
         return bl_session_errat(a->s, a->st->pos);
     }
@@ -118,8 +119,8 @@ static int sample_gpt(bl_cmdargs *a, bl_model *m, int used)
             char what[32];
             if (c >= 32 && c < 127) snprintf(what, sizeof what, "'%c'", c);
             else snprintf(what, sizeof what, "byte 0x%02x", c);
-            bl_fail("sample: the prompt's %s (character %d) is not in the %s vocabulary of %d "
-                    "characters", what, i + 1, deflt ? "built-in text's" : "model's", vocab_size);
+            bl_fail("sample: the prompt's %s (byte %d) is not in the %s vocabulary of %d "
+                    "bytes", what, i + 1, deflt ? "built-in text's" : "model's", vocab_size);
             bl_dataset_free(deflt);
             return bl_session_errat(a->s, pi >= 0 ? a->w[pi].vpos : a->st->pos);
         }
@@ -127,7 +128,7 @@ static int sample_gpt(bl_cmdargs *a, bl_model *m, int used)
     if (!(t = use_default(a->s, m, deflt, "sample"))) return bl_session_errat(a->s, a->st->pos);
     size_t total = (size_t)np + (size_t)n;
     int *ids = malloc(total * sizeof *ids);
-    char *text = malloc(total + 1);
+    char *text = malloc(4 * total + 1); /* the bytes after room for them as valid UTF-8 */
     if (!ids || !text) {
         free(ids), free(text);
         return bl_fail("sample: out of memory for %zu tokens", total);
@@ -152,8 +153,9 @@ static int sample_gpt(bl_cmdargs *a, bl_model *m, int used)
         rc = bl_session_errat(a->s, a->st->pos);
     }
     if (rc == 0) {
-        for (int i = 0; i < got; i++) text[i] = (char)t->vocab[ids[i]];
-        text[got] = '\0';
+        char *raw = text + 3 * total + 1;
+        for (int i = 0; i < got; i++) raw[i] = (char)t->vocab[ids[i]];
+        bl_utf8_repair(raw, (size_t)got, text); /* a byte model may stop inside a character */
         a->result = bl_val_str(text);
         if (!a->result) rc = -1;
         else if (got < (int)total) fprintf(a->s->out, "sample: interrupted after %d tokens\n", got - np);
@@ -211,7 +213,7 @@ int bl_cmd_lengen(bl_cmdargs *a)
     if (rc < 0) bl_dataset_free(deflt);
     else if (deflt && !bl_train_attach_default(a->s, m, deflt, "lengen")) rc = -1;
     if (rc == 0 && ds->vocab_size != m->cfg.vocab)
-        rc = bl_fail("lengen: the model's vocab is %d but its text has %d characters (data text FILE "
+        rc = bl_fail("lengen: the model's vocab is %d but its text has %d distinct bytes (data text FILE "
                      "attaches a text and sets it)", m->cfg.vocab, ds->vocab_size);
     if (rc == 0 && bl_gpt_position_loss(m, ids, (int)windows, L, loss) < 0) {
         const char *e = bl_error();

@@ -69,6 +69,15 @@ typedef struct {
     float loss;
 } progress;
 
+void bl_progress_line(char *buf, size_t size, int width, int done, int total, const char *text)
+{
+    int room = width - 1 - (int)strlen(text) - 3;   /* "[", "]" and the space before the text */
+    int w = room < 20 ? room : 20, fill = total > 0 ? (int)((long)done * w / total) : w;
+    if (!size) return;
+    if (w < 4) snprintf(buf, size, "%.*s", width > 1 ? width - 1 : 0, text);
+    else snprintf(buf, size, "[%.*s%.*s] %s", fill, "####################", w - fill, "....................", text);
+}
+
 static void draw(progress *p, const bl_run *r, int done, int n, int final)
 {
     double dt = now_s() - p->t0, ips = done > 0 && dt > 0 ? done / dt : 0;
@@ -76,20 +85,18 @@ static void draw(progress *p, const bl_run *r, int done, int n, int final)
     if (!isnan(r->last_val)) snprintf(val, sizeof val, "  val %.4f", r->last_val);
     FILE *o = p->s->out;
     if (p->tty) {
-        int w = 20, fill = n > 0 ? (int)((long)done * w / n) : w;
         if (!final && ips > 0) snprintf(eta, sizeof eta, "  ETA %.0fs", (n - done) / ips);
         char loss[32] = "loss -";   /* before the first step (the exam at step 0 runs first) */
         if (!isnan(p->loss)) snprintf(loss, sizeof loss, "loss %.4f", p->loss);
-        char line[256];
-        snprintf(line, sizeof line, "[%.*s%.*s] step %d  %s%s  %.1f it/s%s", fill, "####################",
-                 w - fill, "....................", bl_run_steps(r), loss, val, ips, eta);
-        /* clipped to one column less than the terminal so it never wraps */
-        fprintf(o, "\r%.*s\033[K", term_width() - 1, line);
+        char text[192], line[256];
+        snprintf(text, sizeof text, "step %d  %s%s  %.1f it/s%s", bl_run_steps(r), loss, val, ips, eta);
+        bl_progress_line(line, sizeof line, term_width(), done, n, text);
+        fprintf(o, "\r%s\033[K", line);
         if (final) fputc('\n', o);
         fflush(o);
-        return;
+        if (!final) return;   /* then the summary below, on a line of its own: never cut */
     }
-    if (final && !p->quiet)
+    if (final && !p->quiet && done > 0)
         fprintf(o, "step %d: loss %.4f%s, %d step%s in %.1f s (%.1f it/s)\n", bl_run_steps(r), p->loss, val,
                 done, done == 1 ? "" : "s", dt, ips);
 }

@@ -66,6 +66,10 @@ bl_value *bl_train_run_value(const bl_model *m, const char *cmd);
 /* The metrics a run value holds (for plots of several runs), or NULL when v is not one. */
 const bl_metrics *bl_runval_metrics(const bl_value *v);
 
+/* train's progress bar for a terminal of `width` columns into buf: "[####....] " and text
+ * ("step S  loss L ..."), never wider than width - 1 columns so it never wraps. The bar shrinks
+ * first (from 20 marks), is left out below 4, and only then is the text cut. */
+void bl_progress_line(char *buf, size_t size, int width, int done, int total, const char *text);
 int bl_cmd_data(bl_cmdargs *a);
 int bl_cmd_train(bl_cmdargs *a);
 int bl_cmd_eval(bl_cmdargs *a);

@@ -51,7 +51,7 @@ static int check_fit(const bl_model *m, const bl_dataset *ds)
     if (ds->kind != BL_DATA_TEXT)
         return bl_fail("train: TinyGPT needs text, but the data is %s (try `data text FILE`)", ds->name);
     if (ds->vocab_size != c->vocab)
-        return bl_fail("train: the text has a vocabulary of %d characters but the model has vocab %d "
+        return bl_fail("train: the text has a vocabulary of %d distinct bytes but the model has vocab %d "
                        "(set vocab=%d)", ds->vocab_size, c->vocab, ds->vocab_size);
     return bl_text_check_context(ds, c->context);
 }

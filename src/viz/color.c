@@ -113,6 +113,27 @@ void bl_heat_range(const bl_panel *p, float *vmin, float *vmax)
     *vmax = hi;
 }
 
+int bl_heat_note(const bl_panel *p, char *buf, size_t n)
+{
+    long cnt[3] = {0, 0, 0}, all = (long)p->rows * p->cols;
+    static const char *const name[3] = {"NaN", "+inf", "-inf"};
+    for (long i = 0; i < all; i++) {
+        float v = p->values[i];
+        if (isnan(v)) cnt[0]++;
+        else if (isinf(v)) cnt[v > 0 ? 1 : 2]++;
+    }
+    buf[0] = '\0';
+    if (cnt[1] + cnt[2] == 0 && cnt[0] < all) return 0;   /* some NaN: masked cells (rope check's) */
+    if (cnt[0] == all) {
+        snprintf(buf, n, "all values are NaN");
+        return 1;
+    }
+    size_t k = (size_t)snprintf(buf, n, "%s:", cnt[0] + cnt[1] + cnt[2] == all ? "no finite value, blank" : "blank");
+    for (int j = 0; j < 3; j++)
+        if (cnt[j] && k < n) k += (size_t)snprintf(buf + k, n - k, "%s %ld %s", k > 0 && buf[k - 1] != ':' ? "," : "", cnt[j], name[j]);
+    return 1;
+}
+
 uint32_t bl_image_rgb(const bl_panel *p, int i, int x, int y)
 {
     const float *img = p->pixels + (long)i * p->c * p->h * p->w;

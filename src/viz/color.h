@@ -21,6 +21,10 @@ double bl_cmap_pos(float v, float vmin, float vmax);
 /* The colour range of a heatmap panel: its fixed range, else [min, max] for viridis and
  * [-m, m] with m = max |v| for the diverging map (a flat map gets a range of width 1 around it). */
 void bl_heat_range(const bl_panel *p, float *vmin, float *vmax);
+/* The note a heatmap with infinite cells or no number at all (drawn blank) shows under it: "all
+ * values are NaN", or "blank: 2 NaN, 1 +inf" (counts of NaN, +inf, -inf). Returns 0 and buf ""
+ * when there is none (some NaN cells alone are a mask, as rope check's, and need no note). */
+int bl_heat_note(const bl_panel *p, char *buf, size_t n);
 
 /* The colour of pixel (x, y) of image i of an images panel: its channels mapped from [lo, hi]
  * to 0..255 (grey when c = 1), with the overlay heatmap blended in when there is one. */

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -341,6 +342,25 @@ static int call_step(dash *d, bl_dash_step_fn step, void *ctx, int peek)
     return r;
 }
 
+/* SIGWINCH: our own handler, as ncurses installs its own only when none is (readline's may be
+ * there in the REPL, and then no KEY_RESIZE ever came) */
+static volatile sig_atomic_t winch_signal;
+static void on_winch(int sig)
+{
+    (void)sig;
+    winch_signal = 1;
+}
+
+/* After a resize: take the terminal's new size and repaint all of it on the next refresh, as
+ * the terminal may have kept (or reflowed) fragments of the old layout. */
+static void resized(void)
+{
+    struct winsize ws;
+    if (ioctl(fileno(stdout), TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0)
+        resize_term(ws.ws_row, ws.ws_col);
+    clearok(curscr, TRUE);
+}
+
 static void sig_install(struct sigaction *old)
 {
     struct sigaction sa;
@@ -350,6 +370,8 @@ static void sig_install(struct sigaction *old)
     sigaction(SIGINT, &sa, &old[0]);
     sigaction(SIGTERM, &sa, &old[1]);
     sigaction(SIGHUP, &sa, &old[2]);
+    sa.sa_handler = on_winch;
+    sigaction(SIGWINCH, &sa, &old[3]);
 }
 
 static void sig_restore(const struct sigaction *old)
@@ -357,6 +379,7 @@ static void sig_restore(const struct sigaction *old)
     sigaction(SIGINT, &old[0], NULL);
     sigaction(SIGTERM, &old[1], NULL);
     sigaction(SIGHUP, &old[2], NULL);
+    sigaction(SIGWINCH, &old[3], NULL);
 }
 
 int bl_dash_run(bl_dash_step_fn step, void *ctx, const bl_dash_opts *o)
@@ -399,7 +422,8 @@ int bl_dash_run(bl_dash_step_fn step, void *ctx, const bl_dash_opts *o)
     }
     active_screen = scr;
     stop_signal = 0;
-    struct sigaction old[3];
+    winch_signal = 0;
+    struct sigaction old[4];
     sig_install(old);
     cbreak();
     noecho();
@@ -420,7 +444,7 @@ int bl_dash_run(bl_dash_step_fn step, void *ctx, const bl_dash_opts *o)
         int ch, quit = 0;
         timeout(d.paused || d.done ? 50 : 0);
         while ((ch = getch()) != ERR) {
-            if (ch == KEY_RESIZE) last_draw = 0;
+            if (ch == KEY_RESIZE) resized();
             int k = key(&d, ch);
             if (k == 2) quit = 1;
             if (k == 1) refill = 1;
@@ -428,6 +452,11 @@ int bl_dash_run(bl_dash_step_fn step, void *ctx, const bl_dash_opts *o)
             timeout(0);
         }
         if (quit) break;
+        if (winch_signal) {
+            winch_signal = 0;
+            resized();
+            last_draw = 0;
+        }
         if (stop_signal) {
             result = 1;
             break;

@@ -78,7 +78,7 @@ typedef struct {
 
 /* ---- lines panels ---- */
 
-static void draw_legend(dctx *d, const bl_panel *p, box a)
+static void draw_legend(dctx *d, const bl_panel *p, box a, const bl_scale *xs, const bl_scale *ys)
 {
     int n = 0;
     double tw = 0;
@@ -92,7 +92,9 @@ static void draw_legend(dctx *d, const bl_panel *p, box a)
     if (!n) return;
     double u = d->u, rowh = 26 * u, pad = 10 * u, keyw = 30 * u;
     double bw = pad + keyw + 8 * u + tw + pad, bh = pad + n * rowh + pad - 6 * u;
-    double bx = a.x + a.w - bw - 10 * u, by = a.y + 10 * u;
+    double fx, fy;  /* where the box covers the least data (matplotlib's loc="best") */
+    bl_legend_best(p, xs, ys, bw / a.w, bh / a.h, 10 * u / fmin(a.w, a.h), &fx, &fy);
+    double bx = a.x + fx * a.w, by = a.y + (1 - fy) * a.h - bh;
     cairo_rectangle(d->cr, bx, by, bw, bh);
     set_rgb(d->cr, 0xffffff, 0.9);
     cairo_fill_preserve(d->cr);
@@ -212,7 +214,7 @@ static void draw_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, co
             }
     }
     cairo_restore(d->cr);
-    draw_legend(d, p, a);
+    draw_legend(d, p, a, &xs, &ys);
 }
 
 /* ---- heatmaps ---- */
@@ -234,13 +236,7 @@ static void cell_rect(dctx *d, double x0, double y0, double x1, double y1, uint3
 /* index ticks 0..n-1 spaced at least `min_px` apart for cells of size `cell` */
 static int index_ticks(int n, double cell, double min_px, double *t, double *step)
 {
-    bl_scale s = {0, n > 1 ? n - 1 : 1, 0};
-    int k = bl_scale_ticks(&s, (int)fmax(2, n * cell / min_px), t, MAX_TICKS, step);
-    if (*step < 1) {
-        *step = 1;
-        for (k = 0; k < n && k < MAX_TICKS; k++) t[k] = k;
-    }
-    return k;
+    return bl_index_ticks(n, (int)fmax(2, n * cell / min_px), t, MAX_TICKS, step);
 }
 
 /* The colour bar's ticks for a bar h units tall over [vmin, vmax]: their count, values t
@@ -414,6 +410,9 @@ static void draw_heatmap(dctx *d, const bl_panel *p, box b)
     font(d, 18, 0, 0);
     if (p->xlabel) text(d, left + hw / 2, top + hh + 36 * u, p->xlabel, 0.5, C_TEXT);
     if (p->ylabel) text_vertical(d, left - lw - 26 * u, top + hh / 2, p->ylabel, C_TEXT);
+    char note[96];   /* non-finite cells are left blank: say so */
+    font(d, 15, 0, 0);
+    if (bl_heat_note(p, note, sizeof note)) text(d, left + hw / 2, top + hh + (p->xlabel ? 58 : 36) * u, note, 0.5, C_TEXT);
 }
 
 /* ---- image grids ---- */

@@ -225,3 +225,53 @@ void bl_panel_scale(bl_scale *sc, const bl_panel *p, int axis_y, const bl_range 
     bl_scale_fit(sc, lo, hi, logv, margin);
     if (cover_ticks > 0) bl_scale_cover(sc, lo, hi, cover_ticks);
 }
+
+int bl_index_ticks(int n, int max_ticks, double *t, int cap, double *step)
+{
+    bl_scale s = {0, n > 1 ? n - 1 : 1, 0};
+    int k = bl_scale_ticks(&s, max_ticks, t, cap, step), m = 0;
+    if (*step < 1) { /* whole indices only */
+        *step = 1;
+        for (k = 0; k < n && k < cap; k++) t[k] = k;
+    }
+    for (int i = 0; i < k; i++)
+        if (t[i] <= n - 1) t[m++] = t[i];
+    return m;
+}
+
+int bl_legend_best(const bl_panel *p, const bl_scale *xs, const bl_scale *ys, double w, double h, double m,
+                   double *x0, double *y0)
+{
+    /* column (0 left, 1 centre, 2 right) and row (0 lower, 1 centre, 2 upper) of each candidate */
+    static const int spot[9][2] = { {2, 2}, {0, 2}, {0, 0}, {2, 0}, {2, 1}, {0, 1}, {1, 0}, {1, 2}, {1, 1} };
+    double bx[9], by[9];
+    long bad[9] = {0};
+    for (int k = 0; k < 9; k++) {
+        bx[k] = spot[k][0] == 0 ? m : spot[k][0] == 2 ? 1 - m - w : 0.5 - w / 2;
+        by[k] = spot[k][1] == 0 ? m : spot[k][1] == 2 ? 1 - m - h : 0.5 - h / 2;
+    }
+    for (int s = 0; s < p->nseries; s++) {
+        const bl_series *se = &p->series[s];
+        double lx = 0, ly = 0;
+        int have = 0;
+        for (int i = 0; i < se->n; i++) {
+            double tx = bl_scale_pos(xs, se->x[i]), ty = bl_scale_pos(ys, se->y[i]);
+            if (!isfinite(tx) || !isfinite(ty)) {
+                have = 0;
+                continue;
+            }
+            int steps = have && !(se->flags & BL_NO_LINE) ? 8 : 1;
+            for (int j = 1; j <= steps; j++) {
+                double f = (double)j / steps, x = lx + (tx - lx) * f, y = ly + (ty - ly) * f;
+                if (steps == 1) x = tx, y = ty;
+                for (int k = 0; k < 9; k++) bad[k] += x >= bx[k] && x <= bx[k] + w && y >= by[k] && y <= by[k] + h;
+            }
+            lx = tx, ly = ty, have = 1;
+        }
+    }
+    int best = 0;
+    for (int k = 1; k < 9; k++)
+        if (bad[k] < bad[best]) best = k;
+    *x0 = bx[best], *y0 = by[best];
+    return best;
+}

@@ -28,6 +28,20 @@ double bl_scale_pos(const bl_scale *s, double v);
  * count. *step (may be NULL) gets the linear step, or 0 on a log scale. */
 int bl_scale_ticks(const bl_scale *s, int max_ticks, double *ticks, int cap, double *step);
 
+/* Ticks for the indices 0 .. n-1 of heatmap rows or columns: nice ones (at most about
+ * max_ticks), or every index when nice ones would fall between indices (then *step is 1); never
+ * past n - 1 (a single row or column is index 0 alone). Returns the count (at most cap). */
+int bl_index_ticks(int n, int max_ticks, double *ticks, int cap, double *step);
+
+/* Where a legend box covers the least of the panel's data, as matplotlib's loc="best": of upper
+ * right, upper left, lower left, lower right, right, center left, lower center, upper center and
+ * center (in this order, the first of the least covered wins), the one with the fewest data points
+ * and samples along the drawn lines (8 a segment) inside. w, h: the box's size, m: its margin from
+ * the edges, all as fractions of the plot area. Returns the index; *x0, *y0 the box's lower left
+ * corner in the same fractions (y upwards). */
+int bl_legend_best(const bl_panel *p, const bl_scale *xs, const bl_scale *ys, double w, double h, double m,
+                   double *x0, double *y0);
+
 /* Widen a log scale until its ticks cover the data [dlo, dhi] (0 < dlo <= dhi, inside the scale):
  * when bl_scale_ticks(s, max_ticks) leaves no tick at or above dhi, hi becomes the next tick
  * value above dhi of the ticks in use (m x 10^k for their mantissas 1..9, 1 2 5 or 1, or the next

@@ -15,6 +15,8 @@
 
 static const char RAMP[] = " .:-=+*#%@"; /* 10 levels, dark to bright */
 static const char MARKS[] = "*+x#%&";    /* one ASCII mark per curve when there are no colours */
+/* one marker per series drawn with markers (validation points), so they differ without colour */
+static const char *const DOTS[2][6] = { { "o", "@", "^", "v", "<", ">" }, { "●", "■", "▲", "◆", "○", "□" } };
 
 typedef struct {
     int color, unicode;
@@ -62,13 +64,18 @@ typedef struct {
 } plot_area;
 
 /* data position (0..1 on both axes) to plot-area sub-cell coordinates */
+/* Position t in [0, 1] to the nearest of n pixels. A tie (a constant line sits in the middle of the
+ * axis, between two pixels when n is even) goes to the higher one whichever side rounding error puts
+ * the value, so that a curve and the tick of its value land on the same pixel. */
+static long pixel(double t, long n) { return lround(t * (n - 1) + 1e-9); }
+
 static void to_px(const plot_area *a, double tx, double ty, long *px, long *py)
 {
     int sx = a->braille ? 2 : 1, sy = a->braille ? 4 : 1;
     tx = tx < -4 ? -4 : tx > 5 ? 5 : tx;
     ty = ty < -4 ? -4 : ty > 5 ? 5 : ty;
-    *px = lround(tx * (a->plot->w * sx - 1));
-    *py = lround((1 - ty) * (a->plot->h * sy - 1));
+    *px = pixel(tx, (long)a->plot->w * sx);
+    *py = pixel(1 - ty, (long)a->plot->h * sy);
 }
 
 static void plot_point(plot_area *a, long px, long py, uint32_t fg, int prio, char mark)
@@ -96,7 +103,7 @@ static void plot_segment(plot_area *a, long x0, long y0, long x1, long y1, uint3
 }
 
 static void draw_series(plot_area *a, const bl_series *se, const bl_scale *xs, const bl_scale *ys, int prio,
-                        uint32_t fg, char mark, const style *st)
+                        uint32_t fg, char mark, const char *dot, const style *st)
 {
     long lx = 0, ly = 0;
     int have_last = 0;
@@ -115,14 +122,13 @@ static void draw_series(plot_area *a, const bl_series *se, const bl_scale *xs, c
         lx = px, ly = py, have_last = 1;
     }
     if (!(se->flags & BL_MARKERS)) return;
-    const char *g = st->unicode ? "●" : "o";
     for (int i = 0; i < se->n; i++) {
         double tx = bl_scale_pos(xs, se->x[i]), ty = bl_scale_pos(ys, se->y[i]);
         if (!isfinite(tx) || !isfinite(ty) || tx < 0 || tx > 1 || ty < 0 || ty > 1) continue;
         long px, py;
         to_px(a, tx, ty, &px, &py);
         if (a->braille) px /= 2, py /= 4;
-        bl_canvas_put(a->plot, (int)px, (int)py, g, st->color ? fg : BL_NO_RGB, BL_NO_RGB);
+        bl_canvas_put(a->plot, (int)px, (int)py, dot, st->color ? fg : BL_NO_RGB, BL_NO_RGB);
     }
 }
 
@@ -135,6 +141,14 @@ static char mark_of(const bl_panel *p, int s)
     return MARKS[k % (int)(sizeof MARKS - 1)];
 }
 
+/* the marker of series s: the next of DOTS for each series drawn with markers */
+static const char *dot_of(const bl_panel *p, int s, const style *st)
+{
+    int k = 0;
+    for (int i = 0; i < s; i++) k += (p->series[i].flags & BL_MARKERS) != 0;
+    return DOTS[st->unicode != 0][k % 6];
+}
+
 /* legend entries laid out from column x0 to x0 + w; returns the rows used (draws when c != NULL) */
 static int legend(bl_canvas *c, const bl_panel *p, int x0, int y, int w, const style *st, int marks)
 {
@@ -143,7 +157,7 @@ static int legend(bl_canvas *c, const bl_panel *p, int x0, int y, int w, const s
         const bl_series *se = &p->series[s];
         if ((se->flags & BL_NO_LEGEND) || !se->label[0]) continue;
         char key[8];
-        if (se->flags & BL_NO_LINE) snprintf(key, sizeof key, "%s", st->unicode ? "●" : "o");
+        if (se->flags & BL_NO_LINE) snprintf(key, sizeof key, "%s", dot_of(p, s, st));
         else if (marks) snprintf(key, sizeof key, "%c", mark_of(p, s));
         else snprintf(key, sizeof key, "%s", st->unicode ? "━━" : "--");
         int need = bl_utf8_len(key) + 1 + bl_utf8_len(se->label);
@@ -214,7 +228,7 @@ static void draw_lines(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, 
         if (faint && !st->color) continue;
         uint32_t fg = st->color ? bl_palette(se->color) : BL_NO_RGB;
         if (faint) fg = bl_rgb_mix(fg, 0x808080, 0.55);
-        draw_series(&a, se, &xs, &ys, faint ? 0 : 1 + s, fg, braille ? 0 : mark_of(p, s), st);
+        draw_series(&a, se, &xs, &ys, faint ? 0 : 1 + s, fg, braille ? 0 : mark_of(p, s), dot_of(p, s, st), st);
     }
     bl_canvas_blit(c, a.plot, ax + 1, top);
     bl_canvas_free(a.plot);
@@ -225,7 +239,7 @@ static void draw_lines(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, 
     int last_row = -1;
     for (int i = nyt - 1; i >= 0; i--) {
         double t = bl_scale_pos(&ys, yt[i]);
-        int r = braille ? (int)(lround((1 - t) * (4 * pr - 1)) / 4) : (int)lround((1 - t) * (pr - 1));
+        int r = braille ? (int)(pixel(1 - t, 4L * pr) / 4) : (int)pixel(1 - t, pr);
         if (r < 0 || r >= pr || r == last_row) continue;
         last_row = r;
         bl_canvas_put(c, ax, top + r, ytick, BL_NO_RGB, BL_NO_RGB);
@@ -239,7 +253,7 @@ static void draw_lines(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, 
     int last_end = x0 - 1;
     for (int i = 0; i < nxt; i++) {
         double t = bl_scale_pos(&xs, xt[i]);
-        int col = braille ? (int)(lround(t * (2 * pc - 1)) / 2) : (int)lround(t * (pc - 1));
+        int col = braille ? (int)(pixel(t, 2L * pc) / 2) : (int)pixel(t, pc);
         if (col < 0 || col >= pc) continue;
         char lab[24];
         bl_tick_label(xt[i], xstep, lab, sizeof lab);
@@ -407,21 +421,15 @@ static int heat_layout(const bl_panel *p, int pw, int ph, int *rw, int *cbw, hea
     int aw = pw - *rw - 1 - *cbw;
     if (aw < 1) aw = 1;
     *g = heat_fit(p, aw, hb < 1 ? 1 : hb);
-    return (p->title != NULL) + (g->dh + 1) / 2 + 1;
+    char note[96];
+    return (p->title != NULL) + (g->dh + 1) / 2 + 1 + bl_heat_note(p, note, sizeof note);
 }
 
 /* index ticks 0 .. n-1 for an axis drawn over `len` cells */
 static int index_ticks(int n, int len, int spacing, double *t, double *step)
 {
-    bl_scale s = {0, n - 1 > 0 ? n - 1 : 1, 0};
     int mt = len / spacing + 1;
-    int k = bl_scale_ticks(&s, mt < 2 ? 2 : mt, t, MAX_TICKS, step);
-    if (*step < 1) { /* whole indices only */
-        *step = 1;
-        k = 0;
-        for (int i = 0; i < n && k < MAX_TICKS; i++) t[k++] = i;
-    }
-    return k;
+    return bl_index_ticks(n, mt < 2 ? 2 : mt, t, MAX_TICKS, step);
 }
 
 /* the value under pixel (px, py): the data cell, or the mean of the finite cells a pixel covers
@@ -519,6 +527,8 @@ static void draw_heatmap(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw
     }
     pixmap_draw(c, &bar, bx, y, st);
     pixmap_free(&bar);
+    char note[96];
+    if (bl_heat_note(p, note, sizeof note)) bl_canvas_text(c, hx, y + tr + 1, note, BL_NO_RGB, x0 + pw - hx);
     char labs[MAX_TICKS + 2][24];
     int rows[MAX_TICKS + 2], w, nl = cbar_labels(vmin, vmax, tr, rows, labs, &w);
     for (int i = 0; i < nl; i++) bl_canvas_text(c, bx + 3, y + rows[i], labs[i], BL_NO_RGB, -1);

@@ -7,6 +7,7 @@
 #include "repl/models.h"
 #include "repl/parser.h"
 #include "repl/repl.h"
+#include "repl/train.h"
 #include "train/safetensors.h"
 #include <ctype.h>
 #include <signal.h>
@@ -993,8 +994,24 @@ BL_TEST(redirect_formats_documented)
     }
 }
 
+/* train's progress bar never wraps: on 80 columns it is 20 marks, on 40 it shrinks to what is
+ * left (39 - 31 - 3 = 5 marks), below 4 it is left out, and only then is the text cut. */
+BL_TEST(progress_line_fits)
+{
+    char line[256];
+    bl_progress_line(line, sizeof line, 80, 300, 600, "step 300  loss 1.5000");
+    CHECK(!strcmp(line, "[##########..........] step 300  loss 1.5000"), "80 columns: '%s'", line);
+    bl_progress_line(line, sizeof line, 40, 600, 600, "step 600  loss 0.1234  0.5 it/s");
+    CHECK(!strcmp(line, "[#####] step 600  loss 0.1234  0.5 it/s"), "40 columns: '%s'", line);
+    bl_progress_line(line, sizeof line, 40, 1, 2, "step 600  loss 0.1234  val 0.56  1 it/s");
+    CHECK(!strcmp(line, "step 600  loss 0.1234  val 0.56  1 it/s"), "no room for a bar: '%s'", line);
+    bl_progress_line(line, sizeof line, 40, 1, 2, "step 600  loss 0.0123  val 0.0456  45.2 it/s");
+    CHECK(!strcmp(line, "step 600  loss 0.0123  val 0.0456  45.2"), "cut to 39 columns: '%s'", line);
+}
+
 int main(void)
 {
+    RUN(progress_line_fits);
     RUN(lexer_tokens_and_positions);
     RUN(incomplete_lines);
     RUN(lexer_columns_on_long_lines);

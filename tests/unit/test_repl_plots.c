@@ -454,6 +454,15 @@ BL_TEST(plot_loss_of_two_runs)
         CHECK_CLOSE(json_number_value(json_array_get(ema, i)), last / (1 - pow(w, (double)i + 1)), 1e-5);
     }
     json_decref(j);
+    /* a name given twice is one run: drawn and listed once (6 series, not 12) */
+    snprintf(cmd, sizeof cmd, "plot loss b a b a > %s", tmp("twice.json"));
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    j = json_load_file(tmp("twice.json"), 0, NULL);
+    se = json_object_get(json_array_get(json_object_get(j, "panels"), 0), "series");
+    CHECK(json_array_size(se) == 6, "plot loss b a b a: %zu series, expected 6", json_array_size(se));
+    const char *lab = json_string_value(json_object_get(json_array_get(se, 3), "label"));
+    CHECK(lab && !strcmp(lab, "a"), "second run '%s', expected 'a'", lab ? lab : "(null)");
+    json_decref(j);
     CHECK(run_in(s, "c = dit(dim=32, depth=1, heads=2); plot loss a c") < 0, "a model without a run accepted");
     CHECK(run_in(s, "plot loss a nothing") < 0, "an unknown name accepted");
     CHECK(run_in(s, "plot loss a smooth=1") < 0, "smooth 1 accepted");

@@ -37,7 +37,7 @@ BL_TEST(test_tinyshakespeare)
     CHECK_ERR("character '5' at position 0 is not in the vocabulary");
     char line[512];
     bl_dataset_describe(ds, line, sizeof line);
-    CHECK(strstr(line, "text: 1115394 characters (1003854 train + 111540 val), vocab 65, from ") != NULL, "%s", line);
+    CHECK(strstr(line, "text: 1115394 bytes (1003854 train + 111540 val), vocab 65 distinct bytes, from ") != NULL, "%s", line);
     bl_dataset_free(ds);
     free(raw);
 }
@@ -109,9 +109,9 @@ BL_TEST(test_split_and_windows)
     /* a context the validation part cannot hold */
     CHECK(bl_text_check_context(ds, 99) == 0, "context 99 fits");
     CHECK(bl_text_check_context(ds, 100) == -1, "context 100 does not fit 100 validation characters");
-    CHECK_ERR("has 100 characters in its validation part (10%), fewer than context + 1 = 101");
+    CHECK_ERR("has 100 bytes in its validation part (10%), fewer than context + 1 = 101");
     CHECK(bl_batch_text(&ba, 1, 2000, a) == -1, "context 2000 on 1000 characters");
-    CHECK_ERR("mem has 1000 characters, fewer than context + 1 = 2001");
+    CHECK_ERR("mem has 1000 bytes, fewer than context + 1 = 2001");
     CHECK(bl_batch_images(&ba, 1, (float *)a, NULL) == -1, "image batch from text");
     CHECK_ERR("holds text, not images");
     bl_batcher_free(&ba);
@@ -151,7 +151,7 @@ BL_TEST(test_bad_text_files)
     /* a file shorter than the context + 1 */
     if (ds) {
         CHECK(bl_text_check_context(ds, 128) == -1, "short text accepted");
-        CHECK_ERR("u.txt.gz has 27 characters, fewer than context + 1 = 129");
+        CHECK_ERR("u.txt.gz has 27 bytes, fewer than context + 1 = 129");
     }
     bl_dataset_free(ds);
     tu_cleanup();
@@ -190,8 +190,27 @@ BL_TEST(test_builtin_manual)
     bl_dataset_free(ds);
 }
 
+/* Generated text is shown as valid UTF-8: each maximal ill-formed subpart becomes one U+FFFD.
+ * The expected bytes are Python's b.decode("utf-8", "replace").encode(): a truncated 3-byte
+ * sequence is one U+FFFD, a stray byte, an overlong lead (c0), a surrogate (ed a0 80) and a code
+ * point past U+10FFFF (f4 90 80 80) one per byte, a truncated 4-byte one before f4 is one. */
+BL_TEST(test_utf8_repair)
+{
+    static const char in[] = "\xe6\x97\xa5\xe6\x9c\xacx\xe6\x97 \xe6\xff\xc0\xaf\xed\xa0\x80\xf0\x9f\x98\x80"
+                             "\xf0\x9f\x98\xf4\x90\x80\x80" "A\xe0\x80\xe9";
+#define R "\xef\xbf\xbd"
+    static const char want[] = "\xe6\x97\xa5\xe6\x9c\xacx" R " " R R R R R R R "\xf0\x9f\x98\x80" R R R R R "A" R R R;
+#undef R
+    char out[3 * sizeof in];
+    size_t n = bl_utf8_repair(in, sizeof in - 1, out);
+    CHECK(n == sizeof want - 1 && !memcmp(out, want, sizeof want), "repaired %zu bytes: %s", n, out);
+    CHECK(bl_utf8_repair("h\xc3\xa9llo", 6, out) == 6 && !strcmp(out, "h\xc3\xa9llo"), "valid text changed: %s", out);
+    CHECK(bl_utf8_repair("\xc3", 1, out) == 3 && !strcmp(out, "\xef\xbf\xbd"), "lone lead byte: %s", out);
+}
+
 int main(void)
 {
+    RUN(test_utf8_repair);
     RUN(test_tinyshakespeare);
     RUN(test_split_and_windows);
     RUN(test_bad_text_files);

@@ -335,8 +335,72 @@ BL_TEST(test_shared_axes)
     bl_fig_free(f);
 }
 
+/* heatmap index ticks (terminal and PNG): one column is "0" alone, not 0 .. 1; none past the last
+ * index; with room for 10 ticks every index */
+BL_TEST(test_index_ticks)
+{
+    double t[16], step;
+    int n = bl_index_ticks(1, 2, t, 16, &step);
+    CHECK(n == 1 && t[0] == 0, "1 column: %d ticks, first %g", n, t[0]);
+    n = bl_index_ticks(5, 2, t, 16, &step);
+    CHECK(n >= 1 && t[0] == 0 && t[n - 1] <= 4, "5 columns, 2 ticks: %d ticks, last %g", n, t[n - 1]);
+    n = bl_index_ticks(5, 10, t, 16, &step);
+    CHECK(n == 5 && step == 1 && t[4] == 4, "5 columns, 10 ticks: %d ticks, step %g", n, step);
+}
+
+/* a heatmap with non-finite cells (drawn blank) says so under it, in the terminal and the PNG */
+BL_TEST(test_heat_note)
+{
+    float nan4[4] = {NAN, NAN, NAN, NAN}, mix[4] = {1, INFINITY, NAN, -INFINITY}, inf[2] = {INFINITY, -INFINITY};
+    float ok[2] = {1, NAN};   /* some NaN alone: a mask, no note */
+    char note[96];
+    bl_figure *f = bl_fig_new(1, 4, NULL);
+    bl_panel_heatmap(bl_fig_panel(f, 0), nan4, 2, 2, BL_CMAP_VIRIDIS);
+    bl_panel_heatmap(bl_fig_panel(f, 1), mix, 2, 2, BL_CMAP_VIRIDIS);
+    bl_panel_heatmap(bl_fig_panel(f, 2), inf, 1, 2, BL_CMAP_VIRIDIS);
+    bl_panel_heatmap(bl_fig_panel(f, 3), ok, 1, 2, BL_CMAP_VIRIDIS);
+    CHECK(bl_heat_note(bl_fig_panel(f, 0), note, sizeof note) && !strcmp(note, "all values are NaN"), "'%s'", note);
+    CHECK(bl_heat_note(bl_fig_panel(f, 1), note, sizeof note) && !strcmp(note, "blank: 1 NaN, 1 +inf, 1 -inf"), "'%s'", note);
+    CHECK(bl_heat_note(bl_fig_panel(f, 2), note, sizeof note) && !strcmp(note, "no finite value, blank: 1 +inf, 1 -inf"),
+          "'%s'", note);
+    CHECK(!bl_heat_note(bl_fig_panel(f, 3), note, sizeof note) && !note[0], "'%s' for finite values", note);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    bl_term_opts o = {160, 0, BL_COLOR_NONE, 1};
+    CHECK(bl_term_print(f, m, &o) == 0, "%s", bl_error());
+    fclose(m);
+    CHECK(buf && strstr(buf, "all values are NaN") && strstr(buf, "blank: 1 NaN, 1 +inf, 1 -inf"), "terminal:\n%s", buf);
+    free(buf);
+    bl_fig_free(f);
+}
+
+/* the PNG legend goes where it covers the least data (matplotlib's loc="best"): for lines 1 2 3 and
+ * 3 2 1 the four corners each hold a line's end, the middle of the right edge is free (index 4,
+ * "right"); for one rising line the upper left corner is free (index 1) */
+BL_TEST(test_legend_best)
+{
+    float x[3] = {0, 1, 2}, up[3] = {1, 2, 3}, down[3] = {3, 2, 1};
+    bl_figure *f = bl_fig_new(1, 2, NULL);
+    bl_panel *p = bl_fig_panel(f, 0), *q = bl_fig_panel(f, 1);
+    bl_panel_line(p, "0", x, up, 3, 0);
+    bl_panel_line(p, "1", x, down, 3, 0);
+    bl_panel_line(q, "up", x, up, 3, 0);
+    bl_scale xs = {0, 2, 0}, ys;
+    bl_scale_fit(&ys, 1, 3, 0, 0.05);   /* 0.9 .. 3.1 */
+    double bx, by;
+    int k = bl_legend_best(p, &xs, &ys, 0.1, 0.1, 0.01, &bx, &by);
+    CHECK(k == 4 && fabs(bx - 0.89) < 1e-12 && fabs(by - 0.45) < 1e-12, "crossing lines: spot %d at %g, %g", k, bx, by);
+    k = bl_legend_best(q, &xs, &ys, 0.1, 0.1, 0.01, &bx, &by);
+    CHECK(k == 1 && fabs(bx - 0.01) < 1e-12 && fabs(by - 0.89) < 1e-12, "rising line: spot %d at %g, %g", k, bx, by);
+    bl_fig_free(f);
+}
+
 int main(void)
 {
+    RUN(test_legend_best);
+    RUN(test_heat_note);
+    RUN(test_index_ticks);
     RUN(test_ema_bias_correction);
     RUN(test_ema_errors);
     RUN(test_moving_average_and_downsample);

@@ -125,6 +125,74 @@ BL_TEST(test_heat_truecolor) { bl_figure *f = heat(); expect(f, "heat_truecolor"
 BL_TEST(test_images_256) { bl_figure *f = images(); expect(f, "images_256", 40, 0, BL_COLOR_256, 0); bl_fig_free(f); }
 BL_TEST(test_images_nocolor) { bl_figure *f = images(); expect(f, "images_nocolor", 40, 0, BL_COLOR_NONE, 0); bl_fig_free(f); }
 
+/* render f into a string (free it) */
+static char *render_h(const bl_figure *f, int width, int height, int ascii)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    bl_term_opts o = {width, height, BL_COLOR_NONE, ascii};
+    CHECK(bl_term_print(f, m, &o) == 0, "%s", bl_error());
+    fclose(m);
+    return buf;
+}
+
+static char *render(const bl_figure *f, int width, int ascii) { return render_h(f, width, 16, ascii); }
+
+/* a flat line at 5 is drawn on the row of the 5.0 tick, at an even or odd count of rows (at an even
+ * one it sits on a tie between two dot rows, and rounding error put the tick and the line apart) */
+BL_TEST(test_flat_line_on_its_tick)
+{
+    float x[3] = {0, 1, 2}, y[3] = {5, 5, 5};
+    bl_figure *f = bl_fig_new(1, 1, NULL);
+    bl_panel_line(bl_fig_panel(f, 0), NULL, x, y, 3, 0);
+    for (int h = 20; h <= 27; h++) {
+        char *out = render_h(f, 80, h, 0), *row = strstr(out, "5.0 \u2524");
+        char *end = row ? strchr(row, '\n') : NULL;
+        if (end) *end = '\0';
+        int dots = 0;   /* a braille cell (U+2800..U+28FF: e2 a0..a3 xx) on the row */
+        for (const unsigned char *q = (const unsigned char *)row; row && q[0] && q[1]; q++)
+            dots |= q[0] == 0xe2 && q[1] >= 0xa0 && q[1] <= 0xa3;
+        CHECK(dots, "height %d: the 5.0 row has no line: '%s'", h, row ? row : "(none)");
+        free(out);
+    }
+    bl_fig_free(f);
+}
+
+/* two series of validation points without colour: each has its own marker, in the plot and legend */
+BL_TEST(test_val_markers_differ)
+{
+    float x[2] = {1, 2}, a[2] = {1, 2}, b[2] = {2, 1};
+    bl_figure *f = bl_fig_new(1, 1, NULL);
+    bl_panel *p = bl_fig_panel(f, 0);
+    bl_panel_line(p, "val a", x, a, 2, BL_MARKERS | BL_NO_LINE);
+    bl_panel_line(p, "val b", x, b, 2, BL_MARKERS | BL_NO_LINE);
+    for (int ascii = 0; ascii < 2; ascii++) {
+        char *out = render(f, 40, ascii);
+        const char *ka = ascii ? "o val a" : "\u25cf val a", *kb = ascii ? "@ val b" : "\u25a0 val b";
+        CHECK(strstr(out, ka) && strstr(out, kb), "ascii %d: legend without '%s' and '%s':\n%s", ascii, ka, kb, out);
+        free(out);
+    }
+    bl_fig_free(f);
+}
+
+/* a 1 x 1 heatmap has one column, 0: its index line below the map is "0" alone (was "0 1") */
+BL_TEST(test_one_cell_heatmap_ticks)
+{
+    float v[1] = {1};
+    bl_figure *f = bl_fig_new(1, 1, NULL);
+    bl_panel_heatmap(bl_fig_panel(f, 0), v, 1, 1, BL_CMAP_VIRIDIS);
+    char *out = render(f, 40, 1);
+    char *last = out + strlen(out);
+    while (last > out && last[-1] == '\n') *--last = '\0';   /* the last line that is not empty */
+    while (last > out && last[-1] != '\n') last--;
+    int ok = 1, digits = 0;
+    for (char *q = last; *q && *q != '\n'; q++) ok &= *q == ' ' || *q == '0', digits += *q == '0';
+    CHECK(ok && digits == 1, "the column index line is '%s'", last);
+    free(out);
+    bl_fig_free(f);
+}
+
 /* a constant heatmap is one colour: every half block has viridis(0.5) above and below */
 BL_TEST(test_constant_heatmap_one_colour)
 {
@@ -307,6 +375,9 @@ BL_TEST(test_log_x_ticks_cover_data)
 int main(void)
 {
     RUN(test_diagonal_nocolor);
+    RUN(test_flat_line_on_its_tick);
+    RUN(test_val_markers_differ);
+    RUN(test_one_cell_heatmap_ticks);
     RUN(test_loss_nocolor);
     RUN(test_loss_256);
     RUN(test_loss_ascii);
