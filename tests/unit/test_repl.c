@@ -723,7 +723,7 @@ BL_TEST(data_checked_when_attached)
           "%s%s", outbuf, errbuf);
     CHECK(run_in(s, "model gpt dim=32 depth=1 heads=2 context=32") == 0, "%s", errbuf);
     snprintf(cmd, sizeof cmd, "data text %s", path);
-    snprintf(want, sizeof want, "t:1:11: data: text: %s has 12 characters, fewer than context + 1 = 33\n", path);
+    snprintf(want, sizeof want, "t:1:11: data: text: %s has 12 bytes, fewer than context + 1 = 33\n", path);
     CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want) && !outbuf[0], "%s%s", outbuf, errbuf);
     CHECK(run_in(s, "m2.vocab; data") == 0 &&
           !strcmp(outbuf, "65\nno data attached: training uses the built-in text (data KIND [PATH] attaches one)\n"),
