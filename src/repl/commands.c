@@ -342,22 +342,36 @@ static int cmd_source(bl_cmdargs *a)
         snprintf(beside, sizeof beside, "%.*s/%s", (int)(slash - cur), cur, path) < (int)sizeof beside &&
         stat(beside, &sb) == 0)
         path = beside;
-    if (a->s->depth >= 16) {
-        char *self = realpath(path, NULL), *cur_real = cur ? realpath(cur, NULL) : NULL;
-        if (self && cur_real && !strcmp(self, cur_real))
-            bl_fail("source: %s sources itself (depth %d)", a->w[0].text, a->s->depth);
-        else bl_fail("source: files nested more than 16 deep (does %s source itself?)", a->w[0].text);
-        free(self), free(cur_real);
+    /* a cycle is refused before anything in it runs again: the file running now, or one further
+     * up the chain, sources itself */
+    bl_session *ss = a->s;
+    if (ss->depth == 0) {
+        free(ss->chain[0]);
+        ss->chain[0] = cur ? realpath(cur, NULL) : NULL;
+    }
+    char *self = realpath(path, NULL);
+    for (int i = ss->depth; self && i >= 0; i--)
+        if (ss->chain[i] && !strcmp(ss->chain[i], self)) {
+            if (i == ss->depth) bl_fail("source: %s sources itself", a->w[0].text);
+            else bl_fail("source: %s is already running (files that source each other)", a->w[0].text);
+            free(self);
+            return word_err(a, 0);
+        }
+    if (ss->depth >= BL_SOURCE_MAX) {
+        free(self);
+        bl_fail("source: files nested more than %d deep", BL_SOURCE_MAX);
         return word_err(a, 0);
     }
     FILE *f = bl_open_script(path);
     if (!f) {
+        free(self);
         bl_fail("source: %s: %s", a->w[0].text, strerror(errno));
         return word_err(a, 0);
     }
-    a->s->depth++;
-    int rc = bl_run_file(a->s, path, f);
-    a->s->depth--;
+    ss->chain[++ss->depth] = self;
+    int rc = bl_run_file(ss, path, f);
+    free(ss->chain[ss->depth]);
+    ss->chain[ss->depth--] = NULL;
     fclose(f);
     if (rc < 0) {
         /* the error inside the file has been shown, at its FILE:LINE:COL: one error, one line */

@@ -100,6 +100,9 @@ const bl_command *bl_command_find(const char *name);
 const bl_function *bl_function_find(const char *name);
 int bl_is_command(const char *name, int *raw);
 
+/* how deep `source` may nest */
+#define BL_SOURCE_MAX 16
+
 struct bl_session {
     int nvars, capvars;
     char **names;
@@ -120,6 +123,9 @@ struct bl_session {
     int has_errpos;
     int error_shown;        /* the failing statement's error was shown already (in a sourced file) */
     int depth;              /* `source` nesting */
+    char *chain[BL_SOURCE_MAX + 1]; /* real paths of the files in the `source` chain: [0] the
+                                     * file that started it (NULL for stdin, -e), [1..depth] the
+                                     * sourced ones; a file already in it is a cycle */
     char **hist;            /* statements entered, for `history` */
     int nhist, caphist;
     bl_graph *g;            /* scratch graph (recording off) for the ops the functions call */

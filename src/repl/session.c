@@ -33,6 +33,7 @@ void bl_session_free(bl_session *s)
     free(s->vals);
     for (int i = 0; i < s->nhist; i++) free(s->hist[i]);
     free(s->hist);
+    for (int i = 0; i <= BL_SOURCE_MAX; i++) free(s->chain[i]);
     bl_graph_free(s->g);
     free(s);
 }

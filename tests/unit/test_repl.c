@@ -740,8 +740,11 @@ BL_TEST(one_error_one_line)
 {
     char dir[] = "/tmp/bl-test-src.XXXXXX", path[256], cmd[300], want[512];
     if (!mkdtemp(dir)) SKIP("no temporary folder");
-    static const char *const files[][2] = { { "s.bl", "x = 1\nsource s.bl\n" }, { "inner.bl", "y = 2\nz = nope\n" } };
-    for (int i = 0; i < 2; i++) {
+    static const char *const files[][2] = { { "s.bl", "x = 1\nprint(\"in s\")\nsource s.bl\n" },
+                                            { "inner.bl", "y = 2\nz = nope\n" },
+                                            { "a.bl", "print(\"in a\")\nsource b.bl\n" },
+                                            { "b.bl", "print(\"in b\")\nsource a.bl\n" } };
+    for (int i = 0; i < 4; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
         FILE *f = fopen(path, "w");
         if (f) fputs(files[i][1], f), fclose(f);
@@ -749,8 +752,12 @@ BL_TEST(one_error_one_line)
     bl_session *s = bl_session_new(0);
     bl_models_init(s);
     snprintf(cmd, sizeof cmd, "source %s/s.bl", dir);
-    snprintf(want, sizeof want, "%s/s.bl:2:8: source: s.bl sources itself (depth 16)\n", dir);
-    CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want), "%s", errbuf);
+    /* refused when met, before the file's statements run a second time */
+    snprintf(want, sizeof want, "%s/s.bl:3:8: source: s.bl sources itself\n", dir);
+    CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want) && !strcmp(outbuf, "in s\n"), "%s%s", outbuf, errbuf);
+    snprintf(cmd, sizeof cmd, "source %s/a.bl", dir);
+    snprintf(want, sizeof want, "%s/b.bl:2:8: source: a.bl is already running (files that source each other)\n", dir);
+    CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want) && !strcmp(outbuf, "in a\nin b\n"), "%s%s", outbuf, errbuf);
     snprintf(cmd, sizeof cmd, "source %s/inner.bl", dir);
     snprintf(want, sizeof want, "%s/inner.bl:2:5: unknown name 'nope'\n", dir);
     CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want), "%s", errbuf);
