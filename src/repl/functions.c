@@ -624,9 +624,8 @@ static bl_value *f_load(bl_callargs *a)
         const char *cols[] = { "name", "shape", "elements", "dtype" };
         bl_table *t = bl_table_new(4, cols);
         for (int i = 0; t && i < f->n; i++) {
-            char sh[64];
-            if (bl_table_addf(t, "%s\t%s\t%zu\t%s", f->tensors[i].name, bl_shape_str(&f->tensors[i], sh, sizeof sh),
-                              f->tensors[i].numel, f->dtypes[i]) < 0) {
+            if (bl_table_addf(t, "%s\t%s\t%zu\t%s", f->tensors[i].name, f->shapes[i], f->tensors[i].numel,
+                              f->dtypes[i]) < 0) {
                 bl_table_free(t);
                 t = NULL;
             }

@@ -226,7 +226,7 @@ int bl_st_write(const char *path, int n, const char *const *names, const bl_tens
 /* The safetensors dtypes (safetensors/src/tensor.rs: Dtype) with byte sizes; all but the last
  * four are converted to float32 on load (integers rounded to the nearest float, BOOL to 0 or 1).
  * The file's structure (offsets, bytes = elements x size) is checked for every one; a tensor of a
- * dtype that is not converted is refused only when it is loaded (bl_st_values). */
+ * dtype that is not converted is refused only when it is loaded (bl_st_need_values). */
 enum { DT_F32, DT_F16, DT_BF16, DT_F64, DT_I64, DT_I32, DT_I16, DT_I8, DT_U64, DT_U32, DT_U16,
        DT_U8, DT_BOOL, DT_CONVERTED, DT_F8_E4M3 = DT_CONVERTED, DT_F8_E5M2, DT_F8_E8M0, DT_C64 };
 
@@ -253,13 +253,19 @@ static int span_cmp(const void *a, const void *b)
 void bl_st_free(bl_st_file *f)
 {
     if (!f) return;
-    for (int i = 0; i < f->n; i++) free((char *)f->tensors[i].name);
+    for (int i = 0; i < f->n; i++) {
+        free((char *)f->tensors[i].name);
+        free(f->shapes[i]);
+        free(f->unheld[i]);
+    }
     for (int i = 0; i < f->nmeta; i++) {
         free(f->meta_keys[i]);
         free(f->meta_values[i]);
     }
     free(f->tensors);
     free(f->dtypes);
+    free(f->shapes);
+    free(f->unheld);
     free(f->data);
     free(f->meta_keys);
     free(f->meta_values);
@@ -288,8 +294,20 @@ static const char *json_kind(const json_t *j)
     }
 }
 
-/* Parse one tensor entry into f->tensors[i] (shape, name) and span; -1 + error (unprefixed). */
-static int parse_entry(const char *name, json_t *e, bl_tensor *t, st_span *sp, uint64_t datasize)
+/* Append to buf (size n, used *len) like snprintf, never past the end. */
+__attribute__((format(printf, 4, 5))) static void add(char *buf, size_t n, size_t *len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (*len < n) *len += (size_t)vsnprintf(buf + *len, n - *len, fmt, ap);
+    va_end(ap);
+}
+
+/* Parse one tensor entry into t (shape, numel), its span, its shape as stored (*shape_out,
+ * "[2, 3]") and, for a tensor blocklab cannot hold, why (*unheld_out; see bl_st_need_values);
+ * -1 + error (unprefixed) when the entry is malformed. */
+static int parse_entry(const char *name, json_t *e, bl_tensor *t, st_span *sp, uint64_t datasize,
+                       char **shape_out, char **unheld_out)
 {
     if (!json_is_object(e)) return bl_fail("tensor %s is %s, not an object", name, json_kind(e));
     json_t *dt = json_object_get(e, "dtype"), *sh = json_object_get(e, "shape"),
@@ -304,23 +322,51 @@ static int parse_entry(const char *name, json_t *e, bl_tensor *t, st_span *sp, u
                        json_string_value(dt));
     int esize = dtypes[sp->dtype].size;
     if (!json_is_array(sh)) return bl_fail("tensor %s: shape is %s, not an array", name, json_kind(sh));
-    size_t nd = json_array_size(sh);
-    if (nd > BL_MAXDIM)
-        return bl_fail("tensor %s has %zu dimensions (at most %d are supported)", name, nd, BL_MAXDIM);
+    /* any number of dimensions and sizes of 0 are valid safetensors (torch.empty(0, 3)); such a
+     * tensor is checked like the others but keeps no values (refused when it is loaded) */
+    size_t nd = json_array_size(sh), slen = 0, zero_dim = 0;
+    char shape[256];
+    uint64_t numel = 1;
+    int empty = 0;
+    add(shape, sizeof shape, &slen, "[");
     for (size_t d = 0; d < nd; d++) {
         json_t *v = json_array_get(sh, d);
         if (!json_is_integer(v))
             return bl_fail("tensor %s: shape entry %zu is %s, not an integer", name, d, json_kind(v));
         json_int_t x = json_integer_value(v);
-        if (x < 1 || x > INT_MAX)
-            return bl_fail("tensor %s has dimension %zu of size %lld (sizes must be 1 to %d)", name,
+        if (x < 0 || x > INT_MAX)
+            return bl_fail("tensor %s has dimension %zu of size %lld (sizes must be 0 to %d)", name,
                            d, (long long)x, INT_MAX);
-        t->shape[d] = (int)x;
+        add(shape, sizeof shape, &slen, "%s%lld", d ? ", " : "", (long long)x);
+        if (x == 0 && !empty) {
+            empty = 1;
+            zero_dim = d;
+        }
+        numel = numel > UINT64_MAX / ((uint64_t)x + 1) ? UINT64_MAX : numel * (uint64_t)x;
+        if (d < BL_MAXDIM) t->shape[d] = (int)x;
     }
-    t->ndim = (int)nd;
-    if (bl_shape_check("shape", t->ndim, t->shape, &t->numel) < 0) {
-        bl_error_prefix("tensor %s", name);
-        return -1;
+    add(shape, sizeof shape, &slen, "]");
+    if (slen >= sizeof shape) strcpy(shape + sizeof shape - 5, "...]");
+    if (empty) numel = 0;
+    char why[768] = "";
+    if (sp->dtype >= DT_CONVERTED)
+        snprintf(why, sizeof why, "tensor %.256s has dtype %s, which blocklab cannot convert to float32",
+                 name, dtypes[sp->dtype].name);
+    else if (nd > BL_MAXDIM)
+        snprintf(why, sizeof why, "tensor %.256s has %zu dimensions (shape %s); blocklab tensors have at "
+                 "most %d", name, nd, shape, BL_MAXDIM);
+    else if (empty)
+        snprintf(why, sizeof why, "tensor %.256s has shape %s, no elements (dimension %zu has size 0); "
+                 "blocklab tensors have at least one", name, shape, zero_dim);
+    if (nd > BL_MAXDIM || empty) {   /* held by no bl_tensor: keep the element count only */
+        t->ndim = nd > BL_MAXDIM ? 0 : (int)nd;
+        t->numel = numel > SIZE_MAX ? SIZE_MAX : (size_t)numel;
+    } else {
+        t->ndim = (int)nd;
+        if (bl_shape_check("shape", t->ndim, t->shape, &t->numel) < 0) {
+            bl_error_prefix("tensor %s", name);
+            return -1;
+        }
     }
     if (!json_is_array(of) || json_array_size(of) != 2 || !json_is_integer(json_array_get(of, 0)) ||
         !json_is_integer(json_array_get(of, 1)))
@@ -331,13 +377,13 @@ static int parse_entry(const char *name, json_t *e, bl_tensor *t, st_span *sp, u
                        (long long)b, (long long)en, (unsigned long long)datasize);
     sp->begin = (uint64_t)b;
     sp->end = (uint64_t)en;
-    uint64_t need = (uint64_t)t->numel * (uint64_t)esize;
-    if (sp->end - sp->begin != need) {
-        char buf[64];
+    uint64_t need = numel > UINT64_MAX / (uint64_t)esize ? UINT64_MAX : numel * (uint64_t)esize;
+    if (sp->end - sp->begin != need)
         return bl_fail("tensor %s has %llu bytes but shape %s of %s needs %llu", name,
-                       (unsigned long long)(sp->end - sp->begin), bl_shape_str(t, buf, sizeof buf),
-                       json_string_value(dt), (unsigned long long)need);
-    }
+                       (unsigned long long)(sp->end - sp->begin), shape, json_string_value(dt),
+                       (unsigned long long)need);
+    if (!(*shape_out = strdup(shape)) || (*why && !(*unheld_out = strdup(why))))
+        return bl_fail("out of memory");
     return 0;
 }
 
@@ -439,8 +485,10 @@ static int read_body(bl_st_file *f, FILE *fp, uint64_t fsize)
     size_t count = json_object_size(root) - (json_object_get(root, "__metadata__") != NULL);
     f->tensors = calloc(count ? count : 1, sizeof(bl_tensor));
     f->dtypes = calloc(count ? count : 1, sizeof(char *));
+    f->shapes = calloc(count ? count : 1, sizeof(char *));
+    f->unheld = calloc(count ? count : 1, sizeof(char *));
     spans = calloc(count ? count : 1, sizeof(st_span));
-    if (!f->tensors || !f->dtypes || !spans) {
+    if (!f->tensors || !f->dtypes || !f->shapes || !f->unheld || !spans) {
         bl_fail("out of memory");
         goto out;
     }
@@ -456,10 +504,12 @@ static int read_body(bl_st_file *f, FILE *fp, uint64_t fsize)
             goto out;
         }
         f->n++;
-        if (parse_entry(key, v, t, &spans[f->n - 1], datasize) < 0) goto out;
+        if (parse_entry(key, v, t, &spans[f->n - 1], datasize, &f->shapes[f->n - 1],
+                        &f->unheld[f->n - 1]) < 0)
+            goto out;
         spans[f->n - 1].index = f->n - 1;
         f->dtypes[f->n - 1] = dtypes[spans[f->n - 1].dtype].name;
-        if (spans[f->n - 1].dtype < DT_CONVERTED) total += t->numel;
+        if (!f->unheld[f->n - 1]) total += t->numel;
     }
     /* the tensors must tile the data exactly: sorted by begin, each starts where the last ended */
     qsort(spans, (size_t)f->n, sizeof *spans, span_cmp);
@@ -493,7 +543,7 @@ static int read_body(bl_st_file *f, FILE *fp, uint64_t fsize)
     size_t at = 0;
     for (int i = 0; i < f->n; i++) { /* in file order, so the reads are sequential */
         bl_tensor *t = &f->tensors[spans[i].index];
-        if (spans[i].dtype >= DT_CONVERTED) continue;   /* data stays NULL: see bl_st_values */
+        if (f->unheld[spans[i].index]) continue;   /* data stays NULL: see bl_st_need_values */
         t->data = f->data + at;
         at += t->numel;
         errno = 0;
@@ -560,9 +610,8 @@ const bl_tensor *bl_st_get(const bl_st_file *f, const char *name)
 
 int bl_st_need_values(const bl_st_file *f, const bl_tensor *t)
 {
-    if (t->data) return 0;
-    return st_fail(f->path, "tensor %s has dtype %s, which blocklab cannot convert to float32", t->name,
-                   f->dtypes[t - f->tensors]);
+    const char *why = f->unheld[t - f->tensors];
+    return why ? st_fail(f->path, "%s", why) : 0;
 }
 
 const char *bl_st_meta(const bl_st_file *f, const char *key)

@@ -13,7 +13,8 @@
  * reference writer) and reads every safetensors dtype's structure, converting F32, F16, BF16,
  * F64, I64, I32, I16, I8, U64, U32, U16, U8 and BOOL to float on load (the halves exactly, F64
  * and integers rounded to the nearest float, BOOL to 0 or 1; PyTorch files often hold int64
- * buffers). F8_E4M3, F8_E5M2, F8_E8M0 and C64 tensors are validated but keep no values: only
+ * buffers). F8_E4M3, F8_E5M2, F8_E8M0 and C64 tensors, tensors of more than 4 dimensions and
+ * tensors with a dimension of size 0 (torch.empty(0, 3)) are validated but keep no values: only
  * loading one of them is refused (bl_st_need_values), not the file. Checkpoints (DESIGN.md section 5) keep parameters under their PyTorch names, the
  * optimizer state under `optim.` names, and config, step and history as JSON strings in
  * `__metadata__`, so a file loads with safetensors.torch.load_file and back.
@@ -46,8 +47,11 @@ typedef struct bl_st_file {
     char *path;
     int n;                  /* number of tensors */
     bl_tensor *tensors;     /* [n] views into `data`; tensors[i].name is the tensor's name;
-                               data NULL for a dtype not converted (bl_st_need_values) */
+                               data NULL for a tensor blocklab cannot hold (bl_st_need_values),
+                               then numel is right but ndim is 0 past 4 dimensions */
     const char **dtypes;    /* [n] each tensor's dtype as stored: "F32", "I64", ... (static) */
+    char **shapes;          /* [n] each tensor's shape as stored: "[2, 3]", "[1, 2, 3, 4, 5]" */
+    char **unheld;          /* [n] NULL, or why the tensor keeps no values (bl_st_need_values) */
     float *data;            /* one buffer holding every tensor's values */
     int nmeta;
     char **meta_keys;       /* [nmeta] */
@@ -57,7 +61,7 @@ typedef struct bl_st_file {
 /* Read and validate a whole file. Refused, with the reason: a file shorter than 8 bytes, a
  * header length past the end of the file or over BL_ST_MAX_HEADER, a header that is not a JSON
  * object, an entry without dtype / shape / data_offsets or with ones of the wrong type, a dtype
- * that is not a safetensors dtype, shapes with more than 4 dimensions, a zero or negative dimension or
+ * that is not a safetensors dtype, a negative dimension, a shape of at most 4 dimensions with
  * more than BL_MAX_NUMEL elements, offsets outside the data, a byte size not matching the shape,
  * overlapping tensors, holes or trailing bytes in the data, non-string metadata values.
  * Returns the file (free with bl_st_free) or NULL. */
@@ -68,7 +72,9 @@ bl_st_file *bl_st_read(const char *path);
 const bl_tensor *bl_st_get(const bl_st_file *f, const char *name);
 
 /* 0 when t (a tensor of f) has values, else -1 with "safetensors: PATH: tensor NAME has dtype
- * F8_E4M3, which blocklab cannot convert to float32". */
+ * F8_E4M3, which blocklab cannot convert to float32" / "... has 5 dimensions (shape [1, 2, 3, 4,
+ * 5]); blocklab tensors have at most 4" / "... has shape [0, 3], no elements (dimension 0 has
+ * size 0); blocklab tensors have at least one". */
 int bl_st_need_values(const bl_st_file *f, const bl_tensor *t);
 
 /* The metadata value for `key`, or NULL when absent. */

@@ -868,6 +868,32 @@ BL_TEST(load_safetensors)
           "%s", outbuf);
     snprintf(cmd, sizeof cmd, "load(\"%s\", \"nope\")", path);
     CHECK(run(cmd) < 0 && strstr(errbuf, "has no tensor 'nope'"), "%s", errbuf);
+    /* a 5-D tensor and a size-0 one (torch.empty(0, 3)) are listed; only loading them is refused */
+    static const char hdr[] = "{\"ok\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},"
+                              "\"five\":{\"dtype\":\"F32\",\"shape\":[1,1,1,1,1],\"data_offsets\":[4,8]},"
+                              "\"empty\":{\"dtype\":\"F32\",\"shape\":[0,3],\"data_offsets\":[8,8]}}";
+    FILE *hf = fopen(path, "wb");
+    if (hf) {
+        unsigned char len[8] = { sizeof hdr - 1 };
+        float vals[2] = { 2.5f, 7 };
+        fwrite(len, 1, 8, hf);
+        fwrite(hdr, 1, sizeof hdr - 1, hf);
+        fwrite(vals, 4, 2, hf);
+        fclose(hf);
+    }
+    snprintf(cmd, sizeof cmd, "load(\"%s\"); load(\"%s\", \"ok\")", path, path);
+    CHECK(run(cmd) == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "name   shape            elements  dtype\n"
+                          "ok     [1]                     1  F32\n"
+                          "five   [1, 1, 1, 1, 1]         1  F32\n"
+                          "empty  [0, 3]                  0  F32\n"
+                          "tensor([2.5000], shape=[1], dtype=float32)\n"), "%s", outbuf);
+    snprintf(cmd, sizeof cmd, "load(\"%s\", \"five\")", path);
+    CHECK(run(cmd) < 0 && strstr(errbuf, "tensor five has 5 dimensions (shape [1, 1, 1, 1, 1]); blocklab "
+                                         "tensors have at most 4") && strstr(errbuf, "t:1:"),
+          "%s", errbuf);
+    snprintf(cmd, sizeof cmd, "load(\"%s\", \"empty\")", path);
+    CHECK(run(cmd) < 0 && strstr(errbuf, "tensor empty has shape [0, 3], no elements"), "%s", errbuf);
     /* a malformed file: one line, no crash */
     FILE *f = fopen(path, "wb");
     if (f) {

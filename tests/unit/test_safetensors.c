@@ -248,6 +248,55 @@ BL_TEST(test_dtypes_written)
     bl_st_free(f);
 }
 
+/* Tensors of more than 4 dimensions or with a size-0 dimension (torch.empty(0, 3)) are valid
+ * safetensors: the file loads, they are listed with their shape and element count, and only
+ * asking for their values is refused. */
+BL_TEST(test_unheld_shapes)
+{
+    const char *path = tmp_path("shapes.safetensors");
+    const char *header =
+        "{\"ok\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": [0, 8]},"
+        " \"five\": {\"dtype\": \"F32\", \"shape\": [1, 1, 1, 1, 2], \"data_offsets\": [8, 16]},"
+        " \"empty\": {\"dtype\": \"F32\", \"shape\": [0, 3], \"data_offsets\": [16, 16]},"
+        " \"none\": {\"dtype\": \"I64\", \"shape\": [], \"data_offsets\": [16, 24]}}";
+    float data[4] = {1.5f, -2.0f, 3.0f, 4.0f};
+    unsigned char buf[24];
+    memcpy(buf, data, 16);
+    memset(buf + 16, 0, 8);
+    buf[16] = 7;   /* I64 scalar 7 (little-endian) */
+    write_raw(path, header, -1, buf, 24);
+    bl_st_file *f = bl_st_read(path);
+    CHECK(f != NULL, "read: %s", bl_error());
+    if (!f) return;
+    CHECK(f->n == 4, "%d tensors", f->n);
+    const bl_tensor *ok = bl_st_get(f, "ok"), *five = bl_st_get(f, "five"), *empty = bl_st_get(f, "empty");
+    const bl_tensor *none = bl_st_get(f, "none");
+    CHECK(ok && ok->data && ok->data[0] == 1.5f && ok->data[1] == -2.0f, "ok's values");
+    CHECK(none && none->data && none->ndim == 0 && none->data[0] == 7.0f, "scalar I64");
+    CHECK(ok && bl_st_need_values(f, ok) == 0, "ok refused: %s", bl_error());
+    CHECK(five && !five->data && five->numel == 2 && !strcmp(f->shapes[1], "[1, 1, 1, 1, 2]"),
+          "five listed: %s", f->shapes[1]);
+    CHECK(empty && !empty->data && empty->numel == 0 && !strcmp(f->shapes[2], "[0, 3]"),
+          "empty listed: %s", f->shapes[2]);
+    CHECK(!strcmp(f->shapes[0], "[2]") && !strcmp(f->shapes[3], "[]"), "shapes %s %s", f->shapes[0],
+          f->shapes[3]);
+    bl_clear_error();
+    CHECK(five && bl_st_need_values(f, five) < 0, "five has values");
+    CHECK_ERR("tensor five has 5 dimensions (shape [1, 1, 1, 1, 2]); blocklab tensors have at most 4");
+    CHECK_ERR(path);
+    bl_clear_error();
+    CHECK(empty && bl_st_need_values(f, empty) < 0, "empty has values");
+    CHECK_ERR("tensor empty has shape [0, 3], no elements (dimension 0 has size 0)");
+    /* copying into a tensor (a model parameter) is refused, whatever its shape */
+    bl_tensor *dst = bl_tensor_new1(2);
+    bl_clear_error();
+    CHECK(bl_st_copy_into(f, "five", dst) < 0, "five copied");
+    CHECK_ERR("tensor five has 5 dimensions");
+    CHECK(bl_st_copy_into(f, "ok", dst) == 0 && dst->data[1] == -2.0f, "ok not copied: %s", bl_error());
+    bl_tensor_free(dst);
+    bl_st_free(f);
+}
+
 typedef struct {
     const char *header;
     long long hlen;  /* -1: strlen(header) */
@@ -287,14 +336,18 @@ BL_TEST(test_bad_files)
          "shape entry 0 is a number, not an integer"},
         {"{\"a\": {\"dtype\": \"F32\", \"shape\": [-1], \"data_offsets\": [0, 4]}}", -1, 4,
          "dimension 0 of size -1"},
-        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [0], \"data_offsets\": [0, 0]}}", -1, 0,
-         "dimension 0 of size 0"},
         {"{\"a\": {\"dtype\": \"F32\", \"shape\": [99999999999], \"data_offsets\": [0, 4]}}", -1, 4,
          "dimension 0 of size 99999999999"},
         {"{\"a\": {\"dtype\": \"F32\", \"shape\": [100000, 100000, 1000], \"data_offsets\": [0, 4]}}",
          -1, 4, "absurd size"},
-        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [1,1,1,1,1], \"data_offsets\": [0, 4]}}", -1, 4,
-         "tensor a has 5 dimensions (at most 4 are supported)"},
+        /* shapes blocklab cannot hold are still checked against their bytes and offsets */
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [1,1,1,1,2], \"data_offsets\": [0, 4]}}", -1, 4,
+         "tensor a has 4 bytes but shape [1, 1, 1, 1, 2] of F32 needs 8"},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [0, 3], \"data_offsets\": [0, 4]}}", -1, 4,
+         "tensor a has 4 bytes but shape [0, 3] of F32 needs 0"},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": [0, 8]},"
+         " \"z\": {\"dtype\": \"F32\", \"shape\": [0], \"data_offsets\": [4, 4]}}", -1, 8,
+         "tensors a and z overlap"},
         {"{\"a\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0]}}", -1, 4,
          "data_offsets must be two integers"},
         {"{\"a\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0, \"4\"]}}", -1, 4,
@@ -496,6 +549,7 @@ int main(void)
     RUN(test_round_trip);
     RUN(test_python_written);
     RUN(test_dtypes_written);
+    RUN(test_unheld_shapes);
     RUN(test_bad_files);
     RUN(test_corruptions);
     RUN(test_atomic_write);
