@@ -516,9 +516,10 @@ const bl_topic bl_topics[] = {
       "or after an operator continues on the next one. `STATEMENT > FILE` writes the value\n"
       "(a table, tensor or picture) to FILE when FILE ends in .txt .csv .json .md .png or\n"
       ".svg (the extension picks the format; .md takes tables, .csv 1-D and 2-D tensors,\n"
-      ".json any shape; otherwise > compares). A command writes its text as .txt, and its\n"
-      "table or picture, if it makes one, as the other types: both the type and the folder\n"
-      "are checked before it runs. Errors show a caret under the offending\n"
+      ".json any shape, and numbers, strings, booleans and lists, a list as a JSON array;\n"
+      "otherwise > compares). A command writes its text as .txt, and its table or picture,\n"
+      "if it makes one, as the other types: both the type and the folder are checked\n"
+      "before it runs. Errors show a caret under the offending\n"
       "token (columns count characters, two for a wide CJK one) and change nothing." },
     { NULL, NULL },
 };

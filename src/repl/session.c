@@ -2,6 +2,7 @@
 #include "repl/repl.h"
 #include "core/error.h"
 #include "core/fileio.h"
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -150,6 +151,41 @@ static void tensor_json(const bl_tensor *t, int d, size_t off, FILE *f)
     fputc(']', f);
 }
 
+/* A number, boolean, string, tensor or list (of those, nested) as JSON; nan and inf become null
+ * as in tensor_json. -1 + error, writing stops, on anything else inside a list (a table, a model)
+ * or a string that is not valid UTF-8. */
+static int value_json(const bl_value *v, FILE *f, const char *path)
+{
+    switch (v->kind) {
+    case BL_V_NUM:
+        if (v->num != v->num || v->num - v->num != 0) fputs("null", f);
+        else fprintf(f, "%.9g", v->num);
+        return 0;
+    case BL_V_BOOL: fputs(v->num ? "true" : "false", f); return 0;
+    case BL_V_TENSOR: tensor_json(v->t, 0, 0, f); return 0;
+    case BL_V_STR: {
+        json_t *j = json_string(v->str);
+        char *text = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+        json_decref(j);
+        if (!text) return bl_fail("%s: a string is not valid UTF-8, which .json needs", path);
+        fputs(text, f);
+        free(text);
+        return 0;
+    }
+    case BL_V_LIST:
+        fputc('[', f);
+        for (int i = 0; i < v->n; i++) {
+            if (i) fputs(", ", f);
+            if (value_json(v->items[i], f, path) < 0) return -1;
+        }
+        fputc(']', f);
+        return 0;
+    default:
+        return bl_fail("%s: cannot write a list holding a %s as .json (numbers, strings, booleans, "
+                       "tensors and lists only)", path, bl_val_kind_name(v));
+    }
+}
+
 int bl_write_value(bl_session *s, const bl_value *v, const char *path, const char *cmdline)
 {
     const char *dot = strrchr(path, '.');
@@ -168,7 +204,8 @@ int bl_write_value(bl_session *s, const bl_value *v, const char *path, const cha
         return bl_fail("%s: unknown format '.%s' (use .txt, .csv, .json, .md, .png or .svg)", path, ext);
     }
     int ok = txt || v->kind == BL_V_TABLE || v->kind == BL_V_TENSOR ||
-             (json && (v->kind == BL_V_NUM || v->kind == BL_V_BOOL || v->kind == BL_V_STR));
+             (json && (v->kind == BL_V_NUM || v->kind == BL_V_BOOL || v->kind == BL_V_STR ||
+                       v->kind == BL_V_LIST));
     if (!ok) return bl_fail("%s: cannot write a %s as .%s", path, bl_val_kind_name(v), ext);
     if (csv && v->kind == BL_V_TENSOR && v->t->ndim > 2) {
         /* rows and columns only (numpy.savetxt refuses too): flattening would lose the shape */
@@ -185,10 +222,11 @@ int bl_write_value(bl_session *s, const bl_value *v, const char *path, const cha
     if (txt) bl_val_print(v, af.f);
     else if (v->kind == BL_V_TABLE) (md ? bl_table_write_md : csv ? bl_table_write_csv : bl_table_write_json)(v->tab, af.f);
     else if (v->kind == BL_V_TENSOR && csv) tensor_csv(v->t, af.f);
-    else if (v->kind == BL_V_TENSOR) tensor_json(v->t, 0, 0, af.f), fputc('\n', af.f);
-    else if (v->kind == BL_V_STR) fprintf(af.f, "\"%s\"\n", v->str);
-    else if (v->kind == BL_V_BOOL) fprintf(af.f, "%s\n", v->num ? "true" : "false");
-    else fprintf(af.f, "%.9g\n", v->num);
+    else if (value_json(v, af.f, path) < 0) {
+        bl_atomic_abort(&af);   /* the file is left as it was */
+        return -1;
+    } else
+        fputc('\n', af.f);
     (void)s;
     return bl_atomic_commit(&af);
 }

@@ -523,6 +523,32 @@ BL_TEST(completion)
     bl_session_free(s);
 }
 
+/* A list is written as .json as a JSON array: nested lists, strings escaped, booleans, a tensor as
+ * nested arrays; a list holding something else (a table) is refused, leaving the file as it was. */
+BL_TEST(writers_json_list)
+{
+    char dir[] = "/tmp/bl-test-repl.XXXXXX";
+    if (!mkdtemp(dir)) SKIP("no temporary folder");
+    char cmd[600], path[300], buf[256] = "";
+    snprintf(path, sizeof path, "%s/l.json", dir);
+    bl_session *s = bl_session_new(0);
+    snprintf(cmd, sizeof cmd, "l = [1, \"a\\\"b\", true, [2.5, tensor([[1, 2], [3, 4]])], [], -0.1]\nl > %s", path);
+    CHECK(run_in(s, cmd) == 0, "%s", errbuf);
+    FILE *f = fopen(path, "r");
+    if (f) buf[fread(buf, 1, sizeof buf - 1, f)] = '\0', fclose(f);
+    CHECK(!strcmp(buf, "[1, \"a\\\"b\", true, [2.5, [[1, 2], [3, 4]]], [], -0.1]\n"), "l.json:\n%s", buf);
+    snprintf(cmd, sizeof cmd, "[1, table(a=[1])] > %s", path);
+    CHECK(run_in(s, cmd) < 0 && strstr(errbuf, "cannot write a list holding a table as .json") &&
+          !strchr(errbuf, '\n')[1], "%s", errbuf);
+    char again[256] = "";
+    if ((f = fopen(path, "r"))) again[fread(again, 1, sizeof again - 1, f)] = '\0', fclose(f);
+    CHECK(!strcmp(again, buf), "l.json changed by a failed write:\n%s", again);
+    CHECK(run_in(s, "l[1]") == 0 && !strcmp(outbuf, "a\"b\n"), "the session lost l: %s%s", outbuf, errbuf);
+    bl_session_free(s);
+    unlink(path);
+    CHECK(rmdir(dir) == 0, "a file was left in %s", dir);
+}
+
 BL_TEST(writers)
 {
     char dir[] = "/tmp/bl-test-repl.XXXXXX";
@@ -1063,6 +1089,7 @@ int main(void)
     RUN(functions_match_formulas);
     RUN(completion);
     RUN(writers);
+    RUN(writers_json_list);
     RUN(redirect_checked_first);
     RUN(data_checked_when_attached);
     RUN(one_error_one_line);
