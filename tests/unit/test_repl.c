@@ -202,10 +202,12 @@ BL_TEST(eval_values_and_errors)
     CHECK(bl_session_get(s, "c") != NULL, "-k did not go on");
     /* the same limit for every tensor an expression makes: broadcasting, @; refused before any
      * memory is taken, the session keeps its values, and commands (models, data) are not limited */
-    CHECK(run_in(s, "a = ones(20000, 1) + ones(1, 20000)\nb = ones(16384, 1) @ ones(1, 16385)") < 0 &&
-          !strcmp(errbuf, "t:1:20: tensor: shape [20000, 20000] has 400000000 elements (2 GiB of float32), more than "
+    CHECK(run_in(s, "a = ones(20000, 1) + ones(1, 20000)\nb = ones(16384, 1) @ ones(1, 16385)\nb = zeros(268435457)") < 0 &&
+          !strcmp(errbuf, "t:1:20: tensor: shape [20000, 20000] has 400000000 elements (1.49 GiB of float32), more than "
                           "the 268435456 (1 GiB) a tensor may have\n"
-                          "t:2:20: tensor: shape [16384, 16385] has 268451840 elements (2 GiB of float32), more than "
+                          "t:2:20: tensor: shape [16384, 16385] has 268451840 elements (1.00 GiB of float32), more than "
+                          "the 268435456 (1 GiB) a tensor may have\n"
+                          "t:3:11: zeros: shape [268435457] has 268435457 elements (1.00 GiB of float32), more than "
                           "the 268435456 (1 GiB) a tensor may have\n"), "error: %s", errbuf);
     CHECK(bl_session_get(s, "a")->num == 1 && !bl_session_get(s, "b"), "a or b changed");
     CHECK(bl_tensor_limit(0) == BL_MAX_NUMEL, "the expression's limit outlived it");
