@@ -274,7 +274,7 @@ BL_TEST(long_operator_chains)
 /* A slice of a list is a list of its items, as in Python, whatever the items are (python3:
  * [1, 2, 3][0:2] == [1, 2], ["a", "b"][1:] == ["b"], [1, 2, [3, "a"]][0:2] == [1, 2],
  * l[::-1] == [3, 2, 1], l[-2:] == [2, 3], l[5:] == [], l[::2] == [1, 3], l[2:0:-1] == [3, 2]);
- * several indices still index the tensor the list stands for */
+ * several indices still index the tensor a list of lists stands for */
 BL_TEST(list_slicing)
 {
     bl_session *s = bl_session_new(0);
@@ -287,6 +287,13 @@ BL_TEST(list_slicing)
     CHECK(run_in(s, "l[::0]") < 0 && !strcmp(errbuf, "t:1:5: slice step cannot be zero\n"), "%s", errbuf);
     CHECK(run_in(s, "l[\"a\":]") < 0 && !strcmp(errbuf, "t:1:3: slice bounds must be whole numbers\n"),
           "%s", errbuf);
+    /* a flat list has one dimension: several indices are refused in a list's words */
+    CHECK(run_in(s, "m = [1, 2, 3, 4, 5]; m[1, 2]") < 0 &&
+          !strcmp(errbuf, "t:1:27: index: a list of 5 items takes one index or one slice\n"), "%s", errbuf);
+    CHECK(run_in(s, "[\"a\"][0:1, 0]") < 0 &&
+          !strcmp(errbuf, "t:1:12: index: a list of 1 item takes one index or one slice\n"), "%s", errbuf);
+    CHECK(run_in(s, "[[1, 2], [3, 4]][0, 1, 1]") < 0 &&
+          !strcmp(errbuf, "t:1:24: index: 3 indices for a list of shape [2, 2]\n"), "%s", errbuf);
     CHECK(run_in(s, "l") == 0 && !strcmp(outbuf, "[1, 2, 3]\n"), "l changed: %s", outbuf);
     bl_session_free(s);
 }
