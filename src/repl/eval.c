@@ -525,13 +525,15 @@ static int redirect_check(bl_session *s, const bl_stmt *st)
             if (m->kind == BL_MODEL_GPT) w = BL_WRITES_TEXT;
         }
         for (int i = 0; w && i < 4 && writes[w].exts[i]; i++) ok |= bl_stmt_redirects_to(st, writes[w].exts[i]);
-        if (!w) bl_fail("'%s' has no table or picture to write to %s (its text goes to a .txt file)", st->name, st->redirect);
+        char name[64];
+        bl_command_typed(st, name, sizeof name);
+        if (!w) bl_fail("'%s' has no table or picture to write to %s (its text goes to a .txt file)", name, st->redirect);
         else if (!ok) {
             char list[64] = ".txt";
             for (int i = 0; i < 4 && writes[w].exts[i]; i++)
                 snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
                          i + 1 < 4 && writes[w].exts[i + 1] ? ", " : " or ", writes[w].exts[i]);
-            bl_fail("%s: '%s' makes %s, written as %s", st->redirect, st->name, writes[w].what, list);
+            bl_fail("%s: '%s' makes %s, written as %s", st->redirect, name, writes[w].what, list);
         }
         if (!ok) return bl_session_errat(s, st->redirect_pos);
     }

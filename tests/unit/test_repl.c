@@ -687,7 +687,11 @@ BL_TEST(redirect_checked_first)
     snprintf(want, sizeof want, "t:1:8: %s/v.png: 'vars' makes a table, written as .txt, .csv, .json or .md\n", dir);
     CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want) && !outbuf[0], "%s%s", outbuf, errbuf);
     snprintf(cmd, sizeof cmd, "rope check > %s/r.md", dir);
-    snprintf(want, sizeof want, "t:1:14: %s/r.md: 'rope' makes a picture, written as .txt, .png, .svg, .csv or .json\n",
+    snprintf(want, sizeof want, "t:1:14: %s/r.md: 'rope check' makes a picture, written as .txt, .png, .svg, .csv or .json\n",
+             dir);
+    CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want) && !outbuf[0], "%s%s", outbuf, errbuf);
+    snprintf(cmd, sizeof cmd, "qk growth > %s/q.md", dir);   /* the command as typed, sub-command and all */
+    snprintf(want, sizeof want, "t:1:13: %s/q.md: 'qk growth' makes a picture, written as .txt, .png, .svg, .csv or .json\n",
              dir);
     CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want) && !outbuf[0], "%s%s", outbuf, errbuf);
     /* the folder too, before the command */
@@ -808,10 +812,17 @@ BL_TEST(help_topics)
     }
     CHECK(run("help plot foo") < 0 && !strcmp(errbuf, "t:1:11: help: 'plot foo' is not a command with its "
                                                       "sub-command (help [TOPIC], help CMD SUB)\n"), "%s", errbuf);
-    CHECK(run("help smooth") < 0 && !strcmp(errbuf, "t:1:6: help: no topic 'smooth'; smooth= is a key of plot (help plot)\n"),
+    /* keys name the commands as typed: with the sub-commands that take them */
+    CHECK(run("help smooth") < 0 &&
+          !strcmp(errbuf, "t:1:6: help: no topic 'smooth'; smooth= is a key of plot loss (help plot loss)\n"),
           "%s", errbuf);
-    CHECK(run("help width") < 0 && strstr(errbuf, "t:1:6: help: no topic 'width'; width= is a key of plot, ") == errbuf &&
-          strstr(errbuf, "heatmap()") && strstr(errbuf, "(help plot)\n"), "%s", errbuf);
+    CHECK(run("help width") < 0 &&
+          !strcmp(errbuf, "t:1:6: help: no topic 'width'; width= is a key of plot loss, attn, stats, rope table, "
+                          "rope check, qk growth, heatmap(), lineplot() (help plot loss)\n"), "%s", errbuf);
+    CHECK(run("help dr") < 0 && !strcmp(errbuf, "t:1:6: help: no topic 'dr'; dr= is a key of rope check (help rope check)\n"),
+          "%s", errbuf);
+    CHECK(run("help layer") < 0 && !strcmp(errbuf, "t:1:6: help: no topic 'layer'; layer= is a key of attn, stats (help attn)\n"),
+          "%s", errbuf);
 }
 
 /* The documentation says what blocklab does: every file quickstart.bl writes is in its header,
