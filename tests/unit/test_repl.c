@@ -738,6 +738,9 @@ BL_TEST(data_checked_when_attached)
     snprintf(cmd, sizeof cmd, "data text %s", path);
     snprintf(want, sizeof want, "t:1:11: data: text: %s has 12 bytes, fewer than context + 1 = 33\n", path);
     CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want) && !outbuf[0], "%s%s", outbuf, errbuf);
+    CHECK(truncate(path, 1) == 0, "truncate");   /* one byte is "1 byte" */
+    snprintf(want, sizeof want, "t:1:11: data: text: %s has 1 byte, fewer than context + 1 = 33\n", path);
+    CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want) && !outbuf[0], "%s%s", outbuf, errbuf);
     CHECK(run_in(s, "m2.vocab; data") == 0 &&
           !strcmp(outbuf, "65\nno data attached: training uses the built-in text (data KIND [PATH] attaches one)\n"),
           "%s%s", outbuf, errbuf);
