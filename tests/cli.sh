@@ -67,6 +67,10 @@ expect "a missing -f stops the run" 1 "" "blocklab: nope.bl: No such file or dir
     -- -q -f nope.bl -f f1.bl
 expect "-k goes on after a missing -f" 1 "f1" "blocklab: nope.bl: No such file or directory" \
     -- -q -k -f nope.bl -f f1.bl
+# an option that takes a value, last on the line without it, says so (not "unknown option")
+expect "a bare -e at the end needs a value" 2 "" "blocklab: -e needs a value (a statement to run)" -- -q -e
+expect "a bare --file at the end needs a value" 2 "" "blocklab: --file needs a value (a script file)" -- -q --file
+expect "a bare -s at the end needs a value" 2 "" "blocklab: -s needs a value (a whole number)" -- -e 'print(1)' -s
 mkdir "$tmp/adir"
 expect "-f of a directory is an error" 1 "" "blocklab: adir: Is a directory" -- -q -f adir
 expect "a directory as SCRIPT is an error" 1 "" "blocklab: adir: Is a directory" -- -q adir

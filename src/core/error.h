@@ -26,4 +26,7 @@ void bl_error_prefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
 
 #define BL_FAILP(...) (bl_fail(__VA_ARGS__), (void *)0)
 
+/* The plural ending for a count in a message: "%zu byte%s", n, BL_PLURAL(n) ("1 byte", "2 bytes"). */
+#define BL_PLURAL(n) ((n) == 1 ? "" : "s")
+
 #endif

@@ -1,7 +1,6 @@
 /* tensor.c - construction, views, reshape and transpose of bl_tensor (see tensor.h). */
 #include "core/tensor.h"
 #include "core/error.h"
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,8 +29,8 @@ int bl_shape_check(const char *what, int ndim, const int *shape, size_t *numel)
         char sh[96] = "[";
         for (int i = 0; i < ndim; i++)
             snprintf(sh + strlen(sh), sizeof sh - strlen(sh), "%s%d", i ? ", " : "", shape[i]);
-        return bl_fail("%s: shape %s] has %.0f elements (%.0f GiB of float32), more than the %zu (%g GiB) "
-                       "a tensor may have", what, sh, n, ceil(n * 4 / (1 << 30)), max_numel,
+        return bl_fail("%s: shape %s] has %.0f elements (%.2f GiB of float32), more than the %zu (%g GiB) "
+                       "a tensor may have", what, sh, n, n * 4 / (1 << 30), max_numel,
                        (double)max_numel * 4 / (1 << 30));
     }
     if (numel) *numel = (size_t)n;

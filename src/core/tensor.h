@@ -36,7 +36,7 @@ typedef struct bl_tensor {
 /* Check a shape: 0..4 dims, each >= 1 (0 allowed only when allow_empty), numel <= BL_MAX_NUMEL
  * and <= the limit of bl_tensor_limit. Writes numel to *numel. Returns 0, or -1 with "what: ..."
  * in bl_error(): "what: absurd size (...)" past BL_MAX_NUMEL, "what: shape [20000, 20000] has
- * 400000000 elements (2 GiB of float32), more than the 268435456 (1 GiB) a tensor may have" past
+ * 400000000 elements (1.49 GiB of float32), more than the 268435456 (1 GiB) a tensor may have" past
  * a lower limit. Every new tensor (bl_tensor_new, bl_graph_tensor) passes through it. */
 int bl_shape_check(const char *what, int ndim, const int *shape, size_t *numel);
 

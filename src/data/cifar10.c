@@ -29,8 +29,8 @@ static int load_batch(bl_dataset *ds, const char *path, size_t *have)
     if (bl_read_all("cifar10", path, &buf, &n)) return -1;
     if (n % CIFAR_REC) {
         free(buf);
-        return bl_fail("cifar10: %s: %zu bytes is not a whole number of %d-byte records "
-                       "(truncated file, or not a CIFAR-10 binary batch)", path, n, CIFAR_REC);
+        return bl_fail("cifar10: %s: %zu byte%s is not a whole number of %d-byte records "
+                       "(truncated file, or not a CIFAR-10 binary batch)", path, n, BL_PLURAL(n), CIFAR_REC);
     }
     size_t recs = n / CIFAR_REC;
     for (size_t i = 0; i < recs; i++)

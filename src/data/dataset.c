@@ -68,8 +68,8 @@ char *bl_dataset_describe(const bl_dataset *ds, char *buf, size_t n)
 {
     if (!n) return buf;
     if (ds->kind == BL_DATA_TEXT)
-        snprintf(buf, n, "%s: %zu bytes (%zu train + %zu val), vocab %d distinct bytes, from %s", ds->name,
-                 ds->n_tokens, ds->n_train, ds->n_val, ds->vocab_size, ds->source);
+        snprintf(buf, n, "%s: %zu byte%s (%zu train + %zu val), vocab %d distinct bytes, from %s", ds->name,
+                 ds->n_tokens, BL_PLURAL(ds->n_tokens), ds->n_train, ds->n_val, ds->vocab_size, ds->source);
     else if (ds->endless)
         snprintf(buf, n, "%s: endless train + %zu val images %dx%dx%d, %d classes, %s (seed %llu)",
                  ds->name, ds->n_val, ds->C, ds->H, ds->W, ds->n_classes, ds->source,

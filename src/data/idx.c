@@ -40,7 +40,7 @@ static int read_idx(const char *what, const char *path, int ndim, uint32_t *dims
         goto fail;
     }
     if (n < head) {
-        bl_fail("%s: %s: truncated header (%zu bytes)", what, path, n);
+        bl_fail("%s: %s: truncated header (%zu byte%s)", what, path, n, BL_PLURAL(n));
         goto fail;
     }
     size_t count = 1;

@@ -118,7 +118,8 @@ int bl_text_check_context(const bl_dataset *ds, int T)
     if (T < 1) return bl_fail("text: context must be at least 1, got %d", T);
     size_t need = (size_t)T + 1;
     if (ds->n_tokens < need)
-        return bl_fail("text: %s has %zu bytes, fewer than context + 1 = %zu", ds->source, ds->n_tokens, need);
+        return bl_fail("text: %s has %zu byte%s, fewer than context + 1 = %zu", ds->source, ds->n_tokens,
+                       BL_PLURAL(ds->n_tokens), need);
     if (ds->n_train < need)
         return bl_fail("text: %s has %zu bytes in its training part (90%%), fewer than context + 1 = %zu",
                        ds->source, ds->n_train, need);

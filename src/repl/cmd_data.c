@@ -85,14 +85,21 @@ static int check_kind(const bl_model *m, int is_text, const char *cmd)
     return 0;
 }
 
-/* Make the vocab of GPT model m that of text ds: rebuild when it differs. */
+/* Can GPT model m take the vocab of text ds? Not by a rebuild when its weights were loaded. */
+static int vocab_fits(const bl_model *m, const bl_train_state *t, const bl_dataset *ds, const char *cmd)
+{
+    if (m->kind != BL_MODEL_GPT || ds->kind != BL_DATA_TEXT || m->cfg.vocab == ds->vocab_size) return 0;
+    if (t->from_checkpoint)
+        return bl_fail("%s: the text has %d distinct bytes but the loaded model's vocab is %d "
+                       "(rebuilding would lose its weights)", cmd, ds->vocab_size, m->cfg.vocab);
+    return 0;
+}
+
+/* Make the vocab of GPT model m that of text ds (vocab_fits said it may): rebuild when it differs. */
 static int fit_vocab(bl_session *s, bl_model *m, bl_train_state *t, const bl_dataset *ds, const char *cmd)
 {
     if (m->kind != BL_MODEL_GPT || ds->kind != BL_DATA_TEXT) return 0;
     if (m->cfg.vocab != ds->vocab_size) {
-        if (t->from_checkpoint)
-            return bl_fail("%s: the text has %d distinct bytes but the loaded model's vocab is %d "
-                           "(rebuilding would lose its weights)", cmd, ds->vocab_size, m->cfg.vocab);
         bl_config cfg = m->cfg;
         cfg.vocab = ds->vocab_size;
         int had = t->run != NULL;
@@ -109,9 +116,16 @@ static int fit_vocab(bl_session *s, bl_model *m, bl_train_state *t, const bl_dat
     return 0;
 }
 
-/* Attach ds (taking it) to m: a new dataset ends the old run. */
-static int attach(bl_session *s, bl_model *m, bl_train_state *t, bl_dataset *ds, const char *cmd)
+/* Attach ds (taking it) to m, saying so first with its description after prefix (then what it
+ * changes: the vocab rebuilt, the run ended): a new dataset ends the old run. */
+static int attach(bl_session *s, bl_model *m, bl_train_state *t, bl_dataset *ds, const char *cmd, const char *prefix)
 {
+    char d[1200];
+    if (vocab_fits(m, t, ds, cmd) < 0) {
+        bl_dataset_free(ds);
+        return -1;
+    }
+    fprintf(s->out, "%s%s\n", prefix, bl_dataset_describe(ds, d, sizeof d));
     if (fit_vocab(s, m, t, ds, cmd) < 0) {
         bl_dataset_free(ds);
         return -1;
@@ -141,9 +155,7 @@ const bl_dataset *bl_train_attach_default(bl_session *s, bl_model *m, bl_dataset
         bl_dataset_free(ds);
         return NULL;
     }
-    char d[1200];
-    fprintf(s->out, "data %s\n", bl_dataset_describe(ds, d, sizeof d));
-    if (attach(s, m, t, ds, cmd) < 0) return NULL;
+    if (attach(s, m, t, ds, cmd, "data ") < 0) return NULL;
     return t->data;
 }
 
@@ -276,10 +288,8 @@ int bl_cmd_data(bl_cmdargs *a)
         bl_dataset_free(ds);
         return bl_session_errat(a->s, a->w[path ? used + 1 : used].pos);
     }
-    if (attach(a->s, m, t, ds, "data") < 0) return bl_session_errat(a->s, a->w[used].pos);
+    if (attach(a->s, m, t, ds, "data", "") < 0) return bl_session_errat(a->s, a->w[used].pos);
     t->exam_n = (int)exam;
-    char d[1200];
-    fprintf(a->s->out, "%s\n", bl_dataset_describe(t->data, d, sizeof d));
     return 0;
 }
 

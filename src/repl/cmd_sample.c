@@ -100,8 +100,9 @@ static int sample_gpt(bl_cmdargs *a, bl_model *m, int used)
         return bl_session_errat(a->s, a->w[pi].vpos);
     }
     if (m->cfg.pos == BL_POS_LEARNED && !sliding && np + n - 1 > m->cfg.context) {
-        bl_fail("sample: pos=learned has positions for %d tokens but %ld were asked (prompt %d bytes + %ld new); "
-                "use pos=rope to run past the context (or a sliding window)", m->cfg.context, np + n - 1, np, n);
+        bl_fail("sample: pos=learned has positions for %d tokens but %ld were asked (prompt %d byte%s + %ld new); "
+                "use pos=rope to run past the context (or a sliding window)", m->cfg.context, np + n - 1, np,
+                BL_PLURAL(np), n);
         return bl_session_errat(a->s, a->st->pos);
     }
     /* the prompt is checked before the default text is attached: a failing sample changes nothing */

@@ -163,16 +163,30 @@ static void print_sentence(FILE *out, const char *text, int indent)
     fputc('\n', out);
 }
 
-/* Is w one of c's sub-commands, as its synopsis lists them ("rope table|check ...")? */
-static int is_sub(const bl_command *c, const char *w)
+/* The i-th of c's sub-commands, as its synopsis lists them ("rope table|check ...": 0 table,
+ * 1 check), in buf (n bytes); 0 when c has no sub-command i. */
+static int sub_at(const bl_command *c, int i, char *buf, size_t n)
 {
     const char *p = c->synopsis + strlen(c->name);
-    size_t n = *p == ' ' ? strcspn(++p, " ") : 0, wl = strlen(w);
-    for (const char *q = p; q < p + n; q++) {
-        size_t k = strcspn(q, "| ");
-        if (k == wl && islower((unsigned char)*q) && !strncmp(q, w, wl)) return 1;
-        q += k;
+    if (*p != ' ' || !islower((unsigned char)p[1])) return 0;
+    p++;
+    const char *end = p + strcspn(p, " ");
+    size_t k = strcspn(p, "| ");
+    for (; i > 0 && p < end; i--) {
+        p += k + (p[k] == '|');
+        k = strcspn(p, "| ");
     }
+    if (p >= end || !k) return 0;
+    snprintf(buf, n, "%.*s", (int)k, p);
+    return 1;
+}
+
+/* Is w one of c's sub-commands? */
+static int is_sub(const bl_command *c, const char *w)
+{
+    char sub[32];
+    for (int i = 0; sub_at(c, i, sub, sizeof sub); i++)
+        if (!strcmp(sub, w)) return 1;
     return 0;
 }
 
@@ -185,23 +199,54 @@ static int has_key(const char *text, const char *key)
     return 0;
 }
 
-/* "help: no topic 'width'; width= is a key of plot, attn, ... (help plot)" for the key of a
- * command or function; 0 when t is none. */
+/* Is key one of sub-command sub's own, as the line of c's help that starts with "NAME SUB "
+ * lists them ("rope check [dr=1] ...: ...")? */
+static int sub_has_key(const bl_command *c, const char *sub, const char *key)
+{
+    char head[64], line[256];
+    snprintf(head, sizeof head, "%s %s ", c->name, sub);
+    for (const char *p = c->help; (p = strstr(p, head)); p++)
+        if (p == c->help || p[-1] == '\n') {
+            snprintf(line, sizeof line, "%.*s", (int)strcspn(p, "\n"), p);
+            return has_key(line, key);
+        }
+    return 0;
+}
+
+/* Append to list (size bytes, len so far) what takes key among c and its sub-commands, as typed:
+ * "attn"; "rope check" (dr=); "rope table, rope check" (width=, which neither names as its own).
+ * The first goes to first (fsize bytes) when that is still empty. Returns the new len. */
+static size_t key_names(const bl_command *c, const char *key, char *list, size_t size, size_t len,
+                        char *first, size_t fsize)
+{
+    char sub[32], name[64];
+    int own = 0, nsub = 0;
+    for (; sub_at(c, nsub, sub, sizeof sub); nsub++) own |= sub_has_key(c, sub, key);
+    for (int i = 0; i < (nsub ? nsub : 1); i++) {
+        if (nsub) {
+            sub_at(c, i, sub, sizeof sub);
+            if (own && !sub_has_key(c, sub, key)) continue;
+        }
+        snprintf(name, sizeof name, "%s%s%s", c->name, nsub ? " " : "", nsub ? sub : "");
+        len += (size_t)snprintf(list + len, len < size ? size - len : 0, "%s%s", len ? ", " : "", name);
+        if (!*first) snprintf(first, fsize, "%s", name);
+    }
+    return len;
+}
+
+/* "help: no topic 'width'; width= is a key of plot loss, attn, ... (help plot loss)" for the key
+ * of a command or function; 0 when t is none. */
 static int key_topic(const char *t)
 {
-    char list[512] = "";
-    const char *first = NULL;
+    char list[512] = "", first[64] = "";
     size_t len = 0;
     for (const bl_command *c = bl_commands; c->name; c++)
-        if (has_key(c->synopsis, t) || has_key(c->help, t)) {
-            len += (size_t)snprintf(list + len, len < sizeof list ? sizeof list - len : 0, "%s%s", len ? ", " : "", c->name);
-            if (!first) first = c->name;
-        }
+        if (has_key(c->synopsis, t) || has_key(c->help, t)) len = key_names(c, t, list, sizeof list, len, first, sizeof first);
     for (const bl_function *f = bl_functions; f->name; f++)
         if (has_key(f->synopsis, t))
             len += (size_t)snprintf(list + len, len < sizeof list ? sizeof list - len : 0, "%s%s()", len ? ", " : "", f->name);
     if (!len) return 0;
-    return bl_fail("help: no topic '%s'; %s= is a key of %s (help %s)", t, t, list, first ? first : "functions");
+    return bl_fail("help: no topic '%s'; %s= is a key of %s (help %s)", t, t, list, *first ? first : "functions");
 }
 
 static int cmd_help(bl_cmdargs *a)
@@ -489,6 +534,16 @@ const bl_command *bl_command_find(const char *name)
     for (const bl_command *c = bl_commands; c->name; c++)
         if (!strcmp(c->name, name)) return c;
     return NULL;
+}
+
+const char *bl_command_typed(const bl_stmt *st, char *buf, size_t n)
+{
+    const bl_command *c = bl_command_find(st->name);
+    if (c && st->nwords && !st->words[0].key && is_sub(c, st->words[0].text))
+        snprintf(buf, n, "%s %s", st->name, st->words[0].text);
+    else
+        snprintf(buf, n, "%s", st->name);
+    return buf;
 }
 
 int bl_is_command(const char *name, int *raw)

@@ -194,11 +194,13 @@ static bl_value *slice_list(bl_session *s, const bl_ast *sl, const bl_value *l)
     return r;
 }
 
-static bl_value *index_tensor(bl_session *s, const bl_ast *e, const bl_tensor *t)
+/* t[i, j:k, ...]; what names what was indexed in errors ("tensor", or "list" for a list of
+ * lists indexed like the tensor it stands for). */
+static bl_value *index_tensor(bl_session *s, const bl_ast *e, const bl_tensor *t, const char *what)
 {
     if (e->n > t->ndim) {
         char sh[64];
-        bl_fail("index: %d indices for a tensor of shape %s", e->n, bl_shape_str(t, sh, sizeof sh));
+        bl_fail("index: %d indices for a %s of shape %s", e->n, what, bl_shape_str(t, sh, sizeof sh));
         return ERRAT(s, e->items[t->ndim]->pos);
     }
     long start[BL_MAXDIM], step[BL_MAXDIM], count[BL_MAXDIM];
@@ -254,7 +256,7 @@ static bl_value *index_tensor(bl_session *s, const bl_ast *e, const bl_tensor *t
 
 static bl_value *index_value(bl_session *s, const bl_ast *e, bl_value *target)
 {
-    if (target->kind == BL_V_TENSOR) return index_tensor(s, e, target->t);
+    if (target->kind == BL_V_TENSOR) return index_tensor(s, e, target->t, "tensor");
     if (target->kind == BL_V_LIST && e->n == 1 && e->items[0]->kind != BL_N_SLICE) {
         bl_value *x = bl_eval(s, e->items[0]);
         if (!x) return NULL;
@@ -270,10 +272,17 @@ static bl_value *index_value(bl_session *s, const bl_ast *e, bl_value *target)
     }
     if (target->kind == BL_V_LIST && e->n == 1) return slice_list(s, e->items[0], target);
     if (target->kind == BL_V_LIST) {
-        /* index a list like the tensor it stands for */
+        /* index a list of lists like the tensor it stands for; a flat list has one dimension */
+        int nested = 0;
+        for (int i = 0; i < target->n; i++) nested |= target->items[i]->kind == BL_V_LIST;
+        if (!nested) {
+            bl_fail("index: a list of %d item%s takes one index or one slice", target->n,
+                    target->n == 1 ? "" : "s");
+            return ERRAT(s, e->items[1]->pos);
+        }
         bl_tensor *t = bl_val_to_tensor(target, "index");
         if (!t) return ERRAT(s, e->pos);
-        bl_value *r = index_tensor(s, e, t);
+        bl_value *r = index_tensor(s, e, t, "list");
         bl_tensor_free(t);
         return r;
     }
@@ -516,13 +525,15 @@ static int redirect_check(bl_session *s, const bl_stmt *st)
             if (m->kind == BL_MODEL_GPT) w = BL_WRITES_TEXT;
         }
         for (int i = 0; w && i < 4 && writes[w].exts[i]; i++) ok |= bl_stmt_redirects_to(st, writes[w].exts[i]);
-        if (!w) bl_fail("'%s' has no table or picture to write to %s (its text goes to a .txt file)", st->name, st->redirect);
+        char name[64];
+        bl_command_typed(st, name, sizeof name);
+        if (!w) bl_fail("'%s' has no table or picture to write to %s (its text goes to a .txt file)", name, st->redirect);
         else if (!ok) {
             char list[64] = ".txt";
             for (int i = 0; i < 4 && writes[w].exts[i]; i++)
                 snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
                          i + 1 < 4 && writes[w].exts[i + 1] ? ", " : " or ", writes[w].exts[i]);
-            bl_fail("%s: '%s' makes %s, written as %s", st->redirect, st->name, writes[w].what, list);
+            bl_fail("%s: '%s' makes %s, written as %s", st->redirect, name, writes[w].what, list);
         }
         if (!ok) return bl_session_errat(s, st->redirect_pos);
     }

@@ -120,6 +120,20 @@ static int run_script(bl_session *s, const char *path)
     return rc;
 }
 
+/* What option a (-e, --eval, ...) takes as its value, as an error names it; NULL for one that
+ * takes none or is unknown. */
+static const char *option_value(const char *a)
+{
+    static const char *const opts[][3] = {
+        { "-e", "--eval", "a statement to run" },
+        { "-f", "--file", "a script file" },
+        { "-s", "--seed", "a whole number" },
+    };
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+        if (!strcmp(a, opts[i][0]) || !strcmp(a, opts[i][1])) return opts[i][2];
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     /* OpenBLAS's fast kernels on CPUs Debian's 0.3.21 does not know, and a short libgomp spin:
@@ -164,8 +178,12 @@ int main(int argc, char **argv)
                 free(srcs);
                 return 2;
             }
+        } else if (a[0] == '-' && a[1] && option_value(a)) {   /* the last argument */
+            fprintf(stderr, "blocklab: %s needs a value (%s)\n", a, option_value(a));
+            free(srcs);
+            return 2;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "blocklab: unknown option '%s' (or it needs a value)\n", a);
+            fprintf(stderr, "blocklab: unknown option '%s'\n", a);
             usage(stderr);
             free(srcs);
             return 2;

@@ -97,6 +97,9 @@ extern const bl_command bl_commands[];      /* ends with a {NULL} entry */
 extern const bl_function bl_functions[];    /* ends with a {NULL} entry */
 extern const bl_topic bl_topics[];          /* ends with a {NULL} entry */
 const bl_command *bl_command_find(const char *name);
+/* The command of st as typed, with its sub-command when it has one ("rope check", "plot loss";
+ * "train"), in buf (n bytes); returns buf. */
+const char *bl_command_typed(const bl_stmt *st, char *buf, size_t n);
 const bl_function *bl_function_find(const char *name);
 int bl_is_command(const char *name, int *raw);
 

@@ -456,7 +456,8 @@ static int read_tensor(FILE *fp, uint64_t base, const st_span *sp, float *dst, s
 static int read_body(bl_st_file *f, FILE *fp, uint64_t fsize)
 {
     unsigned char lenbuf[8];
-    if (fsize < 8) return bl_fail("file is %llu bytes, too short for the 8-byte header length", (unsigned long long)fsize);
+    if (fsize < 8) return bl_fail("file is %llu byte%s, too short for the 8-byte header length", (unsigned long long)fsize,
+                                  BL_PLURAL(fsize));
     if (fread(lenbuf, 1, 8, fp) != 8) return bl_fail("cannot read the header length: %s", strerror(errno));
     uint64_t hlen = le64_decode(lenbuf);
     if (hlen > fsize - 8)

@@ -202,10 +202,12 @@ BL_TEST(eval_values_and_errors)
     CHECK(bl_session_get(s, "c") != NULL, "-k did not go on");
     /* the same limit for every tensor an expression makes: broadcasting, @; refused before any
      * memory is taken, the session keeps its values, and commands (models, data) are not limited */
-    CHECK(run_in(s, "a = ones(20000, 1) + ones(1, 20000)\nb = ones(16384, 1) @ ones(1, 16385)") < 0 &&
-          !strcmp(errbuf, "t:1:20: tensor: shape [20000, 20000] has 400000000 elements (2 GiB of float32), more than "
+    CHECK(run_in(s, "a = ones(20000, 1) + ones(1, 20000)\nb = ones(16384, 1) @ ones(1, 16385)\nb = zeros(268435457)") < 0 &&
+          !strcmp(errbuf, "t:1:20: tensor: shape [20000, 20000] has 400000000 elements (1.49 GiB of float32), more than "
                           "the 268435456 (1 GiB) a tensor may have\n"
-                          "t:2:20: tensor: shape [16384, 16385] has 268451840 elements (2 GiB of float32), more than "
+                          "t:2:20: tensor: shape [16384, 16385] has 268451840 elements (1.00 GiB of float32), more than "
+                          "the 268435456 (1 GiB) a tensor may have\n"
+                          "t:3:11: zeros: shape [268435457] has 268435457 elements (1.00 GiB of float32), more than "
                           "the 268435456 (1 GiB) a tensor may have\n"), "error: %s", errbuf);
     CHECK(bl_session_get(s, "a")->num == 1 && !bl_session_get(s, "b"), "a or b changed");
     CHECK(bl_tensor_limit(0) == BL_MAX_NUMEL, "the expression's limit outlived it");
@@ -272,7 +274,7 @@ BL_TEST(long_operator_chains)
 /* A slice of a list is a list of its items, as in Python, whatever the items are (python3:
  * [1, 2, 3][0:2] == [1, 2], ["a", "b"][1:] == ["b"], [1, 2, [3, "a"]][0:2] == [1, 2],
  * l[::-1] == [3, 2, 1], l[-2:] == [2, 3], l[5:] == [], l[::2] == [1, 3], l[2:0:-1] == [3, 2]);
- * several indices still index the tensor the list stands for */
+ * several indices still index the tensor a list of lists stands for */
 BL_TEST(list_slicing)
 {
     bl_session *s = bl_session_new(0);
@@ -285,6 +287,13 @@ BL_TEST(list_slicing)
     CHECK(run_in(s, "l[::0]") < 0 && !strcmp(errbuf, "t:1:5: slice step cannot be zero\n"), "%s", errbuf);
     CHECK(run_in(s, "l[\"a\":]") < 0 && !strcmp(errbuf, "t:1:3: slice bounds must be whole numbers\n"),
           "%s", errbuf);
+    /* a flat list has one dimension: several indices are refused in a list's words */
+    CHECK(run_in(s, "m = [1, 2, 3, 4, 5]; m[1, 2]") < 0 &&
+          !strcmp(errbuf, "t:1:27: index: a list of 5 items takes one index or one slice\n"), "%s", errbuf);
+    CHECK(run_in(s, "[\"a\"][0:1, 0]") < 0 &&
+          !strcmp(errbuf, "t:1:12: index: a list of 1 item takes one index or one slice\n"), "%s", errbuf);
+    CHECK(run_in(s, "[[1, 2], [3, 4]][0, 1, 1]") < 0 &&
+          !strcmp(errbuf, "t:1:24: index: 3 indices for a list of shape [2, 2]\n"), "%s", errbuf);
     CHECK(run_in(s, "l") == 0 && !strcmp(outbuf, "[1, 2, 3]\n"), "l changed: %s", outbuf);
     bl_session_free(s);
 }
@@ -704,7 +713,11 @@ BL_TEST(redirect_checked_first)
     snprintf(want, sizeof want, "t:1:8: %s/v.png: 'vars' makes a table, written as .txt, .csv, .json or .md\n", dir);
     CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want) && !outbuf[0], "%s%s", outbuf, errbuf);
     snprintf(cmd, sizeof cmd, "rope check > %s/r.md", dir);
-    snprintf(want, sizeof want, "t:1:14: %s/r.md: 'rope' makes a picture, written as .txt, .png, .svg, .csv or .json\n",
+    snprintf(want, sizeof want, "t:1:14: %s/r.md: 'rope check' makes a picture, written as .txt, .png, .svg, .csv or .json\n",
+             dir);
+    CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want) && !outbuf[0], "%s%s", outbuf, errbuf);
+    snprintf(cmd, sizeof cmd, "qk growth > %s/q.md", dir);   /* the command as typed, sub-command and all */
+    snprintf(want, sizeof want, "t:1:13: %s/q.md: 'qk growth' makes a picture, written as .txt, .png, .svg, .csv or .json\n",
              dir);
     CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want) && !outbuf[0], "%s%s", outbuf, errbuf);
     /* the folder too, before the command */
@@ -750,6 +763,9 @@ BL_TEST(data_checked_when_attached)
     CHECK(run_in(s, "model gpt dim=32 depth=1 heads=2 context=32") == 0, "%s", errbuf);
     snprintf(cmd, sizeof cmd, "data text %s", path);
     snprintf(want, sizeof want, "t:1:11: data: text: %s has 12 bytes, fewer than context + 1 = 33\n", path);
+    CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want) && !outbuf[0], "%s%s", outbuf, errbuf);
+    CHECK(truncate(path, 1) == 0, "truncate");   /* one byte is "1 byte" */
+    snprintf(want, sizeof want, "t:1:11: data: text: %s has 1 byte, fewer than context + 1 = 33\n", path);
     CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want) && !outbuf[0], "%s%s", outbuf, errbuf);
     CHECK(run_in(s, "m2.vocab; data") == 0 &&
           !strcmp(outbuf, "65\nno data attached: training uses the built-in text (data KIND [PATH] attaches one)\n"),
@@ -825,10 +841,17 @@ BL_TEST(help_topics)
     }
     CHECK(run("help plot foo") < 0 && !strcmp(errbuf, "t:1:11: help: 'plot foo' is not a command with its "
                                                       "sub-command (help [TOPIC], help CMD SUB)\n"), "%s", errbuf);
-    CHECK(run("help smooth") < 0 && !strcmp(errbuf, "t:1:6: help: no topic 'smooth'; smooth= is a key of plot (help plot)\n"),
+    /* keys name the commands as typed: with the sub-commands that take them */
+    CHECK(run("help smooth") < 0 &&
+          !strcmp(errbuf, "t:1:6: help: no topic 'smooth'; smooth= is a key of plot loss (help plot loss)\n"),
           "%s", errbuf);
-    CHECK(run("help width") < 0 && strstr(errbuf, "t:1:6: help: no topic 'width'; width= is a key of plot, ") == errbuf &&
-          strstr(errbuf, "heatmap()") && strstr(errbuf, "(help plot)\n"), "%s", errbuf);
+    CHECK(run("help width") < 0 &&
+          !strcmp(errbuf, "t:1:6: help: no topic 'width'; width= is a key of plot loss, attn, stats, rope table, "
+                          "rope check, qk growth, heatmap(), lineplot() (help plot loss)\n"), "%s", errbuf);
+    CHECK(run("help dr") < 0 && !strcmp(errbuf, "t:1:6: help: no topic 'dr'; dr= is a key of rope check (help rope check)\n"),
+          "%s", errbuf);
+    CHECK(run("help layer") < 0 && !strcmp(errbuf, "t:1:6: help: no topic 'layer'; layer= is a key of attn, stats (help attn)\n"),
+          "%s", errbuf);
 }
 
 /* The documentation says what blocklab does: every file quickstart.bl writes is in its header,

@@ -400,6 +400,11 @@ BL_TEST(test_bad_files)
     fclose(fp);
     CHECK(bl_st_read(path) == NULL, "5-byte file accepted");
     CHECK_ERR("file is 5 bytes, too short for the 8-byte header length");
+    fp = fopen(path, "wb");
+    fputc('a', fp);
+    fclose(fp);
+    CHECK(bl_st_read(path) == NULL, "1-byte file accepted");
+    CHECK_ERR("file is 1 byte, too short for the 8-byte header length");
     fclose(fopen(path, "wb"));
     CHECK(bl_st_read(path) == NULL, "empty file accepted");
     CHECK_ERR("file is 0 bytes");

@@ -25,7 +25,7 @@ BL_TEST(test_bad_shapes)
     size_t old = bl_tensor_limit((size_t)1 << 28);
     CHECK(old == BL_MAX_NUMEL, "limit %zu", old);
     CHECK(bl_tensor_new2(20000, 20000) == NULL, "4e8 elements accepted under a limit of 2^28");
-    CHECK_ERR("tensor: shape [20000, 20000] has 400000000 elements (2 GiB of float32), more than the 268435456 "
+    CHECK_ERR("tensor: shape [20000, 20000] has 400000000 elements (1.49 GiB of float32), more than the 268435456 "
               "(1 GiB) a tensor may have");
     bl_tensor *ok = bl_tensor_new2(40, 25);
     CHECK(ok != NULL, "%s", bl_error());
