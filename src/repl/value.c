@@ -321,6 +321,20 @@ void bl_val_print_tensor(const bl_tensor *t, FILE *out)
     put(&p, ")");
 }
 
+/* s as a string literal the language reads back: in double quotes, with \\ \" \n \t \r escaped
+ * (the lexer's escapes), as Python's repr shows a string inside a list. */
+static void print_quoted(const char *s, FILE *out)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        const char *e = *s == '\\' ? "\\\\" : *s == '"' ? "\\\"" : *s == '\n' ? "\\n"
+                      : *s == '\t' ? "\\t" : *s == '\r' ? "\\r" : NULL;
+        if (e) fputs(e, out);
+        else fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
 static void print_inline(const bl_value *v, FILE *out, int quote)
 {
     char buf[64];
@@ -328,7 +342,7 @@ static void print_inline(const bl_value *v, FILE *out, int quote)
     case BL_V_NONE: fputs("none", out); break;
     case BL_V_NUM: bl_fmt_num(v->num, buf, sizeof buf); fputs(buf, out); break;
     case BL_V_BOOL: fputs(v->num ? "true" : "false", out); break;
-    case BL_V_STR: fprintf(out, quote ? "\"%s\"" : "%s", v->str); break;
+    case BL_V_STR: quote ? print_quoted(v->str, out) : (void)fputs(v->str, out); break;
     case BL_V_LIST:
         fputc('[', out);
         for (int i = 0; i < v->n; i++) {

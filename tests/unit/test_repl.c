@@ -434,6 +434,10 @@ BL_TEST(print_shows_values_as_the_prompt_does)
     CHECK(run("l = [\"a\", \"b\"]; print(l); l; m = [1, [\"x\", on], 2.5]; print(m, \"s\"); m") == 0, "%s", errbuf);
     CHECK(!strcmp(outbuf, "[\"a\", \"b\"]\n[\"a\", \"b\"]\n[1, [\"x\", true], 2.5] s\n[1, [\"x\", true], 2.5]\n"),
           "output:\n%s", outbuf);
+    /* a string inside a list is shown as a literal that reads back (Python's repr: ['b\n']); on
+     * its own, print shows the text itself */
+    CHECK(run("q = [\"b\\n\", \"t\\tq\\\"\\\\\"]; q; print(q[0] + \"|\")") == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "[\"b\\n\", \"t\\tq\\\"\\\\\"]\nb\n|\n"), "output:\n%s", outbuf);
 }
 
 /* The number after the first `key` in text (up to a space, comma, '>' or the line's end). */
