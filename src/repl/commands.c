@@ -87,8 +87,10 @@ int bl_opt_check(bl_cmdargs *a, int from, const char *const *keys)
         char list[256] = "";
         for (const char *const *k = keys; *k; k++)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s=", k == keys ? "" : " ", *k);
-        if (a->w[i].key) bl_fail("%s: unknown key '%s' (keys: %s)", a->st->name, a->w[i].key, list);
-        else bl_fail("%s: unexpected word '%s' (keys: %s)", a->st->name, a->w[i].text, list);
+        char cmd[96];
+        bl_command_typed(a->st, cmd, sizeof cmd);   /* "rope check", not "rope" */
+        if (a->w[i].key) bl_fail("%s: unknown key '%s' (keys: %s)", cmd, a->w[i].key, list);
+        else bl_fail("%s: unexpected word '%s' (keys: %s)", cmd, a->w[i].text, list);
         return bl_session_errat(a->s, a->w[i].pos);
     }
     return 0;
@@ -124,7 +126,9 @@ int bl_opt_bool(bl_cmdargs *a, const char *key, int def, int *b)
 static int no_more(bl_cmdargs *a, int max)
 {
     if (a->n <= max) return 0;
-    bl_fail("%s: too many arguments (%s)", a->st->name, bl_command_find(a->st->name)->synopsis);
+    char cmd[96];
+    bl_fail("%s: too many arguments (%s)", bl_command_typed(a->st, cmd, sizeof cmd),
+            bl_command_find(a->st->name)->synopsis);
     return word_err(a, max);
 }
 
