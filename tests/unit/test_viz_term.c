@@ -224,19 +224,30 @@ BL_TEST(test_constant_heatmap_one_colour)
     bl_fig_free(f);
 }
 
+/* a 15 x 15 heatmap labelled -7 .. 7 on both axes, peaked at its centre (rope check's offset map) */
+static bl_figure *offset_map(void)
+{
+    float v[15 * 15];
+    char text[15][4];
+    const char *lab[15];
+    for (int i = 0; i < 15; i++) snprintf(text[i], sizeof text[i], "%d", i - 7), lab[i] = text[i];
+    for (int r = 0; r < 15; r++)
+        for (int c = 0; c < 15; c++) v[r * 15 + c] = (float)(14 - abs(r - 7) - abs(c - 7));
+    bl_figure *f = bl_fig_new(1, 1, NULL);
+    bl_panel *p = bl_fig_panel(f, 0);
+    bl_panel_heatmap(p, v, 15, 15, BL_CMAP_DIVERGING);
+    bl_panel_heatmap_labels(p, lab, lab);
+    return f;
+}
+
 /* row labels of a heatmap taller than its lines: a 15 x 15 map labelled -7 .. 7 (the offsets of
  * `rope check`) keeps its labels when two rows share a line (every other label, -7 -5 .. 7, one
  * per line from the top) and shows all 15 when each row has lines of its own; never the row
  * indices 0 .. 14 */
 static int label_column(const bl_figure *f, int width, int *labels, int max)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    bl_term_opts o = {width, 0, BL_COLOR_NONE, 0};
-    int r = bl_term_print(f, m, &o), n = 0;
-    fclose(m);
-    CHECK(r == 0, "%s", bl_error());
+    char *buf = render_h(f, width, 0, 0);
+    int n = 0;
     /* the first token of each line of the map: a label, else blank (the map's glyphs are no number) */
     char *save = NULL;
     for (char *line = strtok_r(buf, "\n", &save); line && n < max; line = strtok_r(NULL, "\n", &save)) {
@@ -249,16 +260,7 @@ static int label_column(const bl_figure *f, int width, int *labels, int max)
 
 BL_TEST(test_heat_row_labels_thinned)
 {
-    float v[15 * 15];
-    char text[15][4];
-    const char *lab[15];
-    for (int i = 0; i < 15; i++) snprintf(text[i], sizeof text[i], "%d", i - 7), lab[i] = text[i];
-    for (int r = 0; r < 15; r++)
-        for (int c = 0; c < 15; c++) v[r * 15 + c] = (float)(14 - abs(r - 7) - abs(c - 7));
-    bl_figure *f = bl_fig_new(1, 1, NULL);
-    bl_panel *p = bl_fig_panel(f, 0);
-    bl_panel_heatmap(p, v, 15, 15, BL_CMAP_DIVERGING);
-    bl_panel_heatmap_labels(p, lab, lab);
+    bl_figure *f = offset_map();
     int got[40], n = label_column(f, 30, got, 40);
     /* 30 columns: one pixel per cell, 15 rows on 8 lines, the last line holding row 14 alone */
     CHECK(n >= 9, "%d lines", n);
@@ -274,13 +276,8 @@ BL_TEST(test_heat_row_labels_thinned)
  * numbers and nothing else; v[i] the numbers, at[i] the column of each one's last character */
 static int label_line(const bl_figure *f, int width, int *v, int *at, int max)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    bl_term_opts o = {width, 0, BL_COLOR_NONE, 0};
-    int r = bl_term_print(f, m, &o), n = 0;
-    fclose(m);
-    CHECK(r == 0, "%s", bl_error());
+    char *buf = render_h(f, width, 0, 0);
+    int n = 0;
     char *save = NULL;
     for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         int k, pos = 0;
@@ -303,16 +300,7 @@ static int label_line(const bl_figure *f, int width, int *v, int *at, int max)
  * 4 apart. (Placed one after the other where they fit, they read -7 -4 -1 2 4 6 at 30.) */
 BL_TEST(test_heat_col_labels_even)
 {
-    float v[15 * 15];
-    char text[15][4];
-    const char *lab[15];
-    for (int i = 0; i < 15; i++) snprintf(text[i], sizeof text[i], "%d", i - 7), lab[i] = text[i];
-    for (int r = 0; r < 15; r++)
-        for (int c = 0; c < 15; c++) v[r * 15 + c] = (float)(14 - abs(r - 7) - abs(c - 7));
-    bl_figure *f = bl_fig_new(1, 1, NULL);
-    bl_panel *p = bl_fig_panel(f, 0);
-    bl_panel_heatmap(p, v, 15, 15, BL_CMAP_DIVERGING);
-    bl_panel_heatmap_labels(p, lab, lab);
+    bl_figure *f = offset_map();
     int got[16], at[16], n = label_line(f, 30, got, at, 16);
     CHECK(n == 5, "width 30: %d column labels, want 5", n);
     for (int i = 0; i < n && i < 5; i++) {
@@ -331,13 +319,8 @@ BL_TEST(test_heat_col_labels_even)
 /* the numbers on the line below the x axis (the line after the one holding "└") */
 static int x_tick_labels(const bl_figure *f, int width, double *v, int max)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    bl_term_opts o = {width, 0, BL_COLOR_NONE, 0};
-    int r = bl_term_print(f, m, &o), n = 0;
-    fclose(m);
-    CHECK(r == 0, "%s", bl_error());
+    char *buf = render_h(f, width, 0, 0);
+    int n = 0;
     char *axis = buf ? strstr(buf, "└") : NULL, *s = axis ? strchr(axis, '\n') : NULL;
     if (s) {
         char *end = strchr(++s, '\n');
