@@ -66,7 +66,7 @@ static bl_table *make_table(const bl_compare *c, const bl_cmp_summary *s, int wi
         snprintf(cell[k++], 64, "%s%s", r->noise_floor ? "seed+1 " : "", *r->spec ? r->spec : "-");
         snprintf(cell[k++], 64, "%zu", w->params);
         snprintf(cell[k++], 64, "%d%s", w->steps, r->failed ? " (failed)" : "");
-        snprintf(cell[k++], 64, "%.0f", r->run ? r->run->metrics.items : 0.0);
+        snprintf(cell[k++], 64, "%lld", r->run ? r->run->metrics.items : 0LL);
         num(cell[k++], 64, w->val, 4, 0);
         num(cell[k++], 64, i ? w->delta : NAN, 4, 1);
         snprintf(cell[k++], 64, "%s", w->exceeds ? "*" : "");

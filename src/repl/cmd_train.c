@@ -357,7 +357,7 @@ static bl_value *rv_field(void *p, const char *name)
         return l;
     }
     if (!strcmp(name, "ms_per_step")) return bl_val_num(bl_metrics_ms_per_step(m));
-    if (!strcmp(name, "items")) return bl_val_num(m->items);
+    if (!strcmp(name, "items")) return bl_val_num((double)m->items);
     if (!strcmp(name, "params")) return bl_val_num((double)m->params);
     if (!strcmp(name, "wall_s")) return bl_val_num(m->wall_s);
     return BL_FAILP("a run has no field '%s' (fields: steps, loss, val, ms_per_step, spikes, items, "

@@ -63,7 +63,7 @@ float bl_metrics_median(const bl_metrics *m, int before, int n)
     return k % 2 ? buf[k / 2] : 0.5f * (buf[k / 2 - 1] + buf[k / 2]);
 }
 
-int bl_metrics_step(bl_metrics *m, float loss, float ms, float lr, double items)
+int bl_metrics_step(bl_metrics *m, float loss, float ms, float lr, long long items)
 {
     if (m->steps >= m->cap && bl_metrics_reserve(m, m->cap ? m->cap : 64) < 0) return -1;
     int spike = 0;
@@ -126,7 +126,7 @@ json_t *bl_metrics_to_json(const bl_metrics *m)
     json_t *j = json_object();
     json_object_set_new(j, "params", json_integer((json_int_t)m->params));
     json_object_set_new(j, "steps", json_integer(m->steps));
-    json_object_set_new(j, "items", json_real(m->items));
+    json_object_set_new(j, "items", json_integer((json_int_t)m->items));
     json_object_set_new(j, "item_unit", json_string(m->item_unit ? m->item_unit : "items"));
     json_object_set_new(j, "loss", float_array(m->loss, m->steps));
     json_object_set_new(j, "ms", float_array(m->ms, m->steps));
@@ -141,9 +141,15 @@ json_t *bl_metrics_to_json(const bl_metrics *m)
     double ms = bl_metrics_ms_per_step(m);
     json_object_set_new(j, "ms_per_step", json_real(ms));
     json_object_set_new(j, "it_per_s", json_real(ms > 0 ? 1000.0 / ms : 0.0));
-    json_object_set_new(j, "items_per_s", json_real(m->wall_s > 0 ? m->items / m->wall_s : 0.0));
+    json_object_set_new(j, "items_per_s", json_real(m->wall_s > 0 ? (double)m->items / m->wall_s : 0.0));
     json_object_set_new(j, "wall_s", json_real(m->wall_s));
     return j;
+}
+
+/* A count stored as a JSON integer, or as a whole real number (older files wrote 19200.0). */
+static long long count_value(const json_t *j)
+{
+    return json_is_integer(j) ? (long long)json_integer_value(j) : (long long)llround(json_number_value(j));
 }
 
 static int read_floats(const json_t *j, const char *key, float *out, int n)
@@ -164,23 +170,23 @@ int bl_metrics_from_json(bl_metrics *m, const json_t *j)
     if (!json_is_array(val) || !json_is_array(sp)) return bl_fail("metrics: \"val\" or \"spikes\" is not a list");
     int n = (int)json_integer_value(steps);
     bl_metrics t;
-    bl_metrics_init(&t, (size_t)json_integer_value(json_object_get(j, "params")), m->item_unit);
+    bl_metrics_init(&t, (size_t)count_value(json_object_get(j, "params")), m->item_unit);
     if (bl_metrics_reserve(&t, n) < 0) goto fail;
     if (read_floats(j, "loss", t.loss, n) < 0 || read_floats(j, "ms", t.ms, n) < 0 ||
         read_floats(j, "lr", t.lr, n) < 0)
         goto fail;
     t.steps = n;
-    t.items = json_number_value(json_object_get(j, "items"));
+    t.items = count_value(json_object_get(j, "items"));
     t.wall_s = json_number_value(json_object_get(j, "wall_s"));
     for (size_t i = 0; i < json_array_size(val); i++) {
         json_t *p = json_array_get(val, i);
         if (!json_is_array(p) || json_array_size(p) != 2) { bl_fail("metrics: a \"val\" entry is not [step, loss]"); goto fail; }
-        if (bl_metrics_val(&t, (int)json_integer_value(json_array_get(p, 0)),
+        if (bl_metrics_val(&t, (int)count_value(json_array_get(p, 0)),
                            (float)json_number_value(json_array_get(p, 1))) < 0) goto fail;
     }
     for (size_t i = 0; i < json_array_size(sp); i++) {
         if (grow((void **)&t.spikes, &t.spikecap, t.nspikes + 1, sizeof(int)) < 0) goto fail;
-        t.spikes[t.nspikes++] = (int)json_integer_value(json_array_get(sp, i));
+        t.spikes[t.nspikes++] = (int)count_value(json_array_get(sp, i));
     }
     bl_metrics_free(m);
     *m = t;

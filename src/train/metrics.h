@@ -7,7 +7,9 @@
  *
  * metrics.json: {"params", "steps", "items", "item_unit", "loss": [..], "ms": [..],
  *   "val": [[step, loss], ..], "spikes": [step, ..], "ms_per_step", "it_per_s",
- *   "items_per_s", "wall_s"}.
+ *   "items_per_s", "wall_s"}. Counts (params, steps, items, the steps in val and spikes) are
+ *   JSON integers, so json.load gives Python ints; the measurements are JSON reals (1.0, not 1).
+ *   Reading also takes counts written as reals (19200.0, as older versions wrote items).
  * Errors: -1 + bl_error() (out of memory, a file that cannot be written or parsed).
  */
 #ifndef BL_METRICS_H
@@ -23,7 +25,7 @@ typedef struct bl_metrics {
     size_t params;
     const char *item_unit;      /* "images" or "tokens" (static string) */
     int steps;                  /* recorded steps */
-    double items;               /* images or tokens processed */
+    long long items;            /* images or tokens processed (a JSON integer in metrics.json) */
     double wall_s;              /* summed step time, seconds */
     float *loss, *ms, *lr;      /* [steps] */
     int cap;
@@ -36,7 +38,7 @@ void bl_metrics_free(bl_metrics *m);
 /* Make room for `more` further steps (call before training so steps do not allocate). */
 int bl_metrics_reserve(bl_metrics *m, int more);
 /* Record one step; returns 1 when it is a loss spike, 0 otherwise, -1 on out of memory. */
-int bl_metrics_step(bl_metrics *m, float loss, float ms, float lr, double items);
+int bl_metrics_step(bl_metrics *m, float loss, float ms, float lr, long long items);
 /* Record a validation loss measured after `step` steps (replaces the last record when it is
  * for the same step, so evaluating twice does not duplicate a point). */
 int bl_metrics_val(bl_metrics *m, int step, float loss);

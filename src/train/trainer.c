@@ -198,7 +198,7 @@ int bl_run_step(bl_run *r, float *loss_out, int *spike)
         return bl_fail("train: gradient is %s at step %d: stopped; the weights are those after step %d",
                        isnan(norm) ? "nan" : "inf", next, next - 1);
     }
-    double items = m->kind == BL_MODEL_DIT ? r->B : (double)r->B * r->T;
+    long long items = m->kind == BL_MODEL_DIT ? r->B : (long long)r->B * r->T;
     int s = bl_metrics_step(&r->metrics, L, (float)(now_ms() - t0), lr, items);
     if (loss_out) *loss_out = L;
     if (spike) *spike = s > 0;

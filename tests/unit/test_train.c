@@ -3,6 +3,7 @@
 #include "train/metrics.h"
 #include "train/optim.h"
 #include "../check.h"
+#include <unistd.h>
 
 /* torch.optim.AdamW([p], lr=0.1, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.1), three steps
  * with the gradients below, printed by PyTorch 1.13 (python3-torch, Debian 12). */
@@ -87,6 +88,60 @@ BL_TEST(test_spikes_and_json)
     bl_metrics_free(&m);
 }
 
+/* metrics.json as PyTorch users read it (json.load): counts (params, steps, items, the step of
+ * each val point and of each spike) are JSON integers, measurements (losses, ms, lr, rates,
+ * seconds) real numbers even when they happen to be whole. */
+BL_TEST(test_metrics_json_types)
+{
+    bl_metrics m;
+    bl_metrics_init(&m, 1152176, "images");
+    for (int i = 0; i < 30; i++) bl_metrics_step(&m, i == 20 ? 4.0f : 1.0f, 10, 1e-3f, 64);
+    bl_metrics_val(&m, 0, 2.0f);
+    bl_metrics_val(&m, 30, 1.0f);
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/bl-metrics-%d.json", (int)getpid());
+    CHECK(bl_metrics_write(&m, path) == 0, "%s", bl_error());
+    json_error_t e;
+    json_t *j = json_load_file(path, 0, &e);
+    remove(path);
+    CHECK(j != NULL, "metrics.json: %s", e.text);
+    if (!j) return;
+    const char *ints[] = {"params", "steps", "items"};
+    for (int i = 0; i < 3; i++)
+        CHECK(json_is_integer(json_object_get(j, ints[i])), "\"%s\" is not a JSON integer", ints[i]);
+    CHECK(json_integer_value(json_object_get(j, "items")) == 30 * 64, "items %lld",
+          (long long)json_integer_value(json_object_get(j, "items")));
+    CHECK(json_integer_value(json_object_get(j, "params")) == 1152176, "params");
+    const char *reals[] = {"ms_per_step", "it_per_s", "items_per_s", "wall_s"};
+    for (int i = 0; i < 4; i++)
+        CHECK(json_is_real(json_object_get(j, reals[i])), "\"%s\" is not a real number", reals[i]);
+    json_t *loss = json_object_get(j, "loss");
+    CHECK(json_array_size(loss) == 30 && json_is_real(json_array_get(loss, 0)), "loss 1.0 is not a real number");
+    json_t *val = json_object_get(j, "val");
+    CHECK(json_array_size(val) == 2, "%zu val points", json_array_size(val));
+    for (size_t i = 0; i < json_array_size(val); i++) {
+        json_t *p = json_array_get(val, i);
+        CHECK(json_is_integer(json_array_get(p, 0)) && json_is_real(json_array_get(p, 1)),
+              "val point %zu is not [integer step, real loss]", i);
+    }
+    json_t *sp = json_object_get(j, "spikes");
+    CHECK(json_array_size(sp) == 1 && json_is_integer(json_array_get(sp, 0)) &&
+          json_integer_value(json_array_get(sp, 0)) == 21, "spikes are not [21]");
+    /* and it reads back, as do files that stored the counts as reals (older versions) */
+    bl_metrics back;
+    bl_metrics_init(&back, 0, "images");
+    json_object_set_new(j, "items", json_real(1920.0));
+    json_array_set_new(json_array_get(val, 1), 0, json_real(30.0));
+    json_array_set_new(sp, 0, json_real(21.0));
+    CHECK(bl_metrics_from_json(&back, j) == 0, "%s", bl_error());
+    CHECK(back.items == 1920 && back.nval == 2 && back.val_step[1] == 30 && back.spikes[0] == 21,
+          "read back: items %g, val step %d, spike %d", (double)back.items, back.nval == 2 ? back.val_step[1] : -1,
+          back.nspikes ? back.spikes[0] : -1);
+    bl_metrics_free(&back);
+    json_decref(j);
+    bl_metrics_free(&m);
+}
+
 int main(void)
 {
     RUN(test_adamw_matches_pytorch);
@@ -94,5 +149,6 @@ int main(void)
     RUN(test_schedule);
     RUN(test_clip);
     RUN(test_spikes_and_json);
+    RUN(test_metrics_json_types);
     return bl_test_done();
 }

@@ -217,6 +217,51 @@ BL_TEST(test_bad_checkpoints)
     bl_model_free(q); bl_model_free(m);
 }
 
+/* The checkpoint's __metadata__ as Python reads it (json.loads of each value): the history's
+ * counts, the config's whole-number keys and the data position are JSON integers; reals stay
+ * reals. safetensors metadata values are strings, so "step" is the string of an integer. */
+BL_TEST(test_checkpoint_metadata_types)
+{
+    bl_dataset *ds = bl_data_shapes(2);
+    bl_config c = small(BL_MODEL_DIT, "eval_every", "2");
+    bl_model *m = bl_model_new(&c);
+    bl_run *r = bl_run_new(m, ds, 8);
+    CHECK(r != NULL, "%s", bl_error());
+    if (!r) return;
+    CHECK(bl_run_train(r, 4, NULL, NULL) == 4, "%s", bl_error());
+    const char *path = tmp_path("types.safetensors");
+    CHECK(bl_checkpoint_save(path, m, r, NULL, 0) == 0, "%s", bl_error());
+    bl_st_file *f = bl_st_read(path);
+    CHECK(f != NULL, "%s", bl_error());
+    if (!f) return;
+    const char *step = bl_st_meta(f, "step");
+    CHECK(step && !strcmp(step, "4"), "step '%s'", step ? step : "(none)");
+    json_t *h = json_loads(bl_st_meta(f, "history") ? bl_st_meta(f, "history") : "", 0, NULL);
+    json_t *cf = json_loads(bl_st_meta(f, "config") ? bl_st_meta(f, "config") : "", 0, NULL);
+    json_t *dj = json_loads(bl_st_meta(f, "data") ? bl_st_meta(f, "data") : "", 0, NULL);
+    CHECK(h && cf && dj, "history, config or data is not JSON");
+    const char *hint[] = {"params", "steps", "items"};
+    for (int i = 0; i < 3; i++)
+        CHECK(json_is_integer(json_object_get(h, hint[i])), "history \"%s\" is not a JSON integer", hint[i]);
+    CHECK(json_integer_value(json_object_get(h, "items")) == 4 * 8, "history items");
+    json_t *val = json_object_get(h, "val");
+    CHECK(json_array_size(val) == 3, "%zu val points", json_array_size(val));
+    for (size_t i = 0; i < json_array_size(val); i++)
+        CHECK(json_is_integer(json_array_get(json_array_get(val, i), 0)), "val step %zu is not an integer", i);
+    const char *cint[] = {"dim", "depth", "heads", "kv_heads", "patch", "batch", "seed", "warmup", "eval_every", "steps"};
+    for (int i = 0; i < 10; i++)
+        CHECK(json_is_integer(json_object_get(cf, cint[i])), "config \"%s\" is not a JSON integer", cint[i]);
+    const char *creal[] = {"lr", "mlp_ratio", "rope_base", "eps", "beta1", "beta2"};
+    for (int i = 0; i < 6; i++)
+        CHECK(json_is_real(json_object_get(cf, creal[i])), "config \"%s\" is not a real number", creal[i]);
+    CHECK(json_is_integer(json_object_get(dj, "drawn")) && json_is_integer(json_object_get(dj, "exam")),
+          "data drawn/exam are not integers");
+    json_decref(h); json_decref(cf); json_decref(dj);
+    bl_st_free(f);
+    bl_run_free(r); bl_model_free(m);
+    bl_dataset_free(ds);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl_trainer_XXXXXX");
@@ -227,6 +272,7 @@ int main(void)
     RUN(test_nan_stops_and_keeps_weights);
     RUN(test_mismatched_data);
     RUN(test_bad_checkpoints);
+    RUN(test_checkpoint_metadata_types);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) return 1;
