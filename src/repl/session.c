@@ -134,12 +134,18 @@ static void tensor_csv(const bl_tensor *t, FILE *f)
         fprintf(f, "%.9g%s", (double)t->data[i], (i + 1) % cols ? "," : "\n");
 }
 
+/* Elements are float32, so JSON reals (1.0, as json.dumps writes a Python float): a tensor that
+ * happens to hold whole numbers still reads back as floats (np.array, torch.tensor). */
 static void tensor_json(const bl_tensor *t, int d, size_t off, FILE *f)
 {
     if (d == t->ndim) {
         double x = t->data[off];
+        char num[32];
         if (x != x || x - x != 0) fputs("null", f);
-        else fprintf(f, "%.9g", x);
+        else {
+            snprintf(num, sizeof num, "%.9g", x);
+            fprintf(f, "%s%s", num, strpbrk(num, ".e") ? "" : ".0");
+        }
         return;
     }
     size_t inner = bl_tensor_inner(t, d + 1);
