@@ -1,6 +1,7 @@
 #!/bin/sh
 # dash.sh - the live dashboard in tmux (TAP): start src/viz/dash_demo (the dashboard around a fake
-# trainer), check that it draws and trains, switch views and heads, pause, resize, quit with q and
+# trainer), check that it draws and trains, switch views and heads, pause (not counted in the
+# steps/s), resize, quit with q and
 # with Ctrl-C, and check that the terminal is restored each time (alternate screen left, cursor
 # shown, stty back to canonical mode with echo).
 builddir=${BL_BUILDDIR:-.}
@@ -40,7 +41,7 @@ sane() { # canonical mode and echo after the dashboard left
 }
 run="env LC_ALL=$loc '$demo' 100000 10; echo rc=\$?; stty -a | tr '\n' ' ' | fold -w 90; echo; echo END; sleep 60"
 
-echo "1..15"
+echo "1..16"
 $T new-session -d -s dash -x 100 -y 30 "$run"
 wait_for "blocklab dash"; ok $? "the dashboard starts"
 [ "$(flag alternate_on)" = 1 ]; ok $? "it uses the alternate screen"
@@ -58,6 +59,25 @@ sleep 0.4
 screen
 s2=$(grep -o 'step [0-9]*' "$tmp/screen" | head -1)
 [ -n "$s1" ] && [ "$s1" = "$s2" ]; ok $? "p pauses training ($s1, $s2)"
+# steps/s counts training time only, as a progress bar's: after a pause of 3 s it stays near the
+# rate before it (counting the pause, the first rate after it was under a sixth of that)
+rate() { grep -o '[0-9.]* steps/s' "$tmp/screen" | head -1 | cut -d' ' -f1; }
+$T resize-window -t dash -x 140 -y 30 2>/dev/null    # room on the top line for steps/s
+wait_for "steps/s"
+r1=$(rate)
+sleep 2.5
+$T send-keys -t dash p
+after=""
+i=0
+while [ "$i" -lt 20 ]; do
+    screen
+    grep -q PAUSED "$tmp/screen" || after="$after $(rate)"
+    sleep 0.1
+    i=$((i + 1))
+done
+low=$(echo $after | tr ' ' '\n' | sort -g | head -1)
+awk -v a="$r1" -v b="$low" 'BEGIN { exit !(a > 0 && b > a / 3) }'
+ok $? "a pause does not lower steps/s ($r1 before it, at least $low after)"
 $T resize-window -t dash -x 72 -y 22 2>/dev/null
 sleep 0.3
 wait_for "q back" && sed -n 22p "$tmp/screen" | grep -q "q back"; ok $? "it redraws for the new size after a resize"

@@ -136,9 +136,7 @@ typedef struct {
     curve loss, val;
     float smooth;
     int paused, done, logy, unicode;
-    double t_start, rate; /* measured steps per second */
-    double t_rate;
-    long step_rate;
+    bl_dash_rate rate;      /* steps per second of training time, pauses left out */
     palette pal;
 } dash;
 
@@ -243,7 +241,7 @@ static void draw_header(dash *d, int W)
     fmt_num(loss, sizeof loss, "loss", d->loss.n ? d->loss.y[d->loss.n - 1] : NAN, 1);
     fmt_num(val, sizeof val, "val", d->val.n ? d->val.y[d->val.n - 1] : NAN, 1);
     fmt_num(lr, sizeof lr, "lr", fr->lr, 0);
-    double rate = fr->steps_per_s > 0 ? fr->steps_per_s : d->rate;
+    double rate = fr->steps_per_s > 0 ? fr->steps_per_s : d->rate.rate;
     if (rate > 0) {
         snprintf(speed, sizeof speed, "  %.1f steps/s", rate);
         if (fr->total > fr->step && !d->done) {
@@ -308,7 +306,10 @@ static int key(dash *d, int ch)
     int nl = d->fr.n_layers > 0 ? d->fr.n_layers : 1, nh = d->fr.n_heads > 0 ? d->fr.n_heads : 1;
     switch (ch) {
     case 'q': case 'Q': case 27: return 2;
-    case 'p': case 'P': case ' ': d->paused = !d->paused; return 0;
+    case 'p': case 'P': case ' ':
+        d->paused = !d->paused;
+        bl_dash_rate_pause(&d->rate, now_s(), d->paused);   /* a pause is not training time */
+        return 0;
     case 'v': case '\t': d->view.view = (d->view.view + 1) % BL_DASH_NVIEWS; return 0;
     case KEY_BTAB: d->view.view = (d->view.view + BL_DASH_NVIEWS - 1) % BL_DASH_NVIEWS; return 0;
     case '1': case '2': case '3': case '4': d->view.view = ch - '1'; return 0;
@@ -333,13 +334,46 @@ static int call_step(dash *d, bl_dash_step_fn step, void *ctx, int peek)
     if (peek) return r;
     if (isfinite(d->fr.loss) && curve_push(&d->loss, (float)d->fr.step, (float)d->fr.loss)) return -1;
     if (isfinite(d->fr.val_loss) && curve_push(&d->val, (float)d->fr.step, (float)d->fr.val_loss)) return -1;
-    double t = now_s();
-    if (t - d->t_rate >= 0.5) { /* measured speed over the last half second or more */
-        if (d->t_rate > 0) d->rate = (d->fr.step - d->step_rate) / (t - d->t_rate);
-        d->t_rate = t;
-        d->step_rate = d->fr.step;
-    }
+    bl_dash_rate_step(&d->rate, now_s(), d->fr.step);
     return r;
+}
+
+void bl_dash_rate_start(bl_dash_rate *r, double now)
+{
+    memset(r, 0, sizeof *r);
+    r->since = now;
+    r->running = 1;
+}
+
+double bl_dash_rate_active(const bl_dash_rate *r, double now)
+{
+    return r->active + (r->running ? now - r->since : 0);
+}
+
+void bl_dash_rate_pause(bl_dash_rate *r, double now, int paused)
+{
+    if (paused && r->running) {
+        r->active += now - r->since;
+        r->running = 0;
+    } else if (!paused && !r->running) {
+        r->since = now;
+        r->running = 1;
+    }
+}
+
+double bl_dash_rate_step(bl_dash_rate *r, double now, long step)
+{
+    double a = bl_dash_rate_active(r, now);
+    if (!r->marked) {   /* the first step starts the first window (steps of an earlier run do not count) */
+        r->marked = 1;
+        r->mark_at = a;
+        r->mark_step = step;
+    } else if (a - r->mark_at >= BL_DASH_RATE_WINDOW) {
+        r->rate = (double)(step - r->mark_step) / (a - r->mark_at);
+        r->mark_at = a;
+        r->mark_step = step;
+    }
+    return r->rate;
 }
 
 /* SIGWINCH: our own handler, as ncurses installs its own only when none is (readline's may be
@@ -439,7 +473,7 @@ int bl_dash_run(bl_dash_step_fn step, void *ctx, const bl_dash_opts *o)
 
     int result = 0, refill = 0;
     double last_draw = 0;
-    d.t_start = now_s();
+    bl_dash_rate_start(&d.rate, now_s());
     for (;;) {
         int ch, quit = 0;
         timeout(d.paused || d.done ? 50 : 0);

@@ -77,6 +77,32 @@ typedef struct {
  * callback's message). The terminal is restored in every case. o may be NULL. */
 int bl_dash_run(bl_dash_step_fn step, void *ctx, const bl_dash_opts *o);
 
+/* ---- the speed shown: steps per second of training time ----
+ *
+ * As a progress bar's rate: the time the dashboard is paused does not count, so a pause of any
+ * length leaves the steps/s (and the ETA) as they were before it. The rate is measured over
+ * windows of at least BL_DASH_RATE_WINDOW seconds of training time; times are seconds of a
+ * monotonic clock. */
+#define BL_DASH_RATE_WINDOW 0.5
+typedef struct {
+    double active;    /* training seconds before `since` */
+    double since;     /* when training (re)started: running, not paused */
+    int running;
+    int marked;       /* a window has started */
+    double mark_at;   /* training time at the window's start */
+    long mark_step;
+    double rate;      /* steps per second; 0 until the first window ends */
+} bl_dash_rate;
+
+/* Start the clock at `now`, running. */
+void bl_dash_rate_start(bl_dash_rate *r, double now);
+/* Stop (paused = 1) or restart (0) the clock at `now`; repeating either changes nothing. */
+void bl_dash_rate_pause(bl_dash_rate *r, double now, int paused);
+/* Training time so far. */
+double bl_dash_rate_active(const bl_dash_rate *r, double now);
+/* `step` steps are done at `now`: returns the rate, updated when a window has ended. */
+double bl_dash_rate_step(bl_dash_rate *r, double now, long step);
+
 /* ---- the demo: a fake trainer, for `dash demo`, the tmux test and trying the keys ---- */
 
 typedef struct {

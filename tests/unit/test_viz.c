@@ -3,6 +3,7 @@
  * colour-map ends (matplotlib viridis #440154 / #21918c / #fde725, ColorBrewer RdBu). */
 #include "core/error.h"
 #include "viz/color.h"
+#include "viz/dash.h"
 #include "viz/plot.h"
 #include "viz/scale.h"
 #include "../check.h"
@@ -396,6 +397,35 @@ BL_TEST(test_legend_best)
     bl_fig_free(f);
 }
 
+/* dash's steps/s is a rate of training time, as a progress bar's: steps at 10 per second, a pause
+ * of 10 s, then 10 per second again: every rate it shows is 10 (the wall clock's rate after the
+ * pause would be 5 steps / 10.5 s, under 0.5). */
+BL_TEST(test_dash_rate_leaves_out_pauses)
+{
+    bl_dash_rate r;
+    bl_dash_rate_start(&r, 100.0);
+    CHECK(bl_dash_rate_step(&r, 100.1, 1) == 0, "a rate before a whole window");
+    double rate = 0;
+    int bad = 0;
+    for (int i = 2; i <= 11; i++) {
+        rate = bl_dash_rate_step(&r, 100.0 + 0.1 * i, i);
+        bad += i >= 7 && fabs(rate - 10) > 1e-6;
+    }
+    CHECK_CLOSE(rate, 10, 1e-6);
+    bl_dash_rate_pause(&r, 101.15, 1);
+    bl_dash_rate_pause(&r, 105.0, 1);    /* paused twice: still from 101.15 */
+    CHECK_CLOSE(bl_dash_rate_active(&r, 108.0), 1.15, 1e-9);
+    bl_dash_rate_pause(&r, 111.15, 0);
+    bl_dash_rate_pause(&r, 111.16, 0);   /* resumed twice: from 111.15 */
+    CHECK_CLOSE(bl_dash_rate_active(&r, 111.2), 1.2, 1e-9);
+    for (int i = 12; i <= 30; i++) {
+        rate = bl_dash_rate_step(&r, 111.1 + 0.1 * (i - 11), i);
+        bad += fabs(rate - 10) > 1e-6;
+    }
+    CHECK(bad == 0, "%d rates differ from 10 steps/s (last %g)", bad, rate);
+    CHECK_CLOSE(rate, 10, 1e-6);
+}
+
 int main(void)
 {
     RUN(test_legend_best);
@@ -413,5 +443,6 @@ int main(void)
     RUN(test_bad_input);
     RUN(test_image_pixels_and_overlay);
     RUN(test_shared_axes);
+    RUN(test_dash_rate_leaves_out_pauses);
     return bl_test_done();
 }
