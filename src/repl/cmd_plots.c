@@ -28,10 +28,12 @@ bl_figure *bl_plot_loss_figure(const bl_metrics *const *runs, const char *const 
     snprintf(title, sizeof title, "Train loss%s%s", n > 1 ? "" : ": ", n > 1 ? "" : labels[0]);
     bl_figure *f = bl_fig_new(1, 1, title);
     bl_panel *p = f ? bl_fig_panel(f, 0) : NULL;
-    int rc = p ? bl_panel_labels(p, NULL, "step", "loss") : -1;
+    static const char *const cols[] = { "run", "curve", "step", "loss" };
+    int rc = p && bl_fig_table(f, cols, "ssir") == 0 ? bl_panel_labels(p, NULL, "step", "loss") : -1;
     for (int i = 0; rc == 0 && i < n; i++) {
         const bl_metrics *m = runs[i];
         if (!m || m->steps == 0) continue;
+        int first = p->nseries;
         float *x = malloc(sizeof(float) * (size_t)(m->steps + m->nval + 1));
         if (!x) {
             rc = bl_fail("plot loss: out of memory");
@@ -46,12 +48,20 @@ bl_figure *bl_plot_loss_figure(const bl_metrics *const *runs, const char *const 
             rc = bl_panel_line(p, lab, x, m->val_loss, m->nval, BL_MARKERS | BL_NO_LINE | BL_SAME_COLOR) < 0 ? -1 : 0;
         }
         free(x);
+        /* the table (.csv): this run's curves as drawn, one row per point */
+        for (int s = first; rc == 0 && s < p->nseries; s++) {
+            const bl_series *se = &p->series[s];
+            const char *curve = (se->flags & BL_NO_LINE) ? "val" : (se->flags & BL_FAINT) || smooth == 0 ? "raw" : "ema";
+            for (int k = 0; rc == 0 && k < se->n; k++)
+                rc = bl_fig_row(f, labels[i], curve, (int)se->x[k], (double)se->y[k]);
+        }
     }
     if (rc < 0) {
         bl_fig_free(f);
         return NULL;
     }
     if (logy) bl_panel_log(p, 0, 1);
+    bl_panel_xcount(p, 1);
     return f;
 }
 
@@ -350,7 +360,8 @@ int bl_cmd_attn(bl_cmdargs *a)
                  layer, o.desc);
     int cols = query >= 0 ? nh : nh <= 2 ? nh : nh <= 4 ? 2 : nh <= 9 ? 3 : 4, rows = query >= 0 ? 2 : (nh + cols - 1) / cols;
     bl_figure *f = bl_fig_new(rows, cols, title);
-    int rc = f ? 0 : -1;
+    static const char *const names[] = { "layer", "head", "query", "key", "prob" };
+    int rc = f ? bl_fig_table(f, names, "iiiir") : -1;
     float vmax = 0;
     for (int h = h0; h < h0 + nh; h++)
         for (int i = 0; i < L * L; i++)
@@ -381,6 +392,11 @@ int bl_cmd_attn(bl_cmdargs *a)
                      ? -1
                      : 0;
         }
+        /* the table (.csv): one row per (query, key) pair shown, keys numbered as tokens
+         * (TinyDiT: patch r * grid + c) */
+        for (int q = query < 0 ? 0 : (int)query; rc == 0 && q < (query < 0 ? L : query + 1); q++)
+            for (int key = 0; rc == 0 && key < L; key++)
+                rc = bl_fig_row(f, (int)layer, h, q, key, (double)A[(size_t)q * L + key]);
     }
     fixed_free(&o);
     if (rc < 0) {
@@ -403,13 +419,15 @@ static void row_stats(const float *x, int N, int D, float *mean, float *rms)
     }
 }
 
-/* Two panels (mean, rms per token) of ns series xs[k] [N, D] named names[k]. */
+/* Two panels (mean, rms per token) of ns series xs[k] [N, D] named names[k]; the table (.csv)
+ * "layer,series,token,mean,rms" (no layer column when layer < 0: a tensor's statistics). */
 static bl_figure *stats_figure(const char *title, const float *const *xs, const char *const *names, int ns, int N,
-                               int D)
+                               int D, int layer)
 {
     float *st = malloc(sizeof(float) * (size_t)N * 2 * ns);
     bl_figure *f = st ? bl_fig_new(1, 2, title) : NULL;
-    int rc = f ? 0 : -1;
+    static const char *const cols[] = { "layer", "series", "token", "mean", "rms" };
+    int rc = f ? bl_fig_table(f, layer < 0 ? cols + 1 : cols, layer < 0 ? "sirr" : "isirr") : -1;
     float top = 0;
     for (int k = 0; rc == 0 && k < ns; k++) {
         float *mean = st + (size_t)2 * k * N, *rms = mean + N;
@@ -418,12 +436,16 @@ static bl_figure *stats_figure(const char *title, const float *const *xs, const 
             bl_panel_line(bl_fig_panel(f, 1), names[k], NULL, rms, N, 0) < 0)
             rc = -1;
         for (int i = 0; i < N; i++) top = fmaxf(top, rms[i]);
+        for (int i = 0; rc == 0 && i < N; i++)
+            rc = layer < 0 ? bl_fig_row(f, names[k], i, (double)mean[i], (double)rms[i])
+                           : bl_fig_row(f, layer, names[k], i, (double)mean[i], (double)rms[i]);
     }
     /* rms from 0, with room above the largest for the legend */
     if (rc == 0 && top > 0 && bl_panel_limits(bl_fig_panel(f, 1), 'y', 0, top * 1.35) < 0) rc = -1;
     if (rc == 0 && (bl_panel_labels(bl_fig_panel(f, 0), "mean per token", "token", "mean") < 0 ||
                     bl_panel_labels(bl_fig_panel(f, 1), "rms per token", "token", "rms") < 0))
         rc = -1;
+    if (rc == 0) bl_panel_xcount(bl_fig_panel(f, 0), 1), bl_panel_xcount(bl_fig_panel(f, 1), 1);
     free(st);
     if (rc < 0) {
         if (!f && !bl_error()[0]) bl_fail("stats: out of memory");
@@ -453,7 +475,7 @@ static int stats_tensor(bl_cmdargs *a, const bl_tensor *x, const char *name)
     const char *names[3] = { name, "layernorm", "rmsnorm" };
     char title[128];
     snprintf(title, sizeof title, "%s before and after a norm (no weights, eps 1e-6)", name);
-    bl_figure *f = stats_figure(title, xs, names, 3, N, D);
+    bl_figure *f = stats_figure(title, xs, names, 3, N, D, -1);
     bl_graph_reset(a->s->g);
     return bl_cmd_figure(a, f, NULL);
 }
@@ -489,7 +511,7 @@ int bl_cmd_stats(bl_cmdargs *a)
     const char *names[2] = { "before norm", after };
     snprintf(title, sizeof title, "%s layer %ld: before and after its first norm",
              m->kind == BL_MODEL_DIT ? "TinyDiT" : "TinyGPT", layer);
-    bl_figure *f = stats_figure(title, xs, names, 2, o.L, o.D);
+    bl_figure *f = stats_figure(title, xs, names, 2, o.L, o.D, (int)layer);
     fixed_free(&o);
     return bl_cmd_figure(a, f, &m->cfg);
 }

@@ -71,6 +71,8 @@ int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char
       "run in its own colour with a legend: the EMA (bias-corrected, weight\n" \
       "smooth) over the faint raw loss, validation losses as markers, log y.\n" \
       "No MODELS: the current model. `plot loss a b > loss.png` saves it.\n" \
+      "loss.csv: one row per point, columns run,curve,step,loss (curve raw,\n" \
+      "ema or val).\n" \
       BL_FIG_SIZE_HELP, \
       bl_complete_plot, bl_cmd_plot, BL_WRITES_PICTURE }, \
     { "attn", "attn [MODEL] [layer=0] [head=all|N] [query=N] [image=0]", \
@@ -80,7 +82,10 @@ int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char
       "Shows the L x L attention of one head or all heads (small multiples).\n" \
       "query=N (TinyDiT): that patch's attention over the patch grid and\n" \
       "over the image.\n" \
-      "`attn layer=1 > attn.png` saves it.\n" \
+      "`attn layer=1 > attn.png` saves it. attn.csv: one row per query and\n" \
+      "key, columns layer,head,query,key,prob (keys and queries numbered as\n" \
+      "tokens; a TinyDiT patch at row r, column c is r * grid + c; with\n" \
+      "query=N the rows of query N); each query's probs sum to 1 over keys.\n" \
       BL_FIG_SIZE_HELP, \
       bl_complete_modelvar, bl_cmd_attn, BL_WRITES_PICTURE }, \
     { "stats", "stats [MODEL|TENSOR] [layer=0] [image=0]", \
@@ -88,7 +93,8 @@ int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char
       "For a model: the residual stream entering layer N's first norm and\n" \
       "that norm's output, on the fixed input of attn. For a tensor [..., D]:\n" \
       "the tensor, LayerNorm(x) and RMSNorm(x) (no weights). LayerNorm makes\n" \
-      "every mean 0 and rms 1; RMSNorm only the rms.\n" \
+      "every mean 0 and rms 1; RMSNorm only the rms. stats > s.csv: columns\n" \
+      "layer,series,token,mean,rms (for a tensor series,token,mean,rms).\n" \
       BL_FIG_SIZE_HELP, \
       bl_complete_modelvar, bl_cmd_stats, BL_WRITES_PICTURE }, \
     { "rope", "rope table|check [KEY=VALUE...]", \
@@ -99,6 +105,12 @@ int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char
       "rope check [dr=1] [dc=2] [head_dim=32] [base=100] [grid=8]: q = k =\n" \
       "ones at every cell pair with offset (dr, dc) give one score; a heatmap\n" \
       "of the score against every offset, with the numbers printed.\n" \
+      "As .csv, one table each. rope table: position,feature,pair,angle,cos,\n" \
+      "sin (grid=G: token,row,col,feature,pair,angle,cos,sin), a row per\n" \
+      "token and feature. rope check: block,q_row,q_col,k_row,k_col,dr,dc,\n" \
+      "score, a row per q, k pair: block pairs = the pairs at (dr, dc) on the\n" \
+      "grid, block offsets = q at the centre (grid-1, grid-1) of a 2 grid - 1\n" \
+      "grid and k at every offset.\n" \
       BL_FIG_SIZE_HELP, \
       bl_complete_rope, bl_cmd_rope, BL_WRITES_PICTURE }, \
     { "qk", "qk growth [scales=1,2,4,8,16]", \
@@ -106,6 +118,7 @@ int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char
       "q, k = s x W (fixed x and W): max |logit| grows as s^2 and the top\n" \
       "attention weight goes to 1 without QK-norm; with it both stay the\n" \
       "same. Prints the numbers too. Scales are in (0, 1e6].\n" \
+      "qk.csv: columns qk_norm,scale,max_logit,top_weight (qk_norm off, on).\n" \
       BL_FIG_SIZE_HELP, \
       bl_complete_qk, bl_cmd_qk, BL_WRITES_PICTURE },
 

@@ -167,6 +167,16 @@ static int cmd_rope_check(bl_cmdargs *a)
                      bl_panel_labels(p1, "score against offset (q at the centre)", "dc", "dr") < 0
                  ? -1
                  : 0;
+    /* the table (.csv): one row per q, k pair of either panel, the block naming the panel:
+     * "pairs" every pair on the grid at offset (dr, dc), "offsets" q at the centre of a
+     * (2g - 1)^2 grid and k at every offset */
+    static const char *const cols[] = { "block", "q_row", "q_col", "k_row", "k_col", "dr", "dc", "score" };
+    if (rc == 0) rc = bl_fig_table(f, cols, "siiiiiir");
+    for (int i = 0; rc == 0 && i < g * g; i++)
+        if (isfinite(at[i]))
+            rc = bl_fig_row(f, "pairs", i / g, i % g, i / g + (int)dr, i % g + (int)dc, (int)dr, (int)dc, (double)at[i]);
+    for (int i = 0; rc == 0 && i < n2 * n2; i++)
+        rc = bl_fig_row(f, "offsets", g - 1, g - 1, i / n2, i % n2, i / n2 - (g - 1), i % n2 - (g - 1), (double)offs[i]);
     free(at);
     free(offs);
     if (rc < 0) {
@@ -278,7 +288,22 @@ static int cmd_rope_table(bl_cmdargs *a)
             bl_panel_log(p, 1, 1);
             rc = lo > 0 ? bl_panel_limits(p, 'y', lo / 2, hi * 300) : 0;
         }
+        bl_panel_xcount(p, 1);
     }
+    /* the table (.csv): one row per token and feature, with the angle of the feature's pair
+     * (every pair, not only those drawn) and the table's cos and sin */
+    static const char *const cols1[] = { "position", "feature", "pair", "angle", "cos", "sin" };
+    static const char *const cols2[] = { "token", "row", "col", "feature", "pair", "angle", "cos", "sin" };
+    if (rc == 0) rc = two ? bl_fig_table(f, cols2, "iiiiirrr") : bl_fig_table(f, cols1, "iiirrr");
+    float *all = rc == 0 ? malloc(sizeof(float) * (size_t)T * (H / 2)) : NULL;  /* [H/2, T] */
+    if (rc == 0 && !all) rc = bl_fail("rope table: out of memory");
+    for (int i = 0; rc == 0 && i < H / 2; i++) table_angles(T, H, base, (int)grid, i, all + (size_t)i * T);
+    for (int t = 0; rc == 0 && t < T; t++)
+        for (int k = 0; rc == 0 && k < H; k++) {
+            double an = all[(size_t)(k / 2) * T + t], c = cos[(size_t)t * H + k], s = sin[(size_t)t * H + k];
+            rc = two ? bl_fig_row(f, t, t / (int)grid, t % (int)grid, k, k / 2, an, c, s) : bl_fig_row(f, t, k, k / 2, an, c, s);
+        }
+    free(all);
     free(cos);
     free(sin);
     free(ang);
@@ -443,6 +468,15 @@ int bl_cmd_qk(bl_cmdargs *a)
     }
     bl_panel_log(p0, 1, 1);
     bl_panel_log(p1, 1, 0);
+    /* the table (.csv): one row per scale, without and with QK-norm */
+    static const char *const tcols[] = { "qk_norm", "scale", "max_logit", "top_weight" };
+    rc = bl_fig_table(f, tcols, "srrr");
+    for (int k = 0; rc == 0 && k < 2; k++)
+        for (int i = 0; rc == 0 && i < n; i++) rc = bl_fig_row(f, k ? "on" : "off", sc[i], (double)ml[k][i], (double)tw[k][i]);
+    if (rc < 0) {
+        bl_fig_free(f);
+        return -1;
+    }
     return bl_cmd_figure(a, f, NULL);
 }
 

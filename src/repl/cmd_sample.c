@@ -239,9 +239,14 @@ int bl_cmd_lengen(bl_cmdargs *a)
         float cx[2] = { (float)ctx, (float)ctx }, cy[2] = { lo, hi };
         f = bl_fig_new(1, 1, title);
         bl_panel *p = f ? bl_fig_panel(f, 0) : NULL;
+        static const char *const cols[] = { "position", "loss" };
         if (!p || bl_panel_labels(p, NULL, "position", "val loss (nats)") < 0 ||
-            bl_panel_line(p, "val loss", pos, loss, L, 0) < 0 || bl_panel_line(p, lab, cx, cy, 2, 0) < 0)
+            bl_panel_line(p, "val loss", pos, loss, L, 0) < 0 || bl_panel_line(p, lab, cx, cy, 2, 0) < 0 ||
+            bl_fig_table(f, cols, "ir") < 0)
             rc = -1;
+        if (p) bl_panel_xcount(p, 1);
+        /* the table (.csv): the loss at each position (the context marker is only drawn) */
+        for (int i = 0; rc == 0 && i < L; i++) rc = bl_fig_row(f, i + 1, (double)loss[i]);
     }
     free(ids);
     free(loss);

@@ -171,6 +171,7 @@ bl_value *bl_fn_lineplot(bl_callargs *a)
                            nser > 1 || label ? 0 : BL_NO_LEGEND) < 0 ? -1 : 0;
     }
     if (rc == 0 && logy) bl_panel_log(p, 0, 1);
+    if (rc == 0 && !x) bl_panel_xcount(p, 1);  /* x = 0, 1, ...: indices */
     if (rc < 0) {
         bl_fig_free(f);
         return NULL;

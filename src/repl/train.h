@@ -118,7 +118,8 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
     { "lengen", "lengen [MODEL] [factor=4] [windows=8]",                                       \
       "Validation loss per position past the context.\n"                                       \
       "TinyGPT on windows factor x context long (pos=rope; pos=learned cannot go past its\n"   \
-      "context): a picture of loss against position with the training context marked.",     \
+      "context): a picture of loss against position with the training context marked.\n"   \
+      "`lengen > l.csv` writes columns position,loss (positions from 1).",                   \
       bl_complete_modelvar, bl_cmd_lengen, BL_WRITES_PICTURE },                                 \
     { "save", "save [MODEL] FILE",                                                             \
       "Save the model and its run as a checkpoint.\n"                                          \

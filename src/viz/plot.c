@@ -2,6 +2,7 @@
 #include "viz/plot.h"
 #include "core/error.h"
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,9 +72,95 @@ static void panel_clear(bl_panel *p)
     memset(p, 0, sizeof *p);
 }
 
+static void data_free(bl_fig_data *d)
+{
+    if (!d) return;
+    for (int i = 0; d->names && i < d->ncols; i++) free(d->names[i]);
+    for (int i = 0; i < d->nstrs; i++) free(d->strs[i]);
+    free(d->names);
+    free(d->types);
+    free(d->cells);
+    free(d->strs);
+    free(d);
+}
+
+int bl_fig_table(bl_figure *f, const char *const *names, const char *types)
+{
+    int n = (int)strlen(types);
+    if (f->data) return bl_fail("plot: the figure already has a table");
+    if (n < 1 || n > 64) return bl_fail("plot: a table has 1..64 columns, got %d", n);
+    for (int i = 0; i < n; i++) {
+        if (!strchr("irs", types[i])) return bl_fail("plot: column type '%c' is not i, r or s", types[i]);
+        if (!names[i] || !names[i][0]) return bl_fail("plot: column %d has no name", i);
+        for (int k = 0; k < i; k++)
+            if (!strcmp(names[i], names[k])) return bl_fail("plot: column name '%s' is repeated", names[i]);
+    }
+    bl_fig_data *d = calloc(1, sizeof *d);
+    if (!d || !(d->names = calloc((size_t)n, sizeof *d->names)) || !(d->types = strdup(types))) {
+        data_free(d);
+        return bl_fail("plot: out of memory");
+    }
+    d->ncols = n;
+    for (int i = 0; i < n; i++)
+        if (!(d->names[i] = strdup(names[i]))) {
+            data_free(d);
+            return bl_fail("plot: out of memory");
+        }
+    f->data = d;
+    return 0;
+}
+
+/* the index of text s in d->strs, added when new; -1 when out of memory */
+static int text_index(bl_fig_data *d, const char *s)
+{
+    for (int i = d->nstrs - 1; i >= 0; i--)
+        if (!strcmp(d->strs[i], s)) return i;
+    if (d->nstrs == d->strcap) {
+        int nc = d->strcap ? 2 * d->strcap : 16;
+        char **ns = realloc(d->strs, (size_t)nc * sizeof *ns);
+        if (!ns) return -1;
+        d->strs = ns;
+        d->strcap = nc;
+    }
+    if (!(d->strs[d->nstrs] = strdup(s))) return -1;
+    return d->nstrs++;
+}
+
+int bl_fig_row(bl_figure *f, ...)
+{
+    bl_fig_data *d = f->data;
+    if (!d) return bl_fail("plot: the figure has no table (bl_fig_table)");
+    if (d->nrows == d->cap) {
+        long nc = d->cap ? 2 * d->cap : 256;
+        if (nc > BL_PLOT_MAX_POINTS / d->ncols) return bl_fail("plot: the table has too many rows");
+        double *c = realloc(d->cells, (size_t)nc * (size_t)d->ncols * sizeof *c);
+        if (!c) return bl_fail("plot: out of memory");
+        d->cells = c;
+        d->cap = nc;
+    }
+    double *row = d->cells + (size_t)d->nrows * (size_t)d->ncols;
+    va_list ap;
+    va_start(ap, f);
+    int rc = 0;
+    for (int i = 0; i < d->ncols; i++) {
+        if (d->types[i] == 'i') row[i] = va_arg(ap, int);
+        else if (d->types[i] == 'r') row[i] = va_arg(ap, double);
+        else {
+            const char *s = va_arg(ap, const char *);
+            int k = text_index(d, s ? s : "");
+            if (k < 0) rc = bl_fail("plot: out of memory");
+            row[i] = k;
+        }
+    }
+    va_end(ap);
+    if (rc == 0) d->nrows++;
+    return rc;
+}
+
 void bl_fig_free(bl_figure *f)
 {
     if (!f) return;
+    data_free(f->data);
     for (int i = 0; f->panels && i < f->rows * f->cols; i++) panel_clear(&f->panels[i]);
     free(f->panels);
     free(f->title);
@@ -109,6 +196,11 @@ void bl_panel_log(bl_panel *p, int logx, int logy)
 {
     p->logx = logx != 0;
     p->logy = logy != 0;
+}
+
+void bl_panel_xcount(bl_panel *p, int on)
+{
+    p->xcount = on != 0;
 }
 
 int bl_panel_limits(bl_panel *p, char axis, double lo, double hi)

@@ -63,6 +63,7 @@ typedef struct {
     bl_panel_kind kind;
     char *title, *xlabel, *ylabel;
     int logx, logy;         /* true log scale (lines panels) */
+    int xcount;             /* x values are counts (steps, positions): .json writes them as integers */
     int has_xlim, has_ylim; /* fixed axis ranges set by bl_panel_limits */
     double xlim[2], ylim[2];
     /* lines */
@@ -88,10 +89,22 @@ typedef struct {
     char *text;
 } bl_panel;
 
+/* The picture's numbers as one tidy table (bl_fig_table): what .csv writes. */
+typedef struct {
+    int ncols;
+    char **names;   /* ncols unique column names */
+    char *types;    /* one letter a column: 'i' integer, 'r' real number, 's' text */
+    double *cells;  /* nrows x ncols, row-major; a text cell holds its index in strs */
+    long nrows, cap;
+    char **strs;    /* the distinct texts of the text columns */
+    int nstrs, strcap;
+} bl_fig_data;
+
 typedef struct {
     char *title;
     int rows, cols;
     bl_panel *panels; /* rows * cols, row-major */
+    bl_fig_data *data;  /* the numbers as one table for .csv (bl_fig_table), or NULL */
     int sharex, sharey; /* lines panels share one x (y) range */
     char *command, *config; /* provenance, written into PNG tEXt chunks and JSON */
     int width, height;      /* size asked for by the picture (0 = the default): logical pixels of
@@ -114,11 +127,25 @@ void bl_fig_share(bl_figure *f, int sharex, int sharey);
  * stored in PNG tEXt chunks "Command" and "Config" and in JSON "meta". Returns 0 or -1. */
 int bl_fig_meta(bl_figure *f, const char *command, const char *config);
 
+/* The picture's numbers as one tidy table, which .csv writes instead of the panels: one row per
+ * observation, one column per variable (those that identify the row first, e.g. layer, head,
+ * query, key, then the measured value, prob). names holds strlen(types) unique column names;
+ * types one letter a column: 'i' an integer, 'r' a real number, 's' text. Then add the rows
+ * with bl_fig_row(f, ...), one argument a column: int for 'i', double for 'r', const char * for
+ * 's'. Returns 0, or -1 with "plot: ..." (a repeated or empty column name, a bad type letter, a
+ * table already set, out of memory). */
+int bl_fig_table(bl_figure *f, const char *const *names, const char *types);
+int bl_fig_row(bl_figure *f, ...);
+
 /* Panel title and axis labels (each may be NULL to leave unchanged). Returns 0 or -1. */
 int bl_panel_labels(bl_panel *p, const char *title, const char *xlabel, const char *ylabel);
 
 /* True log scale on x and/or y (lines panels): every plotted value on that axis must be > 0. */
 void bl_panel_log(bl_panel *p, int logx, int logy);
+
+/* The panel's x values are counts (steps, positions, token indices): .json writes the whole ones
+ * as JSON integers (json.load gives ints), not as reals. */
+void bl_panel_xcount(bl_panel *p, int on);
 
 /* Fix an axis range instead of fitting the data: axis 'x' or 'y', lo < hi (> 0 on a log axis
  * is checked when drawing). Returns 0, or -1 with "plot: ..." for a bad axis or range. */
@@ -228,9 +255,14 @@ typedef struct {
  *   .png   cairo drawing, written with libpng as 8-bit RGB with tEXt chunks Software
  *          ("blocklab 0.1.0"), Title, Command and Config (when set by bl_fig_meta)
  *   .svg   cairo's SVG surface
- *   .csv   the numbers: one block per panel (blank line between): lines "series,x,y" rows;
- *          heatmap a matrix with a header row of column labels and a first column of row labels;
- *          images "image,channel,y,x,value" rows; text panels are left out
+ *   .csv   the numbers as one table with one header row of unique column names (pandas.read_csv
+ *          reads it as it is): the figure's table when a command set one (bl_fig_table), else
+ *          of its one panel of numbers: lines "series,x,y" rows; a heatmap a matrix with a
+ *          header row of column labels ("row\col", then the labels or 0, 1, ...) and a first
+ *          column of row labels; images "image,channel,y,x,value" rows. Several panels of one
+ *          kind are stacked into one long table with a first column "panel" (the panel's index):
+ *          "panel,series,x,y", "panel,row,col,value", "panel,image,channel,y,x,value". Text
+ *          panels are left out; panels of different kinds without a table are an error.
  *   .json  {"title", "meta": {"command", "config"}, "panels": [...]} with every array
  *   .txt   the terminal picture without colours (width 100)
  * The file is written to a temporary name in the same directory and renamed, so it is either the

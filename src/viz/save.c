@@ -133,20 +133,65 @@ static void csv_num(FILE *fp, double v)
     else fputs(v > 0 ? "inf" : "-inf", fp);
 }
 
+/* The figure's own table (bl_fig_table). */
+static void data_csv(const bl_fig_data *d, FILE *fp)
+{
+    for (int c = 0; c < d->ncols; c++) {
+        if (c) fputc(',', fp);
+        csv_str(fp, d->names[c]);
+    }
+    fputc('\n', fp);
+    for (long r = 0; r < d->nrows; r++) {
+        const double *row = d->cells + (size_t)r * (size_t)d->ncols;
+        for (int c = 0; c < d->ncols; c++) {
+            if (c) fputc(',', fp);
+            if (d->types[c] == 's') csv_str(fp, d->strs[(int)row[c]]);
+            else if (d->types[c] == 'i') fprintf(fp, "%.0f", row[c]);
+            else csv_num(fp, row[c]);
+        }
+        fputc('\n', fp);
+    }
+}
+
+/* A row's or column's label: its tick label, else its index. */
+static void csv_label(FILE *fp, char **labels, int i)
+{
+    if (labels) csv_str(fp, labels[i]);
+    else fprintf(fp, "%d", i);
+}
+
+/* One table: the figure's (bl_fig_table), else its panels of numbers (plot.h, bl_fig_save). */
 static int save_csv(const bl_figure *f, FILE *fp)
 {
-    int blocks = 0;
-    for (int i = 0; i < f->rows * f->cols; i++) {
+    if (f->data) {
+        data_csv(f->data, fp);
+        return 0;
+    }
+    int np = f->rows * f->cols, nd = 0;
+    bl_panel_kind kind = BL_PANEL_EMPTY;
+    for (int i = 0; i < np; i++) {
         const bl_panel *p = &f->panels[i];
         if (p->kind == BL_PANEL_EMPTY || p->kind == BL_PANEL_TEXT) continue;
-        if (blocks++) fputc('\n', fp);
+        if (nd++ && p->kind != kind)
+            return bl_fail("a .csv file holds one table, and this picture's panels hold different kinds of "
+                           "numbers (write .json, which keeps every panel)");
+        kind = p->kind;
+    }
+    if (nd == 0) return bl_fail("the picture holds no numbers for a .csv file (only text)");
+    int many = nd > 1;
+    if (kind == BL_PANEL_LINES) fputs(many ? "panel,series,x,y\n" : "series,x,y\n", fp);
+    else if (kind == BL_PANEL_HEATMAP && many) fputs("panel,row,col,value\n", fp);
+    else if (kind == BL_PANEL_IMAGES) fputs(many ? "panel,image,channel,y,x,value\n" : "image,channel,y,x,value\n", fp);
+    for (int i = 0; i < np; i++) {
+        const bl_panel *p = &f->panels[i];
+        if (p->kind != kind) continue;
         if (p->kind == BL_PANEL_LINES) {
-            fputs("series,x,y\n", fp);
             for (int s = 0; s < p->nseries; s++) {
                 const bl_series *se = &p->series[s];
                 char name[300];
                 snprintf(name, sizeof name, "%s%s", se->label, (se->flags & BL_FAINT) ? " (raw)" : "");
                 for (int k = 0; k < se->n; k++) {
+                    if (many) fprintf(fp, "%d,", i);
                     csv_str(fp, name);
                     fputc(',', fp);
                     csv_num(fp, se->x[k]);
@@ -155,17 +200,26 @@ static int save_csv(const bl_figure *f, FILE *fp)
                     fputc('\n', fp);
                 }
             }
+        } else if (p->kind == BL_PANEL_HEATMAP && many) {
+            for (int r = 0; r < p->rows; r++)
+                for (int c = 0; c < p->cols; c++) {
+                    fprintf(fp, "%d,", i);
+                    csv_label(fp, p->row_labels, r);
+                    fputc(',', fp);
+                    csv_label(fp, p->col_labels, c);
+                    fputc(',', fp);
+                    csv_num(fp, p->values[(long)r * p->cols + c]);
+                    fputc('\n', fp);
+                }
         } else if (p->kind == BL_PANEL_HEATMAP) {
             fputs("row\\col", fp);
             for (int c = 0; c < p->cols; c++) {
                 fputc(',', fp);
-                if (p->col_labels) csv_str(fp, p->col_labels[c]);
-                else fprintf(fp, "%d", c);
+                csv_label(fp, p->col_labels, c);
             }
             fputc('\n', fp);
             for (int r = 0; r < p->rows; r++) {
-                if (p->row_labels) csv_str(fp, p->row_labels[r]);
-                else fprintf(fp, "%d", r);
+                csv_label(fp, p->row_labels, r);
                 for (int c = 0; c < p->cols; c++) {
                     fputc(',', fp);
                     csv_num(fp, p->values[(long)r * p->cols + c]);
@@ -173,12 +227,12 @@ static int save_csv(const bl_figure *f, FILE *fp)
                 fputc('\n', fp);
             }
         } else {
-            fputs("image,channel,y,x,value\n", fp);
-            for (long i = 0; i < (long)p->n * p->c * p->h * p->w; i++) {
-                long x = i % p->w, y = i / p->w % p->h, ch = i / ((long)p->w * p->h) % p->c,
-                     im = i / ((long)p->w * p->h * p->c);
+            for (long k = 0; k < (long)p->n * p->c * p->h * p->w; k++) {
+                long x = k % p->w, y = k / p->w % p->h, ch = k / ((long)p->w * p->h) % p->c,
+                     im = k / ((long)p->w * p->h * p->c);
+                if (many) fprintf(fp, "%d,", i);
                 fprintf(fp, "%ld,%ld,%ld,%ld,", im, ch, y, x);
-                csv_num(fp, p->pixels[i]);
+                csv_num(fp, p->pixels[k]);
                 fputc('\n', fp);
             }
         }
@@ -197,6 +251,16 @@ static json_t *jfloats(const float *v, long n)
 {
     json_t *a = json_array();
     for (long i = 0; a && i < n; i++) json_array_append_new(a, jnum(v[i]));
+    return a;
+}
+
+/* x values that are counts (bl_panel_xcount): whole ones as JSON integers */
+static json_t *jcounts(const float *v, long n)
+{
+    json_t *a = json_array();
+    for (long i = 0; a && i < n; i++)
+        json_array_append_new(a, isfinite(v[i]) && v[i] == floorf(v[i]) && fabsf(v[i]) < 9e15f
+                                     ? json_integer((json_int_t)v[i]) : jnum(v[i]));
     return a;
 }
 
@@ -230,7 +294,7 @@ static json_t *panel_json(const bl_panel *p)
             json_t *so = json_object();
             json_object_set_new(so, "label", json_string(se->label));
             json_object_set_new(so, "style", json_string((se->flags & BL_FAINT) ? "raw" : (se->flags & BL_NO_LINE) ? "points" : "line"));
-            json_object_set_new(so, "x", jfloats(se->x, se->n));
+            json_object_set_new(so, "x", p->xcount ? jcounts(se->x, se->n) : jfloats(se->x, se->n));
             json_object_set_new(so, "y", jfloats(se->y, se->n));
             json_array_append_new(arr, so);
         }

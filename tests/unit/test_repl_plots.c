@@ -225,7 +225,7 @@ BL_TEST(files_png_svg_csv_json)
     char line[4096] = "";
     CHECK(f && fgets(line, sizeof line, f), "no %s", tmp("table.csv"));
     if (f) fclose(f);
-    CHECK(!strncmp(line, "row\\col,0,1,2,", 14), "csv header '%.40s'", line);
+    CHECK(!strcmp(line, "position,feature,pair,angle,cos,sin\n"), "csv header '%.60s'", line);
     /* the JSON holds the numbers: the rope check panel of one constant, the offset heatmap */
     snprintf(cmd, sizeof cmd, "rope check dr=2 dc=-1 > %s", tmp("check.json"));
     CHECK(run_in(s, cmd) == 0, "%s", bl_error());
@@ -447,6 +447,12 @@ BL_TEST(plot_loss_of_two_runs)
     json_t *raw = json_object_get(json_array_get(se, 0), "y"), *ema = json_object_get(json_array_get(se, 1), "y");
     CHECK(json_array_size(raw) == 4 && json_array_size(ema) == 4, "%zu raw, %zu ema", json_array_size(raw),
           json_array_size(ema));
+    /* x are steps: JSON integers (json.load gives ints), y losses: reals */
+    json_t *x0 = json_array_get(json_object_get(json_array_get(se, 0), "x"), 0);
+    json_t *vx = json_array_get(json_object_get(json_array_get(se, 2), "x"), 1);
+    CHECK(json_is_integer(x0) && json_integer_value(x0) == 1 && json_is_integer(vx) && json_integer_value(vx) == 2,
+          "steps are not JSON integers");
+    CHECK(json_is_real(json_array_get(raw, 0)), "a loss is not a real number");
     double last = 0, w = 0.6;
     for (size_t i = 0; i < json_array_size(raw) && i < 4; i++) {
         double y = json_number_value(json_array_get(raw, i));
@@ -469,6 +475,244 @@ BL_TEST(plot_loss_of_two_runs)
     session_free(s);
 }
 
+/* ---- .csv files read back independently: one header row, then rows of plain cells ---- */
+
+typedef struct {
+    int ncol, nrow;
+    char names[16][40];
+    char (*cell)[16][40];   /* [nrow][ncol] */
+    int blank_lines;        /* empty lines (the old files had one between blocks) */
+} csv_file;
+
+static void csv_free(csv_file *c) { free(c->cell); memset(c, 0, sizeof *c); }
+
+/* Split a line at commas (the tables here quote nothing) into out; returns the count. */
+static int csv_split(char *line, char (*out)[40], int max)
+{
+    int n = 0;
+    line[strcspn(line, "\r\n")] = '\0';
+    for (char *p = line; n < max;) {
+        size_t k = strcspn(p, ",");
+        snprintf(out[n++], 40, "%.*s", (int)k, p);
+        if (!p[k]) break;
+        p += k + 1;
+    }
+    return n;
+}
+
+static int csv_read(const char *path, csv_file *c)
+{
+    memset(c, 0, sizeof *c);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    char line[1024];
+    int cap = 0, bad = 0;
+    if (fgets(line, sizeof line, f)) c->ncol = csv_split(line, c->names, 16);
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '\n') {
+            c->blank_lines++;
+            continue;
+        }
+        if (c->nrow == cap) {
+            cap = cap ? 2 * cap : 1024;
+            void *nc = realloc(c->cell, (size_t)cap * sizeof *c->cell);
+            if (!nc) break;
+            c->cell = nc;
+        }
+        bad += csv_split(line, c->cell[c->nrow++], 16) != c->ncol;
+    }
+    fclose(f);
+    return bad ? -1 : 0;
+}
+
+static const char *csv_header(const csv_file *c)
+{
+    static char h[512];
+    h[0] = '\0';
+    for (int i = 0; i < c->ncol; i++) snprintf(h + strlen(h), sizeof h - strlen(h), "%s%s", i ? "," : "", c->names[i]);
+    return h;
+}
+
+static double num_at(const csv_file *c, int r, int col) { return atof(c->cell[r][col]); }
+
+/* `attn > a.csv`: one row per (layer, head, query, key) with the probability; every query's row
+ * sums to 1 over the keys; TinyGPT's are causal. */
+BL_TEST(csv_attention_is_one_tidy_table)
+{
+    bl_session *s = session();
+    char cmd[512];
+    csv_file c;
+    /* TinyDiT, both heads: 2 x 64 x 64 rows */
+    snprintf(cmd, sizeof cmd, "model dit dim=32 depth=1 heads=2; attn > %s", tmp("a.csv"));
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    CHECK(csv_read(tmp("a.csv"), &c) == 0, "a.csv is not one table of equal rows");
+    CHECK(!strcmp(csv_header(&c), "layer,head,query,key,prob"), "header '%s'", csv_header(&c));
+    CHECK(c.nrow == 2 * 64 * 64 && c.blank_lines == 0, "%d rows, %d blank lines", c.nrow, c.blank_lines);
+    static double sum[2][64];
+    static int seen[2][64][64];
+    memset(sum, 0, sizeof sum);
+    memset(seen, 0, sizeof seen);
+    int bad = 0;
+    for (int r = 0; r < c.nrow; r++) {
+        int l = (int)num_at(&c, r, 0), h = (int)num_at(&c, r, 1), q = (int)num_at(&c, r, 2), k = (int)num_at(&c, r, 3);
+        if (l != 0 || h < 0 || h > 1 || q < 0 || q > 63 || k < 0 || k > 63) {
+            bad++;
+            continue;
+        }
+        sum[h][q] += num_at(&c, r, 4);
+        seen[h][q][k]++;
+    }
+    for (int h = 0; h < 2; h++)
+        for (int q = 0; q < 64; q++) {
+            bad += fabs(sum[h][q] - 1) > 1e-4;
+            for (int k = 0; k < 64; k++) bad += seen[h][q][k] != 1;
+        }
+    CHECK(bad == 0, "%d rows out of range, (head, query) rows not summing to 1 or pairs not seen once", bad);
+    csv_free(&c);
+    /* query=27: that query's row of each head */
+    snprintf(cmd, sizeof cmd, "attn query=27 > %s", tmp("aq.csv"));
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    CHECK(csv_read(tmp("aq.csv"), &c) == 0 && !strcmp(csv_header(&c), "layer,head,query,key,prob") &&
+          c.nrow == 2 * 64, "query=27: '%s', %d rows", csv_header(&c), c.nrow);
+    double qs[2] = {0, 0};
+    bad = 0;
+    for (int r = 0; r < c.nrow; r++) {
+        bad += (int)num_at(&c, r, 2) != 27 || (int)num_at(&c, r, 3) != r % 64;
+        qs[(int)num_at(&c, r, 1) & 1] += num_at(&c, r, 4);
+    }
+    CHECK(bad == 0, "%d rows not query 27 with keys 0..63", bad);
+    CHECK_CLOSE(qs[0], 1, 1e-4);
+    CHECK_CLOSE(qs[1], 1, 1e-4);
+    csv_free(&c);
+    /* TinyGPT layer 1 head 1: 16 x 16 causal rows */
+    snprintf(cmd, sizeof cmd, "model gpt dim=32 depth=2 heads=2 context=16; attn layer=1 head=1 > %s", tmp("g.csv"));
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    CHECK(csv_read(tmp("g.csv"), &c) == 0 && c.nrow == 16 * 16, "%d rows", c.nrow);
+    double gs[16] = {0};
+    bad = 0;
+    for (int r = 0; r < c.nrow; r++) {
+        int q = (int)num_at(&c, r, 2), k = (int)num_at(&c, r, 3);
+        bad += (int)num_at(&c, r, 0) != 1 || (int)num_at(&c, r, 1) != 1 || q < 0 || q > 15;
+        bad += k > q && num_at(&c, r, 4) != 0;     /* a query never sees a later key */
+        if (q >= 0 && q < 16) gs[q] += num_at(&c, r, 4);
+    }
+    for (int q = 0; q < 16; q++) bad += fabs(gs[q] - 1) > 1e-4;
+    CHECK(bad == 0, "%d rows not layer 1 head 1, not causal or not summing to 1", bad);
+    csv_free(&c);
+    session_free(s);
+}
+
+/* `rope check > r.csv`: the pairs at (dr, dc) and the offsets from the centre in one table, the
+ * block column saying which; every score is the closed form at its offset. */
+BL_TEST(csv_rope_check_is_one_tidy_table)
+{
+    bl_session *s = session();
+    char cmd[512];
+    csv_file c;
+    snprintf(cmd, sizeof cmd, "rope check dr=2 dc=-1 > %s", tmp("r.csv"));
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    CHECK(csv_read(tmp("r.csv"), &c) == 0, "r.csv is not one table of equal rows");
+    CHECK(!strcmp(csv_header(&c), "block,q_row,q_col,k_row,k_col,dr,dc,score"), "header '%s'", csv_header(&c));
+    int pairs = 0, offsets = 0, bad = 0, centre = 0;
+    for (int r = 0; r < c.nrow; r++) {
+        int qr = (int)num_at(&c, r, 1), qc = (int)num_at(&c, r, 2), kr = (int)num_at(&c, r, 3), kc = (int)num_at(&c, r, 4);
+        int dr = (int)num_at(&c, r, 5), dc = (int)num_at(&c, r, 6);
+        double want = closed_form(32, 100, dr, dc), got = num_at(&c, r, 7);
+        bad += kr - qr != dr || kc - qc != dc || fabs(got - want) > 1e-4 * fabs(want) + 1e-4;
+        if (!strcmp(c.cell[r][0], "pairs")) {
+            pairs++;
+            bad += dr != 2 || dc != -1 || kr < 0 || kr > 7 || kc < 0 || kc > 7;
+        } else if (!strcmp(c.cell[r][0], "offsets")) {
+            offsets++;
+            bad += qr != 7 || qc != 7;
+            if (dr == 0 && dc == 0) centre++, bad += fabs(got - 32) > 1e-4;   /* |ones(32)|^2 */
+        } else
+            bad++;
+    }
+    CHECK(pairs == 6 * 7 && offsets == 15 * 15 && centre == 1 && c.blank_lines == 0,
+          "%d pairs, %d offsets, %d centre rows, %d blank lines", pairs, offsets, centre, c.blank_lines);
+    CHECK(bad == 0, "%d rows wrong", bad);
+    csv_free(&c);
+    session_free(s);
+}
+
+/* The other pictures' .csv files: rope table (angle = position * base^(-2 pair / head_dim),
+ * cos and sin of it), qk growth (s^2 without QK-norm), stats of a tensor, plot loss, lengen. */
+BL_TEST(csv_other_pictures_are_tidy)
+{
+    bl_session *s = session();
+    char cmd[768];
+    csv_file c;
+    snprintf(cmd, sizeof cmd, "rope table head_dim=8 tokens=10 > %s", tmp("t.csv"));
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    CHECK(csv_read(tmp("t.csv"), &c) == 0 && c.nrow == 10 * 8, "%d rows", c.nrow);
+    int bad = 0;
+    for (int r = 0; r < c.nrow; r++) {
+        int t = (int)num_at(&c, r, 0), k = (int)num_at(&c, r, 1), i = (int)num_at(&c, r, 2);
+        double a = t * pow(10000, -2.0 * i / 8);
+        bad += t != r / 8 || k != r % 8 || i != k / 2 || fabs(num_at(&c, r, 3) - a) > 1e-5 * (1 + a) ||
+               fabs(num_at(&c, r, 4) - cos(a)) > 1e-5 || fabs(num_at(&c, r, 5) - sin(a)) > 1e-5;
+    }
+    CHECK(bad == 0, "%d rows of %s differ from the angles", bad, csv_header(&c));
+    csv_free(&c);
+    snprintf(cmd, sizeof cmd, "rope table grid=4 > %s", tmp("t2.csv"));
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    CHECK(csv_read(tmp("t2.csv"), &c) == 0 && c.nrow == 16 * 32 &&
+          !strcmp(csv_header(&c), "token,row,col,feature,pair,angle,cos,sin"), "'%s', %d rows", csv_header(&c), c.nrow);
+    csv_free(&c);
+    snprintf(cmd, sizeof cmd, "qk growth scales=1,4 > %s", tmp("q.csv"));
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    CHECK(csv_read(tmp("q.csv"), &c) == 0 && c.nrow == 4 && !strcmp(csv_header(&c), "qk_norm,scale,max_logit,top_weight"),
+          "'%s', %d rows", csv_header(&c), c.nrow);
+    if (c.nrow == 4) {
+        CHECK(!strcmp(c.cell[0][0], "off") && !strcmp(c.cell[3][0], "on"), "qk_norm %s .. %s", c.cell[0][0], c.cell[3][0]);
+        CHECK_CLOSE(num_at(&c, 1, 2) / num_at(&c, 0, 2), 16, 1e-3);
+        CHECK_CLOSE(num_at(&c, 3, 2) / num_at(&c, 2, 2), 1, 1e-4);
+    }
+    csv_free(&c);
+    snprintf(cmd, sizeof cmd, "x = tensor([[1, 2, 3, 6], [2, 4, 6, 12]]); stats x > %s", tmp("s.csv"));
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    CHECK(csv_read(tmp("s.csv"), &c) == 0 && c.nrow == 6 && !strcmp(csv_header(&c), "series,token,mean,rms"),
+          "'%s', %d rows", csv_header(&c), c.nrow);
+    if (c.nrow == 6) {
+        CHECK(!strcmp(c.cell[1][0], "x") && (int)num_at(&c, 1, 1) == 1, "row 1: %s %s", c.cell[1][0], c.cell[1][1]);
+        CHECK_CLOSE(num_at(&c, 1, 2), 6, 1e-5);
+        CHECK_CLOSE(num_at(&c, 0, 3), sqrt(12.5), 1e-5);
+        CHECK(!strcmp(c.cell[2][0], "layernorm"), "row 2: %s", c.cell[2][0]);
+        CHECK_CLOSE(num_at(&c, 2, 2), 0, 1e-6);
+        CHECK_CLOSE(num_at(&c, 2, 3), 1, 1e-5);
+    }
+    csv_free(&c);
+    /* plot loss: raw, EMA and val rows of each run; the steps of a run are 1..N */
+    snprintf(cmd, sizeof cmd,
+             "a = dit(dim=16, depth=1, heads=2, batch=4, eval_every=2); use a; data shapes exam=8; train 3 quiet=on\n"
+             "plot loss a > %s; stats a > %s", tmp("l.csv"), tmp("sa.csv"));
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    CHECK(csv_read(tmp("l.csv"), &c) == 0 && !strcmp(csv_header(&c), "run,curve,step,loss"), "'%s'", csv_header(&c));
+    int raw = 0, ema = 0, val = 0;
+    bad = 0;
+    for (int r = 0; r < c.nrow; r++) {
+        bad += strcmp(c.cell[r][0], "a") != 0;
+        if (!strcmp(c.cell[r][1], "raw")) bad += (int)num_at(&c, r, 2) != ++raw;
+        else if (!strcmp(c.cell[r][1], "ema")) bad += (int)num_at(&c, r, 2) != ++ema;
+        else if (!strcmp(c.cell[r][1], "val")) bad += (int)num_at(&c, r, 2) != 2 * val++;
+        else bad++;
+    }
+    CHECK(raw == 3 && ema == 3 && val == 2 && bad == 0, "%d raw, %d ema, %d val rows, %d wrong", raw, ema, val, bad);
+    csv_free(&c);
+    CHECK(csv_read(tmp("sa.csv"), &c) == 0 && !strcmp(csv_header(&c), "layer,series,token,mean,rms") && c.nrow == 2 * 64,
+          "'%s', %d rows", csv_header(&c), c.nrow);
+    csv_free(&c);
+    snprintf(cmd, sizeof cmd, "model gpt dim=16 depth=1 heads=2 context=8 pos=rope; lengen factor=2 windows=2 > %s",
+             tmp("lg.csv"));
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    CHECK(csv_read(tmp("lg.csv"), &c) == 0 && !strcmp(csv_header(&c), "position,loss") && c.nrow == 16,
+          "'%s', %d rows", csv_header(&c), c.nrow);
+    for (int r = 0; r < c.nrow; r++) CHECK((int)num_at(&c, r, 0) == r + 1, "position %s", c.cell[r][0]);
+    csv_free(&c);
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -478,6 +722,9 @@ int main(void)
     RUN(qk_growth_is_scale_squared_without_norm);
     RUN(loss_figure_ema_by_hand);
     RUN(files_png_svg_csv_json);
+    RUN(csv_attention_is_one_tidy_table);
+    RUN(csv_rope_check_is_one_tidy_table);
+    RUN(csv_other_pictures_are_tidy);
     RUN(figure_size_and_checks);
     RUN(attention_maps_of_models);
     RUN(stats_of_a_tensor);

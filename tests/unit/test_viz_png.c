@@ -370,20 +370,61 @@ static char *slurp(const char *path)
     return buf;
 }
 
+/* .csv is one table with one header row of unique names (pandas.read_csv reads it as it is): a
+ * figure's own table, else its one panel of numbers, else its panels of one kind stacked with a
+ * "panel" column; panels of different kinds without a table are refused. */
 BL_TEST(test_csv)
 {
     float x[3] = {0, 10, 20}, y[3] = {2.5f, 1.25f, NAN}, v[4] = {1, 2, 3, 4};
     const char *r[2] = {"a", "b,c"}, *c[2] = {"x", "\"q\""};
-    bl_figure *f = bl_fig_new(1, 2, NULL);
+    /* one lines panel */
+    bl_figure *f = bl_fig_new(1, 1, NULL);
     bl_panel_line(bl_fig_panel(f, 0), "run 1", x, y, 3, 0);
-    bl_panel_heatmap(bl_fig_panel(f, 1), v, 2, 2, BL_CMAP_VIRIDIS);
-    bl_panel_heatmap_labels(bl_fig_panel(f, 1), r, c);
     CHECK(bl_fig_save(f, path_of("n.csv"), NULL) == 0, "%s", bl_error());
     char *s = slurp(path_of("n.csv"));
-    const char *want = "series,x,y\nrun 1,0,2.5\nrun 1,10,1.25\nrun 1,20,nan\n\n"
-                       "row\\col,x,\"\"\"q\"\"\"\na,1,2\n\"b,c\",3,4\n";
-    CHECK(!strcmp(s, want), "csv:\n%s", s);
+    CHECK(!strcmp(s, "series,x,y\nrun 1,0,2.5\nrun 1,10,1.25\nrun 1,20,nan\n"), "lines csv:\n%s", s);
     free(s);
+    bl_fig_free(f);
+    /* one heatmap: the matrix, labels quoted as RFC 4180 says */
+    f = bl_fig_new(1, 1, NULL);
+    bl_panel_heatmap(bl_fig_panel(f, 0), v, 2, 2, BL_CMAP_VIRIDIS);
+    bl_panel_heatmap_labels(bl_fig_panel(f, 0), r, c);
+    CHECK(bl_fig_save(f, path_of("n.csv"), NULL) == 0, "%s", bl_error());
+    s = slurp(path_of("n.csv"));
+    CHECK(!strcmp(s, "row\\col,x,\"\"\"q\"\"\"\na,1,2\n\"b,c\",3,4\n"), "heatmap csv:\n%s", s);
+    free(s);
+    bl_fig_free(f);
+    /* two heatmaps (and a text panel, left out): one long table */
+    f = bl_fig_new(1, 3, NULL);
+    bl_panel_heatmap(bl_fig_panel(f, 0), v, 1, 2, BL_CMAP_VIRIDIS);
+    bl_panel_text(bl_fig_panel(f, 1), "note");
+    bl_panel_heatmap(bl_fig_panel(f, 2), v + 2, 2, 1, BL_CMAP_VIRIDIS);
+    CHECK(bl_fig_save(f, path_of("n.csv"), NULL) == 0, "%s", bl_error());
+    s = slurp(path_of("n.csv"));
+    CHECK(!strcmp(s, "panel,row,col,value\n0,0,0,1\n0,0,1,2\n2,0,0,3\n2,1,0,4\n"), "two heatmaps csv:\n%s", s);
+    free(s);
+    /* a line panel beside them: no single table, the file is not written */
+    bl_figure *g = bl_fig_new(1, 2, NULL);
+    bl_panel_line(bl_fig_panel(g, 0), "run 1", x, y, 3, 0);
+    bl_panel_heatmap(bl_fig_panel(g, 1), v, 2, 2, BL_CMAP_VIRIDIS);
+    remove(path_of("m.csv"));
+    CHECK(bl_fig_save(g, path_of("m.csv"), NULL) < 0, "lines + heatmap written as one .csv");
+    CHECK_ERR("m.csv: a .csv file holds one table");
+    CHECK(access(path_of("m.csv"), F_OK) != 0, "m.csv left behind");
+    /* the figure's own table wins over the panels: integers, reals and text */
+    const char *names[] = {"panel", "what", "value"};
+    CHECK(bl_fig_table(g, names, "isr") == 0, "%s", bl_error());
+    CHECK(bl_fig_row(g, 0, "a,b", 0.5) == 0 && bl_fig_row(g, 12, "a,b", 1e-7) == 0 && bl_fig_row(g, -3, "", (double)NAN) == 0,
+          "%s", bl_error());
+    CHECK(bl_fig_save(g, path_of("m.csv"), NULL) == 0, "%s", bl_error());
+    s = slurp(path_of("m.csv"));
+    CHECK(!strcmp(s, "panel,what,value\n0,\"a,b\",0.5\n12,\"a,b\",1e-07\n-3,\"\",nan\n"), "table csv:\n%s", s);
+    free(s);
+    CHECK(bl_fig_table(g, names, "isr") < 0, "a second table accepted");
+    const char *dup[] = {"key", "key"};
+    CHECK(bl_fig_table(f, dup, "ii") < 0, "repeated column names accepted");
+    CHECK_ERR("column name 'key' is repeated");
+    bl_fig_free(g);
     bl_fig_free(f);
 }
 
