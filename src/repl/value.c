@@ -1,6 +1,7 @@
 /* value.c - values of the blocklab language: construction, sharing, printing (see value.h). */
 #include "repl/value.h"
 #include "core/error.h"
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -514,11 +515,16 @@ static void csv_cell(const char *s, FILE *out)
     fputc('"', out);
 }
 
+/* "-" is a table's mark for "no value" (compare's first difference): .csv and .json write it as
+ * missing (an empty cell, null), so a column of numbers stays numbers for pandas. */
+static int missing(const char *s) { return !strcmp(s, "-"); }
+
 void bl_table_write_csv(const bl_table *t, FILE *out)
 {
     for (int r = -1; r < t->nrow; r++) {
         for (int c = 0; c < t->ncol; c++) {
             if (c) fputc(',', out);
+            if (r >= 0 && missing(cell(t, r, c))) continue;
             csv_cell(r < 0 ? t->cols[c] : cell(t, r, c), out);
         }
         fputs("\n", out);
@@ -537,20 +543,57 @@ static void json_str(const char *s, FILE *out)
     fputc('"', out);
 }
 
+/* Is s a number as JSON writes one: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static int json_number_text(const char *s)
+{
+    if (*s == '-') s++;
+    if (*s == '0') s++;
+    else if (*s >= '1' && *s <= '9') while (isdigit((unsigned char)*s)) s++;
+    else return 0;
+    if (*s == '.') {
+        if (!isdigit((unsigned char)*++s)) return 0;
+        while (isdigit((unsigned char)*s)) s++;
+    }
+    if (*s == 'e' || *s == 'E') {
+        if (*++s == '+' || *s == '-') s++;
+        if (!isdigit((unsigned char)*s)) return 0;
+        while (isdigit((unsigned char)*s)) s++;
+    }
+    return *s == '\0';
+}
+
+/* A cell as a JSON value: a number as it is when JSON allows its form, else rewritten ("+0.0012"
+ * as 0.0012, ".5" as 0.5; a whole number stays an integer, one written with a point or an
+ * exponent a real); nan, inf and "-" as null; anything else a string. */
+static void json_cell(const char *s, FILE *out)
+{
+    char *end;
+    double x = strtod(s, &end);
+    if (missing(s) || (is_number(s) && !isfinite(x))) fputs("null", out);
+    else if (!is_number(s)) json_str(s, out);
+    else if (json_number_text(s)) fputs(s, out);
+    else if (*s == '+' && json_number_text(s + 1)) fputs(s + 1, out);
+    else {
+        char num[40];
+        int real = strpbrk(s, ".eE") != NULL;
+        for (int prec = 15; prec <= 17; prec++) {   /* the shortest form that reads back as x */
+            snprintf(num, sizeof num, "%.*g", prec, x == 0 ? 0.0 : x);
+            if (strtod(num, NULL) == x) break;
+        }
+        fprintf(out, "%s%s", num, real && !strpbrk(num, ".e") ? ".0" : "");
+    }
+}
+
 void bl_table_write_json(const bl_table *t, FILE *out)
 {
     fputs("[\n", out);
     for (int r = 0; r < t->nrow; r++) {
         fputs("  {", out);
         for (int c = 0; c < t->ncol; c++) {
-            const char *s = cell(t, r, c);
             if (c) fputs(", ", out);
             json_str(t->cols[c], out);
             fputs(": ", out);
-            char *end;
-            double x = strtod(s, &end);
-            if (is_number(s) && isfinite(x)) fputs(s, out);
-            else json_str(s, out);
+            json_cell(cell(t, r, c), out);
         }
         fputs(r + 1 < t->nrow ? "},\n" : "}\n", out);
     }

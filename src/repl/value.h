@@ -99,7 +99,9 @@ int bl_table_add(bl_table *t, const char *const *cells);
 /* Append a row given as printf-formatted cells separated by '\t': bl_table_addf(t, "%s\t%d", ..). */
 int bl_table_addf(bl_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void bl_table_free(bl_table *t);
-/* Aligned text (numbers right-aligned), CSV (RFC 4180 quoting) and JSON (an array of objects). */
+/* Aligned text (numbers right-aligned), CSV (RFC 4180 quoting) and JSON (an array of objects,
+ * numbers as JSON numbers: whole ones integers, "+0.0012" 0.0012). A cell "-" means "no value"
+ * (compare's first difference): an empty CSV cell and JSON null, as nan and inf are in JSON. */
 void bl_table_write_txt(const bl_table *t, FILE *out);
 void bl_table_write_csv(const bl_table *t, FILE *out);
 void bl_table_write_json(const bl_table *t, FILE *out);

@@ -264,6 +264,45 @@ BL_TEST(probe_fd_per_run)
     bl_dataset_free(ds);
 }
 
+/* The .json and .csv writers of tables (`compare ... > t.json`, `cmp_table > t.csv`): cells the
+ * text shows as numbers in forms JSON does not allow ("+0.0012" for a signed difference, ".5")
+ * are written as JSON numbers that json.load reads, counts stay integers, and "-" (no value, the
+ * first variant's difference) and nan become null in .json and an empty cell in .csv, so a
+ * column of numbers reads as numbers in pandas. */
+BL_TEST(json_and_csv_tables)
+{
+    const char *cols[] = {"variant", "params", "dval", "x", "note"};
+    bl_table *t = bl_table_new(5, cols);
+    const char *r1[] = {"baseline", "11088", "-", ".5", ""}, *r2[] = {"rms", "11088", "+0.0012", "nan", "*"};
+    CHECK(t && bl_table_add(t, r1) == 0 && bl_table_add(t, r2) == 0, "table");
+    if (!t) return;
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    bl_table_write_json(t, f);
+    fclose(f);
+    json_error_t e;
+    json_t *j = json_loads(buf, 0, &e);
+    CHECK(j != NULL, "not JSON (%s):\n%s", e.text, buf);
+    json_t *a = json_array_get(j, 0), *b = json_array_get(j, 1);
+    CHECK(json_is_integer(json_object_get(a, "params")) && json_integer_value(json_object_get(a, "params")) == 11088,
+          "params is not the integer 11088:\n%s", buf);
+    CHECK(json_is_null(json_object_get(a, "dval")) && json_is_real(json_object_get(b, "dval")) &&
+          fabs(json_real_value(json_object_get(b, "dval")) - 0.0012) < 1e-12, "dval is not [null, 0.0012]:\n%s", buf);
+    CHECK(json_is_real(json_object_get(a, "x")) && json_real_value(json_object_get(a, "x")) == 0.5 &&
+          json_is_null(json_object_get(b, "x")), "x is not [0.5, null]:\n%s", buf);
+    CHECK(json_is_string(json_object_get(b, "note")) && json_is_string(json_object_get(a, "variant")), "text:\n%s", buf);
+    json_decref(j);
+    free(buf);
+    buf = NULL;
+    f = open_memstream(&buf, &n);
+    bl_table_write_csv(t, f);
+    fclose(f);
+    CHECK(!strcmp(buf, "variant,params,dval,x,note\nbaseline,11088,,.5,\nrms,11088,+0.0012,nan,*\n"), "csv:\n%s", buf);
+    free(buf);
+    bl_table_free(t);
+}
+
 int main(void)
 {
     RUN(apply_parses_switch_sets);
@@ -273,6 +312,7 @@ int main(void)
     RUN(metrics_files);
     RUN(bad_input);
     RUN(markdown_table);
+    RUN(json_and_csv_tables);
     RUN(probe_fd_per_run);
     return bl_test_done();
 }
