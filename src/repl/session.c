@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "core/fileio.h"
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -165,7 +166,16 @@ static int value_json(const bl_value *v, FILE *f, const char *path)
     switch (v->kind) {
     case BL_V_NUM:
         if (v->num != v->num || v->num - v->num != 0) fputs("null", f);
-        else fprintf(f, "%.9g", v->num);
+        else if (v->num == floor(v->num) && fabs(v->num) < 9007199254740992.0)
+            fprintf(f, "%.0f", v->num == 0 ? 0.0 : v->num);     /* a count: an integer, every digit */
+        else {
+            char num[40];
+            for (int prec = 9; prec <= 17; prec++) {   /* the shortest form that reads back as it */
+                snprintf(num, sizeof num, "%.*g", prec, v->num);
+                if (strtod(num, NULL) == v->num) break;
+            }
+            fputs(num, f);
+        }
         return 0;
     case BL_V_BOOL: fputs(v->num ? "true" : "false", f); return 0;
     case BL_V_TENSOR: tensor_json(v->t, 0, 0, f); return 0;

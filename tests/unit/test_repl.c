@@ -558,6 +558,12 @@ BL_TEST(writers_json_list)
     if ((f = fopen(path, "r"))) again[fread(again, 1, sizeof again - 1, f)] = '\0', fclose(f);
     CHECK(!strcmp(again, buf), "l.json changed by a failed write:\n%s", again);
     CHECK(run_in(s, "l[1]") == 0 && !strcmp(outbuf, "a\"b\n"), "the session lost l: %s%s", outbuf, errbuf);
+    /* a whole number is a JSON integer with every digit (a count past 1e9: 40960000000 tokens,
+     * a seed of 2^53 - 1), a fraction the shortest form that reads back as the same double */
+    snprintf(cmd, sizeof cmd, "[40960000000, 9007199254740991, 0.1, 1/3, -0] > %s", path);
+    CHECK(run_in(s, cmd) == 0, "%s", errbuf);
+    if ((f = fopen(path, "r"))) buf[fread(buf, 1, sizeof buf - 1, f)] = '\0', fclose(f);
+    CHECK(!strcmp(buf, "[40960000000, 9007199254740991, 0.1, 0.3333333333333333, 0]\n"), "l.json:\n%s", buf);
     bl_session_free(s);
     unlink(path);
     CHECK(rmdir(dir) == 0, "a file was left in %s", dir);
