@@ -105,12 +105,13 @@ int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char
       "rope check [dr=1] [dc=2] [head_dim=32] [base=100] [grid=8]: q = k =\n" \
       "ones at every cell pair with offset (dr, dc) give one score; a heatmap\n" \
       "of the score against every offset, with the numbers printed.\n" \
-      "As .csv, one table each. rope table: position,feature,pair,angle,cos,\n" \
-      "sin (grid=G: token,row,col,feature,pair,angle,cos,sin), a row per\n" \
-      "token and feature. rope check: block,q_row,q_col,k_row,k_col,dr,dc,\n" \
-      "score, a row per q, k pair: block pairs = the pairs at (dr, dc) on the\n" \
-      "grid, block offsets = q at the centre (grid-1, grid-1) of a 2 grid - 1\n" \
-      "grid and k at every offset.\n" \
+      "As .csv, one table each. rope table: a row per token and feature,\n" \
+      "  position,feature,pair,angle,cos,sin\n" \
+      "  (grid=G: token,row,col,feature,pair,angle,cos,sin).\n" \
+      "rope check: a row per q, k pair,\n" \
+      "  block,q_row,q_col,k_row,k_col,dr,dc,score\n" \
+      "  block pairs: the pairs at (dr, dc) on the grid; block offsets: q at\n" \
+      "  the centre (grid-1, grid-1) of a (2 grid - 1)^2 grid, k at every offset.\n" \
       BL_FIG_SIZE_HELP, \
       bl_complete_rope, bl_cmd_rope, BL_WRITES_PICTURE }, \
     { "qk", "qk growth [scales=1,2,4,8,16]", \
