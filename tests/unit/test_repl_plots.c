@@ -5,6 +5,7 @@
  * size read from IHDR, SVG through xmllint, CSV and JSON read back) and their errors. */
 #include "../check.h"
 #include "repl_testutil.h"
+#include "layout_check.h"
 #include "core/error.h"
 #include "repl/cmd_plots.h"
 #include "repl/models.h"
@@ -469,6 +470,31 @@ BL_TEST(plot_loss_of_two_runs)
     session_free(s);
 }
 
+/* rope table's angle panel: log-log, angles from 10000^(-30/32) = 1.8e-4 (pair 15 at position 1)
+ * to 63 (pair 0 at the last token); the y axis ends at the first labelled tick past the data,
+ * 100, and starts at 1e-4: its labels are the powers of ten 1e-4 .. 100 (the x axis' too end at
+ * 100, so "100" is drawn twice), with no 1000 or 1e4 above the data. */
+BL_TEST(rope_table_angle_axis_ends_at_100)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rope table > %s", tmp("angles.png"));
+    bl_draw_trace(&lay);
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    bl_draw_trace(NULL);
+    const char *want[] = { "1e-4", "0.001", "0.01", "0.1", "1", "10" };
+    for (int i = 0; i < 6; i++)
+        CHECK(layout_count(&lay, BL_TEXT_TICK, 2, want[i]) >= 1, "no y tick '%s' on the angle panel", want[i]);
+    CHECK(layout_count(&lay, BL_TEXT_TICK, 2, "100") == 2, "%d ticks '100' (x and y axis), want 2",
+          layout_count(&lay, BL_TEXT_TICK, 2, "100"));
+    CHECK(layout_count(&lay, BL_TEXT_TICK, 2, "1000") == 0 && layout_count(&lay, BL_TEXT_TICK, 2, "1e4") == 0 &&
+              layout_count(&lay, BL_TEXT_TICK, 2, "1e-5") == 0,
+          "the angle axis runs past the data: ticks 1000 %d, 1e4 %d, 1e-5 %d", layout_count(&lay, BL_TEXT_TICK, 2, "1000"),
+          layout_count(&lay, BL_TEXT_TICK, 2, "1e4"), layout_count(&lay, BL_TEXT_TICK, 2, "1e-5"));
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -482,6 +508,7 @@ int main(void)
     RUN(attention_maps_of_models);
     RUN(stats_of_a_tensor);
     RUN(plot_loss_of_two_runs);
+    RUN(rope_table_angle_axis_ends_at_100);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
