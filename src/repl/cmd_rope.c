@@ -281,13 +281,12 @@ static int cmd_rope_table(bl_cmdargs *a)
             for (long i = 0; i < (long)np * T; i++) top = fmaxf(top, ang[i]);
             rc = top > 0 ? bl_panel_limits(p, 'y', -0.05 * top, top * 1.6) : 0;
         }
-        if (!two && rc == 0) {
-            /* log-log: each pair a straight line of slope 1, a ladder of frequencies; room above
-             * the highest for the legend */
-            float lo = ang[(size_t)(np - 1) * T + 1], hi = ang[T - 1];
-            bl_panel_log(p, 1, 1);
-            rc = lo > 0 ? bl_panel_limits(p, 'y', lo / 2, hi * 300) : 0;
-        }
+        /* 1-D: log-log, each pair a straight line of slope 1, a ladder of frequencies; both
+         * axes fitted to the data and ending at the first labelled tick past it (bl_scale_cover:
+         * angles 1.8e-4 .. 63 give 1e-4 .. 100), the legend where it covers the fewest points.
+         * (Fixed limits with room above for the legend, 300 x the largest angle, ran the axis
+         * to 1e4.) */
+        if (!two && rc == 0) bl_panel_log(p, 1, 1);
         bl_panel_xcount(p, 1);
     }
     /* the table (.csv): one row per token and feature, with the angle of the feature's pair

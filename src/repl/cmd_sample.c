@@ -21,11 +21,11 @@ static int step_of(const bl_model *m)
 
 static int sample_dit(bl_cmdargs *a, bl_model *m, int used)
 {
-    static const char *const keys[] = { "n", "steps", "seed", NULL };
+    static const char *const keys[] = { "n", "steps", "seed", BL_FIG_SIZE_KEYS, NULL };
     long n, steps, seed;
     if (bl_opt_check(a, used, keys) < 0 || bl_opt_int(a, "n", 16, 1, 256, &n) < 0 ||
         bl_opt_int(a, "steps", 20, 1, 10000, &steps) < 0 ||
-        bl_opt_int(a, "seed", 0, 0, 9007199254740991L, &seed) < 0)
+        bl_opt_int(a, "seed", 0, 0, 9007199254740991L, &seed) < 0 || bl_cmd_figsize(a, NULL) < 0)
         return -1;
     bl_tensor *x = bl_dit_sample(m, (int)n, (int)steps, (uint64_t)seed);
     if (!x && bl_interrupted()) {   /* Ctrl-C: one plain line, as train says it, and nothing to write */
@@ -46,8 +46,7 @@ static int sample_dit(bl_cmdargs *a, bl_model *m, int used)
         bl_fig_free(f);
         return -1;
     }
-    a->result = bl_val_figure(f);
-    return a->result ? 0 : -1;
+    return bl_cmd_figure(a, f, NULL);
 }
 
 /* The vocabulary of GPT model m from its text or checkpoint. When it has neither, *deflt is the
@@ -176,7 +175,7 @@ int bl_cmd_sample(bl_cmdargs *a)
 
 int bl_cmd_lengen(bl_cmdargs *a)
 {
-    static const char *const keys[] = { "factor", "windows", NULL };
+    static const char *const keys[] = { "factor", "windows", BL_FIG_SIZE_KEYS, NULL };
     int used;
     long factor, windows;
     bl_model *m = bl_models_pick(a, &used);
@@ -186,7 +185,7 @@ int bl_cmd_lengen(bl_cmdargs *a)
         return bl_session_errat(a->s, a->st->pos);
     }
     if (bl_opt_check(a, used, keys) < 0 || bl_opt_int(a, "factor", 4, 1, 64, &factor) < 0 ||
-        bl_opt_int(a, "windows", 8, 1, 256, &windows) < 0)
+        bl_opt_int(a, "windows", 8, 1, 256, &windows) < 0 || bl_cmd_figsize(a, NULL) < 0)
         return -1;
     int ctx = m->cfg.context, L = (int)factor * ctx;
     /* everything that can fail is checked before the default text is attached (which rebuilds
@@ -255,6 +254,5 @@ int bl_cmd_lengen(bl_cmdargs *a)
         bl_fig_free(f);
         return bl_session_errat(a->s, a->st->pos);
     }
-    a->result = bl_val_figure(f);
-    return a->result ? 0 : -1;
+    return bl_cmd_figure(a, f, NULL);
 }

@@ -110,7 +110,8 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       bl_complete_modelvar, bl_cmd_eval, 0 },                                                   \
     { "sample", "sample [MODEL] [KEY=VALUE...]",                                               \
       "Generate images (TinyDiT) or text (TinyGPT).\n"                                         \
-      "TinyDiT: n=16 steps=20 seed=0; the result is a picture (sample > s.png saves it).\n"    \
+      "TinyDiT: n=16 steps=20 seed=0; the result is a picture (sample > s.png saves it;\n"    \
+      "width= height= scale= size the file as for plot loss).\n"                               \
       "TinyGPT: prompt=\"ROMEO:\" n=200 temperature=1 top_k=0 seed=0 cache=on sliding=off;\n" \
       "the result is the text. Characters outside the vocabulary are reported.\n"            \
       "Ctrl-C stops it with one line: the text so far is kept; TinyDiT makes no picture.",    \
@@ -118,7 +119,8 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
     { "lengen", "lengen [MODEL] [factor=4] [windows=8]",                                       \
       "Validation loss per position past the context.\n"                                       \
       "TinyGPT on windows factor x context long (pos=rope; pos=learned cannot go past its\n"   \
-      "context): a picture of loss against position with the training context marked.\n"   \
+      "context): a picture of loss against position with the training context marked;\n"   \
+      "width= height= scale= size its file as for plot loss.\n"                               \
       "`lengen > l.csv` writes columns position,loss (positions from 1).",                   \
       bl_complete_modelvar, bl_cmd_lengen, BL_WRITES_PICTURE },                                 \
     { "save", "save [MODEL] FILE",                                                             \

@@ -23,7 +23,36 @@
 typedef struct {
     cairo_t *cr;
     double u; /* size unit: 1 at 1600 x 900 */
+    cairo_matrix_t to_page; /* device -> page units (the inverse of the matrix drawing started with) */
+    bl_layout *trace;       /* or NULL: where each text is recorded (bl_draw_trace) */
+    int role, panel;        /* of the texts drawn now: BL_TEXT_*, the panel's index */
+    double fsize;           /* the font size set last, page units */
 } dctx;
+
+static bl_layout *trace_to;
+
+void bl_draw_trace(bl_layout *t) { trace_to = t; }
+
+/* the box of text s about to be drawn from the current point (x, y) on the baseline, in page units */
+static void record_text(dctx *d, double x, double y, const char *s, double tw, const cairo_font_extents_t *fe)
+{
+    bl_layout *t = d->trace;
+    if (!t) return;
+    if (t->ntext >= BL_LAYOUT_MAX_TEXT) {
+        t->lost++;
+        return;
+    }
+    bl_text_box *b = &t->text[t->ntext++];
+    double cx[4] = {x, x + tw, x, x + tw}, cy[4] = {y - fe->ascent, y - fe->ascent, y + fe->descent, y + fe->descent};
+    b->x0 = b->y0 = INFINITY, b->x1 = b->y1 = -INFINITY;
+    for (int i = 0; i < 4; i++) {
+        cairo_user_to_device(d->cr, &cx[i], &cy[i]);
+        cairo_matrix_transform_point(&d->to_page, &cx[i], &cy[i]);
+        b->x0 = fmin(b->x0, cx[i]), b->x1 = fmax(b->x1, cx[i]), b->y0 = fmin(b->y0, cy[i]), b->y1 = fmax(b->y1, cy[i]);
+    }
+    b->role = d->role, b->panel = d->panel, b->size = d->fsize;
+    snprintf(b->text, sizeof b->text, "%s", s);
+}
 
 static void set_rgb(cairo_t *cr, uint32_t c, double alpha)
 {
@@ -35,6 +64,7 @@ static void font(dctx *d, double size, int bold, int mono)
     cairo_select_font_face(d->cr, mono ? "DejaVu Sans Mono" : "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
                            bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
     cairo_set_font_size(d->cr, size * d->u);
+    d->fsize = size * d->u;
 }
 
 static double text_w(dctx *d, const char *s)
@@ -47,10 +77,13 @@ static double text_w(dctx *d, const char *s)
 /* text at (x, y): ax 0/0.5/1 = left/centre/right of x; y is the vertical middle of the text */
 static void text(dctx *d, double x, double y, const char *s, double ax, uint32_t color)
 {
+    if (!s[0]) return;
     cairo_font_extents_t fe;
     cairo_font_extents(d->cr, &fe);
     set_rgb(d->cr, color, 1);
-    cairo_move_to(d->cr, x - ax * text_w(d, s), y + (fe.ascent - fe.descent) / 2);
+    double tw = text_w(d, s), bx = x - ax * tw, by = y + (fe.ascent - fe.descent) / 2;
+    record_text(d, bx, by, s, tw, &fe);
+    cairo_move_to(d->cr, bx, by);
     cairo_show_text(d->cr, s);
 }
 
@@ -63,6 +96,64 @@ static void text_vertical(dctx *d, double x, double y, const char *s, uint32_t c
     cairo_restore(d->cr);
 }
 
+/* ---- titles and labels that must fit ---- */
+
+/* A title or label shrinks to no less than FIT_SHRINK of its size, nor below FIT_MIN_PX pixels
+ * (unless it was smaller than that to begin with), before it is cut. */
+#define FIT_SHRINK (2.0 / 3)
+#define FIT_MIN_PX 8.0
+
+/* The one rule for every title and label that has a width to fit in (the figure's title, panel
+ * titles, axis labels, notes): at its size when it fits; else the font shrinks until it fits,
+ * down to FIT_SHRINK of its size and not below FIT_MIN_PX; else, at that smallest size, it is
+ * cut after a character and ends with an ellipsis "…" (a slide title loses its end, never
+ * its start nor its middle). Sets the font (size in units, as font()) and leaves the text to
+ * draw in buf (n bytes): s, or its cut, or "" when not even the ellipsis fits. Returns buf. */
+static const char *fit(dctx *d, const char *s, double size, int bold, double maxw, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s", s);
+    font(d, size, bold, 0);
+    double tw = text_w(d, buf);
+    if (tw <= maxw) return buf;
+    double least = fmin(size, fmax(size * FIT_SHRINK, FIT_MIN_PX / d->u)), sz = size;
+    /* widths go with the size, nearly (hinting): aim at the size that fits, then step down */
+    if (maxw > 0) sz = fmax(least, size * maxw / tw);
+    else sz = least;
+    for (int i = 0; i < 32; i++) {
+        font(d, sz, bold, 0);
+        if (text_w(d, buf) <= maxw || sz <= least) break;
+        sz = fmax(least, sz * 0.97);
+    }
+    if (text_w(d, buf) <= maxw) return buf;
+    static const char ell[] = "\xe2\x80\xa6";
+    size_t len = strlen(buf);
+    char *cut = malloc(len + sizeof ell);
+    if (!cut) return buf;
+    while (len > 0) {
+        do len--;
+        while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80);
+        size_t k = len;
+        while (k > 0 && (s[k - 1] == ' ' || s[k - 1] == ',' || s[k - 1] == ':')) k--;
+        memcpy(cut, s, k);
+        memcpy(cut + k, ell, sizeof ell);
+        if (k > 0 && text_w(d, cut) <= maxw) break;
+    }
+    if (len == 0) snprintf(cut, len + sizeof ell, "%s", text_w(d, ell) <= maxw ? ell : "");
+    snprintf(buf, n, "%s", cut);
+    free(cut);
+    return buf;
+}
+
+/* s centred on (x, y), horizontal or turned upwards, fitted to maxw units by fit() */
+static void text_fit(dctx *d, double x, double y, const char *s, double size, int bold, double maxw, uint32_t color,
+                     int vertical)
+{
+    char buf[512];
+    fit(d, s, size, bold, maxw, buf, sizeof buf);
+    if (vertical) text_vertical(d, x, y, buf, color);
+    else text(d, x, y, buf, 0.5, color);
+}
+
 static void line(dctx *d, double x0, double y0, double x1, double y1, uint32_t color, double width)
 {
     set_rgb(d->cr, color, 1);
@@ -72,9 +163,26 @@ static void line(dctx *d, double x0, double y0, double x1, double y1, uint32_t c
     cairo_stroke(d->cr);
 }
 
+/* a panel's box; its horizontal texts (title, x label, notes) stay within tx0 .. tx1, which
+ * is the box itself unless the next column starts inside it (a compact grid of heatmaps) */
 typedef struct {
     double x, y, w, h;
+    double tx0, tx1;
 } box;
+
+/* the width of a text centred on x that stays within [b.tx0, b.tx1] */
+static double room_at(box b, double x)
+{
+    return fmax(0, 2 * fmin(x - b.tx0, b.tx1 - x));
+}
+
+static void panel_title(dctx *d, const bl_panel *p, box b, double y)
+{
+    if (!p->title) return;
+    double cx = b.x + b.w / 2;
+    d->role = BL_TEXT_PANEL_TITLE;
+    text_fit(d, cx, y, p->title, 21, 1, room_at(b, cx), C_TEXT, 0);
+}
 
 /* ---- lines panels ---- */
 
@@ -116,6 +224,7 @@ static void draw_legend(dctx *d, const bl_panel *p, box a, const bl_scale *xs, c
             cairo_set_line_width(d->cr, 1.2 * u);
             cairo_stroke(d->cr);
         }
+        d->role = BL_TEXT_LEGEND;
         text(d, kx + keyw + 8 * u, cy, se->label, 0, C_TEXT);
         k++;
     }
@@ -139,16 +248,14 @@ static void draw_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, co
     double tickw = 0;
     for (int i = 0; i < nyt; i++) tickw = fmax(tickw, text_w(d, bl_tick_label(yt[i], ystep, yl[i], 24)));
     double left = b.x + (ylab[0] ? 34 * u : 4 * u) + tickw + 12 * u, right = b.x + b.w - 12 * u;
-    box a = {left, top, right - left, bottom - top};
+    box a = {left, top, right - left, bottom - top, left, right};
     /* an x tick every 130 units or so; a log x axis, too, reaches to ticks past its data */
     int xmax_ticks = (int)fmax(2, a.w / (130 * u));
     bl_panel_scale(&xs, p, 0, sx, 0, 0.02, xmax_ticks);
-    if (p->title) {
-        font(d, 21, 1, 0);
-        text(d, b.x + b.w / 2, b.y + 16 * u, p->title, 0.5, C_TEXT);
-    }
+    panel_title(d, p, b, b.y + 16 * u);
     /* grid and tick labels */
     font(d, 16, 0, 0);
+    d->role = BL_TEXT_TICK;
     for (int i = 0; i < nyt; i++) {
         double yy = a.y + a.h * (1 - bl_scale_pos(&ys, yt[i]));
         if (yy < a.y - 0.5 || yy > a.y + a.h + 0.5) continue;
@@ -168,9 +275,9 @@ static void draw_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, co
     /* spines: left and bottom */
     line(d, a.x, a.y, a.x, a.y + a.h, C_SPINE, 1.2);
     line(d, a.x, a.y + a.h, a.x + a.w, a.y + a.h, C_SPINE, 1.2);
-    font(d, 18, 0, 0);
-    if (xlab[0]) text(d, a.x + a.w / 2, a.y + a.h + 50 * u, xlab, 0.5, C_TEXT);
-    if (ylab[0]) text_vertical(d, b.x + 14 * u, a.y + a.h / 2, ylab, C_TEXT);
+    d->role = BL_TEXT_AXIS_LABEL;
+    if (xlab[0]) text_fit(d, a.x + a.w / 2, a.y + a.h + 50 * u, xlab, 18, 0, room_at(b, a.x + a.w / 2), C_TEXT, 0);
+    if (ylab[0]) text_fit(d, b.x + 14 * u, a.y + a.h / 2, ylab, 18, 0, a.h, C_TEXT, 1);
 
     /* series, clipped to the plot area */
     cairo_save(d->cr);
@@ -275,6 +382,7 @@ static void draw_colorbar(dctx *d, bl_cmap cmap, float vmin, float vmax, box bar
     cairo_stroke(d->cr);
     double t[MAX_TICKS], step;
     int n = bar_ticks(d, vmin, vmax, bar.h, t, &step, NULL);
+    d->role = BL_TEXT_TICK;
     for (int i = 0; i < n; i++) {
         double yy = bar.y + bar.h * (1 - bl_cmap_pos((float)t[i], vmin, vmax));
         char lab[24];
@@ -297,6 +405,7 @@ static void annotate_cells(dctx *d, const bl_panel *p, double left, double top, 
         widest = fmax(widest, text_w(d, buf));
     }
     if (widest > cw * 0.92 || cell < 14 * d->u) return;
+    d->role = BL_TEXT_OTHER;
     for (int r = 0; r < p->rows; r++)
         for (int c = 0; c < p->cols; c++) {
             float v = p->values[(long)r * p->cols + c];
@@ -331,7 +440,9 @@ static heat_geom heat_place(dctx *d, const bl_panel *p, box b)
     }
     double pad = 30 * u + g.lw + 12 * u; /* room for a y label, so small multiples line up */
     g.top = b.y + (p->title ? 40 * u : 10 * u);
-    double cbw = 110 * u, aw = b.w - cbw - pad, ah = b.y + b.h - 30 * u - g.top;
+    /* a page too small for the labels and the bar leaves no room for the map: none, not a
+     * negative one */
+    double cbw = 110 * u, aw = fmax(0, b.w - cbw - pad), ah = fmax(0, b.y + b.h - 30 * u - g.top);
     g.cw = fmin(aw / p->cols, ah / p->rows), g.ch = g.cw;
     if (g.ch * p->rows < ah / 2) g.ch = fmin(ah / p->rows, 3 * g.cw);
     g.need = pad + g.cw * p->cols + cbw;
@@ -349,10 +460,7 @@ static void draw_heatmap(dctx *d, const bl_panel *p, box b)
     double u = d->u;
     float vmin, vmax;
     bl_heat_range(p, &vmin, &vmax);
-    if (p->title) {
-        font(d, 21, 1, 0);
-        text(d, b.x + b.w / 2, b.y + 16 * u, p->title, 0.5, C_TEXT);
-    }
+    panel_title(d, p, b, b.y + 16 * u);
     heat_geom g = heat_place(d, p, b);
     double top = g.top, left = g.left, cw = g.cw, ch = g.ch, lw = g.lw;
     double cell = fmin(cw, ch), hw = cw * p->cols, hh = ch * p->rows;
@@ -386,6 +494,7 @@ static void draw_heatmap(dctx *d, const bl_panel *p, box b)
     font(d, fmin(15, fmax(8, cell / u * 0.8)), 0, 0);
     double t[MAX_TICKS], step;
     char lab[24];
+    d->role = BL_TEXT_TICK;
     if (p->row_labels) {
         int every = (int)ceil(14 * u / ch);
         for (int r = 0; r < p->rows; r += every) text(d, left - 6 * u, top + (r + 0.5) * ch, p->row_labels[r], 1, C_TICK);
@@ -405,14 +514,17 @@ static void draw_heatmap(dctx *d, const bl_panel *p, box b)
         for (int i = 0; i < k; i++)
             text(d, left + (t[i] + 0.5) * cw, top + hh + 12 * u, bl_tick_label(t[i], step, lab, sizeof lab), 0.5, C_TICK);
     }
-    box bar = {left + hw + BAR_GAP * u, top, BAR_W * u, hh};
+    box bar = {left + hw + BAR_GAP * u, top, BAR_W * u, hh, 0, 0};
     draw_colorbar(d, p->cmap, vmin, vmax, bar);
-    font(d, 18, 0, 0);
-    if (p->xlabel) text(d, left + hw / 2, top + hh + 36 * u, p->xlabel, 0.5, C_TEXT);
-    if (p->ylabel) text_vertical(d, left - lw - 26 * u, top + hh / 2, p->ylabel, C_TEXT);
+    /* the y label within the map's height */
+    double cy = top + hh / 2, ly = 2 * fmin(cy - top, b.y + b.h - cy);
+    d->role = BL_TEXT_AXIS_LABEL;
+    if (p->xlabel) text_fit(d, left + hw / 2, top + hh + 36 * u, p->xlabel, 18, 0, room_at(b, left + hw / 2), C_TEXT, 0);
+    if (p->ylabel) text_fit(d, left - lw - 26 * u, cy, p->ylabel, 18, 0, ly, C_TEXT, 1);
     char note[96];   /* non-finite cells are left blank: say so */
-    font(d, 15, 0, 0);
-    if (bl_heat_note(p, note, sizeof note)) text(d, left + hw / 2, top + hh + (p->xlabel ? 58 : 36) * u, note, 0.5, C_TEXT);
+    d->role = BL_TEXT_OTHER;
+    if (bl_heat_note(p, note, sizeof note))
+        text_fit(d, left + hw / 2, top + hh + (p->xlabel ? 58 : 36) * u, note, 15, 0, room_at(b, left + hw / 2), C_TEXT, 0);
 }
 
 /* ---- image grids ---- */
@@ -420,10 +532,7 @@ static void draw_heatmap(dctx *d, const bl_panel *p, box b)
 static void draw_images(dctx *d, const bl_panel *p, box b)
 {
     double u = d->u;
-    if (p->title) {
-        font(d, 21, 1, 0);
-        text(d, b.x + b.w / 2, b.y + 16 * u, p->title, 0.5, C_TEXT);
-    }
+    panel_title(d, p, b, b.y + 16 * u);
     double top = b.y + (p->title ? 40 * u : 10 * u), ah = b.y + b.h - top, gap = 8 * u;
     int g = p->grid_cols, best_g = 1;
     double best = 0;
@@ -465,11 +574,11 @@ static void draw_text(dctx *d, const bl_panel *p, box b)
 {
     double u = d->u, y = b.y + 16 * u;
     if (p->title) {
-        font(d, 21, 1, 0);
-        text(d, b.x + b.w / 2, y, p->title, 0.5, C_TEXT);
+        panel_title(d, p, b, y);
         y += 36 * u;
     }
     font(d, 18, 0, 1);
+    d->role = BL_TEXT_OTHER;
     int per_line = (int)fmax(1, b.w / text_w(d, "M"));
     const char *s = p->text;
     char *buf = malloc((size_t)per_line * 4 + 1);
@@ -509,14 +618,14 @@ static void grid_columns(dctx *d, const bl_figure *f, double x0, double w0, doub
     for (int i = 0; i < f->rows * nc; i++) {
         const bl_panel *p = &f->panels[i];
         if (p->kind != BL_PANEL_HEATMAP && p->kind != BL_PANEL_EMPTY) return;
-        box b = {colx[i % nc], top + (i / nc) * (ch + gap), cw, ch};
+        box b = {colx[i % nc], top + (i / nc) * (ch + gap), cw, ch, 0, 0};
         if (p->kind == BL_PANEL_HEATMAP) need[i % nc] = fmax(need[i % nc], heat_place(d, p, b).need);
     }
     /* the drawings in boxes as wide as they need: from the box's left edge to the bar's labels */
     double total = 0;
     for (int i = 0; i < f->rows * nc; i++) {
         const bl_panel *p = &f->panels[i];
-        box b = {0, top + (i / nc) * (ch + gap), need[i % nc], ch};
+        box b = {0, top + (i / nc) * (ch + gap), need[i % nc], ch, 0, 0};
         if (p->kind == BL_PANEL_HEATMAP) ink[i % nc] = fmax(ink[i % nc], heat_place(d, p, b).ink);
     }
     for (int c = 0; c < nc; c++) total += ink[c] + (c + 1 < nc && ink[c] > 0 ? tight : 0);
@@ -527,15 +636,18 @@ static void grid_columns(dctx *d, const bl_figure *f, double x0, double w0, doub
 
 int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
 {
-    dctx d = {cr, sqrt(fmin(w / 1600, h / 900))}; /* text shrinks slower than the page */
+    dctx d = {.cr = cr, .u = sqrt(fmin(w / BL_FIG_W, h / BL_FIG_H))}; /* text shrinks slower than the page */
     if (d.u < 0.25) d.u = 0.25;
+    cairo_get_matrix(cr, &d.to_page);
+    cairo_matrix_invert(&d.to_page);
+    d.trace = trace_to, d.role = BL_TEXT_TITLE, d.panel = -1;
+    if (d.trace) d.trace->w = w, d.trace->h = h, d.trace->u = d.u, d.trace->ntext = d.trace->lost = 0;
     double u = d.u, margin = 24 * u;
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
     double top = margin;
     if (f->title) {
-        font(&d, 28, 1, 0);
-        text(&d, w / 2, margin + 14 * u, f->title, 0.5, C_TEXT);
+        text_fit(&d, w / 2, margin + 14 * u, f->title, 28, 1, w - 2 * margin, C_TEXT, 0);
         top += 44 * u;
     }
     bl_range sx, sy;
@@ -548,7 +660,12 @@ int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
     grid_columns(&d, f, margin, w - 2 * margin, gap, 8 * u, top, ch, colx, colw);
     for (int i = 0; i < f->rows * f->cols; i++) {
         const bl_panel *p = &f->panels[i];
-        box b = {colx[i % f->cols], top + (i / f->cols) * (ch + gap), colw[i % f->cols], ch};
+        int c = i % f->cols;
+        box b = {colx[c], top + (i / f->cols) * (ch + gap), colw[c], ch, colx[c], colx[c] + colw[c]};
+        /* a compact grid's next column may start inside this box: its texts end 8 units before */
+        if (c + 1 < f->cols) b.tx1 = fmin(b.tx1, colx[c + 1] - 8 * u);
+        b.tx0 = fmax(b.tx0, 0), b.tx1 = fmin(b.tx1, w);
+        d.panel = i;
         switch (p->kind) {
         case BL_PANEL_LINES: draw_lines(&d, p, b, &sx, &sy); break;
         case BL_PANEL_HEATMAP: draw_heatmap(&d, p, b); break;

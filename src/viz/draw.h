@@ -12,4 +12,33 @@
  * Returns 0 or -1 ("draw: ..." on a cairo error). */
 int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h);
 
+/* ---- the layout of a drawn figure, for tests ---- */
+
+/* what a text is: the figure's title, a panel's title, an axis label (x or y, of a lines panel
+ * or a heatmap), a tick label (axes, colour bars, row and column labels), a legend entry, other
+ * (cell values, notes, text panels) */
+enum { BL_TEXT_TITLE, BL_TEXT_PANEL_TITLE, BL_TEXT_AXIS_LABEL, BL_TEXT_TICK, BL_TEXT_LEGEND, BL_TEXT_OTHER };
+
+typedef struct {
+    int role;              /* BL_TEXT_* */
+    int panel;             /* its panel's index, -1 for the figure's title */
+    double x0, y0, x1, y1; /* its box in page units (ascent to descent, turned with the text) */
+    double size;           /* font size in page units */
+    char text[96];         /* as drawn (cut to fit this field) */
+} bl_text_box;
+
+#define BL_LAYOUT_MAX_TEXT 2048
+
+typedef struct {
+    double w, h;           /* the page */
+    double u;              /* the size unit (1 at 1600 x 900) */
+    int ntext, lost;       /* texts recorded; lost: those past BL_LAYOUT_MAX_TEXT */
+    bl_text_box text[BL_LAYOUT_MAX_TEXT];
+} bl_layout;
+
+/* Record the layout of every figure drawn from now on into t (each bl_draw_figure starts it
+ * afresh), or stop recording (t NULL). For tests: `rope table width=400 > x.png` run with a
+ * layout set tells where its titles went and how large they were. Not thread-safe. */
+void bl_draw_trace(bl_layout *t);
+
 #endif

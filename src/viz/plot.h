@@ -107,8 +107,8 @@ typedef struct {
     bl_fig_data *data;  /* the numbers as one table for .csv (bl_fig_table), or NULL */
     int sharex, sharey; /* lines panels share one x (y) range */
     char *command, *config; /* provenance, written into PNG tEXt chunks and JSON */
-    int width, height;      /* size asked for by the picture (0 = the default): logical pixels of
-                             * .png/.svg (width also the columns on a terminal) */
+    int width, height;      /* size asked for by the picture: logical pixels of .png/.svg (0 = from
+                             * the other side, bl_fig_size; width also the columns on a terminal) */
     double scale;           /* PNG device pixels per logical pixel (0 = 1; 2 = HiDPI) */
 } bl_figure;
 
@@ -247,9 +247,19 @@ int bl_term_print(const bl_figure *f, FILE *out, const bl_term_opts *o);
 /* ---- file renderer (save.c, draw.c) ---- */
 
 typedef struct {
-    int width, height; /* logical size; 0 = 1600 x 900 */
+    int width, height; /* logical size; 0 = from the other side (bl_fig_size), both 0: 1600 x 900 */
     double scale;      /* device pixels per logical pixel for PNG (2 = HiDPI); 0 = 1 */
 } bl_save_opts;
+
+/* The default size of a file picture (16:9, slides) */
+#define BL_FIG_W 1600
+#define BL_FIG_H 900
+
+/* The logical size of a file picture for the width w and height h asked (0 = not given):
+ * neither given is 1600 x 900; one given keeps the default 16:9 shape of a slide (width 400 is
+ * 400 x 225, not a 400 x 900 strip; height 450 is 800 x 450; the other side rounded and kept in
+ * 100 .. 16384); both given are kept as they are. */
+void bl_fig_size(int w, int h, int *out_w, int *out_h);
 
 /* Save the figure; the format comes from the extension of `path`:
  *   .png   cairo drawing, written with libpng as 8-bit RGB with tEXt chunks Software

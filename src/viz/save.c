@@ -342,6 +342,14 @@ static int save_json(const bl_figure *f, FILE *fp)
 
 /* ---- the file ---- */
 
+void bl_fig_size(int w, int h, int *out_w, int *out_h)
+{
+    if (w <= 0 && h <= 0) w = BL_FIG_W, h = BL_FIG_H;
+    else if (h <= 0) h = (int)fmin(MAX_SIDE, fmax(100, round(w * (double)BL_FIG_H / BL_FIG_W)));
+    else if (w <= 0) w = (int)fmin(MAX_SIDE, fmax(100, round(h * (double)BL_FIG_W / BL_FIG_H)));
+    *out_w = w, *out_h = h;
+}
+
 static const char *extension(const char *path)
 {
     const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
@@ -357,7 +365,8 @@ int bl_fig_save(const bl_figure *f, const char *path, const bl_save_opts *o)
             : !strcasecmp(ext, ".json") ? 4 : !strcasecmp(ext, ".txt") ? 5 : 0;
     if (!fmt)
         return bl_fail("%s: unknown file type '%s' (use .png, .svg, .csv, .json or .txt)", path, ext);
-    int w = o->width > 0 ? o->width : 1600, h = o->height > 0 ? o->height : 900;
+    int w, h;
+    bl_fig_size(o->width, o->height, &w, &h);
     double scale = o->scale > 0 ? o->scale : 1;
     if (w < 100 || h < 100 || w > MAX_SIDE || h > MAX_SIDE)
         return bl_fail("%s: size %d x %d is out of range (100 .. %d a side)", path, w, h, MAX_SIDE);

@@ -857,8 +857,8 @@ BL_TEST(help_topics)
           !strcmp(errbuf, "t:1:6: help: no topic 'smooth'; smooth= is a key of plot loss (help plot loss)\n"),
           "%s", errbuf);
     CHECK(run("help width") < 0 &&
-          !strcmp(errbuf, "t:1:6: help: no topic 'width'; width= is a key of plot loss, attn, stats, rope table, "
-                          "rope check, qk growth, heatmap(), lineplot() (help plot loss)\n"), "%s", errbuf);
+          !strcmp(errbuf, "t:1:6: help: no topic 'width'; width= is a key of sample, lengen, plot loss, attn, stats, "
+                          "rope table, rope check, qk growth, heatmap(), lineplot() (help sample)\n"), "%s", errbuf);
     CHECK(run("help dr") < 0 && !strcmp(errbuf, "t:1:6: help: no topic 'dr'; dr= is a key of rope check (help rope check)\n"),
           "%s", errbuf);
     CHECK(run("help layer") < 0 && !strcmp(errbuf, "t:1:6: help: no topic 'layer'; layer= is a key of attn, stats (help attn)\n"),

@@ -5,6 +5,7 @@
  * size read from IHDR, SVG through xmllint, CSV and JSON read back) and their errors. */
 #include "../check.h"
 #include "repl_testutil.h"
+#include "layout_check.h"
 #include "core/error.h"
 #include "repl/cmd_plots.h"
 #include "repl/models.h"
@@ -713,6 +714,83 @@ BL_TEST(csv_other_pictures_are_tidy)
     session_free(s);
 }
 
+/* Every kind of picture at 300, 400 and 800 wide (the height from the default 16:9 shape), the
+ * default size, 300 high alone and a square, as .png and .svg: the titles, panel titles and
+ * axis labels stay inside the page and clear of each other, and the panels' texts apart
+ * (layout_check.h); the size asked for is the size of the file. */
+BL_TEST(picture_layout_every_kind)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[1024], why[1024];
+    CHECK(run_in(s, "d = dit(dim=32, depth=1, heads=4, batch=4, eval_every=2); use d; data shapes exam=8\n"
+                    "train 3 quiet=on; g = gpt(dim=32, depth=1, heads=2, context=16)\n"
+                    "x = randn(16, 32); y = randn(3, 50)") == 0, "%s", bl_error());
+    /* each picture with %s for its size words: " width=400" as a command's, ", width=400" a function's */
+    const char *kinds[] = {
+        "use d; plot loss%s", "use d; attn%s", "use d; attn query=27%s", "use d; stats%s", "rope table%s",
+        "rope table grid=8%s", "rope check%s", "qk growth%s", "use d; sample n=4 steps=2%s", "use g; attn%s",
+        "heatmap(x, title=\"sixteen rows and thirty-two columns of noise, drawn as a heatmap\"%s)",
+        "lineplot(y, title=\"three rows of noise, drawn as lines against their index\"%s)",
+        "lengen g factor=1 windows=1%s",
+    };
+    const struct {
+        const char *words;
+        uint32_t w, h;
+    } sizes[] = { {"width=300", 300, 169}, {"width=400", 400, 225}, {"width=800", 800, 450}, {"", 1600, 900},
+                  {"height=300", 533, 300}, {"width=500 height=500", 500, 500} };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+            for (int svg = 0; svg < 2; svg++) {
+                char words[64], stmt[512];
+                int fn = !strncmp(kinds[k], "heatmap(", 8) || !strncmp(kinds[k], "lineplot(", 9);
+                snprintf(words, sizeof words, "%s%s", sizes[i].words[0] ? (fn ? ", " : " ") : "", sizes[i].words);
+                char *sp = fn ? strchr(words + 2, ' ') : NULL;   /* ", width=500, height=500" */
+                if (sp) memmove(sp + 1, sp, strlen(sp) + 1), *sp = ',';
+                snprintf(stmt, sizeof stmt, kinds[k], words);
+                snprintf(cmd, sizeof cmd, "%s > %s", stmt, tmp(svg ? "kind.svg" : "kind.png"));
+                bl_draw_trace(&lay);
+                int rc = run_in(s, cmd);
+                bl_draw_trace(NULL);
+                CHECK(rc == 0, "%s: %s", cmd, errbuf);
+                if (rc) continue;
+                int bad = layout_problems(&lay, why, sizeof why);
+                CHECK(bad == 0, "%s: %d problems: %s", stmt, bad, why);
+                CHECK(lay.w == sizes[i].w && lay.h == sizes[i].h, "%s: drawn %g x %g, want %u x %u", stmt, lay.w, lay.h,
+                      sizes[i].w, sizes[i].h);
+                uint32_t w = 0, h = 0;
+                if (!svg)
+                    CHECK(png_size(tmp("kind.png"), &w, &h) == 0 && w == sizes[i].w && h == sizes[i].h,
+                          "%s: PNG %u x %u, want %u x %u", stmt, w, h, sizes[i].w, sizes[i].h);
+            }
+    session_free(s);
+}
+
+/* rope table's angle panel: log-log, angles from 10000^(-30/32) = 1.8e-4 (pair 15 at position 1)
+ * to 63 (pair 0 at the last token); the y axis ends at the first labelled tick past the data,
+ * 100, and starts at 1e-4: its labels are the powers of ten 1e-4 .. 100 (the x axis' too end at
+ * 100, so "100" is drawn twice), with no 1000 or 1e4 above the data. */
+BL_TEST(rope_table_angle_axis_ends_at_100)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rope table > %s", tmp("angles.png"));
+    bl_draw_trace(&lay);
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    bl_draw_trace(NULL);
+    const char *want[] = { "1e-4", "0.001", "0.01", "0.1", "1", "10" };
+    for (int i = 0; i < 6; i++)
+        CHECK(layout_count(&lay, BL_TEXT_TICK, 2, want[i]) >= 1, "no y tick '%s' on the angle panel", want[i]);
+    CHECK(layout_count(&lay, BL_TEXT_TICK, 2, "100") == 2, "%d ticks '100' (x and y axis), want 2",
+          layout_count(&lay, BL_TEXT_TICK, 2, "100"));
+    CHECK(layout_count(&lay, BL_TEXT_TICK, 2, "1000") == 0 && layout_count(&lay, BL_TEXT_TICK, 2, "1e4") == 0 &&
+              layout_count(&lay, BL_TEXT_TICK, 2, "1e-5") == 0,
+          "the angle axis runs past the data: ticks 1000 %d, 1e4 %d, 1e-5 %d", layout_count(&lay, BL_TEXT_TICK, 2, "1000"),
+          layout_count(&lay, BL_TEXT_TICK, 2, "1e4"), layout_count(&lay, BL_TEXT_TICK, 2, "1e-5"));
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -729,6 +807,8 @@ int main(void)
     RUN(attention_maps_of_models);
     RUN(stats_of_a_tensor);
     RUN(plot_loss_of_two_runs);
+    RUN(picture_layout_every_kind);
+    RUN(rope_table_angle_axis_ends_at_100);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);

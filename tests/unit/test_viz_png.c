@@ -6,6 +6,7 @@
 #include "viz/color.h"
 #include "viz/plot.h"
 #include "../check.h"
+#include "layout_check.h"
 #include <dirent.h>
 #include <jansson.h>
 #include <png.h>
@@ -341,6 +342,113 @@ BL_TEST(test_png_log_x_covers_data)
     free(im.rgb);
 }
 
+/* width= alone keeps the default 16:9 shape (as matplotlib's figsize or gnuplot's size with one
+ * number would not, but as a slide picture should: 400 wide is 400 x 225, not a 400 x 900
+ * strip); height= alone likewise; both are kept as given; the other side never below 100. */
+BL_TEST(test_size_follows_aspect)
+{
+    float y[3] = {1, 3, 2};
+    bl_figure *f = bl_fig_new(1, 1, "shape");
+    bl_panel_line(bl_fig_panel(f, 0), "a", NULL, y, 3, 0);
+    const struct {
+        int w, h, want_w, want_h;
+    } c[] = { {400, 0, 400, 225}, {0, 450, 800, 450}, {400, 300, 400, 300}, {0, 0, 1600, 900}, {300, 0, 300, 169},
+              {100, 0, 100, 100}, {0, 8000, 14222, 8000} };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        int w = -1, h = -1;
+        bl_fig_size(c[i].w, c[i].h, &w, &h);
+        CHECK(w == c[i].want_w && h == c[i].want_h, "width %d height %d: %d x %d, want %d x %d", c[i].w, c[i].h, w, h,
+              c[i].want_w, c[i].want_h);
+    }
+    CHECK(bl_fig_save(f, path_of("w400.png"), &(bl_save_opts){400, 0, 1}) == 0, "%s", bl_error());
+    image im;
+    CHECK(read_png(path_of("w400.png"), &im) == 0 && im.w == 400 && im.h == 225, "width 400: %d x %d, want 400 x 225",
+          im.w, im.h);
+    free(im.rgb);
+    CHECK(bl_fig_save(f, path_of("h450.svg"), &(bl_save_opts){0, 450, 1}) == 0, "%s", bl_error());
+    char head[256] = {0};
+    FILE *fp = fopen(path_of("h450.svg"), "r");
+    if (fp) fread(head, 1, sizeof head - 1, fp), fclose(fp);
+    CHECK(strstr(head, "width=\"800") && strstr(head, "height=\"450"), "height 450 alone: %.200s", head);
+    bl_fig_free(f);
+}
+
+/* Draw f at w x h (0: from the other side) as a .png and a .svg with the layout recorded and
+ * check it (layout_check.h); `what` names the case in the messages. */
+static void check_layout(const bl_figure *f, int w, int h, const char *what)
+{
+    static bl_layout lay;
+    const char *ext[2] = {"png", "svg"};
+    for (int k = 0; k < 2; k++) {
+        char name[64], why[1024];
+        snprintf(name, sizeof name, "layout.%s", ext[k]);
+        bl_draw_trace(&lay);
+        int rc = bl_fig_save(f, path_of(name), &(bl_save_opts){w, h, 1});
+        bl_draw_trace(NULL);
+        CHECK(rc == 0, "%s: %s", what, bl_error());
+        int bad = layout_problems(&lay, why, sizeof why);
+        CHECK(bad == 0, "%s at %d x %d (%s): %d problems: %s", what, w, h, ext[k], bad, why);
+    }
+}
+
+/* Titles, panel titles and axis labels at any size: shrunk, then cut with an ellipsis, never
+ * clipped at the page's edges nor over each other; a grid of heatmaps, mixed panels (the shape of
+ * `rope table`), an image grid and a text panel, each with long titles, at 300, 400, 800 and
+ * 1600 wide (heights from the default shape) and a few fixed shapes. */
+BL_TEST(test_layout_titles_fit)
+{
+    static float v[64 * 64], pix[16 * 3 * 8 * 8];
+    float y[50];
+    for (int i = 0; i < 64 * 64; i++) v[i] = sinf(i * 0.37f);
+    for (int i = 0; i < 16 * 3 * 64; i++) pix[i] = (float)((i * 7) % 11) / 10;
+    for (int i = 0; i < 50; i++) y[i] = 1 + i * 0.5f;
+    bl_figure *fs[4];
+    const char *names[4] = {"four heatmaps", "heatmaps and lines", "image grid", "text"};
+    fs[0] = bl_fig_new(2, 2, "TinyDiT layer 0 attention, shapes 0 (checker), t = 0.5, a title longer than most");
+    for (int k = 0; k < 4; k++) {
+        bl_panel *p = bl_fig_panel(fs[0], k);
+        bl_panel_heatmap(p, v, 64, 64, BL_CMAP_VIRIDIS);
+        bl_panel_labels(p, k == 3 ? "head 3, the last of the heads of this layer" : "head", "key", "query");
+    }
+    fs[1] = bl_fig_new(1, 3, "RoPE tables: 64 tokens, head_dim 32, base 10000");
+    for (int k = 0; k < 2; k++) {
+        bl_panel *p = bl_fig_panel(fs[1], k);
+        bl_panel_heatmap(p, v, 64, 32, BL_CMAP_DIVERGING);
+        bl_panel_labels(p, k ? "sin [tokens, head_dim]" : "cos [tokens, head_dim]", "feature", "position");
+    }
+    bl_panel *lp = bl_fig_panel(fs[1], 2);
+    bl_panel_line(lp, "pair 0", NULL, y, 50, 0);
+    bl_panel_labels(lp, "angle of each pair", "position", "angle (radians)");
+    bl_panel_log(lp, 0, 1);
+    fs[2] = bl_fig_new(1, 1, "TinyDiT samples: step 300, 20 Euler steps, seed 0, sixteen images of shapes");
+    bl_panel_images(bl_fig_panel(fs[2], 0), pix, 16, 3, 8, 8, 0, 1, 0);
+    bl_panel_labels(bl_fig_panel(fs[2], 0), "the samples after three hundred steps of training", NULL, NULL);
+    fs[3] = bl_fig_new(1, 2, "TinyGPT samples at temperature 1 and 0.5, two hundred characters each");
+    bl_panel_text(bl_fig_panel(fs[3], 0), "the quick brown fox jumps over the lazy dog\nagain and again");
+    bl_panel_labels(bl_fig_panel(fs[3], 0), "temperature 1, top_k 0, seed 0", NULL, NULL);
+    bl_panel_text(bl_fig_panel(fs[3], 1), "the lazy dog sleeps");
+    bl_panel_labels(bl_fig_panel(fs[3], 1), "temperature 0.5, top_k 0, seed 0", NULL, NULL);
+    const int sizes[][2] = { {300, 0}, {400, 0}, {800, 0}, {0, 0}, {400, 900}, {1600, 300}, {500, 500} };
+    for (int k = 0; k < 4; k++)
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) check_layout(fs[k], sizes[i][0], sizes[i][1], names[k]);
+    /* the title keeps its size where it fits, and is cut only as a last resort */
+    static bl_layout lay;
+    bl_draw_trace(&lay);
+    bl_fig_save(fs[1], path_of("rt.png"), NULL);
+    bl_draw_trace(NULL);
+    CHECK(lay.ntext > 0 && lay.text[0].role == BL_TEXT_TITLE && fabs(lay.text[0].size - 28) < 1e-6 &&
+              !strcmp(lay.text[0].text, "RoPE tables: 64 tokens, head_dim 32, base 10000"),
+          "the title at 1600 x 900: '%s' at %.2f px", lay.text[0].text, lay.text[0].size);
+    bl_draw_trace(&lay);
+    bl_fig_save(fs[0], path_of("a300.png"), &(bl_save_opts){300, 0, 1});
+    bl_draw_trace(NULL);
+    const char *t = lay.text[0].text;
+    size_t n = strlen(t);
+    CHECK(lay.text[0].role == BL_TEXT_TITLE && n > 3 && !strcmp(t + n - 3, "\xe2\x80\xa6") && !strncmp(t, "TinyDiT layer", 13),
+          "the long title at 300 wide: '%s', want its start and an ellipsis", t);
+    for (int k = 0; k < 4; k++) bl_fig_free(fs[k]);
+}
+
 BL_TEST(test_svg)
 {
     float y[5] = {1, 3, 2, 5, 4}, h[4] = {0, 1, 2, 3};
@@ -517,6 +625,8 @@ int main(void)
     RUN(test_png_heatmap_grid_compact);
     RUN(test_png_diagonal);
     RUN(test_png_log_x_covers_data);
+    RUN(test_size_follows_aspect);
+    RUN(test_layout_titles_fit);
     RUN(test_svg);
     RUN(test_csv);
     RUN(test_json);

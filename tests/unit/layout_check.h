@@ -1,0 +1,103 @@
+/* layout_check.h - checks of a drawn figure's layout (viz/draw.h bl_draw_trace), shared by the
+ * picture tests: draw with a layout recorded, then layout_problems() says what is wrong.
+ *
+ *   static bl_layout lay;
+ *   bl_draw_trace(&lay);  ... save a .png or .svg ...  bl_draw_trace(NULL);
+ *   char why[512];
+ *   CHECK(layout_problems(&lay, why, sizeof why) == 0, "%s", why);
+ *
+ * The rules (DESIGN.md section 8, pictures for slides at any size):
+ *   - the figure's title, the panel titles and the axis labels lie inside the page;
+ *   - none of them overlaps another of them;
+ *   - the texts of one panel (titles, labels, ticks, legend) do not reach into the box of the
+ *     texts of another panel;
+ *   - a title is never smaller than 2/3 of its size (28 units for the figure's, 21 for a
+ *     panel's, 18 for an axis label) nor than 8 pixels, unless its size was smaller than that:
+ *     shrinking is the first resort, then the text is cut with an ellipsis. */
+#ifndef BL_LAYOUT_CHECK_H
+#define BL_LAYOUT_CHECK_H
+
+#include "viz/draw.h"
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int layout_is_title(const bl_text_box *t)
+{
+    return t->role == BL_TEXT_TITLE || t->role == BL_TEXT_PANEL_TITLE || t->role == BL_TEXT_AXIS_LABEL;
+}
+
+static const char *layout_role(int role)
+{
+    static const char *const names[] = { "title", "panel title", "axis label", "tick", "legend", "text" };
+    return role >= 0 && role <= BL_TEXT_OTHER ? names[role] : "?";
+}
+
+/* a strict overlap of two boxes by more than `slack` page units each way */
+static int layout_overlap(double ax0, double ay0, double ax1, double ay1, double bx0, double by0, double bx1,
+                          double by1, double slack)
+{
+    return ax0 < bx1 - slack && bx0 < ax1 - slack && ay0 < by1 - slack && by0 < ay1 - slack;
+}
+
+/* The number of problems in the layout; the first few are described in why (n bytes). */
+static int layout_problems(const bl_layout *L, char *why, size_t n)
+{
+    int bad = 0;
+    size_t at = 0;
+    why[0] = '\0';
+#define LAYOUT_BAD(...)                                                                       \
+    do {                                                                                      \
+        if (bad++ < 4 && at < n) at += (size_t)snprintf(why + at, n - at, __VA_ARGS__);       \
+    } while (0)
+    if (L->ntext == 0) LAYOUT_BAD("nothing recorded; ");
+    if (L->lost) LAYOUT_BAD("%d texts past the layout's room; ", L->lost);
+    double u = L->u;
+    for (int i = 0; i < L->ntext; i++) {
+        const bl_text_box *a = &L->text[i];
+        if (!layout_is_title(a)) continue;
+        if (a->x0 < -0.5 || a->y0 < -0.5 || a->x1 > L->w + 0.5 || a->y1 > L->h + 0.5)
+            LAYOUT_BAD("%s '%s' at x %.1f..%.1f y %.1f..%.1f leaves the %g x %g page; ", layout_role(a->role),
+                       a->text, a->x0, a->x1, a->y0, a->y1, L->w, L->h);
+        double nominal = (a->role == BL_TEXT_TITLE ? 28 : a->role == BL_TEXT_PANEL_TITLE ? 21 : 18) * u;
+        double least = fmin(nominal, fmax(nominal * 2 / 3, 8));
+        if (a->size < least - 1e-6)
+            LAYOUT_BAD("%s '%s' is %.2f px, less than %.2f; ", layout_role(a->role), a->text, a->size, least);
+        for (int j = i + 1; j < L->ntext; j++) {
+            const bl_text_box *b = &L->text[j];
+            if (!layout_is_title(b)) continue;
+            if (layout_overlap(a->x0, a->y0, a->x1, a->y1, b->x0, b->y0, b->x1, b->y1, 0.5))
+                LAYOUT_BAD("%s '%s' overlaps %s '%s'; ", layout_role(a->role), a->text, layout_role(b->role), b->text);
+        }
+    }
+    /* each panel's texts as one box: no two panels' boxes overlap */
+    enum { NP = 64 };
+    double bx0[NP], by0[NP], bx1[NP], by1[NP];
+    int has[NP] = {0};
+    for (int i = 0; i < L->ntext; i++) {
+        const bl_text_box *a = &L->text[i];
+        int p = a->panel;
+        if (p < 0 || p >= NP) continue;
+        if (!has[p]) bx0[p] = a->x0, by0[p] = a->y0, bx1[p] = a->x1, by1[p] = a->y1, has[p] = 1;
+        bx0[p] = fmin(bx0[p], a->x0), by0[p] = fmin(by0[p], a->y0);
+        bx1[p] = fmax(bx1[p], a->x1), by1[p] = fmax(by1[p], a->y1);
+    }
+    for (int p = 0; p < NP; p++)
+        for (int q = p + 1; q < NP; q++)
+            if (has[p] && has[q] && layout_overlap(bx0[p], by0[p], bx1[p], by1[p], bx0[q], by0[q], bx1[q], by1[q], 0.5))
+                LAYOUT_BAD("the texts of panel %d (x %.1f..%.1f y %.1f..%.1f) reach into panel %d's (x %.1f..%.1f y "
+                           "%.1f..%.1f); ", p, bx0[p], bx1[p], by0[p], by1[p], q, bx0[q], bx1[q], by0[q], by1[q]);
+#undef LAYOUT_BAD
+    return bad;
+}
+
+/* The recorded text of `role` in panel `panel` equal to s: how many. */
+static inline int layout_count(const bl_layout *L, int role, int panel, const char *s)
+{
+    int k = 0;
+    for (int i = 0; i < L->ntext; i++)
+        k += L->text[i].role == role && L->text[i].panel == panel && !strcmp(L->text[i].text, s);
+    return k;
+}
+
+#endif
