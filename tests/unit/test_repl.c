@@ -610,8 +610,24 @@ BL_TEST(writers)
     if ((old = fopen(path, "w"))) fclose(old);
     snprintf(cmd, sizeof cmd, "vars > %s/keep.csv/v.csv", dir);
     char want[700];
-    snprintf(want, sizeof want, "t:1:8: %s/keep.csv/v.csv: '%s/keep.csv' is not a directory\n", dir, dir);
+    snprintf(want, sizeof want, "t:1:8: %s/keep.csv/v.csv: '%s/keep.csv' is a file, not a directory\n", dir, dir);
     CHECK(run(cmd) < 0 && !strcmp(errbuf, want), "%s", errbuf);
+    /* the first component that is missing or no folder is named, not the whole folder (it said
+     * "directory 'DIR/keep.csv/a' does not exist" when keep.csv is a file) */
+    snprintf(cmd, sizeof cmd, "vars > %s/keep.csv/a/b/v.csv", dir);
+    snprintf(want, sizeof want, "t:1:8: %s/keep.csv/a/b/v.csv: '%s/keep.csv' is a file, not a directory\n", dir, dir);
+    CHECK(run(cmd) < 0 && !strcmp(errbuf, want), "%s", errbuf);
+    snprintf(cmd, sizeof cmd, "x = 1; x > %s/no//such/v.json", dir);
+    snprintf(want, sizeof want, "t:1:12: %s/no//such/v.json: directory '%s/no' does not exist\n", dir, dir);
+    CHECK(run(cmd) < 0 && !strcmp(errbuf, want), "%s", errbuf);
+    char pipe[300];   /* neither a file nor a folder */
+    snprintf(pipe, sizeof pipe, "%s/pipe", dir);
+    if (mkfifo(pipe, 0600) == 0) {
+        snprintf(cmd, sizeof cmd, "vars > %s/v.csv", pipe);
+        snprintf(want, sizeof want, "t:1:8: %s/v.csv: '%s' is not a directory\n", pipe, pipe);
+        CHECK(run(cmd) < 0 && !strcmp(errbuf, want), "%s", errbuf);
+        unlink(pipe);
+    }
     unlink(path);
     struct stat proc;
     if (stat("/proc", &proc) == 0 && S_ISDIR(proc.st_mode)) {
