@@ -35,6 +35,9 @@ int bl_atomic_open(bl_atomic_file *af, const char *path)
     memset(af, 0, sizeof *af);
     if (strlen(path) >= sizeof af->path) return bl_fail("%.64s...: file name too long", path);
     strcpy(af->path, path);
+    /* the rename at commit would fail (EISDIR), after the work: say so now, as the folder */
+    struct stat pst;
+    if (stat(path, &pst) == 0 && S_ISDIR(pst.st_mode)) return bl_fail("%s: is a directory, not a file", path);
     snprintf(af->tmp, sizeof af->tmp, "%s.tmpXXXXXX", path);
     int fd = mkstemp(af->tmp);
     if (fd < 0) {

@@ -9,7 +9,8 @@
  * takes no file, the first of its components (from the left) that is the reason:
  * "PATH: directory 'DIR' does not exist" for a missing one, "PATH: 'DIR' is a file, not a
  * directory" for a file ("'DIR' is not a directory" for anything else that is no folder);
- * "PATH: cannot make a file in 'DIR': <strerror>" when it is a folder that takes none (/proc).
+ * "PATH: cannot make a file in 'DIR': <strerror>" when it is a folder that takes none (/proc);
+ * "PATH: is a directory, not a file" when PATH is a folder (found here, not at the rename).
  */
 #ifndef BL_FILEIO_H
 #define BL_FILEIO_H

@@ -747,6 +747,18 @@ BL_TEST(redirect_checked_first)
     CHECK(run_in(s, "vars > /nonexistent-dir/x.csv") < 0 &&
           !strcmp(errbuf, "t:1:8: /nonexistent-dir/x.csv: directory '/nonexistent-dir' does not exist\n") && !outbuf[0],
           "%s%s", outbuf, errbuf);
+    /* a folder where the file would go: refused before the command (the rename failed after it) */
+    char sub[64];
+    static const char *const exts[] = { "txt", "csv" };
+    for (int i = 0; i < 2; i++) {
+        snprintf(sub, sizeof sub, "%s/d.%s", dir, exts[i]);
+        CHECK(mkdir(sub, 0700) == 0, "%s", sub);
+        snprintf(cmd, sizeof cmd, "%s > %s", i ? "vars" : "seed 9", sub);
+        snprintf(want, sizeof want, "t:1:%d: %s: is a directory, not a file\n", i ? 8 : 10, sub);
+        CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want) && !outbuf[0], "%s%s", outbuf, errbuf);
+        if (i < 1) CHECK(rmdir(sub) == 0, "a file was left in %s", sub);
+    }
+    CHECK(rmdir(sub) == 0, "a file was left in %s", sub);
     CHECK(run_in(s, "seed; shape(x)") == 0 && !strcmp(outbuf, "seed 0\n[2]\n"), "%s%s", outbuf, errbuf);
     /* sample makes text with a TinyGPT model: refused before it samples (nor attaches the text) */
     CHECK(run_in(s, "model gpt dim=32 depth=1 heads=2") == 0, "%s", errbuf);
