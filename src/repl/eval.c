@@ -40,8 +40,8 @@ static int is_arraylike(const bl_value *v)
 /* == of strings and lists, as in Python: lists are equal when they have the same length and
  * their items are equal in turn (numbers and booleans by value, strings by their text, lists
  * item by item); items of different kinds are not equal ([1] == ["1"] is false). Items that ==
- * does not compare outside a list either (tensors, tables, models) are an error. 1 equal, 0 not,
- * -1 with the error set. */
+ * does not compare outside a list either (tensors, tables, models) are an error. The recursion
+ * is bounded by BL_MAX_LIST_DEPTH. 1 equal, 0 not, -1 with the error set. */
 static int is_plain(const bl_value *v) { return is_numeric(v) || v->kind == BL_V_STR || v->kind == BL_V_LIST; }
 
 static int equal(const bl_value *a, const bl_value *b, const char *op)
@@ -190,7 +190,8 @@ static bl_value *slice_list(bl_session *s, const bl_ast *sl, const bl_value *l)
     long n = slice_count(start, stop, step);
     bl_value *r = bl_val_list((int)n);
     if (!r) return ERRAT(s, sl->pos);
-    for (long i = 0; i < n; i++) r->items[i] = bl_val_ref(l->items[start + i * step]);
+    for (long i = 0; i < n; i++)   /* no deeper than l: cannot fail */
+        (void)bl_val_list_set(r, (int)i, bl_val_ref(l->items[start + i * step]));
     return r;
 }
 
@@ -300,7 +301,7 @@ static bl_value *field(bl_session *s, const bl_ast *e, bl_value *v)
         if (!strcmp(e->str, "shape")) {
             bl_value *l = bl_val_list(v->t->ndim);
             for (int i = 0; l && i < v->t->ndim; i++)
-                if (!(l->items[i] = bl_val_num(v->t->shape[i]))) { bl_val_unref(l); return NULL; }
+                if (bl_val_list_set(l, i, bl_val_num(v->t->shape[i])) < 0) { bl_val_unref(l); return NULL; }
             return l;
         }
         if (!strcmp(e->str, "ndim")) return bl_val_num(v->t->ndim);
@@ -320,8 +321,10 @@ static bl_value *field(bl_session *s, const bl_ast *e, bl_value *v)
                 const char *cell = v->tab->cells[(size_t)r * v->tab->ncol + c];
                 char *end;
                 double x = strtod(cell, &end);
-                l->items[r] = *cell && !*end ? bl_val_num(x) : bl_val_str(cell);
-                if (!l->items[r]) { bl_val_unref(l); return NULL; }
+                if (bl_val_list_set(l, r, *cell && !*end ? bl_val_num(x) : bl_val_str(cell)) < 0) {
+                    bl_val_unref(l);
+                    return NULL;
+                }
             }
             return l;
         }
@@ -445,11 +448,18 @@ bl_value *bl_eval(bl_session *s, const bl_ast *e)
     }
     case BL_N_LIST: {
         bl_value *l = bl_val_list(e->n);
-        for (int i = 0; l && i < e->n; i++)
-            if (!(l->items[i] = bl_eval(s, e->items[i]))) {
+        if (!l) return ERRAT(s, e->pos);
+        for (int i = 0; i < e->n; i++) {
+            bl_value *item = bl_eval(s, e->items[i]);
+            if (!item) {
                 bl_val_unref(l);
                 return NULL;
             }
+            if (bl_val_list_set(l, i, item) < 0) {   /* nested too deeply: at the item */
+                bl_val_unref(l);
+                return ERRAT(s, e->items[i]->pos);
+            }
+        }
         return l;
     }
     case BL_N_NEG: {

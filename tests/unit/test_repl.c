@@ -298,6 +298,61 @@ BL_TEST(list_slicing)
     bl_session_free(s);
 }
 
+/* Lists nest at most BL_MAX_LIST_DEPTH (1000) deep: l = [l] once more is an error at the item,
+ * l keeps its value, and a list that deep prints, compares, slices, is written as .json and is
+ * freed (200,000 levels overflowed the C stack in each of those; CPython stops its repr and ==
+ * at its recursion limit, 1000) */
+BL_TEST(list_nesting_bounded)
+{
+    enum { WRAPS = 200000 };
+    size_t len = 16 + (size_t)WRAPS * 8;
+    char *src = malloc(len), *p = src;
+    p += sprintf(p, "l = []\n");
+    for (int i = 0; i < WRAPS; i++) p += sprintf(p, "l = [l]\n");
+    bl_session *s = bl_session_new(0);
+    CHECK(run_in(s, src) < 0 && !strcmp(errbuf, "t:1001:6: lists may nest at most 1000 deep; this one would be 1001\n"),
+          "%s", errbuf);
+    const bl_value *l = bl_session_get(s, "l");
+    CHECK(l && l->kind == BL_V_LIST && l->depth == 1000, "l is %d deep", l ? l->depth : -1);
+    /* -k: every further one fails the same way, and nothing crashes */
+    s->keep_going = 1;
+    CHECK(run_in(s, src + 7 + 999 * 8) < 0 && strstr(errbuf, "t:1:6: lists may nest") == errbuf, "%.200s", errbuf);
+    s->keep_going = 0;
+    free(src);
+    CHECK(bl_session_get(s, "l")->depth == 1000, "l changed");
+    char want[2 * 1000 + 2];
+    memset(want, '[', 1000);
+    memset(want + 1000, ']', 1000);
+    want[2000] = '\n', want[2001] = '\0';
+    CHECK(run_in(s, "l") == 0 && !strcmp(outbuf, want), "printed %zu bytes", strlen(outbuf));
+    CHECK(run_in(s, "m = l[:]; l == m; l == l[0]; l != [l[0]]; l[0] == l[0][:]") == 0 &&
+          !strcmp(outbuf, "true\nfalse\nfalse\ntrue\n"), "%s%s", outbuf, errbuf);
+    /* every way to wrap it once more is refused at the item that is too deep (an index or slice
+     * at its '[', as index errors are) */
+    CHECK(run_in(s, "[1, l]") < 0 && !strcmp(errbuf, "t:1:5: lists may nest at most 1000 deep; this one would be 1001\n"),
+          "%s", errbuf);
+    CHECK(run_in(s, "x = [l[:]]") < 0 && !strcmp(errbuf, "t:1:7: lists may nest at most 1000 deep; this one would be 1001\n"),
+          "%s", errbuf);
+    CHECK(run_in(s, "x = [[l[0]]]") < 0 && !strcmp(errbuf, "t:1:6: lists may nest at most 1000 deep; this one would be 1001\n"),
+          "%s", errbuf);
+    CHECK(!bl_session_get(s, "x"), "x was made");
+    CHECK(run_in(s, "x = [l[0]]; x == l") == 0 && !strcmp(outbuf, "true\n"), "%s%s", outbuf, errbuf);
+    char dir[] = "/tmp/bl-test-deep.XXXXXX", cmd[128], path[128];
+    if (mkdtemp(dir)) {
+        snprintf(cmd, sizeof cmd, "l > %s/l.json", dir);
+        snprintf(path, sizeof path, "%s/l.json", dir);
+        CHECK(run_in(s, cmd) == 0, "%s", errbuf);
+        static char got[4096];
+        FILE *f = fopen(path, "r");
+        got[0] = '\0';
+        if (f) got[fread(got, 1, sizeof got - 1, f)] = '\0', fclose(f);
+        CHECK(!strcmp(got, want), "l.json holds %zu bytes", strlen(got));
+        unlink(path);
+        rmdir(dir);
+    }
+    bl_session_free(s);   /* frees a list 1000 deep */
+}
+
 /* Run n bytes of script text (NUL bytes and all) through bl_run_file, as a file named "f". */
 static int run_bytes(bl_session *s, const char *text, size_t n)
 {
@@ -1134,6 +1189,7 @@ int main(void)
     RUN(eval_values_and_errors);
     RUN(long_operator_chains);
     RUN(list_slicing);
+    RUN(list_nesting_bounded);
     RUN(script_bom_and_nul);
     RUN(dim_ranges_follow_the_tensor);
     RUN(list_equality);
