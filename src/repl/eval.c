@@ -195,8 +195,27 @@ static bl_value *slice_list(bl_session *s, const bl_ast *sl, const bl_value *l)
     return r;
 }
 
+/* "an empty list", "a list of 1 item", "a list of 3 items": a list's size as the index errors
+ * say it. */
+static const char *list_size(int n, char *buf, size_t len)
+{
+    if (n == 0) snprintf(buf, len, "an empty list");
+    else snprintf(buf, len, "a list of %d item%s", n, BL_PLURAL(n));
+    return buf;
+}
+
+/* An index out of range for a list of n items, as Python's "list index out of range" with the
+ * length: "index 5 is out of range for a list of 3 items". */
+static void list_index_error(double i, int n)
+{
+    char sz[48], num[64];
+    bl_fmt_num(i, num, sizeof num);
+    bl_fail("index %s is out of range for %s", num, list_size(n, sz, sizeof sz));
+}
+
 /* t[i, j:k, ...]; what names what was indexed in errors ("tensor", or "list" for a list of
- * lists indexed like the tensor it stands for). */
+ * lists indexed like the tensor it stands for: an index out of range then names the size of the
+ * list it indexes, as a single index of a list does). */
 static bl_value *index_tensor(bl_session *s, const bl_ast *e, const bl_tensor *t, const char *what)
 {
     if (e->n > t->ndim) {
@@ -232,7 +251,8 @@ static bl_value *index_tensor(bl_session *s, const bl_ast *e, const bl_tensor *t
                 return ERRAT(s, it->pos);
             }
             if (i < -n || i >= n) {
-                bl_fail("index: %.0f is out of range for dimension %d of size %d", i, d, n);
+                if (!strcmp(what, "list")) list_index_error(i, n);
+                else bl_fail("index: %.0f is out of range for dimension %d of size %d", i, d, n);
                 return ERRAT(s, it->pos);
             }
             start[d] = (long)(i < 0 ? i + n : i), step[d] = 1, count[d] = 1, keep[d] = 0;
@@ -265,7 +285,7 @@ static bl_value *index_value(bl_session *s, const bl_ast *e, bl_value *target)
         double i = x->num;
         bl_val_unref(x);
         if (!ok || i < -target->n || i >= target->n) {
-            if (ok) bl_fail("index: %.0f is out of range for a list of %d", i, target->n);
+            if (ok) list_index_error(i, target->n);
             else bl_fail("index: expected a whole number");
             return ERRAT(s, e->items[0]->pos);
         }
@@ -277,8 +297,8 @@ static bl_value *index_value(bl_session *s, const bl_ast *e, bl_value *target)
         int nested = 0;
         for (int i = 0; i < target->n; i++) nested |= target->items[i]->kind == BL_V_LIST;
         if (!nested) {
-            bl_fail("index: a list of %d item%s takes one index or one slice", target->n,
-                    target->n == 1 ? "" : "s");
+            char sz[48];
+            bl_fail("index: %s takes one index or one slice", list_size(target->n, sz, sizeof sz));
             return ERRAT(s, e->items[1]->pos);
         }
         bl_tensor *t = bl_val_to_tensor(target, "index");

@@ -298,6 +298,35 @@ BL_TEST(list_slicing)
     bl_session_free(s);
 }
 
+/* An index out of range of a list says so as Python's "list index out of range" does, with the
+ * length in words: "an empty list", "a list of 1 item", "a list of 3 items", by every path that
+ * indexes a list (one index, an index of an item, several indices of a list of lists); the
+ * session keeps its values */
+BL_TEST(list_index_errors)
+{
+    bl_session *s = bl_session_new(0);
+    static const char *const cases[][2] = {
+        { "l[0][1]", "t:1:3: index 0 is out of range for an empty list\n" },
+        { "l[-1]", "t:1:3: index -1 is out of range for an empty list\n" },
+        { "l[0, 1]", "t:1:6: index: an empty list takes one index or one slice\n" },
+        { "m[5]", "t:1:3: index 5 is out of range for a list of 3 items\n" },
+        { "m[-4]", "t:1:3: index -4 is out of range for a list of 3 items\n" },
+        { "[7][1]", "t:1:5: index 1 is out of range for a list of 1 item\n" },
+        { "[[1, 2], []][1][0]", "t:1:17: index 0 is out of range for an empty list\n" },
+        { "n[2, 0]", "t:1:3: index 2 is out of range for a list of 2 items\n" },
+        { "n[0, -3]", "t:1:6: index -3 is out of range for a list of 2 items\n" },
+        { "n[1][5]", "t:1:6: index 5 is out of range for a list of 2 items\n" },
+    };
+    CHECK(run_in(s, "l = []; m = [1, 2, 3]; n = [[1, 2], [3, 4]]") == 0, "%s", errbuf);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        CHECK(run_in(s, cases[i][0]) < 0 && !strcmp(errbuf, cases[i][1]), "%s: %s", cases[i][0], errbuf);
+    /* tensors keep their words */
+    CHECK(run_in(s, "ones(2)[2]") < 0 && !strcmp(errbuf, "t:1:9: index: 2 is out of range for dimension 0 of size 2\n"),
+          "%s", errbuf);
+    CHECK(run_in(s, "l; m; n[1, 1]") == 0 && !strcmp(outbuf, "[]\n[1, 2, 3]\n4\n"), "values changed: %s%s", outbuf, errbuf);
+    bl_session_free(s);
+}
+
 /* Lists nest at most BL_MAX_LIST_DEPTH (1000) deep: l = [l] once more is an error at the item,
  * l keeps its value, and a list that deep prints, compares, slices, is written as .json and is
  * freed (200,000 levels overflowed the C stack in each of those; CPython stops its repr and ==
@@ -1189,6 +1218,7 @@ int main(void)
     RUN(eval_values_and_errors);
     RUN(long_operator_chains);
     RUN(list_slicing);
+    RUN(list_index_errors);
     RUN(list_nesting_bounded);
     RUN(script_bom_and_nul);
     RUN(dim_ranges_follow_the_tensor);
