@@ -38,10 +38,11 @@ static int is_arraylike(const bl_value *v)
 }
 
 /* == of strings and lists, as in Python: lists are equal when they have the same length and
- * their items are equal in turn (numbers and booleans by value, strings by their text, lists
- * item by item); items of different kinds are not equal ([1] == ["1"] is false). Items that ==
- * does not compare outside a list either (tensors, tables, models) are an error. The recursion
- * is bounded by BL_MAX_LIST_DEPTH. 1 equal, 0 not, -1 with the error set. */
+ * their items are equal in turn (numbers and booleans by value, true being 1 as Python's True
+ * is, so [true] == [1] as true == 1; strings by their text, lists item by item); items of other
+ * kinds are not equal ([1] == ["1"] is false). Items that == does not compare outside a list
+ * either (tensors, tables, models) are an error. The recursion is bounded by BL_MAX_LIST_DEPTH.
+ * 1 equal, 0 not, -1 with the error set. */
 static int is_plain(const bl_value *v) { return is_numeric(v) || v->kind == BL_V_STR || v->kind == BL_V_LIST; }
 
 static int equal(const bl_value *a, const bl_value *b, const char *op)

@@ -452,6 +452,12 @@ BL_TEST(list_equality)
               "[1, 2] == [1, 2, 3]; [1] == [\"1\"]; [on] == [1]; [] == []; [ones(2)] == [1, 2]") == 0, "%s", errbuf);
     CHECK(!strcmp(outbuf, "true\ntrue\ntrue\nfalse\ntrue\nfalse\ntrue\nfalse\nfalse\ntrue\ntrue\nfalse\n"),
           "output:\n%s", outbuf);
+    /* a boolean is the number 1 or 0 inside a list as outside, as the manual says (python3:
+     * True == 1, [True] == [1], [[False]] == [[0]] and [True] != [1.0] is False, [True] == ["1"]
+     * and [True] == [2] are False) */
+    CHECK(run("true == 1; [true] == [1]; [[false]] == [[0]]; [true] != [1.0]; [true] == [\"1\"]; [true] == [2]") == 0,
+          "%s", errbuf);
+    CHECK(!strcmp(outbuf, "true\ntrue\ntrue\nfalse\nfalse\nfalse\n"), "output:\n%s", outbuf);
     bl_session *s = bl_session_new(0);
     bl_models_init(s);
     CHECK(run_in(s, "l = [\"a\", ones(2)]\nl == [\"a\", ones(2)]") < 0, "tensors in lists compared");
