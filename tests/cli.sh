@@ -105,6 +105,28 @@ else
     sed 's/^/# stderr: /' "$tmp/err"
 fi
 
+# l = [l] 200,000 times (the language has no loop: 200,000 lines) overflowed the C stack when
+# the list was printed, compared, written or freed: lists nest at most 1000 deep, each statement
+# past that is one error, l keeps its 1000 levels, and the program ends normally
+awk 'BEGIN { print "l = []"; for (i = 0; i < 200000; i++) print "l = [l]"; print "print(l == l[:])"; print "l > deep.json" }' \
+    >"$tmp/deep.bl"
+(cd "$tmp" && "$bin" -q -k deep.bl >"$tmp/out" 2>"$tmp/err" </dev/null)
+rc=$?
+n=$((n + 1))
+errs=$(grep -c ': lists may nest at most 1000 deep; this one would be 1001$' "$tmp/err")
+levels=$(($(tr -cd "[" <"$tmp/deep.json" 2>/dev/null | wc -c)))
+if [ $rc = 1 ] && [ "$(cat "$tmp/out")" = "true" ] && [ "$errs" = 199001 ] && [ $(($(wc -l <"$tmp/err"))) = 199001 ] &&
+    [ "$(head -n 1 "$tmp/err")" = "deep.bl:1001:6: lists may nest at most 1000 deep; this one would be 1001" ] &&
+    [ "$levels" = 1000 ]; then
+    echo "ok $n - a list nested 200,000 deep is refused past 1000 levels, and the 1000 print, compare and write"
+else
+    failed=1
+    echo "not ok $n - a list nested 200,000 deep is refused past 1000 levels, and the 1000 print, compare and write"
+    echo "# exit status $rc, $errs errors, $levels levels in deep.json"
+    head -c 300 "$tmp/out" | sed 's/^/# stdout: /'
+    head -n 3 "$tmp/err" | sed 's/^/# stderr: /'
+fi
+
 n=$((n + 1))
 if "$bin" --help | grep -q -- '-e#N:LINE:COLUMN'; then
     echo "ok $n - --help tells how errors in -e are named"

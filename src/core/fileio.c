@@ -7,11 +7,37 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Why the folder dir takes no file: the first of its components, from the left, that is missing
+ * ("directory 'a' does not exist" for a/b/c when a is missing) or is no folder ("'keep.csv' is a
+ * file, not a directory" for keep.csv/a); 0 when every one is a folder. */
+static int dir_problem(const char *path, const char *dir)
+{
+    char pre[sizeof ((bl_atomic_file *)0)->path];
+    size_t n = strlen(dir);
+    for (size_t i = 1; i <= n; i++) {
+        if (i < n && dir[i] != '/') continue;
+        if (dir[i - 1] == '/') continue;   /* the root, or a//b */
+        memcpy(pre, dir, i);
+        pre[i] = '\0';
+        struct stat st;
+        if (stat(pre, &st) != 0) {
+            if (errno == ENOENT) return bl_fail("%s: directory '%s' does not exist", path, pre);
+            return bl_fail("%s: '%s': %s", path, pre, strerror(errno));
+        }
+        if (S_ISREG(st.st_mode)) return bl_fail("%s: '%s' is a file, not a directory", path, pre);
+        if (!S_ISDIR(st.st_mode)) return bl_fail("%s: '%s' is not a directory", path, pre);
+    }
+    return 0;
+}
+
 int bl_atomic_open(bl_atomic_file *af, const char *path)
 {
     memset(af, 0, sizeof *af);
     if (strlen(path) >= sizeof af->path) return bl_fail("%.64s...: file name too long", path);
     strcpy(af->path, path);
+    /* the rename at commit would fail (EISDIR), after the work: say so now, as the folder */
+    struct stat pst;
+    if (stat(path, &pst) == 0 && S_ISDIR(pst.st_mode)) return bl_fail("%s: is a directory, not a file", path);
     snprintf(af->tmp, sizeof af->tmp, "%s.tmpXXXXXX", path);
     int fd = mkstemp(af->tmp);
     if (fd < 0) {
@@ -23,10 +49,8 @@ int bl_atomic_open(bl_atomic_file *af, const char *path)
         char *slash = strrchr(dir, '/');
         if (slash) slash[slash == dir] = 0;
         const char *d = slash ? dir : ".";
-        struct stat st;
         if (e != ENOENT && e != ENOTDIR) return bl_fail("%s: %s", path, strerror(e));
-        if (stat(d, &st) != 0) return bl_fail("%s: directory '%s' does not exist", path, d);
-        if (!S_ISDIR(st.st_mode)) return bl_fail("%s: '%s' is not a directory", path, d);
+        if (dir_problem(path, d) < 0) return -1;
         return bl_fail("%s: cannot make a file in '%s': %s", path, d, strerror(e));
     }
     /* mkstemp makes 0600; the file gets the mode fopen would give it (0666 less the umask) */

@@ -5,9 +5,12 @@
  * returned FILE; bl_atomic_commit() flushes, fsyncs and renames it over PATH (or removes the temp
  * file and reports when any write failed); bl_atomic_abort() discards it. An existing PATH is
  * untouched until the rename, so a failed write leaves the old file as it was.
- * Errors: NULL / -1 with "PATH: <strerror>" in bl_error(), "PATH: directory 'DIR' does not
- * exist" when the destination's directory is missing, "PATH: 'DIR' is not a directory" when
- * it is a file, "PATH: cannot make a file in 'DIR': <strerror>" when it takes none (/proc).
+ * Errors: NULL / -1 with "PATH: <strerror>" in bl_error(); when the destination's directory
+ * takes no file, the first of its components (from the left) that is the reason:
+ * "PATH: directory 'DIR' does not exist" for a missing one, "PATH: 'DIR' is a file, not a
+ * directory" for a file ("'DIR' is not a directory" for anything else that is no folder);
+ * "PATH: cannot make a file in 'DIR': <strerror>" when it is a folder that takes none (/proc);
+ * "PATH: is a directory, not a file" when PATH is a folder (found here, not at the rename).
  */
 #ifndef BL_FILEIO_H
 #define BL_FILEIO_H

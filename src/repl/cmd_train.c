@@ -350,7 +350,7 @@ static bl_value *rv_field(void *p, const char *name)
     if (!strcmp(name, "spikes")) {
         bl_value *l = bl_val_list(m->nspikes);
         for (int i = 0; l && i < m->nspikes; i++)
-            if (!(l->items[i] = bl_val_num(m->spikes[i]))) {
+            if (bl_val_list_set(l, i, bl_val_num(m->spikes[i])) < 0) {
                 bl_val_unref(l);
                 return NULL;
             }

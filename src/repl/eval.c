@@ -38,10 +38,11 @@ static int is_arraylike(const bl_value *v)
 }
 
 /* == of strings and lists, as in Python: lists are equal when they have the same length and
- * their items are equal in turn (numbers and booleans by value, strings by their text, lists
- * item by item); items of different kinds are not equal ([1] == ["1"] is false). Items that ==
- * does not compare outside a list either (tensors, tables, models) are an error. 1 equal, 0 not,
- * -1 with the error set. */
+ * their items are equal in turn (numbers and booleans by value, true being 1 as Python's True
+ * is, so [true] == [1] as true == 1; strings by their text, lists item by item); items of other
+ * kinds are not equal ([1] == ["1"] is false). Items that == does not compare outside a list
+ * either (tensors, tables, models) are an error. The recursion is bounded by BL_MAX_LIST_DEPTH.
+ * 1 equal, 0 not, -1 with the error set. */
 static int is_plain(const bl_value *v) { return is_numeric(v) || v->kind == BL_V_STR || v->kind == BL_V_LIST; }
 
 static int equal(const bl_value *a, const bl_value *b, const char *op)
@@ -190,12 +191,32 @@ static bl_value *slice_list(bl_session *s, const bl_ast *sl, const bl_value *l)
     long n = slice_count(start, stop, step);
     bl_value *r = bl_val_list((int)n);
     if (!r) return ERRAT(s, sl->pos);
-    for (long i = 0; i < n; i++) r->items[i] = bl_val_ref(l->items[start + i * step]);
+    for (long i = 0; i < n; i++)   /* no deeper than l: cannot fail */
+        (void)bl_val_list_set(r, (int)i, bl_val_ref(l->items[start + i * step]));
     return r;
 }
 
+/* "an empty list", "a list of 1 item", "a list of 3 items": a list's size as the index errors
+ * say it. */
+static const char *list_size(int n, char *buf, size_t len)
+{
+    if (n == 0) snprintf(buf, len, "an empty list");
+    else snprintf(buf, len, "a list of %d item%s", n, BL_PLURAL(n));
+    return buf;
+}
+
+/* An index out of range for a list of n items, as Python's "list index out of range" with the
+ * length: "index 5 is out of range for a list of 3 items". */
+static void list_index_error(double i, int n)
+{
+    char sz[48], num[64];
+    bl_fmt_num(i, num, sizeof num);
+    bl_fail("index %s is out of range for %s", num, list_size(n, sz, sizeof sz));
+}
+
 /* t[i, j:k, ...]; what names what was indexed in errors ("tensor", or "list" for a list of
- * lists indexed like the tensor it stands for). */
+ * lists indexed like the tensor it stands for: an index out of range then names the size of the
+ * list it indexes, as a single index of a list does). */
 static bl_value *index_tensor(bl_session *s, const bl_ast *e, const bl_tensor *t, const char *what)
 {
     if (e->n > t->ndim) {
@@ -231,7 +252,8 @@ static bl_value *index_tensor(bl_session *s, const bl_ast *e, const bl_tensor *t
                 return ERRAT(s, it->pos);
             }
             if (i < -n || i >= n) {
-                bl_fail("index: %.0f is out of range for dimension %d of size %d", i, d, n);
+                if (!strcmp(what, "list")) list_index_error(i, n);
+                else bl_fail("index: %.0f is out of range for dimension %d of size %d", i, d, n);
                 return ERRAT(s, it->pos);
             }
             start[d] = (long)(i < 0 ? i + n : i), step[d] = 1, count[d] = 1, keep[d] = 0;
@@ -264,7 +286,7 @@ static bl_value *index_value(bl_session *s, const bl_ast *e, bl_value *target)
         double i = x->num;
         bl_val_unref(x);
         if (!ok || i < -target->n || i >= target->n) {
-            if (ok) bl_fail("index: %.0f is out of range for a list of %d", i, target->n);
+            if (ok) list_index_error(i, target->n);
             else bl_fail("index: expected a whole number");
             return ERRAT(s, e->items[0]->pos);
         }
@@ -276,8 +298,8 @@ static bl_value *index_value(bl_session *s, const bl_ast *e, bl_value *target)
         int nested = 0;
         for (int i = 0; i < target->n; i++) nested |= target->items[i]->kind == BL_V_LIST;
         if (!nested) {
-            bl_fail("index: a list of %d item%s takes one index or one slice", target->n,
-                    target->n == 1 ? "" : "s");
+            char sz[48];
+            bl_fail("index: %s takes one index or one slice", list_size(target->n, sz, sizeof sz));
             return ERRAT(s, e->items[1]->pos);
         }
         bl_tensor *t = bl_val_to_tensor(target, "index");
@@ -300,7 +322,7 @@ static bl_value *field(bl_session *s, const bl_ast *e, bl_value *v)
         if (!strcmp(e->str, "shape")) {
             bl_value *l = bl_val_list(v->t->ndim);
             for (int i = 0; l && i < v->t->ndim; i++)
-                if (!(l->items[i] = bl_val_num(v->t->shape[i]))) { bl_val_unref(l); return NULL; }
+                if (bl_val_list_set(l, i, bl_val_num(v->t->shape[i])) < 0) { bl_val_unref(l); return NULL; }
             return l;
         }
         if (!strcmp(e->str, "ndim")) return bl_val_num(v->t->ndim);
@@ -320,8 +342,10 @@ static bl_value *field(bl_session *s, const bl_ast *e, bl_value *v)
                 const char *cell = v->tab->cells[(size_t)r * v->tab->ncol + c];
                 char *end;
                 double x = strtod(cell, &end);
-                l->items[r] = *cell && !*end ? bl_val_num(x) : bl_val_str(cell);
-                if (!l->items[r]) { bl_val_unref(l); return NULL; }
+                if (bl_val_list_set(l, r, *cell && !*end ? bl_val_num(x) : bl_val_str(cell)) < 0) {
+                    bl_val_unref(l);
+                    return NULL;
+                }
             }
             return l;
         }
@@ -445,11 +469,18 @@ bl_value *bl_eval(bl_session *s, const bl_ast *e)
     }
     case BL_N_LIST: {
         bl_value *l = bl_val_list(e->n);
-        for (int i = 0; l && i < e->n; i++)
-            if (!(l->items[i] = bl_eval(s, e->items[i]))) {
+        if (!l) return ERRAT(s, e->pos);
+        for (int i = 0; i < e->n; i++) {
+            bl_value *item = bl_eval(s, e->items[i]);
+            if (!item) {
                 bl_val_unref(l);
                 return NULL;
             }
+            if (bl_val_list_set(l, i, item) < 0) {   /* nested too deeply: at the item */
+                bl_val_unref(l);
+                return ERRAT(s, e->items[i]->pos);
+            }
+        }
         return l;
     }
     case BL_N_NEG: {

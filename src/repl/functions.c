@@ -273,7 +273,7 @@ static bl_value *f_shape(bl_callargs *a)
     if (!strcmp(a->fname, "numel")) return bl_val_num((double)x->numel);
     bl_value *l = bl_val_list(x->ndim);
     for (int i = 0; l && i < x->ndim; i++)
-        if (!(l->items[i] = bl_val_num(x->shape[i]))) {
+        if (bl_val_list_set(l, i, bl_val_num(x->shape[i])) < 0) {
             bl_val_unref(l);
             return NULL;
         }

@@ -49,8 +49,23 @@ bl_value *bl_val_list(int n)
         free(v);
         return BL_FAILP("out of memory");
     }
-    if (v) v->n = n;
+    if (v) v->n = n, v->depth = 1;
     return v;
+}
+
+int bl_val_depth(const bl_value *v) { return v->kind == BL_V_LIST ? v->depth : 0; }
+
+int bl_val_list_set(bl_value *l, int i, bl_value *item)
+{
+    if (!item) return -1;
+    if (bl_val_depth(item) + 1 > BL_MAX_LIST_DEPTH) {
+        bl_val_unref(item);
+        return bl_fail("lists may nest at most %d deep; this one would be %d", BL_MAX_LIST_DEPTH,
+                       BL_MAX_LIST_DEPTH + 1);
+    }
+    l->items[i] = item;
+    if (bl_val_depth(item) + 1 > l->depth) l->depth = bl_val_depth(item) + 1;
+    return 0;
 }
 
 bl_value *bl_val_tensor(bl_tensor *t)

@@ -18,6 +18,12 @@ typedef enum {
 
 typedef struct bl_value bl_value;
 
+/* How deep lists may nest ([[1]] is 2 deep). Printing, comparing, writing as .json and freeing a
+ * list walk it recursively, so a list may not be made deeper than this (as CPython bounds repr
+ * and == of nested lists by its recursion limit): l = [l] repeated 200,000 times would overflow
+ * the C stack and lose the whole session. */
+#define BL_MAX_LIST_DEPTH 1000
+
 /* A kind of opaque handle (a model, a run, a plot): its name, how to free, print and read
  * fields. `field` returns a new value or NULL + bl_fail("... has no field 'x'"). */
 typedef struct {
@@ -48,6 +54,8 @@ struct bl_value {
     char *str;              /* STR */
     int n;                  /* LIST */
     bl_value **items;
+    int depth;              /* LIST: 1 + the deepest item's depth (1 for a list of no lists),
+                             * kept by bl_val_list_set; at most BL_MAX_LIST_DEPTH */
     bl_tensor *t;           /* TENSOR (owned, contiguous, ndim >= 1) */
     bl_table *tab;          /* TABLE */
     const bl_handle_type *htype;    /* HANDLE */
@@ -58,8 +66,14 @@ bl_value *bl_val_none(void);
 bl_value *bl_val_num(double x);
 bl_value *bl_val_bool(int b);
 bl_value *bl_val_str(const char *s);
-/* A list of n items, all NULL (fill them; NULL items are freed safely). */
+/* A list of n items, all NULL (fill them with bl_val_list_set; NULL items are freed safely). */
 bl_value *bl_val_list(int n);
+/* Make item (owned; NULL, from a constructor that failed, passes its error on) item i of list l,
+ * keeping l->depth. -1 + bl_fail("lists may nest at most 1000 deep; ...") when l would nest deeper
+ * than BL_MAX_LIST_DEPTH (item is released); l stays valid either way, to be released. */
+int bl_val_list_set(bl_value *l, int i, bl_value *item);
+/* How deep v nests as a list: 0 for anything else. */
+int bl_val_depth(const bl_value *v);
 /* Takes ownership of t (NULL t passes NULL through). 0-D becomes a number. */
 bl_value *bl_val_tensor(bl_tensor *t);
 bl_value *bl_val_table(bl_table *tab);

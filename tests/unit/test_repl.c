@@ -298,6 +298,90 @@ BL_TEST(list_slicing)
     bl_session_free(s);
 }
 
+/* An index out of range of a list says so as Python's "list index out of range" does, with the
+ * length in words: "an empty list", "a list of 1 item", "a list of 3 items", by every path that
+ * indexes a list (one index, an index of an item, several indices of a list of lists); the
+ * session keeps its values */
+BL_TEST(list_index_errors)
+{
+    bl_session *s = bl_session_new(0);
+    static const char *const cases[][2] = {
+        { "l[0][1]", "t:1:3: index 0 is out of range for an empty list\n" },
+        { "l[-1]", "t:1:3: index -1 is out of range for an empty list\n" },
+        { "l[0, 1]", "t:1:6: index: an empty list takes one index or one slice\n" },
+        { "m[5]", "t:1:3: index 5 is out of range for a list of 3 items\n" },
+        { "m[-4]", "t:1:3: index -4 is out of range for a list of 3 items\n" },
+        { "[7][1]", "t:1:5: index 1 is out of range for a list of 1 item\n" },
+        { "[[1, 2], []][1][0]", "t:1:17: index 0 is out of range for an empty list\n" },
+        { "n[2, 0]", "t:1:3: index 2 is out of range for a list of 2 items\n" },
+        { "n[0, -3]", "t:1:6: index -3 is out of range for a list of 2 items\n" },
+        { "n[1][5]", "t:1:6: index 5 is out of range for a list of 2 items\n" },
+    };
+    CHECK(run_in(s, "l = []; m = [1, 2, 3]; n = [[1, 2], [3, 4]]") == 0, "%s", errbuf);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        CHECK(run_in(s, cases[i][0]) < 0 && !strcmp(errbuf, cases[i][1]), "%s: %s", cases[i][0], errbuf);
+    /* tensors keep their words */
+    CHECK(run_in(s, "ones(2)[2]") < 0 && !strcmp(errbuf, "t:1:9: index: 2 is out of range for dimension 0 of size 2\n"),
+          "%s", errbuf);
+    CHECK(run_in(s, "l; m; n[1, 1]") == 0 && !strcmp(outbuf, "[]\n[1, 2, 3]\n4\n"), "values changed: %s%s", outbuf, errbuf);
+    bl_session_free(s);
+}
+
+/* Lists nest at most BL_MAX_LIST_DEPTH (1000) deep: l = [l] once more is an error at the item,
+ * l keeps its value, and a list that deep prints, compares, slices, is written as .json and is
+ * freed (200,000 levels overflowed the C stack in each of those; CPython stops its repr and ==
+ * at its recursion limit, 1000) */
+BL_TEST(list_nesting_bounded)
+{
+    enum { WRAPS = 200000 };
+    size_t len = 16 + (size_t)WRAPS * 8;
+    char *src = malloc(len), *p = src;
+    p += sprintf(p, "l = []\n");
+    for (int i = 0; i < WRAPS; i++) p += sprintf(p, "l = [l]\n");
+    bl_session *s = bl_session_new(0);
+    CHECK(run_in(s, src) < 0 && !strcmp(errbuf, "t:1001:6: lists may nest at most 1000 deep; this one would be 1001\n"),
+          "%s", errbuf);
+    const bl_value *l = bl_session_get(s, "l");
+    CHECK(l && l->kind == BL_V_LIST && l->depth == 1000, "l is %d deep", l ? l->depth : -1);
+    /* -k: every further one fails the same way, and nothing crashes */
+    s->keep_going = 1;
+    CHECK(run_in(s, src + 7 + 999 * 8) < 0 && strstr(errbuf, "t:1:6: lists may nest") == errbuf, "%.200s", errbuf);
+    s->keep_going = 0;
+    free(src);
+    CHECK(bl_session_get(s, "l")->depth == 1000, "l changed");
+    char want[2 * 1000 + 2];
+    memset(want, '[', 1000);
+    memset(want + 1000, ']', 1000);
+    want[2000] = '\n', want[2001] = '\0';
+    CHECK(run_in(s, "l") == 0 && !strcmp(outbuf, want), "printed %zu bytes", strlen(outbuf));
+    CHECK(run_in(s, "m = l[:]; l == m; l == l[0]; l != [l[0]]; l[0] == l[0][:]") == 0 &&
+          !strcmp(outbuf, "true\nfalse\nfalse\ntrue\n"), "%s%s", outbuf, errbuf);
+    /* every way to wrap it once more is refused at the item that is too deep (an index or slice
+     * at its '[', as index errors are) */
+    CHECK(run_in(s, "[1, l]") < 0 && !strcmp(errbuf, "t:1:5: lists may nest at most 1000 deep; this one would be 1001\n"),
+          "%s", errbuf);
+    CHECK(run_in(s, "x = [l[:]]") < 0 && !strcmp(errbuf, "t:1:7: lists may nest at most 1000 deep; this one would be 1001\n"),
+          "%s", errbuf);
+    CHECK(run_in(s, "x = [[l[0]]]") < 0 && !strcmp(errbuf, "t:1:6: lists may nest at most 1000 deep; this one would be 1001\n"),
+          "%s", errbuf);
+    CHECK(!bl_session_get(s, "x"), "x was made");
+    CHECK(run_in(s, "x = [l[0]]; x == l") == 0 && !strcmp(outbuf, "true\n"), "%s%s", outbuf, errbuf);
+    char dir[] = "/tmp/bl-test-deep.XXXXXX", cmd[128], path[128];
+    if (mkdtemp(dir)) {
+        snprintf(cmd, sizeof cmd, "l > %s/l.json", dir);
+        snprintf(path, sizeof path, "%s/l.json", dir);
+        CHECK(run_in(s, cmd) == 0, "%s", errbuf);
+        static char got[4096];
+        FILE *f = fopen(path, "r");
+        got[0] = '\0';
+        if (f) got[fread(got, 1, sizeof got - 1, f)] = '\0', fclose(f);
+        CHECK(!strcmp(got, want), "l.json holds %zu bytes", strlen(got));
+        unlink(path);
+        rmdir(dir);
+    }
+    bl_session_free(s);   /* frees a list 1000 deep */
+}
+
 /* Run n bytes of script text (NUL bytes and all) through bl_run_file, as a file named "f". */
 static int run_bytes(bl_session *s, const char *text, size_t n)
 {
@@ -368,6 +452,12 @@ BL_TEST(list_equality)
               "[1, 2] == [1, 2, 3]; [1] == [\"1\"]; [on] == [1]; [] == []; [ones(2)] == [1, 2]") == 0, "%s", errbuf);
     CHECK(!strcmp(outbuf, "true\ntrue\ntrue\nfalse\ntrue\nfalse\ntrue\nfalse\nfalse\ntrue\ntrue\nfalse\n"),
           "output:\n%s", outbuf);
+    /* a boolean is the number 1 or 0 inside a list as outside, as the manual says (python3:
+     * True == 1, [True] == [1], [[False]] == [[0]] and [True] != [1.0] is False, [True] == ["1"]
+     * and [True] == [2] are False) */
+    CHECK(run("true == 1; [true] == [1]; [[false]] == [[0]]; [true] != [1.0]; [true] == [\"1\"]; [true] == [2]") == 0,
+          "%s", errbuf);
+    CHECK(!strcmp(outbuf, "true\ntrue\ntrue\nfalse\nfalse\nfalse\n"), "output:\n%s", outbuf);
     bl_session *s = bl_session_new(0);
     bl_models_init(s);
     CHECK(run_in(s, "l = [\"a\", ones(2)]\nl == [\"a\", ones(2)]") < 0, "tensors in lists compared");
@@ -617,8 +707,24 @@ BL_TEST(writers)
     if ((old = fopen(path, "w"))) fclose(old);
     snprintf(cmd, sizeof cmd, "vars > %s/keep.csv/v.csv", dir);
     char want[700];
-    snprintf(want, sizeof want, "t:1:8: %s/keep.csv/v.csv: '%s/keep.csv' is not a directory\n", dir, dir);
+    snprintf(want, sizeof want, "t:1:8: %s/keep.csv/v.csv: '%s/keep.csv' is a file, not a directory\n", dir, dir);
     CHECK(run(cmd) < 0 && !strcmp(errbuf, want), "%s", errbuf);
+    /* the first component that is missing or no folder is named, not the whole folder (it said
+     * "directory 'DIR/keep.csv/a' does not exist" when keep.csv is a file) */
+    snprintf(cmd, sizeof cmd, "vars > %s/keep.csv/a/b/v.csv", dir);
+    snprintf(want, sizeof want, "t:1:8: %s/keep.csv/a/b/v.csv: '%s/keep.csv' is a file, not a directory\n", dir, dir);
+    CHECK(run(cmd) < 0 && !strcmp(errbuf, want), "%s", errbuf);
+    snprintf(cmd, sizeof cmd, "x = 1; x > %s/no//such/v.json", dir);
+    snprintf(want, sizeof want, "t:1:12: %s/no//such/v.json: directory '%s/no' does not exist\n", dir, dir);
+    CHECK(run(cmd) < 0 && !strcmp(errbuf, want), "%s", errbuf);
+    char pipe[300];   /* neither a file nor a folder */
+    snprintf(pipe, sizeof pipe, "%s/pipe", dir);
+    if (mkfifo(pipe, 0600) == 0) {
+        snprintf(cmd, sizeof cmd, "vars > %s/v.csv", pipe);
+        snprintf(want, sizeof want, "t:1:8: %s/v.csv: '%s' is not a directory\n", pipe, pipe);
+        CHECK(run(cmd) < 0 && !strcmp(errbuf, want), "%s", errbuf);
+        unlink(pipe);
+    }
     unlink(path);
     struct stat proc;
     if (stat("/proc", &proc) == 0 && S_ISDIR(proc.st_mode)) {
@@ -738,6 +844,18 @@ BL_TEST(redirect_checked_first)
     CHECK(run_in(s, "vars > /nonexistent-dir/x.csv") < 0 &&
           !strcmp(errbuf, "t:1:8: /nonexistent-dir/x.csv: directory '/nonexistent-dir' does not exist\n") && !outbuf[0],
           "%s%s", outbuf, errbuf);
+    /* a folder where the file would go: refused before the command (the rename failed after it) */
+    char sub[64];
+    static const char *const exts[] = { "txt", "csv" };
+    for (int i = 0; i < 2; i++) {
+        snprintf(sub, sizeof sub, "%s/d.%s", dir, exts[i]);
+        CHECK(mkdir(sub, 0700) == 0, "%s", sub);
+        snprintf(cmd, sizeof cmd, "%s > %s", i ? "vars" : "seed 9", sub);
+        snprintf(want, sizeof want, "t:1:%d: %s: is a directory, not a file\n", i ? 8 : 10, sub);
+        CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want) && !outbuf[0], "%s%s", outbuf, errbuf);
+        if (i < 1) CHECK(rmdir(sub) == 0, "a file was left in %s", sub);
+    }
+    CHECK(rmdir(sub) == 0, "a file was left in %s", sub);
     CHECK(run_in(s, "seed; shape(x)") == 0 && !strcmp(outbuf, "seed 0\n[2]\n"), "%s%s", outbuf, errbuf);
     /* sample makes text with a TinyGPT model: refused before it samples (nor attaches the text) */
     CHECK(run_in(s, "model gpt dim=32 depth=1 heads=2") == 0, "%s", errbuf);
@@ -1113,6 +1231,8 @@ int main(void)
     RUN(eval_values_and_errors);
     RUN(long_operator_chains);
     RUN(list_slicing);
+    RUN(list_index_errors);
+    RUN(list_nesting_bounded);
     RUN(script_bom_and_nul);
     RUN(dim_ranges_follow_the_tensor);
     RUN(list_equality);
