@@ -35,10 +35,23 @@ int bl_atomic_open(bl_atomic_file *af, const char *path)
     memset(af, 0, sizeof *af);
     if (strlen(path) >= sizeof af->path) return bl_fail("%.64s...: file name too long", path);
     strcpy(af->path, path);
-    /* the rename at commit would fail (EISDIR), after the work: say so now, as the folder */
     struct stat pst;
-    if (stat(path, &pst) == 0 && S_ISDIR(pst.st_mode)) return bl_fail("%s: is a directory, not a file", path);
-    snprintf(af->tmp, sizeof af->tmp, "%s.tmpXXXXXX", path);
+    int exists = stat(path, &pst) == 0;
+    /* the rename at commit would fail (EISDIR), after the work: say so now, as the folder */
+    if (exists && S_ISDIR(pst.st_mode)) return bl_fail("%s: is a directory, not a file", path);
+    if (exists && !S_ISREG(pst.st_mode)) {
+        /* a device, fifo or socket (/dev/null, /dev/stdout, a named pipe): written in place, as
+         * a shell's > does; a rename would put a plain file where the device was */
+        af->direct = 1;
+        af->f = fopen(path, "wb");
+        return af->f ? 0 : bl_fail("%s: %s", path, strerror(errno));
+    }
+    /* a link to a file: the file it names is replaced and the link kept */
+    struct stat lst;
+    char *real = exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) ? realpath(path, NULL) : NULL;
+    if (real && strlen(real) < sizeof af->path) strcpy(af->path, real);
+    free(real);
+    snprintf(af->tmp, sizeof af->tmp, "%s.tmpXXXXXX", af->path);
     int fd = mkstemp(af->tmp);
     if (fd < 0) {
         /* mkstemp's ENOENT also means a folder that takes no new files (/proc): the folder itself
@@ -53,10 +66,11 @@ int bl_atomic_open(bl_atomic_file *af, const char *path)
         if (dir_problem(path, d) < 0) return -1;
         return bl_fail("%s: cannot make a file in '%s': %s", path, d, strerror(e));
     }
-    /* mkstemp makes 0600; the file gets the mode fopen would give it (0666 less the umask) */
+    /* mkstemp makes 0600; the file gets the mode of the file it replaces, else the mode fopen
+     * would give a new one (0666 less the umask) */
     mode_t mask = umask(0);
     umask(mask);
-    fchmod(fd, 0666 & ~mask);
+    fchmod(fd, exists ? pst.st_mode & 07777 : 0666 & ~mask);
     af->f = fdopen(fd, "wb");
     if (!af->f) {
         int e = errno;
@@ -71,6 +85,11 @@ int bl_atomic_commit(bl_atomic_file *af)
 {
     int err = 0;
     if (fflush(af->f) != 0 || ferror(af->f)) err = errno ? errno : EIO;
+    if (af->direct) {   /* nothing to sync or rename (fsync fails on /dev/null) */
+        if (fclose(af->f) != 0 && !err) err = errno ? errno : EIO;
+        af->f = NULL;
+        return err ? bl_fail("%s: %s", af->path, strerror(err)) : 0;
+    }
     if (!err && fsync(fileno(af->f)) != 0) err = errno;
     if (fclose(af->f) != 0 && !err) err = errno ? errno : EIO;
     af->f = NULL;
@@ -86,7 +105,7 @@ void bl_atomic_abort(bl_atomic_file *af)
 {
     if (af->f) fclose(af->f);
     af->f = NULL;
-    remove(af->tmp);
+    if (!af->direct) remove(af->tmp);
 }
 
 int bl_write_file_atomic(const char *path, const void *data, size_t n)

@@ -4,7 +4,11 @@
  * give a new file (0666 less the umask); the caller writes to the
  * returned FILE; bl_atomic_commit() flushes, fsyncs and renames it over PATH (or removes the temp
  * file and reports when any write failed); bl_atomic_abort() discards it. An existing PATH is
- * untouched until the rename, so a failed write leaves the old file as it was.
+ * untouched until the rename, so a failed write leaves the old file as it was. The new file
+ * keeps the mode of the one it replaces; when PATH is a symbolic link to a file, that file is
+ * replaced and the link kept. A PATH that exists and is neither a file nor a folder (a device
+ * such as /dev/null or /dev/stdout, a fifo) is opened and written in place, as a shell's > does
+ * (renaming over it would replace the device with a plain file).
  * Errors: NULL / -1 with "PATH: <strerror>" in bl_error(); when the destination's directory
  * takes no file, the first of its components (from the left) that is the reason:
  * "PATH: directory 'DIR' does not exist" for a missing one, "PATH: 'DIR' is a file, not a
@@ -20,6 +24,7 @@
 
 typedef struct bl_atomic_file {
     FILE *f;
+    int direct;        /* written in place: PATH is a device or fifo (no temp file) */
     char path[4096];
     char tmp[4120];
 } bl_atomic_file;

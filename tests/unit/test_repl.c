@@ -10,6 +10,7 @@
 #include "repl/train.h"
 #include "train/safetensors.h"
 #include <ctype.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <stdlib.h>
@@ -723,8 +724,41 @@ BL_TEST(writers)
         snprintf(cmd, sizeof cmd, "vars > %s/v.csv", pipe);
         snprintf(want, sizeof want, "t:1:8: %s/v.csv: '%s' is not a directory\n", pipe, pipe);
         CHECK(run(cmd) < 0 && !strcmp(errbuf, want), "%s", errbuf);
+        /* a fifo (like /dev/null or /dev/stdout, not a plain file) is written in place and stays
+         * a fifo: the temp-and-rename put a plain file where it was (as root, `x > /dev/null`
+         * replaced the device). The reader is opened first so the write does not block. */
+        unlink(pipe);
+        snprintf(pipe, sizeof pipe, "%s/fifo.txt", dir);
+        int rd = mkfifo(pipe, 0600) == 0 ? open(pipe, O_RDONLY | O_NONBLOCK) : -1;
+        snprintf(cmd, sizeof cmd, "x = 7; x > %s", pipe);
+        CHECK(rd >= 0 && run(cmd) == 0, "%s", errbuf);
+        char fb[16] = "";
+        ssize_t nr = rd >= 0 ? read(rd, fb, sizeof fb - 1) : -1;
+        fb[nr > 0 ? nr : 0] = '\0';
+        struct stat fst;
+        CHECK(!strcmp(fb, "7\n") && stat(pipe, &fst) == 0 && S_ISFIFO(fst.st_mode),
+              "fifo read '%s', still a fifo: %d", fb, stat(pipe, &fst) == 0 && S_ISFIFO(fst.st_mode));
+        if (rd >= 0) close(rd);
         unlink(pipe);
     }
+    /* a symbolic link: the file it names is replaced (keeping that file's mode), the link kept */
+    char real[300], link_[300];
+    snprintf(real, sizeof real, "%s/real.txt", dir);
+    snprintf(link_, sizeof link_, "%s/link.txt", dir);   /* named by a relative link */
+    if ((old = fopen(real, "w"))) fputs("old\n", old), fclose(old);
+    chmod(real, 0640);
+    if (symlink("real.txt", link_) == 0) {
+        snprintf(cmd, sizeof cmd, "x = 8; x > %s", link_);
+        CHECK(run(cmd) == 0, "%s", errbuf);
+        struct stat lst, rst;
+        got[0] = '\0';
+        if ((old = fopen(real, "r"))) got[fread(got, 1, sizeof got - 1, old)] = '\0', fclose(old);
+        CHECK(lstat(link_, &lst) == 0 && S_ISLNK(lst.st_mode), "the link was replaced by a file");
+        CHECK(!strcmp(got, "8\n") && stat(real, &rst) == 0 && (rst.st_mode & 0777) == 0640,
+              "real.txt holds '%s', mode %o", got, (unsigned)(rst.st_mode & 0777));
+        unlink(link_);
+    }
+    unlink(real);
     unlink(path);
     struct stat proc;
     if (stat("/proc", &proc) == 0 && S_ISDIR(proc.st_mode)) {
