@@ -170,6 +170,45 @@ typedef struct {
     double tx0, tx1;
 } box;
 
+/* a point (x, y) in user units as page units */
+static void to_page(dctx *d, double *x, double *y)
+{
+    cairo_user_to_device(d->cr, x, y);
+    cairo_matrix_transform_point(&d->to_page, x, y);
+}
+
+/* start the record of lines panel d->panel: its box b, plot area a and axis ranges (NULL when
+ * not recording or out of room) */
+static bl_axes_box *record_axes(dctx *d, box b, box a, const bl_scale *xs, const bl_scale *ys)
+{
+    bl_layout *t = d->trace;
+    if (!t || t->naxes >= BL_LAYOUT_MAX_AXES) return NULL;
+    bl_axes_box *r = &t->axes[t->naxes++];
+    memset(r, 0, sizeof *r);
+    r->panel = d->panel;
+    r->bx0 = b.x, r->by0 = b.y, r->bx1 = b.x + b.w, r->by1 = b.y + b.h;
+    r->x0 = a.x, r->y0 = a.y, r->x1 = a.x + a.w, r->y1 = a.y + a.h;
+    to_page(d, &r->bx0, &r->by0), to_page(d, &r->bx1, &r->by1);
+    to_page(d, &r->x0, &r->y0), to_page(d, &r->x1, &r->y1);
+    r->xr = (bl_scale_range){xs->lo, xs->hi, xs->log}, r->yr = (bl_scale_range){ys->lo, ys->hi, ys->log};
+    r->pt0 = t->npt;
+    return r;
+}
+
+/* a data point drawn at (x, y) in the plot area of record r */
+static void record_point(dctx *d, bl_axes_box *r, double x, double y)
+{
+    bl_layout *t = d->trace;
+    if (!r) return;
+    if (t->npt >= BL_LAYOUT_MAX_POINTS) {
+        t->lost_pt++;
+        return;
+    }
+    to_page(d, &x, &y);
+    t->pt[t->npt++] = (bl_layout_point){d->panel, (float)x, (float)y};
+    r->npt++;
+}
+
 /* the width of a text centred on x that stays within [b.tx0, b.tx1] */
 static double room_at(box b, double x)
 {
@@ -186,7 +225,7 @@ static void panel_title(dctx *d, const bl_panel *p, box b, double y)
 
 /* ---- lines panels ---- */
 
-static void draw_legend(dctx *d, const bl_panel *p, box a, const bl_scale *xs, const bl_scale *ys)
+static void draw_legend(dctx *d, const bl_panel *p, box a, const bl_scale *xs, const bl_scale *ys, bl_axes_box *rec)
 {
     int n = 0;
     double tw = 0;
@@ -203,6 +242,11 @@ static void draw_legend(dctx *d, const bl_panel *p, box a, const bl_scale *xs, c
     double fx, fy;  /* where the box covers the least data (matplotlib's loc="best") */
     bl_legend_best(p, xs, ys, bw / a.w, bh / a.h, 10 * u / fmin(a.w, a.h), &fx, &fy);
     double bx = a.x + fx * a.w, by = a.y + (1 - fy) * a.h - bh;
+    if (rec) {
+        rec->legend = BL_LEGEND_INSIDE, rec->lsize = d->fsize;
+        rec->lx0 = bx, rec->ly0 = by, rec->lx1 = bx + bw, rec->ly1 = by + bh;
+        to_page(d, &rec->lx0, &rec->ly0), to_page(d, &rec->lx1, &rec->ly1);
+    }
     cairo_rectangle(d->cr, bx, by, bw, bh);
     set_rgb(d->cr, 0xffffff, 0.9);
     cairo_fill_preserve(d->cr);
@@ -252,6 +296,7 @@ static void draw_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, co
     /* an x tick every 130 units or so; a log x axis, too, reaches to ticks past its data */
     int xmax_ticks = (int)fmax(2, a.w / (130 * u));
     bl_panel_scale(&xs, p, 0, sx, 0, 0.02, xmax_ticks);
+    bl_axes_box *rec = record_axes(d, b, a, &xs, &ys);
     panel_title(d, p, b, b.y + 16 * u);
     /* grid and tick labels */
     font(d, 16, 0, 0);
@@ -299,6 +344,7 @@ static void draw_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, co
                 }
                 tx = fmax(-10, fmin(11, tx)), ty = fmax(-10, fmin(11, ty));
                 double X = a.x + a.w * tx, Y = a.y + a.h * (1 - ty);
+                if (tx >= 0 && tx <= 1 && ty >= 0 && ty <= 1) record_point(d, rec, X, Y);
                 if (pen) cairo_line_to(d->cr, X, Y);
                 else cairo_move_to(d->cr, X, Y), cairo_line_to(d->cr, X, Y);
                 pen = 1;
@@ -311,6 +357,8 @@ static void draw_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, co
             for (int i = 0; i < se->n; i++) {
                 double tx = bl_scale_pos(&xs, se->x[i]), ty = bl_scale_pos(&ys, se->y[i]);
                 if (!isfinite(tx) || !isfinite(ty)) continue;
+                if (se->flags & BL_NO_LINE && tx >= 0 && tx <= 1 && ty >= 0 && ty <= 1)
+                    record_point(d, rec, a.x + a.w * tx, a.y + a.h * (1 - ty));
                 cairo_new_sub_path(d->cr);
                 cairo_arc(d->cr, a.x + a.w * tx, a.y + a.h * (1 - ty), 5.5 * u, 0, 2 * M_PI);
                 set_rgb(d->cr, col, 1);
@@ -321,7 +369,7 @@ static void draw_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, co
             }
     }
     cairo_restore(d->cr);
-    draw_legend(d, p, a, &xs, &ys);
+    draw_legend(d, p, a, &xs, &ys, rec);
 }
 
 /* ---- heatmaps ---- */
@@ -641,7 +689,9 @@ int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
     cairo_get_matrix(cr, &d.to_page);
     cairo_matrix_invert(&d.to_page);
     d.trace = trace_to, d.role = BL_TEXT_TITLE, d.panel = -1;
-    if (d.trace) d.trace->w = w, d.trace->h = h, d.trace->u = d.u, d.trace->ntext = d.trace->lost = 0;
+    if (d.trace)
+        d.trace->w = w, d.trace->h = h, d.trace->u = d.u, d.trace->ntext = d.trace->lost = 0,
+        d.trace->naxes = d.trace->npt = d.trace->lost_pt = 0;
     double u = d.u, margin = 24 * u;
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);

@@ -19,6 +19,12 @@ int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h);
  * (cell values, notes, text panels) */
 enum { BL_TEXT_TITLE, BL_TEXT_PANEL_TITLE, BL_TEXT_AXIS_LABEL, BL_TEXT_TICK, BL_TEXT_LEGEND, BL_TEXT_OTHER };
 
+/* an axis' visible range (lo < hi) and whether it is a log scale */
+typedef struct {
+    double lo, hi;
+    int log;
+} bl_scale_range;
+
 typedef struct {
     int role;              /* BL_TEXT_* */
     int panel;             /* its panel's index, -1 for the figure's title */
@@ -29,16 +35,47 @@ typedef struct {
 
 #define BL_LAYOUT_MAX_TEXT 2048
 
+/* where a lines panel's legend went: none, inside the plot area, outside it on the right, or
+ * outside it below (under the x label) */
+enum { BL_LEGEND_NONE, BL_LEGEND_INSIDE, BL_LEGEND_RIGHT, BL_LEGEND_BELOW };
+
+/* one lines panel as drawn */
+typedef struct {
+    int panel;                    /* its index */
+    double bx0, by0, bx1, by1;    /* the panel's box, page units */
+    double x0, y0, x1, y1;        /* the plot area (the axes), page units */
+    bl_scale_range xr, yr;        /* the axes' ranges */
+    int legend;                   /* BL_LEGEND_* */
+    double lx0, ly0, lx1, ly1;    /* the legend's box, page units */
+    double lsize;                 /* the legend's font size, page units */
+    int pt0, npt;                 /* its plotted points: pt[pt0 .. pt0 + npt) of the layout */
+} bl_axes_box;
+
+/* a data point drawn (a vertex of a line or a marker) inside a plot area, page units */
+typedef struct {
+    int panel;
+    float x, y;
+} bl_layout_point;
+
+#define BL_LAYOUT_MAX_AXES 64
+#define BL_LAYOUT_MAX_POINTS 32768
+
 typedef struct {
     double w, h;           /* the page */
     double u;              /* the size unit (1 at 1600 x 900) */
     int ntext, lost;       /* texts recorded; lost: those past BL_LAYOUT_MAX_TEXT */
     bl_text_box text[BL_LAYOUT_MAX_TEXT];
+    int naxes;             /* lines panels recorded */
+    bl_axes_box axes[BL_LAYOUT_MAX_AXES];
+    int npt, lost_pt;      /* points recorded; lost_pt: those past BL_LAYOUT_MAX_POINTS */
+    bl_layout_point pt[BL_LAYOUT_MAX_POINTS];
 } bl_layout;
 
 /* Record the layout of every figure drawn from now on into t (each bl_draw_figure starts it
  * afresh), or stop recording (t NULL). For tests: `rope table width=400 > x.png` run with a
- * layout set tells where its titles went and how large they were. Not thread-safe. */
+ * layout set tells where its titles went and how large they were, where each lines panel's
+ * plot area, axis ranges and legend went, and where its data points were drawn. Not
+ * thread-safe. */
 void bl_draw_trace(bl_layout *t);
 
 #endif
