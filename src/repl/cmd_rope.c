@@ -275,17 +275,13 @@ static int cmd_rope_table(bl_cmdargs *a)
         if (rc == 0)
             rc = bl_panel_labels(p, two ? "angle of a pair: row half, column half" : "angle of each pair",
                                  two ? ylab : "position", "angle (radians)");
-        if (two && rc == 0) {
-            /* room above the highest angle for the legend, so it covers no line */
-            float top = 0;
-            for (long i = 0; i < (long)np * T; i++) top = fmaxf(top, ang[i]);
-            rc = top > 0 ? bl_panel_limits(p, 'y', -0.05 * top, top * 1.6) : 0;
-        }
         /* 1-D: log-log, each pair a straight line of slope 1, a ladder of frequencies; both
          * axes fitted to the data and ending at the first labelled tick past it (bl_scale_cover:
-         * angles 1.8e-4 .. 63 give 1e-4 .. 100), the legend where it covers the fewest points.
-         * (Fixed limits with room above for the legend, 300 x the largest angle, ran the axis
-         * to 1e4.) */
+         * angles 1.8e-4 .. 63 give 1e-4 .. 100). 2-D: linear, the angle axis likewise fitted
+         * (angles 0 .. 7 on an 8 x 8 grid end at 7 or 8, by the ticks). The legend goes where it
+         * covers the fewest points, or beside the lines when every place covers some (draw.c).
+         * (Fixed limits with room above for the legend, 300 x and 1.6 x the largest angle, ran
+         * the axes to 1e4 and 11.2.) */
         if (!two && rc == 0) bl_panel_log(p, 1, 1);
         bl_panel_xcount(p, 1);
     }
@@ -448,9 +444,6 @@ int bl_cmd_qk(bl_cmdargs *a)
     bl_figure *f = bl_fig_new(1, 2, "Attention logits against weight scale: QK-norm keeps them bounded");
     bl_panel *p0 = f ? bl_fig_panel(f, 0) : NULL, *p1 = f ? bl_fig_panel(f, 1) : NULL;
     int rc = f ? 0 : -1;
-    float lo = INFINITY, hi = 0;    /* y range of the logits, with room above for the legend */
-    for (int i = 0; i < n; i++)
-        lo = fminf(lo, fminf(ml[0][i], ml[1][i])), hi = fmaxf(hi, fmaxf(ml[0][i], ml[1][i]));
     for (int k = 0; rc == 0 && k < 2; k++) {
         const char *lab = k ? "qk_norm=on" : "qk_norm=off";
         if (bl_panel_line(p0, lab, xs, ml[k], n, BL_MARKERS) < 0 || bl_panel_line(p1, lab, xs, tw[k], n, BL_MARKERS) < 0)
@@ -458,13 +451,14 @@ int bl_cmd_qk(bl_cmdargs *a)
     }
     if (rc == 0 && (bl_panel_labels(p0, "max |logit| (grows as scale^2)", "weight scale s", "max |logit|") < 0 ||
                     bl_panel_labels(p1, "mean top attention weight", "weight scale s", "top weight") < 0 ||
-                    bl_panel_limits(p0, 'y', lo / 2, hi * 8) < 0 ||
                     bl_panel_limits(p1, 'y', 0, 1.3) < 0))
         rc = -1;
     if (rc < 0) {
         bl_fig_free(f);
         return -1;
     }
+    /* the logits' axes fitted to the data, ending at the first labelled tick past it (1.45 .. 370
+     * on 1 .. 1000; fixed limits, 8 x the largest logit for the legend's room, ran it to 2960) */
     bl_panel_log(p0, 1, 1);
     bl_panel_log(p1, 1, 0);
     /* the table (.csv): one row per scale, without and with QK-norm */

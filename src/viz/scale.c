@@ -87,8 +87,10 @@ static int log_ticks(const bl_scale *s, int max_ticks, double *t, int cap, doubl
     int k0 = (int)ceil(a - 1e-9), k1 = (int)floor(b + 1e-9);
     int decades = k1 - k0 + 1, n = 0;
     if (decades >= 2) {
+        /* every power of ten while they fit in max_ticks + 1 (as the 1..9 ticks below): 1 10 100
+         * 1000 rather than 1 100 on an axis with room for about 3 */
         int every = 1;
-        while ((decades - 1) / every + 1 > (max_ticks > 2 ? max_ticks : 2)) every++;
+        while ((decades - 1) / every + 1 > (max_ticks > 2 ? max_ticks : 2) + 1) every++;
         for (int k = k0; k <= k1 && n < cap; k++)
             if ((k - k0) % every == 0) t[n++] = pow(10, k);
         *mant = M1, *nm = 1;
@@ -142,18 +144,32 @@ static double tick_beyond(double v, int dir, const double *mant, int nm, double 
 
 void bl_scale_cover(bl_scale *s, double dlo, double dhi, int max_ticks)
 {
-    if (!s->log || !(dlo > 0) || !(dhi >= dlo) || !isfinite(dhi)) return;
+    if (!(dhi >= dlo) || !isfinite(dlo) || !isfinite(dhi) || (s->log && !(dlo > 0))) return;
     /* each round widens to the next tick of the ticks in use; a wider range can switch to
-     * coarser ticks (1..9, then 1, 2, 5, then powers of ten), so a few rounds at most */
+     * coarser ticks (1..9, then 1, 2, 5, then powers of ten; a larger linear step), so a few
+     * rounds at most */
     for (int round = 0; round < 4; round++) {
         double t[64], step;
-        const double *mant;
-        int nm, n = log_ticks(s, max_ticks, t, 64, &step, &mant, &nm);
-        int top = n > 0 && t[n - 1] >= dhi * (1 - 1e-9), bottom = n > 0 && t[0] <= dlo * (1 + 1e-9);
+        const double *mant = NULL;
+        int nm = 0, n = s->log ? log_ticks(s, max_ticks, t, 64, &step, &mant, &nm)
+                               : linear_ticks(s->lo, s->hi, max_ticks, t, 64, &step);
+        /* linear: a tick within 1% of a step of the data's end covers it (rounding, and the
+         * -3e-8 of a LayerNorm's mean 0 must not add a tick at -2) */
+        double tol = s->log ? 0 : step * 0.01;
+        int top = n > 0 && t[n - 1] >= dhi * (1 - (s->log ? 1e-9 : 0)) - tol;
+        int bottom = n > 0 && t[0] <= dlo * (1 + (s->log ? 1e-9 : 0)) + tol;
         if (top && bottom) return;
-        if (!top) s->hi = fmax(s->hi, tick_beyond(dhi, 1, mant, nm, step));
-        double lo = bottom ? s->lo : tick_beyond(dlo, -1, mant, nm, step);
-        if (lo > 0) s->lo = fmin(s->lo, lo);
+        double up = tick_beyond(dhi, 1, mant, nm, step), down = tick_beyond(dlo, -1, mant, nm, step);
+        if (nm == 1 && n >= 2 && t[1] > t[0] * 10 * (1 + 1e-9)) {
+            /* every k-th power of ten (a long range, thinned): the next of those, not the next
+             * power, which would be left unlabelled */
+            double r = log10(t[1] / t[0]);
+            up = t[0] * pow(10, r * ceil(log10(dhi / t[0]) / r - 1e-9));
+            down = t[0] * pow(10, r * floor(log10(dlo / t[0]) / r + 1e-9));
+        }
+        if (!top) s->hi = fmax(s->hi, up);
+        double lo = bottom ? s->lo : down;
+        if (lo > 0 || !s->log) s->lo = fmin(s->lo, lo);
     }
 }
 
@@ -223,7 +239,9 @@ void bl_panel_scale(bl_scale *sc, const bl_panel *p, int axis_y, const bl_range 
     if (shared && shared->has) lo = shared->lo, hi = shared->hi;
     else if (!bl_panel_data_range(p, axis_y, skip_faint, &lo, &hi)) lo = logv ? 1 : 0, hi = logv ? 10 : 1;
     bl_scale_fit(sc, lo, hi, logv, margin);
-    if (cover_ticks > 0) bl_scale_cover(sc, lo, hi, cover_ticks);
+    /* a linear x axis (steps, positions, tokens) keeps its margin: running 0 .. 63 on to the
+     * next tick, 80, would leave a fifth of the width empty */
+    if (cover_ticks > 0 && (logv || axis_y)) bl_scale_cover(sc, lo, hi, cover_ticks);
 }
 
 int bl_index_ticks(int n, int max_ticks, double *t, int cap, double *step)

@@ -2,7 +2,7 @@
  *
  * A scale maps data values to [0, 1] along an axis, linearly or by log10 (a true log scale: only
  * values > 0). Ticks follow Heckbert's "nice numbers" (Graphics Gems, 1990): steps of 1, 2 or 5
- * times a power of ten; on a log scale, the powers of ten (thinned when there are many), with
+ * times a power of ten; on a log scale, the powers of ten (every k-th when more than max_ticks + 1), with
  * 2 and 5 (then 1..9) times them added when the range spans less than two decades, and 1..9
  * times them first when it spans less than one and they fit in max_ticks + 1.
  */
@@ -42,13 +42,15 @@ int bl_index_ticks(int n, int max_ticks, double *ticks, int cap, double *step);
 int bl_legend_best(const bl_panel *p, const bl_scale *xs, const bl_scale *ys, double w, double h, double m,
                    double *x0, double *y0);
 
-/* Widen a log scale until its ticks cover the data [dlo, dhi] (0 < dlo <= dhi, inside the scale):
- * when bl_scale_ticks(s, max_ticks) leaves no tick at or above dhi, hi becomes the next tick
- * value above dhi of the ticks in use (m x 10^k for their mantissas 1..9, 1 2 5 or 1, or the next
- * multiple of a linear step), and likewise lo goes down to a tick at or below dlo; repeated (at
- * most 4 times) while the wider range's ticks still leave an end uncovered. So the axis ends at
- * a labelled tick past the data, as gnuplot's extended autoscale: data 0.38 .. 1.34 with ticks
- * 0.4 .. 1 becomes 0.2 .. 2 with ticks 0.2 0.5 1 2. A linear scale is left alone. */
+/* Widen a scale until its ticks cover the data [dlo, dhi] (dlo <= dhi, inside the scale; > 0 on
+ * a log scale): when bl_scale_ticks(s, max_ticks) leaves no tick at or above dhi, hi becomes the
+ * next tick value above dhi of the ticks in use (m x 10^k for their mantissas 1..9, 1 2 5 or 1,
+ * or the next multiple of a linear step), and likewise lo goes down to a tick at or below dlo;
+ * repeated (at most 4 times) while the wider range's ticks still leave an end uncovered. So the
+ * axis ends at a labelled tick past the data, as gnuplot's extended autoscale: on a log scale
+ * data 0.38 .. 1.34 with ticks 0.4 .. 1 becomes 0.2 .. 2 with ticks 0.2 0.5 1 2; on a linear
+ * one angles 0 .. 7 fitted as -0.35 .. 7.35 with ticks 0 2 4 6 end at 8. An end a tick already
+ * covers keeps its fit (its margin). */
 void bl_scale_cover(bl_scale *s, double dlo, double dhi, int max_ticks);
 
 /* A short label for tick value v ("0.25", "200", "1e-05"): decimals from the linear step (step 0:
@@ -72,9 +74,10 @@ void bl_fig_shared_range(const bl_figure *f, int axis_y, int skip_faint, bl_rang
 
 /* The scale of one axis of a lines panel: its fixed limits, else the shared range, else its data
  * range, with `margin` (fraction of the range) on both sides. cover_ticks > 0 (the max_ticks the
- * caller will pass to bl_scale_ticks): a log axis fitted to the data is then widened by
- * bl_scale_cover so that its ticks cover the data; 0 leaves the fit alone. Fixed limits are
- * never changed. */
+ * caller will pass to bl_scale_ticks): a y axis, or a log x axis, fitted to the data is then
+ * widened by bl_scale_cover so that it ends at the first labelled tick past the data; a linear
+ * x axis (steps, positions) keeps its margin; 0 leaves the fit alone. Fixed limits are never
+ * changed. */
 void bl_panel_scale(bl_scale *sc, const bl_panel *p, int axis_y, const bl_range *shared, int skip_faint,
                     double margin, int cover_ticks);
 

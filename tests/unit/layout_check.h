@@ -125,7 +125,7 @@ static inline int layout_legend_covers(const bl_layout *L, const bl_axes_box *r)
  * shrink to (2/3 of its 17 units, not below 8 pixels unless it was smaller than that); and at
  * most max_cover of the panel's drawn data points lie under it. The number of problems; the
  * first few are described in why (n bytes). */
-static int layout_legend_problems(const bl_layout *L, double max_cover, char *why, size_t n)
+static inline int layout_legend_problems(const bl_layout *L, double max_cover, char *why, size_t n)
 {
     int bad = 0;
     size_t at = 0;

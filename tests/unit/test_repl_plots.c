@@ -756,6 +756,7 @@ BL_TEST(picture_layout_every_kind)
                 if (rc) continue;
                 int bad = layout_problems(&lay, why, sizeof why);
                 CHECK(bad == 0, "%s: %d problems: %s", stmt, bad, why);
+
                 CHECK(lay.w == sizes[i].w && lay.h == sizes[i].h, "%s: drawn %g x %g, want %u x %u", stmt, lay.w, lay.h,
                       sizes[i].w, sizes[i].h);
                 uint32_t w = 0, h = 0;
@@ -791,6 +792,51 @@ BL_TEST(rope_table_angle_axis_ends_at_100)
     session_free(s);
 }
 
+/* qk growth's max |logit| panel and the 2-D rope table's angle panel fit their axes to the data,
+ * ending at the first labelled tick past it at 400 and 800 wide and the default size (fixed
+ * limits, 8 x the largest logit and 1.6 x the largest angle, made room for the legend and ran
+ * the axes to 2960 and 11.2): the logits 1.45 .. 370 (scales 1 .. 16, log-log) on an axis from
+ * 1 to 1000, the scales on one from 1 to 20; the angles 0 .. 7 (an 8 x 8 grid, base 100) on one
+ * from 0 to the first tick at or above 7. */
+BL_TEST(qk_and_rope_grid_axes_end_at_first_tick_past_data)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    const double sc[] = { 1, 2, 4, 8, 16 };
+    float ml[2][5], tw[5];
+    CHECK(bl_qk_growth(sc, 5, 0, ml[0], tw) == 0 && bl_qk_growth(sc, 5, 1, ml[1], tw) == 0, "%s", bl_error());
+    double lo = INFINITY, hi = 0;
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 5; i++) lo = fmin(lo, ml[k][i]), hi = fmax(hi, ml[k][i]);
+    const int widths[] = { 400, 800, 1600 };
+    char cmd[256], why[512];
+    for (int k = 0; k < 3; k++) {
+        snprintf(cmd, sizeof cmd, "qk growth width=%d > %s", widths[k], tmp("qkax.png"));
+        bl_draw_trace(&lay);
+        int rc = run_in(s, cmd);
+        bl_draw_trace(NULL);
+        CHECK(rc == 0, "%s: %s", cmd, errbuf);
+        const bl_axes_box *r = layout_axes(&lay, 0);
+        CHECK(r != NULL, "%s: no logit panel recorded", cmd);
+        if (!r) continue;
+        CHECK(layout_axis_fits(&lay, r, 'y', lo, hi, why, sizeof why) == 0, "%s: logits %g .. %g: %s", cmd, lo, hi, why);
+        CHECK(layout_axis_fits(&lay, r, 'x', 1, 16, why, sizeof why) == 0, "%s: scales: %s", cmd, why);
+        CHECK(r->yr.lo >= 1 * (1 - 1e-6) && r->yr.hi <= 1000 * (1 + 1e-6), "%s: logit axis %g .. %g, want 1 .. 1000", cmd,
+              r->yr.lo, r->yr.hi);
+
+        snprintf(cmd, sizeof cmd, "rope table grid=8 width=%d > %s", widths[k], tmp("rtax.png"));
+        bl_draw_trace(&lay);
+        rc = run_in(s, cmd);
+        bl_draw_trace(NULL);
+        CHECK(rc == 0, "%s: %s", cmd, errbuf);
+        r = layout_axes(&lay, 2);
+        CHECK(r != NULL, "%s: no angle panel recorded", cmd);
+        if (!r) continue;
+        CHECK(layout_axis_fits(&lay, r, 'y', 0, 7, why, sizeof why) == 0, "%s: angles 0 .. 7: %s", cmd, why);
+    }
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -809,6 +855,7 @@ int main(void)
     RUN(plot_loss_of_two_runs);
     RUN(picture_layout_every_kind);
     RUN(rope_table_angle_axis_ends_at_100);
+    RUN(qk_and_rope_grid_axes_end_at_first_tick_past_data);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);

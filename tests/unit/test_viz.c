@@ -96,10 +96,15 @@ BL_TEST(test_log_ticks)
     bl_scale s2 = {0.3, 3, 1};
     n = bl_scale_ticks(&s2, 6, t, 16, &step);
     CHECK(n == 3 && fabs(t[0] - 0.5) < 1e-12 && t[1] == 1 && t[2] == 2, "n = %d: %g %g %g", n, t[0], t[1], t[2]);
-    /* many decades are thinned to at most max_ticks */
+    /* many decades are thinned to at most max_ticks + 1: 17 powers, every third */
     bl_scale s3 = {1e-8, 1e8, 1};
     n = bl_scale_ticks(&s3, 5, t, 16, &step);
-    CHECK(n >= 3 && n <= 5 && t[0] == 1e-8, "n = %d t0 %g", n, t[0]);
+    CHECK(n >= 3 && n <= 6 && t[0] == 1e-8, "n = %d t0 %g", n, t[0]);
+    /* four powers where about three fit are all kept (thinned to 1 100, an axis 1 .. 1000 ended
+     * without a label) */
+    bl_scale s4 = {1, 1000, 1};
+    n = bl_scale_ticks(&s4, 3, t, 16, &step);
+    CHECK(n == 4 && t[0] == 1 && t[3] == 1000, "1 .. 1000 with 3: n = %d", n);
     char buf[24];
     CHECK(!strcmp(bl_tick_label(1e-5, 0, buf, sizeof buf), "1e-5"), "%s", buf);
     CHECK(!strcmp(bl_tick_label(0.01, 0, buf, sizeof buf), "0.01"), "%s", buf);
@@ -154,15 +159,29 @@ BL_TEST(test_log_ticks_cover_data)
     bl_scale_cover(&s, 0.05, 10, 6);
     CHECK_CLOSE(s.lo, 0.01, 1e-12);
     CHECK(s.hi == hi, "covered top moved: %g -> %g", hi, s.hi);
-    /* already covered: 1 .. 100 keeps its fit; a linear scale is never changed */
+    /* already covered: 1 .. 100 keeps its fit */
     bl_scale_fit(&s, 1, 100, 1, 0.05);
     bl_scale before = s;
     bl_scale_cover(&s, 1, 100, 6);
     CHECK(s.lo == before.lo && s.hi == before.hi, "1 .. 100 changed to %g .. %g", s.lo, s.hi);
+    /* thinned powers of ten: 0.5 .. 3e5 with room for 3 has the ticks 1 100 1e4 (7 powers would
+     * be more than 3 + 1), so the top goes to the next of those, 1e6, not to the unlabelled 1e5 */
+    bl_scale th = {0.5, 3e5, 1};
+    bl_scale_cover(&th, 0.5, 3e5, 3);
+    n = bl_scale_ticks(&th, 3, t, 16, &step);
+    CHECK(n >= 2 && t[n - 1] >= 3e5 && fabs(th.hi / t[n - 1] - 1) < 1e-9 && t[0] <= 0.5,
+          "thinned: %g .. %g, ticks %g .. %g", th.lo, th.hi, n ? t[0] : 0, n ? t[n - 1] : 0);
+    /* a linear scale, too, ends at a labelled tick: 0.38 .. 1.34 with ticks 0.4 .. 1.2 (step 0.2)
+     * becomes 0.2 .. 1.4; angles 0 .. 7 fitted as -0.35 .. 7.35 with ticks 0 2 4 6 end at 8, the
+     * bottom (0 is a tick) keeping its margin */
     bl_scale lin = {0.38, 1.34, 0};
     bl_scale_cover(&lin, 0.38, 1.34, 10);
-    CHECK(lin.lo == 0.38 && lin.hi == 1.34, "linear scale changed");
-    /* through a panel: a log y axis fitted to the data is covered when asked, fixed limits never */
+    CHECK(fabs(lin.lo - 0.2) < 1e-12 && fabs(lin.hi - 1.4) < 1e-12, "linear: %g .. %g", lin.lo, lin.hi);
+    bl_scale_fit(&lin, 0, 7, 0, 0.05);
+    bl_scale_cover(&lin, 0, 7, 6);
+    CHECK(fabs(lin.lo + 0.35) < 1e-12 && fabs(lin.hi - 8) < 1e-12, "angles: %g .. %g", lin.lo, lin.hi);
+    /* through a panel: a log y axis fitted to the data is covered when asked, a linear x axis
+     * and fixed limits never */
     float y[3] = {1.34f, 0.7f, 0.38f};
     bl_figure *f = bl_fig_new(1, 1, NULL);
     bl_panel *p = bl_fig_panel(f, 0);
@@ -172,6 +191,10 @@ BL_TEST(test_log_ticks_cover_data)
     CHECK(fabs(s.lo - 0.3) < 1e-6 && fabs(s.hi - 2) < 1e-6, "panel: %g .. %g", s.lo, s.hi);
     bl_panel_scale(&s, p, 1, NULL, 0, 0.05, 0);
     CHECK(s.hi < 1.5, "cover_ticks 0 widened the fit to %g", s.hi);
+    float x[3] = {0, 1, 2.3f};
+    bl_panel_line(bl_fig_panel(f, 0), "x", x, y, 3, 0);   /* x 0 .. 2.3: -0.046 .. 2.346, ticks 0 1 2 */
+    bl_panel_scale(&s, p, 0, NULL, 0, 0.02, 4);
+    CHECK(fabs(s.hi - 2.346) < 1e-6, "linear x widened to %g", s.hi);
     bl_panel_limits(p, 'y', 0.3, 1.5);
     bl_panel_scale(&s, p, 1, NULL, 0, 0.05, 10);
     CHECK(s.lo == 0.3 && s.hi == 1.5, "fixed limits changed to %g .. %g", s.lo, s.hi);
