@@ -50,7 +50,8 @@ int bl_legend_best(const bl_panel *p, const bl_scale *xs, const bl_scale *ys, do
  * axis ends at a labelled tick past the data, as gnuplot's extended autoscale: on a log scale
  * data 0.38 .. 1.34 with ticks 0.4 .. 1 becomes 0.2 .. 2 with ticks 0.2 0.5 1 2; on a linear
  * one angles 0 .. 7 fitted as -0.35 .. 7.35 with ticks 0 2 4 6 end at 8. An end a tick already
- * covers keeps its fit (its margin). */
+ * covers keeps its fit (its margin); on a linear scale a tick within 5% of a step of the data's
+ * end covers it. */
 void bl_scale_cover(bl_scale *s, double dlo, double dhi, int max_ticks);
 
 /* A short label for tick value v ("0.25", "200", "1e-05"): decimals from the linear step (step 0:

@@ -180,6 +180,13 @@ BL_TEST(test_log_ticks_cover_data)
     bl_scale_fit(&lin, 0, 7, 0, 0.05);
     bl_scale_cover(&lin, 0, 7, 6);
     CHECK(fabs(lin.lo + 0.35) < 1e-12 && fabs(lin.hi - 8) < 1e-12, "angles: %g .. %g", lin.lo, lin.hi);
+    /* data a hair past a tick (within 5% of a step) count as covered by it: means -0.0403 .. 0.085
+     * (ticks every 0.02) keep the fitted bottom -0.0466 below the tick -0.04, not a tick -0.06;
+     * the top goes on to 0.1 */
+    bl_scale_fit(&lin, -0.0403, 0.085, 0, 0.05);
+    before = lin;
+    bl_scale_cover(&lin, -0.0403, 0.085, 10);
+    CHECK(lin.lo == before.lo && fabs(lin.hi - 0.1) < 1e-12, "means: %g .. %g", lin.lo, lin.hi);
     /* through a panel: a log y axis fitted to the data is covered when asked, a linear x axis
      * and fixed limits never */
     float y[3] = {1.34f, 0.7f, 0.38f};
