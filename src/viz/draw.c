@@ -103,6 +103,14 @@ static void text_vertical(dctx *d, double x, double y, const char *s, uint32_t c
 #define FIT_SHRINK (2.0 / 3)
 #define FIT_MIN_PX 8.0
 
+/* The smallest a text of `size` units may shrink to, in units: FIT_SHRINK of it, not below
+ * FIT_MIN_PX pixels, unless it was smaller than that to begin with. The one limit of every text
+ * that shrinks to fit (titles, labels, notes: fit(); legends: legend_size()). */
+static double least_size(const dctx *d, double size)
+{
+    return fmin(size, fmax(size * FIT_SHRINK, FIT_MIN_PX / d->u));
+}
+
 /* The one rule for every title and label that has a width to fit in (the figure's title, panel
  * titles, axis labels, notes): at its size when it fits; else the font shrinks until it fits,
  * down to FIT_SHRINK of its size and not below FIT_MIN_PX; else, at that smallest size, it is
@@ -115,7 +123,7 @@ static const char *fit(dctx *d, const char *s, double size, int bold, double max
     font(d, size, bold, 0);
     double tw = text_w(d, buf);
     if (tw <= maxw) return buf;
-    double least = fmin(size, fmax(size * FIT_SHRINK, FIT_MIN_PX / d->u)), sz = size;
+    double least = least_size(d, size), sz = size;
     /* widths go with the size, nearly (hinting): aim at the size that fits, then step down */
     if (maxw > 0) sz = fmax(least, size * maxw / tw);
     else sz = least;
@@ -225,90 +233,208 @@ static void panel_title(dctx *d, const bl_panel *p, box b, double y)
 
 /* ---- lines panels ---- */
 
-static void draw_legend(dctx *d, const bl_panel *p, box a, const bl_scale *xs, const bl_scale *ys, bl_axes_box *rec)
+/* A legend: its entries (series with a label, not left out), one a row, or in up to ncol
+ * columns filled one column after the other, as matplotlib's, with as few columns as hold them
+ * in that many rows (4 entries in up to 3 columns: 2 x 2). Its text is LEGEND_SIZE units, and
+ * its box is measured in that font size (em), so that the whole legend shrinks with its text:
+ * padding, the line key and the gap after it, row height and the space between columns. */
+#define LEGEND_SIZE 17
+#define LEG_PAD (10.0 / 17)
+#define LEG_KEY (30.0 / 17)
+#define LEG_GAP (8.0 / 17)
+#define LEG_ROW (26.0 / 17)
+#define LEG_COLSEP 1.0
+/* a legend takes at most LEGEND_ROOM of the plot area's width and height; a larger one shrinks
+ * its text as titles do (least_size: to 2/3, not below 8 px) */
+#define LEGEND_ROOM 0.5
+/* it goes inside the plot area where it covers the least data (matplotlib's loc="best") when
+ * that covers at most LEGEND_COVER of the points and of the samples along the lines; else
+ * outside the plot area, on the right or below (under the x label), whichever leaves the plot
+ * area larger, when the plot keeps at least LEGEND_KEEP of its area; else inside after all */
+#define LEGEND_COVER 0.01
+#define LEGEND_KEEP 0.4
+
+typedef struct {
+    int n, ncol, nrow;
+    double size;   /* font size, units */
+    double em;     /* the font size in page units */
+    double tw;     /* the widest label */
+    double w, h;   /* the box */
+    int where;     /* BL_LEGEND_* */
+    double x, y;   /* the box's top left corner */
+} legend_geom;
+
+static int legend_entry(const bl_series *se)
 {
-    int n = 0;
-    double tw = 0;
-    font(d, 17, 0, 0);
-    for (int s = 0; s < p->nseries; s++) {
-        const bl_series *se = &p->series[s];
-        if ((se->flags & BL_NO_LEGEND) || !se->label[0]) continue;
-        tw = fmax(tw, text_w(d, se->label));
-        n++;
-    }
-    if (!n) return;
-    double u = d->u, rowh = 26 * u, pad = 10 * u, keyw = 30 * u;
-    double bw = pad + keyw + 8 * u + tw + pad, bh = pad + n * rowh + pad - 6 * u;
-    double fx, fy;  /* where the box covers the least data (matplotlib's loc="best") */
-    bl_legend_best(p, xs, ys, bw / a.w, bh / a.h, 10 * u / fmin(a.w, a.h), &fx, &fy);
-    double bx = a.x + fx * a.w, by = a.y + (1 - fy) * a.h - bh;
+    return !(se->flags & BL_NO_LEGEND) && se->label[0];
+}
+
+/* the box of p's legend at `size` units in ncol columns */
+static void legend_measure(dctx *d, const bl_panel *p, double size, int ncol, legend_geom *L)
+{
+    L->n = 0, L->tw = 0;
+    font(d, size, 0, 0);
+    for (int s = 0; s < p->nseries; s++)
+        if (legend_entry(&p->series[s])) L->tw = fmax(L->tw, text_w(d, p->series[s].label)), L->n++;
+    L->size = size, L->em = size * d->u;
+    L->ncol = ncol < 1 ? 1 : ncol > L->n ? L->n : ncol;
+    L->nrow = L->n ? (L->n + L->ncol - 1) / L->ncol : 0;
+    if (L->nrow) L->ncol = (L->n + L->nrow - 1) / L->nrow;
+    double em = L->em, colw = (LEG_KEY + LEG_GAP) * em + L->tw;
+    L->w = 2 * LEG_PAD * em + L->ncol * colw + (L->ncol - 1) * LEG_COLSEP * em;
+    L->h = 2 * LEG_PAD * em + L->nrow * LEG_ROW * em - 6.0 / 17 * em;
+}
+
+/* The legend's size for a plot area aw x ah: LEGEND_SIZE, shrunk (not below least_size) to
+ * take at most LEGEND_ROOM of either side. */
+static void legend_size(dctx *d, const bl_panel *p, double aw, double ah, legend_geom *L)
+{
+    legend_measure(d, p, LEGEND_SIZE, 1, L);
+    if (!L->n) return;
+    double k = fmin(1, fmin(LEGEND_ROOM * aw / L->w, LEGEND_ROOM * ah / L->h));
+    if (k < 1) legend_measure(d, p, fmax(least_size(d, LEGEND_SIZE), LEGEND_SIZE * k), 1, L);
+}
+
+static void draw_legend(dctx *d, const bl_panel *p, const legend_geom *L, bl_axes_box *rec)
+{
+    double u = d->u, em = L->em, bx = L->x, by = L->y;
     if (rec) {
-        rec->legend = BL_LEGEND_INSIDE, rec->lsize = d->fsize;
-        rec->lx0 = bx, rec->ly0 = by, rec->lx1 = bx + bw, rec->ly1 = by + bh;
+        rec->legend = L->where, rec->lsize = em;
+        rec->lx0 = bx, rec->ly0 = by, rec->lx1 = bx + L->w, rec->ly1 = by + L->h;
         to_page(d, &rec->lx0, &rec->ly0), to_page(d, &rec->lx1, &rec->ly1);
     }
-    cairo_rectangle(d->cr, bx, by, bw, bh);
+    cairo_rectangle(d->cr, bx, by, L->w, L->h);
     set_rgb(d->cr, 0xffffff, 0.9);
     cairo_fill_preserve(d->cr);
     set_rgb(d->cr, 0xcccccc, 1);
     cairo_set_line_width(d->cr, 1 * u);
     cairo_stroke(d->cr);
+    font(d, L->size, 0, 0);
+    double colw = (LEG_KEY + LEG_GAP) * em + L->tw + LEG_COLSEP * em, scale = L->size / LEGEND_SIZE;
     int k = 0;
     for (int s = 0; s < p->nseries; s++) {
         const bl_series *se = &p->series[s];
-        if ((se->flags & BL_NO_LEGEND) || !se->label[0]) continue;
-        double cy = by + pad + (k + 0.5) * rowh - 3 * u, kx = bx + pad;
-        uint32_t col = bl_palette(se->color);
-        if (!(se->flags & BL_NO_LINE)) line(d, kx, cy, kx + keyw, cy, col, 2.5);
+        if (!legend_entry(se)) continue;
+        int row = k % L->nrow, col = k / L->nrow;
+        double cy = by + LEG_PAD * em + (row + 0.5) * LEG_ROW * em - 3.0 / 17 * em;
+        double kx = bx + LEG_PAD * em + col * colw, keyw = LEG_KEY * em;
+        uint32_t c = bl_palette(se->color);
+        if (!(se->flags & BL_NO_LINE)) line(d, kx, cy, kx + keyw, cy, c, 2.5 * scale);
         if (se->flags & BL_MARKERS) {
-            cairo_arc(d->cr, kx + keyw / 2, cy, 5 * u, 0, 2 * M_PI);
-            set_rgb(d->cr, col, 1);
+            cairo_arc(d->cr, kx + keyw / 2, cy, 5 * u * scale, 0, 2 * M_PI);
+            set_rgb(d->cr, c, 1);
             cairo_fill_preserve(d->cr);
             set_rgb(d->cr, 0xffffff, 1);
-            cairo_set_line_width(d->cr, 1.2 * u);
+            cairo_set_line_width(d->cr, 1.2 * u * scale);
             cairo_stroke(d->cr);
         }
         d->role = BL_TEXT_LEGEND;
-        text(d, kx + keyw + 8 * u, cy, se->label, 0, C_TEXT);
+        text(d, kx + keyw + LEG_GAP * em, cy, se->label, 0, C_TEXT);
         k++;
+    }
+}
+
+/* Where the parts of a lines panel go in box b: the plot area a, the axes' scales and the y
+ * tick labels; right and below: room kept free for a legend outside the plot area. */
+typedef struct {
+    box a;
+    bl_scale xs, ys;
+    char xlab[256], ylab[256];
+    int nyt, xmax_ticks;
+    double yt[MAX_TICKS], ystep;
+    char yl[MAX_TICKS][24];
+} lines_geom;
+
+static void lines_place(dctx *d, const bl_panel *p, box b, const bl_range *sx, const bl_range *sy, double right,
+                        double below, lines_geom *g)
+{
+    double u = d->u;
+    g->ylab[0] = g->xlab[0] = '\0';
+    if (p->ylabel || p->logy)
+        snprintf(g->ylab, sizeof g->ylab, "%s%s", p->ylabel ? p->ylabel : "y", p->logy ? " (log scale)" : "");
+    if (p->xlabel || p->logx)
+        snprintf(g->xlab, sizeof g->xlab, "%s%s", p->xlabel ? p->xlabel : "x", p->logx ? " (log scale)" : "");
+    double top = b.y + (p->title ? 40 * u : 10 * u), bottom = b.y + b.h - 34 * u - (g->xlab[0] ? 32 * u : 0) - below;
+    /* a y tick every 70 units or so; the y axis reaches to ticks past its data */
+    int ymax_ticks = (int)fmax(3, (bottom - top) / (70 * u));
+    bl_panel_scale(&g->ys, p, 1, sy, 0, 0.05, ymax_ticks);
+    g->nyt = bl_scale_ticks(&g->ys, ymax_ticks, g->yt, MAX_TICKS, &g->ystep);
+    font(d, 16, 0, 0);
+    double tickw = 0;
+    for (int i = 0; i < g->nyt; i++) tickw = fmax(tickw, text_w(d, bl_tick_label(g->yt[i], g->ystep, g->yl[i], 24)));
+    double left = b.x + (g->ylab[0] ? 34 * u : 4 * u) + tickw + 12 * u, rx = b.x + b.w - 12 * u - right;
+    g->a = (box){left, top, fmax(0, rx - left), fmax(0, bottom - top), left, fmax(left, rx)};
+    /* an x tick every 130 units or so; a log x axis, too, reaches to ticks past its data */
+    g->xmax_ticks = (int)fmax(2, g->a.w / (130 * u));
+    bl_panel_scale(&g->xs, p, 0, sx, 0, 0.02, g->xmax_ticks);
+}
+
+/* Lay out panel p with its legend: the legend's size and place (L->where BL_LEGEND_NONE when
+ * it has no entries) and the panel's parts around it (g). */
+static void lines_layout(dctx *d, const bl_panel *p, box b, const bl_range *sx, const bl_range *sy, lines_geom *g,
+                         legend_geom *L)
+{
+    double u = d->u;
+    lines_place(d, p, b, sx, sy, 0, 0, g);
+    box a = g->a;
+    legend_size(d, p, a.w, a.h, L);
+    L->where = BL_LEGEND_NONE;
+    if (!L->n || a.w <= 0 || a.h <= 0) return;
+    /* inside, where it covers the least (matplotlib's loc="best") */
+    double fx, fy, m = LEG_PAD * L->em;
+    bl_legend_cover c;
+    bl_legend_place(p, &g->xs, &g->ys, L->w / a.w, L->h / a.h, m / fmin(a.w, a.h), &fx, &fy, &c);
+    L->where = BL_LEGEND_INSIDE, L->x = a.x + fx * a.w, L->y = a.y + (1 - fy) * a.h - L->h;
+    if (c.samples <= LEGEND_COVER * c.total && c.points <= LEGEND_COVER * c.npoints) return;
+    /* outside: on the right, one column beside the plot area's top; or below, under the x label,
+     * in as many columns as the panel's width holds */
+    lines_geom gr, gb;
+    legend_geom Lb;
+    double gap = 12 * u;
+    lines_place(d, p, b, sx, sy, L->w + gap, 0, &gr);
+    int ncol = L->n;
+    for (; ncol > 1; ncol--) {
+        legend_measure(d, p, L->size, ncol, &Lb);
+        if (Lb.w <= b.w) break;
+    }
+    legend_measure(d, p, L->size, ncol, &Lb);
+    lines_place(d, p, b, sx, sy, 0, Lb.h + gap / 2, &gb);
+    double full = a.w * a.h, ar = L->h <= gr.a.h ? gr.a.w * gr.a.h : 0, ab = Lb.w <= b.w ? gb.a.w * gb.a.h : 0;
+    if (fmax(ar, ab) < LEGEND_KEEP * full) return;   /* no room outside: inside after all */
+    if (ar >= ab) {
+        *g = gr;
+        L->where = BL_LEGEND_RIGHT, L->x = g->a.x + g->a.w + gap, L->y = g->a.y;
+    } else {
+        *g = gb;
+        Lb.where = BL_LEGEND_BELOW;
+        Lb.x = fmin(fmax(g->a.x + g->a.w / 2 - Lb.w / 2, b.x), b.x + b.w - Lb.w);
+        Lb.y = b.y + b.h - Lb.h;
+        *L = Lb;
     }
 }
 
 static void draw_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, const bl_range *sy)
 {
     double u = d->u;
-    char ylab[256] = "", xlab[256] = "";
-    if (p->ylabel || p->logy) snprintf(ylab, sizeof ylab, "%s%s", p->ylabel ? p->ylabel : "y", p->logy ? " (log scale)" : "");
-    if (p->xlabel || p->logx) snprintf(xlab, sizeof xlab, "%s%s", p->xlabel ? p->xlabel : "x", p->logx ? " (log scale)" : "");
-    double top = b.y + (p->title ? 40 * u : 10 * u), bottom = b.y + b.h - 34 * u - (xlab[0] ? 32 * u : 0);
-    /* a y tick every 70 units or so; a log y axis reaches to ticks past its data */
-    int ymax_ticks = (int)fmax(3, (bottom - top) / (70 * u));
-    bl_scale xs, ys;
-    bl_panel_scale(&ys, p, 1, sy, 0, 0.05, ymax_ticks);
-    double yt[MAX_TICKS], xt[MAX_TICKS], ystep, xstep;
-    int nyt = bl_scale_ticks(&ys, ymax_ticks, yt, MAX_TICKS, &ystep);
-    char yl[MAX_TICKS][24];
-    font(d, 16, 0, 0);
-    double tickw = 0;
-    for (int i = 0; i < nyt; i++) tickw = fmax(tickw, text_w(d, bl_tick_label(yt[i], ystep, yl[i], 24)));
-    double left = b.x + (ylab[0] ? 34 * u : 4 * u) + tickw + 12 * u, right = b.x + b.w - 12 * u;
-    box a = {left, top, right - left, bottom - top, left, right};
-    /* an x tick every 130 units or so; a log x axis, too, reaches to ticks past its data */
-    int xmax_ticks = (int)fmax(2, a.w / (130 * u));
-    bl_panel_scale(&xs, p, 0, sx, 0, 0.02, xmax_ticks);
+    lines_geom g;
+    legend_geom L;
+    lines_layout(d, p, b, sx, sy, &g, &L);
+    box a = g.a;
+    const bl_scale xs = g.xs, ys = g.ys;
     bl_axes_box *rec = record_axes(d, b, a, &xs, &ys);
     panel_title(d, p, b, b.y + 16 * u);
     /* grid and tick labels */
     font(d, 16, 0, 0);
     d->role = BL_TEXT_TICK;
-    for (int i = 0; i < nyt; i++) {
-        double yy = a.y + a.h * (1 - bl_scale_pos(&ys, yt[i]));
+    for (int i = 0; i < g.nyt; i++) {
+        double yy = a.y + a.h * (1 - bl_scale_pos(&ys, g.yt[i]));
         if (yy < a.y - 0.5 || yy > a.y + a.h + 0.5) continue;
         line(d, a.x, yy, a.x + a.w, yy, C_GRID, 1);
         line(d, a.x - 5 * u, yy, a.x, yy, C_SPINE, 1.2);
-        text(d, a.x - 9 * u, yy, yl[i], 1, C_TICK);
+        text(d, a.x - 9 * u, yy, g.yl[i], 1, C_TICK);
     }
-    int nxt = bl_scale_ticks(&xs, xmax_ticks, xt, MAX_TICKS, &xstep);
+    double xt[MAX_TICKS], xstep;
+    int nxt = bl_scale_ticks(&xs, g.xmax_ticks, xt, MAX_TICKS, &xstep);
     for (int i = 0; i < nxt; i++) {
         double xx = a.x + a.w * bl_scale_pos(&xs, xt[i]);
         if (xx < a.x - 0.5 || xx > a.x + a.w + 0.5) continue;
@@ -321,8 +447,8 @@ static void draw_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, co
     line(d, a.x, a.y, a.x, a.y + a.h, C_SPINE, 1.2);
     line(d, a.x, a.y + a.h, a.x + a.w, a.y + a.h, C_SPINE, 1.2);
     d->role = BL_TEXT_AXIS_LABEL;
-    if (xlab[0]) text_fit(d, a.x + a.w / 2, a.y + a.h + 50 * u, xlab, 18, 0, room_at(b, a.x + a.w / 2), C_TEXT, 0);
-    if (ylab[0]) text_fit(d, b.x + 14 * u, a.y + a.h / 2, ylab, 18, 0, a.h, C_TEXT, 1);
+    if (g.xlab[0]) text_fit(d, a.x + a.w / 2, a.y + a.h + 50 * u, g.xlab, 18, 0, room_at(b, a.x + a.w / 2), C_TEXT, 0);
+    if (g.ylab[0]) text_fit(d, b.x + 14 * u, a.y + a.h / 2, g.ylab, 18, 0, a.h, C_TEXT, 1);
 
     /* series, clipped to the plot area */
     cairo_save(d->cr);
@@ -369,7 +495,7 @@ static void draw_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, co
             }
     }
     cairo_restore(d->cr);
-    draw_legend(d, p, a, &xs, &ys, rec);
+    if (L.where != BL_LEGEND_NONE) draw_legend(d, p, &L, rec);
 }
 
 /* ---- heatmaps ---- */

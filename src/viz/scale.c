@@ -258,13 +258,13 @@ int bl_index_ticks(int n, int max_ticks, double *t, int cap, double *step)
     return m;
 }
 
-int bl_legend_best(const bl_panel *p, const bl_scale *xs, const bl_scale *ys, double w, double h, double m,
-                   double *x0, double *y0)
+int bl_legend_place(const bl_panel *p, const bl_scale *xs, const bl_scale *ys, double w, double h, double m,
+                    double *x0, double *y0, bl_legend_cover *cover)
 {
     /* column (0 left, 1 centre, 2 right) and row (0 lower, 1 centre, 2 upper) of each candidate */
     static const int spot[9][2] = { {2, 2}, {0, 2}, {0, 0}, {2, 0}, {2, 1}, {0, 1}, {1, 0}, {1, 2}, {1, 1} };
     double bx[9], by[9];
-    long bad[9] = {0};
+    long bad[9] = {0}, badpt[9] = {0}, total = 0, points = 0;
     for (int k = 0; k < 9; k++) {
         bx[k] = spot[k][0] == 0 ? m : spot[k][0] == 2 ? 1 - m - w : 0.5 - w / 2;
         by[k] = spot[k][1] == 0 ? m : spot[k][1] == 2 ? 1 - m - h : 0.5 - h / 2;
@@ -283,8 +283,13 @@ int bl_legend_best(const bl_panel *p, const bl_scale *xs, const bl_scale *ys, do
             for (int j = 1; j <= steps; j++) {
                 double f = (double)j / steps, x = lx + (tx - lx) * f, y = ly + (ty - ly) * f;
                 if (steps == 1) x = tx, y = ty;
-                for (int k = 0; k < 9; k++) bad[k] += x >= bx[k] && x <= bx[k] + w && y >= by[k] && y <= by[k] + h;
+                for (int k = 0; k < 9; k++) {
+                    int in = x >= bx[k] && x <= bx[k] + w && y >= by[k] && y <= by[k] + h;
+                    bad[k] += in;
+                    badpt[k] += in && j == steps;   /* the point itself */
+                }
             }
+            total += steps, points++;
             lx = tx, ly = ty, have = 1;
         }
     }
@@ -292,5 +297,12 @@ int bl_legend_best(const bl_panel *p, const bl_scale *xs, const bl_scale *ys, do
     for (int k = 1; k < 9; k++)
         if (bad[k] < bad[best]) best = k;
     *x0 = bx[best], *y0 = by[best];
+    if (cover) cover->samples = bad[best], cover->points = badpt[best], cover->total = total, cover->npoints = points;
     return best;
+}
+
+int bl_legend_best(const bl_panel *p, const bl_scale *xs, const bl_scale *ys, double w, double h, double m,
+                   double *x0, double *y0)
+{
+    return bl_legend_place(p, xs, ys, w, h, m, x0, y0, NULL);
 }

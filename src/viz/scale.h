@@ -42,6 +42,17 @@ int bl_index_ticks(int n, int max_ticks, double *ticks, int cap, double *step);
 int bl_legend_best(const bl_panel *p, const bl_scale *xs, const bl_scale *ys, double w, double h, double m,
                    double *x0, double *y0);
 
+/* What a legend box covers: data points and samples along the drawn lines (the points, and 8
+ * a segment) under it, and of all of them. */
+typedef struct {
+    long samples, points;  /* under the box */
+    long total, npoints;   /* in all */
+} bl_legend_cover;
+
+/* bl_legend_best, and what the box covers there (cover may be NULL). */
+int bl_legend_place(const bl_panel *p, const bl_scale *xs, const bl_scale *ys, double w, double h, double m,
+                    double *x0, double *y0, bl_legend_cover *cover);
+
 /* Widen a scale until its ticks cover the data [dlo, dhi] (dlo <= dhi, inside the scale; > 0 on
  * a log scale): when bl_scale_ticks(s, max_ticks) leaves no tick at or above dhi, hi becomes the
  * next tick value above dhi of the ticks in use (m x 10^k for their mantissas 1..9, 1 2 5 or 1,

@@ -717,7 +717,9 @@ BL_TEST(csv_other_pictures_are_tidy)
 /* Every kind of picture at 300, 400 and 800 wide (the height from the default 16:9 shape), the
  * default size, 300 high alone and a square, as .png and .svg: the titles, panel titles and
  * axis labels stay inside the page and clear of each other, and the panels' texts apart
- * (layout_check.h); the size asked for is the size of the file. */
+ * (layout_check.h); the size asked for is the size of the file. At 400 and 800 wide and the
+ * default size, every legend lies in its panel, at least at the smallest legend font, over at
+ * most 2% of its panel's points. */
 BL_TEST(picture_layout_every_kind)
 {
     bl_session *s = session();
@@ -756,7 +758,11 @@ BL_TEST(picture_layout_every_kind)
                 if (rc) continue;
                 int bad = layout_problems(&lay, why, sizeof why);
                 CHECK(bad == 0, "%s: %d problems: %s", stmt, bad, why);
-
+                /* from 400 wide a legend has room: in its panel, readable, over at most 2% of the points */
+                if (sizes[i].w >= 400 && sizes[i].w * 9 == sizes[i].h * 16) {
+                    bad = layout_legend_problems(&lay, 0.02, why, sizeof why);
+                    CHECK(bad == 0, "%s: %d legend problems: %s", stmt, bad, why);
+                }
                 CHECK(lay.w == sizes[i].w && lay.h == sizes[i].h, "%s: drawn %g x %g, want %u x %u", stmt, lay.w, lay.h,
                       sizes[i].w, sizes[i].h);
                 uint32_t w = 0, h = 0;
@@ -789,6 +795,35 @@ BL_TEST(rope_table_angle_axis_ends_at_100)
               layout_count(&lay, BL_TEXT_TICK, 2, "1e-5") == 0,
           "the angle axis runs past the data: ticks 1000 %d, 1e4 %d, 1e-5 %d", layout_count(&lay, BL_TEXT_TICK, 2, "1000"),
           layout_count(&lay, BL_TEXT_TICK, 2, "1e4"), layout_count(&lay, BL_TEXT_TICK, 2, "1e-5"));
+    session_free(s);
+}
+
+/* The legends of the panels that had fixed limits to leave them room (rope table's angle
+ * panels, qk growth's two) at 400 and 800 wide and the default size: drawn, in their panels, at
+ * least the smallest legend font, over at most 2% of the points (at 400 the 1-D angle panel's
+ * legend covered most of its lines; at 800 the start of two). */
+BL_TEST(legends_of_rope_and_qk_cover_few_points)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    const char *cmds[] = { "rope table", "rope table grid=8", "qk growth" };
+    const int widths[] = { 400, 800, 1600 };
+    char cmd[256], why[1024];
+    for (int c = 0; c < 3; c++)
+        for (int k = 0; k < 3; k++) {
+            snprintf(cmd, sizeof cmd, "%s width=%d > %s", cmds[c], widths[k], tmp("leg.png"));
+            bl_draw_trace(&lay);
+            int rc = run_in(s, cmd);
+            bl_draw_trace(NULL);
+            CHECK(rc == 0, "%s: %s", cmd, errbuf);
+            for (int panel = c == 2 ? 0 : 2; panel < (c == 2 ? 2 : 3); panel++) {
+                const bl_axes_box *r = layout_axes(&lay, panel);
+                CHECK(r && r->legend != BL_LEGEND_NONE, "%s: panel %d has no legend", cmd, panel);
+                if (r) CHECK(r->npt > 0, "%s: panel %d: no points drawn", cmd, panel);
+            }
+            int bad = layout_legend_problems(&lay, 0.02, why, sizeof why);
+            CHECK(bad == 0, "%s: %d legend problems: %s", cmd, bad, why);
+        }
     session_free(s);
 }
 
@@ -855,6 +890,7 @@ int main(void)
     RUN(plot_loss_of_two_runs);
     RUN(picture_layout_every_kind);
     RUN(rope_table_angle_axis_ends_at_100);
+    RUN(legends_of_rope_and_qk_cover_few_points);
     RUN(qk_and_rope_grid_axes_end_at_first_tick_past_data);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
