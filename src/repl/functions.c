@@ -691,7 +691,9 @@ const bl_function bl_functions[] = {
       "RMSNorm over the last dimension: x / sqrt(mean(x^2) + eps) * w (Zhang & Sennrich 2019).\n"
       "No mean subtraction: each token comes out with rms 1 but keeps the sign of its mean.", f_norm },
     { "gelu", "gelu(x)", "GELU, exact erf form: 0.5 x (1 + erf(x / sqrt 2)).", f_act },
-    { "silu", "silu(x)", "SiLU: x * sigmoid(x); silu(1) = 0.7311, silu(-1) = -0.2689.", f_act },
+    { "silu", "silu(x)", "SiLU: x * sigmoid(x); silu(1) = 0.7311, silu(-1) = -0.2689.\n"
+      "At the ends it gives F.silu's values: silu(-1e30) = -0, silu(-inf) = nan (-inf * 0),\n"
+      "silu(inf) = inf.", f_act },
     { "swiglu", "swiglu(a, b)",
       "The SwiGLU gate silu(a) * b (Shazeer 2020). The SwiGLU FFN is\n"
       "linear(swiglu(linear(x, w1), linear(x, w2)), w3).", f_swiglu },
