@@ -9,6 +9,7 @@
 #include "repl/models.h"
 #include "repl/train.h"
 #include "core/error.h"
+#include "core/fmt.h"
 #include "core/ops.h"
 #include "core/tensor_math.h"
 #include "nn/nn.h"
@@ -83,12 +84,13 @@ static int int_of(bl_callargs *a, bl_value *v, bl_pos pos, const char *what, lon
 {
     double d = 0;
     if (num_of(a, v, pos, what, &d) < 0) return -1;
+    char num[40];   /* as the user wrote it, readably: 1e+30, 2147483648, 2.5, nan */
     if (d != floor(d)) {
-        bl_fail("%s: %s must be a whole number, got %g", a->fname, what, d);
+        bl_fail("%s: %s must be a whole number, got %s", a->fname, what, bl_fmt_g(d, num, sizeof num));
         return bl_session_errat(a->s, pos);
     }
     if (d < lo || d > hi) {
-        bl_fail("%s: %s must be in [%ld, %ld], got %.0f", a->fname, what, lo, hi, d);
+        bl_fail("%s: %s must be in [%ld, %ld], got %s", a->fname, what, lo, hi, bl_fmt_g(d, num, sizeof num));
         return bl_session_errat(a->s, pos);
     }
     *x = (long)d;

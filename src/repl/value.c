@@ -1,5 +1,6 @@
 /* value.c - values of the blocklab language: construction, sharing, printing (see value.h). */
 #include "repl/value.h"
+#include "core/fmt.h"
 #include "core/error.h"
 #include <ctype.h>
 #include <math.h>
@@ -458,7 +459,7 @@ int bl_table_addf(bl_table *t, const char *fmt, ...)
     char line[2048];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    bl_vsnprintf(line, sizeof line, fmt, ap);   /* a NaN cell "nan", never "-nan" */
     va_end(ap);
     const char *cells[64];
     int n = 0;

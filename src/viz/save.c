@@ -1,6 +1,7 @@
 /* save.c - bl_fig_save: PNG (cairo + libpng with tEXt chunks), SVG, CSV, JSON and TXT files,
  * written atomically (temporary file in the same directory, then rename). See plot.h. */
 #include "viz/plot.h"
+#include "core/fmt.h"
 #include "viz/draw.h"
 #include "viz/color.h"
 #include "core/error.h"
@@ -146,7 +147,7 @@ static void data_csv(const bl_fig_data *d, FILE *fp)
         for (int c = 0; c < d->ncols; c++) {
             if (c) fputc(',', fp);
             if (d->types[c] == 's') csv_str(fp, d->strs[(int)row[c]]);
-            else if (d->types[c] == 'i') fprintf(fp, "%.0f", row[c]);
+            else if (d->types[c] == 'i') bl_fprintf(fp, "%.0f", row[c]);
             else csv_num(fp, row[c]);
         }
         fputc('\n', fp);

@@ -594,6 +594,58 @@ BL_TEST(functions_match_formulas)
     CHECK(strstr(errbuf, "t:1:1: layernorm") != NULL, "%s", errbuf);
 }
 
+/* NaN is "nan" in messages and files (glibc printf wrote the NaN of 0/0, whose sign bit is set,
+ * as "-nan", which pandas does not read as a number), infinities "inf" and "-inf"; sizes and
+ * indices the user gave appear as the shortest text that reads back ("%.0f" wrote 1e30 as
+ * 1000000000000000019884624838656, "%g" 1234567.5 as 1.23457e+06). */
+BL_TEST(nan_and_big_numbers_print_readably)
+{
+    static const struct { const char *src, *err; } msgs[] = {
+        { "randn(2, std=0/0)", "t:1:15: randn: std must be >= 0, got nan\n" },
+        { "randn(0/0)", "t:1:8: randn: a size must be a whole number, got nan\n" },
+        { "randn(1e30)", "t:1:7: randn: a size must be in [1, 2147483647], got 1e+30\n" },
+        { "ones(2147483648)", "t:1:6: ones: a size must be in [1, 2147483647], got 2147483648\n" },
+        { "zeros(1234567.5)", "t:1:7: zeros: a size must be a whole number, got 1234567.5\n" },
+        { "ones(3)[1e30]", "t:1:9: index: 1e+30 is out of range for dimension 0 of size 3\n" },
+        { "dit(lr=0/0)", "t:1:5: dit: lr: expected a number, got 'nan'\n" },
+    };
+    for (size_t i = 0; i < sizeof msgs / sizeof *msgs; i++) {
+        CHECK(run(msgs[i].src) < 0, "%s: no error", msgs[i].src);
+        CHECK(!strcmp(errbuf, msgs[i].err), "%s:\n  got  %s  want %s", msgs[i].src, errbuf, msgs[i].err);
+    }
+    char dir[] = "/tmp/bl-test-nan.XXXXXX";
+    if (!mkdtemp(dir)) SKIP("no temporary folder");
+    char cmd[1024], path[300];
+    snprintf(cmd, sizeof cmd, "n = 0/0; i = 1/0\n"
+                              "tensor([i, -i, n]) > %s/v.csv\n"
+                              "tensor([[i, -i, n]]) > %s/m.csv\n"
+                              "table(a=tensor([n, 1, -i])) > %s/t.csv\n"
+                              "table(a=tensor([n, 1, -i])) > %s/t.md\n"
+                              "table(a=tensor([n, 1, -i])) > %s/t.json\n"
+                              "print(n, tensor([n, -i]), [n])", dir, dir, dir, dir, dir);
+    CHECK(run(cmd) == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "nan tensor([nan, -inf], shape=[2], dtype=float32) [nan]\n"), "%s", outbuf);
+    static const char *files[][2] = {
+        { "v.csv", "inf\n-inf\nnan\n" },
+        { "m.csv", "inf,-inf,nan\n" },
+        { "t.csv", "a\nnan\n1\n-inf\n" },
+        { "t.md", "| a |\n| ---: |\n| nan |\n| 1 |\n| -inf |\n" },
+        { "t.json", "[\n  {\"a\": null},\n  {\"a\": 1},\n  {\"a\": null}\n]\n" },
+    };
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
+        FILE *f = fopen(path, "r");
+        char buf[512] = "";
+        if (f) {
+            buf[fread(buf, 1, sizeof buf - 1, f)] = '\0';
+            fclose(f);
+        }
+        CHECK(!strcmp(buf, files[i][1]), "%s:\n%s", files[i][0], buf);
+        unlink(path);
+    }
+    CHECK(rmdir(dir) == 0, "a file was left in %s", dir);
+}
+
 BL_TEST(completion)
 {
     bl_session *s = bl_session_new(0);
@@ -1275,6 +1327,7 @@ int main(void)
     RUN(print_shows_values_as_the_prompt_does);
     RUN(losses_print_with_4_decimals);
     RUN(functions_match_formulas);
+    RUN(nan_and_big_numbers_print_readably);
     RUN(completion);
     RUN(writers);
     RUN(writers_json_list);
