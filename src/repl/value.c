@@ -209,7 +209,7 @@ static void fmt_elem(const tp *p, float x, char *buf, size_t n)
 {
     if (isnan(x)) snprintf(buf, n, "nan");
     else if (isinf(x)) snprintf(buf, n, x > 0 ? "inf" : "-inf");
-    else if (p->mode == 0) snprintf(buf, n, "%.0f.", x == 0 ? 0.0f : x);
+    else if (p->mode == 0) snprintf(buf, n, "%.0f.", (double)x);   /* -0 as "-0.", as PyTorch */
     else if (p->mode == 1) snprintf(buf, n, "%.*f", p->prec, (double)x);
     else snprintf(buf, n, "%.*e", p->prec, (double)x);
 }

@@ -646,6 +646,27 @@ BL_TEST(nan_and_big_numbers_print_readably)
     CHECK(rmdir(dir) == 0, "a file was left in %s", dir);
 }
 
+/* round follows torch.round(x, decimals=): halves to even, -0 kept, a tensor in float32 and a
+ * number as a float64 tensor. The expected values are torch 1.13's (torch.round on the same
+ * inputs); round(2.5) was 3 and round(-0.5) -1 (C's round, halves away from zero). */
+BL_TEST(round_halves_to_even)
+{
+    CHECK(run("print(round(2.5), round(3.5), round(-2.5), 1 / round(-0.5), round(0.125, 2), round(0.35, 1), "
+              "round(2.675, digits=2), round(1250, -2), round(1350, -2), round(1e30, 3))") == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "2 4 -2 -inf 0.12 0.4 2.68 1200 1400 1e+30\n"), "%s", outbuf);
+    CHECK(run("round(tensor([2.5, -0.5, 0.5, 1.5, -2.5]))\n"
+              "x = tensor([0.35, 0.25, 0.15, -0.45, 2.675]); round(x, 1); round(x, digits=2)\n"
+              "round(tensor([1250, 1350, -150]), -2)") == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "tensor([ 2., -0.,  0.,  2., -2.], shape=[5], dtype=float32)\n"
+                          "tensor([ 0.4000,  0.2000,  0.2000, -0.4000,  2.7000], shape=[5], dtype=float32)\n"
+                          "tensor([ 0.3500,  0.2500,  0.1500, -0.4500,  2.6800], shape=[5], dtype=float32)\n"
+                          "tensor([1200., 1400., -200.], shape=[3], dtype=float32)\n"), "%s", outbuf);
+    /* where x * 10^digits overflows float32, x (torch gives inf) */
+    CHECK(run("x = tensor([3e38, -3e38]); max(abs(round(x, 1) - x)) == 0") == 0 && !strcmp(outbuf, "true\n"),
+          "%s%s", outbuf, errbuf);
+    CHECK(run("round(1, 10)") < 0 && strstr(errbuf, "round: argument 2 must be in [-9, 9], got 10"), "%s", errbuf);
+}
+
 BL_TEST(completion)
 {
     bl_session *s = bl_session_new(0);
@@ -1328,6 +1349,7 @@ int main(void)
     RUN(losses_print_with_4_decimals);
     RUN(functions_match_formulas);
     RUN(nan_and_big_numbers_print_readably);
+    RUN(round_halves_to_even);
     RUN(completion);
     RUN(writers);
     RUN(writers_json_list);
