@@ -578,6 +578,10 @@ BL_TEST(functions_match_formulas)
     /* DESIGN.md section 2: rmsnorm([3, 4]) = [0.8485, 1.1314], silu(1) = 0.7311 */
     CHECK(run("print(round(rmsnorm(tensor([3, 4])), 4), round(silu(1), 4), round(silu(-1), 4))") == 0, "%s", errbuf);
     CHECK(!strcmp(outbuf, "tensor([0.8485, 1.1314], shape=[2], dtype=float32) 0.7311 -0.2689\n"), "%s", outbuf);
+    /* silu at the ends of float32 as torch.nn.functional.silu prints it (it gave
+     * -6.0546e-09 and -inf for the first two) */
+    CHECK(run("silu(tensor([-1e30, -1/0, 1/0, -0.0, -3e38]))") == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "tensor([-0., nan, inf, -0., -0.], shape=[5], dtype=float32)\n"), "%s", outbuf);
     CHECK(run("swiglu_hidden(128); swiglu_hidden(128, 4, multiple_of=32)") == 0, "%s", errbuf);
     CHECK(!strcmp(outbuf, "341\n352\n"), "%s", outbuf);
     CHECK(run("x = tensor([[1, 2, 3]]); mean(x); var(x); std(x, dim=1); sum(x, dim=0); softmax(tensor([0, 0]))") == 0, "%s", errbuf);
