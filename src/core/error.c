@@ -1,5 +1,6 @@
 /* error.c - the thread-local current error message (see error.h). */
 #include "core/error.h"
+#include "core/fmt.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,7 +11,7 @@ int bl_fail(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(bl_errbuf, sizeof bl_errbuf, fmt, ap);
+    bl_vsnprintf(bl_errbuf, sizeof bl_errbuf, fmt, ap);
     va_end(ap);
     return -1;
 }
@@ -24,7 +25,7 @@ void bl_error_prefix(const char *fmt, ...)
     char pre[512], old[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(pre, sizeof pre, fmt, ap);
+    bl_vsnprintf(pre, sizeof pre, fmt, ap);
     va_end(ap);
     memcpy(old, bl_errbuf, sizeof old);
     size_t n = strlen(pre);

@@ -11,7 +11,8 @@
 #ifndef BL_ERROR_H
 #define BL_ERROR_H
 
-/* Record a printf-style message as the current error. Returns -1 so that `return bl_fail(...)`
+/* Record a printf-style message as the current error (formatted by bl_vsnprintf of
+ * core/fmt.h: a NaN reads "nan", never "-nan"). Returns -1 so that `return bl_fail(...)`
  * works in int functions; pointer functions use `bl_fail(...); return NULL;` or BL_FAILP. */
 int bl_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

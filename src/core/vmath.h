@@ -6,10 +6,15 @@
  * the quiet comparisons __builtin_isless/isgreater: GCC will not if-convert a trapping `<` under
  * the default -ftrapping-math, and the loop would then stay scalar):
  *
- *   bl_vexpf  Cephes expf: x = n ln2 + r (Cody-Waite, two-part ln2), degree-6 polynomial in r,
- *             times 2^n built in the exponent bits. Max relative error 8e-8 (1 ulp) on
- *             [-87, 88]. Inputs are clamped to [-87.3, 88]: exp(-inf) gives 1.2e-38 instead of
- *             0 and exp(x > 88) gives 1.65e38 instead of inf; NaN stays NaN.
+ *   bl_vexpf  Cephes expf: x = n ln2 + r (Cody-Waite, two-part ln2), degree-6 polynomial p in
+ *             r, then 2p times 2^(n-1) built in the exponent bits (2^n itself cannot hold
+ *             n = 128). Max relative error 8e-8 (1 ulp) on [-86.9, 88.7]. The ends are IEEE's,
+ *             as libm's and PyTorch's expf: above ln(FLT_MAX) = 88.72 the product overflows to
+ *             inf (exp(inf) = inf); below -86.99 (results under 1.7e-38) the exponent bits
+ *             are 0 and the result is +0 (exp(-inf) = 0), so no subnormal is ever made (each
+ *             costs a microcode assist); NaN stays NaN. SiLU as x / (1 + exp(-x)) then gives
+ *             F.silu's values at the ends too: -0 at x = -1e30, NaN at -inf (the clamp at 88
+ *             this had gave -6e-9 and -inf, and exp(-inf) was 1.2e-38). Costs one add.
  *   bl_verff  |x| <= 0.9277: the Taylor series of erf to x^21 (A&S 7.1.5, truncation < 3e-9);
  *             above: 1 - exp(p(|x|)) with the degree-7 minimax p of N. Juffa's erff
  *             ("fast, accurate erff", max error 1 ulp in that range). Max absolute error
@@ -42,9 +47,10 @@
 
 static inline BL_VMATH_INLINE float bl_vexpf(float x)
 {
-    /* clamp by two selects on the original x (GCC will not if-convert a compare of a select) */
-    float lo = __builtin_isless(x, -87.3f) ? -87.3f : x;
-    float hi = __builtin_isgreater(x, 88.0f) ? 88.0f : x;
+    /* clamp to [-87.5, 89.5] (n in [-126, 129]) by two selects on the original x (GCC will not
+     * if-convert a compare of a select) */
+    float lo = __builtin_isless(x, -87.5f) ? -87.5f : x;
+    float hi = __builtin_isgreater(x, 89.5f) ? 89.5f : x;
     x = __builtin_isless(x, 0.0f) ? lo : hi;
     /* n = round(x / ln2) by the 1.5 * 2^23 trick (no rintf call); a NaN x stays NaN through r */
     float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
@@ -57,10 +63,12 @@ static inline BL_VMATH_INLINE float bl_vexpf(float x)
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
     p = p * r * r + r + 1.0f;
-    uint32_t bits = (uint32_t)((int32_t)n + 127) << 23;
+    /* 2^(n-1): n = -126 gives exponent bits 0, s = +0; n = 129 gives 255, s = +inf; for
+     * n = 128 (x in (88.03, 89.07)) 2p 2^127 overflows exactly where e^x does */
+    uint32_t bits = (uint32_t)((int32_t)n + 126) << 23;
     float s;
     memcpy(&s, &bits, sizeof s);
-    return p * s;
+    return (p + p) * s;
 }
 
 static inline BL_VMATH_INLINE float bl_verff(float a)

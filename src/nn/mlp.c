@@ -15,7 +15,9 @@
 
 /* The gate on n elements, compiled for AVX-512 / AVX2 too (bl_vexpf: vectorised expf):
  *   y = silu(a) b,  silu(a) = a sig(a),  silu'(a) = sig(a) (1 + a (1 - sig(a)))
- *   da += dy b silu'(a),  db += dy silu(a)   (either grad may be NULL) */
+ *   da += dy b silu'(a),  db += dy silu(a)   (either grad may be NULL)
+ * as PyTorch's autograd groups them: silu(a) is formed before dy multiplies it, so db at
+ * a = -3e38 is dy (-0) = 0, where (dy a) sig overflowed to -inf * 0 = NaN. */
 BL_SIMD_CLONES static void swiglu_fw_run(const float *restrict a, const float *restrict b,
                                          float *restrict y, size_t n)
 {
@@ -32,7 +34,7 @@ BL_SIMD_CLONES static void swiglu_bw_run(const float *restrict a, const float *r
         for (size_t i = 0; i < n; i++) {
             float x = a[i], s = 1.0f / (1.0f + bl_vexpf(-x));
             da[i] += dy[i] * b[i] * s * (1.0f + x * (1.0f - s));
-            db[i] += dy[i] * x * s;
+            db[i] += dy[i] * (x * s);
         }
         return;
     }
@@ -45,7 +47,7 @@ BL_SIMD_CLONES static void swiglu_bw_run(const float *restrict a, const float *r
     }
     if (db) {
 #pragma omp simd
-        for (size_t i = 0; i < n; i++) db[i] += dy[i] * a[i] / (1.0f + bl_vexpf(-a[i]));
+        for (size_t i = 0; i < n; i++) db[i] += dy[i] * (a[i] / (1.0f + bl_vexpf(-a[i])));
     }
 }
 

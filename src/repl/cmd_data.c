@@ -1,6 +1,7 @@
 /* cmd_data.c - the training state each model carries (data, run, vocab, a checkpoint's run to
  * continue) and the `data` command (see train.h). */
 #include "repl/train.h"
+#include "core/fmt.h"
 #include "repl/models.h"
 #include "core/error.h"
 #include <math.h>
@@ -223,7 +224,7 @@ void bl_train_show(const bl_model *m, FILE *out)
         const bl_metrics *mt = &r->metrics;
         fprintf(out, "  %-9s step %d, AdamW lr %g", "run", bl_run_steps(r), (double)r->opt.lr);
         /* losses with 4 decimals, as train and eval print them */
-        if (mt->steps) fprintf(out, ", loss %.4f", mt->loss[mt->steps - 1]);
+        if (mt->steps) bl_fprintf(out, ", loss %.4f", mt->loss[mt->steps - 1]);
         if (!isnan(r->last_val)) fprintf(out, ", val %.4f", r->last_val);
         fprintf(out, "\n");
     } else if (t && t->has_pending) {

@@ -52,10 +52,12 @@ bl_figure *bl_plot_loss_figure(const bl_metrics *const *runs, const char *const 
 
 /* The help line of width= height= scale= (repl/figures.h), shared by every picture command. */
 #define BL_FIG_SIZE_HELP                                                                     \
-    "width=1600 height=900 scale=1 size the file (scale=2: HiDPI); width= or\n"              \
-    "height= alone keeps the 16:9 shape (width=400: 400 x 225). A title too\n"              \
-    "long for the width shrinks, then is cut with an ellipsis. width= is also\n"             \
-    "the columns on the terminal. Redirected to a file, it prints nothing."
+    "width=1600 height=900 scale=1 size the file (" BL_FIG_SIDE_RANGE " pixels a side;\n"    \
+    "scale=2: HiDPI); width= or height= alone keeps the 16:9 shape (width=400:\n"           \
+    "400 x 225). A title too long for the width shrinks, then is cut with an\n"             \
+    "ellipsis. width= is also the columns on the terminal (from "                             \
+    BL_FIG_STR(BL_FIG_MIN_COLS) ").\n"                                                        \
+    "Redirected to a file, it prints nothing."
 
 int bl_cmd_plot(bl_cmdargs *a);
 int bl_cmd_attn(bl_cmdargs *a);

@@ -1,5 +1,6 @@
 /* cmd_train.c - train, eval, save, load, metrics and run values (see train.h). */
 #include "repl/train.h"
+#include "core/fmt.h"
 #include "repl/models.h"
 #include "core/error.h"
 #include <math.h>
@@ -97,7 +98,7 @@ static void draw(progress *p, const bl_run *r, int done, int n, int final)
         if (!final) return;   /* then the summary below, on a line of its own: never cut */
     }
     if (final && !p->quiet && done > 0)
-        fprintf(o, "step %d: loss %.4f%s, %d step%s in %.1f s (%.1f it/s)\n", bl_run_steps(r), p->loss, val,
+        bl_fprintf(o, "step %d: loss %.4f%s, %d step%s in %.1f s (%.1f it/s)\n", bl_run_steps(r), p->loss, val,
                 done, done == 1 ? "" : "s", dt, ips);
 }
 
@@ -176,7 +177,7 @@ int bl_cmd_eval(bl_cmdargs *a)
         return 0;
     }
     if (isnan(v)) return bl_session_errat(a->s, a->st->pos);
-    fprintf(a->s->out, "val loss %.4f at step %d (%d held-out %s)\n", v, bl_run_steps(r), r->val_n,
+    bl_fprintf(a->s->out, "val loss %.4f at step %d (%d held-out %s)\n", v, bl_run_steps(r), r->val_n,
             m->kind == BL_MODEL_DIT ? "images" : "windows");
     return 0;
 }
@@ -309,9 +310,9 @@ static void rv_describe(void *p, char *buf, size_t n)
     const bl_metrics *m = &((runval *)p)->m;
     size_t len = (size_t)snprintf(buf, n, "%d steps", m->steps);
     /* losses with 4 decimals, as train and eval print them */
-    if (m->steps && len < n) len += (size_t)snprintf(buf + len, n - len, ", loss %.4f", m->loss[m->steps - 1]);
+    if (m->steps && len < n) len += (size_t)bl_snprintf(buf + len, n - len, ", loss %.4f", m->loss[m->steps - 1]);
     if (m->nval && len < n)
-        len += (size_t)snprintf(buf + len, n - len, ", val %.4f at step %d", m->val_loss[m->nval - 1],
+        len += (size_t)bl_snprintf(buf + len, n - len, ", val %.4f at step %d", m->val_loss[m->nval - 1],
                                 m->val_step[m->nval - 1]);
     if (m->steps && len < n) snprintf(buf + len, n - len, ", %.1f ms/step", bl_metrics_ms_per_step(m));
 }

@@ -578,9 +578,10 @@ const bl_topic bl_topics[] = {
       ".svg (the extension picks the format; .md takes tables, .csv 1-D and 2-D tensors,\n"
       ".json any shape, and numbers, strings, booleans and lists, a list as a JSON array;\n"
       "a picture's .csv is one table with one header row, whose columns help CMD names;\n"
-      "otherwise > compares). A command writes its text as .txt, and its table or picture,\n"
-      "if it makes one, as the other types: both the type and the folder are checked\n"
-      "before it runs. Errors show a caret under the offending\n"
+      "otherwise > compares; NaN is written nan and infinities inf and -inf, as NumPy and\n"
+      "pandas read them, null in .json). A command writes its text as .txt, and its table\n"
+      "or picture, if it makes one, as the other types: both the type and the folder are\n"
+      "checked before it runs. Errors show a caret under the offending\n"
       "token (columns count characters, two for a wide CJK one) and change nothing." },
     { NULL, NULL },
 };

@@ -1,6 +1,7 @@
 /* eval.c - evaluation of expressions and execution of statements (see repl.h). */
 #include "repl/repl.h"
 #include "core/error.h"
+#include "core/fmt.h"
 #include "core/fileio.h"
 #include "core/tensor_math.h"
 #include "models/model.h"
@@ -253,7 +254,10 @@ static bl_value *index_tensor(bl_session *s, const bl_ast *e, const bl_tensor *t
             }
             if (i < -n || i >= n) {
                 if (!strcmp(what, "list")) list_index_error(i, n);
-                else bl_fail("index: %.0f is out of range for dimension %d of size %d", i, d, n);
+                else {
+                    char num[40];
+                    bl_fail("index: %s is out of range for dimension %d of size %d", bl_fmt_g(i, num, sizeof num), d, n);
+                }
                 return ERRAT(s, it->pos);
             }
             start[d] = (long)(i < 0 ? i + n : i), step[d] = 1, count[d] = 1, keep[d] = 0;

@@ -1,6 +1,8 @@
 /* figures.c - figures as values and the heatmap()/lineplot() functions (see figures.h). */
 #include "repl/figures.h"
 #include "core/error.h"
+#include "core/fmt.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,8 +33,9 @@ const bl_handle_type bl_figure_type = { "figure", ffree, fprint, NULL, fdescribe
 
 bl_value *bl_val_figure(bl_figure *f) { return f ? bl_val_handle(&bl_figure_type, f) : NULL; }
 
-/* The ranges of width=, height=, scale= (figures.h); bl_fig_save asks at least 100 a side. */
-enum { FIG_MIN_W = 20, FIG_MIN_H = 100, FIG_MAX_SIDE = 8000 };
+/* The range of scale= (figures.h); width= and height= take BL_FIG_MIN_SIDE .. BL_FIG_MAX_SIDE of
+ * viz/plot.h (width from BL_FIG_MIN_COLS, the terminal's columns), checked by bl_fig_side_check
+ * here as in bl_fig_save, with the same message. */
 #define SCALE_MIN 0.1
 #define SCALE_MAX 8.0
 
@@ -52,11 +55,47 @@ static bl_value *checked_value(bl_figure *f, const char *name)
     return bl_val_figure(f);
 }
 
+/* width= or height= (key) given as d: into *out when a whole number in range, else -1 + error */
+static int side_value(const char *who, const char *key, double d, long *out)
+{
+    if (d != floor(d)) {
+        char num[40];
+        return bl_fail("%s: %s must be a whole number, got %s", who, key, bl_fmt_g(d, num, sizeof num));
+    }
+    if (bl_fig_side_check(who, key, d, 1) < 0) return -1;
+    *out = (long)d;
+    return 0;
+}
+
+/* width= or height= of a command's words (0 when absent) */
+static int opt_side(bl_cmdargs *a, const char *key, long *out)
+{
+    int i = bl_opt_find(a, key);
+    double d;
+    *out = 0;
+    if (i < 0) return 0;
+    if (bl_word_num(a, i, &d) < 0) return -1;
+    return side_value(a->st->name, key, d, out) < 0 ? bl_session_errat(a->s, a->w[i].vpos) : 0;
+}
+
+/* width= or height= of a function's keywords (0 when absent) */
+static int kw_side(bl_callargs *a, const char *key, long *out)
+{
+    double d;
+    *out = 0;
+    if (!bl_kw(a, key)) return 0;
+    if (bl_kw_num(a, key, 0, &d) < 0) return -1;
+    if (side_value(a->fname, key, d, out) == 0) return 0;
+    for (int j = 0; j < a->nk; j++)
+        if (!strcmp(a->key[j], key)) return bl_session_errat(a->s, a->kpos[j]);
+    return -1;
+}
+
 int bl_cmd_figsize(bl_cmdargs *a, bl_figure *f)
 {
     long w, h;
     double sc;
-    if (bl_opt_int(a, "width", 0, FIG_MIN_W, FIG_MAX_SIDE, &w) < 0 || bl_opt_int(a, "height", 0, FIG_MIN_H, FIG_MAX_SIDE, &h) < 0 ||
+    if (opt_side(a, "width", &w) < 0 || opt_side(a, "height", &h) < 0 ||
         bl_opt_num(a, "scale", 1, SCALE_MIN, SCALE_MAX, &sc) < 0)
         return -1;
     if (f) f->width = (int)w, f->height = (int)h, f->scale = sc;
@@ -85,8 +124,7 @@ static bl_value *fn_figure(bl_callargs *a, bl_figure *f)
     long w, h;
     double sc;
     if (!f) return NULL;
-    if (bl_kw_int(a, "width", 0, FIG_MIN_W, FIG_MAX_SIDE, &w) < 0 || bl_kw_int(a, "height", 0, FIG_MIN_H, FIG_MAX_SIDE, &h) < 0 ||
-        bl_kw_num(a, "scale", 1, &sc) < 0) {
+    if (kw_side(a, "width", &w) < 0 || kw_side(a, "height", &h) < 0 || bl_kw_num(a, "scale", 1, &sc) < 0) {
         bl_fig_free(f);
         return NULL;
     }

@@ -14,10 +14,11 @@ extern const bl_handle_type bl_figure_type;
 /* A value holding f (takes ownership; NULL passes through). */
 bl_value *bl_val_figure(bl_figure *f);
 
-/* The size keys every picture takes: width= (logical pixels of .png/.svg, 100 .. 8000, default
- * 1600; also the columns when printed on a terminal, from 20), height= (100 .. 8000, default
- * 900; one of them alone keeps the 16:9 shape, bl_fig_size) and scale= (PNG device pixels per
- * logical pixel, (0, 8], default 1; 2 = HiDPI). Add BL_FIG_SIZE_KEYS to a command's key list. */
+/* The size keys every picture takes: width= (logical pixels of .png/.svg, BL_FIG_MIN_SIDE ..
+ * BL_FIG_MAX_SIDE of viz/plot.h, default 1600; also the columns when printed on a terminal, from
+ * BL_FIG_MIN_COLS), height= (the same range, default 900; one of them alone keeps the 16:9 shape,
+ * bl_fig_size) and scale= (PNG device pixels per logical pixel, [0.1, 8], default 1; 2 = HiDPI).
+ * Add BL_FIG_SIZE_KEYS to a command's key list. */
 #define BL_FIG_SIZE_KEYS "width", "height", "scale"
 #define BL_FIG_SIZE_SYNOPSIS "[width=1600] [height=900] [scale=1]"
 
@@ -39,8 +40,8 @@ bl_value *bl_fn_lineplot(bl_callargs *a);
       "A picture of a 2-D tensor (rows x columns), e.g. heatmap(score) for the RoPE check or\n" \
       "heatmap(attention(q, k, v, weights=on)[0, 0]). Signed values get a diverging colour map\n" \
       "centred on 0. Printed on the terminal; `heatmap(x) > x.png` (.svg .csv .json .txt) saves it;\n" \
-      "width=/height= (default 1600 x 900; one alone keeps 16:9) and scale=2 (HiDPI)\n" \
-      "size the file.", \
+      "width=/height= (" BL_FIG_SIDE_RANGE " pixels a side, default 1600 x 900; one alone\n" \
+      "keeps 16:9) and scale=2 (HiDPI) size the file.", \
       bl_fn_heatmap },                                                                          \
     { "lineplot", "lineplot(y, x=, title=, label=, logy=off, width=, height=, scale=)",                                 \
       "A line picture of y (a 1-D tensor or list; a 2-D tensor draws one line per row) against\n" \

@@ -9,6 +9,7 @@
 #include "repl/models.h"
 #include "repl/train.h"
 #include "core/error.h"
+#include "core/fmt.h"
 #include "core/ops.h"
 #include "core/tensor_math.h"
 #include "nn/nn.h"
@@ -83,12 +84,13 @@ static int int_of(bl_callargs *a, bl_value *v, bl_pos pos, const char *what, lon
 {
     double d = 0;
     if (num_of(a, v, pos, what, &d) < 0) return -1;
+    char num[40];   /* as the user wrote it, readably: 1e+30, 2147483648, 2.5, nan */
     if (d != floor(d)) {
-        bl_fail("%s: %s must be a whole number, got %g", a->fname, what, d);
+        bl_fail("%s: %s must be a whole number, got %s", a->fname, what, bl_fmt_g(d, num, sizeof num));
         return bl_session_errat(a->s, pos);
     }
     if (d < lo || d > hi) {
-        bl_fail("%s: %s must be in [%ld, %ld], got %.0f", a->fname, what, lo, hi, d);
+        bl_fail("%s: %s must be in [%ld, %ld], got %s", a->fname, what, lo, hi, bl_fmt_g(d, num, sizeof num));
         return bl_session_errat(a->s, pos);
     }
     *x = (long)d;
@@ -323,16 +325,35 @@ static bl_value *f_reduce(bl_callargs *a)
     return bl_val_tensor(bl_reduce_dim(op, x, (int)d, keep));
 }
 
+/* round(x, digits) as torch.round(x, decimals=digits): halves to even (round(2.5) = 2,
+ * round(-0.5) = -0, round(0.125, 2) = 0.12), by nearbyint(x * 10^d) / 10^d (d < 0:
+ * nearbyint(x / 10^-d) * 10^-d) in the value's own type, so a tensor's float32 elements round
+ * as torch's float32 kernel does (round(tensor([0.35]), 1) is 0.4: 0.35f * 10 is 3.5 in float32)
+ * and a number as a float64 tensor. Where x * 10^d overflows (|x| > 3.4e37 in float32) x itself
+ * is the answer (it has no decimals there), not torch's inf. */
+static float round_f32(float x, float f, int neg)
+{
+    float y = neg ? nearbyintf(x / f) * f : nearbyintf(x * f) / f;
+    return isinf(y) && isfinite(x) ? x : y;
+}
+
+static double round_f64(double x, double f, int neg)
+{
+    double y = neg ? nearbyint(x / f) * f : nearbyint(x * f) / f;
+    return isinf(y) && isfinite(x) ? x : y;
+}
+
 static bl_value *f_round(bl_callargs *a)
 {
     long nd = 0;
     if (bl_nargs(a, 1, 2) < 0) return NULL;
-    if (a->n == 2 ? bl_arg_int(a, 1, 0, 9, &nd) < 0 : bl_kw_int(a, "digits", 0, 0, 9, &nd) < 0) return NULL;
-    double f = pow(10, (double)nd);
-    if (a->v[0]->kind == BL_V_NUM) return bl_val_num(round(a->v[0]->num * f) / f);
+    if (a->n == 2 ? bl_arg_int(a, 1, -9, 9, &nd) < 0 : bl_kw_int(a, "digits", 0, -9, 9, &nd) < 0) return NULL;
+    int neg = nd < 0;
+    double f = pow(10, (double)(neg ? -nd : nd));   /* 10^9 = 2^9 5^9: exact in float too */
+    if (a->v[0]->kind == BL_V_NUM) return bl_val_num(round_f64(a->v[0]->num, f, neg));
     bl_tensor *x = bl_arg_tensor(a, 0);
     bl_tensor *t = x ? bl_tensor_copy(x) : NULL;
-    for (size_t i = 0; t && i < t->numel; i++) t->data[i] = (float)(round(t->data[i] * f) / f);
+    for (size_t i = 0; t && i < t->numel; i++) t->data[i] = round_f32(t->data[i], (float)f, neg);
     return bl_val_tensor(t);
 }
 
@@ -681,7 +702,14 @@ const bl_function bl_functions[] = {
     { "sqrt", "sqrt(x)", "The square root, elementwise.", f_unary },
     { "exp", "exp(x)", "e^x elementwise.", f_unary },
     { "log", "log(x)", "The natural logarithm, elementwise.", f_unary },
-    { "round", "round(x, digits=0)", "x rounded to a number of decimals (numbers or tensors).", f_round },
+    { "round", "round(x, digits=0)",
+      "x rounded to a number of decimals (numbers or tensors), halves to even as\n"
+      "torch.round(x, decimals=digits): round(2.5) = 2, round(-0.5) = -0.\n"
+      "The digits may be -9 to 9: round(0.125, 2) = 0.12, round(1250, -2) = 1200. As in torch,\n"
+      "x * 10^digits goes to the nearest whole number, then / 10^digits: for a tensor in\n"
+      "float32 (round(tensor([0.35]), 1) is 0.4: 0.35 * 10 is 3.5 in float32), for a number in\n"
+      "double (round(2.675, 2) is 2.68, Python's decimal-exact round says 2.67). Where\n"
+      "x * 10^digits overflows, x is the answer (torch gives inf).", f_round },
     { "softmax", "softmax(x, dim=-1)",
       "exp(x) / sum(exp(x)) along dim, computed with the maximum subtracted (F.softmax).", f_softmax },
     { "layernorm", "layernorm(x, w=, b=, eps=1e-5)",
@@ -691,7 +719,9 @@ const bl_function bl_functions[] = {
       "RMSNorm over the last dimension: x / sqrt(mean(x^2) + eps) * w (Zhang & Sennrich 2019).\n"
       "No mean subtraction: each token comes out with rms 1 but keeps the sign of its mean.", f_norm },
     { "gelu", "gelu(x)", "GELU, exact erf form: 0.5 x (1 + erf(x / sqrt 2)).", f_act },
-    { "silu", "silu(x)", "SiLU: x * sigmoid(x); silu(1) = 0.7311, silu(-1) = -0.2689.", f_act },
+    { "silu", "silu(x)", "SiLU: x * sigmoid(x); silu(1) = 0.7311, silu(-1) = -0.2689.\n"
+      "At the ends it gives F.silu's values: silu(-1e30) = -0, silu(-inf) = nan (-inf * 0),\n"
+      "silu(inf) = inf.", f_act },
     { "swiglu", "swiglu(a, b)",
       "The SwiGLU gate silu(a) * b (Shazeer 2020). The SwiGLU FFN is\n"
       "linear(swiglu(linear(x, w1), linear(x, w2)), w3).", f_swiglu },

@@ -1,5 +1,6 @@
 /* models.c - models as REPL values and the model commands (see models.h). */
 #include "repl/models.h"
+#include "core/fmt.h"
 #include "core/error.h"
 #include "models/config.h"
 #include "repl/train.h"
@@ -439,7 +440,7 @@ bl_value *bl_fn_model(bl_callargs *a)
         keys[j] = a->key[j];
         if (v->kind == BL_V_STR) snprintf(bufs[j], sizeof bufs[j], "%s", v->str);
         else if (v->kind == BL_V_BOOL) snprintf(bufs[j], sizeof bufs[j], "%s", v->num ? "on" : "off");
-        else if (v->kind == BL_V_NUM) snprintf(bufs[j], sizeof bufs[j], "%.17g", v->num);
+        else if (v->kind == BL_V_NUM) bl_snprintf(bufs[j], sizeof bufs[j], "%.17g", v->num);
         else {
             bl_fail("%s: %s must be a number, a string or on/off, got a %s", a->fname, a->key[j],
                     bl_val_kind_name(v));

@@ -1,5 +1,6 @@
 /* session.c - variables, history, seed and output redirection of a blocklab session (repl.h). */
 #include "repl/repl.h"
+#include "core/fmt.h"
 #include "core/error.h"
 #include "core/fileio.h"
 #include <jansson.h>
@@ -132,7 +133,7 @@ static void tensor_csv(const bl_tensor *t, FILE *f)
 {
     size_t cols = t->ndim == 2 ? (size_t)t->shape[1] : 1;
     for (size_t i = 0; i < t->numel; i++)
-        fprintf(f, "%.9g%s", (double)t->data[i], (i + 1) % cols ? "," : "\n");
+        bl_fprintf(f, "%.9g%s", (double)t->data[i], (i + 1) % cols ? "," : "\n");
 }
 
 /* Elements are float32, so JSON reals (1.0, as json.dumps writes a Python float): a tensor that

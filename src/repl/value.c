@@ -1,5 +1,6 @@
 /* value.c - values of the blocklab language: construction, sharing, printing (see value.h). */
 #include "repl/value.h"
+#include "core/fmt.h"
 #include "core/error.h"
 #include <ctype.h>
 #include <math.h>
@@ -208,7 +209,7 @@ static void fmt_elem(const tp *p, float x, char *buf, size_t n)
 {
     if (isnan(x)) snprintf(buf, n, "nan");
     else if (isinf(x)) snprintf(buf, n, x > 0 ? "inf" : "-inf");
-    else if (p->mode == 0) snprintf(buf, n, "%.0f.", x == 0 ? 0.0f : x);
+    else if (p->mode == 0) snprintf(buf, n, "%.0f.", (double)x);   /* -0 as "-0.", as PyTorch */
     else if (p->mode == 1) snprintf(buf, n, "%.*f", p->prec, (double)x);
     else snprintf(buf, n, "%.*e", p->prec, (double)x);
 }
@@ -458,7 +459,7 @@ int bl_table_addf(bl_table *t, const char *fmt, ...)
     char line[2048];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    bl_vsnprintf(line, sizeof line, fmt, ap);   /* a NaN cell "nan", never "-nan" */
     va_end(ap);
     const char *cells[64];
     int n = 0;

@@ -1,6 +1,7 @@
 /* draw.c - the figure drawn with cairo: slide-quality style, thin grid, labelled axes, legend box,
  * colour bars with ticks (see draw.h). Text uses cairo's toy API with "DejaVu Sans" (fontconfig). */
 #include "viz/draw.h"
+#include "core/fmt.h"
 #include "viz/color.h"
 #include "viz/scale.h"
 #include "core/error.h"
@@ -575,7 +576,7 @@ static void annotate_cells(dctx *d, const bl_panel *p, double left, double top, 
     char buf[64];
     double widest = 0;
     for (long i = 0; i < (long)p->rows * p->cols; i++) {
-        snprintf(buf, sizeof buf, p->annotate, (double)p->values[i]);
+        bl_snprintf(buf, sizeof buf, p->annotate, (double)p->values[i]);
         widest = fmax(widest, text_w(d, buf));
     }
     if (widest > cw * 0.92 || cell < 14 * d->u) return;
@@ -585,7 +586,7 @@ static void annotate_cells(dctx *d, const bl_panel *p, double left, double top, 
             float v = p->values[(long)r * p->cols + c];
             double t = bl_cmap_pos(v, vmin, vmax);
             if (isnan(t)) continue;
-            snprintf(buf, sizeof buf, p->annotate, (double)v);
+            bl_snprintf(buf, sizeof buf, p->annotate, (double)v);
             uint32_t ink = bl_rgb_luma(bl_cmap_rgb(p->cmap, t)) > 0.55 ? C_TEXT : 0xffffffu;
             text(d, left + (c + 0.5) * cw, top + (r + 0.5) * ch, buf, 0.5, ink);
         }

@@ -255,10 +255,31 @@ typedef struct {
 #define BL_FIG_W 1600
 #define BL_FIG_H 900
 
+/* The sides a picture file (.png, .svg) may have, in logical pixels: the one range of width= and
+ * height=, which the REPL's key parsers, bl_fig_size, bl_fig_save and the help text use (and
+ * test_repl checks the man page against). width= is also the columns of a picture printed on a
+ * terminal, which may be as few as BL_FIG_MIN_COLS; such a width is refused when the picture goes
+ * to a file. A PNG's device pixels (side x scale=) are at most BL_FIG_MAX_PIXELS a side. */
+#define BL_FIG_MIN_SIDE 100
+#define BL_FIG_MAX_SIDE 8000
+#define BL_FIG_MIN_COLS 20
+#define BL_FIG_MAX_PIXELS 16384
+#define BL_FIG_STR_(x) #x
+#define BL_FIG_STR(x) BL_FIG_STR_(x)
+/* "100 to 8000", for help texts */
+#define BL_FIG_SIDE_RANGE BL_FIG_STR(BL_FIG_MIN_SIDE) " to " BL_FIG_STR(BL_FIG_MAX_SIDE)
+
+/* 0 when v is a side (key "width" or "height") a picture may have: BL_FIG_MIN_SIDE ..
+ * BL_FIG_MAX_SIDE, or from BL_FIG_MIN_COLS for a width when `terminal` (the picture may only be
+ * printed). Else -1 and the one message every check gives, "WHO: width 9000 is out of range: a
+ * picture file is 100 to 8000 pixels a side (a width from 20 sets the columns on a terminal)",
+ * the part in brackets for a width. */
+int bl_fig_side_check(const char *who, const char *key, double v, int terminal);
+
 /* The logical size of a file picture for the width w and height h asked (0 = not given):
  * neither given is 1600 x 900; one given keeps the default 16:9 shape of a slide (width 400 is
  * 400 x 225, not a 400 x 900 strip; height 450 is 800 x 450; the other side rounded and kept in
- * 100 .. 16384); both given are kept as they are. */
+ * BL_FIG_MIN_SIDE .. BL_FIG_MAX_SIDE); both given are kept as they are. */
 void bl_fig_size(int w, int h, int *out_w, int *out_h);
 
 /* Save the figure; the format comes from the extension of `path`:
@@ -278,8 +299,9 @@ void bl_fig_size(int w, int h, int *out_w, int *out_h);
  * The file is written to a temporary name in the same directory and renamed, so it is either the
  * old or the complete new file. Returns 0, or -1 with an error that starts with the file (not
  * "save:", the checkpoint command's): "x.bmp: unknown file type '.bmp' (use .png, .svg, .csv,
- * .json or .txt)", "x/y/f.png: directory 'x/y' does not exist", "f.png: 20000 x 900 pixels is too
- * large (at most 16384 a side)", write errors; bl_fig_check's "plot: ..." as they are. */
+ * .json or .txt)", "x/y/f.png: directory 'x/y' does not exist", bl_fig_side_check's "f.png: width
+ * 50 is out of range: ...", "f.png: 24000 x 24000 pixels is too large (at most 16384 a side)" (a
+ * PNG's sides times scale), write errors; bl_fig_check's "plot: ..." as they are. */
 int bl_fig_save(const bl_figure *f, const char *path, const bl_save_opts *o);
 
 #endif

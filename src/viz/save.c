@@ -1,6 +1,7 @@
 /* save.c - bl_fig_save: PNG (cairo + libpng with tEXt chunks), SVG, CSV, JSON and TXT files,
  * written atomically (temporary file in the same directory, then rename). See plot.h. */
 #include "viz/plot.h"
+#include "core/fmt.h"
 #include "viz/draw.h"
 #include "viz/color.h"
 #include "core/error.h"
@@ -16,7 +17,6 @@
 #include "config.h"
 #define BL_SOFTWARE "blocklab " PACKAGE_VERSION
 
-#define MAX_SIDE 16384
 
 /* ---- PNG ---- */
 
@@ -74,7 +74,8 @@ static int write_png(FILE *fp, cairo_surface_t *s, const bl_figure *f)
 static int save_png(const bl_figure *f, FILE *fp, int w, int h, double scale)
 {
     int W = (int)lround(w * scale), H = (int)lround(h * scale);
-    if (W > MAX_SIDE || H > MAX_SIDE) return bl_fail("%d x %d pixels is too large (at most %d a side)", W, H, MAX_SIDE);
+    if (W > BL_FIG_MAX_PIXELS || H > BL_FIG_MAX_PIXELS)
+        return bl_fail("%d x %d pixels is too large (at most %d a side)", W, H, BL_FIG_MAX_PIXELS);
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
     if (cairo_surface_status(s)) {
         cairo_surface_destroy(s);
@@ -146,7 +147,7 @@ static void data_csv(const bl_fig_data *d, FILE *fp)
         for (int c = 0; c < d->ncols; c++) {
             if (c) fputc(',', fp);
             if (d->types[c] == 's') csv_str(fp, d->strs[(int)row[c]]);
-            else if (d->types[c] == 'i') fprintf(fp, "%.0f", row[c]);
+            else if (d->types[c] == 'i') bl_fprintf(fp, "%.0f", row[c]);
             else csv_num(fp, row[c]);
         }
         fputc('\n', fp);
@@ -342,11 +343,22 @@ static int save_json(const bl_figure *f, FILE *fp)
 
 /* ---- the file ---- */
 
+int bl_fig_side_check(const char *who, const char *key, double v, int terminal)
+{
+    int width = !strcmp(key, "width");
+    double lo = width && terminal ? BL_FIG_MIN_COLS : BL_FIG_MIN_SIDE;
+    if (v >= lo && v <= BL_FIG_MAX_SIDE) return 0;
+    char num[40];
+    return bl_fail("%s: %s %s is out of range: a picture file is %d to %d pixels a side%s", who, key,
+                   bl_fmt_g(v, num, sizeof num), BL_FIG_MIN_SIDE, BL_FIG_MAX_SIDE,
+                   width ? " (a width from " BL_FIG_STR(BL_FIG_MIN_COLS) " sets the columns on a terminal)" : "");
+}
+
 void bl_fig_size(int w, int h, int *out_w, int *out_h)
 {
     if (w <= 0 && h <= 0) w = BL_FIG_W, h = BL_FIG_H;
-    else if (h <= 0) h = (int)fmin(MAX_SIDE, fmax(100, round(w * (double)BL_FIG_H / BL_FIG_W)));
-    else if (w <= 0) w = (int)fmin(MAX_SIDE, fmax(100, round(h * (double)BL_FIG_W / BL_FIG_H)));
+    else if (h <= 0) h = (int)fmin(BL_FIG_MAX_SIDE, fmax(BL_FIG_MIN_SIDE, round(w * (double)BL_FIG_H / BL_FIG_W)));
+    else if (w <= 0) w = (int)fmin(BL_FIG_MAX_SIDE, fmax(BL_FIG_MIN_SIDE, round(h * (double)BL_FIG_W / BL_FIG_H)));
     *out_w = w, *out_h = h;
 }
 
@@ -368,8 +380,7 @@ int bl_fig_save(const bl_figure *f, const char *path, const bl_save_opts *o)
     int w, h;
     bl_fig_size(o->width, o->height, &w, &h);
     double scale = o->scale > 0 ? o->scale : 1;
-    if (w < 100 || h < 100 || w > MAX_SIDE || h > MAX_SIDE)
-        return bl_fail("%s: size %d x %d is out of range (100 .. %d a side)", path, w, h, MAX_SIDE);
+    if (bl_fig_side_check(path, "width", w, 0) < 0 || bl_fig_side_check(path, "height", h, 0) < 0) return -1;
     if (!(scale <= 8)) return bl_fail("%s: scale %g is out of range (0 .. 8]", path, scale);
     if (bl_fig_check(f)) return -1;
 

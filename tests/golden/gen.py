@@ -407,6 +407,35 @@ def main_ops():
     case("timestep", {}, lambda x, c: torch.cat([torch.cos(a), torch.sin(a)], dim=-1),
          consts={"t": tt}, args={"nfeat": 2 * half})
 
+    # ---- the IEEE ends: activations, softmax and norms at huge, infinite, NaN and signed-zero
+    # inputs, where float32 kernels overflow (exp(89) = inf) and must still give PyTorch's
+    # answer: silu(-1e30) = -0, silu(-inf) = NaN, gelu'(3e38) = 1. test_golden.c compares these
+    # cases class by class (NaN for NaN, the same infinity, the sign of a zero output, finite
+    # values to the usual tolerance), see its compare_ieee.
+    inf, nan = float("inf"), float("nan")
+    ends = [-1e30, -inf, inf, nan, -0.0, 0.0, 1e30, -3e38, 3e38, -100.0, 100.0, -88.5, 88.5,
+            -1.0, 1.0, 2.5]
+    X = torch.tensor(ends, dtype=torch.float32)
+    case("silu_ieee", {"x": X.clone()}, lambda x, c: F.silu(x["x"]))
+    case("gelu_ieee", {"x": X.clone()}, lambda x, c: F.gelu(x["x"]))
+    # b at +-1e30, not +-3e38: d/da = (dy b) silu'(a) overflows to inf in float32 there (in
+    # PyTorch's float32 too) while this float64 reference stays finite
+    g = gen("swiglu_ieee")
+    fin = randn(g, len(ends))
+    case("swiglu_ieee", {"a": torch.stack([X, fin]), "b": torch.stack([fin, X.clamp(-1e30, 1e30)])},
+         lambda x, c: F.silu(x["a"]) * x["b"])
+    # the fused linear + GELU (bl_linear_gelu's epilogue): h = 0 w^T + b = b
+    g = gen("linear_gelu_ieee")
+    case("linear_gelu_ieee", {"x": torch.zeros(2, 3), "w": randn(g, len(ends), 3), "b": X.clone()},
+         lambda x, c: F.gelu(F.linear(x["x"], x["w"], x["b"])), nograd=("x", "w"))
+    rows = torch.tensor([[v, 1.0, 2.0] for v in ends] + [[-inf, -inf, -inf], [-inf, 0.0, 1.0]],
+                        dtype=torch.float32)
+    case("softmax_ieee", {"x": rows.clone()}, lambda x, c: F.softmax(x["x"], -1))
+    case("layernorm_ieee", {"x": rows[:len(ends)].clone()},
+         lambda x, c: F.layer_norm(x["x"], (3,), None, None, eps6), args={"eps": eps6})
+    case("rmsnorm_ieee", {"x": rows[:len(ends)].clone()}, lambda x, c: rms(x["x"], None, eps6),
+         args={"eps": eps6})
+
     # ---- big cases: the shapes the models use, past every OpenMP threshold ----------------
     # Inputs and upstream gradients are not stored but rebuilt on both sides from pattern()
     # (exact in float32); only every SAMPLE-th element of outputs and gradients is stored.

@@ -57,6 +57,11 @@ def cases():
     yield "single", torch.tensor([3.5])
     yield "nonfinite_whole", torch.tensor([1.0, nan, inf, -inf])
     yield "nonfinite_frac", torch.tensor([0.5, nan, -inf, 2.25])
+    # -0 keeps its sign, as torch.round(tensor([-0.5, 2.5])) shows it: tensor([-0., 2.])
+    yield "signed_zero_whole", torch.tensor([-0.0, 2.0, -3.0])
+    yield "signed_zero_narrow", torch.tensor([-0.0, 2.0])
+    yield "signed_zero_frac", torch.tensor([-0.0, 1.5])
+    yield "signed_zero_sci", torch.tensor([-0.0, 1e-5, 1.0])
 
 
 def main():

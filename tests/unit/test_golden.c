@@ -10,6 +10,9 @@
  * Tolerances, s = max(1, rms of the PyTorch tensor): outputs |a - b| <= 1e-5 s + 1e-5 |b|,
  * gradients |a - b| <= 1e-5 s + 1e-4 |b| (float32 kernels against the float64 reference rounded
  * to float32), except where a case says why not. Each case prints its worst error / tolerance.
+ * The *_ieee cases (inputs at +-1e30, +-3e38, +-inf, NaN, -0, ...) are compared class by class
+ * instead (compare_ieee): NaN where PyTorch has NaN, the same infinities, the sign of a zero
+ * output, finite outputs to 1e-5 relative with no scale from the tensor's rms.
  * The scalar arguments (eps, scale, p, ...) below are the ones gen.py used (its "args" metadata).
  */
 #include "core/error.h"
@@ -54,8 +57,11 @@ typedef struct gcase {
     const char *inputs; /* space-separated input names, in the order of the op's arguments */
     case_fn fn;
     double out_atol;    /* 0: OUT_ATOL */
-    int big;            /* inputs from bl_golden_pattern(), outputs and gradients sampled every SAMPLE */
+    int big;            /* BIG: inputs from bl_golden_pattern(), outputs and gradients sampled every
+                         * SAMPLE; IEEE: compared by compare_ieee */
 } gcase;
+
+enum { SMALL = 0, BIG = 1, IEEE = 2 };
 
 /* Big cases (the models' shapes, past every OpenMP threshold) rebuild their inputs and upstream
  * gradients from this hash pattern, exactly as gen.py's pattern() does: values k / 16384 in
@@ -153,6 +159,7 @@ static bl_tensor *run_rmsnorm(gctx *c) { return bl_rmsnorm(c->g, IN(c, "x"), IN(
 static bl_tensor *run_rmsnorm_noweight(gctx *c) { return bl_rmsnorm(c->g, IN(c, "x"), NULL, 1e-6f); }
 static bl_tensor *run_qk_norm(gctx *c) { return bl_qk_norm(c->g, IN(c, "x"), IN(c, "w"), 1e-6f); }
 static bl_tensor *run_swiglu(gctx *c) { return bl_swiglu(c->g, IN(c, "a"), IN(c, "b")); }
+static bl_tensor *run_linear_gelu(gctx *c) { return bl_linear_gelu(c->g, IN(c, "x"), IN(c, "w"), IN(c, "b")); }
 
 static bl_tensor *run_mlp_gelu(gctx *c)
 {
@@ -324,6 +331,13 @@ static const gcase cases[] = {
     {"unpatchify_rect", "x", run_unpatchify_rect, 0, 0},
     {"pos2d_add", "x row col", run_pos2d_add, 0, 0},
     {"timestep", "", run_timestep, 1e-4, 0},
+    {"silu_ieee", "x", run_silu, 0, IEEE},
+    {"gelu_ieee", "x", run_gelu, 0, IEEE},
+    {"swiglu_ieee", "a b", run_swiglu, 0, IEEE},
+    {"linear_gelu_ieee", "x w b", run_linear_gelu, 0, IEEE},
+    {"softmax_ieee", "x", run_softmax, 0, IEEE},
+    {"layernorm_ieee", "x", run_layernorm_noaffine, 0, IEEE},
+    {"rmsnorm_ieee", "x", run_rmsnorm_noweight, 0, IEEE},
     {"linear_big", "x w b", run_linear, 0, 1},
     {"matmul_big", "a b", run_matmul, 0, 1},
     {"add_big", "a b", run_add, 0, 1},
@@ -389,6 +403,44 @@ static int compare(const char *what, const bl_tensor *got, const bl_tensor *want
     return bad == 0;
 }
 
+/* compare() for the IEEE cases, element by element: a NaN for a NaN, the same infinity, and
+ * for outputs (strict) a zero of the same sign for a zero and |a - b| <= 1e-30 + rtol |b|
+ * otherwise: no atol from the tensor's scale, so -6e-9 for -0 (silu(-1e30) with exp clamped at
+ * 88) is an error. Finite gradients get compare()'s tolerance (atol * max(1, rms of the finite
+ * values) + rtol |b|): they are sums with cancellation (a norm's d/dx at a 1e30 row is 1e-37
+ * in float32 where the reference has 0), and -0 + 0 is +0 in any order of adding. */
+static int compare_ieee(const char *what, const bl_tensor *got, const bl_tensor *want,
+                        const float *gdata, double rtol, int strict)
+{
+    char a[64], b[64];
+    if (!bl_same_shape(got, want)) {
+        CHECK(0, "%s: shape %s, PyTorch %s", what, bl_shape_str(got, a, sizeof a),
+              bl_shape_str(want, b, sizeof b));
+        return 0;
+    }
+    double ss = 0, atol = 1e-30;
+    size_t nf = 0;
+    for (size_t i = 0; i < want->numel; i++)
+        if (isfinite(want->data[i])) { ss += (double)want->data[i] * want->data[i]; nf++; }
+    if (!strict) atol = GRAD_ATOL * fmax(1.0, nf ? sqrt(ss / (double)nf) : 0);
+    int bad = 0;
+    for (size_t i = 0; i < want->numel; i++) {
+        float g = gdata[i], w = want->data[i];
+        int ok;
+        if (isnan(w)) ok = isnan(g);
+        else if (isinf(w) || (strict && w == 0)) ok = g == w && signbit(g) == signbit(w);
+        else {
+            double lim = atol + rtol * fabs(w), r = fabs((double)g - w) / lim;
+            double *acc = strict ? &worst_out : &worst_grad;
+            ok = isfinite(g) && r <= 1;
+            if (isfinite(g) && !(r <= *acc)) *acc = r;
+        }
+        if (!ok && bad++ < 4) CHECK(0, "%s: [%zu] %.9g, PyTorch %.9g", what, i, g, w);
+    }
+    CHECK(bad <= 4, "%s: %d of %zu elements off", what, bad, want->numel);
+    return bad == 0;
+}
+
 /* An input of a big case, rebuilt from its CASE.pattern.NAME description. */
 static bl_tensor *pattern_input(const char *cname, const char *name)
 {
@@ -413,7 +465,7 @@ static void run_case(const gcase *gc)
     snprintf(names, sizeof names, "%s", gc->inputs);
     for (char *tok = strtok(names, " "); tok && c.nin < MAXIN; tok = strtok(NULL, " ")) {
         bl_tensor *x;
-        if (gc->big) {
+        if (gc->big == BIG) {
             x = pattern_input(gc->name, tok);
         } else {
             const bl_tensor *t = gfind("%s.%s", gc->name, tok);
@@ -434,8 +486,9 @@ static void run_case(const gcase *gc)
     if (!want) goto out;
     double atol = gc->out_atol > 0 ? gc->out_atol : OUT_ATOL;
     snprintf(what, sizeof what, "%s output", gc->name);
-    int stride = gc->big ? SAMPLE : 1;
-    compare(what, out, want, out->data, OUT_RTOL, atol, stride);
+    int stride = gc->big == BIG ? SAMPLE : 1;
+    if (gc->big == IEEE) compare_ieee(what, out, want, out->data, OUT_RTOL, 1);
+    else compare(what, out, want, out->data, OUT_RTOL, atol, stride);
     for (int e = 0; e < c.nextra; e++) {
         const bl_tensor *w = gfind("%s.out.%s", gc->name, c.extra_names[e]);
         CHECK(w != NULL, "%s: no %s in the golden file", gc->name, c.extra_names[e]);
@@ -443,11 +496,11 @@ static void run_case(const gcase *gc)
         if (w) compare(what, c.extra[e], w, c.extra[e]->data, OUT_RTOL, atol, stride);
     }
 
-    if (!gc->big && !gfind("%s.gout", gc->name)) goto out; /* no gradient (timestep features) */
+    if (gc->big != BIG && !gfind("%s.gout", gc->name)) goto out; /* no gradient (timestep features) */
     /* upstream gradients: from the file, or for big cases from the pattern */
     for (int e = 0; e < c.nextra; e++) {
         const bl_tensor *ge = gfind("%s.gout.%s", gc->name, c.extra_names[e]);
-        int has = gc->big ? c.extra[e]->grad != NULL : ge != NULL;
+        int has = gc->big == BIG ? c.extra[e]->grad != NULL : ge != NULL;
         if (!has) continue; /* attention weights and RoPE tables carry no gradient */
         CHECK(c.extra[e]->grad != NULL, "%s: output %s has no gradient", gc->name, c.extra_names[e]);
         if (!c.extra[e]->grad || (ge && ge->numel != c.extra[e]->numel)) goto out;
@@ -457,8 +510,8 @@ static void run_case(const gcase *gc)
     }
     const bl_tensor *gout = gfind("%s.gout", gc->name);
     seed = malloc(out->numel * sizeof(float));
-    for (size_t i = 0; i < out->numel; i++) seed[i] = gc->big ? bl_golden_pattern(i, 99) : 0.0f;
-    if (!gc->big) {
+    for (size_t i = 0; i < out->numel; i++) seed[i] = gc->big == BIG ? bl_golden_pattern(i, 99) : 0.0f;
+    if (gc->big != BIG) {
         CHECK(gout->numel == out->numel, "%s: upstream gradient size", gc->name);
         if (gout->numel != out->numel) goto out;
         memcpy(seed, gout->data, out->numel * sizeof(float));
@@ -468,7 +521,8 @@ static void run_case(const gcase *gc)
         const bl_tensor *gw = gfind("%s.grad.%s", gc->name, c.in_names[i]);
         if (!gw) continue;
         snprintf(what, sizeof what, "%s d/d%s", gc->name, c.in_names[i]);
-        compare(what, c.in[i], gw, c.in[i]->grad, GRAD_RTOL, GRAD_ATOL, stride);
+        if (gc->big == IEEE) compare_ieee(what, c.in[i], gw, c.in[i]->grad, GRAD_RTOL, 0);
+        else compare(what, c.in[i], gw, c.in[i]->grad, GRAD_RTOL, GRAD_ATOL, stride);
     }
 out:
     for (int i = 0; i < c.nin; i++) {

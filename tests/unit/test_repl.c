@@ -578,6 +578,10 @@ BL_TEST(functions_match_formulas)
     /* DESIGN.md section 2: rmsnorm([3, 4]) = [0.8485, 1.1314], silu(1) = 0.7311 */
     CHECK(run("print(round(rmsnorm(tensor([3, 4])), 4), round(silu(1), 4), round(silu(-1), 4))") == 0, "%s", errbuf);
     CHECK(!strcmp(outbuf, "tensor([0.8485, 1.1314], shape=[2], dtype=float32) 0.7311 -0.2689\n"), "%s", outbuf);
+    /* silu at the ends of float32 as torch.nn.functional.silu prints it (it gave
+     * -6.0546e-09 and -inf for the first two) */
+    CHECK(run("silu(tensor([-1e30, -1/0, 1/0, -0.0, -3e38]))") == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "tensor([-0., nan, inf, -0., -0.], shape=[5], dtype=float32)\n"), "%s", outbuf);
     CHECK(run("swiglu_hidden(128); swiglu_hidden(128, 4, multiple_of=32)") == 0, "%s", errbuf);
     CHECK(!strcmp(outbuf, "341\n352\n"), "%s", outbuf);
     CHECK(run("x = tensor([[1, 2, 3]]); mean(x); var(x); std(x, dim=1); sum(x, dim=0); softmax(tensor([0, 0]))") == 0, "%s", errbuf);
@@ -592,6 +596,79 @@ BL_TEST(functions_match_formulas)
     CHECK(!strcmp(errbuf, "t:1:15: mean: unknown keyword 'dmi' (mean(x, dim=, keepdim=off))\n"), "%s", errbuf);
     CHECK(run("layernorm(ones(2, 3), w=ones(4))") < 0, "shape mismatch accepted");
     CHECK(strstr(errbuf, "t:1:1: layernorm") != NULL, "%s", errbuf);
+}
+
+/* NaN is "nan" in messages and files (glibc printf wrote the NaN of 0/0, whose sign bit is set,
+ * as "-nan", which pandas does not read as a number), infinities "inf" and "-inf"; sizes and
+ * indices the user gave appear as the shortest text that reads back ("%.0f" wrote 1e30 as
+ * 1000000000000000019884624838656, "%g" 1234567.5 as 1.23457e+06). */
+BL_TEST(nan_and_big_numbers_print_readably)
+{
+    static const struct { const char *src, *err; } msgs[] = {
+        { "randn(2, std=0/0)", "t:1:15: randn: std must be >= 0, got nan\n" },
+        { "randn(0/0)", "t:1:8: randn: a size must be a whole number, got nan\n" },
+        { "randn(1e30)", "t:1:7: randn: a size must be in [1, 2147483647], got 1e+30\n" },
+        { "ones(2147483648)", "t:1:6: ones: a size must be in [1, 2147483647], got 2147483648\n" },
+        { "zeros(1234567.5)", "t:1:7: zeros: a size must be a whole number, got 1234567.5\n" },
+        { "ones(3)[1e30]", "t:1:9: index: 1e+30 is out of range for dimension 0 of size 3\n" },
+        { "dit(lr=0/0)", "t:1:5: dit: lr: expected a number, got 'nan'\n" },
+    };
+    for (size_t i = 0; i < sizeof msgs / sizeof *msgs; i++) {
+        CHECK(run(msgs[i].src) < 0, "%s: no error", msgs[i].src);
+        CHECK(!strcmp(errbuf, msgs[i].err), "%s:\n  got  %s  want %s", msgs[i].src, errbuf, msgs[i].err);
+    }
+    char dir[] = "/tmp/bl-test-nan.XXXXXX";
+    if (!mkdtemp(dir)) SKIP("no temporary folder");
+    char cmd[1024], path[300];
+    snprintf(cmd, sizeof cmd, "n = 0/0; i = 1/0\n"
+                              "tensor([i, -i, n]) > %s/v.csv\n"
+                              "tensor([[i, -i, n]]) > %s/m.csv\n"
+                              "table(a=tensor([n, 1, -i])) > %s/t.csv\n"
+                              "table(a=tensor([n, 1, -i])) > %s/t.md\n"
+                              "table(a=tensor([n, 1, -i])) > %s/t.json\n"
+                              "print(n, tensor([n, -i]), [n])", dir, dir, dir, dir, dir);
+    CHECK(run(cmd) == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "nan tensor([nan, -inf], shape=[2], dtype=float32) [nan]\n"), "%s", outbuf);
+    static const char *files[][2] = {
+        { "v.csv", "inf\n-inf\nnan\n" },
+        { "m.csv", "inf,-inf,nan\n" },
+        { "t.csv", "a\nnan\n1\n-inf\n" },
+        { "t.md", "| a |\n| ---: |\n| nan |\n| 1 |\n| -inf |\n" },
+        { "t.json", "[\n  {\"a\": null},\n  {\"a\": 1},\n  {\"a\": null}\n]\n" },
+    };
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
+        FILE *f = fopen(path, "r");
+        char buf[512] = "";
+        if (f) {
+            buf[fread(buf, 1, sizeof buf - 1, f)] = '\0';
+            fclose(f);
+        }
+        CHECK(!strcmp(buf, files[i][1]), "%s:\n%s", files[i][0], buf);
+        unlink(path);
+    }
+    CHECK(rmdir(dir) == 0, "a file was left in %s", dir);
+}
+
+/* round follows torch.round(x, decimals=): halves to even, -0 kept, a tensor in float32 and a
+ * number as a float64 tensor. The expected values are torch 1.13's (torch.round on the same
+ * inputs); round(2.5) was 3 and round(-0.5) -1 (C's round, halves away from zero). */
+BL_TEST(round_halves_to_even)
+{
+    CHECK(run("print(round(2.5), round(3.5), round(-2.5), 1 / round(-0.5), round(0.125, 2), round(0.35, 1), "
+              "round(2.675, digits=2), round(1250, -2), round(1350, -2), round(1e30, 3))") == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "2 4 -2 -inf 0.12 0.4 2.68 1200 1400 1e+30\n"), "%s", outbuf);
+    CHECK(run("round(tensor([2.5, -0.5, 0.5, 1.5, -2.5]))\n"
+              "x = tensor([0.35, 0.25, 0.15, -0.45, 2.675]); round(x, 1); round(x, digits=2)\n"
+              "round(tensor([1250, 1350, -150]), -2)") == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "tensor([ 2., -0.,  0.,  2., -2.], shape=[5], dtype=float32)\n"
+                          "tensor([ 0.4000,  0.2000,  0.2000, -0.4000,  2.7000], shape=[5], dtype=float32)\n"
+                          "tensor([ 0.3500,  0.2500,  0.1500, -0.4500,  2.6800], shape=[5], dtype=float32)\n"
+                          "tensor([1200., 1400., -200.], shape=[3], dtype=float32)\n"), "%s", outbuf);
+    /* where x * 10^digits overflows float32, x (torch gives inf) */
+    CHECK(run("x = tensor([3e38, -3e38]); max(abs(round(x, 1) - x)) == 0") == 0 && !strcmp(outbuf, "true\n"),
+          "%s%s", outbuf, errbuf);
+    CHECK(run("round(1, 10)") < 0 && strstr(errbuf, "round: argument 2 must be in [-9, 9], got 10"), "%s", errbuf);
 }
 
 BL_TEST(completion)
@@ -1275,6 +1352,8 @@ int main(void)
     RUN(print_shows_values_as_the_prompt_does);
     RUN(losses_print_with_4_decimals);
     RUN(functions_match_formulas);
+    RUN(nan_and_big_numbers_print_readably);
+    RUN(round_halves_to_even);
     RUN(completion);
     RUN(writers);
     RUN(writers_json_list);

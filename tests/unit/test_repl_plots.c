@@ -302,7 +302,8 @@ BL_TEST(figure_size_and_checks)
     }
     CHECK(widest > 20 && widest <= 40, "widest line %d columns", widest);
     CHECK(run_in(s, "rope check width=5") < 0, "width=5 accepted");
-    CHECK(strstr(errbuf, "rope: expected a whole number in [20, 8000], got 5") != NULL, "error: %s", errbuf);
+    CHECK(strstr(errbuf, "rope: width 5 is out of range: a picture file is 100 to 8000 pixels a side (a width "
+                         "from 20 sets the columns on a terminal)") != NULL, "error: %s", errbuf);
     CHECK(run_in(s, "heatmap(tensor([[1, 2]]), scale=0)") < 0, "scale=0 accepted");
     CHECK(strstr(errbuf, "heatmap: scale must be in [0.1, 8], got 0") != NULL, "error: %s", errbuf);
     /* a log axis with a value <= 0 fails when the figure is made, not when it is saved */
@@ -311,6 +312,73 @@ BL_TEST(figure_size_and_checks)
     CHECK(run_in(s, "p") < 0, "the broken figure was stored");
     CHECK(run_in(s, "heatmap(tensor([1, 2, 3]))") < 0, "heatmap of a 1-D tensor accepted");
     CHECK(strstr(errbuf, "heatmap: expects a 2-D tensor, got [3] (rows x columns") != NULL, "error: %s", errbuf);
+    session_free(s);
+}
+
+/* One range for a picture file's sides, 100 to 8000, in the key parsers (commands and
+ * functions), the size check when the file is written, the sizes one side alone makes, the help
+ * and the man page; one message for all of them. It was [20, 8000] in the parser ("expected a
+ * whole number in [20, 8000]"), 100 .. 16384 when saving ("size 50 x 100 is out of range (100 ..
+ * 16384 a side)") and 100 to 8000 in the man page. */
+BL_TEST(picture_size_range_is_one)
+{
+    bl_session *s = session();
+    char cmd[512];
+    uint32_t w = 0, h = 0;
+    const char *range = "is out of range: a picture file is 100 to 8000 pixels a side";
+    const char *cols = " (a width from 20 sets the columns on a terminal)\n";
+    static const struct { const char *src, *who, *what; int width; } bad[] = {
+        { "rope check width=9000", "rope", "width 9000", 1 },
+        { "rope check height=99", "rope", "height 99", 0 },
+        { "rope check height=8001", "rope", "height 8001", 0 },
+        { "heatmap(ones(2, 2), width=9000)", "heatmap", "width 9000", 1 },
+        { "lineplot(ones(3), height=50)", "lineplot", "height 50", 0 },
+        { "rope check width=19", "rope", "width 19", 1 },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char want[256];
+        CHECK(run_in(s, bad[i].src) < 0, "%s accepted", bad[i].src);
+        const char *colon = strchr(errbuf, ' ');   /* after "t:1:C:" */
+        snprintf(want, sizeof want, "%s: %s %s%s", bad[i].who, bad[i].what, range, bad[i].width ? cols : "\n");
+        CHECK(colon && !strcmp(colon + 1, want), "%s:\n  got  %s  want %s", bad[i].src, errbuf, want);
+    }
+    /* a width of 20 .. 99 prints on the terminal; to a file it is refused with the same words */
+    CHECK(run_in(s, "rope check width=50") == 0, "%s", errbuf);
+    snprintf(cmd, sizeof cmd, "rope check width=50 > %s", tmp("w50.png"));
+    CHECK(run_in(s, cmd) < 0, "width=50 written to a file");
+    char want[512];
+    snprintf(want, sizeof want, "%s: width 50 %s%s", tmp("w50.png"), range, cols);
+    CHECK(strstr(errbuf, want) != NULL, "\n  got  %s  want ...%s", errbuf, want);
+    snprintf(cmd, sizeof cmd, "h = heatmap(ones(2, 2), width=99); h > %s", tmp("w99.svg"));
+    CHECK(run_in(s, cmd) < 0, "width=99 written to a file");
+    snprintf(want, sizeof want, "%s: width 99 %s%s", tmp("w99.svg"), range, cols);
+    CHECK(strstr(errbuf, want) != NULL, "\n  got  %s  want ...%s", errbuf, want);
+    /* the ends of the range are sides; one side alone keeps 16:9 within the range */
+    snprintf(cmd, sizeof cmd, "heatmap(ones(2, 2), width=100, height=8000) > %s", tmp("ends.png"));
+    CHECK(run_in(s, cmd) == 0, "%s", errbuf);
+    CHECK(png_size(tmp("ends.png"), &w, &h) == 0 && w == 100 && h == 8000, "PNG %ux%u", w, h);
+    snprintf(cmd, sizeof cmd, "heatmap(ones(2, 2), height=8000) > %s", tmp("tall.png"));
+    CHECK(run_in(s, cmd) == 0, "%s", errbuf);
+    CHECK(png_size(tmp("tall.png"), &w, &h) == 0 && w == 8000 && h == 8000, "height=8000 alone: PNG %ux%u", w, h);
+    snprintf(cmd, sizeof cmd, "heatmap(ones(2, 2), width=100) > %s", tmp("small.png"));
+    CHECK(run_in(s, cmd) == 0, "%s", errbuf);
+    CHECK(png_size(tmp("small.png"), &w, &h) == 0 && w == 100 && h == 100, "width=100 alone: PNG %ux%u", w, h);
+    unlink(tmp("ends.png")), unlink(tmp("tall.png")), unlink(tmp("small.png"));
+    /* the help and the manual state the same range */
+    CHECK(run_in(s, "help plot") == 0 && strstr(outbuf, "(100 to 8000 pixels a side;"), "help plot: %s", outbuf);
+    CHECK(run_in(s, "help heatmap") == 0 && strstr(outbuf, "(100 to 8000 pixels a side,"), "help heatmap: %s", outbuf);
+    const char *src = getenv("BL_SRCDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/man/blocklab.1", src ? src : ".");
+    FILE *f = fopen(path, "r");
+    static char man[1 << 18];
+    if (f) {
+        man[fread(man, 1, sizeof man - 1, f)] = 0;
+        fclose(f);
+        CHECK(strstr(man, "\\fB.svg\\fR (100 to 8000; 1600 x 900 by default)") != NULL, "the man page's range");
+        CHECK(strstr(man, "kept in\n100 to 8000") != NULL, "the man page's range for one side alone");
+        CHECK(!strstr(man, "16384 a side)\\fR") && !strstr(man, "at least\n100)"), "an old range in the man page");
+    }
     session_free(s);
 }
 
@@ -885,6 +953,7 @@ int main(void)
     RUN(csv_rope_check_is_one_tidy_table);
     RUN(csv_other_pictures_are_tidy);
     RUN(figure_size_and_checks);
+    RUN(picture_size_range_is_one);
     RUN(attention_maps_of_models);
     RUN(stats_of_a_tensor);
     RUN(plot_loss_of_two_runs);

@@ -353,7 +353,9 @@ BL_TEST(test_size_follows_aspect)
     const struct {
         int w, h, want_w, want_h;
     } c[] = { {400, 0, 400, 225}, {0, 450, 800, 450}, {400, 300, 400, 300}, {0, 0, 1600, 900}, {300, 0, 300, 169},
-              {100, 0, 100, 100}, {0, 8000, 14222, 8000} };
+              {100, 0, 100, 100}, {0, 4500, 8000, 4500},
+              /* the other side stays in the one range of a side, 100 to 8000 (it was 14222) */
+              {0, 8000, 8000, 8000} };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         int w = -1, h = -1;
         bl_fig_size(c[i].w, c[i].h, &w, &h);
