@@ -120,6 +120,7 @@ static void progress(bl_session *s, const bl_compare *c, double t0, int final)
     } else {
         fprintf(s->out, "\r\033[K");
     }
+    bl_interrupt_echo_overwritten();    /* a ^C the terminal echoed on the progress line */
     fflush(s->out);
 }
 
@@ -245,6 +246,7 @@ int bl_cmd_compare(bl_cmdargs *a)
     }
     if (tty) progress(a->s, c, t0, 1);
     int stopped = bl_interrupted();
+    if (stopped) bl_interrupt_newline(a->s->out);
     if (stopped)
         fprintf(a->s->out, "compare: interrupted after %d of %d steps; %s\n", c->done, c->steps,
                 c->done ? "measuring the runs (Ctrl-C again skips that)" : "nothing to measure");
@@ -254,6 +256,7 @@ int bl_cmd_compare(bl_cmdargs *a)
     for (int i = 0; i < c->n; i++) c->r[i].model->interrupted = measuring_interrupted;
     int rc = bl_compare_finish(c, probe, (int)o.n);
     if (rc < 0 && measuring_interrupted()) {
+        bl_interrupt_newline(a->s->out);
         fprintf(a->s->out, "compare: measuring skipped (Ctrl-C): - marks what was not measured\n");
         bl_clear_error();
         rc = 0;

@@ -92,6 +92,7 @@ static void draw(progress *p, const bl_run *r, int done, int n, int final)
         snprintf(text, sizeof text, "step %d  %s%s  %.1f it/s%s", bl_run_steps(r), loss, val, ips, eta);
         bl_progress_line(line, sizeof line, term_width(), done, n, text);
         fprintf(o, "\r%s\033[K", line);
+        bl_interrupt_echo_overwritten();    /* a ^C the terminal echoed on the bar's line */
         if (final) fputc('\n', o);
         fflush(o);
         if (!final) return;   /* then the summary below, on a line of its own: never cut */
@@ -146,6 +147,7 @@ int bl_cmd_train(bl_cmdargs *a)
     if (steps > 0 || p.tty) draw(&p, r, steps, (int)n, 1);
     if (done < 0 && bl_train_exam_interrupted()) {
         /* Ctrl-C during the validation exam: the steps so far are kept */
+        bl_interrupt_newline(a->s->out);
         fprintf(a->s->out, "train: %s, at step %d (model and run kept)\n", bl_error() + 6, bl_run_steps(r));
         bl_clear_error();
         bl_interrupt_reported(a->s);
@@ -153,6 +155,7 @@ int bl_cmd_train(bl_cmdargs *a)
     }
     if (done < 0) return bl_session_errat(a->s, a->st->pos);
     if (done < n && bl_interrupted()) {
+        bl_interrupt_newline(a->s->out);
         fprintf(a->s->out, "train: interrupted after step %d (model and run kept)\n", bl_run_steps(r));
         bl_interrupt_reported(a->s);
     }
@@ -170,6 +173,7 @@ int bl_cmd_eval(bl_cmdargs *a)
     if (!r) return bl_session_errat(a->s, a->st->pos);
     float v = bl_run_eval(r);
     if (isnan(v) && bl_train_exam_interrupted()) {
+        bl_interrupt_newline(a->s->out);
         fprintf(a->s->out, "%s (model and run kept)\n", bl_error());
         bl_clear_error();
         bl_interrupt_reported(a->s);

@@ -461,10 +461,10 @@ static int cmd_time(bl_cmdargs *a)
     }
     double t0 = now();
     int rc = 0;
-    for (int i = 0; i < prog.n && rc == 0; i++) rc = bl_exec_stmt(a->s, &prog.s[i]);
+    for (int i = 0; i < prog.n && rc == 0 && !bl_interrupted(); i++) rc = bl_exec_stmt(a->s, &prog.s[i]);
     double dt = now() - t0;
     bl_program_free(&prog);
-    if (rc == 0) {
+    if (rc == 0 && !bl_interrupted()) {     /* after Ctrl-C: abandoned, as the line is */
         if (dt < 1) fprintf(a->s->out, "time: %.3f ms\n", dt * 1e3);
         else fprintf(a->s->out, "time: %.3f s\n", dt);
     }
@@ -581,7 +581,10 @@ const bl_topic bl_topics[] = {
       "otherwise > compares). A command writes its text as .txt, and its table or picture,\n"
       "if it makes one, as the other types: both the type and the folder are checked\n"
       "before it runs. Errors show a caret under the offending\n"
-      "token (columns count characters, two for a wide CJK one) and change nothing." },
+      "token (columns count characters, two for a wide CJK one) and change nothing.\n"
+      "Ctrl-C stops a long command at its next safe point (train: after the current step) and,\n"
+      "as in bash and Python, abandons the rest of the line or sourced file; what was assigned\n"
+      "before is kept, and a statement it interrupts (b = a @ a) leaves b as it was." },
     { NULL, NULL },
 };
 

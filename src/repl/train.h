@@ -98,10 +98,11 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       "Train N steps (the run continues across calls).\n"                                      \
       "On a terminal a progress bar shows step, loss, it/s, ETA and the last val loss; otherwise\n" \
       "one final line (quiet=on: none). Validation every eval_every steps (set eval_every=0:\n" \
-      "never). Ctrl-C stops after the current step and keeps everything; a NaN or inf loss stops\n" \
-      "with the weights of the last good step. `set lr=...` applies to the next step. A step\n" \
-      "whose loss is above 1.5x the median of the previous 100 (from step 11) is a spike\n"   \
-      "(metrics, m.run.spikes).",                                                             \
+      "never). Ctrl-C stops after the current step and keeps everything (the rest of the line\n" \
+      "does not run); a NaN or inf loss stops with the weights of the last good step.\n"     \
+      "`set lr=...` applies to the next step. A loss spike is a step whose loss is\n"          \
+      "above 1.5x the median of the previous 100 (from step 11), listed in metrics and\n"     \
+      "m.run.spikes.",                                                                         \
       bl_complete_modelvar, bl_cmd_train, 0 },                                                  \
     { "eval", "eval [MODEL]",                                                                  \
       "Print the validation loss on the fixed exam.\n"                                         \

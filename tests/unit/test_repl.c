@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1142,11 +1143,110 @@ BL_TEST(interrupt_flag)
         CHECK(run_in(s, cmd) == 0 && !errbuf[0] &&
               !strcmp(outbuf, "sample: interrupted at Euler step 1 of 5 for images 1-2 of 2 (no picture made)\n"),
               "%s: %s%s", cmd, outbuf, errbuf);
-        CHECK(!bl_interrupted(), "%s: the interrupt is reported, and cleared at the prompt", cmd);
+        /* reported by the command, so the prompt does not say it again, but still set: the rest
+         * of the line stops too; the prompt clears it */
+        CHECK(bl_interrupted() && bl_interrupt_was_reported(), "%s: the interrupt is reported and kept", cmd);
+        bl_interrupt_clear();
     }
     bl_models_free(s);
     bl_session_free(s);
     CHECK(rmdir(dir) == 0, "a file was left in %s", dir);
+}
+
+/* SIGINT after ms milliseconds, as a Ctrl-C typed while a statement runs. */
+static timer_t ctrl_c_in(int ms)
+{
+    timer_t t;
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_SIGNAL;
+    ev.sigev_signo = SIGINT;
+    struct itimerspec when = { .it_value = { ms / 1000, (long)(ms % 1000) * 1000000L } };
+    if (timer_create(CLOCK_MONOTONIC, &ev, &t) != 0 || timer_settime(t, 0, &when, NULL) != 0) abort();
+    return t;
+}
+
+/* At the prompt, as in bash and Python, Ctrl-C abandons the rest of the line (and of a sourced
+ * file), and what was assigned before it is kept; an assignment whose long computation it hit is
+ * abandoned too (the name keeps its value). The flag stays set until the prompt clears it. */
+BL_TEST(interrupt_stops_the_line)
+{
+    bl_interrupt_install();
+    bl_interrupt_clear();
+    char path[] = "/tmp/bl-test-src.XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) SKIP("no temporary file");
+    const char *text = "train 100000000 quiet=on\nin_file = 1\n";
+    CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text), "write");
+    close(fd);
+    bl_session *s = bl_session_new(0);
+    bl_models_init(s);
+    s->interactive = 1;
+    CHECK(run_in(s, "model gpt dim=16 depth=1 heads=2 batch=2 context=8 eval_every=0; data text") == 0, "%s", errbuf);
+    timer_t t = ctrl_c_in(300);
+    CHECK(run_in(s, "before = 1; train 100000000 quiet=on; after = 2; print(\"rest\")") == 0, "%s", errbuf);
+    timer_delete(t);
+    CHECK(strstr(outbuf, "train: interrupted after step") && !strstr(outbuf, "rest"), "%s", outbuf);
+    CHECK(bl_interrupted() && bl_interrupt_was_reported(), "the flag was cleared before the prompt");
+    bl_interrupt_clear();
+    CHECK(run_in(s, "print(before, m1.run.steps > 0)") == 0 && !strcmp(outbuf, "1 true\n"), "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "after") < 0, "the statement after the interrupted train ran");
+    /* a sourced file stops at Ctrl-C, and so does the line that sourced it */
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "source %s; after_source = 1", path);
+    t = ctrl_c_in(300);
+    CHECK(run_in(s, cmd) == 0, "%s", errbuf);
+    timer_delete(t);
+    bl_interrupt_clear();
+    CHECK(run_in(s, "in_file") < 0 && run_in(s, "after_source") < 0, "the source went on after Ctrl-C");
+    /* a long product has no safe point: it ends, but its assignment and the rest are abandoned */
+    CHECK(run_in(s, "big = 1") == 0, "%s", errbuf);
+    t = ctrl_c_in(2);
+    CHECK(run_in(s, "big = randn(2000, 2000) @ randn(2000, 2000); more = 1") == 0, "%s", errbuf);
+    timer_delete(t);
+    CHECK(bl_interrupted() && !bl_interrupt_was_reported() && !outbuf[0] && !errbuf[0], "%s%s", outbuf, errbuf);
+    bl_interrupt_clear();
+    CHECK(run_in(s, "big") == 0 && !strcmp(outbuf, "1\n"), "the interrupted assignment was made: %s", outbuf);
+    CHECK(run_in(s, "more") < 0, "the statement after the interrupted one ran");
+    bl_models_free(s);
+    bl_session_free(s);
+    unlink(path);
+}
+
+/* A terminal echoes a typed Ctrl-C as ^C with no newline: the message about it starts a line of
+ * its own there, once; on a file (a transcript) nothing is added. */
+BL_TEST(interrupt_message_on_a_fresh_line)
+{
+    bl_interrupt_install();
+    bl_interrupt_clear();
+    FILE *file = tmpfile();
+    raise(SIGINT);
+    bl_interrupt_newline(file);
+    CHECK(ftell(file) == 0, "a newline went to a file");
+    fclose(file);
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) SKIP("no pseudo-terminal");
+    int slave = open(ptsname(master), O_RDWR | O_NOCTTY);
+    FILE *tty = slave >= 0 ? fdopen(slave, "w") : NULL;
+    if (!tty) SKIP("no pseudo-terminal");
+    bl_interrupt_newline(tty);
+    bl_interrupt_newline(tty);      /* once per Ctrl-C */
+    fputs("x", tty);
+    fflush(tty);
+    char got[16] = "";
+    ssize_t n = read(master, got, sizeof got - 1);
+    CHECK(n == 3 && !memcmp(got, "\r\nx", 3), "the terminal got %zd bytes '%.*s'", n, (int)(n > 0 ? n : 0), got);
+    /* a progress line redrawn over the ^C needs none */
+    raise(SIGINT);
+    bl_interrupt_echo_overwritten();
+    bl_interrupt_newline(tty);
+    fputs("y", tty);
+    fflush(tty);
+    n = read(master, got, sizeof got - 1);
+    CHECK(n == 1 && got[0] == 'y', "after an overwritten ^C the terminal got %zd bytes", n);
+    bl_interrupt_clear();
+    fclose(tty);
+    close(master);
 }
 
 /* Every command and function has a synopsis, help text and an entry in man/blocklab.1: a line
@@ -1285,6 +1385,8 @@ int main(void)
     RUN(docs_match_behaviour);
     RUN(load_safetensors);
     RUN(interrupt_flag);
+    RUN(interrupt_stops_the_line);
+    RUN(interrupt_message_on_a_fresh_line);
     RUN(help_and_manual_cover_everything);
     RUN(redirect_formats_documented);
     return bl_test_done();
