@@ -939,6 +939,47 @@ BL_TEST(data_checked_when_attached)
     unlink(path);
 }
 
+/* compare refuses a bad variant (a name twice or taken, a bad key or value, a switch set the data
+ * cannot train) at its word before anything is touched: no data attached, no probe-FD probe
+ * trained or loaded (fd=on is the TinyDiT default), no output folder, nothing printed */
+BL_TEST(compare_refuses_variants_first)
+{
+    char dir[] = "/tmp/bl-test-cmp.XXXXXX", cache[300], cmd[512], want[512];
+    if (!mkdtemp(dir)) SKIP("no temporary folder");
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    const char *old_cache = getenv("XDG_CACHE_HOME");
+    char *saved = old_cache ? strdup(old_cache) : NULL;
+    setenv("XDG_CACHE_HOME", cache, 1);
+    static const char *const cases[][2] = {
+        { "compare baseline a=dim:64 a=dim:32", "t:1:27: compare: variant 'a' is named twice\n" },
+        { "compare a seed2", "t:1:11: compare: 'seed2' is the name of the reference's seed + 1 run; pick another\n" },
+        { "compare a b=norm:bogus", "t:1:13: compare: norm:bogus: norm: unknown value 'bogus' (one of: layernorm,rmsnorm)\n" },
+        { "compare a b=steps:5", "t:1:13: compare: steps:5: steps is the comparison's own (set it with compare ... "
+                                 "steps=N), not a variant's\n" },
+        { "compare a b=image_size:16", "t:1:13: compare: b: the data has 3x32x32 images but the model expects "
+                                       "3x16x16 (set channels=3 image_size=32)\n" },
+    };
+    bl_session *s = bl_session_new(0);
+    bl_models_init(s);
+    CHECK(run_in(s, "model dit dim=16 depth=1 heads=2 batch=2") == 0, "%s", errbuf);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(cmd, sizeof cmd, "%s steps=2 n=2 probe_steps=1 dir=%s/out", cases[i][0], dir);
+        snprintf(want, sizeof want, "%s", cases[i][1]);
+        CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want) && !outbuf[0], "%s:\n%s%s", cmd, outbuf, errbuf);
+        CHECK(run_in(s, "data") == 0 && !strncmp(outbuf, "no data attached", 16), "%s: %s", cmd, outbuf);
+        CHECK(access(cache, F_OK) != 0, "%s: the probe cache %s was made", cmd, cache);
+        snprintf(want, sizeof want, "%s/out", dir);
+        CHECK(access(want, F_OK) != 0, "%s: the output folder was made", cmd);
+    }
+    bl_models_free(s);
+    bl_session_free(s);
+    if (saved) setenv("XDG_CACHE_HOME", saved, 1);
+    else unsetenv("XDG_CACHE_HOME");
+    free(saved);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0, "%s", cmd);
+}
+
 /* One error, one line: an error inside a sourced file is shown once, at its FILE:LINE:COL (the
  * values it made are kept); a file that sources itself says so once; no doubled prefixes, no
  * internal shapes, "1 argument" */
@@ -1381,6 +1422,7 @@ int main(void)
     RUN(redirect_checked_first);
     RUN(data_checked_when_attached);
     RUN(one_error_one_line);
+    RUN(compare_refuses_variants_first);
     RUN(help_topics);
     RUN(docs_match_behaviour);
     RUN(load_safetensors);
