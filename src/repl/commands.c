@@ -144,15 +144,39 @@ static void print_block(FILE *out, const char *text, int indent)
     }
 }
 
-/* The first sentence of text (up to a '.' followed by the end or by a blank and a capital, so
- * "e.g. [4, 64]" does not end it), its lines joined and wrapped to 79 columns after `indent`. */
+/* The length of the first sentence of text: up to a '.' followed by white space or the end,
+ * whatever comes next ("(...). weights=on returns" ends it), but not the last '.' of "..." nor
+ * one ending an abbreviation ("e.g. [4, 64]", "Ba et al. 2016"). */
+size_t bl_first_sentence(const char *text)
+{
+    static const char *const abbr[] = { "e.g.", "i.e.", "al.", "cf.", "vs.", NULL };
+    size_t n = strlen(text);
+    for (size_t i = 0; i < n; i++) {
+        if (text[i] != '.' || (i + 1 < n && !isspace((unsigned char)text[i + 1])) || (i > 0 && text[i - 1] == '.'))
+            continue;
+        size_t w = i;   /* the word the '.' ends */
+        while (w > 0 && !isspace((unsigned char)text[w - 1]) && text[w - 1] != '(') w--;
+        int abbreviation = 0;
+        for (int k = 0; abbr[k]; k++)
+            abbreviation |= i + 1 - w == strlen(abbr[k]) && !strncmp(text + w, abbr[k], i + 1 - w);
+        if (!abbreviation) return i + 1;
+    }
+    return n;
+}
+
+/* A function's synopsis at `indent`, each of its forms ("a(x) | a(x, y)") on a line of its own. */
+static void print_synopsis(FILE *out, const char *syn, int indent)
+{
+    for (const char *p = syn, *bar; p; p = bar ? bar + 3 : NULL) {
+        bar = strstr(p, " | ");
+        fprintf(out, "%*s%.*s\n", indent, "", bar ? (int)(bar - p) : (int)strlen(p), p);
+    }
+}
+
+/* The first sentence of text, its lines joined and wrapped to 79 columns after `indent`. */
 static void print_sentence(FILE *out, const char *text, int indent)
 {
-    size_t end = 0, n = strlen(text);
-    while (end < n && !(text[end] == '.' && (end + 1 == n || (isspace((unsigned char)text[end + 1]) &&
-                                                             isupper((unsigned char)text[end + 2])))))
-        end++;
-    if (end < n) end++;   /* the '.' */
+    size_t end = bl_first_sentence(text);
     int col = 0;
     for (size_t i = 0; i < end;) {
         while (i < end && isspace((unsigned char)text[i])) i++;
@@ -298,13 +322,14 @@ static int cmd_help(bl_cmdargs *a)
         print_block(o, c->help, 2);
     }
     if (f) {
-        fprintf(o, "%s\n", f->synopsis);
+        print_synopsis(o, f->synopsis, 0);
         print_block(o, f->help, 2);
     }
     if (c || f) return 0;
     if (!strcmp(t, "functions")) {
+        /* one line each: what the function gives; help NAME has the rest */
         for (f = bl_functions; f->name; f++) {
-            fprintf(o, "  %s\n", f->synopsis);
+            print_synopsis(o, f->synopsis, 2);
             print_sentence(o, f->help, 6);
         }
         return 0;

@@ -207,6 +207,8 @@ int bl_opt_find(bl_cmdargs *a, const char *key);
 int bl_opt_num(bl_cmdargs *a, const char *key, double def, double lo, double hi, double *x);
 int bl_opt_int(bl_cmdargs *a, const char *key, long def, long lo, long hi, long *x);
 int bl_opt_bool(bl_cmdargs *a, const char *key, int def, int *b);
+/* The length of the first sentence of a help text (up to its '.'), as `help functions` shows it. */
+size_t bl_first_sentence(const char *text);
 /* Complete from a NULL-terminated list of names. */
 void bl_complete_from(const char *const *names, const char *prefix, bl_strlist *out);
 /* Completers shared by several commands. */

@@ -151,7 +151,7 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
 
 #define BL_TRAIN_FUNCTIONS                                                                      \
     { "run", "run(m)",                                                                          \
-      "A snapshot of model m's training run: fields steps, loss (a tensor of the losses), val\n" \
+      "A snapshot of model m's training run. Fields: steps, loss (a tensor of the losses), val\n" \
       "([k, 2]: step, loss), ms_per_step, spikes, items, params. r = run(m); r > r.json writes\n" \
       "metrics.json. m.run is the same.", bl_fn_run },
 

@@ -1026,17 +1026,45 @@ BL_TEST(one_error_one_line)
     rmdir(dir);
 }
 
-/* help: whole first sentences of the functions (wrapped to 79 columns), a command with its
- * sub-command as a topic, and a command key pointing to the commands that take it */
+/* help: help functions lists each function's synopsis and the first sentence of its help, one
+ * line (the manual says so; help NAME has all of it), a command with its sub-command as a topic,
+ * and a command key pointing to the commands that take it */
 BL_TEST(help_topics)
 {
     CHECK(run("help functions") == 0, "%s", errbuf);
     CHECK(strstr(outbuf, "  var(x, dim=, keepdim=off)\n"
-                         "      The biased variance (divides by n, as inside LayerNorm) of all elements\n"
-                         "      (a number), or along dimension dim (negative counts from the end);\n"
-                         "      keepdim=on keeps that dimension with size 1 so the result broadcasts\n"
-                         "      against x.\n"), "%s", outbuf);
+                         "      The biased variance of x, or along dimension dim.\n"
+                         "  std("), "%s", outbuf);
+    /* "e.g." and "..." end no sentence; a '.' before a lower-case word does */
     CHECK(strstr(outbuf, "      The shape of x as a list, e.g. [4, 64, 128].\n"), "%s", outbuf);
+    CHECK(strstr(outbuf, "      The 1-D tensor start, start+step, ... below stop (NumPy's arange).\n"), "%s", outbuf);
+    CHECK(strstr(outbuf, "  attention(q, k, v, causal=off, scale=1/sqrt(hd), weights=off)\n"
+                         "      Scaled dot-product attention: softmax(q k^T * scale + mask) v.\n"
+                         "  allclose("), "%s", outbuf);
+    CHECK(strstr(outbuf, "  rope_table(T, hd, base=10000, offset=0)\n  rope_table(gh, gw, hd, base=100, prefix=0)\n"),
+          "%s", outbuf);
+    /* every function: its synopsis (a line per form), then one line of at most 79 columns */
+    int want = 0, lines = 0, longest = 0;
+    for (const bl_function *f = bl_functions; f->name; f++) {
+        want += 2;
+        for (const char *p = strstr(f->synopsis, " | "); p; p = strstr(p + 3, " | ")) want++;
+    }
+    for (const char *p = outbuf; *p; lines++) {
+        const char *nl = strchr(p, '\n');
+        int len = nl ? (int)(nl - p) : (int)strlen(p);
+        if (len > longest) longest = len;
+        p += len + (nl != NULL);
+    }
+    CHECK(lines == want && longest <= 79, "help functions: %d lines (want %d), the longest %d columns:\n%s", lines,
+          want, longest, outbuf);
+    static const struct { const char *text; size_t len; } sentences[] = {
+        { "Ends here. Not here.", 10 }, { "As in (Ba et al. 2016). next", 23 }, { "e.g. this. x", 10 },
+        { "0, 1, ... by default. y", 21 }, { "x.T does. y", 9 }, { "no period", 9 }, { "end.", 4 },
+    };
+    for (size_t i = 0; i < sizeof sentences / sizeof *sentences; i++)
+        CHECK(bl_first_sentence(sentences[i].text) == sentences[i].len, "'%s': first sentence of %zu bytes",
+              sentences[i].text, bl_first_sentence(sentences[i].text));
+    CHECK(run("help var") == 0 && strstr(outbuf, "It divides by n, as inside LayerNorm."), "%s", outbuf);
     static const char *const subs[][2] = { { "plot loss", "plot loss [" }, { "rope check", "rope table|check [" },
                                            { "qk growth", "qk growth [" } };
     char cmd[64];
