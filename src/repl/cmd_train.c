@@ -1,6 +1,7 @@
 /* cmd_train.c - train, eval, save, load, metrics and run values (see train.h). */
 #include "repl/train.h"
 #include "repl/models.h"
+#include "repl/parser.h"
 #include "core/error.h"
 #include <math.h>
 #include <stdlib.h>
@@ -226,8 +227,10 @@ int bl_cmd_load(bl_cmdargs *a)
     }
     int ni = key_word(a, 0, "name");
     const char *name = ni >= 0 ? a->w[ni].text : NULL;
-    if (name && !bl_models_name_ok(name)) {
-        bl_fail("load: '%s' is not a variable name", name);
+    int constant;
+    if (name && !bl_name_assignable(name, &constant)) {     /* exactly what NAME = ... takes */
+        if (constant) bl_fail("load: '%s' is a constant (true, false, on, off), not a name to bind the model to", name);
+        else bl_fail("load: '%s' is not a name (a letter or _, then letters, digits and _)", name);
         return bl_session_errat(a->s, a->w[ni].vpos);
     }
     const char *path = a->w[pi].text;

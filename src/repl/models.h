@@ -26,8 +26,6 @@ void bl_models_complete_topics(const char *prefix, bl_strlist *out);
 /* Bind model m to `name` (NULL: the next free m1, m2, ...), make it current and announce it.
  * Takes m: on an error (-1, out of memory) m and its training state are freed. */
 int bl_models_adopt(bl_session *s, bl_model *m, const char *name);
-/* A name a model can be bound to (an identifier that is no command, function or constant). */
-int bl_models_name_ok(const char *name);
 
 int bl_cmd_model(bl_cmdargs *a);
 int bl_cmd_use(bl_cmdargs *a);

@@ -131,6 +131,8 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       bl_complete_file, bl_cmd_save, 0 },                                                       \
     { "load", "load FILE [name=NAME]",                                                         \
       "Load a checkpoint as a new model, made current.\n"                                      \
+      "name=NAME takes any name an assignment takes, a command's too (name=train: read it as\n" \
+      "train.params or (train), since a line that starts with train runs the command).\n"    \
       "Its run continues where it stopped (step, history, data position); the data is reopened\n" \
       "from the name and path stored in the file when possible. A checkpoint with a nan or inf\n" \
       "in any tensor is refused, naming the first one. load(\"f\", \"name\") reads one tensor\n" \
