@@ -1019,11 +1019,11 @@ BL_TEST(one_error_one_line)
         CHECK(run_in(s, cases[i].src) < 0 && !strcmp(errbuf, cases[i].err), "%s: %s", cases[i].src, errbuf);
     bl_models_free(s);
     bl_session_free(s);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 4; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
         unlink(path);
     }
-    rmdir(dir);
+    CHECK(rmdir(dir) == 0, "%s was left behind", dir);
 }
 
 /* help: help functions lists each function's synopsis and the first sentence of its help, one
@@ -1242,7 +1242,7 @@ BL_TEST(interrupt_stops_the_line)
 {
     bl_interrupt_install();
     bl_interrupt_clear();
-    char path[] = "/tmp/bl-test-src.XXXXXX";
+    char path[] = "/tmp/bl-test-int-src.XXXXXX";
     int fd = mkstemp(path);
     if (fd < 0) SKIP("no temporary file");
     const char *text = "train 100000000 quiet=on\nin_file = 1\n";
