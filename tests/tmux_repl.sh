@@ -88,6 +88,18 @@ keys C-c
 check "Ctrl-C during a long command returns to the prompt when it ends" "interrupted"
 keys 'print("still", shape(x))' Enter
 check "every value is intact after the interrupt" "still [2, 3]"
+# a statement with no safe point runs to its end, but its assignment and the rest of the line
+# are abandoned; "interrupted" starts a line of its own after the terminal's ^C
+keys C-l 'big = 1; big = randn(5000, 5000) @ randn(5000, 5000); print("rest", 3 * 3)' Enter
+sleep 0.3
+keys C-c
+check "Ctrl-C during a long expression says interrupted" "interrupted"
+keys 'print("big", big)' Enter
+check "the interrupted assignment is abandoned and the old value kept" "big 1"
+if screen | grep -q "rest 9"; then notok "the rest of the line after a long expression is abandoned"
+else ok "the rest of the line after a long expression is abandoned"; fi
+if screen | grep -qx "interrupted" && ! screen | grep -q '\^C.'; then ok "interrupted is on a line of its own"
+else notok "interrupted is on a line of its own"; fi
 
 keys 'model gpt dim=32 depth=1 heads=2 batch=8 context=32 eval_every=0' Enter
 check "a small model to train" "m1: (current) gpt"
@@ -99,6 +111,40 @@ keys 'print("kept", m1.run.steps > 0, m1.run.steps < 1000000)' Enter
 check "the model and its run are kept after Ctrl-C" "kept true true"
 keys 'train 2' Enter
 check "training continues after Ctrl-C" "[####################] step"
+
+# Ctrl-C abandons the rest of the line, as bash and Python do: the statements after the one it
+# stopped do not run, and what was assigned before it is kept. train quiet=on draws no bar that
+# would overwrite the terminal's ^C, so its message must start a line of its own.
+keys C-l 'before_c = 7; train 1000000 quiet=on; print("rest", 1 + 1); train 5' Enter
+sleep 1
+keys C-c
+check "Ctrl-C stops the train of a line with more statements" "train: interrupted after step"
+keys 'print("prompt", before_c)' Enter
+check "the prompt comes back with the values assigned before Ctrl-C" "prompt 7"
+if screen | grep -q "rest 2\|5 steps in"; then notok "Ctrl-C abandons the rest of the line"
+else ok "Ctrl-C abandons the rest of the line"; fi
+if screen | grep -q '^train: interrupted after step' && ! screen | grep -q '\^C[a-z]'; then
+    ok "the interrupt message starts a line of its own after the echoed ^C"
+else
+    notok "the interrupt message starts a line of its own after the echoed ^C"
+fi
+# the same for a statement list pasted at once (bracketed paste, run when Enter is pressed) and
+# for a sourced file: Ctrl-C stops all of it
+$T set-buffer -b bl 'train 1000000 quiet=on
+print("pasted", 2 + 2)'
+$T paste-buffer -p -d -b bl -t t
+keys C-l Enter
+sleep 1
+keys C-c
+check "Ctrl-C stops a pasted statement list's train" "train: interrupted after step"
+printf 'train 1000000 quiet=on\nprint("sourced", 3 + 3)\n' >"$tmp/long.bl"
+keys "source $tmp/long.bl" Enter
+sleep 1
+keys C-c
+keys 'print("back", 6 * 7)' Enter
+check "the prompt comes back after Ctrl-C in a sourced file" "back 42"
+if screen | grep -q "pasted 4\|sourced 6"; then notok "Ctrl-C stops the whole paste and the whole source"
+else ok "Ctrl-C stops the whole paste and the whole source"; fi
 $T resize-window -t t -x 40
 keys 'train 3' Enter
 check "on 40 columns the final line of train is shown whole, on a line of its own" "3 steps in"

@@ -120,6 +120,7 @@ static void progress(bl_session *s, const bl_compare *c, double t0, int final)
     } else {
         fprintf(s->out, "\r\033[K");
     }
+    bl_interrupt_echo_overwritten();    /* a ^C the terminal echoed on the progress line */
     fflush(s->out);
 }
 
@@ -193,7 +194,7 @@ int bl_cmd_compare(bl_cmdargs *a)
     bl_model *m = bl_models_pick(a, &used);
     if (!m) return -1;
     const char *names[BL_CMP_MAX], *specs[BL_CMP_MAX];
-    int nv = 0;
+    int nv = 0, word[BL_CMP_MAX];
     for (int i = used; i < a->n; i++) {
         const bl_word *w = &a->w[i];
         if (is_opt(w)) continue;
@@ -201,6 +202,7 @@ int bl_cmd_compare(bl_cmdargs *a)
             bl_fail("compare: at most %d variants (the seed + 1 run makes %d)", BL_CMP_MAX - 1, BL_CMP_MAX);
             return bl_session_errat(a->s, w->pos);
         }
+        word[nv] = i;
         names[nv] = w->key ? w->key : w->text;
         specs[nv++] = w->key ? w->text : "";
     }
@@ -210,15 +212,26 @@ int bl_cmd_compare(bl_cmdargs *a)
     }
     options o;
     if (read_options(a, used, m, &o) < 0) return -1;
-    /* each switch set on its own first, so an error points at its word */
-    for (int i = used, k = 0; i < a->n; i++) {
-        if (is_opt(&a->w[i])) continue;
-        bl_config cfg = m->cfg;
-        if (bl_compare_apply(&cfg, specs[k++]) < 0) return bl_session_errat(a->s, a->w[i].vpos);
-    }
-    const bl_dataset *ds = bl_train_data(a->s, m, "compare");
-    if (!ds) return bl_session_errat(a->s, a->st->pos);
+    /* every variant (names, keys, values, and whether it can train on the data) before anything
+     * is attached, loaded or trained; an error points at the variant's word */
+    int bad, in_spec;
+    if (bl_compare_check(&m->cfg, nv, names, specs, (int)o.steps, &bad, &in_spec) < 0)
+        return bl_session_errat(a->s, bad < 0 ? a->st->pos : in_spec ? a->w[word[bad]].vpos : a->w[word[bad]].pos);
     bl_train_state *ts = bl_train_find(m);
+    const bl_dataset *ds = ts ? ts->data : NULL;
+    bl_dataset *deflt = NULL;
+    bl_config base = m->cfg;
+    if (!ds) {  /* the default data, opened but attached only when every variant can use it */
+        if (!(deflt = bl_train_open_default(m, "compare"))) return bl_session_errat(a->s, a->st->pos);
+        if (m->kind == BL_MODEL_GPT && deflt->kind == BL_DATA_TEXT) base.vocab = deflt->vocab_size;  /* as attaching fits it */
+        ds = deflt;
+    }
+    if (bl_compare_check_data(&base, ds, ts ? ts->exam_n : 0, nv, names, specs, (int)o.steps, &bad) < 0) {
+        bl_dataset_free(deflt);
+        return bl_session_errat(a->s, *specs[bad] ? a->w[word[bad]].vpos : a->w[word[bad]].pos);
+    }
+    if (deflt && !(ds = bl_train_attach_default(a->s, m, deflt, "compare"))) return bl_session_errat(a->s, a->st->pos);
+    ts = bl_train_find(m);
     bl_probe *probe = NULL;
     if (o.fd && !(probe = get_probe(a->s, ds, &o))) return bl_session_errat(a->s, a->st->pos);
     bl_compare *c = bl_compare_new(&m->cfg, ds, ts ? ts->exam_n : 0, nv, names, specs, (int)o.steps);
@@ -245,6 +258,7 @@ int bl_cmd_compare(bl_cmdargs *a)
     }
     if (tty) progress(a->s, c, t0, 1);
     int stopped = bl_interrupted();
+    if (stopped) bl_interrupt_newline(a->s->out);
     if (stopped)
         fprintf(a->s->out, "compare: interrupted after %d of %d steps; %s\n", c->done, c->steps,
                 c->done ? "measuring the runs (Ctrl-C again skips that)" : "nothing to measure");
@@ -254,6 +268,7 @@ int bl_cmd_compare(bl_cmdargs *a)
     for (int i = 0; i < c->n; i++) c->r[i].model->interrupted = measuring_interrupted;
     int rc = bl_compare_finish(c, probe, (int)o.n);
     if (rc < 0 && measuring_interrupted()) {
+        bl_interrupt_newline(a->s->out);
         fprintf(a->s->out, "compare: measuring skipped (Ctrl-C): - marks what was not measured\n");
         bl_clear_error();
         rc = 0;

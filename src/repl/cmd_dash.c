@@ -161,13 +161,17 @@ int bl_cmd_dash(bl_cmdargs *a)
     free(c.labels);
     if (rc < 0 && bl_train_exam_interrupted()) {
         /* Ctrl-C during the exam: reported once, the run kept */
+        bl_interrupt_newline(a->s->out);
         fprintf(a->s->out, "dash: %s; the run is at step %d\n", bl_error() + 6, bl_run_steps(r));
         bl_clear_error();
-        if (a->s->interactive) bl_interrupt_clear();
+        bl_interrupt_reported(a->s);
         return 0;
     }
     if (rc < 0) return bl_session_errat(a->s, a->st->pos);
     fprintf(a->s->out, "dash: the run is at step %d%s\n", bl_run_steps(r), rc == 1 ? " (interrupted)" : "");
-    if (rc == 1 && a->s->interactive) bl_interrupt_clear();
+    if (rc == 1) {  /* the dashboard's own Ctrl-C (or signal): the rest of the line stops too */
+        bl_interrupt_raise();
+        bl_interrupt_reported(a->s);
+    }
     return 0;
 }

@@ -29,6 +29,7 @@ static int sample_dit(bl_cmdargs *a, bl_model *m, int used)
         return -1;
     bl_tensor *x = bl_dit_sample(m, (int)n, (int)steps, (uint64_t)seed);
     if (!x && bl_interrupted()) {   /* Ctrl-C: one plain line, as train says it, and nothing to write */
+        bl_interrupt_newline(a->s->out);
         fprintf(a->s->out, "%s (no picture made)\n", bl_error());
         bl_clear_error();
         bl_interrupt_reported(a->s);
@@ -158,7 +159,11 @@ static int sample_gpt(bl_cmdargs *a, bl_model *m, int used)
         bl_utf8_repair(raw, (size_t)got, text); /* a byte model may stop inside a character */
         a->result = bl_val_str(text);
         if (!a->result) rc = -1;
-        else if (got < (int)total) fprintf(a->s->out, "sample: interrupted after %d tokens\n", got - np);
+        else if (got < (int)total) {
+            bl_interrupt_newline(a->s->out);
+            fprintf(a->s->out, "sample: interrupted after %d tokens\n", got - np);
+            bl_interrupt_reported(a->s);
+        }
     }
     free(ids);
     free(text);

@@ -2,6 +2,7 @@
 #include "repl/train.h"
 #include "core/fmt.h"
 #include "repl/models.h"
+#include "repl/parser.h"
 #include "core/error.h"
 #include <math.h>
 #include <stdlib.h>
@@ -93,6 +94,7 @@ static void draw(progress *p, const bl_run *r, int done, int n, int final)
         snprintf(text, sizeof text, "step %d  %s%s  %.1f it/s%s", bl_run_steps(r), loss, val, ips, eta);
         bl_progress_line(line, sizeof line, term_width(), done, n, text);
         fprintf(o, "\r%s\033[K", line);
+        bl_interrupt_echo_overwritten();    /* a ^C the terminal echoed on the bar's line */
         if (final) fputc('\n', o);
         fflush(o);
         if (!final) return;   /* then the summary below, on a line of its own: never cut */
@@ -147,6 +149,7 @@ int bl_cmd_train(bl_cmdargs *a)
     if (steps > 0 || p.tty) draw(&p, r, steps, (int)n, 1);
     if (done < 0 && bl_train_exam_interrupted()) {
         /* Ctrl-C during the validation exam: the steps so far are kept */
+        bl_interrupt_newline(a->s->out);
         fprintf(a->s->out, "train: %s, at step %d (model and run kept)\n", bl_error() + 6, bl_run_steps(r));
         bl_clear_error();
         bl_interrupt_reported(a->s);
@@ -154,6 +157,7 @@ int bl_cmd_train(bl_cmdargs *a)
     }
     if (done < 0) return bl_session_errat(a->s, a->st->pos);
     if (done < n && bl_interrupted()) {
+        bl_interrupt_newline(a->s->out);
         fprintf(a->s->out, "train: interrupted after step %d (model and run kept)\n", bl_run_steps(r));
         bl_interrupt_reported(a->s);
     }
@@ -171,6 +175,7 @@ int bl_cmd_eval(bl_cmdargs *a)
     if (!r) return bl_session_errat(a->s, a->st->pos);
     float v = bl_run_eval(r);
     if (isnan(v) && bl_train_exam_interrupted()) {
+        bl_interrupt_newline(a->s->out);
         fprintf(a->s->out, "%s (model and run kept)\n", bl_error());
         bl_clear_error();
         bl_interrupt_reported(a->s);
@@ -223,8 +228,10 @@ int bl_cmd_load(bl_cmdargs *a)
     }
     int ni = key_word(a, 0, "name");
     const char *name = ni >= 0 ? a->w[ni].text : NULL;
-    if (name && !bl_models_name_ok(name)) {
-        bl_fail("load: '%s' is not a variable name", name);
+    int constant;
+    if (name && !bl_name_assignable(name, &constant)) {     /* exactly what NAME = ... takes */
+        if (constant) bl_fail("load: '%s' is a constant (true, false, on, off), not a name to bind the model to", name);
+        else bl_fail("load: '%s' is not a name (a letter or _, then letters, digits and _)", name);
         return bl_session_errat(a->s, a->w[ni].vpos);
     }
     const char *path = a->w[pi].text;

@@ -144,15 +144,39 @@ static void print_block(FILE *out, const char *text, int indent)
     }
 }
 
-/* The first sentence of text (up to a '.' followed by the end or by a blank and a capital, so
- * "e.g. [4, 64]" does not end it), its lines joined and wrapped to 79 columns after `indent`. */
+/* The length of the first sentence of text: up to a '.' followed by white space or the end,
+ * whatever comes next ("(...). weights=on returns" ends it), but not the last '.' of "..." nor
+ * one ending an abbreviation ("e.g. [4, 64]", "Ba et al. 2016"). */
+size_t bl_first_sentence(const char *text)
+{
+    static const char *const abbr[] = { "e.g.", "i.e.", "al.", "cf.", "vs.", NULL };
+    size_t n = strlen(text);
+    for (size_t i = 0; i < n; i++) {
+        if (text[i] != '.' || (i + 1 < n && !isspace((unsigned char)text[i + 1])) || (i > 0 && text[i - 1] == '.'))
+            continue;
+        size_t w = i;   /* the word the '.' ends */
+        while (w > 0 && !isspace((unsigned char)text[w - 1]) && text[w - 1] != '(') w--;
+        int abbreviation = 0;
+        for (int k = 0; abbr[k]; k++)
+            abbreviation |= i + 1 - w == strlen(abbr[k]) && !strncmp(text + w, abbr[k], i + 1 - w);
+        if (!abbreviation) return i + 1;
+    }
+    return n;
+}
+
+/* A function's synopsis at `indent`, each of its forms ("a(x) | a(x, y)") on a line of its own. */
+static void print_synopsis(FILE *out, const char *syn, int indent)
+{
+    for (const char *p = syn, *bar; p; p = bar ? bar + 3 : NULL) {
+        bar = strstr(p, " | ");
+        fprintf(out, "%*s%.*s\n", indent, "", bar ? (int)(bar - p) : (int)strlen(p), p);
+    }
+}
+
+/* The first sentence of text, its lines joined and wrapped to 79 columns after `indent`. */
 static void print_sentence(FILE *out, const char *text, int indent)
 {
-    size_t end = 0, n = strlen(text);
-    while (end < n && !(text[end] == '.' && (end + 1 == n || (isspace((unsigned char)text[end + 1]) &&
-                                                             isupper((unsigned char)text[end + 2])))))
-        end++;
-    if (end < n) end++;   /* the '.' */
+    size_t end = bl_first_sentence(text);
     int col = 0;
     for (size_t i = 0; i < end;) {
         while (i < end && isspace((unsigned char)text[i])) i++;
@@ -298,13 +322,14 @@ static int cmd_help(bl_cmdargs *a)
         print_block(o, c->help, 2);
     }
     if (f) {
-        fprintf(o, "%s\n", f->synopsis);
+        print_synopsis(o, f->synopsis, 0);
         print_block(o, f->help, 2);
     }
     if (c || f) return 0;
     if (!strcmp(t, "functions")) {
+        /* one line each: what the function gives; help NAME has the rest */
         for (f = bl_functions; f->name; f++) {
-            fprintf(o, "  %s\n", f->synopsis);
+            print_synopsis(o, f->synopsis, 2);
             print_sentence(o, f->help, 6);
         }
         return 0;
@@ -461,10 +486,10 @@ static int cmd_time(bl_cmdargs *a)
     }
     double t0 = now();
     int rc = 0;
-    for (int i = 0; i < prog.n && rc == 0; i++) rc = bl_exec_stmt(a->s, &prog.s[i]);
+    for (int i = 0; i < prog.n && rc == 0 && !bl_interrupted(); i++) rc = bl_exec_stmt(a->s, &prog.s[i]);
     double dt = now() - t0;
     bl_program_free(&prog);
-    if (rc == 0) {
+    if (rc == 0 && !bl_interrupted()) {     /* after Ctrl-C: abandoned, as the line is */
         if (dt < 1) fprintf(a->s->out, "time: %.3f ms\n", dt * 1e3);
         else fprintf(a->s->out, "time: %.3f s\n", dt);
     }
@@ -572,6 +597,9 @@ const bl_topic bl_topics[] = {
       "Python; true == 1, so [true] == [1]); x[0, :, 1:3] indexes and slices (negative\n"
       "indices count from the end; a slice of a list is a list; lists nest at most 1000\n"
       "deep); f(a, key=value) calls a function; m.name reads a field.\n"
+      "A line that starts with a command's name runs the command unless = or an adjacent\n"
+      "( [ . follows: a variable may have that name (train = 3, load f name=train) and is\n"
+      "read inside an expression, as (train), train.params or print(train).\n"
       "`;` separates statements, `#` starts a comment, and a line that ends inside brackets\n"
       "or after an operator continues on the next one. `STATEMENT > FILE` writes the value\n"
       "(a table, tensor or picture) to FILE when FILE ends in .txt .csv .json .md .png or\n"
@@ -582,7 +610,10 @@ const bl_topic bl_topics[] = {
       "pandas read them, null in .json). A command writes its text as .txt, and its table\n"
       "or picture, if it makes one, as the other types: both the type and the folder are\n"
       "checked before it runs. Errors show a caret under the offending\n"
-      "token (columns count characters, two for a wide CJK one) and change nothing." },
+      "token (columns count characters, two for a wide CJK one) and change nothing.\n"
+      "Ctrl-C stops a long command at its next safe point (train: after the current step) and,\n"
+      "as in bash and Python, abandons the rest of the line or sourced file; what was assigned\n"
+      "before is kept, and a statement it interrupts (b = a @ a) leaves b as it was." },
     { NULL, NULL },
 };
 

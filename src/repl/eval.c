@@ -598,6 +598,14 @@ int bl_exec_stmt(bl_session *s, const bl_stmt *st)
         v = bl_eval(s, st->expr);
         bl_tensor_limit(limit);
         rc = v ? 0 : -1;
+        /* Ctrl-C while it ran (a long product has no safe point inside): the statement is
+         * abandoned, as a KeyboardInterrupt would, so the name keeps its old value */
+        if (v && bl_interrupted()) {
+            bl_val_unref(v);
+            v = NULL;
+            s->out = saved;
+            return 0;
+        }
     }
     s->out = saved;
     if (rc == 0 && st->kind == BL_S_ASSIGN) {
@@ -647,6 +655,7 @@ void bl_report_error(bl_session *s)
 {
     const char *msg = bl_error()[0] ? bl_error() : "error";
     fflush(s->out);
+    if (bl_interrupted()) bl_interrupt_newline(s->err);   /* after the terminal's ^C */
     if (s->error_shown) {   /* `source` of a file that stopped at an error, shown where it was */
         s->error_shown = 0;
         bl_clear_error();
@@ -705,7 +714,7 @@ int bl_exec(bl_session *s, const char *file, const char *src, int line)
                 rc = -1;
                 if (!s->keep_going) break;
             }
-            if (bl_interrupted() && !s->interactive) break;
+            if (bl_interrupted()) break;   /* Ctrl-C abandons the rest (repl.h) */
         }
     }
     bl_program_free(&prog);

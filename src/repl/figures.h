@@ -37,15 +37,15 @@ bl_value *bl_fn_lineplot(bl_callargs *a);
 
 #define BL_FIGURE_FUNCTIONS                                                                     \
     { "heatmap", "heatmap(x, title=, diverging=auto, width=, height=, scale=)",                                         \
-      "A picture of a 2-D tensor (rows x columns), e.g. heatmap(score) for the RoPE check or\n" \
-      "heatmap(attention(q, k, v, weights=on)[0, 0]). Signed values get a diverging colour map\n" \
+      "A picture of a 2-D tensor (rows x columns). For example heatmap(score) for the RoPE\n" \
+      "check or heatmap(attention(q, k, v, weights=on)[0, 0]). Signed values get a diverging colour map\n" \
       "centred on 0. Printed on the terminal; `heatmap(x) > x.png` (.svg .csv .json .txt) saves it;\n" \
       "width=/height= (" BL_FIG_SIDE_RANGE " pixels a side, default 1600 x 900; one alone\n" \
       "keeps 16:9) and scale=2 (HiDPI) size the file.", \
       bl_fn_heatmap },                                                                          \
     { "lineplot", "lineplot(y, x=, title=, label=, logy=off, width=, height=, scale=)",                                 \
-      "A line picture of y (a 1-D tensor or list; a 2-D tensor draws one line per row) against\n" \
-      "x (0, 1, ... by default). `lineplot(y) > y.png` saves it; width=, height=, scale= as heatmap.", \
+      "A line picture of y against x (0, 1, ... by default). y is a 1-D tensor or list; a 2-D\n" \
+      "tensor draws one line per row. `lineplot(y) > y.png` saves it; width=, height=, scale= as heatmap.", \
       bl_fn_lineplot },
 
 #endif

@@ -669,14 +669,17 @@ static bl_value *f_load(bl_callargs *a)
     return r;
 }
 
-#define REDUCE_HELP(what) \
-    what " of all elements (a number), or along dimension dim (negative counts from the end);\n" \
-    "keepdim=on keeps that dimension with size 1 so the result broadcasts against x."
+/* The first sentence of every function's help is its summary line in `help functions`: at most
+ * 73 characters, so that it fits 79 columns after the indent (test_repl checks it). */
+#define REDUCE_HELP(what, more) \
+    what " of x, or along dimension dim." more " Without dim a number; a negative dim counts\n" \
+    "from the end; keepdim=on keeps that dimension with size 1 so the result broadcasts\n" \
+    "against x."
 
 const bl_function bl_functions[] = {
     { "randn", "randn(d0, d1, ..., mean=0, std=1)",
-      "A tensor of normal random numbers drawn from the session's generator (`seed N` restarts it,\n"
-      "so a script gives the same numbers every run). Up to 4 sizes; at most 2^28 elements;\n"
+      "A tensor of normal random numbers from the session's generator. `seed N` restarts it,\n"
+      "so a script gives the same numbers every run. Up to 4 sizes; at most 2^28 elements;\n"
       "std >= 0.", f_fill },
     { "zeros", "zeros(d0, d1, ...)", "A tensor of zeros with the given shape.", f_fill },
     { "ones", "ones(d0, d1, ...)", "A tensor of ones with the given shape.", f_fill },
@@ -685,39 +688,42 @@ const bl_function bl_functions[] = {
     { "tensor", "tensor([[1, 2], [3, 4]])",
       "A tensor from (nested) lists of numbers; the nesting must be rectangular.", f_tensor },
     { "reshape", "reshape(x, d0, d1, ...)",
-      "x with another shape of the same number of elements; one size may be -1 (inferred).", f_reshape },
+      "x with another shape of the same number of elements. One size may be -1 (inferred).", f_reshape },
     { "transpose", "transpose(x, d0=-2, d1=-1)",
       "x with dimensions d0 and d1 swapped (the last two by default). x.T does the same.", f_transpose },
     { "shape", "shape(x)", "The shape of x as a list, e.g. [4, 64, 128].", f_shape },
     { "numel", "numel(x)", "The number of elements of x.", f_shape },
-    { "sum", "sum(x, dim=, keepdim=off)", REDUCE_HELP("The sum"), f_reduce },
-    { "mean", "mean(x, dim=, keepdim=off)", REDUCE_HELP("The mean"), f_reduce },
+    { "sum", "sum(x, dim=, keepdim=off)", REDUCE_HELP("The sum", ""), f_reduce },
+    { "mean", "mean(x, dim=, keepdim=off)", REDUCE_HELP("The mean", ""), f_reduce },
     { "var", "var(x, dim=, keepdim=off)",
-      REDUCE_HELP("The biased variance (divides by n, as inside LayerNorm)"), f_reduce },
-    { "std", "std(x, dim=, keepdim=off)", REDUCE_HELP("The biased standard deviation"), f_reduce },
-    { "rms", "rms(x, dim=, keepdim=off)", REDUCE_HELP("The root mean square sqrt(mean(x^2))"), f_reduce },
-    { "min", "min(x, dim=, keepdim=off)", REDUCE_HELP("The smallest element"), f_reduce },
-    { "max", "max(x, dim=, keepdim=off)", REDUCE_HELP("The largest element"), f_reduce },
+      REDUCE_HELP("The biased variance", " It divides by n, as inside LayerNorm.\n"), f_reduce },
+    { "std", "std(x, dim=, keepdim=off)",
+      REDUCE_HELP("The biased standard deviation", " It divides by n, as var.\n"), f_reduce },
+    { "rms", "rms(x, dim=, keepdim=off)", REDUCE_HELP("The root mean square sqrt(mean(x^2))", ""), f_reduce },
+    { "min", "min(x, dim=, keepdim=off)", REDUCE_HELP("The smallest element", ""), f_reduce },
+    { "max", "max(x, dim=, keepdim=off)", REDUCE_HELP("The largest element", ""), f_reduce },
     { "abs", "abs(x)", "|x| elementwise.", f_unary },
     { "sqrt", "sqrt(x)", "The square root, elementwise.", f_unary },
     { "exp", "exp(x)", "e^x elementwise.", f_unary },
     { "log", "log(x)", "The natural logarithm, elementwise.", f_unary },
     { "round", "round(x, digits=0)",
-      "x rounded to a number of decimals (numbers or tensors), halves to even as\n"
-      "torch.round(x, decimals=digits): round(2.5) = 2, round(-0.5) = -0.\n"
+      "x (a number or tensor) rounded to digits decimals, halves to even.\n"
+      "As torch.round(x, decimals=digits): round(2.5) = 2, round(-0.5) = -0.\n"
       "The digits may be -9 to 9: round(0.125, 2) = 0.12, round(1250, -2) = 1200. As in torch,\n"
       "x * 10^digits goes to the nearest whole number, then / 10^digits: for a tensor in\n"
       "float32 (round(tensor([0.35]), 1) is 0.4: 0.35 * 10 is 3.5 in float32), for a number in\n"
       "double (round(2.675, 2) is 2.68, Python's decimal-exact round says 2.67). Where\n"
       "x * 10^digits overflows, x is the answer (torch gives inf).", f_round },
     { "softmax", "softmax(x, dim=-1)",
-      "exp(x) / sum(exp(x)) along dim, computed with the maximum subtracted (F.softmax).", f_softmax },
+      "exp(x) / sum(exp(x)) along dim (F.softmax). Computed with the maximum subtracted.", f_softmax },
     { "layernorm", "layernorm(x, w=, b=, eps=1e-5)",
-      "LayerNorm over the last dimension: (x - mean) / sqrt(var + eps) * w + b, biased variance\n"
-      "(Ba et al. 2016). Each token comes out with mean 0 and rms 1 (before w and b).", f_norm },
+      "LayerNorm over the last dimension: (x - mean) / sqrt(var + eps) * w + b.\n"
+      "The variance is biased (Ba et al. 2016); each token comes out with mean 0 and rms 1\n"
+      "(before w and b).", f_norm },
     { "rmsnorm", "rmsnorm(x, w=, eps=1e-6)",
-      "RMSNorm over the last dimension: x / sqrt(mean(x^2) + eps) * w (Zhang & Sennrich 2019).\n"
-      "No mean subtraction: each token comes out with rms 1 but keeps the sign of its mean.", f_norm },
+      "RMSNorm over the last dimension: x / sqrt(mean(x^2) + eps) * w.\n"
+      "No mean subtraction (Zhang & Sennrich 2019): each token comes out with rms 1 but keeps\n"
+      "the sign of its mean.", f_norm },
     { "gelu", "gelu(x)", "GELU, exact erf form: 0.5 x (1 + erf(x / sqrt 2)).", f_act },
     { "silu", "silu(x)", "SiLU: x * sigmoid(x); silu(1) = 0.7311, silu(-1) = -0.2689.\n"
       "At the ends it gives F.silu's values: silu(-1e30) = -0, silu(-inf) = nan (-inf * 0),\n"
@@ -726,7 +732,7 @@ const bl_function bl_functions[] = {
       "The SwiGLU gate silu(a) * b (Shazeer 2020). The SwiGLU FFN is\n"
       "linear(swiglu(linear(x, w1), linear(x, w2)), w3).", f_swiglu },
     { "swiglu_hidden", "swiglu_hidden(dim, mlp_ratio=4, multiple_of=0)",
-      "The SwiGLU hidden width int(2 * mlp_ratio * dim / 3), rounded up to a multiple of\n"
+      "The SwiGLU hidden width int(2 * mlp_ratio * dim / 3). Rounded up to a multiple of\n"
       "multiple_of when given: dim 128 gives 341, so SwiGLU keeps the GELU FFN's parameter count.",
       f_swiglu_hidden },
     { "linear", "linear(x, w, b)", "x w^T + b, with w [out, in] and b [out] optional (F.linear).", f_linear },
@@ -738,11 +744,12 @@ const bl_function bl_functions[] = {
       "Pairs are adjacent features (x0 x1)(x2 x3)... (interleaved, as in RoFormer and LLaMA).",
       f_rope_table },
     { "apply_rope", "apply_rope(x, table)",
-      "Rotate x [T, hd] (or [H, T, hd], [B, H, T, hd]) by a rope_table: each pair (x0, x1) at\n"
+      "Rotate x [T, hd] (or [H, T, hd], [B, H, T, hd]) by a rope_table. Each pair (x0, x1) at\n"
       "angle a becomes (x0 cos a - x1 sin a, x0 sin a + x1 cos a). Lengths are kept.", f_apply_rope },
     { "attention", "attention(q, k, v, causal=off, scale=1/sqrt(hd), weights=off)",
-      "softmax(q k^T * scale + mask) v with q [.., H, T, hd] and k, v [.., KVH, S, hd] (grouped-\n"
-      "query attention when KVH < H). weights=on returns the attention weights [.., H, T, S].\n"
+      "Scaled dot-product attention: softmax(q k^T * scale + mask) v.\n"
+      "q is [.., H, T, hd], k and v [.., KVH, S, hd] (grouped-query attention when KVH < H).\n"
+      "weights=on returns the attention weights [.., H, T, S].\n"
       "causal=on with T != S aligns the mask bottom-right: query t sees keys s <= t + S - T (the\n"
       "last T of S keys, as in KV-cache decoding and FlashAttention-2), while PyTorch's\n"
       "scaled_dot_product_attention(is_causal=True) aligns it top-left (s <= t).",
@@ -750,15 +757,16 @@ const bl_function bl_functions[] = {
     { "allclose", "allclose(a, b, rtol=1e-4, atol=1e-5)",
       "true when |a - b| <= atol + rtol |b| everywhere (shapes broadcast).", f_allclose },
     { "print", "print(a, b, ...)",
-      "Print the values on one line, separated by spaces, each as the prompt shows it;\n"
+      "Print the values on one line, separated by spaces. Each as the prompt shows it;\n"
       "a table, model or picture takes lines of its own.", f_print },
     { "table", "table(name=values, ...)",
-      "A table with one column per keyword (lists, 1-D tensors or numbers); print it or write it\n"
-      "with `> file.csv`, `> file.json`, `> file.md` or `> file.txt`.", f_table },
+      "A table with one column per keyword (lists, 1-D tensors or numbers). Print it or write\n"
+      "it with `> file.csv`, `> file.json`, `> file.md` or `> file.txt`.", f_table },
     { "load", "load(\"file.safetensors\", \"name\")",
-      "One tensor of a safetensors file (a checkpoint, or any file PyTorch saved with\n"
-      "safetensors), by name, converted to float32 from any dtype but F8_* and C64 (refused when\n"
-      "that tensor is asked for); load(\"file.safetensors\") alone gives a table of its tensors.",
+      "One tensor of a safetensors file by name, converted to float32. The file is a checkpoint\n"
+      "or any file PyTorch saved with safetensors; every dtype converts but F8_* and C64 (refused\n"
+      "when that tensor is asked for). load(\"file.safetensors\") alone gives a table of its\n"
+      "tensors.",
       f_load },
     BL_FIGURE_FUNCTIONS
     BL_MODEL_FUNCTIONS

@@ -88,8 +88,13 @@ static void interactive(bl_session *s, int quiet)
         free(h);
         bl_interrupt_clear();
         bl_exec(s, "<input>", buf, 1);
+        /* Ctrl-C: the rest of the line did not run (repl.h); said once, on a line of its own */
         if (bl_interrupted()) {
-            fprintf(stderr, "interrupted\n");
+            if (!bl_interrupt_was_reported()) {
+                bl_interrupt_newline(stderr);
+                fprintf(stderr, "interrupted\n");
+            }
+            bl_interrupt_newline(stdout);   /* a report that went to a file: the prompt below ^C */
             bl_interrupt_clear();
         }
         free(buf);
@@ -224,6 +229,7 @@ int main(int argc, char **argv)
         }
     }
     if (bl_interrupted() && !s->interactive) {
+        bl_interrupt_newline(stderr);
         fprintf(stderr, "blocklab: interrupted\n");
         rc = 130;
     }

@@ -257,17 +257,6 @@ int bl_cmd_model(bl_cmdargs *a)
     return 0;
 }
 
-int bl_models_name_ok(const char *name)
-{
-    if (!(name[0] == '_' || (name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z')))
-        return 0;
-    for (const char *p = name; *p; p++)
-        if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
-            return 0;
-    return !bl_command_find(name) && !bl_function_find(name) && strcmp(name, "true") && strcmp(name, "false") &&
-           strcmp(name, "on") && strcmp(name, "off");
-}
-
 int bl_models_adopt(bl_session *s, bl_model *m, const char *name)
 {
     mstate *ms = st(s);

@@ -26,8 +26,6 @@ void bl_models_complete_topics(const char *prefix, bl_strlist *out);
 /* Bind model m to `name` (NULL: the next free m1, m2, ...), make it current and announce it.
  * Takes m: on an error (-1, out of memory) m and its training state are freed. */
 int bl_models_adopt(bl_session *s, bl_model *m, const char *name);
-/* A name a model can be bound to (an identifier that is no command, function or constant). */
-int bl_models_name_ok(const char *name);
 
 int bl_cmd_model(bl_cmdargs *a);
 int bl_cmd_use(bl_cmdargs *a);
@@ -66,13 +64,14 @@ bl_value *bl_fn_param(bl_callargs *a);   /* param(m, "name") */
 
 #define BL_MODEL_FUNCTIONS                                                                      \
     { "dit", "dit(key=value, ...)",                                                             \
-      "A new TinyDiT model (images, flow matching) with the given keys, e.g.\n"                \
+      "A new TinyDiT model (images, flow matching) with the given keys. For example\n"         \
       "a = dit(pos=\"rope2d\", qk_norm=on). It does not change the current model.", bl_fn_model }, \
     { "gpt", "gpt(key=value, ...)",                                                             \
-      "A new TinyGPT model (characters, next-token prediction), e.g. b = gpt(norm=\"rmsnorm\").", \
+      "A new TinyGPT model (characters, next-token prediction). The given keys set it up,\n"  \
+      "for example b = gpt(norm=\"rmsnorm\"). It does not change the current model.",      \
       bl_fn_model },                                                                            \
     { "param", "param(m, \"name\")",                                                           \
-      "A copy of one parameter of model m by its PyTorch name, e.g.\n"                         \
-      "param(m1, \"blocks.0.attn.qkv.weight\"). `params m1 depth=0` lists the names.", bl_fn_param },
+      "A copy of one parameter of model m by its PyTorch name. For example\n"                  \
+      "param(m1, \"blocks.0.attn.qkv.weight\"); `params m1 depth=0` lists the names.", bl_fn_param },
 
 #endif

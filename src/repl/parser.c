@@ -1,6 +1,7 @@
 /* parser.c - recursive-descent parser of the blocklab language (grammar in parser.h). */
 #include "repl/parser.h"
 #include "core/error.h"
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -504,8 +505,7 @@ static int statement(P *p, bl_stmt *s)
     if (t->kind == BL_T_NAME && peek2(p)->kind == BL_T_ASSIGN) {
         s->kind = BL_S_ASSIGN;
         s->name = astrndup(p->arena, t->str, strlen(t->str));
-        if (!strcmp(t->str, "true") || !strcmp(t->str, "false") || !strcmp(t->str, "on") ||
-            !strcmp(t->str, "off"))
+        if (!bl_name_assignable(t->str, NULL))
             return fail_at(p, t, "cannot assign to a constant") ? 0 : -1;
         next(p), next(p);
     } else {
@@ -524,6 +524,19 @@ static int statement(P *p, bl_stmt *s)
     }
     (void)start;
     return 0;
+}
+
+int bl_name_assignable(const char *s, int *constant)
+{
+    if (constant) *constant = 0;
+    if (!(isalpha((unsigned char)s[0]) || s[0] == '_')) return 0;
+    for (const char *c = s; *c; c++)
+        if (!(isalnum((unsigned char)*c) || *c == '_')) return 0;
+    if (!strcmp(s, "true") || !strcmp(s, "false") || !strcmp(s, "on") || !strcmp(s, "off")) {
+        if (constant) *constant = 1;
+        return 0;
+    }
+    return 1;
 }
 
 int bl_parse(const char *src, int line, int col, bl_is_command_fn is_cmd, bl_program *prog,

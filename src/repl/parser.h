@@ -92,4 +92,11 @@ extern const char *const bl_redirect_exts[];
  * any case, as '>' itself matches the extensions; 0 otherwise (no redirect, another type). */
 int bl_stmt_redirects_to(const bl_stmt *st, const char *ext);
 
+/* Whether NAME = ... may bind s: a name as the lexer reads one (a letter or _, then letters,
+ * digits and _) other than the constants true, false, on and off. Command and function names
+ * are names too (`train = 3`: a line that starts with train runs the command, so such a
+ * variable is read inside an expression, as (train) or train.params). load ... name=NAME takes
+ * exactly these. 1 or 0; *constant says which rule refused it. */
+int bl_name_assignable(const char *s, int *constant);
+
 #endif

@@ -171,15 +171,26 @@ bl_value *bl_eval(bl_session *s, const bl_ast *e);
  * .csv/.json/.txt, any value to .txt as printed. 0 or -1 + error naming the file. */
 int bl_write_value(bl_session *s, const bl_value *v, const char *path, const char *cmdline);
 
-/* Ctrl-C: the handler sets a flag that long commands check between steps. */
+/* Ctrl-C: the handler sets a flag that long commands check between steps. It stays set until
+ * the prompt clears it (bl_interrupt_clear), so the rest of the line, of a pasted statement list
+ * or of a sourced file does not run; a script stops at it. */
 void bl_interrupt_install(void);
 int bl_interrupted(void);
 /* How many Ctrl-C since the flag was last cleared (a third one ends the program). */
 int bl_interrupt_count(void);
 void bl_interrupt_clear(void);
-/* A Ctrl-C the command has reported itself: cleared at the prompt, so it is not reported again;
- * a script still stops at it. */
+/* A Ctrl-C the command has reported itself ("train: interrupted after step N"): the flag stays
+ * set, but the prompt does not report it again. */
 void bl_interrupt_reported(bl_session *s);
+int bl_interrupt_was_reported(void);
+/* Set the flag for a Ctrl-C that another handler caught (the dashboard's). */
+void bl_interrupt_raise(void);
+/* Before a message about a Ctrl-C on f: when f is a terminal that echoed ^C (with no newline)
+ * and nothing has overwritten it since, end that line, so the message starts on a fresh one.
+ * Nothing on a file or pipe, and at most once per Ctrl-C. */
+void bl_interrupt_newline(FILE *f);
+/* The echoed ^C was overwritten (a progress line redrawn from its first column). */
+void bl_interrupt_echo_overwritten(void);
 
 /* Helpers for command handlers: read a word as a number / integer in [lo, hi] / bool. Each
  * reports "cmd: ..." at the word on failure. */
@@ -196,6 +207,8 @@ int bl_opt_find(bl_cmdargs *a, const char *key);
 int bl_opt_num(bl_cmdargs *a, const char *key, double def, double lo, double hi, double *x);
 int bl_opt_int(bl_cmdargs *a, const char *key, long def, long lo, long hi, long *x);
 int bl_opt_bool(bl_cmdargs *a, const char *key, int def, int *b);
+/* The length of the first sentence of a help text (up to its '.'), as `help functions` shows it. */
+size_t bl_first_sentence(const char *text);
 /* Complete from a NULL-terminated list of names. */
 void bl_complete_from(const char *const *names, const char *prefix, bl_strlist *out);
 /* Completers shared by several commands. */

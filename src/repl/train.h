@@ -98,10 +98,11 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       "Train N steps (the run continues across calls).\n"                                      \
       "On a terminal a progress bar shows step, loss, it/s, ETA and the last val loss; otherwise\n" \
       "one final line (quiet=on: none). Validation every eval_every steps (set eval_every=0:\n" \
-      "never). Ctrl-C stops after the current step and keeps everything; a NaN or inf loss stops\n" \
-      "with the weights of the last good step. `set lr=...` applies to the next step. A step\n" \
-      "whose loss is above 1.5x the median of the previous 100 (from step 11) is a spike\n"   \
-      "(metrics, m.run.spikes).",                                                             \
+      "never). Ctrl-C stops after the current step and keeps everything (the rest of the line\n" \
+      "does not run); a NaN or inf loss stops with the weights of the last good step.\n"     \
+      "`set lr=...` applies to the next step. A loss spike is a step whose loss is\n"          \
+      "above 1.5x the median of the previous 100 (from step 11), listed in metrics and\n"     \
+      "m.run.spikes.",                                                                         \
       bl_complete_modelvar, bl_cmd_train, 0 },                                                  \
     { "eval", "eval [MODEL]",                                                                  \
       "Print the validation loss on the fixed exam.\n"                                         \
@@ -130,6 +131,8 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       bl_complete_file, bl_cmd_save, 0 },                                                       \
     { "load", "load FILE [name=NAME]",                                                         \
       "Load a checkpoint as a new model, made current.\n"                                      \
+      "name=NAME takes any name an assignment takes, a command's too (name=train: read it as\n" \
+      "train.params or (train), since a line that starts with train runs the command).\n"    \
       "Its run continues where it stopped (step, history, data position); the data is reopened\n" \
       "from the name and path stored in the file when possible. A checkpoint with a nan or inf\n" \
       "in any tensor is refused, naming the first one. load(\"f\", \"name\") reads one tensor\n" \
@@ -150,7 +153,7 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
 
 #define BL_TRAIN_FUNCTIONS                                                                      \
     { "run", "run(m)",                                                                          \
-      "A snapshot of model m's training run: fields steps, loss (a tensor of the losses), val\n" \
+      "A snapshot of model m's training run. Fields: steps, loss (a tensor of the losses), val\n" \
       "([k, 2]: step, loss), ms_per_step, spikes, items, params. r = run(m); r > r.json writes\n" \
       "metrics.json. m.run is the same.", bl_fn_run },
 

@@ -64,26 +64,68 @@ static int make_run(bl_compare *c, int i, const bl_config *cfg, int val_n)
     return 0;
 }
 
+/* Variant i's config: base + specs[i], with the comparison's seed and steps. */
+static int variant_config(const bl_config *base, const char *spec, int steps, bl_config *out)
+{
+    *out = *base;
+    if (bl_compare_apply(out, spec) < 0) return -1;
+    out->seed = base->seed;
+    out->steps = steps;
+    return 0;
+}
+
+int bl_compare_check(const bl_config *base, int n, const char *const *names, const char *const *specs,
+                     int steps, int *bad, int *in_spec)
+{
+    *bad = -1;
+    *in_spec = 0;
+    if (n < 1 || n > BL_CMP_MAX - 1) return bl_fail("compare: 1 to %d variants, got %d", BL_CMP_MAX - 1, n);
+    if (steps < 1) return bl_fail("compare: steps must be at least 1, got %d", steps);
+    for (int i = 0; i < n; i++) {
+        *bad = i;
+        if (!name_ok(names[i]))
+            return bl_fail("compare: variant name '%s' must be 1-%d letters, digits or _", names[i], BL_CMP_NAME - 1);
+        if (!strcmp(names[i], "seed2"))
+            return bl_fail("compare: 'seed2' is the name of the reference's seed + 1 run; pick another");
+        for (int j = 0; j < i; j++)
+            if (!strcmp(names[i], names[j])) return bl_fail("compare: variant '%s' is named twice", names[i]);
+        bl_config c;
+        *in_spec = 1;
+        if (variant_config(base, specs[i], steps, &c) < 0) return -1;
+        *in_spec = 0;
+    }
+    *bad = -1;
+    return 0;
+}
+
+int bl_compare_check_data(const bl_config *base, const bl_dataset *ds, int val_n, int n,
+                          const char *const *names, const char *const *specs, int steps, int *bad)
+{
+    for (int i = 0; i < n; i++) {
+        bl_config c;
+        *bad = i;
+        if (variant_config(base, specs[i], steps, &c) < 0) return -1;
+        if (bl_run_check_config(&c, ds, val_n) < 0) {
+            const char *e = bl_error();
+            char msg[1024];
+            snprintf(msg, sizeof msg, "%s", strncmp(e, "train: ", 7) ? e : e + 7);
+            return bl_fail("compare: %s: %s", names[i], msg);
+        }
+    }
+    *bad = -1;
+    return 0;
+}
+
 bl_compare *bl_compare_new(const bl_config *base, const bl_dataset *ds, int val_n, int n,
                            const char *const *names, const char *const *specs, int steps)
 {
-    if (n < 1 || n > BL_CMP_MAX - 1) return BL_FAILP("compare: 1 to %d variants, got %d", BL_CMP_MAX - 1, n);
-    if (steps < 1) return BL_FAILP("compare: steps must be at least 1, got %d", steps);
-    for (int i = 0; i < n; i++) {
-        if (!name_ok(names[i]))
-            return BL_FAILP("compare: variant name '%s' must be 1-%d letters, digits or _", names[i], BL_CMP_NAME - 1);
-        if (!strcmp(names[i], "seed2"))
-            return BL_FAILP("compare: 'seed2' is the name of the reference's seed + 1 run; pick another");
-        for (int j = 0; j < i; j++)
-            if (!strcmp(names[i], names[j])) return BL_FAILP("compare: variant '%s' is named twice", names[i]);
-    }
+    int bad, in_spec;
+    if (bl_compare_check(base, n, names, specs, steps, &bad, &in_spec) < 0 ||
+        bl_compare_check_data(base, ds, val_n, n, names, specs, steps, &bad) < 0)
+        return NULL;
     bl_config cfgs[BL_CMP_MAX];
-    for (int i = 0; i < n; i++) {
-        cfgs[i] = *base;
-        if (bl_compare_apply(&cfgs[i], specs[i]) < 0) return NULL;
-        cfgs[i].seed = base->seed;
-        cfgs[i].steps = steps;
-    }
+    for (int i = 0; i < n; i++)
+        if (variant_config(base, specs[i], steps, &cfgs[i]) < 0) return NULL;
     cfgs[n] = cfgs[0];
     cfgs[n].seed = base->seed + 1;
     bl_compare *c = calloc(1, sizeof *c);

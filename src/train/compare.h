@@ -62,6 +62,18 @@ typedef struct bl_compare {
  * comparison sets for every run, or the config's own message). */
 int bl_compare_apply(bl_config *cfg, const char *spec);
 
+/* Check a comparison as bl_compare_new will, before anything is made or attached: the number of
+ * variants and steps, then each variant in turn: its name (below) and its switch set
+ * (bl_compare_apply). 0, or -1 + "compare: ..." with *bad the variant at fault (-1: the count
+ * or steps) and *in_spec whether its switch set is (else its name). */
+int bl_compare_check(const bl_config *base, int n, const char *const *names, const char *const *specs,
+                     int steps, int *bad, int *in_spec);
+/* Whether every variant (base + specs[i], steps) can train on ds with an exam of val_n (what
+ * bl_run_new refuses: the data's kind, image size, vocab, context, held-out part). 0, or -1 +
+ * "compare: NAME: ..." (the trainer's message) with *bad the first variant that cannot. */
+int bl_compare_check_data(const bl_config *base, const bl_dataset *ds, int val_n, int n,
+                          const char *const *names, const char *const *specs, int steps, int *bad);
+
 /* Make the runs: for each i < n a model from base + specs[i] (seed = base->seed) named names[i],
  * then the seed + 1 copy of variant 0 named "seed2"; each run's config gets steps = `steps` (for
  * a cosine schedule) and a bl_run on ds with the exam of val_n examples (<= 0: the trainer's

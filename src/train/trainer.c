@@ -36,9 +36,8 @@ void bl_run_sync_config(bl_run *r)
     r->opt.step = step;
 }
 
-static int check_fit(const bl_model *m, const bl_dataset *ds)
+static int check_fit(const bl_config *c, const bl_dataset *ds)
 {
-    const bl_config *c = &m->cfg;
     if (c->kind == BL_MODEL_DIT) {
         if (ds->kind != BL_DATA_IMAGES)
             return bl_fail("train: TinyDiT needs images, but the data is %s (try `data shapes`)", ds->name);
@@ -75,6 +74,11 @@ int bl_run_check_data(const bl_model *m, const bl_dataset *ds, int val_n)
     return exam_size(&m->cfg, ds, val_n) < 0 ? -1 : 0;
 }
 
+int bl_run_check_config(const bl_config *c, const bl_dataset *ds, int val_n)
+{
+    return check_fit(c, ds) < 0 || exam_size(c, ds, val_n) < 0 ? -1 : 0;
+}
+
 static int make_exam(bl_run *r)
 {
     const bl_config *c = &r->model->cfg;
@@ -101,7 +105,7 @@ static int make_exam(bl_run *r)
 
 bl_run *bl_run_new(bl_model *m, const bl_dataset *ds, int val_n)
 {
-    if (check_fit(m, ds) < 0) return NULL;
+    if (check_fit(&m->cfg, ds) < 0) return NULL;
     bl_run *r = calloc(1, sizeof *r);
     if (!r) return BL_FAILP("train: out of memory");
     const bl_config *c = &m->cfg;

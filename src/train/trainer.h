@@ -54,6 +54,10 @@ bl_run *bl_run_new(bl_model *m, const bl_dataset *ds, int val_n);
  * a text long enough for the context, enough held-out images. 0, or -1 + bl_run_new's error
  * (so `data` can refuse what `train` would). */
 int bl_run_check_data(const bl_model *m, const bl_dataset *ds, int val_n);
+/* Everything bl_run_new checks of a model with config c on ds before it makes the run: the kind
+ * of data, the image size and channels or the vocab and context, the exam. 0, or -1 + its error
+ * ("train: ..."), so a model that would be refused need not be made. */
+int bl_run_check_config(const bl_config *c, const bl_dataset *ds, int val_n);
 void bl_run_free(bl_run *r);
 /* Re-read the trainer keys from the model's config (after `set lr=...`); keeps the step count. */
 void bl_run_sync_config(bl_run *r);

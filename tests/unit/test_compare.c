@@ -202,7 +202,7 @@ BL_TEST(bad_input)
     /* a GPT config on image data: the trainer's message, named by the run */
     bl_config g = bl_config_default(BL_MODEL_GPT);
     CHECK(!bl_compare_new(&g, ds, 4, 1, ok, sp, 3), "gpt on images accepted");
-    CHECK_ERR("compare: a: train:");
+    CHECK_ERR("compare: a: TinyGPT needs text, but the data is shapes");
     bl_dataset_free(ds);
 }
 

@@ -11,7 +11,9 @@
 #include "train/safetensors.h"
 #include <ctype.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1015,6 +1017,47 @@ BL_TEST(data_checked_when_attached)
     unlink(path);
 }
 
+/* compare refuses a bad variant (a name twice or taken, a bad key or value, a switch set the data
+ * cannot train) at its word before anything is touched: no data attached, no probe-FD probe
+ * trained or loaded (fd=on is the TinyDiT default), no output folder, nothing printed */
+BL_TEST(compare_refuses_variants_first)
+{
+    char dir[] = "/tmp/bl-test-cmp.XXXXXX", cache[300], cmd[512], want[512];
+    if (!mkdtemp(dir)) SKIP("no temporary folder");
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    const char *old_cache = getenv("XDG_CACHE_HOME");
+    char *saved = old_cache ? strdup(old_cache) : NULL;
+    setenv("XDG_CACHE_HOME", cache, 1);
+    static const char *const cases[][2] = {
+        { "compare baseline a=dim:64 a=dim:32", "t:1:27: compare: variant 'a' is named twice\n" },
+        { "compare a seed2", "t:1:11: compare: 'seed2' is the name of the reference's seed + 1 run; pick another\n" },
+        { "compare a b=norm:bogus", "t:1:13: compare: norm:bogus: norm: unknown value 'bogus' (one of: layernorm,rmsnorm)\n" },
+        { "compare a b=steps:5", "t:1:13: compare: steps:5: steps is the comparison's own (set it with compare ... "
+                                 "steps=N), not a variant's\n" },
+        { "compare a b=image_size:16", "t:1:13: compare: b: the data has 3x32x32 images but the model expects "
+                                       "3x16x16 (set channels=3 image_size=32)\n" },
+    };
+    bl_session *s = bl_session_new(0);
+    bl_models_init(s);
+    CHECK(run_in(s, "model dit dim=16 depth=1 heads=2 batch=2") == 0, "%s", errbuf);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(cmd, sizeof cmd, "%s steps=2 n=2 probe_steps=1 dir=%s/out", cases[i][0], dir);
+        snprintf(want, sizeof want, "%s", cases[i][1]);
+        CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want) && !outbuf[0], "%s:\n%s%s", cmd, outbuf, errbuf);
+        CHECK(run_in(s, "data") == 0 && !strncmp(outbuf, "no data attached", 16), "%s: %s", cmd, outbuf);
+        CHECK(access(cache, F_OK) != 0, "%s: the probe cache %s was made", cmd, cache);
+        snprintf(want, sizeof want, "%s/out", dir);
+        CHECK(access(want, F_OK) != 0, "%s: the output folder was made", cmd);
+    }
+    bl_models_free(s);
+    bl_session_free(s);
+    if (saved) setenv("XDG_CACHE_HOME", saved, 1);
+    else unsetenv("XDG_CACHE_HOME");
+    free(saved);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0, "%s", cmd);
+}
+
 /* One error, one line: an error inside a sourced file is shown once, at its FILE:LINE:COL (the
  * values it made are kept); a file that sources itself says so once; no doubled prefixes, no
  * internal shapes, "1 argument" */
@@ -1054,24 +1097,52 @@ BL_TEST(one_error_one_line)
         CHECK(run_in(s, cases[i].src) < 0 && !strcmp(errbuf, cases[i].err), "%s: %s", cases[i].src, errbuf);
     bl_models_free(s);
     bl_session_free(s);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 4; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
         unlink(path);
     }
-    rmdir(dir);
+    CHECK(rmdir(dir) == 0, "%s was left behind", dir);
 }
 
-/* help: whole first sentences of the functions (wrapped to 79 columns), a command with its
- * sub-command as a topic, and a command key pointing to the commands that take it */
+/* help: help functions lists each function's synopsis and the first sentence of its help, one
+ * line (the manual says so; help NAME has all of it), a command with its sub-command as a topic,
+ * and a command key pointing to the commands that take it */
 BL_TEST(help_topics)
 {
     CHECK(run("help functions") == 0, "%s", errbuf);
     CHECK(strstr(outbuf, "  var(x, dim=, keepdim=off)\n"
-                         "      The biased variance (divides by n, as inside LayerNorm) of all elements\n"
-                         "      (a number), or along dimension dim (negative counts from the end);\n"
-                         "      keepdim=on keeps that dimension with size 1 so the result broadcasts\n"
-                         "      against x.\n"), "%s", outbuf);
+                         "      The biased variance of x, or along dimension dim.\n"
+                         "  std("), "%s", outbuf);
+    /* "e.g." and "..." end no sentence; a '.' before a lower-case word does */
     CHECK(strstr(outbuf, "      The shape of x as a list, e.g. [4, 64, 128].\n"), "%s", outbuf);
+    CHECK(strstr(outbuf, "      The 1-D tensor start, start+step, ... below stop (NumPy's arange).\n"), "%s", outbuf);
+    CHECK(strstr(outbuf, "  attention(q, k, v, causal=off, scale=1/sqrt(hd), weights=off)\n"
+                         "      Scaled dot-product attention: softmax(q k^T * scale + mask) v.\n"
+                         "  allclose("), "%s", outbuf);
+    CHECK(strstr(outbuf, "  rope_table(T, hd, base=10000, offset=0)\n  rope_table(gh, gw, hd, base=100, prefix=0)\n"),
+          "%s", outbuf);
+    /* every function: its synopsis (a line per form), then one line of at most 79 columns */
+    int want = 0, lines = 0, longest = 0;
+    for (const bl_function *f = bl_functions; f->name; f++) {
+        want += 2;
+        for (const char *p = strstr(f->synopsis, " | "); p; p = strstr(p + 3, " | ")) want++;
+    }
+    for (const char *p = outbuf; *p; lines++) {
+        const char *nl = strchr(p, '\n');
+        int len = nl ? (int)(nl - p) : (int)strlen(p);
+        if (len > longest) longest = len;
+        p += len + (nl != NULL);
+    }
+    CHECK(lines == want && longest <= 79, "help functions: %d lines (want %d), the longest %d columns:\n%s", lines,
+          want, longest, outbuf);
+    static const struct { const char *text; size_t len; } sentences[] = {
+        { "Ends here. Not here.", 10 }, { "As in (Ba et al. 2016). next", 23 }, { "e.g. this. x", 10 },
+        { "0, 1, ... by default. y", 21 }, { "x.T does. y", 9 }, { "no period", 9 }, { "end.", 4 },
+    };
+    for (size_t i = 0; i < sizeof sentences / sizeof *sentences; i++)
+        CHECK(bl_first_sentence(sentences[i].text) == sentences[i].len, "'%s': first sentence of %zu bytes",
+              sentences[i].text, bl_first_sentence(sentences[i].text));
+    CHECK(run("help var") == 0 && strstr(outbuf, "It divides by n, as inside LayerNorm."), "%s", outbuf);
     static const char *const subs[][2] = { { "plot loss", "plot loss [" }, { "rope check", "rope table|check [" },
                                            { "qk growth", "qk growth [" } };
     char cmd[64];
@@ -1219,11 +1290,125 @@ BL_TEST(interrupt_flag)
         CHECK(run_in(s, cmd) == 0 && !errbuf[0] &&
               !strcmp(outbuf, "sample: interrupted at Euler step 1 of 5 for images 1-2 of 2 (no picture made)\n"),
               "%s: %s%s", cmd, outbuf, errbuf);
-        CHECK(!bl_interrupted(), "%s: the interrupt is reported, and cleared at the prompt", cmd);
+        /* reported by the command, so the prompt does not say it again, but still set: the rest
+         * of the line stops too; the prompt clears it */
+        CHECK(bl_interrupted() && bl_interrupt_was_reported(), "%s: the interrupt is reported and kept", cmd);
+        bl_interrupt_clear();
     }
     bl_models_free(s);
     bl_session_free(s);
     CHECK(rmdir(dir) == 0, "a file was left in %s", dir);
+}
+
+/* SIGINT after ms milliseconds, as a Ctrl-C typed while a statement runs. */
+static timer_t ctrl_c_in(int ms)
+{
+    timer_t t;
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_SIGNAL;
+    ev.sigev_signo = SIGINT;
+    struct itimerspec when = { .it_value = { ms / 1000, (long)(ms % 1000) * 1000000L } };
+    if (timer_create(CLOCK_MONOTONIC, &ev, &t) != 0 || timer_settime(t, 0, &when, NULL) != 0) abort();
+    return t;
+}
+
+/* At the prompt, as in bash and Python, Ctrl-C abandons the rest of the line (and of a sourced
+ * file), and what was assigned before it is kept; an assignment whose long computation it hit is
+ * abandoned too (the name keeps its value). The flag stays set until the prompt clears it. */
+BL_TEST(interrupt_stops_the_line)
+{
+    bl_interrupt_install();
+    bl_interrupt_clear();
+    char path[] = "/tmp/bl-test-int-src.XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) SKIP("no temporary file");
+    const char *text = "train 100000000 quiet=on\nin_file = 1\n";
+    CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text), "write");
+    close(fd);
+    bl_session *s = bl_session_new(0);
+    bl_models_init(s);
+    s->interactive = 1;
+    CHECK(run_in(s, "model gpt dim=16 depth=1 heads=2 batch=2 context=8 eval_every=0; data text") == 0, "%s", errbuf);
+    timer_t t = ctrl_c_in(300);
+    CHECK(run_in(s, "before = 1; train 100000000 quiet=on; after = 2; print(\"rest\")") == 0, "%s", errbuf);
+    timer_delete(t);
+    CHECK(strstr(outbuf, "train: interrupted after step") && !strstr(outbuf, "rest"), "%s", outbuf);
+    CHECK(bl_interrupted() && bl_interrupt_was_reported(), "the flag was cleared before the prompt");
+    bl_interrupt_clear();
+    CHECK(run_in(s, "print(before, m1.run.steps > 0)") == 0 && !strcmp(outbuf, "1 true\n"), "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "after") < 0, "the statement after the interrupted train ran");
+    /* a sourced file stops at Ctrl-C, and so does the line that sourced it */
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "source %s; after_source = 1", path);
+    t = ctrl_c_in(300);
+    CHECK(run_in(s, cmd) == 0, "%s", errbuf);
+    timer_delete(t);
+    bl_interrupt_clear();
+    CHECK(run_in(s, "in_file") < 0 && run_in(s, "after_source") < 0, "the source went on after Ctrl-C");
+    /* a long product has no safe point: it ends, but its assignment and the rest are abandoned */
+    CHECK(run_in(s, "big = 1") == 0, "%s", errbuf);
+    t = ctrl_c_in(2);
+    CHECK(run_in(s, "big = randn(2000, 2000) @ randn(2000, 2000); more = 1") == 0, "%s", errbuf);
+    timer_delete(t);
+    CHECK(bl_interrupted() && !bl_interrupt_was_reported() && !outbuf[0] && !errbuf[0], "%s%s", outbuf, errbuf);
+    bl_interrupt_clear();
+    CHECK(run_in(s, "big") == 0 && !strcmp(outbuf, "1\n"), "the interrupted assignment was made: %s", outbuf);
+    CHECK(run_in(s, "more") < 0, "the statement after the interrupted one ran");
+    bl_models_free(s);
+    bl_session_free(s);
+    unlink(path);
+}
+
+/* A terminal echoes a typed Ctrl-C as ^C with no newline: the message about it starts a line of
+ * its own there, once; on a file (a transcript) nothing is added. */
+/* Up to n bytes from fd, waiting up to 1 s for each (a pseudo-terminal hands over what has
+ * arrived so far: one read may see "\r\n" before the "x" written after it). */
+static ssize_t read_upto(int fd, char *buf, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        struct pollfd p = {fd, POLLIN, 0};
+        if (poll(&p, 1, 1000) <= 0) break;
+        ssize_t r = read(fd, buf + got, n - got);
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}
+
+BL_TEST(interrupt_message_on_a_fresh_line)
+{
+    bl_interrupt_install();
+    bl_interrupt_clear();
+    FILE *file = tmpfile();
+    raise(SIGINT);
+    bl_interrupt_newline(file);
+    CHECK(ftell(file) == 0, "a newline went to a file");
+    fclose(file);
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) SKIP("no pseudo-terminal");
+    int slave = open(ptsname(master), O_RDWR | O_NOCTTY);
+    FILE *tty = slave >= 0 ? fdopen(slave, "w") : NULL;
+    if (!tty) SKIP("no pseudo-terminal");
+    bl_interrupt_newline(tty);
+    bl_interrupt_newline(tty);      /* once per Ctrl-C */
+    fputs("x", tty);
+    fflush(tty);
+    char got[16] = "";
+    ssize_t n = read_upto(master, got, 3);
+    CHECK(n == 3 && !memcmp(got, "\r\nx", 3), "the terminal got %zd bytes '%.*s'", n, (int)(n > 0 ? n : 0), got);
+    /* a progress line redrawn over the ^C needs none */
+    raise(SIGINT);
+    bl_interrupt_echo_overwritten();
+    bl_interrupt_newline(tty);
+    fputs("y", tty);
+    fflush(tty);
+    n = read_upto(master, got, 2);   /* a second byte would be a stray newline */
+    CHECK(n == 1 && got[0] == 'y', "after an overwritten ^C the terminal got %zd bytes", n);
+    bl_interrupt_clear();
+    fclose(tty);
+    close(master);
 }
 
 /* Every command and function has a synopsis, help text and an entry in man/blocklab.1: a line
@@ -1360,10 +1545,13 @@ int main(void)
     RUN(redirect_checked_first);
     RUN(data_checked_when_attached);
     RUN(one_error_one_line);
+    RUN(compare_refuses_variants_first);
     RUN(help_topics);
     RUN(docs_match_behaviour);
     RUN(load_safetensors);
     RUN(interrupt_flag);
+    RUN(interrupt_stops_the_line);
+    RUN(interrupt_message_on_a_fresh_line);
     RUN(help_and_manual_cover_everything);
     RUN(redirect_formats_documented);
     return bl_test_done();
