@@ -276,6 +276,12 @@ int bl_cmd_load(bl_cmdargs *a)
                     info.data_name, src ? src : "(built in)", ds->vocab_size, m->cfg.vocab);
             bl_dataset_free(ds);
             t->data = NULL;
+        } else if (m->kind == BL_MODEL_GPT && memcmp(t->vocab, ds->vocab, (size_t)ds->vocab_size)) {
+            /* as many bytes, but other ones: its token ids would mean other characters */
+            fprintf(o, "  the data %s %s has changed (its %d bytes are not the checkpoint's vocabulary): "
+                    "not attached\n", info.data_name, src ? src : "(built in)", ds->vocab_size);
+            bl_dataset_free(ds);
+            t->data = NULL;
         } else if (!bl_train_run(a->s, m, "load")) {
             fprintf(o, "  the run cannot continue on %s: %s\n", info.data_name, bl_error());
             bl_dataset_free(t->data);

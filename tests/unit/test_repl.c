@@ -1254,6 +1254,38 @@ BL_TEST(progress_line_fits)
     CHECK(!strcmp(line, "step 600  loss 0.0123  val 0.0456  45.2"), "cut to 39 columns: '%s'", line);
 }
 
+/* load reopens the text a TinyGPT was trained on; when that file now holds as many distinct bytes
+ * but other ones, its token ids would stand for other characters than the checkpoint's vocabulary:
+ * the data is not attached (it was, and sample decoded with the wrong characters). */
+BL_TEST(load_checks_the_texts_vocabulary)
+{
+    char dir[] = "/tmp/bl-test-vocab-XXXXXX", text[64], ck[64], cmd[512];
+    if (!mkdtemp(dir)) SKIP("no temporary folder");
+    snprintf(text, sizeof text, "%s/t.txt", dir);
+    snprintf(ck, sizeof ck, "%s/ck.safetensors", dir);
+    FILE *f = fopen(text, "w");
+    for (int i = 0; f && i < 60; i++) fputs("the quick brown fox jumps over the lazy dog. ", f);
+    if (f) fclose(f);
+    bl_session *s = bl_session_new(0);
+    bl_models_init(s);
+    snprintf(cmd, sizeof cmd, "model gpt dim=16 depth=1 heads=2 batch=2 context=8 eval_every=0; data text %s; "
+             "train 2 quiet=on; save %s", text, ck);
+    CHECK(run_in(s, cmd) == 0, "%s", errbuf);
+    snprintf(cmd, sizeof cmd, "load %s name=a", ck);
+    CHECK(run_in(s, cmd) == 0 && strstr(outbuf, "step 2, data text"), "the same text: %s%s", outbuf, errbuf);
+    f = fopen(text, "w");   /* 'z' becomes 'Z': as many distinct bytes (28), one of them another */
+    for (int i = 0; f && i < 60; i++) fputs("the quick brown fox jumps over the laZy dog. ", f);
+    if (f) fclose(f);
+    snprintf(cmd, sizeof cmd, "load %s name=b", ck);
+    CHECK(run_in(s, cmd) == 0 && strstr(outbuf, "are not the checkpoint's vocabulary): not attached") &&
+          strstr(outbuf, "step 2 kept"), "another text of as many bytes: %s%s", outbuf, errbuf);
+    bl_models_free(s);
+    bl_session_free(s);
+    remove(text);
+    remove(ck);
+    rmdir(dir);
+}
+
 int main(void)
 {
     RUN(progress_line_fits);
@@ -1284,6 +1316,7 @@ int main(void)
     RUN(help_topics);
     RUN(docs_match_behaviour);
     RUN(load_safetensors);
+    RUN(load_checks_the_texts_vocabulary);
     RUN(interrupt_flag);
     RUN(help_and_manual_cover_everything);
     RUN(redirect_formats_documented);
