@@ -190,7 +190,10 @@ int bl_run_step(bl_run *r, float *loss_out, int *spike)
                        isnan(L) ? "nan" : "inf", next, next - 1);
     }
     bl_params_zero_grad(p);
-    if (bl_graph_backward(m->graph, loss) < 0) return -1;
+    if (bl_graph_backward(m->graph, loss) < 0) {   /* the step is not taken: nor is its batch */
+        bl_batcher_seek(&r->batcher, drawn);
+        return -1;
+    }
     float lr = bl_adamw_lr(&r->opt);
     double norm = bl_adamw_step(&r->opt, p->values, p->grads, p->m, p->v, r->decay, p->total);
     if (!isfinite(norm)) {
