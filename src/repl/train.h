@@ -146,7 +146,8 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       bl_complete_modelvar, bl_cmd_metrics, BL_WRITES_RUN },                                    \
     { "dash", "dash [MODEL] [steps=N] | dash demo",                                            \
       "Train inside the live ncurses dashboard.\n"                                             \
-      "Loss curve, progress (steps/s and ETA of training time: a pause does not count), the\n" \
+      "Loss curve, progress (steps/s of training time: a pause and the validation exams do\n" \
+      "not count; the ETA adds the exams to come at their mean time), the\n"                 \
       "attention map of the last step and per-token statistics;\n"                            \
       "keys: q back (everything kept), p pause, v view, arrows layer and head, g log y.\n"     \
       "steps= defaults to the model's steps key. `dash demo` shows a fake run.",               \

@@ -156,6 +156,12 @@ void bl_run_free(bl_run *r)
 
 int bl_run_steps(const bl_run *r) { return (int)r->opt.step; }
 
+long bl_run_exams_left(const bl_run *r, long goal)
+{
+    long every = r->model->cfg.eval_every, now = r->opt.step;
+    return every > 0 && goal > now ? goal / every - now / every : 0;
+}
+
 /* The batch loss of the current step, tape recorded. */
 static bl_tensor *batch_loss(bl_run *r)
 {
@@ -211,7 +217,7 @@ int bl_run_step(bl_run *r, float *loss_out, int *spike)
 float bl_run_eval(bl_run *r)
 {
     bl_model *m = r->model;
-    double sum = 0;
+    double sum = 0, t0 = now_ms();
     int done = 0;
     while (done < r->val_n) {
         int n = r->val_n - done < BL_EVAL_CHUNK ? r->val_n - done : BL_EVAL_CHUNK;
@@ -243,6 +249,7 @@ float bl_run_eval(bl_run *r)
         }
     }
     r->last_val = (float)(sum / r->val_n);
+    r->eval_ms = now_ms() - t0;
     if (bl_metrics_val(&r->metrics, bl_run_steps(r), r->last_val) < 0) return NAN;
     return r->last_val;
 }
