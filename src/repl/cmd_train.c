@@ -2,6 +2,7 @@
 #include "repl/train.h"
 #include "repl/models.h"
 #include "core/error.h"
+#include "viz/progress.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,9 +65,11 @@ static int key_word(bl_cmdargs *a, int from, const char *key)
 /* ---- train ---- */
 typedef struct {
     bl_session *s;
-    int tty, quiet, first_step;
+    int tty, quiet;
+    long goal;              /* the run's step count when this train ends */
     double t0, last_draw;
     float loss;
+    bl_rate rate;           /* steps per second of training time: the exams are left out */
 } progress;
 
 void bl_progress_line(char *buf, size_t size, int width, int done, int total, const char *text)
@@ -78,19 +81,37 @@ void bl_progress_line(char *buf, size_t size, int width, int done, int total, co
     else snprintf(buf, size, "[%.*s%.*s] %s", fill, "####################", w - fill, "....................", text);
 }
 
+void bl_progress_text(char *buf, size_t size, int width, const char *head, const char *val, const char *rate,
+                      const char *eta)
+{
+    snprintf(buf, size, "%s%s%s%s", head, val, rate, eta);
+    if ((int)strlen(buf) <= width - 1) return;
+    snprintf(buf, size, "%s%s%s", head, val, eta);   /* no room: the rate goes first, */
+    if ((int)strlen(buf) <= width - 1) return;
+    snprintf(buf, size, "%s%s", head, eta);          /* then the val loss; the ETA stays */
+}
+
 static void draw(progress *p, const bl_run *r, int done, int n, int final)
 {
-    double dt = now_s() - p->t0, ips = done > 0 && dt > 0 ? done / dt : 0;
-    char val[48] = "", eta[32] = "";
+    double dt = now_s() - p->t0, ips = done > 0 && dt > 0 ? done / dt : 0;   /* the command's wall time */
+    char val[48] = "";
     if (!isnan(r->last_val)) snprintf(val, sizeof val, "  val %.4f", r->last_val);
     FILE *o = p->s->out;
     if (p->tty) {
-        if (!final && ips > 0) snprintf(eta, sizeof eta, "  ETA %.0fs", (n - done) / ips);
+        /* while training: steps per second of training time and the time left at it, the exams
+         * to come included; at the end the same figure as the summary line below */
+        double rate = final ? ips : bl_rate_now(&p->rate), left = -1;
+        char head[64], speed[32] = "", eta[40] = "", dur[24];
+        if (rate > 0) snprintf(speed, sizeof speed, "  %.1f it/s", rate);
+        if (!final) left = bl_rate_eta(&p->rate, n - done, bl_run_exams_left(r, p->goal));
+        if (left >= 0) snprintf(eta, sizeof eta, "  ETA %s", bl_fmt_duration(dur, sizeof dur, left));
         char loss[32] = "loss -";   /* before the first step (the exam at step 0 runs first) */
         if (!isnan(p->loss)) snprintf(loss, sizeof loss, "loss %.4f", p->loss);
-        char text[192], line[256];
-        snprintf(text, sizeof text, "step %d  %s%s  %.1f it/s%s", bl_run_steps(r), loss, val, ips, eta);
-        bl_progress_line(line, sizeof line, term_width(), done, n, text);
+        snprintf(head, sizeof head, "step %d  %s", bl_run_steps(r), loss);
+        int width = term_width();
+        char text[256], line[320];
+        bl_progress_text(text, sizeof text, width, head, val, speed, eta);
+        bl_progress_line(line, sizeof line, width, done, n, text);
         fprintf(o, "\r%s\033[K", line);
         if (final) fputc('\n', o);
         fflush(o);
@@ -104,9 +125,11 @@ static void draw(progress *p, const bl_run *r, int done, int n, int final)
 static int train_cb(bl_run *r, int i, int n, float loss, int evaluated, void *ctx)
 {
     progress *p = ctx;
-    (void)evaluated;
+    double t = now_s();
+    if (evaluated) bl_rate_exam(&p->rate, r->eval_ms / 1000, 1);   /* not training time */
+    if (i > 0) bl_rate_step(&p->rate, t, bl_run_steps(r));
     if (!isnan(loss)) p->loss = loss;
-    if (p->tty && !p->quiet && (now_s() - p->last_draw > 0.1 || i == n)) {
+    if (p->tty && !p->quiet && (t - p->last_draw > 0.1 || i == n)) {
         draw(p, r, i, n, 0);
         p->last_draw = now_s();
     }
@@ -139,6 +162,8 @@ int bl_cmd_train(bl_cmdargs *a)
     progress p = { .s = a->s, .tty = on_terminal(a->s), .quiet = quiet, .t0 = now_s(), .loss = NAN };
     if (quiet) p.tty = 0;
     int from = bl_run_steps(r);
+    p.goal = from + n;
+    bl_rate_start(&p.rate, p.t0, from);
     if (p.tty) draw(&p, r, 0, (int)n, 0);     /* at once: the exam at step 0 may take a while */
     int done = bl_run_train(r, (int)n, train_cb, &p);
     int steps = bl_run_steps(r) - from;

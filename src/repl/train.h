@@ -70,6 +70,11 @@ const bl_metrics *bl_runval_metrics(const bl_value *v);
  * ("step S  loss L ..."), never wider than width - 1 columns so it never wraps. The bar shrinks
  * first (from 20 marks), is left out below 4, and only then is the text cut. */
 void bl_progress_line(char *buf, size_t size, int width, int done, int total, const char *text);
+/* The text of that bar: head ("step S  loss L"), val, rate and eta (each "" or starting with two
+ * spaces) into buf, as much as fits in width - 1 columns: the rate is left out first, then val,
+ * so the ETA stays once a rate is known (a longer head is then cut by bl_progress_line). */
+void bl_progress_text(char *buf, size_t size, int width, const char *head, const char *val, const char *rate,
+                      const char *eta);
 int bl_cmd_data(bl_cmdargs *a);
 int bl_cmd_train(bl_cmdargs *a);
 int bl_cmd_eval(bl_cmdargs *a);
@@ -96,12 +101,14 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       bl_complete_data, bl_cmd_data, 0 },                                                      \
     { "train", "train [MODEL] N [quiet=on]",                                                   \
       "Train N steps (the run continues across calls).\n"                                      \
-      "On a terminal a progress bar shows step, loss, it/s, ETA and the last val loss; otherwise\n" \
-      "one final line (quiet=on: none). Validation every eval_every steps (set eval_every=0:\n" \
-      "never). Ctrl-C stops after the current step and keeps everything; a NaN or inf loss stops\n" \
-      "with the weights of the last good step. `set lr=...` applies to the next step. A step\n" \
-      "whose loss is above 1.5x the median of the previous 100 (from step 11) is a spike\n"   \
-      "(metrics, m.run.spikes).",                                                             \
+      "On a terminal a progress bar shows step, loss, the last val loss, it/s of training time\n" \
+      "(exams left out) and the ETA (m:ss or h:mm:ss, the exams to come included); then, as\n"  \
+      "otherwise, one final line (quiet=on: none). Validation every eval_every steps\n"     \
+      "(set eval_every=0: never). Ctrl-C stops after the current step and\n" \
+      "keeps everything; a NaN or inf loss stops with the weights of the last good step.\n"  \
+      "`set lr=...` applies to the next step. A step whose loss is\n"                          \
+      "above 1.5x the median of the previous 100 (from step 11) is a spike (metrics,\n"        \
+      "m.run.spikes).",                                                                         \
       bl_complete_modelvar, bl_cmd_train, 0 },                                                  \
     { "eval", "eval [MODEL]",                                                                  \
       "Print the validation loss on the fixed exam.\n"                                         \
@@ -147,8 +154,8 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
     { "dash", "dash [MODEL] [steps=N] | dash demo",                                            \
       "Train inside the live ncurses dashboard.\n"                                             \
       "Loss curve, progress (steps/s of training time: a pause and the validation exams do\n" \
-      "not count; the ETA adds the exams to come at their mean time), the\n"                 \
-      "attention map of the last step and per-token statistics;\n"                            \
+      "not count; the ETA adds the exams to come at their mean time), the attention map of\n" \
+      "the last step and per-token statistics;\n"                                             \
       "keys: q back (everything kept), p pause, v view, arrows layer and head, g log y.\n"     \
       "steps= defaults to the model's steps key. `dash demo` shows a fake run.",               \
       bl_complete_modelvar, bl_cmd_dash, 0 },

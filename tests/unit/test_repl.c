@@ -9,6 +9,7 @@
 #include "repl/repl.h"
 #include "repl/train.h"
 #include "train/safetensors.h"
+#include "viz/progress.h"
 #include <ctype.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -1254,6 +1255,36 @@ BL_TEST(progress_line_fits)
     CHECK(!strcmp(line, "step 600  loss 0.0123  val 0.0456  45.2"), "cut to 39 columns: '%s'", line);
 }
 
+/* The ETA is always shown once there is a rate (train 100000 lost it: it came last on the line,
+ * which was cut first); in h:mm:ss / m:ss as dash writes it (it was "ETA 158s"). Where the text
+ * does not fit the line, the rate goes first, then the val loss; the bar takes what room is left
+ * (80 columns: 16 marks, 60: 8, 45: 5, 40: none) and only then is the text cut. */
+BL_TEST(progress_text_keeps_the_eta)
+{
+    const char *head = "step 12345  loss 2.4309", *val = "  val 2.6568", *rate = "  815.4 it/s";
+    char eta[32], dur[16], text[256], line[256];
+    snprintf(eta, sizeof eta, "  ETA %s", bl_fmt_duration(dur, sizeof dur, 5025.9));
+    CHECK(!strcmp(eta, "  ETA 1:23:45"), "'%s'", eta);
+    bl_progress_text(text, sizeof text, 80, head, val, rate, eta);
+    bl_progress_line(line, sizeof line, 80, 12345, 100000, text);
+    CHECK(!strcmp(line, "[#...............] step 12345  loss 2.4309  val 2.6568  815.4 it/s  ETA 1:23:45"),
+          "80 columns: '%s'", line);
+    bl_progress_text(text, sizeof text, 60, head, val, rate, eta);
+    bl_progress_line(line, sizeof line, 60, 12345, 100000, text);
+    CHECK(!strcmp(line, "[........] step 12345  loss 2.4309  val 2.6568  ETA 1:23:45"), "60 columns: '%s'", line);
+    bl_progress_text(text, sizeof text, 45, head, val, rate, eta);
+    bl_progress_line(line, sizeof line, 45, 12345, 100000, text);
+    CHECK(!strcmp(line, "[.....] step 12345  loss 2.4309  ETA 1:23:45"), "45 columns: '%s'", line);
+    bl_progress_text(text, sizeof text, 40, head, val, rate, eta);
+    bl_progress_line(line, sizeof line, 40, 12345, 100000, text);
+    CHECK(!strcmp(line, "step 12345  loss 2.4309  ETA 1:23:45"), "40 columns: '%s'", line);
+    bl_progress_text(text, sizeof text, 30, head, val, rate, eta);
+    bl_progress_line(line, sizeof line, 30, 12345, 100000, text);
+    CHECK(strlen(line) == 29 && !strncmp(line, "step 12345  loss 2.4309  ETA", 28), "30 columns: '%s'", line);
+    bl_progress_text(text, sizeof text, 80, head, val, "", "");   /* no rate yet: no ETA */
+    CHECK(!strcmp(text, "step 12345  loss 2.4309  val 2.6568"), "'%s'", text);
+}
+
 /* load reopens the text a TinyGPT was trained on; when that file now holds as many distinct bytes
  * but other ones, its token ids would stand for other characters than the checkpoint's vocabulary:
  * the data is not attached (it was, and sample decoded with the wrong characters). */
@@ -1289,6 +1320,7 @@ BL_TEST(load_checks_the_texts_vocabulary)
 int main(void)
 {
     RUN(progress_line_fits);
+    RUN(progress_text_keeps_the_eta);
     RUN(lexer_tokens_and_positions);
     RUN(incomplete_lines);
     RUN(lexer_columns_on_long_lines);
