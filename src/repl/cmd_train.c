@@ -91,11 +91,22 @@ void bl_progress_text(char *buf, size_t size, int width, const char *head, const
     snprintf(buf, size, "%s%s", head, eta);          /* then the val loss; the ETA stays */
 }
 
+void bl_train_val_text(char *buf, size_t n, const bl_run *r)
+{
+    const bl_metrics *mt = &r->metrics;
+    if (!n) return;
+    buf[0] = 0;
+    if (!mt->nval) return;
+    int at = mt->val_step[mt->nval - 1];
+    if (at == bl_run_steps(r)) snprintf(buf, n, "  val %.4f", mt->val_loss[mt->nval - 1]);
+    else snprintf(buf, n, "  val %.4f @%d", mt->val_loss[mt->nval - 1], at);
+}
+
 static void draw(progress *p, const bl_run *r, int done, int n, int final)
 {
     double dt = now_s() - p->t0, ips = done > 0 && dt > 0 ? done / dt : 0;   /* the command's wall time */
-    char val[48] = "";
-    if (!isnan(r->last_val)) snprintf(val, sizeof val, "  val %.4f", r->last_val);
+    char val[64];
+    bl_train_val_text(val, sizeof val, r);
     FILE *o = p->s->out;
     if (p->tty) {
         /* while training: steps per second of training time and the time left at it, the exams

@@ -55,6 +55,11 @@ int bl_train_exam_interrupted(void);
  * history and data position when `batch` changed. NULL + "CMD: ..." error. */
 bl_run *bl_train_run(bl_session *s, bl_model *m, const char *cmd);
 
+/* "  val 0.1234" of the run's last exam, then " @STEP" when it was taken at another step than the
+ * run's current one (the val of step 100 beside step 140: "val 6.8856 @100"); "" before the first
+ * exam. train's progress bar and final line and show print it. */
+void bl_train_val_text(char *buf, size_t n, const bl_run *r);
+
 /* Two lines for `show`: the attached data and the run (step, last loss and val, optimizer). */
 void bl_train_show(const bl_model *m, FILE *out);
 
@@ -103,8 +108,9 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       "Train N steps (the run continues across calls).\n"                                      \
       "On a terminal a progress bar shows step, loss, the last val loss, it/s of training time\n" \
       "(exams left out) and the ETA (m:ss or h:mm:ss, the exams to come included); then, as\n"  \
-      "otherwise, one final line (quiet=on: none). Validation every eval_every steps\n"     \
-      "(set eval_every=0: never). Ctrl-C stops after the current step and\n" \
+      "otherwise, one final line (quiet=on: none). A val loss from an earlier step than the\n" \
+      "current one says which: \"step 140: loss 3.5512  val 3.6210 @100\". Validation every\n" \
+      "eval_every steps (set eval_every=0: never). Ctrl-C stops after the current step and\n" \
       "keeps everything; a NaN or inf loss stops with the weights of the last good step.\n"  \
       "`set lr=...` applies to the next step. A step whose loss is\n"                          \
       "above 1.5x the median of the previous 100 (from step 11) is a spike (metrics,\n"        \

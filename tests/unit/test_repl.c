@@ -1317,10 +1317,34 @@ BL_TEST(load_checks_the_texts_vocabulary)
     rmdir(dir);
 }
 
+/* train's final line and show name the step of a val loss that is not the current step's: after
+ * train 3 with eval_every=2 the last exam was at step 2, and "step 3: loss ...  val V" read as
+ * step 3's val (eval then gives another number). */
+BL_TEST(stale_val_names_its_step)
+{
+    bl_session *s = bl_session_new(0);
+    bl_models_init(s);
+    CHECK(run_in(s, "model dit dim=16 depth=1 heads=2 batch=2 eval_every=2; data shapes exam=4; train 3") == 0, "%s",
+          errbuf);
+    char want[64];
+    const char *line = strstr(outbuf, "step 3: loss ");
+    CHECK(line && strstr(line, " @2, 3 steps in "), "the final line: %s", outbuf);
+    CHECK(run_in(s, "show") == 0 && strstr(outbuf, "step 3, AdamW") && strstr(outbuf, " @2\n"), "show: %s", outbuf);
+    CHECK(run_in(s, "eval; show") == 0 && strstr(outbuf, "val loss ") && !strstr(outbuf, " @"), "after eval: %s", outbuf);
+    CHECK(run_in(s, "train 1") == 0 && strstr(outbuf, "step 4: loss ") && !strstr(outbuf, " @"),
+          "an exam at the last step is the current one: %s", outbuf);
+    CHECK(run_in(s, "train 1") == 0, "%s", errbuf);
+    snprintf(want, sizeof want, " @4, 1 step in ");
+    CHECK(strstr(outbuf, "step 5: loss ") && strstr(outbuf, want), "%s", outbuf);
+    bl_models_free(s);
+    bl_session_free(s);
+}
+
 int main(void)
 {
     RUN(progress_line_fits);
     RUN(progress_text_keeps_the_eta);
+    RUN(stale_val_names_its_step);
     RUN(lexer_tokens_and_positions);
     RUN(incomplete_lines);
     RUN(lexer_columns_on_long_lines);
