@@ -1,7 +1,7 @@
 #!/bin/sh
 # dash.sh - the live dashboard in tmux (TAP): start src/viz/dash_demo (the dashboard around a fake
 # trainer), check that it draws and trains, switch views and heads, pause (not counted in the
-# steps/s), resize, quit with q and
+# steps/s), exams (not counted either, but in the ETA), resize, quit with q and
 # with Ctrl-C, and check that the terminal is restored each time (alternate screen left, cursor
 # shown, stty back to canonical mode with echo).
 builddir=${BL_BUILDDIR:-.}
@@ -41,7 +41,7 @@ sane() { # canonical mode and echo after the dashboard left
 }
 run="env LC_ALL=$loc '$demo' 100000 10; echo rc=\$?; stty -a | tr '\n' ' ' | fold -w 90; echo; echo END; sleep 60"
 
-echo "1..16"
+echo "1..17"
 $T new-session -d -s dash -x 100 -y 30 "$run"
 wait_for "blocklab dash"; ok $? "the dashboard starts"
 [ "$(flag alternate_on)" = 1 ]; ok $? "it uses the alternate screen"
@@ -85,6 +85,48 @@ $T send-keys -t dash q
 wait_for "^END"; ok $? "q leaves the dashboard"
 grep -q "dash_demo: quit at step" "$tmp/screen"; ok $? "the program goes on after q"
 [ "$(flag alternate_on)" = 0 ] && [ "$(flag cursor_flag)" = 1 ] && sane; ok $? "the terminal is restored after q"
+
+# validation exams are not training time either: a demo of 150 steps of 30 ms (at most 33 steps/s)
+# with an exam of 1 s every 25 steps. Its steps/s stays the training rate all along (with the
+# exams on the clock it swung from 57 to 8.9 and back around each one), the ETA counts the exams
+# to come (it said 0:15 with 2.5 s left), and when done the header shows the run's training rate
+# (it showed the last, exam-laden window: 10.9 after 85.6)
+$T resize-window -t dash -x 140 -y 30 2>/dev/null    # before it starts: room for steps/s and eta
+$T respawn-pane -k -t dash "env LC_ALL=$loc '$demo' 150 30 1000; echo END; sleep 60"
+wait_for "blocklab dash"
+start=$(date +%s.%N)
+: > "$tmp/samples"
+i=0
+while [ "$i" -lt 300 ]; do
+    screen
+    now=$(date +%s.%N)
+    if grep -q "  done  " "$tmp/screen"; then
+        echo "done $now $(rate)" >> "$tmp/samples"
+        break
+    fi
+    r=$(rate)
+    e=$(grep -o 'eta [0-9:]*' "$tmp/screen" | head -1 | cut -d' ' -f2)
+    [ -n "$r" ] && echo "run $now $r ${e:-none}" >> "$tmp/samples"
+    sleep 0.1
+    i=$((i + 1))
+done
+awk -v t0="$start" -v top=33.3 '
+    function secs(s,  a, n) { n = split(s, a, ":"); return n == 3 ? a[1] * 3600 + a[2] * 60 + a[3] : a[1] * 60 + a[2] }
+    $1 == "run" { n++; r[n] = $3; if (!eta_at && $2 - t0 >= 2.5 && $4 != "none") { eta_at = $2 - t0; eta = secs($4) } }
+    $1 == "done" { end = $2 - t0; final = $3 }
+    END {
+        if (!n || !end) { print "# no samples or never done"; exit 1 }
+        for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (r[j] < r[i]) { x = r[i]; r[i] = r[j]; r[j] = x }
+        printf "# %d rates from %s to %s steps/s, done after %.1f s at %s steps/s; eta %s s at %.1f s\n", n, r[1], r[n], end, final, eta, eta_at
+        bad = 0
+        if (r[1] < top / 2 || r[n] > top * 1.3) { print "# the rate leaves the training rate"; bad = 1 }
+        if (!(final > top / 2 && final < top * 1.3)) { print "# the final rate is not the training rate"; bad = 1 }
+        if (!eta_at || eta_at + eta < end * 0.8 - 1 || eta_at + eta > end * 1.2 + 1) { print "# the eta misses the end"; bad = 1 }
+        exit bad
+    }' "$tmp/samples"
+ok $? "exams are not training time: steady steps/s, an eta that counts them, the run's rate at the end"
+$T send-keys -t dash q
+wait_for "^END"
 
 $T respawn-pane -k -t dash "$run"
 wait_for "blocklab dash"; ok $? "the dashboard starts again"

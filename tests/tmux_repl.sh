@@ -152,6 +152,15 @@ check "on 40 columns the final line of train is shown whole, on a line of its ow
 if screen | awk '/^step [0-9]+: loss .*3 steps in/ { ok = length(prev) < 40 && prev ~ /step [0-9]+  loss / }
                  { prev = $0 } END { exit !ok }'
 then ok "the progress bar fits 40 columns"; else notok "the progress bar fits 40 columns"; fi
+# a long run on 40 columns keeps its ETA (it came last and was cut), in m:ss or h:mm:ss as dash's
+keys 'train 1000000' Enter
+i=0
+while [ $i -lt 150 ] && ! screen | grep -Eq '^(\[[#.]+\] )?step [0-9]+  loss [0-9.]+  ETA [0-9]+(:[0-9]{2}){1,2} *$'; do
+    sleep 0.1; i=$((i + 1))
+done
+if [ $i -lt 150 ]; then ok "on 40 columns a long train keeps its ETA (m:ss)"; else notok "on 40 columns a long train keeps its ETA (m:ss)"; fi
+keys C-c
+check "Ctrl-C stops the long train" "train: interrupted after step"
 $T resize-window -t t -x 100
 
 keys 'dash steps=3' Enter

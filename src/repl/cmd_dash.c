@@ -83,6 +83,7 @@ static int dash_step(void *ctx, const bl_dash_view *v, bl_dash_frame *fr)
             float val = bl_run_eval(r);
             if (isnan(val)) return -1;
             fr->val_loss = val;
+            fr->exam_s = r->eval_ms / 1000;   /* not training time: the dashboard leaves it out */
         }
     } else if (v->peek) {
         fill_arrays(c, v, fr);
@@ -90,6 +91,7 @@ static int dash_step(void *ctx, const bl_dash_view *v, bl_dash_frame *fr)
     const bl_metrics *mt = &r->metrics;
     fr->step = bl_run_steps(r);
     fr->total = c->goal;
+    fr->exams_left = bl_run_exams_left(r, c->goal);
     fr->lr = mt->steps ? mt->lr[mt->steps - 1] : NAN;
     if (isnan(fr->loss) && mt->steps) fr->loss = mt->loss[mt->steps - 1];
     fr->n_layers = c->m->cfg.depth;
@@ -147,11 +149,13 @@ int bl_cmd_dash(bl_cmdargs *a)
         rc = bl_fail("dash: out of memory");
     } else {
         for (int i = 0; i < c.T; i++) c.labels[i] = c.labels_buf + 2 * i;
-        if (r->metrics.nval == 0 && m->cfg.eval_every > 0 && isnan(bl_run_eval(r))) rc = -1;
+        int exam0 = r->metrics.nval == 0 && m->cfg.eval_every > 0;   /* the step-0 exam, as train's */
+        if (exam0 && isnan(bl_run_eval(r))) rc = -1;
         else {
             const bl_metrics *mt = &r->metrics;   /* the curve so far, then the new steps */
             bl_dash_opts o = { .hist_loss = mt->loss, .hist_n = mt->steps, .hist_val_step = mt->val_step,
-                               .hist_val_loss = mt->val_loss, .hist_val_n = mt->nval };
+                               .hist_val_loss = mt->val_loss, .hist_val_n = mt->nval,
+                               .exam_s = exam0 ? r->eval_ms / 1000 : 0 };
             rc = bl_dash_run(dash_step, &c, &o);
         }
     }

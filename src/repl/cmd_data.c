@@ -225,7 +225,9 @@ void bl_train_show(const bl_model *m, FILE *out)
         fprintf(out, "  %-9s step %d, AdamW lr %g", "run", bl_run_steps(r), (double)r->opt.lr);
         /* losses with 4 decimals, as train and eval print them */
         if (mt->steps) bl_fprintf(out, ", loss %.4f", mt->loss[mt->steps - 1]);
-        if (!isnan(r->last_val)) fprintf(out, ", val %.4f", r->last_val);
+        char val[64];
+        bl_train_val_text(val, sizeof val, r);   /* "  val V[ @STEP]" */
+        if (val[0]) fprintf(out, ",%s", val + 1);
         fprintf(out, "\n");
     } else if (t && t->has_pending) {
         fprintf(out, "  %-9s step %ld from a checkpoint (data KIND [PATH] to continue)\n", "run", t->pending.step);

@@ -4,6 +4,7 @@
 #include "repl/models.h"
 #include "repl/parser.h"
 #include "core/error.h"
+#include "viz/progress.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,9 +67,11 @@ static int key_word(bl_cmdargs *a, int from, const char *key)
 /* ---- train ---- */
 typedef struct {
     bl_session *s;
-    int tty, quiet, first_step;
+    int tty, quiet;
+    long goal;              /* the run's step count when this train ends */
     double t0, last_draw;
     float loss;
+    bl_rate rate;           /* steps per second of training time: the exams are left out */
 } progress;
 
 void bl_progress_line(char *buf, size_t size, int width, int done, int total, const char *text)
@@ -80,19 +83,48 @@ void bl_progress_line(char *buf, size_t size, int width, int done, int total, co
     else snprintf(buf, size, "[%.*s%.*s] %s", fill, "####################", w - fill, "....................", text);
 }
 
+void bl_progress_text(char *buf, size_t size, int width, const char *head, const char *val, const char *rate,
+                      const char *eta)
+{
+    snprintf(buf, size, "%s%s%s%s", head, val, rate, eta);
+    if ((int)strlen(buf) <= width - 1) return;
+    snprintf(buf, size, "%s%s%s", head, val, eta);   /* no room: the rate goes first, */
+    if ((int)strlen(buf) <= width - 1) return;
+    snprintf(buf, size, "%s%s", head, eta);          /* then the val loss; the ETA stays */
+}
+
+void bl_train_val_text(char *buf, size_t n, const bl_run *r)
+{
+    const bl_metrics *mt = &r->metrics;
+    if (!n) return;
+    buf[0] = 0;
+    if (!mt->nval) return;
+    int at = mt->val_step[mt->nval - 1];
+    if (at == bl_run_steps(r)) bl_snprintf(buf, n, "  val %.4f", mt->val_loss[mt->nval - 1]);
+    else bl_snprintf(buf, n, "  val %.4f @%d", mt->val_loss[mt->nval - 1], at);
+}
+
 static void draw(progress *p, const bl_run *r, int done, int n, int final)
 {
-    double dt = now_s() - p->t0, ips = done > 0 && dt > 0 ? done / dt : 0;
-    char val[48] = "", eta[32] = "";
-    if (!isnan(r->last_val)) snprintf(val, sizeof val, "  val %.4f", r->last_val);
+    double dt = now_s() - p->t0, ips = done > 0 && dt > 0 ? done / dt : 0;   /* the command's wall time */
+    char val[64];
+    bl_train_val_text(val, sizeof val, r);
     FILE *o = p->s->out;
     if (p->tty) {
-        if (!final && ips > 0) snprintf(eta, sizeof eta, "  ETA %.0fs", (n - done) / ips);
+        /* while training: steps per second of training time and the time left at it, the exams
+         * to come included; at the end the same figure as the summary line below */
+        double rate = final ? ips : bl_rate_now(&p->rate), left = -1;
+        char head[64], speed[32] = "", eta[40] = "", dur[24];
+        if (rate > 0) snprintf(speed, sizeof speed, "  %.1f it/s", rate);
+        if (!final) left = bl_rate_eta(&p->rate, n - done, bl_run_exams_left(r, p->goal));
+        if (left >= 0) snprintf(eta, sizeof eta, "  ETA %s", bl_fmt_duration(dur, sizeof dur, left));
         char loss[32] = "loss -";   /* before the first step (the exam at step 0 runs first) */
         if (!isnan(p->loss)) snprintf(loss, sizeof loss, "loss %.4f", p->loss);
-        char text[192], line[256];
-        snprintf(text, sizeof text, "step %d  %s%s  %.1f it/s%s", bl_run_steps(r), loss, val, ips, eta);
-        bl_progress_line(line, sizeof line, term_width(), done, n, text);
+        snprintf(head, sizeof head, "step %d  %s", bl_run_steps(r), loss);
+        int width = term_width();
+        char text[256], line[320];
+        bl_progress_text(text, sizeof text, width, head, val, speed, eta);
+        bl_progress_line(line, sizeof line, width, done, n, text);
         fprintf(o, "\r%s\033[K", line);
         bl_interrupt_echo_overwritten();    /* a ^C the terminal echoed on the bar's line */
         if (final) fputc('\n', o);
@@ -107,9 +139,11 @@ static void draw(progress *p, const bl_run *r, int done, int n, int final)
 static int train_cb(bl_run *r, int i, int n, float loss, int evaluated, void *ctx)
 {
     progress *p = ctx;
-    (void)evaluated;
+    double t = now_s();
+    if (evaluated) bl_rate_exam(&p->rate, r->eval_ms / 1000, 1);   /* not training time */
+    if (i > 0) bl_rate_step(&p->rate, t, bl_run_steps(r));
     if (!isnan(loss)) p->loss = loss;
-    if (p->tty && !p->quiet && (now_s() - p->last_draw > 0.1 || i == n)) {
+    if (p->tty && !p->quiet && (t - p->last_draw > 0.1 || i == n)) {
         draw(p, r, i, n, 0);
         p->last_draw = now_s();
     }
@@ -142,6 +176,8 @@ int bl_cmd_train(bl_cmdargs *a)
     progress p = { .s = a->s, .tty = on_terminal(a->s), .quiet = quiet, .t0 = now_s(), .loss = NAN };
     if (quiet) p.tty = 0;
     int from = bl_run_steps(r);
+    p.goal = from + n;
+    bl_rate_start(&p.rate, p.t0, from);
     if (p.tty) draw(&p, r, 0, (int)n, 0);     /* at once: the exam at step 0 may take a while */
     int done = bl_run_train(r, (int)n, train_cb, &p);
     int steps = bl_run_steps(r) - from;
@@ -282,6 +318,12 @@ int bl_cmd_load(bl_cmdargs *a)
         if (m->kind == BL_MODEL_GPT && ds->vocab_size != m->cfg.vocab) {
             fprintf(o, "  the data %s %s has changed (vocab %d, the model has %d): not attached\n",
                     info.data_name, src ? src : "(built in)", ds->vocab_size, m->cfg.vocab);
+            bl_dataset_free(ds);
+            t->data = NULL;
+        } else if (m->kind == BL_MODEL_GPT && memcmp(t->vocab, ds->vocab, (size_t)ds->vocab_size)) {
+            /* as many bytes, but other ones: its token ids would mean other characters */
+            fprintf(o, "  the data %s %s has changed (its %d bytes are not the checkpoint's vocabulary): "
+                    "not attached\n", info.data_name, src ? src : "(built in)", ds->vocab_size);
             bl_dataset_free(ds);
             t->data = NULL;
         } else if (!bl_train_run(a->s, m, "load")) {

@@ -55,6 +55,11 @@ int bl_train_exam_interrupted(void);
  * history and data position when `batch` changed. NULL + "CMD: ..." error. */
 bl_run *bl_train_run(bl_session *s, bl_model *m, const char *cmd);
 
+/* "  val 0.1234" of the run's last exam, then " @STEP" when it was taken at another step than the
+ * run's current one (the val of step 100 beside step 140: "val 6.8856 @100"); "" before the first
+ * exam. train's progress bar and final line and show print it. */
+void bl_train_val_text(char *buf, size_t n, const bl_run *r);
+
 /* Two lines for `show`: the attached data and the run (step, last loss and val, optimizer). */
 void bl_train_show(const bl_model *m, FILE *out);
 
@@ -70,6 +75,11 @@ const bl_metrics *bl_runval_metrics(const bl_value *v);
  * ("step S  loss L ..."), never wider than width - 1 columns so it never wraps. The bar shrinks
  * first (from 20 marks), is left out below 4, and only then is the text cut. */
 void bl_progress_line(char *buf, size_t size, int width, int done, int total, const char *text);
+/* The text of that bar: head ("step S  loss L"), val, rate and eta (each "" or starting with two
+ * spaces) into buf, as much as fits in width - 1 columns: the rate is left out first, then val,
+ * so the ETA stays once a rate is known (a longer head is then cut by bl_progress_line). */
+void bl_progress_text(char *buf, size_t size, int width, const char *head, const char *val, const char *rate,
+                      const char *eta);
 int bl_cmd_data(bl_cmdargs *a);
 int bl_cmd_train(bl_cmdargs *a);
 int bl_cmd_eval(bl_cmdargs *a);
@@ -96,13 +106,15 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       bl_complete_data, bl_cmd_data, 0 },                                                      \
     { "train", "train [MODEL] N [quiet=on]",                                                   \
       "Train N steps (the run continues across calls).\n"                                      \
-      "On a terminal a progress bar shows step, loss, it/s, ETA and the last val loss; otherwise\n" \
-      "one final line (quiet=on: none). Validation every eval_every steps (set eval_every=0:\n" \
-      "never). Ctrl-C stops after the current step and keeps everything (the rest of the line\n" \
-      "does not run); a NaN or inf loss stops with the weights of the last good step.\n"     \
-      "`set lr=...` applies to the next step. A loss spike is a step whose loss is\n"          \
-      "above 1.5x the median of the previous 100 (from step 11), listed in metrics and\n"     \
-      "m.run.spikes.",                                                                         \
+      "On a terminal a progress bar shows step, loss, the last val loss, it/s of training time\n" \
+      "(exams left out) and the ETA (m:ss or h:mm:ss, the exams to come included); then, as\n"  \
+      "otherwise, one final line (quiet=on: none). A val loss from an earlier step than the\n" \
+      "current one says which: \"step 140: loss 3.5512  val 3.6210 @100\". Validation every\n" \
+      "eval_every steps (set eval_every=0: never). Ctrl-C stops after the current step and\n" \
+      "keeps everything (the rest of the line does not run); a NaN or inf loss stops with the\n" \
+      "weights of the last good step. `set lr=...` applies to the next step. A step whose loss\n" \
+      "is above 1.5x the median of the previous 100 (from step 11) is a spike (metrics,\n"    \
+      "m.run.spikes).",                                                                         \
       bl_complete_modelvar, bl_cmd_train, 0 },                                                  \
     { "eval", "eval [MODEL]",                                                                  \
       "Print the validation loss on the fixed exam.\n"                                         \
@@ -135,7 +147,11 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       "train.params or (train), since a line that starts with train runs the command).\n"    \
       "Its run continues where it stopped (step, history, data position); the data is reopened\n" \
       "from the name and path stored in the file when possible. A checkpoint with a nan or inf\n" \
-      "in any tensor is refused, naming the first one. load(\"f\", \"name\") reads one tensor\n" \
+      "in any tensor is refused, naming the first one, and so is one whose metadata does not\n" \
+      "hold together, naming the field: step (a whole number, the history's step count),\n"  \
+      "history (well-formed, finite), data (drawn: the samples the history counts; exam),\n" \
+      "vocab (the config's vocab of distinct bytes), kind, and the optimizer state (present\n" \
+      "after a step, zero before the first). load(\"f\", \"name\") reads one tensor\n"      \
       "instead (nan and inf included).",                                                        \
       bl_complete_file, bl_cmd_load, 0 },                                                       \
     { "metrics", "metrics [MODEL]",                                                            \
@@ -145,8 +161,9 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       bl_complete_modelvar, bl_cmd_metrics, BL_WRITES_RUN },                                    \
     { "dash", "dash [MODEL] [steps=N] | dash demo",                                            \
       "Train inside the live ncurses dashboard.\n"                                             \
-      "Loss curve, progress (steps/s and ETA of training time: a pause does not count), the\n" \
-      "attention map of the last step and per-token statistics;\n"                            \
+      "Loss curve, progress (steps/s of training time: a pause and the validation exams do\n" \
+      "not count; the ETA adds the exams to come at their mean time), the attention map of\n" \
+      "the last step and per-token statistics;\n"                                             \
       "keys: q back (everything kept), p pause, v view, arrows layer and head, g log y.\n"     \
       "steps= defaults to the model's steps key. `dash demo` shows a fake run.",               \
       bl_complete_modelvar, bl_cmd_dash, 0 },

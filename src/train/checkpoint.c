@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "train/safetensors.h"
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,13 +79,38 @@ void bl_ckpt_info_clear(bl_ckpt_info *info)
     memset(info, 0, sizeof *info);
 }
 
+/* A metadata string as it may be shown in a one-line message: at most 40 characters, anything
+ * that is not printable ASCII as '?' (a newline in a tampered value must not break the line). */
+static const char *shown(const char *s, char *buf, size_t n)
+{
+    size_t k = 0, len = strlen(s);
+    for (size_t i = 0; i < len && k + 4 < n && i < 40; i++)
+        buf[k++] = s[i] >= 32 && s[i] < 127 ? s[i] : '?';
+    if (len > 40 && k + 4 < n) { memcpy(buf + k, "...", 3); k += 3; }
+    buf[k] = 0;
+    return buf;
+}
+
+/* "load: PATH: metadata "KEY" <what is wrong>" */
+static int meta_fail(const char *path, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int meta_fail(const char *path, const char *key, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return bl_fail("load: %s: metadata \"%s\" %s", path, key, msg);
+}
+
 static json_t *meta_json(const bl_st_file *f, const char *key, const char *path)
 {
     const char *s = bl_st_meta(f, key);
     if (!s) return NULL;
     json_error_t e;
     json_t *j = json_loads(s, 0, &e);
-    if (!j) bl_fail("load: %s: metadata \"%s\" is not valid JSON (%s)", path, key, e.text);
+    char b[64];
+    if (!j) meta_fail(path, key, "is not valid JSON (%s)", shown(e.text, b, sizeof b));
     return j;
 }
 
@@ -108,6 +134,152 @@ static int load_into(const bl_st_file *f, const char *name, const bl_tensor *lik
     return 0;
 }
 
+/* AdamW's moments, stored as optim.m.NAME / optim.v.NAME for every parameter or not at all; they
+ * must fit the step: v (a mean of squares) is never negative, and at step 0 no update has been
+ * made, so both are zero. */
+static int load_moments(const bl_st_file *f, bl_params *p, long step, const char *path, int *has)
+{
+    int any = 0;
+    for (int i = 0; i < f->n; i++) any |= !strncmp(f->tensors[i].name, "optim.", 6);
+    *has = any;
+    if (!any) {
+        if (step > 0)
+            return meta_fail(path, "step", "is %ld but the file holds no optimizer state (optim.m.* and "
+                             "optim.v.* tensors): the run cannot continue as it was", step);
+        return 0;
+    }
+    if (bl_params_alloc_moments(p) < 0) return -1;
+    char nm[BL_PARAM_NAME_MAX + 8];
+    for (int i = 0; i < p->n; i++)
+        for (int k = 0; k < 2; k++) {
+            float *dst = (k ? p->v : p->m) + p->info[i].offset;
+            snprintf(nm, sizeof nm, "optim.%c.%s", k ? 'v' : 'm', p->t[i].name);
+            if (load_into(f, nm, &p->t[i], dst, path) < 0) return -1;
+            for (size_t e = 0; e < p->t[i].numel; e++) {
+                if (k && dst[e] < 0)
+                    return bl_fail("load: %s: tensor %s holds %g at element %zu, but AdamW's second moment "
+                                   "is never negative", path, nm, (double)dst[e], e);
+                if (step == 0 && dst[e] != 0)
+                    return bl_fail("load: %s: tensor %s holds %g at element %zu, but metadata \"step\" is 0: "
+                                   "before the first step the optimizer state is zero", path, nm, (double)dst[e], e);
+            }
+        }
+    return 0;
+}
+
+/* "step": the optimizer steps, a whole number written in decimal digits only, at most
+ * BL_METRICS_MAX_STEPS (checked digit by digit: no overflow, no sign, no spaces, no exponent). */
+static int parse_step(const bl_st_file *f, const char *path, long *out)
+{
+    const char *s = bl_st_meta(f, "step");
+    char b[64];
+    *out = 0;
+    if (!s && bl_st_meta(f, "history")) return meta_fail(path, "step", "is missing (the file has a run's \"history\")");
+    if (!s) return 0;   /* a file of weights only: no step taken */
+    long v = 0;
+    int ok = *s != 0;
+    for (const char *c = s; ok && *c; c++) {
+        ok = *c >= '0' && *c <= '9' && v <= (BL_METRICS_MAX_STEPS - (*c - '0')) / 10;
+        v = ok ? v * 10 + (*c - '0') : v;
+    }
+    if (!ok)
+        return meta_fail(path, "step", "is \"%s\", not a whole number of steps from 0 to %d", shown(s, b, sizeof b),
+                         BL_METRICS_MAX_STEPS);
+    *out = v;
+    return 0;
+}
+
+/* "data": {"name", "source", "drawn", "exam"}: the data set's name and source (strings that fit),
+ * the samples drawn (a count) and the exam's size (a positive count; absent in older files). */
+static int parse_data(const json_t *dj, const char *path, bl_ckpt_info *info)
+{
+    const json_t *dn = json_object_get(dj, "name"), *ds = json_object_get(dj, "source"),
+                 *exam = json_object_get(dj, "exam");
+    long long drawn, e = 0;
+    char b[48];
+    if (!json_is_object(dj)) return meta_fail(path, "data", "is not an object {\"name\", \"source\", \"drawn\", \"exam\"}");
+    if (!json_is_string(dn) || !json_string_value(dn)[0] || strlen(json_string_value(dn)) >= sizeof info->data_name)
+        return meta_fail(path, "data", "field \"name\" is not the name of a data set (a string of 1 to %zu characters)",
+                         sizeof info->data_name - 1);
+    if (!json_is_string(ds) || strlen(json_string_value(ds)) >= sizeof info->data_source)
+        return meta_fail(path, "data", "field \"source\" is not a string of at most %zu characters",
+                         sizeof info->data_source - 1);
+    if (bl_json_count(json_object_get(dj, "drawn"), 0, (long long)1 << 62, &drawn) < 0)
+        return meta_fail(path, "data", "field \"drawn\" is %s, not a count of samples drawn (a whole number >= 0)",
+                         bl_json_what(json_object_get(dj, "drawn"), b, sizeof b));
+    if (exam && bl_json_count(exam, 1, 1000000000, &e) < 0)
+        return meta_fail(path, "data", "field \"exam\" is %s, not the size of an exam (a whole number from 1 to "
+                         "1000000000)", bl_json_what(exam, b, sizeof b));
+    snprintf(info->data_name, sizeof info->data_name, "%s", json_string_value(dn));
+    snprintf(info->data_source, sizeof info->data_source, "%s", json_string_value(ds));
+    info->drawn = (uint64_t)drawn;
+    info->exam_n = (int)e;
+    return 0;
+}
+
+/* "vocab" (TinyGPT only): the text's distinct bytes in ascending order, as many as the config's
+ * vocab (the rows of transformer.wte.weight). */
+static int parse_vocab(const json_t *vj, const bl_config *cfg, const char *path, bl_ckpt_info *info)
+{
+    if (cfg->kind != BL_MODEL_GPT) return meta_fail(path, "vocab", "is there, but a TinyDiT has no vocabulary");
+    if (!json_is_array(vj)) return meta_fail(path, "vocab", "is not a list of byte values");
+    size_t n = json_array_size(vj);
+    if (n != (size_t)cfg->vocab)
+        return meta_fail(path, "vocab", "has %zu byte%s but the config's vocab is %d (transformer.wte.weight [%d, %d])",
+                         n, BL_PLURAL(n), cfg->vocab, cfg->vocab, cfg->dim);
+    for (size_t i = 0; i < n; i++) {
+        long long b;
+        const json_t *e = json_array_get(vj, i);
+        if (bl_json_count(e, 0, 255, &b) < 0) {
+            char v[48] = "not a whole number";
+            if (json_is_integer(e)) snprintf(v, sizeof v, "%lld", (long long)json_integer_value(e));
+            return meta_fail(path, "vocab", "entry %zu is %s, not a byte value from 0 to 255", i, v);
+        }
+        if (i && b <= info->vocab[i - 1])
+            return meta_fail(path, "vocab", "entry %zu (%lld) does not follow %d: the bytes of a vocabulary are distinct "
+                             "and in ascending order", i, b, info->vocab[i - 1]);
+        info->vocab[i] = (unsigned char)b;
+    }
+    info->vocab_size = (int)n;
+    return 0;
+}
+
+/* "history" (the run's metrics) against the rest: its steps are "step", its parameter count the
+ * model's, and the samples it counts those "data" says were drawn (a TinyGPT sample is a window of
+ * context tokens). */
+static int check_history(const json_t *hj, const bl_model *m, long step, const bl_ckpt_info *info, const char *path)
+{
+    bl_metrics t;
+    long long hsteps;
+    if (bl_json_count(json_object_get(hj, "steps"), 0, BL_METRICS_MAX_STEPS, &hsteps) == 0 && hsteps != step)
+        return meta_fail(path, "step", "is %ld but the history has %lld steps", step, hsteps);
+    bl_metrics_init(&t, bl_model_param_count(m), m->kind == BL_MODEL_GPT ? "tokens" : "images");
+    if (bl_metrics_from_json(&t, hj) < 0) {
+        char msg[512];
+        const char *e = bl_error();
+        snprintf(msg, sizeof msg, "%s", strncmp(e, "metrics: ", 9) ? e : e + 9);
+        return meta_fail(path, "history", "is not a run's history: %s", msg);
+    }
+    int per = m->kind == BL_MODEL_GPT ? m->cfg.context : 1;
+    long long items = t.items;
+    size_t params = t.params;
+    bl_metrics_free(&t);
+    if (params != bl_model_param_count(m))
+        return meta_fail(path, "history", "field \"params\" is %zu but the model has %zu parameters", params,
+                         bl_model_param_count(m));
+    if (items % per || (uint64_t)(items / per) != info->drawn) {
+        if (per == 1)
+            return meta_fail(path, "data", "field \"drawn\" is %llu but the history counts %lld images",
+                             (unsigned long long)info->drawn, items);
+        if (items % per)
+            return meta_fail(path, "data", "field \"drawn\" is %llu but the history's %lld tokens are not a whole "
+                             "number of windows of %d", (unsigned long long)info->drawn, items, per);
+        return meta_fail(path, "data", "field \"drawn\" is %llu but the history's %lld tokens are %lld windows of %d",
+                         (unsigned long long)info->drawn, items, items / per, per);
+    }
+    return 0;
+}
+
 bl_model *bl_checkpoint_load(const char *path, bl_ckpt_info *info)
 {
     bl_ckpt_info local;
@@ -117,61 +289,45 @@ bl_model *bl_checkpoint_load(const char *path, bl_ckpt_info *info)
     if (!f) return NULL;
     bl_model *m = NULL;
     json_t *cj = NULL, *dj = NULL, *vj = NULL;
-    const char *fmt = bl_st_meta(f, "format");
+    char b[64];
+    const char *fmt = bl_st_meta(f, "format"), *kind = bl_st_meta(f, "kind");
     if (!fmt || strcmp(fmt, CKPT_FORMAT) != 0) {
         bl_fail("load: %s: not a blocklab checkpoint (metadata \"format\" is %s%s%s)", path,
-                fmt ? "\"" : "", fmt ? fmt : "missing", fmt ? "\"" : "");
+                fmt ? "\"" : "", fmt ? shown(fmt, b, sizeof b) : "missing", fmt ? "\"" : "");
         goto fail;
     }
     bl_config cfg;
     if (!(cj = meta_json(f, "config", path))) {
-        if (!bl_error()[0] || !strstr(bl_error(), "not valid JSON"))
-            bl_fail("load: %s: the metadata has no \"config\"", path);
+        if (!bl_st_meta(f, "config")) bl_fail("load: %s: the metadata has no \"config\"", path);
         goto fail;
     }
-    if (bl_config_from_json(cj, &cfg) < 0) { bl_error_prefix("load: %s: config", path); goto fail; }
+    if (bl_config_from_json(cj, &cfg) < 0) { bl_error_prefix("load: %s: metadata \"config\"", path); goto fail; }
+    if (kind && strcmp(kind, bl_model_kind_name(cfg.kind))) {   /* absent: the config says */
+        meta_fail(path, "kind", "is \"%s\" but the config is a %s", shown(kind, b, sizeof b), bl_model_kind_name(cfg.kind));
+        goto fail;
+    }
+    long step = 0;
+    if (parse_step(f, path, &step) < 0) goto fail;
     if (!(m = bl_model_new(&cfg))) { bl_error_prefix("load: %s", path); goto fail; }
     bl_params *p = m->params;
     for (int i = 0; i < p->n; i++)
         if (load_into(f, p->t[i].name, &p->t[i], p->t[i].data, path) < 0) goto fail;
-    char nm[BL_PARAM_NAME_MAX + 8];
-    snprintf(nm, sizeof nm, "optim.m.%s", p->t[0].name);
-    if (bl_st_get(f, nm)) {
-        if (bl_params_alloc_moments(p) < 0) goto fail;
-        for (int i = 0; i < p->n; i++)
-            for (int k = 0; k < 2; k++) {
-                snprintf(nm, sizeof nm, "optim.%c.%s", k ? 'v' : 'm', p->t[i].name);
-                if (load_into(f, nm, &p->t[i], (k ? p->v : p->m) + p->info[i].offset, path) < 0) goto fail;
-            }
-        info->has_optim = 1;
+    if (load_moments(f, p, step, path, &info->has_optim) < 0) goto fail;
+    info->step = step;
+    /* the run: "history" and "data" come together (save writes both for a run), and a run with
+     * steps has them */
+    int has_h = bl_st_meta(f, "history") != NULL, has_d = bl_st_meta(f, "data") != NULL;
+    if (has_h != has_d || (step > 0 && !has_h)) {
+        meta_fail(path, has_h ? "data" : "history", "is missing (%s)", has_h ? "the file has a run's \"history\"" :
+                  has_d ? "the file has the run's \"data\"" : "the run has taken steps");
+        goto fail;
     }
-    const char *step = bl_st_meta(f, "step");
-    info->step = step ? strtol(step, NULL, 10) : 0;
-    if (info->step < 0) { bl_fail("load: %s: step %ld is negative", path, info->step); goto fail; }
-    if ((dj = meta_json(f, "data", path))) {
-        const char *dn = json_string_value(json_object_get(dj, "name"));
-        const char *ds = json_string_value(json_object_get(dj, "source"));
-        snprintf(info->data_name, sizeof info->data_name, "%s", dn ? dn : "");
-        snprintf(info->data_source, sizeof info->data_source, "%s", ds ? ds : "");
-        info->drawn = (uint64_t)json_integer_value(json_object_get(dj, "drawn"));
-        json_int_t exam = json_integer_value(json_object_get(dj, "exam"));   /* 0 when absent */
-        info->exam_n = exam > 0 && exam <= 1000000000 ? (int)exam : 0;
-    } else if (bl_st_meta(f, "data")) goto fail;
-    if ((vj = meta_json(f, "vocab", path))) {
-        size_t n = json_array_size(vj);
-        if (!json_is_array(vj) || n < 1 || n > 256) {
-            bl_fail("load: %s: metadata \"vocab\" is not a list of 1 to 256 byte values", path);
-            goto fail;
-        }
-        for (size_t i = 0; i < n; i++) {
-            json_int_t b = json_integer_value(json_array_get(vj, i));
-            if (b < 0 || b > 255) { bl_fail("load: %s: vocab entry %zu is not a byte", path, i); goto fail; }
-            info->vocab[i] = (unsigned char)b;
-        }
-        info->vocab_size = (int)n;
-    } else if (bl_st_meta(f, "vocab")) goto fail;
-    info->history = meta_json(f, "history", path);
-    if (!info->history && bl_st_meta(f, "history")) goto fail;
+    if (has_d && (!(dj = meta_json(f, "data", path)) || parse_data(dj, path, info) < 0)) goto fail;
+    if (bl_st_meta(f, "vocab") && (!(vj = meta_json(f, "vocab", path)) || parse_vocab(vj, &cfg, path, info) < 0))
+        goto fail;
+    if (has_h && (!(info->history = meta_json(f, "history", path)) ||
+                  check_history(info->history, m, step, info, path) < 0))
+        goto fail;
     json_decref(cj); json_decref(dj); json_decref(vj);
     bl_st_free(f);
     if (info == &local) bl_ckpt_info_clear(&local);

@@ -16,7 +16,16 @@
  * safetensors.torch.load_file (tests/golden/README.md shows how).
  *
  * Errors: -1 / NULL + bl_error() naming the file: what bl_st_read refuses (malformed files), a
- * missing or unknown config, a parameter missing or with the wrong shape for the config.
+ * missing or unknown config, a parameter missing or with the wrong shape for the config, a nan or
+ * inf in a tensor, and metadata that does not hold together (one line naming the field):
+ *   step     decimal digits only, at most BL_METRICS_MAX_STEPS (absent: 0, a file of weights)
+ *   kind     when present, the config's kind
+ *   history  bl_metrics_from_json's checks; its steps = step, its params = the model's count
+ *   data     name and source strings that fit, drawn a count equal to the history's items
+ *            (TinyGPT: items / context windows), exam absent or 1..1e9
+ *   vocab    TinyGPT only: exactly config vocab bytes (transformer.wte.weight's rows), ascending
+ *   history and data both or neither; a step > 0 needs them and the moments
+ *   optim.*  all of them or none; v >= 0; all zero at step 0
  */
 #ifndef BL_CHECKPOINT_H
 #define BL_CHECKPOINT_H

@@ -146,47 +146,120 @@ json_t *bl_metrics_to_json(const bl_metrics *m)
     return j;
 }
 
-/* A count stored as a JSON integer, or as a whole real number (older files wrote 19200.0). */
-static long long count_value(const json_t *j)
+int bl_json_count(const json_t *j, long long lo, long long hi, long long *out)
 {
-    return json_is_integer(j) ? (long long)json_integer_value(j) : (long long)llround(json_number_value(j));
+    double d;
+    if (json_is_integer(j)) {
+        long long v = (long long)json_integer_value(j);
+        if (v < lo || v > hi) return -1;
+        *out = v;
+        return 0;
+    }
+    if (!json_is_real(j)) return -1;
+    d = json_real_value(j);   /* older files wrote some counts as reals (19200.0) */
+    if (!isfinite(d) || d != floor(d) || d < (double)lo || d > (double)hi) return -1;
+    *out = (long long)d;
+    return 0;
 }
 
-static int read_floats(const json_t *j, const char *key, float *out, int n)
+const char *bl_json_what(const json_t *j, char *buf, size_t n)
+{
+    if (json_is_integer(j)) snprintf(buf, n, "%lld", (long long)json_integer_value(j));
+    else if (json_is_real(j)) snprintf(buf, n, "%g", json_real_value(j));
+    else snprintf(buf, n, "%s", !j ? "missing" : json_is_string(j) ? "a string" : json_is_array(j) ? "a list" :
+                                json_is_object(j) ? "an object" : json_is_boolean(j) ? "a boolean" : "null");
+    return buf;
+}
+
+static int count_field(const json_t *j, const char *key, long long lo, long long hi, long long *out)
+{
+    const json_t *v = json_object_get(j, key);
+    char b[48];
+    if (bl_json_count(v, lo, hi, out) < 0)
+        return bl_fail("metrics: \"%s\" is %s, not a whole number from %lld to %lld", key, bl_json_what(v, b, sizeof b), lo, hi);
+    return 0;
+}
+
+/* n finite numbers (>= 0 unless `signed_ok`) from the list j[key]. */
+static int read_floats(const json_t *j, const char *key, float *out, int n, int signed_ok)
 {
     const json_t *a = json_object_get(j, key);
-    if (!json_is_array(a) || (int)json_array_size(a) != n)
-        return bl_fail("metrics: \"%s\" is missing or does not have %d entries", key, n);
-    for (int i = 0; i < n; i++) out[i] = (float)json_number_value(json_array_get(a, (size_t)i));
+    char b[48];
+    if (!json_is_array(a) || (int)json_array_size(a) != n) {
+        if (json_is_array(a)) snprintf(b, sizeof b, "a list of %zu", json_array_size(a));
+        return bl_fail("metrics: \"%s\" is %s, not a list of %d numbers (one per step)", key,
+                       json_is_array(a) ? b : bl_json_what(a, b, sizeof b), n);
+    }
+    for (int i = 0; i < n; i++) {
+        const json_t *x = json_array_get(a, (size_t)i);
+        double v = json_number_value(x);
+        if (!json_is_number(x) || !isfinite((float)v) || (!signed_ok && v < 0))
+            return bl_fail("metrics: \"%s\" entry %d is %s, not a finite%s number", key, i,
+                           bl_json_what(x, b, sizeof b), signed_ok ? "" : " non-negative");
+        out[i] = (float)v;
+    }
     return 0;
 }
 
 int bl_metrics_from_json(bl_metrics *m, const json_t *j)
 {
     if (!json_is_object(j)) return bl_fail("metrics: not a JSON object");
-    json_t *steps = json_object_get(j, "steps"), *val = json_object_get(j, "val"), *sp = json_object_get(j, "spikes");
-    if (!json_is_integer(steps) || json_integer_value(steps) < 0 || json_integer_value(steps) > 100000000)
-        return bl_fail("metrics: \"steps\" is missing or not a sensible count");
-    if (!json_is_array(val) || !json_is_array(sp)) return bl_fail("metrics: \"val\" or \"spikes\" is not a list");
-    int n = (int)json_integer_value(steps);
+    const json_t *val = json_object_get(j, "val"), *sp = json_object_get(j, "spikes"),
+                 *unit = json_object_get(j, "item_unit");
+    long long n, params, items;
+    char b[48];
+    if (count_field(j, "steps", 0, BL_METRICS_MAX_STEPS, &n) < 0 ||
+        count_field(j, "params", 0, (long long)1 << 50, &params) < 0 ||
+        count_field(j, "items", 0, (long long)1 << 62, &items) < 0)
+        return -1;
+    double wall = json_number_value(json_object_get(j, "wall_s"));
+    if (!json_is_number(json_object_get(j, "wall_s")) || !isfinite(wall) || wall < 0)
+        return bl_fail("metrics: \"wall_s\" is %s, not a finite non-negative number of seconds",
+                       bl_json_what(json_object_get(j, "wall_s"), b, sizeof b));
+    if (unit && (!json_is_string(unit) || (m->item_unit && strcmp(json_string_value(unit), m->item_unit))))
+        return bl_fail("metrics: \"item_unit\" is %s%s%s but this model counts %s", json_is_string(unit) ? "\"" : "",
+                       json_is_string(unit) ? json_string_value(unit) : bl_json_what(unit, b, sizeof b),
+                       json_is_string(unit) ? "\"" : "", m->item_unit ? m->item_unit : "items");
+    if (!json_is_array(val)) return bl_fail("metrics: \"val\" is %s, not a list of [step, loss]", bl_json_what(val, b, sizeof b));
+    if (!json_is_array(sp)) return bl_fail("metrics: \"spikes\" is %s, not a list of steps", bl_json_what(sp, b, sizeof b));
     bl_metrics t;
-    bl_metrics_init(&t, (size_t)count_value(json_object_get(j, "params")), m->item_unit);
-    if (bl_metrics_reserve(&t, n) < 0) goto fail;
-    if (read_floats(j, "loss", t.loss, n) < 0 || read_floats(j, "ms", t.ms, n) < 0 ||
-        read_floats(j, "lr", t.lr, n) < 0)
+    bl_metrics_init(&t, (size_t)params, m->item_unit);
+    if (bl_metrics_reserve(&t, (int)n) < 0) goto fail;
+    if (read_floats(j, "loss", t.loss, (int)n, 1) < 0 || read_floats(j, "ms", t.ms, (int)n, 0) < 0 ||
+        read_floats(j, "lr", t.lr, (int)n, 0) < 0)
         goto fail;
-    t.steps = n;
-    t.items = count_value(json_object_get(j, "items"));
-    t.wall_s = json_number_value(json_object_get(j, "wall_s"));
+    t.steps = (int)n;
+    t.items = items;
+    t.wall_s = wall;
     for (size_t i = 0; i < json_array_size(val); i++) {
-        json_t *p = json_array_get(val, i);
-        if (!json_is_array(p) || json_array_size(p) != 2) { bl_fail("metrics: a \"val\" entry is not [step, loss]"); goto fail; }
-        if (bl_metrics_val(&t, (int)count_value(json_array_get(p, 0)),
-                           (float)json_number_value(json_array_get(p, 1))) < 0) goto fail;
+        const json_t *p = json_array_get(val, i), *l = json_array_get(p, 1);
+        long long step;
+        if (!json_is_array(p) || json_array_size(p) != 2 || bl_json_count(json_array_get(p, 0), 0, n, &step) < 0 ||
+            !json_is_number(l) || !isfinite((float)json_number_value(l))) {
+            bl_fail("metrics: \"val\" entry %zu is not [step, loss] with a step from 0 to %lld and a finite loss", i, n);
+            goto fail;
+        }
+        if (t.nval && step <= t.val_step[t.nval - 1]) {
+            bl_fail("metrics: \"val\" entry %zu is at step %lld, not after step %d of the entry before", i, step,
+                    t.val_step[t.nval - 1]);
+            goto fail;
+        }
+        if (bl_metrics_val(&t, (int)step, (float)json_number_value(l)) < 0) goto fail;
     }
     for (size_t i = 0; i < json_array_size(sp); i++) {
+        long long step;
+        if (bl_json_count(json_array_get(sp, i), 1, n, &step) < 0) {
+            bl_fail("metrics: \"spikes\" entry %zu is %s, not a step from 1 to %lld", i,
+                    bl_json_what(json_array_get(sp, i), b, sizeof b), n);
+            goto fail;
+        }
+        if (t.nspikes && step <= t.spikes[t.nspikes - 1]) {
+            bl_fail("metrics: \"spikes\" entry %zu is at step %lld, not after step %d of the entry before", i, step,
+                    t.spikes[t.nspikes - 1]);
+            goto fail;
+        }
         if (grow((void **)&t.spikes, &t.spikecap, t.nspikes + 1, sizeof(int)) < 0) goto fail;
-        t.spikes[t.nspikes++] = (int)count_value(json_array_get(sp, i));
+        t.spikes[t.nspikes++] = (int)step;
     }
     bl_metrics_free(m);
     *m = t;

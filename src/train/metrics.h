@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #define BL_SPIKE_WINDOW 100
+#define BL_METRICS_MAX_STEPS 100000000   /* the most steps a run's records are read back with */
 #define BL_SPIKE_FACTOR 1.5f
 
 typedef struct bl_metrics {
@@ -49,8 +50,19 @@ void bl_metrics_truncate(bl_metrics *m, int steps);
 
 double bl_metrics_ms_per_step(const bl_metrics *m);
 json_t *bl_metrics_to_json(const bl_metrics *m);
-/* Replace m's records with those in j (as written by bl_metrics_to_json). */
+/* Replace m's records with those in j (as written by bl_metrics_to_json), which must be
+ * well-formed: "steps" a count up to BL_METRICS_MAX_STEPS, "params" and "items" counts, "loss" a
+ * list of that many finite numbers, "ms" and "lr" of finite non-negative ones, "wall_s" finite and
+ * non-negative, "val" [step, finite loss] pairs at increasing steps from 0 to "steps", "spikes"
+ * increasing steps from 1 to "steps", "item_unit" (when present) m->item_unit. Otherwise -1 +
+ * "metrics: \"FIELD\" ..." naming the field, and m is left as it was. */
 int bl_metrics_from_json(bl_metrics *m, const json_t *j);
+/* A count: a JSON integer, or a whole real number (older files wrote some counts as 19200.0),
+ * from lo to hi. 0 and *out, or -1 (nothing set) for anything else. */
+int bl_json_count(const json_t *j, long long lo, long long hi, long long *out);
+/* What a JSON value is, for messages: its number ("-3", "1.5"), "a string", "a list", "missing"
+ * (j NULL) ... Returns buf. */
+const char *bl_json_what(const json_t *j, char *buf, size_t n);
 /* Write metrics.json atomically. */
 int bl_metrics_write(const bl_metrics *m, const char *path);
 

@@ -160,6 +160,12 @@ void bl_run_free(bl_run *r)
 
 int bl_run_steps(const bl_run *r) { return (int)r->opt.step; }
 
+long bl_run_exams_left(const bl_run *r, long goal)
+{
+    long every = r->model->cfg.eval_every, now = r->opt.step;
+    return every > 0 && goal > now ? goal / every - now / every : 0;
+}
+
 /* The batch loss of the current step, tape recorded. */
 static bl_tensor *batch_loss(bl_run *r)
 {
@@ -194,7 +200,10 @@ int bl_run_step(bl_run *r, float *loss_out, int *spike)
                        isnan(L) ? "nan" : "inf", next, next - 1);
     }
     bl_params_zero_grad(p);
-    if (bl_graph_backward(m->graph, loss) < 0) return -1;
+    if (bl_graph_backward(m->graph, loss) < 0) {   /* the step is not taken: nor is its batch */
+        bl_batcher_seek(&r->batcher, drawn);
+        return -1;
+    }
     float lr = bl_adamw_lr(&r->opt);
     double norm = bl_adamw_step(&r->opt, p->values, p->grads, p->m, p->v, r->decay, p->total);
     if (!isfinite(norm)) {
@@ -212,7 +221,7 @@ int bl_run_step(bl_run *r, float *loss_out, int *spike)
 float bl_run_eval(bl_run *r)
 {
     bl_model *m = r->model;
-    double sum = 0;
+    double sum = 0, t0 = now_ms();
     int done = 0;
     while (done < r->val_n) {
         int n = r->val_n - done < BL_EVAL_CHUNK ? r->val_n - done : BL_EVAL_CHUNK;
@@ -244,6 +253,7 @@ float bl_run_eval(bl_run *r)
         }
     }
     r->last_val = (float)(sum / r->val_n);
+    r->eval_ms = now_ms() - t0;
     if (bl_metrics_val(&r->metrics, bl_run_steps(r), r->last_val) < 0) return NAN;
     return r->last_val;
 }

@@ -43,6 +43,7 @@ typedef struct bl_run {
     float *val_t;
     int *val_tokens;            /* GPT [val_n, T + 1] */
     float last_val;             /* NaN until evaluated */
+    double eval_ms;             /* how long the last exam took (0 before the first) */
 } bl_run;
 
 /* Start a run of m on ds with the trainer keys of m->cfg (lr, batch, warmup, cosine, steps,
@@ -82,5 +83,8 @@ int bl_run_train(bl_run *r, int n, bl_train_cb cb, void *ctx);
 
 /* Steps taken (= optimizer steps = metrics steps). */
 int bl_run_steps(const bl_run *r);
+/* The exams bl_run_train takes between the run's step now and step `goal` (each step that is a
+ * multiple of eval_every, `goal` included; 0 with eval_every 0). */
+long bl_run_exams_left(const bl_run *r, long goal);
 
 #endif

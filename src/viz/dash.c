@@ -136,7 +136,7 @@ typedef struct {
     curve loss, val;
     float smooth;
     int paused, done, logy, unicode;
-    bl_dash_rate rate;      /* steps per second of training time, pauses left out */
+    bl_rate rate;           /* steps per second of training time, pauses and exams left out */
     palette pal;
 } dash;
 
@@ -241,13 +241,16 @@ static void draw_header(dash *d, int W)
     fmt_num(loss, sizeof loss, "loss", d->loss.n ? d->loss.y[d->loss.n - 1] : NAN, 1);
     fmt_num(val, sizeof val, "val", d->val.n ? d->val.y[d->val.n - 1] : NAN, 1);
     fmt_num(lr, sizeof lr, "lr", fr->lr, 0);
-    double rate = fr->steps_per_s > 0 ? fr->steps_per_s : d->rate.rate;
+    /* done: the run's training rate; else the current one, and the time left at it (the exams
+     * to come included) */
+    double rate = fr->steps_per_s > 0 ? fr->steps_per_s : d->done ? bl_rate_overall(&d->rate) : bl_rate_now(&d->rate);
     if (rate > 0) {
         snprintf(speed, sizeof speed, "  %.1f steps/s", rate);
-        if (fr->total > fr->step && !d->done) {
-            long s = (long)((fr->total - fr->step) / rate);
-            snprintf(eta, sizeof eta, "  eta %ld:%02ld", s / 60, s % 60);
-        }
+        double left = fr->steps_per_s > 0 ? (fr->total - fr->step) / rate
+                                          : bl_rate_eta(&d->rate, fr->total - fr->step, fr->exams_left);
+        char dur[24];
+        if (fr->total > fr->step && !d->done && left >= 0)
+            snprintf(eta, sizeof eta, "  eta %s", bl_fmt_duration(dur, sizeof dur, left));
     }
     attron(A_BOLD);
     mvaddnstr(0, 0, " blocklab dash  ", W);
@@ -308,7 +311,7 @@ static int key(dash *d, int ch)
     case 'q': case 'Q': case 27: return 2;
     case 'p': case 'P': case ' ':
         d->paused = !d->paused;
-        bl_dash_rate_pause(&d->rate, now_s(), d->paused);   /* a pause is not training time */
+        bl_rate_pause(&d->rate, now_s(), d->paused);   /* a pause is not training time */
         return 0;
     case 'v': case '\t': d->view.view = (d->view.view + 1) % BL_DASH_NVIEWS; return 0;
     case KEY_BTAB: d->view.view = (d->view.view + BL_DASH_NVIEWS - 1) % BL_DASH_NVIEWS; return 0;
@@ -326,6 +329,7 @@ static int call_step(dash *d, bl_dash_step_fn step, void *ctx, int peek)
 {
     d->view.peek = peek;
     d->fr.val_loss = NAN;
+    d->fr.exam_s = 0;
     int r = step(ctx, &d->view, &d->fr);
     if (r < 0) return -1;
     /* keep the selection inside what the model has */
@@ -334,46 +338,9 @@ static int call_step(dash *d, bl_dash_step_fn step, void *ctx, int peek)
     if (peek) return r;
     if (isfinite(d->fr.loss) && curve_push(&d->loss, (float)d->fr.step, (float)d->fr.loss)) return -1;
     if (isfinite(d->fr.val_loss) && curve_push(&d->val, (float)d->fr.step, (float)d->fr.val_loss)) return -1;
-    bl_dash_rate_step(&d->rate, now_s(), d->fr.step);
+    if (d->fr.exam_s > 0) bl_rate_exam(&d->rate, d->fr.exam_s, 1);   /* not training time */
+    bl_rate_step(&d->rate, now_s(), d->fr.step);
     return r;
-}
-
-void bl_dash_rate_start(bl_dash_rate *r, double now)
-{
-    memset(r, 0, sizeof *r);
-    r->since = now;
-    r->running = 1;
-}
-
-double bl_dash_rate_active(const bl_dash_rate *r, double now)
-{
-    return r->active + (r->running ? now - r->since : 0);
-}
-
-void bl_dash_rate_pause(bl_dash_rate *r, double now, int paused)
-{
-    if (paused && r->running) {
-        r->active += now - r->since;
-        r->running = 0;
-    } else if (!paused && !r->running) {
-        r->since = now;
-        r->running = 1;
-    }
-}
-
-double bl_dash_rate_step(bl_dash_rate *r, double now, long step)
-{
-    double a = bl_dash_rate_active(r, now);
-    if (!r->marked) {   /* the first step starts the first window (steps of an earlier run do not count) */
-        r->marked = 1;
-        r->mark_at = a;
-        r->mark_step = step;
-    } else if (a - r->mark_at >= BL_DASH_RATE_WINDOW) {
-        r->rate = (double)(step - r->mark_step) / (a - r->mark_at);
-        r->mark_at = a;
-        r->mark_step = step;
-    }
-    return r->rate;
 }
 
 /* SIGWINCH: our own handler, as ncurses installs its own only when none is (readline's may be
@@ -473,7 +440,8 @@ int bl_dash_run(bl_dash_step_fn step, void *ctx, const bl_dash_opts *o)
 
     int result = 0, refill = 0;
     double last_draw = 0;
-    bl_dash_rate_start(&d.rate, now_s());
+    bl_rate_start(&d.rate, now_s(), o->hist_n);
+    if (o->exam_s > 0) bl_rate_exam(&d.rate, o->exam_s, 0);   /* the exam before: only for the ETA */
     for (;;) {
         int ch, quit = 0;
         timeout(d.paused || d.done ? 50 : 0);

@@ -13,6 +13,11 @@
  *   | q back  p pause  v/tab view  1-4 views  <- -> head  up/down layer  g log  |
  *   +------------------------------------------------------------------------+
  *
+ * The header's steps/s counts training time only (viz/progress.h): time paused and the time of
+ * validation exams (frame exam_s) are left out, and the ETA adds the exams still to come
+ * (frame exams_left) at their mean measured time. When training is done it shows the run's
+ * training rate (the steps of this dashboard over their training time).
+ *
  * Keys: q (or Esc) back to the caller; p pause / resume; v or Tab next view, 1..4 a view
  * (overview, loss, attention, stats); left/right (h/l) head; up/down (k/j) layer; g log y.
  * The terminal is always restored: on q, when the callback fails, on Ctrl-C (SIGINT), SIGTERM and
@@ -20,6 +25,8 @@
  */
 #ifndef BL_VIZ_DASH_H
 #define BL_VIZ_DASH_H
+
+#include "viz/progress.h"
 
 enum { BL_DASH_OVERVIEW, BL_DASH_LOSS, BL_DASH_ATTN, BL_DASH_STATS, BL_DASH_NVIEWS };
 #define BL_DASH_MAX_STATS 4
@@ -38,7 +45,10 @@ typedef struct {
     double loss;            /* train loss of this step */
     double val_loss;        /* validation loss when measured at this step, else NAN */
     double lr;              /* learning rate (NAN = not shown) */
-    double steps_per_s;     /* speed; 0 = let the dashboard measure it from the wall clock */
+    double steps_per_s;     /* speed; 0 = let the dashboard measure it (viz/progress.h) */
+    double exam_s;          /* seconds of this call spent on a validation exam (0: none): not
+                               training time, and the ETA's estimate of the exams to come */
+    long exams_left;        /* validation exams still to come before `total` (for the ETA) */
     int n_layers, n_heads;  /* for the layer/head keys */
     const float *attn;      /* attn_rows x attn_cols attention weights of (layer, head), or NULL */
     int attn_rows, attn_cols;
@@ -69,6 +79,7 @@ typedef struct {
     const int *hist_val_step;
     const float *hist_val_loss;
     int hist_val_n;
+    double exam_s;      /* seconds an exam took just before (the run's step-0 exam), 0: none */
 } bl_dash_opts;
 
 /* Run the dashboard on the terminal of stdin/stdout until q, the end (exit_when_done) or a
@@ -77,37 +88,12 @@ typedef struct {
  * callback's message). The terminal is restored in every case. o may be NULL. */
 int bl_dash_run(bl_dash_step_fn step, void *ctx, const bl_dash_opts *o);
 
-/* ---- the speed shown: steps per second of training time ----
- *
- * As a progress bar's rate: the time the dashboard is paused does not count, so a pause of any
- * length leaves the steps/s (and the ETA) as they were before it. The rate is measured over
- * windows of at least BL_DASH_RATE_WINDOW seconds of training time; times are seconds of a
- * monotonic clock. */
-#define BL_DASH_RATE_WINDOW 0.5
-typedef struct {
-    double active;    /* training seconds before `since` */
-    double since;     /* when training (re)started: running, not paused */
-    int running;
-    int marked;       /* a window has started */
-    double mark_at;   /* training time at the window's start */
-    long mark_step;
-    double rate;      /* steps per second; 0 until the first window ends */
-} bl_dash_rate;
-
-/* Start the clock at `now`, running. */
-void bl_dash_rate_start(bl_dash_rate *r, double now);
-/* Stop (paused = 1) or restart (0) the clock at `now`; repeating either changes nothing. */
-void bl_dash_rate_pause(bl_dash_rate *r, double now, int paused);
-/* Training time so far. */
-double bl_dash_rate_active(const bl_dash_rate *r, double now);
-/* `step` steps are done at `now`: returns the rate, updated when a window has ended. */
-double bl_dash_rate_step(bl_dash_rate *r, double now, long step);
-
 /* ---- the demo: a fake trainer, for `dash demo`, the tmux test and trying the keys ---- */
 
 typedef struct {
     long total;        /* steps to "train" */
     int delay_ms;      /* sleep per step, to look like work */
+    int exam_ms;       /* sleep per validation exam (every 25 steps; 0 = instant), set after init */
     int layers, heads, tokens;
     unsigned rng;
     float *attn;       /* tokens x tokens */
@@ -120,7 +106,7 @@ typedef struct {
 int bl_dash_demo_init(bl_dash_demo *d, long total, int delay_ms);
 void bl_dash_demo_free(bl_dash_demo *d);
 /* The step callback of the demo (ctx is a bl_dash_demo): a decaying noisy loss, a validation
- * point every 25 steps, causal attention maps that sharpen with training and differ per layer and
+ * point every 25 steps (an exam of exam_ms, reported in exam_s and exams_left), causal attention maps that sharpen with training and differ per layer and
  * head, per-token mean/rms statistics. */
 int bl_dash_demo_step(void *ctx, const bl_dash_view *view, bl_dash_frame *frame);
 

@@ -2,6 +2,7 @@
  * like a small character model learning, so the dashboard can be tried and tested without one. */
 #include "viz/dash.h"
 #include "core/error.h"
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,23 +53,35 @@ static float noise(unsigned *s)
     return (float)(*s >> 8) / 16777216.0f - 0.5f;
 }
 
+/* sleep ms milliseconds, all of them: a signal (a resize's SIGWINCH) does not cut a step short */
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
+}
+
 int bl_dash_demo_step(void *ctx, const bl_dash_view *view, bl_dash_frame *fr)
 {
     bl_dash_demo *d = ctx;
     int T = d->tokens;
     if (!view->peek) {
         if (fr->step >= d->total) return 1;
-        if (d->delay_ms > 0) {
-            struct timespec ts = {d->delay_ms / 1000, (long)(d->delay_ms % 1000) * 1000000L};
-            nanosleep(&ts, NULL);
-        }
+        if (d->delay_ms > 0) sleep_ms(d->delay_ms);
         fr->step++;
         double s = (double)fr->step;
         fr->loss = 2.2 * exp(-s / 120.0) + 1.1 + 0.35 * noise(&d->rng) * exp(-s / 400.0);
         fr->val_loss = fr->step % 25 == 0 ? 2.2 * exp(-s / 120.0) + 1.2 : NAN;
+        if (fr->step % 25 == 0 && d->exam_ms > 0) {   /* the exam takes time too */
+            struct timespec t0, t1;
+            clock_gettime(CLOCK_MONOTONIC, &t0);
+            sleep_ms(d->exam_ms);
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            fr->exam_s = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+        }
         fr->lr = 3e-3 * fmin(1.0, s / 50.0);
     }
     fr->total = d->total;
+    fr->exams_left = d->total / 25 - fr->step / 25;
     fr->n_layers = d->layers;
     fr->n_heads = d->heads;
     snprintf(fr->title, sizeof fr->title, "demo (fake trainer, %d layers x %d heads)", d->layers, d->heads);

@@ -1,5 +1,6 @@
 /* dash_main.c - dash_demo: the dashboard with the demo trainer (for trying the keys and for
- * tests/dash.sh).  usage: dash_demo [steps [delay_ms]]  Prints one line after the terminal is
+ * tests/dash.sh).  usage: dash_demo [steps [delay_ms [exam_ms]]] (an exam every 25 steps
+ * takes exam_ms, default 0).  Prints one line after the terminal is
  * restored: "dash_demo: quit at step N", "dash_demo: interrupted at step N" or an error. */
 #include "viz/dash.h"
 #include "core/error.h"
@@ -30,6 +31,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "dash_demo: %s\n", bl_error());
         return 2;
     }
+    c.demo.exam_ms = argc > 3 && atoi(argv[3]) > 0 ? atoi(argv[3]) : 0;
     int r = bl_dash_run(step_and_count, &c, NULL);
     bl_dash_demo_free(&c.demo);
     if (r < 0) {

@@ -9,6 +9,7 @@
 #include "repl/repl.h"
 #include "repl/train.h"
 #include "train/safetensors.h"
+#include "viz/progress.h"
 #include <ctype.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -1516,9 +1517,96 @@ BL_TEST(progress_line_fits)
     CHECK(!strcmp(line, "step 600  loss 0.0123  val 0.0456  45.2"), "cut to 39 columns: '%s'", line);
 }
 
+/* The ETA is always shown once there is a rate (train 100000 lost it: it came last on the line,
+ * which was cut first); in h:mm:ss / m:ss as dash writes it (it was "ETA 158s"). Where the text
+ * does not fit the line, the rate goes first, then the val loss; the bar takes what room is left
+ * (80 columns: 16 marks, 60: 8, 45: 5, 40: none) and only then is the text cut. */
+BL_TEST(progress_text_keeps_the_eta)
+{
+    const char *head = "step 12345  loss 2.4309", *val = "  val 2.6568", *rate = "  815.4 it/s";
+    char eta[32], dur[16], text[256], line[256];
+    snprintf(eta, sizeof eta, "  ETA %s", bl_fmt_duration(dur, sizeof dur, 5025.9));
+    CHECK(!strcmp(eta, "  ETA 1:23:45"), "'%s'", eta);
+    bl_progress_text(text, sizeof text, 80, head, val, rate, eta);
+    bl_progress_line(line, sizeof line, 80, 12345, 100000, text);
+    CHECK(!strcmp(line, "[#...............] step 12345  loss 2.4309  val 2.6568  815.4 it/s  ETA 1:23:45"),
+          "80 columns: '%s'", line);
+    bl_progress_text(text, sizeof text, 60, head, val, rate, eta);
+    bl_progress_line(line, sizeof line, 60, 12345, 100000, text);
+    CHECK(!strcmp(line, "[........] step 12345  loss 2.4309  val 2.6568  ETA 1:23:45"), "60 columns: '%s'", line);
+    bl_progress_text(text, sizeof text, 45, head, val, rate, eta);
+    bl_progress_line(line, sizeof line, 45, 12345, 100000, text);
+    CHECK(!strcmp(line, "[.....] step 12345  loss 2.4309  ETA 1:23:45"), "45 columns: '%s'", line);
+    bl_progress_text(text, sizeof text, 40, head, val, rate, eta);
+    bl_progress_line(line, sizeof line, 40, 12345, 100000, text);
+    CHECK(!strcmp(line, "step 12345  loss 2.4309  ETA 1:23:45"), "40 columns: '%s'", line);
+    bl_progress_text(text, sizeof text, 30, head, val, rate, eta);
+    bl_progress_line(line, sizeof line, 30, 12345, 100000, text);
+    CHECK(strlen(line) == 29 && !strncmp(line, "step 12345  loss 2.4309  ETA", 28), "30 columns: '%s'", line);
+    bl_progress_text(text, sizeof text, 80, head, val, "", "");   /* no rate yet: no ETA */
+    CHECK(!strcmp(text, "step 12345  loss 2.4309  val 2.6568"), "'%s'", text);
+}
+
+/* load reopens the text a TinyGPT was trained on; when that file now holds as many distinct bytes
+ * but other ones, its token ids would stand for other characters than the checkpoint's vocabulary:
+ * the data is not attached (it was, and sample decoded with the wrong characters). */
+BL_TEST(load_checks_the_texts_vocabulary)
+{
+    char dir[] = "/tmp/bl-test-vocab-XXXXXX", text[64], ck[64], cmd[512];
+    if (!mkdtemp(dir)) SKIP("no temporary folder");
+    snprintf(text, sizeof text, "%s/t.txt", dir);
+    snprintf(ck, sizeof ck, "%s/ck.safetensors", dir);
+    FILE *f = fopen(text, "w");
+    for (int i = 0; f && i < 60; i++) fputs("the quick brown fox jumps over the lazy dog. ", f);
+    if (f) fclose(f);
+    bl_session *s = bl_session_new(0);
+    bl_models_init(s);
+    snprintf(cmd, sizeof cmd, "model gpt dim=16 depth=1 heads=2 batch=2 context=8 eval_every=0; data text %s; "
+             "train 2 quiet=on; save %s", text, ck);
+    CHECK(run_in(s, cmd) == 0, "%s", errbuf);
+    snprintf(cmd, sizeof cmd, "load %s name=a", ck);
+    CHECK(run_in(s, cmd) == 0 && strstr(outbuf, "step 2, data text"), "the same text: %s%s", outbuf, errbuf);
+    f = fopen(text, "w");   /* 'z' becomes 'Z': as many distinct bytes (28), one of them another */
+    for (int i = 0; f && i < 60; i++) fputs("the quick brown fox jumps over the laZy dog. ", f);
+    if (f) fclose(f);
+    snprintf(cmd, sizeof cmd, "load %s name=b", ck);
+    CHECK(run_in(s, cmd) == 0 && strstr(outbuf, "are not the checkpoint's vocabulary): not attached") &&
+          strstr(outbuf, "step 2 kept"), "another text of as many bytes: %s%s", outbuf, errbuf);
+    bl_models_free(s);
+    bl_session_free(s);
+    remove(text);
+    remove(ck);
+    rmdir(dir);
+}
+
+/* train's final line and show name the step of a val loss that is not the current step's: after
+ * train 3 with eval_every=2 the last exam was at step 2, and "step 3: loss ...  val V" read as
+ * step 3's val (eval then gives another number). */
+BL_TEST(stale_val_names_its_step)
+{
+    bl_session *s = bl_session_new(0);
+    bl_models_init(s);
+    CHECK(run_in(s, "model dit dim=16 depth=1 heads=2 batch=2 eval_every=2; data shapes exam=4; train 3") == 0, "%s",
+          errbuf);
+    char want[64];
+    const char *line = strstr(outbuf, "step 3: loss ");
+    CHECK(line && strstr(line, " @2, 3 steps in "), "the final line: %s", outbuf);
+    CHECK(run_in(s, "show") == 0 && strstr(outbuf, "step 3, AdamW") && strstr(outbuf, " @2\n"), "show: %s", outbuf);
+    CHECK(run_in(s, "eval; show") == 0 && strstr(outbuf, "val loss ") && !strstr(outbuf, " @"), "after eval: %s", outbuf);
+    CHECK(run_in(s, "train 1") == 0 && strstr(outbuf, "step 4: loss ") && !strstr(outbuf, " @"),
+          "an exam at the last step is the current one: %s", outbuf);
+    CHECK(run_in(s, "train 1") == 0, "%s", errbuf);
+    snprintf(want, sizeof want, " @4, 1 step in ");
+    CHECK(strstr(outbuf, "step 5: loss ") && strstr(outbuf, want), "%s", outbuf);
+    bl_models_free(s);
+    bl_session_free(s);
+}
+
 int main(void)
 {
     RUN(progress_line_fits);
+    RUN(progress_text_keeps_the_eta);
+    RUN(stale_val_names_its_step);
     RUN(lexer_tokens_and_positions);
     RUN(incomplete_lines);
     RUN(lexer_columns_on_long_lines);
@@ -1549,6 +1637,7 @@ int main(void)
     RUN(help_topics);
     RUN(docs_match_behaviour);
     RUN(load_safetensors);
+    RUN(load_checks_the_texts_vocabulary);
     RUN(interrupt_flag);
     RUN(interrupt_stops_the_line);
     RUN(interrupt_message_on_a_fresh_line);

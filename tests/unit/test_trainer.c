@@ -21,11 +21,14 @@ static bl_config small(bl_model_kind kind, const char *extra_k, const char *extr
 }
 
 static char tmpdir[64];
+/* A path in the test's folder (the last 8 stay valid: tests hold a few at once). */
 static const char *tmp_path(const char *name)
 {
-    static char buf[128];
-    snprintf(buf, sizeof buf, "%s/%s", tmpdir, name);
-    return buf;
+    static char buf[8][128];
+    static int k;
+    k = (k + 1) % 8;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
+    return buf[k];
 }
 
 static const char *text =
@@ -262,6 +265,299 @@ BL_TEST(test_checkpoint_metadata_types)
     bl_dataset_free(ds);
 }
 
+
+/* ---- crafted files: a checkpoint's header rewritten as Python's json + struct would ----
+ * (read the 8-byte length and the JSON header, change it, pad it with spaces to a multiple of 8,
+ * write the length, the header and the data bytes unchanged), independent of the library. */
+static json_t *raw_header(const char *path, unsigned char **file, size_t *size, size_t *hlen)
+{
+    *file = bl_test_slurp(path, size);
+    if (!*file || *size < 8) return NULL;
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; i--) n = n << 8 | (*file)[i];
+    if (n > *size - 8) return NULL;
+    *hlen = (size_t)n;
+    return json_loadb((const char *)*file + 8, (size_t)n, 0, NULL);
+}
+
+static int raw_write(const char *dst, json_t *h, const unsigned char *data, size_t ndata)
+{
+    char *text = json_dumps(h, JSON_COMPACT);
+    if (!text) return -1;
+    size_t m = strlen(text), padded = (m + 7) / 8 * 8;
+    FILE *f = fopen(dst, "wb");
+    if (!f) { free(text); return -1; }
+    unsigned char len[8];
+    for (int i = 0; i < 8; i++) len[i] = (unsigned char)((uint64_t)padded >> (8 * i));
+    int ok = fwrite(len, 1, 8, f) == 8 && fwrite(text, 1, m, f) == m;
+    for (size_t i = m; i < padded; i++) ok &= fputc(' ', f) != EOF;
+    ok &= fwrite(data, 1, ndata, f) == ndata;
+    ok &= fclose(f) == 0;
+    free(text);
+    return ok ? 0 : -1;
+}
+
+/* src with __metadata__[key] set to value (NULL: removed), written to dst. */
+static int tamper_meta(const char *src, const char *dst, const char *key, const char *value)
+{
+    unsigned char *file;
+    size_t size, hlen;
+    json_t *h = raw_header(src, &file, &size, &hlen);
+    int rc = -1;
+    json_t *meta = h ? json_object_get(h, "__metadata__") : NULL;
+    if (meta) {
+        if (value) json_object_set_new(meta, key, json_string(value));
+        else json_object_del(meta, key);
+        rc = raw_write(dst, h, file + 8 + hlen, size - 8 - hlen);
+    }
+    json_decref(h);
+    free(file);
+    return rc;
+}
+
+/* src with element i of the F32 tensor `name` set to v, written to dst. */
+static int tamper_float(const char *src, const char *dst, const char *name, size_t i, float v)
+{
+    unsigned char *file;
+    size_t size, hlen;
+    json_t *h = raw_header(src, &file, &size, &hlen);
+    json_t *off = h ? json_object_get(json_object_get(h, name), "data_offsets") : NULL;
+    int rc = -1;
+    if (off) {
+        size_t at = 8 + hlen + (size_t)json_integer_value(json_array_get(off, 0)) + 4 * i;
+        if (at + 4 <= size) {
+            memcpy(file + at, &v, 4);   /* little-endian hosts, as the library assumes */
+            rc = raw_write(dst, h, file + 8 + hlen, size - 8 - hlen);
+        }
+    }
+    json_decref(h);
+    free(file);
+    return rc;
+}
+
+/* The metadata value `key` of a file, parsed as JSON (a new reference, or NULL). */
+static json_t *meta_of(const char *path, const char *key)
+{
+    bl_st_file *f = bl_st_read(path);
+    const char *s = f ? bl_st_meta(f, key) : NULL;
+    json_t *j = s ? json_loads(s, 0, NULL) : NULL;
+    bl_st_free(f);
+    return j;
+}
+
+/* Load a crafted file: it must be refused with one line naming the file and every `needle`. */
+static void check_refused(const char *path, const char *what, const char *n1, const char *n2)
+{
+    bl_clear_error();
+    bl_ckpt_info info;
+    bl_model *m = bl_checkpoint_load(path, &info);
+    CHECK(m == NULL, "%s: accepted (step %ld, drawn %llu, vocab %d)", what, m ? info.step : 0L,
+          m ? (unsigned long long)info.drawn : 0ULL, m ? info.vocab_size : 0);
+    if (m) { bl_ckpt_info_clear(&info); bl_model_free(m); return; }
+    const char *e = bl_error();
+    CHECK(strstr(e, path) && strchr(e, '\n') == NULL, "%s: not one line naming the file: \"%s\"", what, e);
+    CHECK(!n1 || strstr(e, n1), "%s: \"%s\" does not name %s", what, e, n1);
+    CHECK(!n2 || strstr(e, n2), "%s: \"%s\" does not name %s", what, e, n2);
+}
+
+/* good with metadata key set to value, loaded: refused naming n1 and n2 */
+static void check_meta(const char *good, const char *key, const char *value, const char *n1, const char *n2)
+{
+    const char *bad = tmp_path("tampered.safetensors");
+    char what[160];
+    snprintf(what, sizeof what, "%s = %.100s", key, value ? value : "(removed)");
+    CHECK(tamper_meta(good, bad, key, value) == 0, "%s: cannot write the crafted file", what);
+    check_refused(bad, what, n1, n2);
+}
+
+/* good with one field of a JSON metadata value (an object) replaced (NULL: removed) */
+static void check_field(const char *good, const char *key, const char *field, json_t *v, const char *n1,
+                        const char *n2)
+{
+    json_t *o = meta_of(good, key);
+    CHECK(o != NULL, "%s is not JSON", key);
+    if (!o) { json_decref(v); return; }
+    if (v) json_object_set_new(o, field, v);
+    else json_object_del(o, field);
+    char *s = json_dumps(o, JSON_COMPACT);
+    check_meta(good, key, s, n1, n2);
+    free(s);
+    json_decref(o);
+}
+
+/* A TinyGPT trained 12 steps (exams at 0, 5, 10) and saved: step, history, data, vocab, moments.
+ * Every metadata field changed on its own to something wrong is refused with one line naming the
+ * file and the field, never loaded as a wrong run ("step -1", a vocabulary of 2, drawn -10). */
+BL_TEST(test_tampered_metadata)
+{
+    bl_dataset *ds = make_text();
+    bl_config c = small(BL_MODEL_GPT, "context", "16");
+    char vs[8];
+    snprintf(vs, sizeof vs, "%d", ds->vocab_size);
+    bl_config_set(&c, "vocab", vs);
+    bl_config_set(&c, "eval_every", "5");
+    bl_model *m = bl_model_new(&c);
+    bl_run *r = m ? bl_run_new(m, ds, 4) : NULL;
+    CHECK(r && bl_run_train(r, 12, NULL, NULL) == 12, "%s", bl_error());
+    char good[128];
+    snprintf(good, sizeof good, "%s", tmp_path("good.safetensors"));
+    CHECK(r && bl_checkpoint_save(good, m, r, ds->vocab, ds->vocab_size) == 0, "%s", bl_error());
+    bl_ckpt_info info;
+    bl_model *ok = bl_checkpoint_load(good, &info);
+    CHECK(ok && info.step == 12 && info.drawn == 12 * 8 && info.vocab_size == ds->vocab_size,
+          "the good file: %s", bl_error());
+    if (ok) bl_ckpt_info_clear(&info);
+    bl_model_free(ok);
+    /* a file tampered with nothing changed loads: the helper itself changes nothing else */
+    CHECK(tamper_meta(good, tmp_path("same.safetensors"), "format", "blocklab-checkpoint-1") == 0, "rewrite");
+    ok = bl_checkpoint_load(tmp_path("same.safetensors"), NULL);
+    CHECK(ok != NULL, "the rewritten good file: %s", bl_error());
+    bl_model_free(ok);
+
+    /* step: a whole number, checked for overflow, equal to the history's */
+    check_meta(good, "step", "99999999999999999999999", "\"step\"", "99999999999999999999999");
+    check_meta(good, "step", "-1", "\"step\"", NULL);
+    check_meta(good, "step", "12abc", "\"step\"", NULL);
+    check_meta(good, "step", "", "\"step\"", NULL);
+    check_meta(good, "step", "1e1", "\"step\"", NULL);
+    check_meta(good, "step", "11", "\"step\"", "12");
+    check_meta(good, "step", NULL, "\"step\"", NULL);
+    /* kind: the config's */
+    check_meta(good, "kind", "dit", "\"kind\"", NULL);
+    check_meta(good, "kind", "xyz\nmore", "\"kind\"", NULL);
+    /* vocab: the config's vocab size (= transformer.wte.weight's rows), sorted distinct bytes */
+    check_meta(good, "vocab", "[1,2]", "\"vocab\"", vs);
+    json_t *v = meta_of(good, "vocab");
+    CHECK(json_array_size(v) == (size_t)ds->vocab_size, "vocab stored");
+    json_t *w = json_deep_copy(v);
+    json_array_set(w, 1, json_array_get(w, 0));   /* a byte twice */
+    char *s = json_dumps(w, JSON_COMPACT);
+    check_meta(good, "vocab", s, "\"vocab\"", NULL);
+    free(s); json_decref(w);
+    w = json_deep_copy(v);
+    json_t *a0 = json_incref(json_array_get(w, 0));
+    json_array_set(w, 0, json_array_get(w, 1));   /* two bytes swapped: not the text's order */
+    json_array_set_new(w, 1, a0);
+    s = json_dumps(w, JSON_COMPACT);
+    check_meta(good, "vocab", s, "\"vocab\"", NULL);
+    free(s); json_decref(w);
+    w = json_deep_copy(v);
+    json_array_set_new(w, json_array_size(w) - 1, json_integer(300));
+    s = json_dumps(w, JSON_COMPACT);
+    check_meta(good, "vocab", s, "\"vocab\"", "300");
+    free(s); json_decref(w);
+    w = json_deep_copy(v);
+    json_array_set_new(w, 0, json_real(10.5));
+    s = json_dumps(w, JSON_COMPACT);
+    check_meta(good, "vocab", s, "\"vocab\"", NULL);
+    free(s); json_decref(w);
+    json_decref(v);
+    check_meta(good, "vocab", "\"abc\"", "\"vocab\"", NULL);
+    /* data: drawn a count matching the history (8 windows a step), exam a positive count */
+    check_field(good, "data", "drawn", json_integer(-10), "\"data\"", "drawn");
+    check_field(good, "data", "drawn", json_integer(12 * 8 + 1), "drawn", "97");
+    check_field(good, "data", "drawn", json_string("96"), "drawn", NULL);
+    check_field(good, "data", "drawn", json_real(1e30), "drawn", NULL);
+    check_field(good, "data", "drawn", NULL, "drawn", NULL);
+    check_field(good, "data", "exam", json_integer(0), "exam", NULL);
+    check_field(good, "data", "exam", json_integer(-3), "exam", NULL);
+    check_field(good, "data", "exam", json_string("4"), "exam", NULL);
+    check_field(good, "data", "name", json_integer(3), "name", NULL);
+    check_field(good, "data", "name", json_string("a name much longer than any data set's name"), "name", NULL);
+    check_field(good, "data", "source", json_null(), "source", NULL);
+    check_meta(good, "data", "[1]", "\"data\"", NULL);
+    check_meta(good, "data", NULL, "\"data\"", NULL);
+    /* history: well-formed, finite, its counts consistent with step and the model */
+    check_field(good, "history", "steps", json_integer(13), "\"step\"", "13");
+    check_field(good, "history", "steps", json_integer(-1), "\"history\"", "steps");
+    check_field(good, "history", "params", json_integer(5), "\"history\"", "params");
+    check_field(good, "history", "items", json_integer(-5), "\"history\"", "items");
+    check_field(good, "history", "items", json_integer(12 * 8 * 16 + 16), "drawn", NULL);
+    check_field(good, "history", "wall_s", json_integer(-1), "\"history\"", "wall_s");
+    check_field(good, "history", "item_unit", json_string("images"), "\"history\"", "item_unit");
+    json_t *h = meta_of(good, "history");
+    CHECK(json_array_size(json_object_get(h, "loss")) == 12, "history stored");
+    json_t *l = json_deep_copy(json_object_get(h, "loss"));
+    json_array_remove(l, 0);
+    check_field(good, "history", "loss", l, "\"history\"", "loss");
+    l = json_deep_copy(json_object_get(h, "loss"));
+    json_array_set_new(l, 3, json_string("x"));
+    check_field(good, "history", "loss", l, "\"history\"", "loss");
+    l = json_deep_copy(json_object_get(h, "ms"));
+    json_array_set_new(l, 3, json_real(-1));
+    check_field(good, "history", "ms", l, "\"history\"", "ms");
+    l = json_deep_copy(json_object_get(h, "lr"));
+    json_array_set_new(l, 0, json_null());
+    check_field(good, "history", "lr", l, "\"history\"", "lr");
+    check_field(good, "history", "val", json_pack("[[i,f],[i,f]]", 0, 4.0, 99, 3.0), "\"history\"", "val");
+    check_field(good, "history", "val", json_pack("[[i,f],[i,f]]", 5, 4.0, 0, 3.0), "\"history\"", "val");
+    check_field(good, "history", "val", json_pack("[[i,s]]", 5, "nan"), "\"history\"", "val");
+    check_field(good, "history", "val", json_pack("[[i]]", 5), "\"history\"", "val");
+    check_field(good, "history", "val", json_pack("[[f,f]]", 1e30, 1.0), "\"history\"", "val");
+    check_field(good, "history", "spikes", json_pack("[i]", 99), "\"history\"", "spikes");
+    check_field(good, "history", "spikes", json_pack("[i,i]", 12, 11), "\"history\"", "spikes");
+    check_field(good, "history", "spikes", json_pack("[s]", "x"), "\"history\"", "spikes");
+    check_field(good, "history", "spikes", json_integer(3), "\"history\"", "spikes");
+    check_meta(good, "history", "[]", "\"history\"", NULL);
+    check_meta(good, "history", NULL, "\"history\"", NULL);
+    json_decref(h);
+    /* optimizer state: AdamW's v is never negative */
+    char vname[BL_PARAM_NAME_MAX + 8];
+    snprintf(vname, sizeof vname, "optim.v.%s", m->params->t[0].name);
+    CHECK(tamper_float(good, tmp_path("negv.safetensors"), vname, 2, -0.25f) == 0, "crafting %s", vname);
+    check_refused(tmp_path("negv.safetensors"), "a negative second moment", vname, NULL);
+    bl_run_free(r);
+    bl_model_free(m);
+    bl_dataset_free(ds);
+}
+
+/* The optimizer state must match the step: moments at step 12 (a file without them is a run
+ * that cannot continue as it was), all zero at step 0 (no update has been made). A TinyDiT
+ * takes no vocabulary. */
+BL_TEST(test_tampered_optimizer_state)
+{
+    bl_dataset *ds = bl_data_shapes(1);
+    bl_config c = small(BL_MODEL_DIT, NULL, NULL);
+    bl_model *m = bl_model_new(&c);
+    bl_run *r = bl_run_new(m, ds, 8);
+    CHECK(r != NULL, "%s", bl_error());
+    if (!r) return;
+    char zero[128];
+    snprintf(zero, sizeof zero, "%s", tmp_path("zero.safetensors"));
+    CHECK(bl_checkpoint_save(zero, m, r, NULL, 0) == 0, "%s", bl_error());   /* step 0, moments 0 */
+    bl_model *ok = bl_checkpoint_load(zero, NULL);
+    CHECK(ok != NULL, "a run at step 0: %s", bl_error());
+    bl_model_free(ok);
+    char mname[BL_PARAM_NAME_MAX + 8];
+    snprintf(mname, sizeof mname, "optim.m.%s", m->params->t[1].name);
+    CHECK(tamper_float(zero, tmp_path("m0.safetensors"), mname, 0, 0.5f) == 0, "crafting %s", mname);
+    check_refused(tmp_path("m0.safetensors"), "moments at step 0", mname, "step");
+    check_meta(zero, "vocab", "[1,2,3]", "\"vocab\"", NULL);
+    /* a trained run saved without its moments */
+    float L;
+    CHECK(bl_run_step(r, &L, NULL) == 0 && bl_run_step(r, &L, NULL) == 0, "%s", bl_error());
+    const char *two = tmp_path("two.safetensors");
+    CHECK(bl_checkpoint_save(two, m, r, NULL, 0) == 0, "%s", bl_error());
+    bl_st_file *f = bl_st_read(two);
+    CHECK(f != NULL, "%s", bl_error());
+    if (f) {
+        const char *k[8], *v[8];
+        int nm = 0;
+        for (int i = 0; i < f->nmeta && nm < 8; i++) k[nm] = f->meta_keys[i], v[nm++] = f->meta_values[i];
+        int n = m->params->n;
+        const bl_tensor **ts = malloc((size_t)n * sizeof *ts);
+        for (int i = 0; i < n; i++) ts[i] = bl_st_get(f, m->params->t[i].name);
+        const char *nomo = tmp_path("nomoments.safetensors");
+        CHECK(bl_st_write(nomo, n, NULL, ts, nm, k, v) == 0, "%s", bl_error());
+        check_refused(nomo, "step 2 without moments", "\"step\"", "optim");
+        free(ts);
+        bl_st_free(f);
+    }
+    bl_run_free(r);
+    bl_model_free(m);
+    bl_dataset_free(ds);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl_trainer_XXXXXX");
@@ -273,6 +569,8 @@ int main(void)
     RUN(test_mismatched_data);
     RUN(test_bad_checkpoints);
     RUN(test_checkpoint_metadata_types);
+    RUN(test_tampered_metadata);
+    RUN(test_tampered_optimizer_state);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) return 1;

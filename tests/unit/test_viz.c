@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "viz/color.h"
 #include "viz/dash.h"
+#include "viz/progress.h"
 #include "viz/plot.h"
 #include "viz/scale.h"
 #include "../check.h"
@@ -439,30 +440,91 @@ BL_TEST(test_legend_best)
 /* dash's steps/s is a rate of training time, as a progress bar's: steps at 10 per second, a pause
  * of 10 s, then 10 per second again: every rate it shows is 10 (the wall clock's rate after the
  * pause would be 5 steps / 10.5 s, under 0.5). */
-BL_TEST(test_dash_rate_leaves_out_pauses)
+BL_TEST(test_rate_leaves_out_pauses)
 {
-    bl_dash_rate r;
-    bl_dash_rate_start(&r, 100.0);
-    CHECK(bl_dash_rate_step(&r, 100.1, 1) == 0, "a rate before a whole window");
+    bl_rate r;
+    bl_rate_start(&r, 100.0, 0);
+    CHECK(bl_rate_now(&r) == 0 && bl_rate_eta(&r, 10, 0) < 0, "a rate before the first step");
+    CHECK_CLOSE(bl_rate_step(&r, 100.1, 1), 10, 1e-9);   /* before a whole window: the run's so far */
     double rate = 0;
     int bad = 0;
     for (int i = 2; i <= 11; i++) {
-        rate = bl_dash_rate_step(&r, 100.0 + 0.1 * i, i);
-        bad += i >= 7 && fabs(rate - 10) > 1e-6;
+        rate = bl_rate_step(&r, 100.0 + 0.1 * i, i);
+        bad += fabs(rate - 10) > 1e-6;
     }
     CHECK_CLOSE(rate, 10, 1e-6);
-    bl_dash_rate_pause(&r, 101.15, 1);
-    bl_dash_rate_pause(&r, 105.0, 1);    /* paused twice: still from 101.15 */
-    CHECK_CLOSE(bl_dash_rate_active(&r, 108.0), 1.15, 1e-9);
-    bl_dash_rate_pause(&r, 111.15, 0);
-    bl_dash_rate_pause(&r, 111.16, 0);   /* resumed twice: from 111.15 */
-    CHECK_CLOSE(bl_dash_rate_active(&r, 111.2), 1.2, 1e-9);
+    bl_rate_pause(&r, 101.15, 1);
+    bl_rate_pause(&r, 105.0, 1);    /* paused twice: still from 101.15 */
+    CHECK_CLOSE(bl_rate_active(&r, 108.0), 1.15, 1e-9);
+    bl_rate_pause(&r, 111.15, 0);
+    bl_rate_pause(&r, 111.16, 0);   /* resumed twice: from 111.15 */
+    CHECK_CLOSE(bl_rate_active(&r, 111.2), 1.2, 1e-9);
     for (int i = 12; i <= 30; i++) {
-        rate = bl_dash_rate_step(&r, 111.1 + 0.1 * (i - 11), i);
+        rate = bl_rate_step(&r, 111.1 + 0.1 * (i - 11), i);
         bad += fabs(rate - 10) > 1e-6;
     }
     CHECK(bad == 0, "%d rates differ from 10 steps/s (last %g)", bad, rate);
     CHECK_CLOSE(rate, 10, 1e-6);
+    CHECK_CLOSE(bl_rate_overall(&r), 10, 1e-6);
+}
+
+/* Validation exams are not training time either, and the ETA counts the exams to come. A fake
+ * clock: 200 steps of 0.02 s (50 steps/s), an exam of 1 s after steps 50, 100, 150 and 200 (as in
+ * the dashboard, inside the call that took the step), one of 2 s before the start (the step-0
+ * exam) and a pause of 10 s after step 120. By hand: every rate shown is 50 steps/s (with the
+ * exams on the clock the window around step 50 read 25 / 1.5 s = 16.7, the next ones 50 again:
+ * the header jumped 57 -> 8.9 -> 55); at step 60 the ETA is 140 steps / 50 + 3 exams x 1.5 s (the
+ * mean of 2 and 1) = 7.3 s; the training time is 200 x 0.02 = 4 s and the run's rate 50. */
+BL_TEST(test_rate_leaves_out_exams)
+{
+    bl_rate r;
+    double t = 1000.0, rate, eta60 = -1;
+    int bad = 0;
+    bl_rate_start(&r, t, 0);
+    bl_rate_exam(&r, 2.0, 0);
+    CHECK_CLOSE(bl_rate_exam_mean(&r), 2.0, 1e-12);
+    CHECK_CLOSE(bl_rate_active(&r, t), 0, 1e-12);   /* an exam before the start takes no time off */
+    for (long s = 1; s <= 200; s++) {
+        t += 0.02;
+        if (s % 50 == 0) {
+            t += 1.0;
+            bl_rate_exam(&r, 1.0, 1);
+        }
+        rate = bl_rate_step(&r, t, s);
+        if (fabs(rate - 50) > 1e-6) {
+            if (bad++ < 3) printf("# step %ld: %.9g steps/s\n", s, rate);
+        }
+        if (s == 60) eta60 = bl_rate_eta(&r, 200 - s, 3);
+        if (s == 120) {
+            bl_rate_pause(&r, t, 1);
+            t += 10;
+            bl_rate_pause(&r, t, 0);
+        }
+    }
+    CHECK(bad == 0, "%d rates are not 50 steps/s", bad);
+    CHECK_CLOSE(eta60, 140 / 50.0 + 3 * 1.5, 1e-6);
+    CHECK_CLOSE(bl_rate_exam_mean(&r), (2.0 + 4 * 1.0) / 5, 1e-12);
+    CHECK_CLOSE(bl_rate_active(&r, t), 4.0, 1e-9);
+    CHECK_CLOSE(bl_rate_overall(&r), 50, 1e-6);
+    CHECK_CLOSE(bl_rate_eta(&r, 0, 0), 0, 1e-12);
+    /* a run already at step 1000 when the meter starts: only its new steps count */
+    bl_rate_start(&r, 0.0, 1000);
+    bl_rate_step(&r, 0.5, 1010);
+    CHECK_CLOSE(bl_rate_overall(&r), 20, 1e-9);
+}
+
+/* one duration format for train's ETA and dash's: m:ss, then h:mm:ss, whole seconds (tqdm's) */
+BL_TEST(test_fmt_duration)
+{
+    static const struct { double s; const char *want; } cases[] = {
+        {0, "0:00"}, {4.9, "0:04"}, {59.99, "0:59"}, {60, "1:00"}, {158, "2:38"}, {3599, "59:59"},
+        {3600, "1:00:00"}, {3723, "1:02:03"}, {100000, "27:46:40"}, {-1, "?"}, {NAN, "?"}, {INFINITY, "?"},
+    };
+    char buf[32];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        CHECK(!strcmp(bl_fmt_duration(buf, sizeof buf, cases[i].s), cases[i].want), "%g s: '%s', not '%s'",
+              cases[i].s, buf, cases[i].want);
+    CHECK(!strcmp(bl_fmt_duration(buf, 4, 3723), "1:0"), "cut to the buffer: '%s'", buf);
 }
 
 int main(void)
@@ -482,6 +544,8 @@ int main(void)
     RUN(test_bad_input);
     RUN(test_image_pixels_and_overlay);
     RUN(test_shared_axes);
-    RUN(test_dash_rate_leaves_out_pauses);
+    RUN(test_rate_leaves_out_pauses);
+    RUN(test_rate_leaves_out_exams);
+    RUN(test_fmt_duration);
     return bl_test_done();
 }
