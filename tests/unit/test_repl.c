@@ -601,6 +601,23 @@ BL_TEST(functions_match_formulas)
     CHECK(strstr(errbuf, "t:1:1: layernorm") != NULL, "%s", errbuf);
 }
 
+/* Each file dir/NAME of files[i] = {NAME, CONTENT} holds exactly CONTENT; each is removed. */
+static void check_files(const char *dir, const char *(*files)[2], size_t n)
+{
+    char path[600];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
+        FILE *f = fopen(path, "r");
+        char buf[512] = "";
+        if (f) {
+            buf[fread(buf, 1, sizeof buf - 1, f)] = '\0';
+            fclose(f);
+        }
+        CHECK(!strcmp(buf, files[i][1]), "%s:\n%s", files[i][0], buf);
+        unlink(path);
+    }
+}
+
 /* NaN is "nan" in messages and files (glibc printf wrote the NaN of 0/0, whose sign bit is set,
  * as "-nan", which pandas does not read as a number), infinities "inf" and "-inf"; sizes and
  * indices the user gave appear as the shortest text that reads back ("%.0f" wrote 1e30 as
@@ -622,7 +639,7 @@ BL_TEST(nan_and_big_numbers_print_readably)
     }
     char dir[] = "/tmp/bl-test-nan.XXXXXX";
     if (!mkdtemp(dir)) SKIP("no temporary folder");
-    char cmd[1024], path[300];
+    char cmd[1024];
     snprintf(cmd, sizeof cmd, "n = 0/0; i = 1/0\n"
                               "tensor([i, -i, n]) > %s/v.csv\n"
                               "tensor([[i, -i, n]]) > %s/m.csv\n"
@@ -639,17 +656,7 @@ BL_TEST(nan_and_big_numbers_print_readably)
         { "t.md", "| a |\n| ---: |\n| nan |\n| 1 |\n| -inf |\n" },
         { "t.json", "[\n  {\"a\": null},\n  {\"a\": 1},\n  {\"a\": null}\n]\n" },
     };
-    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
-        FILE *f = fopen(path, "r");
-        char buf[512] = "";
-        if (f) {
-            buf[fread(buf, 1, sizeof buf - 1, f)] = '\0';
-            fclose(f);
-        }
-        CHECK(!strcmp(buf, files[i][1]), "%s:\n%s", files[i][0], buf);
-        unlink(path);
-    }
+    check_files(dir, files, sizeof files / sizeof *files);
     CHECK(rmdir(dir) == 0, "a file was left in %s", dir);
 }
 
@@ -757,17 +764,7 @@ BL_TEST(writers)
         { "v.txt", "no variables yet (x = randn(4, 8) makes one)\n" },
         { "V.TXT", "no variables yet (x = randn(4, 8) makes one)\n" },   /* any case, as '>' */
     };
-    for (int i = 0; i < 5; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
-        FILE *f = fopen(path, "r");
-        char buf[512] = "";
-        if (f) {
-            buf[fread(buf, 1, sizeof buf - 1, f)] = '\0';
-            fclose(f);
-        }
-        CHECK(!strcmp(buf, files[i][1]), "%s:\n%s", files[i][0], buf);
-        unlink(path);
-    }
+    check_files(dir, files, 5);
     /* `command > FILE.txt` is written atomically: a command that fails leaves an existing file as
      * it was and no temporary file beside it; one that works replaces it */
     snprintf(path, sizeof path, "%s/v.txt", dir);
