@@ -26,6 +26,7 @@ typedef struct {
     cairo_matrix_t to_page; /* device -> page units (the inverse of the matrix drawing started with) */
     bl_layout *trace;       /* or NULL: where each text is recorded (bl_draw_trace) */
     int role, panel;        /* of the texts drawn now: BL_TEXT_*, the panel's index */
+    int series;             /* of the points drawn now: the series' index in its panel */
     double fsize;           /* the font size set last, page units */
 } dctx;
 
@@ -213,8 +214,25 @@ static void record_point(dctx *d, bl_axes_box *r, double x, double y)
         return;
     }
     to_page(d, &x, &y);
-    t->pt[t->npt++] = (bl_layout_point){d->panel, (float)x, (float)y};
+    t->pt[t->npt++] = (bl_layout_point){d->panel, d->series, (float)x, (float)y};
     r->npt++;
+}
+
+/* a map, colour bar or image drawn over x0 .. x1, y0 .. y1 in user units (rows x cols cells) */
+static void record_block(dctx *d, int kind, double x0, double y0, double x1, double y1, int rows, int cols)
+{
+    bl_layout *t = d->trace;
+    if (!t || t->nblock >= BL_LAYOUT_MAX_BLOCKS) return;
+    to_page(d, &x0, &y0), to_page(d, &x1, &y1);
+    t->block[t->nblock++] = (bl_block_box){d->panel, kind, x0, y0, x1, y1, rows, cols};
+}
+
+/* how series s of the panel drawn now was drawn */
+static void record_series(dctx *d, int s, int color, int dash, int dots)
+{
+    bl_layout *t = d->trace;
+    if (!t || t->nseries >= BL_LAYOUT_MAX_SERIES) return;
+    t->series[t->nseries++] = (bl_series_style){d->panel, s, color, dash, dots};
 }
 
 /* the width of a text centred on x that stays within [b.tx0, b.tx1] */
@@ -459,6 +477,7 @@ static void draw_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, co
     for (int s = 0; s < p->nseries; s++) {
         const bl_series *se = &p->series[s];
         int faint = (se->flags & BL_FAINT) != 0;
+        d->series = s;
         uint32_t col = bl_palette(se->color);
         if (!(se->flags & BL_NO_LINE)) {
             int pen = 0;
@@ -479,6 +498,7 @@ static void draw_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, co
             cairo_set_line_width(d->cr, (faint ? 1.4 : 2.6) * u);
             cairo_stroke(d->cr);
         }
+        int dots = 0;
         if (se->flags & BL_MARKERS)
             for (int i = 0; i < se->n; i++) {
                 double tx = bl_scale_pos(&xs, se->x[i]), ty = bl_scale_pos(&ys, se->y[i]);
@@ -492,7 +512,9 @@ static void draw_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, co
                 set_rgb(d->cr, 0xffffff, 1);
                 cairo_set_line_width(d->cr, 1.5 * u);
                 cairo_stroke(d->cr);
+                dots++;
             }
+        record_series(d, s, se->color, se->flags & BL_NO_LINE ? -1 : 0, dots);
     }
     cairo_restore(d->cr);
     if (L.where != BL_LEGEND_NONE) draw_legend(d, p, &L, rec);
@@ -550,6 +572,7 @@ static void draw_colorbar(dctx *d, bl_cmap cmap, float vmin, float vmax, box bar
                   bl_cmap_rgb(cmap, t));
     }
     cairo_restore(d->cr);
+    record_block(d, BL_BLOCK_BAR, bar.x, bar.y, bar.x + bar.w, bar.y + bar.h, 0, 0);
     set_rgb(d->cr, C_SPINE, 1);
     cairo_set_line_width(d->cr, 1 * u);
     cairo_rectangle(d->cr, bar.x, bar.y, bar.w, bar.h);
@@ -648,6 +671,7 @@ static void draw_heatmap(dctx *d, const bl_panel *p, box b)
                       bl_cmap_rgb(p->cmap, t));
         }
     cairo_restore(d->cr);
+    record_block(d, BL_BLOCK_MAP, left, top, left + hw, top + hh, p->rows, p->cols);
     if (p->annotate) annotate_cells(d, p, left, top, cw, ch, vmin, vmax);
     set_rgb(d->cr, C_SPINE, 1);
     cairo_set_line_width(d->cr, 1 * u);
@@ -730,6 +754,7 @@ static void draw_images(dctx *d, const bl_panel *p, box b)
             for (int x = 0; x < p->w; x++) ((uint32_t *)(data + (long)y * stride))[x] = bl_image_rgb(p, i, x, y);
         cairo_surface_mark_dirty(img);
         double X = x0 + (i % g) * (p->w * s + gap), Y = top + (i / g) * (p->h * s + gap);
+        record_block(d, BL_BLOCK_IMAGE, X, Y, X + p->w * s, Y + p->h * s, 0, 0);
         cairo_save(d->cr);
         cairo_translate(d->cr, X, Y);
         cairo_scale(d->cr, s, s);
@@ -817,7 +842,7 @@ int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
     d.trace = trace_to, d.role = BL_TEXT_TITLE, d.panel = -1;
     if (d.trace)
         d.trace->w = w, d.trace->h = h, d.trace->u = d.u, d.trace->ntext = d.trace->lost = 0,
-        d.trace->naxes = d.trace->npt = d.trace->lost_pt = 0;
+        d.trace->naxes = d.trace->npt = d.trace->lost_pt = d.trace->nblock = d.trace->nseries = 0;
     double u = d.u, margin = 24 * u;
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
