@@ -313,7 +313,61 @@ static void legend_size(dctx *d, const bl_panel *p, double aw, double ah, legend
     if (k < 1) legend_measure(d, p, fmax(least_size(d, LEGEND_SIZE), LEGEND_SIZE * k), 1, L);
 }
 
-static void draw_legend(dctx *d, const bl_panel *p, const legend_geom *L, bl_axes_box *rec)
+/* Dash patterns, in line widths, for series drawn over others (matplotlib's "--", ":" and
+ * "-."): pattern k > 0 of line width lw, or a solid line (k 0), with flat ends for dashes */
+static void set_dash(cairo_t *cr, int k, double lw)
+{
+    static const double pat[3][4] = { {3.7, 1.6}, {1, 1.65}, {6.4, 1.6, 1, 1.6} };
+    static const int len[3] = {2, 2, 4};
+    if (k <= 0) {
+        cairo_set_dash(cr, NULL, 0, 0);
+        cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+        return;
+    }
+    double dd[4];
+    int j = (k - 1) % 3;
+    for (int i = 0; i < len[j]; i++) dd[i] = pat[j][i] * lw;
+    cairo_set_dash(cr, dd, len[j], 0);
+    cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
+}
+
+/* point i of series se lies on both scales (its x and y finite, > 0 on a log axis) */
+static int series_finite(const bl_series *se, int i, const bl_scale *xs, const bl_scale *ys)
+{
+    return i >= 0 && i < se->n && isfinite(bl_scale_pos(xs, se->x[i])) && isfinite(bl_scale_pos(ys, se->y[i]));
+}
+
+/* The dash pattern of each series of p drawn in plot area a (dash, room for n): 0, a solid
+ * line, unless half or more of its points (of the same index, both drawn) lie within a line's
+ * width (at least 2 pixels) of those of a line drawn before it, that would hide it or be hidden
+ * under it (LayerNorm's and RMSNorm's rms, both 1): then the first pattern none of those lines
+ * has, so that the one underneath shows through the gaps. Faint curves and points without a
+ * line are left alone. */
+static void series_dashes(dctx *d, const bl_panel *p, box a, const bl_scale *xs, const bl_scale *ys, int *dash, int n)
+{
+    double tol = fmax(2.6 * d->u, 2);
+    for (int s = 0; s < p->nseries && s < n; s++) {
+        const bl_series *se = &p->series[s];
+        dash[s] = 0;
+        if (se->flags & (BL_FAINT | BL_NO_LINE)) continue;
+        unsigned used = 0;
+        for (int r = 0; r < s; r++) {
+            const bl_series *q = &p->series[r];
+            if (q->flags & (BL_FAINT | BL_NO_LINE) || q->n != se->n) continue;
+            int both = 0, near = 0;
+            for (int i = 0; i < se->n; i++) {
+                if (!series_finite(se, i, xs, ys) || !series_finite(q, i, xs, ys)) continue;
+                double dx = a.w * (bl_scale_pos(xs, se->x[i]) - bl_scale_pos(xs, q->x[i]));
+                double dy = a.h * (bl_scale_pos(ys, se->y[i]) - bl_scale_pos(ys, q->y[i]));
+                both++, near += hypot(dx, dy) <= tol;
+            }
+            if (both && 2 * near >= both) used |= 1u << (dash[r] < 31 ? dash[r] : 31);
+        }
+        while (used & (1u << dash[s])) dash[s]++;
+    }
+}
+
+static void draw_legend(dctx *d, const bl_panel *p, const legend_geom *L, bl_axes_box *rec, const int *dash, int ndash)
 {
     double u = d->u, em = L->em, bx = L->x, by = L->y;
     if (rec) {
@@ -337,7 +391,12 @@ static void draw_legend(dctx *d, const bl_panel *p, const legend_geom *L, bl_axe
         double cy = by + LEG_PAD * em + (row + 0.5) * LEG_ROW * em - 3.0 / 17 * em;
         double kx = bx + LEG_PAD * em + col * colw, keyw = LEG_KEY * em;
         uint32_t c = bl_palette(se->color);
-        if (!(se->flags & BL_NO_LINE)) line(d, kx, cy, kx + keyw, cy, c, 2.5 * scale);
+        if (!(se->flags & BL_NO_LINE)) {   /* the key drawn as the line is, dashes too */
+            cairo_save(d->cr);
+            if (s < ndash && dash[s]) set_dash(d->cr, dash[s], 2.5 * scale * u);
+            line(d, kx, cy, kx + keyw, cy, c, 2.5 * scale);
+            cairo_restore(d->cr);
+        }
         if (se->flags & BL_MARKERS) {
             cairo_arc(d->cr, kx + keyw / 2, cy, 5 * u * scale, 0, 2 * M_PI);
             set_rgb(d->cr, c, 1);
@@ -357,7 +416,7 @@ static void draw_legend(dctx *d, const bl_panel *p, const legend_geom *L, bl_axe
 typedef struct {
     box a;
     bl_scale xs, ys;
-    char xlab[256], ylab[256];
+    char xlab[256], ylab[256], note[128];
     int nyt, xmax_ticks;
     double yt[MAX_TICKS], ystep;
     char yl[MAX_TICKS][24];
@@ -372,7 +431,9 @@ static void lines_place(dctx *d, const bl_panel *p, box b, const bl_range *sx, c
         snprintf(g->ylab, sizeof g->ylab, "%s%s", p->ylabel ? p->ylabel : "y", p->logy ? " (log scale)" : "");
     if (p->xlabel || p->logx)
         snprintf(g->xlab, sizeof g->xlab, "%s%s", p->xlabel ? p->xlabel : "x", p->logx ? " (log scale)" : "");
-    double top = b.y + (p->title ? 40 * u : 10 * u), bottom = b.y + b.h - 34 * u - (g->xlab[0] ? 32 * u : 0) - below;
+    bl_lines_note(p, g->note, sizeof g->note);   /* under the x label: the points left out */
+    double top = b.y + (p->title ? 40 * u : 10 * u),
+           bottom = b.y + b.h - 34 * u - (g->xlab[0] ? 32 * u : 0) - (g->note[0] ? 24 * u : 0) - below;
     /* a y tick every 70 units or so; the y axis reaches to ticks past its data */
     int ymax_ticks = (int)fmax(3, (bottom - top) / (70 * u));
     bl_panel_scale(&g->ys, p, 1, sy, 0, 0.05, ymax_ticks);
@@ -467,6 +528,11 @@ static void draw_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, co
     d->role = BL_TEXT_AXIS_LABEL;
     if (g.xlab[0]) text_fit(d, a.x + a.w / 2, a.y + a.h + 50 * u, g.xlab, 18, 0, room_at(b, a.x + a.w / 2), C_TEXT, 0);
     if (g.ylab[0]) text_fit(d, b.x + 14 * u, a.y + a.h / 2, g.ylab, 18, 0, a.h, C_TEXT, 1);
+    d->role = BL_TEXT_OTHER;
+    if (g.note[0])
+        text_fit(d, a.x + a.w / 2, a.y + a.h + (g.xlab[0] ? 74 : 44) * u, g.note, 15, 0, room_at(b, a.x + a.w / 2), C_TEXT, 0);
+    int dash[BL_LAYOUT_MAX_SERIES];
+    series_dashes(d, p, a, &xs, &ys, dash, BL_LAYOUT_MAX_SERIES);
 
     /* series, clipped to the plot area */
     cairo_save(d->cr);
@@ -479,6 +545,7 @@ static void draw_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, co
         int faint = (se->flags & BL_FAINT) != 0;
         d->series = s;
         uint32_t col = bl_palette(se->color);
+        int dots = 0, ds = s < BL_LAYOUT_MAX_SERIES ? dash[s] : 0;
         if (!(se->flags & BL_NO_LINE)) {
             int pen = 0;
             for (int i = 0; i < se->n; i++) {
@@ -494,11 +561,25 @@ static void draw_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, co
                 else cairo_move_to(d->cr, X, Y), cairo_line_to(d->cr, X, Y);
                 pen = 1;
             }
+            double lw = (faint ? 1.4 : 2.6) * u;
             set_rgb(d->cr, col, faint ? 0.28 : 1);
-            cairo_set_line_width(d->cr, (faint ? 1.4 : 2.6) * u);
+            cairo_set_line_width(d->cr, lw);
+            set_dash(d->cr, ds, lw);
             cairo_stroke(d->cr);
+            set_dash(d->cr, 0, lw);
+            /* a finite point with no finite neighbour is no line at all: a dot */
+            if (!(se->flags & BL_MARKERS))
+                for (int i = 0; i < se->n; i++) {
+                    if (!series_finite(se, i, &xs, &ys) || series_finite(se, i - 1, &xs, &ys) ||
+                        series_finite(se, i + 1, &xs, &ys))
+                        continue;
+                    double X = a.x + a.w * bl_scale_pos(&xs, se->x[i]), Y = a.y + a.h * (1 - bl_scale_pos(&ys, se->y[i]));
+                    cairo_new_sub_path(d->cr);
+                    cairo_arc(d->cr, X, Y, 1.6 * lw, 0, 2 * M_PI);
+                    cairo_fill(d->cr);
+                    dots++;
+                }
         }
-        int dots = 0;
         if (se->flags & BL_MARKERS)
             for (int i = 0; i < se->n; i++) {
                 double tx = bl_scale_pos(&xs, se->x[i]), ty = bl_scale_pos(&ys, se->y[i]);
@@ -514,10 +595,10 @@ static void draw_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, co
                 cairo_stroke(d->cr);
                 dots++;
             }
-        record_series(d, s, se->color, se->flags & BL_NO_LINE ? -1 : 0, dots);
+        record_series(d, s, se->color, se->flags & BL_NO_LINE ? -1 : ds, dots);
     }
     cairo_restore(d->cr);
-    if (L.where != BL_LEGEND_NONE) draw_legend(d, p, &L, rec);
+    if (L.where != BL_LEGEND_NONE) draw_legend(d, p, &L, rec, dash, BL_LAYOUT_MAX_SERIES);
 }
 
 /* ---- heatmaps ---- */

@@ -977,6 +977,76 @@ BL_TEST(gpt_attention_labels_every_character)
     session_free(s);
 }
 
+/* A line picture with points that are not finite says so under the plot, as a heatmap does, and
+ * draws the finite points with no finite neighbour as dots (1, inf, 3 drew nothing but two
+ * dots of the line's width). */
+BL_TEST(lineplot_notes_points_not_finite)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[256];
+    const struct {
+        const char *expr, *note;
+        int dots;
+    } cases[] = {
+        { "lineplot(tensor([1, 1/0, 3]))", "1 point not finite, not drawn: 1 +inf", 2 },
+        { "lineplot(tensor([1, 0/0, 3, 4, -1/0, 5, 0/0]))", "3 points not finite, not drawn: 2 NaN, 1 -inf", 2 },
+        { "lineplot(tensor([1, 2, 3]))", NULL, 0 },
+    };
+    for (int k = 0; k < 3; k++)
+        for (int w = 0; w < 2; w++) {
+            snprintf(cmd, sizeof cmd, "%s > %s", cases[k].expr, tmp(w ? "li.svg" : "li.png"));
+            bl_draw_trace(&lay);
+            int rc = run_in(s, cmd);
+            bl_draw_trace(NULL);
+            CHECK(rc == 0, "%s: %s", cmd, errbuf);
+            if (rc) continue;
+            int notes = 0, found = 0;
+            for (int i = 0; i < lay.ntext; i++)
+                if (lay.text[i].role == BL_TEXT_OTHER) {
+                    notes++;
+                    found += cases[k].note && !strcmp(lay.text[i].text, cases[k].note);
+                }
+            CHECK(cases[k].note ? found == 1 : notes == 0, "%s: %d notes, want '%s'", cases[k].expr, notes,
+                  cases[k].note ? cases[k].note : "none");
+            CHECK(lay.nseries == 1 && lay.series[0].dots == cases[k].dots, "%s: %d series, %d dots, want %d",
+                  cases[k].expr, lay.nseries, lay.nseries ? lay.series[0].dots : -1, cases[k].dots);
+            char why[512];
+            CHECK(layout_problems(&lay, why, sizeof why) == 0, "%s: %s", cases[k].expr, why);
+        }
+    session_free(s);
+}
+
+/* stats of a tensor: LayerNorm's and RMSNorm's rms are both 1 for every token, one line over the
+ * other, and for randn the tensor's and RMSNorm's means nearly so; series drawn over each other
+ * differ in their dash pattern, so the one underneath shows (at 400 and 800 wide and the default
+ * size). */
+BL_TEST(stats_coinciding_series_both_show)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[256], why[1024];
+    CHECK(run_in(s, "x = randn(4, 64, 128)") == 0, "%s", bl_error());
+    const int widths[] = { 400, 800, 1600 };
+    for (int k = 0; k < 3; k++) {
+        snprintf(cmd, sizeof cmd, "stats x width=%d > %s", widths[k], tmp("st.png"));
+        bl_draw_trace(&lay);
+        int rc = run_in(s, cmd);
+        bl_draw_trace(NULL);
+        CHECK(rc == 0, "%s: %s", cmd, errbuf);
+        if (rc) continue;
+        int dash[3] = { -9, -9, -9 };
+        for (int i = 0; i < lay.nseries; i++)
+            if (lay.series[i].panel == 1 && lay.series[i].series < 3) dash[lay.series[i].series] = lay.series[i].dash;
+        CHECK(dash[1] != dash[2], "%s: layernorm's and rmsnorm's rms lines (both 1) drawn alike, dash %d", cmd, dash[1]);
+        int bad = layout_hidden_series(&lay, why, sizeof why);
+        CHECK(bad == 0, "%s: %d pairs of series hide each other: %s", cmd, bad, why);
+        bad = layout_legend_problems(&lay, 0.02, why, sizeof why);
+        CHECK(bad == 0, "%s: %d legend problems: %s", cmd, bad, why);
+    }
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -999,6 +1069,8 @@ int main(void)
     RUN(qk_and_rope_grid_axes_end_at_first_tick_past_data);
     RUN(attn_maps_square_at_every_size);
     RUN(gpt_attention_labels_every_character);
+    RUN(lineplot_notes_points_not_finite);
+    RUN(stats_coinciding_series_both_show);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
