@@ -731,16 +731,16 @@ static void heat_below(heat_deco k, int note, double *ticks, double *xlab, doubl
 }
 
 /* The font size (units) of a heatmap's own row and column labels (such as TinyGPT's
- * characters) in cells cw x ch, where rows / cols say which are drawn: 15 units where every
- * label fits (a row label's height within its cell; two neighbouring column labels, each
- * centred on its cell, 1.5 units apart), else the size at which they all fit, down to 8 pixels
- * (or 15 units when that is less), the smallest a title shrinks to; where they do not fit even
- * so, every k-th: *every_r, *every_c (1: all; the same k for both when both are thinned). */
-static double label_fit(dctx *d, const bl_panel *p, int rows, int cols, double cw, double ch, int *every_r,
-                        int *every_c)
+ * characters) in cells cw x ch, the same for both whether or not they are drawn (so that the
+ * maps of a figure are labelled alike): 15 units where every label fits (a row label's height
+ * within its cell; two neighbouring column labels, each centred on its cell, 1.5 units apart),
+ * else the size at which they all fit, down to 8 pixels (or 15 units when that is less), the
+ * smallest a title shrinks to; where they do not fit even so, every k-th: *every_r, *every_c
+ * (1: all; one k for both when the map has both). */
+static double label_fit(dctx *d, const bl_panel *p, double cw, double ch, int *every_r, int *every_c)
 {
     double u = d->u, least = fmin(15, FIT_MIN_PX / u), pair = 0, widest = 0, gap = 1.5 * u;
-    rows = rows && p->row_labels, cols = cols && p->col_labels;
+    int rows = p->row_labels != NULL, cols = p->col_labels != NULL;
     font(d, 15, 0, 0);
     cairo_font_extents_t fe;
     cairo_font_extents(d->cr, &fe);
@@ -759,7 +759,7 @@ static double label_fit(dctx *d, const bl_panel *p, int rows, int cols, double c
     *every_c = 1;
     if (cols && pair * s + gap > cw)   /* every k-th: the widest two k cells apart */
         *every_c = (int)ceil((widest * s + gap) / cw);
-    if (*every_r > 1 && *every_c > 1) *every_r = *every_c = *every_r > *every_c ? *every_r : *every_c;
+    if (rows && cols && (*every_r > 1 || *every_c > 1)) *every_r = *every_c = *every_r > *every_c ? *every_r : *every_c;
     return size;
 }
 
@@ -777,6 +777,13 @@ typedef struct {
     int every_r, every_c;
 } heat_geom;
 
+/* Whether a map with decorations k draws labels of its own with some left out (g's every_r,
+ * every_c): rows (bit 1), columns (bit 2) */
+static int thin_drawn(const bl_panel *p, const heat_geom *g, heat_deco k)
+{
+    return (k.rowticks && p->row_labels && g->every_r > 1) | (k.colticks && p->col_labels && g->every_c > 1) << 1;
+}
+
 static heat_geom heat_place(dctx *d, const bl_panel *p, box b, heat_deco k)
 {
     double u = d->u;
@@ -792,21 +799,15 @@ static heat_geom heat_place(dctx *d, const bl_panel *p, box b, heat_deco k)
     g.side_r = k.bar ? 110 * u : 4 * u;
     g.top = b.y + (p->title ? 40 * u : 10 * u);
     char note[96];
-    int noted = bl_heat_note(p, note, sizeof note);
+    double t, x, n;
+    heat_below(k, bl_heat_note(p, note, sizeof note), &t, &x, &n, &g.bottom);
+    g.bottom *= u;
     /* a page too small for the labels and the bar leaves no room for the map: none, not a
      * negative one */
-    double aw = fmax(0, b.w - g.side_l - g.side_r), ah;
-    for (int pass = 0; pass < 2; pass++) {   /* labels left out need a note, and room for it */
-        double t, x, n;
-        heat_below(k, noted, &t, &x, &n, &g.bottom);
-        g.bottom *= u;
-        ah = fmax(0, b.y + b.h - g.bottom - g.top);
-        g.cw = fmin(aw / p->cols, ah / p->rows), g.ch = g.cw;
-        if (p->rows != p->cols && g.ch * p->rows < ah / 2) g.ch = fmin(ah / p->rows, 3 * g.cw);
-        g.label_size = label_fit(d, p, k.rowticks, k.colticks, g.cw, g.ch, &g.every_r, &g.every_c);
-        if (noted || (g.every_r == 1 && g.every_c == 1)) break;
-        noted = 1;
-    }
+    double aw = fmax(0, b.w - g.side_l - g.side_r), ah = fmax(0, b.y + b.h - g.bottom - g.top);
+    g.cw = fmin(aw / p->cols, ah / p->rows), g.ch = g.cw;
+    if (p->rows != p->cols && g.ch * p->rows < ah / 2) g.ch = fmin(ah / p->rows, 3 * g.cw);
+    g.label_size = label_fit(d, p, g.cw, g.ch, &g.every_r, &g.every_c);
     g.need = g.side_l + g.cw * p->cols + g.side_r;
     g.left = b.x + g.side_l + (aw - g.cw * p->cols) / 2;
     g.ink = g.left + g.cw * p->cols;
@@ -828,24 +829,15 @@ static const char *ordinal(int k, char *buf, size_t n)
     return buf;
 }
 
-/* The note under a heatmap: its blank cells (bl_heat_note) and the labels left out ("every 2nd
- * label shown", "every 3rd row label shown"), "; " between them. Returns the length. */
-static size_t heat_note_text(const bl_panel *p, const heat_geom *g, char *buf, size_t n)
+/* The note of a figure whose maps leave out some of their labels (the same for all, one k for
+ * a map's rows and columns, label_fit): "every 3rd label shown", "every 2nd row label shown"
+ * (which: rows bit 1, columns bit 2), "every 2nd or 3rd label shown" when the maps differ. */
+static void thin_note(int kmin, int kmax, int which, char *buf, size_t n)
 {
-    size_t k = 0;
-    bl_heat_note(p, buf, n);
-    k = strlen(buf);
-    if (g->every_r == 1 && g->every_c == 1) return k;
-    char a[16];
-    if (k && k < n) k += (size_t)snprintf(buf + k, n - k, "; ");
-    if (k >= n) return strlen(buf);
-    if (g->every_r == g->every_c)
-        snprintf(buf + k, n - k, "every %s label shown", ordinal(g->every_r, a, sizeof a));
-    else if (g->every_c == 1)
-        snprintf(buf + k, n - k, "every %s row label shown", ordinal(g->every_r, a, sizeof a));
-    else
-        snprintf(buf + k, n - k, "every %s column label shown", ordinal(g->every_c, a, sizeof a));
-    return strlen(buf);
+    char a[16], b[16];
+    const char *what = which == 1 ? "row label" : which == 2 ? "column label" : "label";
+    if (kmin == kmax) snprintf(buf, n, "every %s %s shown", ordinal(kmax, a, sizeof a), what);
+    else snprintf(buf, n, "every %s or %s %s shown", ordinal(kmin, a, sizeof a), ordinal(kmax, b, sizeof b), what);
 }
 
 static void draw_heatmap(dctx *d, const bl_panel *p, box b, heat_deco k)
@@ -917,9 +909,9 @@ static void draw_heatmap(dctx *d, const bl_panel *p, box b, heat_deco k)
     d->role = BL_TEXT_AXIS_LABEL;
     if (k.xlab && p->xlabel) text_fit(d, left + hw / 2, top + hh + xy * u, p->xlabel, 18, 0, room_at(b, left + hw / 2), C_TEXT, 0);
     if (k.ylab && p->ylabel) text_fit(d, left - lw - 26 * u, cy, p->ylabel, 18, 0, ly, C_TEXT, 1);
-    /* non-finite cells are left blank, labels left out: say so */
+    /* non-finite cells are left blank: say so (labels left out: the figure says, figure_thin) */
     d->role = BL_TEXT_OTHER;
-    if (heat_note_text(p, &g, note, sizeof note))
+    if (bl_heat_note(p, note, sizeof note))
         text_fit(d, left + hw / 2, top + hh + ny * u, note, 15, 0, room_at(b, left + hw / 2), C_TEXT, 0);
 }
 
@@ -1025,7 +1017,7 @@ static void draw_text(dctx *d, const bl_panel *p, box b)
 /* A figure of maps drops their decorations a level at a time (heat_deco_at) while its smallest
  * map is less than DECO_KEEP of the largest any level makes it */
 #define DECO_LEVELS 5
-#define DECO_KEEP 0.6
+#define DECO_KEEP 0.75
 
 static int same_text(const char *a, const char *b)
 {
@@ -1091,7 +1083,9 @@ static heat_deco heat_deco_at(const bl_figure *f, int i, int level)
  * each map has the same room. The rows share the height equally,
  * then a row whose panels take less of it (a square map or a grid of images whose width limits
  * them) gives the rest to the rows that take all of theirs (lines, text, maps that the height
- * limits), and so on; height that no row takes goes evenly above, between and below the rows.
+ * limits; in a grid of maps only, so that each row's maps are as tall, a row with labels under
+ * its maps being that much taller), and so on; height that no row takes goes evenly above,
+ * between and below the rows.
  * A grid of maps only that needs less width than the page is packed together and centred
  * (compact). side: the smallest map's shorter side (INFINITY without maps); cut: the titles
  * and axis labels of maps too long for their room even at their smallest size (fit() cuts
@@ -1217,21 +1211,45 @@ static void plan_grid(dctx *d, const bl_figure *f, int level, double x0, double 
     double H = fmax(0, h0 - (nr - 1) * gap), used[BL_FIG_MAX_GRID];
     for (int r = 0; r < nr; r++) g->rowh[r] = H / nr;
     for (int iter = 0; iter < 8; iter++) {
-        double slack = 0;
-        int full = 0;
+        double slack = 0, T = 0, osum = 0, over[BL_FIG_MAX_GRID] = {0};
+        int full = 0, maps_only = 1;
         for (int r = 0; r < nr; r++) {
             used[r] = 0;
             for (int c = 0; c < nc; c++) {
                 int i = r * nc + c;
                 used[r] = fmax(used[r], panel_used(d, &f->panels[i], panel_box(f, g, i).w, g->rowh[r], g->deco[i]));
             }
-            if (used[r] >= g->rowh[r] - 1e-6 * H) full++;
-            else slack += g->rowh[r] - used[r];
+            if (used[r] < g->rowh[r] - 1e-6 * H) {
+                slack += g->rowh[r] - used[r];
+                continue;
+            }
+            full++, T += g->rowh[r];
+            for (int c = 0; c < nc; c++) {   /* the room a row's maps leave for titles and labels */
+                int i = r * nc + c;
+                const bl_panel *p = &f->panels[i];
+                if (p->kind == BL_PANEL_HEATMAP) {
+                    box b = panel_box(f, g, i);
+                    b.y = 0, b.h = g->rowh[r];
+                    heat_geom hg = heat_place(d, p, b, g->deco[i]);
+                    over[r] = fmax(over[r], hg.top + hg.bottom);
+                } else if (p->kind != BL_PANEL_EMPTY)
+                    maps_only = 0;
+            }
+            osum += over[r];
         }
-        if (!full || slack <= 1e-3 * H) break;
-        for (int r = 0; r < nr; r++)
-            if (used[r] < g->rowh[r] - 1e-6 * H) g->rowh[r] = used[r];
-            else g->rowh[r] += slack / full;
+        if (!full) break;
+        /* the rows that take all theirs share the rest: as much height each, or, in a grid of
+         * maps, as much for each row's maps (so that a row with labels under its maps does not
+         * have smaller maps than one without) */
+        double moved = 0;
+        for (int r = 0; r < nr; r++) {
+            double h = g->rowh[r];
+            if (used[r] < h - 1e-6 * H) h = used[r];
+            else if (maps_only) h = over[r] + fmax(0, (T + slack - osum) / full);
+            else h += slack / full;
+            moved = fmax(moved, fabs(h - g->rowh[r])), g->rowh[r] = h;
+        }
+        if (moved <= 1e-6 * H) break;
     }
     double total = 0;
     for (int r = 0; r < nr; r++) {
@@ -1259,6 +1277,45 @@ static void plan_grid(dctx *d, const bl_figure *f, int level, double x0, double 
     }
 }
 
+/* Plan f at every level of decorations into plans (DECO_LEVELS) and say which to draw: the
+ * first whose maps are large enough (DECO_KEEP) and whose titles and axis labels all fit, else
+ * the first whose maps are large enough. */
+static int choose_plan(dctx *d, const bl_figure *f, double x0, double w0, double y0, double h0, double gap,
+                       double page_w, grid_plan *plans)
+{
+    double best = 0;
+    for (int k = 0; k < DECO_LEVELS; k++) {
+        plan_grid(d, f, k, x0, w0, y0, h0, gap, page_w, &plans[k]);
+        if (isfinite(plans[k].side)) best = fmax(best, plans[k].side);
+    }
+    int large = -1;
+    for (int k = 0; k < DECO_LEVELS; k++) {
+        int ok = !(best > 0) || plans[k].side >= DECO_KEEP * best;
+        if (ok && large < 0) large = k;
+        if (ok && !plans[k].cut) return k;
+    }
+    return large < 0 ? 0 : large;
+}
+
+/* The note of plan g's maps that leave out some of their own labels (thin_note), or "" */
+static void figure_thin(dctx *d, const bl_figure *f, const grid_plan *g, char *buf, size_t n)
+{
+    int kmin = 0, kmax = 0, which = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < f->rows * f->cols; i++) {
+        const bl_panel *p = &f->panels[i];
+        if (p->kind != BL_PANEL_HEATMAP) continue;
+        heat_geom hg = heat_place(d, p, panel_box(f, g, i), g->deco[i]);
+        int t = thin_drawn(p, &hg, g->deco[i]);
+        if (!t) continue;
+        int k = t & 1 ? hg.every_r : hg.every_c;
+        if (t == 3) k = hg.every_r > hg.every_c ? hg.every_r : hg.every_c;
+        kmin = kmin ? (k < kmin ? k : kmin) : k, kmax = k > kmax ? k : kmax;
+        which |= p->row_labels && p->col_labels ? 3 : t;
+    }
+    if (kmax) thin_note(kmin, kmax, which, buf, n);
+}
+
 int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
 {
     dctx d = {.cr = cr, .u = sqrt(fmin(w / BL_FIG_W, h / BL_FIG_H))}; /* text shrinks slower than the page */
@@ -1280,25 +1337,18 @@ int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
     bl_range sx, sy;
     bl_fig_shared_range(f, 0, 0, &sx);
     bl_fig_shared_range(f, 1, 0, &sy);
-    /* the level of decorations that keeps the maps large */
-    static grid_plan plans[DECO_LEVELS];
-    double gap = 36 * u, best = 0;
-    for (int k = 0; k < DECO_LEVELS; k++) {
-        plan_grid(&d, f, k, margin, w - 2 * margin, top, h - top - margin, gap, w, &plans[k]);
-        if (isfinite(plans[k].side)) best = fmax(best, plans[k].side);
+    /* the level of decorations that keeps the maps large; when their labels are thinned, once
+     * more with room at the page's bottom for the note that says so */
+    grid_plan plans[DECO_LEVELS];
+    double gap = 36 * u, note_h = 0;
+    char thin[96] = "";
+    int level = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        level = choose_plan(&d, f, margin, w - 2 * margin, top, h - top - margin - note_h, gap, w, plans);
+        figure_thin(&d, f, &plans[level], thin, sizeof thin);
+        if (!thin[0] || pass) break;
+        note_h = 22 * u;   /* the note in the margin, 2 units below the texts under the maps */
     }
-    /* the first level whose maps are large enough and whose axis labels all fit, else the
-     * first whose maps are large enough */
-    int level = -1, large = -1;
-    for (int k = 0; k < DECO_LEVELS; k++) {
-        int ok = !(best > 0) || plans[k].side >= DECO_KEEP * best;
-        if (ok && large < 0) large = k;
-        if (ok && !plans[k].cut) {
-            level = k;
-            break;
-        }
-    }
-    if (level < 0) level = large < 0 ? 0 : large;
     const grid_plan *g = &plans[level];
     for (int i = 0; i < f->rows * f->cols; i++) {
         const bl_panel *p = &f->panels[i];
@@ -1312,6 +1362,8 @@ int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
         default: break;
         }
     }
+    d.panel = -1, d.role = BL_TEXT_OTHER;
+    if (thin[0]) text_fit(&d, w / 2, h - margin + 6 * u, thin, 15, 0, w - 2 * margin, C_TEXT, 0);
     cairo_status_t st = cairo_status(cr);
     if (st) return bl_fail("draw: %s", cairo_status_to_string(st));
     return 0;
