@@ -386,7 +386,7 @@ int bl_cmd_attn(bl_cmdargs *a)
                          bl_panel_heatmap_range(p, 0, vmax > 0 ? vmax : 1) < 0 ||
                          bl_panel_labels(p, pt, "patch column", "patch row") < 0 ||
                          bl_panel_heatmap_mark(p, (int)query / o.gw, (int)query % o.gw) < 0 ||
-                         bl_panel_images(pi, o.img, 2, o.C, o.S, o.S, -1, 1, 2) < 0 ||
+                         bl_panel_images(pi, o.img, 2, o.C, o.S, o.S, -1, 1, 0) < 0 ||
                          bl_panel_images_overlay(pi, row, o.gh, o.gw, 0.45f) < 0 ||
                          bl_panel_labels(pi, o.desc, NULL, NULL) < 0
                      ? -1

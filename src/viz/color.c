@@ -134,6 +134,28 @@ int bl_heat_note(const bl_panel *p, char *buf, size_t n)
     return 1;
 }
 
+int bl_lines_note(const bl_panel *p, char *buf, size_t n)
+{
+    long cnt[3] = {0, 0, 0};
+    static const char *const name[3] = {"NaN", "+inf", "-inf"};
+    for (int s = 0; s < p->nseries; s++) {
+        const bl_series *se = &p->series[s];
+        if (se->flags & BL_FAINT) continue;
+        for (int i = 0; i < se->n; i++) {
+            float v = isfinite(se->y[i]) ? se->x[i] : se->y[i];
+            if (isnan(v)) cnt[0]++;
+            else if (isinf(v)) cnt[v > 0 ? 1 : 2]++;
+        }
+    }
+    long all = cnt[0] + cnt[1] + cnt[2];
+    buf[0] = '\0';
+    if (!all) return 0;
+    size_t k = (size_t)snprintf(buf, n, "%ld point%s not finite, not drawn:", all, all == 1 ? "" : "s");
+    for (int j = 0; j < 3; j++)
+        if (cnt[j] && k < n) k += (size_t)snprintf(buf + k, n - k, "%s %ld %s", buf[k - 1] != ':' ? "," : "", cnt[j], name[j]);
+    return 1;
+}
+
 uint32_t bl_image_rgb(const bl_panel *p, int i, int x, int y)
 {
     const float *img = p->pixels + (long)i * p->c * p->h * p->w;

@@ -26,6 +26,12 @@ void bl_heat_range(const bl_panel *p, float *vmin, float *vmax);
  * when there is none (some NaN cells alone are a mask, as rope check's, and need no note). */
 int bl_heat_note(const bl_panel *p, char *buf, size_t n);
 
+/* The note a lines panel with points that are not finite (left out of its lines) shows under
+ * it: "1 point not finite, not drawn: 1 +inf", "3 points not finite, not drawn: 2 NaN, 1 -inf"
+ * (a point counts by its y, or its x when y is finite; faint series, which repeat a smoothed
+ * one, are left out). Returns 0 and buf "" when every point is finite. */
+int bl_lines_note(const bl_panel *p, char *buf, size_t n);
+
 /* The colour of pixel (x, y) of image i of an images panel: its channels mapped from [lo, hi]
  * to 0..255 (grey when c = 1), with the overlay heatmap blended in when there is one. */
 uint32_t bl_image_rgb(const bl_panel *p, int i, int x, int y);

@@ -53,12 +53,33 @@ typedef struct {
 
 /* a data point drawn (a vertex of a line or a marker) inside a plot area, page units */
 typedef struct {
-    int panel;
+    int panel, series;     /* its panel's index, its series' index in the panel */
     float x, y;
 } bl_layout_point;
 
+/* what else a drawn figure holds: a heatmap's map (its cells), a colour bar, an image of an
+ * images panel */
+enum { BL_BLOCK_MAP, BL_BLOCK_BAR, BL_BLOCK_IMAGE };
+
+typedef struct {
+    int panel, kind;       /* its panel's index, BL_BLOCK_* */
+    double x0, y0, x1, y1; /* its box, page units */
+    int rows, cols;        /* a map's cells (0 otherwise) */
+} bl_block_box;
+
+/* how one series of a lines panel was drawn */
+typedef struct {
+    int panel, series;     /* its panel's index and its index in the panel */
+    int color;             /* its palette colour */
+    int dash;              /* its line: 0 solid, k > 0 the k-th dash pattern; -1 no line */
+    int dots;              /* its points drawn as dots: markers, and the finite points with no
+                            * finite neighbour (a line does not show them) */
+} bl_series_style;
+
 #define BL_LAYOUT_MAX_AXES 64
 #define BL_LAYOUT_MAX_POINTS 32768
+#define BL_LAYOUT_MAX_BLOCKS 256
+#define BL_LAYOUT_MAX_SERIES 256
 
 typedef struct {
     double w, h;           /* the page */
@@ -69,12 +90,17 @@ typedef struct {
     bl_axes_box axes[BL_LAYOUT_MAX_AXES];
     int npt, lost_pt;      /* points recorded; lost_pt: those past BL_LAYOUT_MAX_POINTS */
     bl_layout_point pt[BL_LAYOUT_MAX_POINTS];
+    int nblock;            /* maps, colour bars and images recorded */
+    bl_block_box block[BL_LAYOUT_MAX_BLOCKS];
+    int nseries;           /* series of lines panels recorded */
+    bl_series_style series[BL_LAYOUT_MAX_SERIES];
 } bl_layout;
 
 /* Record the layout of every figure drawn from now on into t (each bl_draw_figure starts it
  * afresh), or stop recording (t NULL). For tests: `rope table width=400 > x.png` run with a
  * layout set tells where its titles went and how large they were, where each lines panel's
- * plot area, axis ranges and legend went, and where its data points were drawn. Not
+ * plot area, axis ranges and legend went, where its data points were drawn and how each series
+ * was drawn, and where each heatmap's map, each colour bar and each image went. Not
  * thread-safe. */
 void bl_draw_trace(bl_layout *t);
 

@@ -195,7 +195,9 @@ static void draw_lines(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, 
     if (p->ylabel || p->logy) snprintf(ylab, sizeof ylab, "%s%s", p->ylabel ? p->ylabel : "y", p->logy ? " (log)" : "");
     int header = ylab[0] ? 1 : 0;
     int leg_rows = legend(NULL, p, 0, 0, pw - 2, st, !braille);
-    int foot = 2 + (xlab[0] ? 1 : 0) + leg_rows;
+    char note[128];   /* the points left out of the lines: said under the x label */
+    int noted = bl_lines_note(p, note, sizeof note);
+    int foot = 2 + (xlab[0] ? 1 : 0) + noted + leg_rows;
     int pr = bottom - y - header - foot;
     if (pr < 2) pr = 2;
     /* a y tick every 3 rows or so; a log y axis reaches to ticks past its data */
@@ -266,6 +268,7 @@ static void draw_lines(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, 
     }
     y = xr + 2;
     if (xlab[0]) text_center(c, ax + 1, pc, y++, xlab);
+    if (noted) bl_canvas_text(c, ax + 1, y++, note, BL_NO_RGB, pw - yw - 2);
     legend(c, p, ax + 1, y, pw - yw - 2, st, !braille);
 }
 

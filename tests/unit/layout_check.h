@@ -202,4 +202,121 @@ static inline int layout_axis_fits(const bl_layout *L, const bl_axes_box *r, cha
     return 0;
 }
 
+/* ---- heatmaps, colour bars, images: maps kept square and readable ---- */
+
+/* The rules of pictures of maps (attn, heatmap, rope) at every size: each map of a square
+ * R x R heatmap has square cells and is at least min_side page units a side; maps, colour bars
+ * and images lie inside the page, and so does every text (tick labels and notes too: nothing
+ * clipped); no two tick labels of one panel overlap (a colour bar's "0.15" over its "0.05"), and
+ * no tick label lies on a map or colour bar. The number of problems; the first few in why. */
+static inline int layout_map_problems(const bl_layout *L, double min_side, char *why, size_t n)
+{
+    int bad = 0;
+    size_t at = 0;
+    why[0] = '\0';
+#define MAP_BAD(...)                                                                          \
+    do {                                                                                      \
+        if (bad++ < 4 && at < n) at += (size_t)snprintf(why + at, n - at, __VA_ARGS__);       \
+    } while (0)
+    for (int i = 0; i < L->nblock; i++) {
+        const bl_block_box *b = &L->block[i];
+        const char *kind = b->kind == BL_BLOCK_MAP ? "map" : b->kind == BL_BLOCK_BAR ? "colour bar" : "image";
+        if (b->x0 < -0.5 || b->y0 < -0.5 || b->x1 > L->w + 0.5 || b->y1 > L->h + 0.5)
+            MAP_BAD("panel %d's %s (x %.1f..%.1f y %.1f..%.1f) leaves the page; ", b->panel, kind, b->x0, b->x1, b->y0, b->y1);
+        if (b->kind != BL_BLOCK_MAP) continue;
+        double w = b->x1 - b->x0, h = b->y1 - b->y0;
+        if (b->rows == b->cols && fabs(w - h) > 1)
+            MAP_BAD("panel %d's %d x %d map is %.1f x %.1f, not square; ", b->panel, b->rows, b->cols, w, h);
+        if (fmin(w, h) < min_side)
+            MAP_BAD("panel %d's map is %.1f x %.1f, less than %.1f a side; ", b->panel, w, h, min_side);
+    }
+    for (int i = 0; i < L->ntext; i++) {
+        const bl_text_box *a = &L->text[i];
+        if (a->x0 < -0.5 || a->y0 < -0.5 || a->x1 > L->w + 0.5 || a->y1 > L->h + 0.5)
+            MAP_BAD("%s '%s' (x %.1f..%.1f y %.1f..%.1f) leaves the page; ", layout_role(a->role), a->text, a->x0, a->x1,
+                    a->y0, a->y1);
+        if (a->role != BL_TEXT_TICK) continue;
+        for (int j = i + 1; j < L->ntext; j++) {
+            const bl_text_box *b = &L->text[j];
+            if (b->role == BL_TEXT_TICK && b->panel == a->panel &&
+                layout_overlap(a->x0, a->y0, a->x1, a->y1, b->x0, b->y0, b->x1, b->y1, 0.5))
+                MAP_BAD("panel %d's tick labels '%s' (y %.1f..%.1f) and '%s' (y %.1f..%.1f) overlap; ", a->panel, a->text,
+                        a->y0, a->y1, b->text, b->y0, b->y1);
+        }
+        for (int k = 0; k < L->nblock; k++) {
+            const bl_block_box *b = &L->block[k];
+            if (b->kind != BL_BLOCK_IMAGE && layout_overlap(a->x0, a->y0, a->x1, a->y1, b->x0, b->y0, b->x1, b->y1, 0.5))
+                MAP_BAD("tick label '%s' of panel %d lies on panel %d's %s; ", a->text, a->panel, b->panel,
+                        b->kind == BL_BLOCK_MAP ? "map" : "colour bar");
+        }
+    }
+#undef MAP_BAD
+    return bad;
+}
+
+/* The tallest band across the page, below the figure's title, with nothing drawn in it (no
+ * text, map, colour bar, image or plot area), the one down to the page's bottom included, as
+ * a fraction of the page's height. */
+static inline double layout_empty_band(const bl_layout *L)
+{
+    enum { CAP = BL_LAYOUT_MAX_TEXT + BL_LAYOUT_MAX_BLOCKS + BL_LAYOUT_MAX_AXES };
+    static double y0[CAP], y1[CAP];
+    int k = 0;
+    double from = 0;
+    for (int i = 0; i < L->ntext; i++) {
+        if (L->text[i].role == BL_TEXT_TITLE && L->text[i].panel < 0) {
+            from = fmax(from, L->text[i].y1);
+            continue;
+        }
+        y0[k] = L->text[i].y0, y1[k++] = L->text[i].y1;
+    }
+    for (int i = 0; i < L->nblock; i++) y0[k] = L->block[i].y0, y1[k++] = L->block[i].y1;
+    for (int i = 0; i < L->naxes; i++) y0[k] = L->axes[i].y0, y1[k++] = L->axes[i].y1;
+    for (int i = 1; i < k; i++)   /* insertion sort by the top */
+        for (int j = i; j > 0 && y0[j - 1] > y0[j]; j--) {
+            double t = y0[j];
+            y0[j] = y0[j - 1], y0[j - 1] = t, t = y1[j], y1[j] = y1[j - 1], y1[j - 1] = t;
+        }
+    double band = 0, reach = from;
+    for (int i = 0; i < k; i++) {
+        if (y1[i] <= from) continue;
+        band = fmax(band, y0[i] - reach);
+        reach = fmax(reach, y1[i]);
+    }
+    band = fmax(band, L->h - reach);
+    return band / L->h;
+}
+
+/* Series of one lines panel drawn over each other (at least 80% of their points, of the same
+ * index, within 1.5 page units) in the same style, so that one hides the other: how many pairs;
+ * the first few in why. A style is the colour and the dash pattern; coinciding series must
+ * differ in the pattern (colour alone does not show a line under another). */
+static inline int layout_hidden_series(const bl_layout *L, char *why, size_t n)
+{
+    int bad = 0;
+    size_t at = 0;
+    why[0] = '\0';
+    for (int a = 0; a < L->nseries; a++)
+        for (int b = a + 1; b < L->nseries; b++) {
+            const bl_series_style *sa = &L->series[a], *sb = &L->series[b];
+            if (sa->panel != sb->panel || sa->dash < 0 || sb->dash < 0 || sa->dash != sb->dash) continue;
+            static int ia[BL_LAYOUT_MAX_POINTS], ib[BL_LAYOUT_MAX_POINTS];
+            int na = 0, nb = 0, near = 0;
+            for (int i = 0; i < L->npt; i++) {
+                const bl_layout_point *p = &L->pt[i];
+                if (p->panel != sa->panel) continue;
+                if (p->series == sa->series) ia[na++] = i;
+                if (p->series == sb->series) ib[nb++] = i;
+            }
+            if (na == 0 || na != nb) continue;
+            for (int i = 0; i < na; i++) near += hypot(L->pt[ia[i]].x - L->pt[ib[i]].x, L->pt[ia[i]].y - L->pt[ib[i]].y) <= 1.5;
+            if (near >= 0.8 * na) {
+                if (bad++ < 4 && at < n)
+                    at += (size_t)snprintf(why + at, n - at, "panel %d: series %d and %d coincide at %d of %d points, both "
+                                           "dash %d; ", sa->panel, sa->series, sb->series, near, na, sa->dash);
+            }
+        }
+    return bad;
+}
+
 #endif

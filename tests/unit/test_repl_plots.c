@@ -940,6 +940,181 @@ BL_TEST(qk_and_rope_grid_axes_end_at_first_tick_past_data)
     session_free(s);
 }
 
+/* The maps of every form of attn (all heads, layer=, head=, query=, image=; TinyDiT and TinyGPT)
+ * at 300, 400 and 800 wide and the default size: each map square (an 8 x 8 patch map was 55 x
+ * 130 at 800 wide) and at least 15% of the page's height a side (at 400 wide the four maps of
+ * query= were about a pixel), colour-bar labels apart ("0.15" was drawn over "0.05"), no tick
+ * label on a map, nothing off the page, titles and labels as picture_layout_every_kind wants,
+ * and no band across the page of more than 15% of its height left empty (at the default size
+ * query= left 16% between its rows of maps and images and 22% at the bottom). */
+BL_TEST(attn_maps_square_at_every_size)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512], why[1024];
+    CHECK(run_in(s, "d = dit(dim=32, depth=2, heads=4, pos=\"rope2d\"); g = gpt(dim=32, depth=2, heads=4); use g; "
+                    "data text") == 0, "%s", bl_error());
+    const char *forms[] = { "use d; attn", "use d; attn layer=1", "use d; attn head=2", "use d; attn query=27",
+                            "use d; attn query=27 image=4", "use d; attn layer=1 head=0 query=9", "use g; attn",
+                            "use g; attn layer=1 head=1" };
+    const int widths[] = { 300, 400, 800, 1600 };
+    for (size_t k = 0; k < sizeof forms / sizeof forms[0]; k++)
+        for (int i = 0; i < 4; i++) {
+            char stmt[256];
+            snprintf(stmt, sizeof stmt, "%s width=%d", forms[k], widths[i]);
+            snprintf(cmd, sizeof cmd, "%s > %s", stmt, tmp("maps.png"));
+            bl_draw_trace(&lay);
+            int rc = run_in(s, cmd);
+            bl_draw_trace(NULL);
+            CHECK(rc == 0, "%s: %s", cmd, errbuf);
+            if (rc) continue;
+            int maps = 0;
+            for (int b = 0; b < lay.nblock; b++) maps += lay.block[b].kind == BL_BLOCK_MAP;
+            CHECK(maps >= 1, "%s: no map drawn", stmt);
+            int bad = layout_map_problems(&lay, 0.15 * lay.h, why, sizeof why);
+            CHECK(bad == 0, "%s: %d problems: %s", stmt, bad, why);
+            bad = layout_problems(&lay, why, sizeof why);
+            CHECK(bad == 0, "%s: %d layout problems: %s", stmt, bad, why);
+            double band = layout_empty_band(&lay);
+            CHECK(band <= 0.15, "%s: %.0f%% of the page's height left empty in one band", stmt, 100 * band);
+        }
+    session_free(s);
+}
+
+/* The labels of a heatmap's rows or columns drawn in panel `panel` (the tick labels left of its
+ * map, or under it) in order into out (n bytes), and how many. */
+static int map_labels(const bl_layout *L, int panel, int rows, char *out, size_t n)
+{
+    const bl_block_box *m = NULL;
+    for (int b = 0; b < L->nblock; b++)
+        if (L->block[b].kind == BL_BLOCK_MAP && L->block[b].panel == panel) m = &L->block[b];
+    out[0] = '\0';
+    if (!m) return 0;
+    int k = 0;
+    size_t at = 0;
+    for (int i = 0; i < L->ntext; i++) {
+        const bl_text_box *t = &L->text[i];
+        if (t->role != BL_TEXT_TICK || t->panel != panel) continue;
+        double cx = (t->x0 + t->x1) / 2, cy = (t->y0 + t->y1) / 2;
+        int on = rows ? t->x1 <= m->x0 + 0.5 && cy >= m->y0 && cy <= m->y1 : t->y0 >= m->y1 - 0.5 && cx >= m->x0 && cx <= m->x1;
+        if (!on) continue;
+        k++;
+        if (at < n) at += (size_t)snprintf(out + at, n - at, "%s", t->text);
+    }
+    return k;
+}
+
+/* TinyGPT's attention labels every character of its sentence on both axes, at 8 pixels or more
+ * (or their full size when that is less), where they fit so (the default size: every second one was labelled, "tectstoh_a.temd" for
+ * "the cat sat on the mat. the mode", at 8 pixels, though all fit at 8.5); where they do not,
+ * every k-th and a note that says so ("every 3rd label shown"). */
+BL_TEST(gpt_attention_labels_every_character)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[256], rowl[256], coll[256];
+    const char *sentence = "the_cat_sat_on_the_mat._the_mode";
+    CHECK(run_in(s, "model gpt dim=32 depth=1 heads=4; data text") == 0, "%s", bl_error());
+    const char *forms[] = { "attn", "attn head=1", "attn width=800", "attn width=400" };
+    for (int k = 0; k < 4; k++) {
+        snprintf(cmd, sizeof cmd, "%s > %s", forms[k], tmp("glab.png"));
+        bl_draw_trace(&lay);
+        int rc = run_in(s, cmd);
+        bl_draw_trace(NULL);
+        CHECK(rc == 0, "%s: %s", cmd, errbuf);
+        if (rc) continue;
+        int nr = map_labels(&lay, 0, 1, rowl, sizeof rowl), nc = map_labels(&lay, 0, 0, coll, sizeof coll);
+        double least = 1e9;
+        for (int i = 0; i < lay.ntext; i++)
+            if (lay.text[i].role == BL_TEXT_TICK && lay.text[i].panel == 0 && strlen(lay.text[i].text) == 1)
+                least = fmin(least, lay.text[i].size);
+        int noted = 0;
+        for (int i = 0; i < lay.ntext; i++)
+            noted += lay.text[i].role == BL_TEXT_OTHER && strstr(lay.text[i].text, " label shown") != NULL;
+        if (k < 2) {
+            CHECK(nr == 32 && nc == 32 && !strcmp(coll, sentence) && !strcmp(rowl, sentence),
+                  "%s: %d row labels '%s', %d column labels '%s', want every character of '%s'", forms[k], nr, rowl, nc,
+                  coll, sentence);
+            CHECK(!noted, "%s: a note on labels left out, though none is", forms[k]);
+        } else
+            CHECK((nr == 32 && nc == 32) || noted, "%s: %d row and %d column labels and no note saying which", forms[k],
+                  nr, nc);
+        double want = fmin(8, 15 * lay.u);   /* 8 pixels, or their full 15 units when that is less */
+        CHECK(least >= want - 1e-6 || least == 1e9, "%s: labels at %.2f px, less than %.2f", forms[k], least, want);
+    }
+    session_free(s);
+}
+
+/* A line picture with points that are not finite says so under the plot, as a heatmap does, and
+ * draws the finite points with no finite neighbour as dots (1, inf, 3 drew nothing but two
+ * dots of the line's width). */
+BL_TEST(lineplot_notes_points_not_finite)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[256];
+    const struct {
+        const char *expr, *note;
+        int dots;
+    } cases[] = {
+        { "lineplot(tensor([1, 1/0, 3]))", "1 point not finite, not drawn: 1 +inf", 2 },
+        { "lineplot(tensor([1, 0/0, 3, 4, -1/0, 5, 0/0]))", "3 points not finite, not drawn: 2 NaN, 1 -inf", 2 },
+        { "lineplot(tensor([1, 2, 3]))", NULL, 0 },
+    };
+    for (int k = 0; k < 3; k++)
+        for (int w = 0; w < 2; w++) {
+            snprintf(cmd, sizeof cmd, "%s > %s", cases[k].expr, tmp(w ? "li.svg" : "li.png"));
+            bl_draw_trace(&lay);
+            int rc = run_in(s, cmd);
+            bl_draw_trace(NULL);
+            CHECK(rc == 0, "%s: %s", cmd, errbuf);
+            if (rc) continue;
+            int notes = 0, found = 0;
+            for (int i = 0; i < lay.ntext; i++)
+                if (lay.text[i].role == BL_TEXT_OTHER) {
+                    notes++;
+                    found += cases[k].note && !strcmp(lay.text[i].text, cases[k].note);
+                }
+            CHECK(cases[k].note ? found == 1 : notes == 0, "%s: %d notes, want '%s'", cases[k].expr, notes,
+                  cases[k].note ? cases[k].note : "none");
+            CHECK(lay.nseries == 1 && lay.series[0].dots == cases[k].dots, "%s: %d series, %d dots, want %d",
+                  cases[k].expr, lay.nseries, lay.nseries ? lay.series[0].dots : -1, cases[k].dots);
+            char why[512];
+            CHECK(layout_problems(&lay, why, sizeof why) == 0, "%s: %s", cases[k].expr, why);
+        }
+    session_free(s);
+}
+
+/* stats of a tensor: LayerNorm's and RMSNorm's rms are both 1 for every token, one line over the
+ * other, and for randn the tensor's and RMSNorm's means nearly so; series drawn over each other
+ * differ in their dash pattern, so the one underneath shows (at 400 and 800 wide and the default
+ * size). */
+BL_TEST(stats_coinciding_series_both_show)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[256], why[1024];
+    CHECK(run_in(s, "x = randn(4, 64, 128)") == 0, "%s", bl_error());
+    const int widths[] = { 400, 800, 1600 };
+    for (int k = 0; k < 3; k++) {
+        snprintf(cmd, sizeof cmd, "stats x width=%d > %s", widths[k], tmp("st.png"));
+        bl_draw_trace(&lay);
+        int rc = run_in(s, cmd);
+        bl_draw_trace(NULL);
+        CHECK(rc == 0, "%s: %s", cmd, errbuf);
+        if (rc) continue;
+        int dash[3] = { -9, -9, -9 };
+        for (int i = 0; i < lay.nseries; i++)
+            if (lay.series[i].panel == 1 && lay.series[i].series < 3) dash[lay.series[i].series] = lay.series[i].dash;
+        CHECK(dash[1] != dash[2], "%s: layernorm's and rmsnorm's rms lines (both 1) drawn alike, dash %d", cmd, dash[1]);
+        int bad = layout_hidden_series(&lay, why, sizeof why);
+        CHECK(bad == 0, "%s: %d pairs of series hide each other: %s", cmd, bad, why);
+        bad = layout_legend_problems(&lay, 0.02, why, sizeof why);
+        CHECK(bad == 0, "%s: %d legend problems: %s", cmd, bad, why);
+    }
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -961,6 +1136,10 @@ int main(void)
     RUN(rope_table_angle_axis_ends_at_100);
     RUN(legends_of_rope_and_qk_cover_few_points);
     RUN(qk_and_rope_grid_axes_end_at_first_tick_past_data);
+    RUN(attn_maps_square_at_every_size);
+    RUN(gpt_attention_labels_every_character);
+    RUN(lineplot_notes_points_not_finite);
+    RUN(stats_coinciding_series_both_show);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
