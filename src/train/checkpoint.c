@@ -17,11 +17,13 @@ static char *dump(json_t *j)
     return s;
 }
 
-int bl_checkpoint_save(const char *path, const bl_model *m, const bl_run *r,
-                       const unsigned char *vocab, int vocab_size)
+/* Write the checkpoint: m's weights, its moments when with_optim, and the metadata; history and
+ * data (JSON, borrowed) are written when given. */
+static int write_ckpt(const char *path, const bl_model *m, long steps, const json_t *history, const json_t *data,
+                      int with_optim, const unsigned char *vocab, int vocab_size)
 {
     const bl_params *p = m->params;
-    int with_optim = r && p->m && p->v;
+    with_optim = with_optim && p->m && p->v;
     int n = p->n * (with_optim ? 3 : 1);
     const char **names = calloc((size_t)n, sizeof *names);
     const bl_tensor **ts = calloc((size_t)n, sizeof *ts);
@@ -50,15 +52,10 @@ int bl_checkpoint_save(const char *path, const bl_model *m, const bl_run *r,
     meta_k[nmeta] = "kind"; meta_v[nmeta++] = strdup(bl_model_kind_name(m->kind));
     meta_k[nmeta] = "config"; meta_v[nmeta++] = dump(bl_config_to_json(&m->cfg));
     char step[32];
-    snprintf(step, sizeof step, "%ld", r ? r->opt.step : 0L);
+    snprintf(step, sizeof step, "%ld", steps);
     meta_k[nmeta] = "step"; meta_v[nmeta++] = strdup(step);
-    if (r) {
-        meta_k[nmeta] = "history"; meta_v[nmeta++] = dump(bl_metrics_to_json(&r->metrics));
-        meta_k[nmeta] = "data";
-        meta_v[nmeta++] = dump(json_pack("{s:s,s:s,s:I,s:i}", "name", r->data->name, "source",
-                                         r->data->source ? r->data->source : "",
-                                         "drawn", (json_int_t)r->batcher.drawn, "exam", r->val_n));
-    }
+    if (history) { meta_k[nmeta] = "history"; meta_v[nmeta++] = json_dumps(history, JSON_COMPACT); }
+    if (data) { meta_k[nmeta] = "data"; meta_v[nmeta++] = json_dumps(data, JSON_COMPACT); }
     if (vocab && vocab_size > 0) {
         json_t *a = json_array();
         for (int i = 0; i < vocab_size; i++) json_array_append_new(a, json_integer(vocab[i]));
@@ -70,6 +67,44 @@ int bl_checkpoint_save(const char *path, const bl_model *m, const bl_run *r,
 out:
     for (int i = 0; i < nmeta; i++) free(meta_v[i]);
     free(names); free(ts); free(mv); free(namebuf);
+    return rc;
+}
+
+int bl_checkpoint_save(const char *path, const bl_model *m, const bl_run *r,
+                       const unsigned char *vocab, int vocab_size)
+{
+    json_t *h = NULL, *d = NULL;
+    if (r) {
+        h = bl_metrics_to_json(&r->metrics);
+        d = json_pack("{s:s,s:s,s:I,s:i}", "name", r->data->name, "source", r->data->source ? r->data->source : "",
+                      "drawn", (json_int_t)r->batcher.drawn, "exam", r->val_n);
+        if (!h || !d) {
+            json_decref(h);
+            json_decref(d);
+            return bl_fail("save: out of memory");
+        }
+    }
+    int rc = write_ckpt(path, m, r ? r->opt.step : 0L, h, d, r != NULL, vocab, vocab_size);
+    json_decref(h);
+    json_decref(d);
+    return rc;
+}
+
+int bl_checkpoint_save_info(const char *path, const bl_model *m, const bl_ckpt_info *info,
+                            const unsigned char *vocab, int vocab_size)
+{
+    json_t *d = NULL;
+    if (info->data_name[0]) {   /* as parse_data read it: no "exam" when the file had none */
+        d = json_pack("{s:s,s:s,s:I}", "name", info->data_name, "source", info->data_source, "drawn",
+                      (json_int_t)info->drawn);
+        if (d && info->exam_n > 0 && json_object_set_new(d, "exam", json_integer(info->exam_n)) < 0) {
+            json_decref(d);
+            d = NULL;
+        }
+        if (!d) return bl_fail("save: out of memory");
+    }
+    int rc = write_ckpt(path, m, info->step, info->history, d, info->has_optim, vocab, vocab_size);
+    json_decref(d);
     return rc;
 }
 

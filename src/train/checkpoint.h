@@ -32,11 +32,6 @@
 
 #include "train/trainer.h"
 
-/* Write m (and r's optimizer state, history and data position when r != NULL; r->model must be
- * m) to path atomically. `vocab` (vocab_size bytes, may be NULL) is stored for TinyGPT. */
-int bl_checkpoint_save(const char *path, const bl_model *m, const bl_run *r,
-                       const unsigned char *vocab, int vocab_size);
-
 /* What a checkpoint holds besides the weights, to restore a run. */
 typedef struct bl_ckpt_info {
     long step;                  /* optimizer steps */
@@ -49,6 +44,17 @@ typedef struct bl_ckpt_info {
     unsigned char vocab[256];
     json_t *history;            /* metrics JSON (owned; json_decref) or NULL */
 } bl_ckpt_info;
+
+/* Write m (and r's optimizer state, history and data position when r != NULL; r->model must be
+ * m) to path atomically. `vocab` (vocab_size bytes, may be NULL) is stored for TinyGPT. */
+int bl_checkpoint_save(const char *path, const bl_model *m, const bl_run *r,
+                       const unsigned char *vocab, int vocab_size);
+/* Write m with the run a checkpoint held, as bl_checkpoint_load read it into info: its step,
+ * history and data (name, source, drawn, exam as stored) unchanged, and the moments in m's
+ * parameter store when info->has_optim. For a loaded model whose run has not continued (its
+ * data could not be reopened): saving it again loses nothing of the checkpoint's run. */
+int bl_checkpoint_save_info(const char *path, const bl_model *m, const bl_ckpt_info *info,
+                            const unsigned char *vocab, int vocab_size);
 
 /* Build the model the file describes and load its weights (and moments when stored). info may
  * be NULL. Returns a new model or NULL + error. */

@@ -8,6 +8,7 @@
 #include "train/safetensors.h"
 #include "train/trainer.h"
 #include "../check.h"
+#include "ckpt_testutil.h"
 #include <unistd.h>
 
 static bl_config small(bl_model_kind kind, const char *extra_k, const char *extra_v)
@@ -76,6 +77,19 @@ static void check_resume(bl_model_kind kind, bl_dataset *ds)
     CHECK(c2 != NULL, "load: %s", bl_error());
     if (!c2) return;
     CHECK(info.step == 20 && info.has_optim, "step %ld optim %d", info.step, info.has_optim);
+    /* saved again before the run continues (the REPL's load when the data cannot be reopened):
+     * the same file, step, history, data position and moments included; and loaded from that
+     * copy, the run goes on as it would have */
+    const char *again = tmp_path("again.safetensors");
+    char why[256];
+    CHECK(bl_checkpoint_save_info(again, c2, &info, kind == BL_MODEL_GPT ? info.vocab : NULL, info.vocab_size) == 0,
+          "%s", bl_error());
+    CHECK(ckpt_same(path, again, why, sizeof why), "saved again after load: %s", why);
+    bl_ckpt_info_clear(&info);
+    bl_model_free(c2);
+    c2 = bl_checkpoint_load(again, &info);
+    CHECK(c2 != NULL, "load the copy: %s", bl_error());
+    if (!c2) return;
     if (kind == BL_MODEL_GPT) CHECK(info.vocab_size == ds->vocab_size && !memcmp(info.vocab, ds->vocab, ds->vocab_size), "vocab");
     bl_run *rc = bl_run_new(c2, ds, 16);
     CHECK(rc && bl_run_restore(rc, &info) == 0, "%s", bl_error());
