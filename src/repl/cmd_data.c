@@ -32,6 +32,46 @@ static void clear_pending(bl_train_state *t)
 {
     if (t->has_pending) bl_ckpt_info_clear(&t->pending);
     t->has_pending = 0;
+    if (t->pending_hist) bl_metrics_free(t->pending_hist);
+    free(t->pending_hist);
+    t->pending_hist = NULL;
+}
+
+int bl_train_set_pending(bl_train_state *t, bl_ckpt_info *info)
+{
+    clear_pending(t);
+    t->pending = *info;
+    t->has_pending = 1;
+    info->history = NULL;       /* taken: the rest of info stays for the caller to read */
+    if (!t->pending.history) return 0;
+    /* the history as metrics once, for show, m.run and plot loss (load checked it) */
+    const bl_model *m = t->m;
+    if (!(t->pending_hist = calloc(1, sizeof *t->pending_hist))) {
+        clear_pending(t);
+        return bl_fail("load: out of memory");
+    }
+    bl_metrics_init(t->pending_hist, bl_model_param_count(m), m->kind == BL_MODEL_GPT ? "tokens" : "images");
+    if (bl_metrics_from_json(t->pending_hist, t->pending.history) < 0) {
+        clear_pending(t);
+        return -1;
+    }
+    return 0;
+}
+
+const bl_metrics *bl_train_metrics(const bl_model *m)
+{
+    const bl_train_state *t = bl_train_find(m);
+    if (!t) return NULL;
+    if (t->run) return &t->run->metrics;
+    return t->has_pending ? t->pending_hist : NULL;
+}
+
+/* "text t.txt", "shapes built in": the data set a pending checkpoint run was on. */
+static const char *pending_data(const bl_train_state *t, char *buf, size_t n)
+{
+    const bl_ckpt_info *p = &t->pending;
+    snprintf(buf, n, "%s%s%s", p->data_name, p->data_source[0] ? " " : "", p->data_source);
+    return buf;
 }
 
 void bl_train_forget(const bl_model *m)
@@ -216,21 +256,25 @@ void bl_train_show(const bl_model *m, FILE *out)
 {
     const bl_train_state *t = bl_train_find(m);
     char d[1200];
+    int pending = t && !t->run && t->has_pending;
     if (t && t->data) fprintf(out, "  %-9s %s\n", "data", bl_dataset_describe(t->data, d, sizeof d));
+    else if (pending && t->pending.data_name[0])
+        fprintf(out, "  %-9s none attached (the checkpoint's run was on %s)\n", "data", pending_data(t, d, sizeof d));
     else fprintf(out, "  %-9s none attached (training uses %s)\n", "data",
                  m->kind == BL_MODEL_DIT ? "shapes" : "the built-in text");
     const bl_run *r = t ? t->run : NULL;
-    if (r) {
-        const bl_metrics *mt = &r->metrics;
-        fprintf(out, "  %-9s step %d, AdamW lr %g", "run", bl_run_steps(r), (double)r->opt.lr);
+    const bl_metrics *mt = bl_train_metrics(m);
+    if (r || pending) {
+        int step = r ? bl_run_steps(r) : (int)t->pending.step;
+        if (r) fprintf(out, "  %-9s step %d, AdamW lr %g", "run", step, (double)r->opt.lr);
+        else fprintf(out, "  %-9s step %d from a checkpoint", "run", step);
         /* losses with 4 decimals, as train and eval print them */
-        if (mt->steps) bl_fprintf(out, ", loss %.4f", mt->loss[mt->steps - 1]);
-        char val[64];
-        bl_train_val_text(val, sizeof val, r);   /* "  val V[ @STEP]" */
+        if (mt && mt->steps) bl_fprintf(out, ", loss %.4f", mt->loss[mt->steps - 1]);
+        char val[64] = "";
+        if (mt) bl_train_val_text(val, sizeof val, mt, step);   /* "  val V[ @STEP]" */
         if (val[0]) fprintf(out, ",%s", val + 1);
+        if (pending) fprintf(out, t->data ? " (train continues it)" : " (data KIND [PATH] to continue)");
         fprintf(out, "\n");
-    } else if (t && t->has_pending) {
-        fprintf(out, "  %-9s step %ld from a checkpoint (data KIND [PATH] to continue)\n", "run", t->pending.step);
     } else {
         fprintf(out, "  %-9s not trained yet\n", "run");
     }
@@ -246,6 +290,9 @@ int bl_cmd_data(bl_cmdargs *a)
     if (a->n == used) {
         char d[1200];
         if (t->data) fprintf(a->s->out, "%s\n", bl_dataset_describe(t->data, d, sizeof d));
+        else if (t->has_pending && t->pending.data_name[0])
+            fprintf(a->s->out, "no data attached: the checkpoint's run (step %ld) was on %s (data KIND [PATH] "
+                    "attaches data to continue it)\n", t->pending.step, pending_data(t, d, sizeof d));
         else fprintf(a->s->out, "no data attached: training uses %s (data KIND [PATH] attaches one)\n",
                      m->kind == BL_MODEL_DIT ? "shapes" : "the built-in text");
         return 0;

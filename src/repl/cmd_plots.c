@@ -66,14 +66,13 @@ bl_figure *bl_plot_loss_figure(const bl_metrics *const *runs, const char *const 
 }
 
 /* The run history behind a value: a run value (`r = m.run`, a snapshot) or a model with a run
- * (repl/train.h keeps one per model). NULL when there is none. */
+ * (repl/train.h keeps one per model) or a checkpoint's run not continued yet. NULL when none. */
 static const bl_metrics *value_metrics(const bl_value *v)
 {
     if (!v || v->kind != BL_V_HANDLE) return NULL;
     const bl_metrics *r = bl_runval_metrics(v);
     if (r || v->htype != &bl_model_type) return r;
-    const bl_train_state *ts = bl_train_find(v->h);
-    return ts && ts->run ? &ts->run->metrics : NULL;
+    return bl_train_metrics(v->h);   /* its run, or the run of the checkpoint it was loaded from */
 }
 
 static int cmd_plot_loss(bl_cmdargs *a)

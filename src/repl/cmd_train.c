@@ -93,14 +93,13 @@ void bl_progress_text(char *buf, size_t size, int width, const char *head, const
     snprintf(buf, size, "%s%s", head, eta);          /* then the val loss; the ETA stays */
 }
 
-void bl_train_val_text(char *buf, size_t n, const bl_run *r)
+void bl_train_val_text(char *buf, size_t n, const bl_metrics *mt, int step)
 {
-    const bl_metrics *mt = &r->metrics;
     if (!n) return;
     buf[0] = 0;
     if (!mt->nval) return;
     int at = mt->val_step[mt->nval - 1];
-    if (at == bl_run_steps(r)) bl_snprintf(buf, n, "  val %.4f", mt->val_loss[mt->nval - 1]);
+    if (at == step) bl_snprintf(buf, n, "  val %.4f", mt->val_loss[mt->nval - 1]);
     else bl_snprintf(buf, n, "  val %.4f @%d", mt->val_loss[mt->nval - 1], at);
 }
 
@@ -108,7 +107,7 @@ static void draw(progress *p, const bl_run *r, int done, int n, int final)
 {
     double dt = now_s() - p->t0, ips = done > 0 && dt > 0 ? done / dt : 0;   /* the command's wall time */
     char val[64];
-    bl_train_val_text(val, sizeof val, r);
+    bl_train_val_text(val, sizeof val, &r->metrics, bl_run_steps(r));
     FILE *o = p->s->out;
     if (p->tty) {
         /* while training: steps per second of training time and the time left at it, the exams
@@ -234,12 +233,17 @@ int bl_cmd_save(bl_cmdargs *a)
         return bl_session_errat(a->s, a->n > used + 1 ? a->w[used + 1].pos : a->st->pos);
     }
     bl_train_state *t = bl_train_find(m);
-    /* a loaded run that has not trained since: make its run so its step and history are kept */
-    if (t && t->has_pending && t->data && !bl_train_run(a->s, m, "save"))
+    /* a loaded run that has not trained since: with data attached, make its run (so the file
+     * names the data it goes on with); without, write the checkpoint's run as it was loaded, so
+     * its step, history, moments and data position are never lost */
+    if (t && t->has_pending && !t->run && t->data && !bl_train_run(a->s, m, "save"))
         return bl_session_errat(a->s, a->st->pos);
     const bl_run *r = t ? t->run : NULL;
-    if (bl_checkpoint_save(a->w[used].text, m, r, t && t->vocab_size ? t->vocab : NULL,
-                           t ? t->vocab_size : 0) < 0) {
+    const bl_ckpt_info *held = t && !r && t->has_pending ? &t->pending : NULL;
+    const unsigned char *vocab = t && t->vocab_size ? t->vocab : NULL;
+    int vocab_size = t ? t->vocab_size : 0;
+    if ((held ? bl_checkpoint_save_info(a->w[used].text, m, held, vocab, vocab_size)
+              : bl_checkpoint_save(a->w[used].text, m, r, vocab, vocab_size)) < 0) {
         const char *e = bl_error();
         if (strncmp(e, "save:", 5)) {
             char msg[1024];
@@ -248,8 +252,13 @@ int bl_cmd_save(bl_cmdargs *a)
         }
         return bl_session_errat(a->s, a->w[used].pos);
     }
-    fprintf(a->s->out, "saved %s (step %d, %zu parameters%s)\n", a->w[used].text, r ? bl_run_steps(r) : 0,
-            bl_model_param_count(m), r ? ", optimizer state and history" : "");
+    if (held && held->history)
+        fprintf(a->s->out, "saved %s (step %ld, %zu parameters, %s: the loaded checkpoint's run, not "
+                "continued)\n", a->w[used].text, held->step, bl_model_param_count(m),
+                held->has_optim ? "optimizer state and history" : "history");
+    else
+        fprintf(a->s->out, "saved %s (step %d, %zu parameters%s)\n", a->w[used].text, r ? bl_run_steps(r) : 0,
+                bl_model_param_count(m), r ? ", optimizer state and history" : "");
     return 0;
 }
 
@@ -294,8 +303,11 @@ int bl_cmd_load(bl_cmdargs *a)
     t->exam_n = info.exam_n;    /* the continued run takes the same exam */
     t->vocab_size = info.vocab_size;
     memcpy(t->vocab, info.vocab, sizeof t->vocab);
-    t->pending = info;          /* takes the history */
-    t->has_pending = 1;
+    if (bl_train_set_pending(t, &info) < 0) {   /* takes info */
+        bl_train_forget(m);
+        bl_model_free(m);
+        return bl_session_errat(a->s, a->w[pi].pos);
+    }
     if (bl_models_adopt(a->s, m, name) < 0) return bl_session_errat(a->s, a->w[pi].pos);
     /* the model is a value now: from here on nothing fails the command */
     FILE *o = a->s->out;
@@ -433,14 +445,12 @@ const bl_metrics *bl_runval_metrics(const bl_value *v)
 
 bl_value *bl_train_run_value(const bl_model *m, const char *cmd)
 {
-    bl_train_state *t = bl_train_find(m);
-    const bl_metrics *src = t && t->run ? &t->run->metrics : NULL;
-    if (!src && !(t && t->has_pending && t->pending.history))
-        return BL_FAILP("%s: the model has not been trained yet (train N)", cmd);
+    const bl_metrics *src = bl_train_metrics(m);   /* the run's, or a loaded checkpoint's */
+    if (!src) return BL_FAILP("%s: the model has not been trained yet (train N)", cmd);
     runval *r = calloc(1, sizeof *r);
     if (!r) return BL_FAILP("%s: out of memory", cmd);
     bl_metrics_init(&r->m, bl_model_param_count(m), m->kind == BL_MODEL_GPT ? "tokens" : "images");
-    json_t *j = src ? bl_metrics_to_json(src) : json_incref(t->pending.history);
+    json_t *j = bl_metrics_to_json(src);
     int rc = j ? bl_metrics_from_json(&r->m, j) : -1;
     json_decref(j);
     if (rc < 0) {

@@ -55,7 +55,9 @@ bl_value *bl_fn_param(bl_callargs *a);   /* param(m, "name") */
       "every parameter starts again from (seed, its name), so parameters that both variants\n" \
       "share get identical initial values. All keys of one `set` apply together or not at all.", \
       bl_complete_set, bl_cmd_set, 0 },                                                         \
-    { "show", "show [MODEL]", "Show the switches, sizes and training settings.", \
+    { "show", "show [MODEL]", "Show the switches, sizes and training settings.\n"                  \
+      "Then the attached data and the run (step, last loss and val loss); a model loaded from\n" \
+      "a checkpoint whose data is not attached shows the checkpoint's run and its data.",      \
       bl_complete_modelvar, bl_cmd_show, 0 },                                                   \
     { "params", "params [MODEL] [depth=N]",                                                    \
       "Parameter counts per module, then `total N`.\n"                                        \

@@ -7,8 +7,11 @@
  *   run      the bl_run, made by the first `train`/`eval` and kept, so `train 100; train 100`
  *            continues; a switch change that rebuilds the model discards it (set says so)
  *   vocab    TinyGPT: the characters of the vocabulary (from the text or the checkpoint)
- *   pending  what `load` read from a checkpoint (step, history, data position) until the run
- *            that continues it is made
+ *   pending  what `load` read from a checkpoint (step, history, optimizer moments, data name,
+ *            source and position) until the run that continues it is made: that needs data, so
+ *            when the checkpoint's could not be reopened it stays until `data` attaches some and
+ *            training (or save) makes the run; meanwhile save writes it back unchanged and show,
+ *            m.run and plot loss show its history
  * The state is freed with the model (models.c calls bl_train_forget).
  */
 #ifndef BL_REPL_TRAIN_H
@@ -26,6 +29,7 @@ typedef struct bl_train_state {
     unsigned char vocab[256];
     int has_pending;            /* pending holds a checkpoint's run to continue */
     bl_ckpt_info pending;
+    bl_metrics *pending_hist;   /* pending's history as metrics (NULL when it has none) */
     int from_checkpoint;        /* the weights came from `load`: never rebuilt silently */
     struct bl_train_state *next;
 } bl_train_state;
@@ -34,6 +38,12 @@ typedef struct bl_train_state {
 bl_train_state *bl_train_get(const bl_model *m);
 /* The state of m or NULL; does not make one. */
 bl_train_state *bl_train_find(const bl_model *m);
+/* Take info (a checkpoint's run, read by bl_checkpoint_load) as t's pending run, to continue
+ * when its run is made: its history moves to t (info->history becomes NULL), the rest is copied.
+ * -1 + error (out of memory), t then holds none. */
+int bl_train_set_pending(bl_train_state *t, bl_ckpt_info *info);
+/* The history of m's run, or of the checkpoint run it holds pending; NULL when it has neither. */
+const bl_metrics *bl_train_metrics(const bl_model *m);
 /* Free m's state (the model is being freed). */
 void bl_train_forget(const bl_model *m);
 /* The model was rebuilt (new weights): drop its run, saying so on out when it had steps. */
@@ -55,10 +65,10 @@ int bl_train_exam_interrupted(void);
  * history and data position when `batch` changed. NULL + "CMD: ..." error. */
 bl_run *bl_train_run(bl_session *s, bl_model *m, const char *cmd);
 
-/* "  val 0.1234" of the run's last exam, then " @STEP" when it was taken at another step than the
- * run's current one (the val of step 100 beside step 140: "val 6.8856 @100"); "" before the first
- * exam. train's progress bar and final line and show print it. */
-void bl_train_val_text(char *buf, size_t n, const bl_run *r);
+/* "  val 0.1234" of the last exam of a run's history mt, then " @STEP" when it was taken at another
+ * step than `step`, the run's current one (the val of step 100 beside step 140: "val 6.8856
+ * @100"); "" before the first exam. train's progress bar and final line and show print it. */
+void bl_train_val_text(char *buf, size_t n, const bl_metrics *mt, int step);
 
 /* Two lines for `show`: the attached data and the run (step, last loss and val, optimizer). */
 void bl_train_show(const bl_model *m, FILE *out);
@@ -139,20 +149,23 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
     { "save", "save [MODEL] FILE",                                                             \
       "Save the model and its run as a checkpoint.\n"                                          \
       "A safetensors file (PyTorch names; optimizer moments, config, step, history, data and\n" \
-      "vocab in __metadata__), written atomically.",                                           \
+      "vocab in __metadata__), written atomically. A loaded model whose data could not be\n"  \
+      "reopened keeps the checkpoint's run until data is attached: save writes its step,\n"  \
+      "history, moments and data name, path and position back unchanged.",                  \
       bl_complete_file, bl_cmd_save, 0 },                                                       \
     { "load", "load FILE [name=NAME]",                                                         \
       "Load a checkpoint as a new model, made current.\n"                                      \
       "name=NAME takes any name an assignment takes, a command's too (name=train: read it as\n" \
       "train.params or (train), since a line that starts with train runs the command).\n"    \
       "Its run continues where it stopped (step, history, data position); the data is reopened\n" \
-      "from the name and path stored in the file when possible. A checkpoint with a nan or inf\n" \
-      "in any tensor is refused, naming the first one, and so is one whose metadata does not\n" \
-      "hold together, naming the field: step (a whole number, the history's step count),\n"  \
-      "history (well-formed, finite), data (drawn: the samples the history counts; exam),\n" \
-      "vocab (the config's vocab of distinct bytes), kind, and the optimizer state (present\n" \
-      "after a step, zero before the first). load(\"f\", \"name\") reads one tensor\n"      \
-      "instead (nan and inf included).",                                                        \
+      "from the name and path stored in the file when possible; when not, the run waits for\n"  \
+      "data KIND [PATH] (show, m.run and plot loss give its history, save writes it back\n"     \
+      "unchanged). A checkpoint with a nan or inf in any tensor is refused, naming the first\n" \
+      "one, and so is one whose metadata does not hold together, naming the field: step (a\n"   \
+      "whole number, the history's step count), history (well-formed, finite), data (drawn: the\n" \
+      "samples the history counts; exam), vocab (the config's vocab of distinct bytes), kind,\n" \
+      "and the optimizer state (present after a step, zero before the first). load(\"f\", \"name\")\n" \
+      "reads one tensor instead (nan and inf included).",                                       \
       bl_complete_file, bl_cmd_load, 0 },                                                       \
     { "metrics", "metrics [MODEL]",                                                            \
       "The run's metrics (steps, loss, val, speed).\n"                                         \

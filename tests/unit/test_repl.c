@@ -1,6 +1,7 @@
 /* test_repl.c - the REPL's lexer, parser positions, evaluation, printing, completion, writers,
  * and the rule that every command and function has help text and a man-page entry. */
 #include "../check.h"
+#include "ckpt_testutil.h"
 #include "repl_testutil.h"
 #include "core/error.h"
 #include "repl/lexer.h"
@@ -1576,6 +1577,104 @@ BL_TEST(load_checks_the_texts_vocabulary)
     rmdir(dir);
 }
 
+/* The metadata value `key` of checkpoint path, parsed (json_decref it), or NULL. */
+static json_t *ckpt_meta(const char *path, const char *key)
+{
+    bl_st_file *f = bl_st_read(path);
+    const char *v = f ? bl_st_meta(f, key) : NULL;
+    json_t *j = v ? json_loads(v, JSON_DECODE_ANY, NULL) : NULL;
+    bl_st_free(f);
+    return j;
+}
+
+/* A checkpoint loaded while its data cannot be reopened (the text file moved) keeps its run until
+ * data is attached: save wrote step 0 and no history, moments or data position, so saving it
+ * again (over itself too) lost the run. Now save writes it back byte for byte; show, m.run and
+ * plot loss show the checkpoint's run; and once the text is attached again the run goes on
+ * exactly as the uninterrupted one. */
+BL_TEST(loaded_run_kept_without_its_data)
+{
+    char dir[] = "/tmp/bl-test-held-XXXXXX", text[64], moved[64], a[64], b[64], c[64], d[64], csv[64], cmd[1024];
+    if (!mkdtemp(dir)) SKIP("no temporary folder");
+    snprintf(text, sizeof text, "%s/t.txt", dir);
+    snprintf(moved, sizeof moved, "%s/moved.txt", dir);
+    snprintf(a, sizeof a, "%s/a.safetensors", dir);
+    snprintf(b, sizeof b, "%s/b.safetensors", dir);
+    snprintf(c, sizeof c, "%s/c.safetensors", dir);
+    snprintf(d, sizeof d, "%s/d.safetensors", dir);
+    snprintf(csv, sizeof csv, "%s/loss.csv", dir);
+    FILE *f = fopen(text, "w");
+    for (int i = 0; f && i < 60; i++) fputs("the quick brown fox jumps over the lazy dog. ", f);
+    if (f) fclose(f);
+    bl_session *s1 = bl_session_new(0), *s2 = bl_session_new(0);
+    bl_models_init(s1);
+    bl_models_init(s2);
+    snprintf(cmd, sizeof cmd, "model gpt dim=16 depth=1 heads=2 batch=2 context=8 eval_every=2; data text %s exam=4; "
+             "train 3 quiet=on; save %s", text, a);
+    CHECK(run_in(s1, cmd) == 0, "%s", errbuf);
+    CHECK(rename(text, moved) == 0, "rename");
+    snprintf(cmd, sizeof cmd, "load %s", a);
+    CHECK(run_in(s2, cmd) == 0 && strstr(outbuf, "cannot reopen the data") && strstr(outbuf, "step 3 kept"), "%s%s",
+          outbuf, errbuf);
+    /* the checkpoint's run, as show, m.run and plot loss report it */
+    char want[128];
+    snprintf(want, sizeof want, "the checkpoint's run was on text %s)\n", text);
+    CHECK(run_in(s2, "show") == 0 && strstr(outbuf, want) && strstr(outbuf, "  run       step 3 from a checkpoint, loss ") &&
+          strstr(outbuf, " @2 (data KIND [PATH] to continue)\n"), "show: %s%s", outbuf, errbuf);
+    CHECK(run_in(s2, "m1.run.steps; numel(m1.run.loss); m1.run.val[:, 0]") == 0 &&
+          !strncmp(outbuf, "3\n3\ntensor([0., 2.]", 19), "m.run: %s%s", outbuf, errbuf);
+    snprintf(cmd, sizeof cmd, "plot loss > %s", csv);
+    CHECK(run_in(s2, cmd) == 0, "plot loss: %s", errbuf);
+    static char rows[4096];
+    f = fopen(csv, "r");
+    rows[f ? fread(rows, 1, sizeof rows - 1, f) : 0] = 0;
+    if (f) fclose(f);
+    CHECK(strstr(rows, "m1,raw,3,") && strstr(rows, "m1,val,2,"), "plot loss > csv:\n%s", rows);
+    /* saved again, and over itself: the same file */
+    char why[256];
+    snprintf(cmd, sizeof cmd, "save %s", b);
+    CHECK(run_in(s2, cmd) == 0 && strstr(outbuf, "step 3, ") && strstr(outbuf, "optimizer state and history"), "%s%s",
+          outbuf, errbuf);
+    CHECK(ckpt_same(a, b, why, sizeof why), "save after load: %s", why);
+    snprintf(cmd, sizeof cmd, "save %s", a);
+    CHECK(run_in(s2, cmd) == 0, "%s", errbuf);
+    CHECK(ckpt_same(b, a, why, sizeof why), "save over the loaded file: %s", why);
+    /* the text attached again (at its new path): the run goes on as the uninterrupted one */
+    snprintf(cmd, sizeof cmd, "data text %s exam=4; train 3 quiet=on; save %s", moved, c);
+    CHECK(run_in(s2, cmd) == 0, "%s", errbuf);
+    snprintf(cmd, sizeof cmd, "train 3 quiet=on; save %s", d);
+    CHECK(run_in(s1, cmd) == 0, "%s", errbuf);
+    json_t *hc = ckpt_meta(c, "history"), *hd = ckpt_meta(d, "history"), *dc = ckpt_meta(c, "data"),
+           *dd = ckpt_meta(d, "data");
+    const char *keys[] = { "steps", "items", "loss", "val", "lr", "spikes" };
+    for (int i = 0; i < 6; i++)
+        CHECK(hc && hd && json_equal(json_object_get(hc, keys[i]), json_object_get(hd, keys[i])),
+              "history \"%s\" differs from the uninterrupted run's", keys[i]);
+    CHECK(dc && dd && json_equal(json_object_get(dc, "drawn"), json_object_get(dd, "drawn")) &&
+          json_integer_value(json_object_get(dd, "drawn")) == 12, "data position");
+    json_decref(hc);
+    json_decref(hd);
+    json_decref(dc);
+    json_decref(dd);
+    bl_st_file *fc = bl_st_read(c), *fd = bl_st_read(d);
+    int n = 0, same = fc && fd && fc->n == fd->n;
+    for (int i = 0; same && i < fc->n; i++, n++) {
+        const bl_tensor *t = bl_st_get(fd, fc->tensors[i].name);
+        same = t && t->numel == fc->tensors[i].numel && !memcmp(t->data, fc->tensors[i].data, t->numel * sizeof(float));
+        if (!same) printf("# %s differs\n", fc->tensors[i].name);
+    }
+    CHECK(same && n > 0, "the weights and moments after 3 + save/load/save + 3 steps differ from 6 steps'");
+    bl_st_free(fc);
+    bl_st_free(fd);
+    bl_models_free(s1);
+    bl_session_free(s1);
+    bl_models_free(s2);
+    bl_session_free(s2);
+    const char *files[] = { moved, a, b, c, d, csv };
+    for (int i = 0; i < 6; i++) remove(files[i]);
+    rmdir(dir);
+}
+
 /* train's final line and show name the step of a val loss that is not the current step's: after
  * train 3 with eval_every=2 the last exam was at step 2, and "step 3: loss ...  val V" read as
  * step 3's val (eval then gives another number). */
@@ -1635,6 +1734,7 @@ int main(void)
     RUN(docs_match_behaviour);
     RUN(load_safetensors);
     RUN(load_checks_the_texts_vocabulary);
+    RUN(loaded_run_kept_without_its_data);
     RUN(interrupt_flag);
     RUN(interrupt_stops_the_line);
     RUN(interrupt_message_on_a_fresh_line);
