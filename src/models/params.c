@@ -106,6 +106,12 @@ int bl_params_alloc_moments(bl_params *p)
     return 0;
 }
 
+void bl_params_zero_moments(bl_params *p)
+{
+    if (p->m) memset(p->m, 0, p->total * sizeof(float));
+    if (p->v) memset(p->v, 0, p->total * sizeof(float));
+}
+
 void bl_params_zero_grad(bl_params *p)
 {
     if (p->grads) memset(p->grads, 0, p->total * sizeof(float));

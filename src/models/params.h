@@ -73,6 +73,9 @@ void bl_params_init(bl_params *p, uint64_t seed);
 /* Allocate (zeroed) the AdamW moments m and v if absent. Returns 0 or -1 (out of memory). */
 int bl_params_alloc_moments(bl_params *p);
 
+/* Zero the AdamW moments, when allocated: a new run's optimizer starts afresh. */
+void bl_params_zero_moments(bl_params *p);
+
 /* Zero every gradient (one memset). */
 void bl_params_zero_grad(bl_params *p);
 

@@ -176,6 +176,9 @@ static int attach(bl_session *s, bl_model *m, bl_train_state *t, bl_dataset *ds,
                 bl_run_steps(t->run));
         bl_run_free(t->run);
         t->run = NULL;
+        /* and a new optimizer: the old run's moments would skew the new run's first steps (and a
+         * save before its first step would write moments that load refuses at step 0) */
+        bl_params_zero_moments(m->params);
     }
     bl_dataset_free(t->data);
     t->data = ds;

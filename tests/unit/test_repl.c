@@ -1675,6 +1675,38 @@ BL_TEST(loaded_run_kept_without_its_data)
     rmdir(dir);
 }
 
+/* New data ends the run and training starts a new one from the weights: its optimizer starts
+ * afresh too. The old run's AdamW moments stayed, so the new run's first steps used them at step
+ * 0's bias correction, and a save before its first step wrote moments that are not zero at step
+ * 0: a file that load refuses. */
+BL_TEST(new_data_starts_a_fresh_optimizer)
+{
+    char dir[] = "/tmp/bl-test-fresh-XXXXXX", ck[64], cmd[512];
+    if (!mkdtemp(dir)) SKIP("no temporary folder");
+    snprintf(ck, sizeof ck, "%s/z.safetensors", dir);
+    bl_session *s = bl_session_new(0);
+    bl_models_init(s);
+    snprintf(cmd, sizeof cmd, "model dit dim=16 depth=1 heads=2 batch=2 eval_every=0; data shapes exam=4; "
+             "train 2 quiet=on; data shapes exam=4; eval; save %s", ck);
+    CHECK(run_in(s, cmd) == 0 && strstr(outbuf, "the run ends at step 2") && strstr(outbuf, "(step 0, "), "%s%s",
+          outbuf, errbuf);
+    snprintf(cmd, sizeof cmd, "load %s name=z", ck);
+    CHECK(run_in(s, cmd) == 0 && strstr(outbuf, "step 0, data shapes"), "the new run's checkpoint: %s%s", outbuf,
+          errbuf);
+    /* its moments are zero: the new run takes the steps a fresh one takes from these weights */
+    bl_st_file *f = bl_st_read(ck);
+    int zero = f != NULL, n = 0;
+    for (int i = 0; f && i < f->n; i++)
+        if (!strncmp(f->tensors[i].name, "optim.", 6) && ++n)
+            for (size_t k = 0; k < f->tensors[i].numel; k++) zero &= f->tensors[i].data[k] == 0;
+    CHECK(zero && n > 0, "%d moment tensors, all zero: %d", n, zero);
+    bl_st_free(f);
+    bl_models_free(s);
+    bl_session_free(s);
+    remove(ck);
+    rmdir(dir);
+}
+
 /* train's final line and show name the step of a val loss that is not the current step's: after
  * train 3 with eval_every=2 the last exam was at step 2, and "step 3: loss ...  val V" read as
  * step 3's val (eval then gives another number). */
@@ -1735,6 +1767,7 @@ int main(void)
     RUN(load_safetensors);
     RUN(load_checks_the_texts_vocabulary);
     RUN(loaded_run_kept_without_its_data);
+    RUN(new_data_starts_a_fresh_optimizer);
     RUN(interrupt_flag);
     RUN(interrupt_stops_the_line);
     RUN(interrupt_message_on_a_fresh_line);
