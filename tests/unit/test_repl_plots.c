@@ -1115,6 +1115,37 @@ BL_TEST(stats_coinciding_series_both_show)
     session_free(s);
 }
 
+/* A linear x axis of tokens is labelled at 3 ticks or more wherever the labels fit, a coarser
+ * step rather than one label (stats at 300 and 400 wide and rope table's angle panel at 400
+ * labelled 0 alone, and at 1600 the angle panel had 0 and 50 for 64 tokens). */
+BL_TEST(narrow_token_axes_label_three_ticks)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[256];
+    CHECK(run_in(s, "x = randn(4, 64, 128); d = dit(dim=32, depth=2, heads=4)") == 0, "%s", bl_error());
+    const char *forms[] = { "stats x width=400", "stats x width=300", "use d; stats width=300", "rope table grid=8 width=400",
+                            "rope table grid=8", "rope table width=300" };
+    for (size_t k = 0; k < sizeof forms / sizeof forms[0]; k++) {
+        snprintf(cmd, sizeof cmd, "%s > %s", forms[k], tmp("xt.png"));
+        bl_draw_trace(&lay);
+        int rc = run_in(s, cmd);
+        bl_draw_trace(NULL);
+        CHECK(rc == 0, "%s: %s", cmd, errbuf);
+        CHECK(lay.naxes >= 1, "%s: no lines panel", forms[k]);
+        for (int i = 0; i < lay.naxes; i++) {
+            const bl_axes_box *r = &lay.axes[i];
+            if (r->xr.log) continue;
+            double v[64];
+            int n = layout_ticks(&lay, r, 'x', v, 64);
+            CHECK(n >= 3, "%s: panel %d's x axis (%g .. %g) has %d tick labels", forms[k], r->panel, r->xr.lo, r->xr.hi, n);
+        }
+        char why[512];
+        CHECK(layout_map_problems(&lay, 0, why, sizeof why) == 0, "%s: %s", forms[k], why);
+    }
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -1140,6 +1171,7 @@ int main(void)
     RUN(gpt_attention_labels_every_character);
     RUN(lineplot_notes_points_not_finite);
     RUN(stats_coinciding_series_both_show);
+    RUN(narrow_token_axes_label_three_ticks);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
