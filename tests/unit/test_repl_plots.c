@@ -1146,6 +1146,50 @@ BL_TEST(narrow_token_axes_label_three_ticks)
     session_free(s);
 }
 
+/* The y axes started at 0 (stats' rms, qk growth's top attention weight) end at the first
+ * labelled tick at or past the data as every fitted axis, not at fixed limits that made room for
+ * the legend (rms to 1.35 x its largest, weights to 1.3: an axis to about 1.3 whose last label was
+ * 1.2 for weights up to 0.98), at 400 and 800 wide and the default size; the legends still
+ * cover few points. */
+BL_TEST(rms_and_weight_axes_end_at_first_tick_past_data)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    const double sc[] = { 1, 2, 4, 8, 16 };
+    float ml[5], tw[2][5];
+    CHECK(bl_qk_growth(sc, 5, 0, ml, tw[0]) == 0 && bl_qk_growth(sc, 5, 1, ml, tw[1]) == 0, "%s", bl_error());
+    double wmax = 0;
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 5; i++) wmax = fmax(wmax, tw[k][i]);
+    CHECK(run_in(s, "x = randn(4, 64, 128)") == 0, "%s", bl_error());
+    char cmd[256], why[512];
+    snprintf(cmd, sizeof cmd, "stats x > %s", tmp("rms.csv"));
+    CHECK(run_in(s, cmd) == 0, "%s: %s", cmd, errbuf);
+    csv_file c;
+    double rmax = 0;
+    CHECK(csv_read(tmp("rms.csv"), &c) == 0 && c.ncol == 4, "%s: header %s", cmd, csv_header(&c));
+    for (int r = 0; r < c.nrow && c.ncol == 4; r++) rmax = fmax(rmax, num_at(&c, r, 3));
+    csv_free(&c);
+    const int widths[] = { 400, 800, 1600 };
+    for (int k = 0; k < 3; k++)
+        for (int which = 0; which < 2; which++) {
+            snprintf(cmd, sizeof cmd, "%s width=%d > %s", which ? "qk growth" : "stats x", widths[k], tmp("yax.png"));
+            bl_draw_trace(&lay);
+            int rc = run_in(s, cmd);
+            bl_draw_trace(NULL);
+            CHECK(rc == 0, "%s: %s", cmd, errbuf);
+            const bl_axes_box *r = layout_axes(&lay, 1);
+            CHECK(r != NULL, "%s: no right panel recorded", cmd);
+            if (!r) continue;
+            double top = which ? wmax : rmax;
+            CHECK(layout_axis_fits(&lay, r, 'y', 0, top, why, sizeof why) == 0, "%s: 0 .. %g: %s", cmd, top, why);
+            CHECK(fabs(r->yr.lo) < 1e-9, "%s: the axis starts at %g, not 0", cmd, r->yr.lo);
+            int bad = layout_legend_problems(&lay, 0.02, why, sizeof why);
+            CHECK(bad == 0, "%s: %d legend problems: %s", cmd, bad, why);
+        }
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -1172,6 +1216,7 @@ int main(void)
     RUN(lineplot_notes_points_not_finite);
     RUN(stats_coinciding_series_both_show);
     RUN(narrow_token_axes_label_three_ticks);
+    RUN(rms_and_weight_axes_end_at_first_tick_past_data);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
