@@ -714,15 +714,17 @@ static void draw_colorbar(dctx *d, bl_cmap cmap, float vmin, float vmax, box bar
 static void annotate_cells(dctx *d, const bl_panel *p, double left, double top, double cw, double ch, float vmin,
                            float vmax)
 {
-    double cell = fmin(cw, ch);
-    font(d, fmin(20, cell / d->u * 0.3), 0, 0);
+    /* about a third of the cell, at most 20 units; never below the smallest text (FIT_MIN_PX):
+     * values that do not fit in their cells at that size are left out (the .csv has them) */
+    double cell = fmin(cw, ch), size = fmax(fmin(20, cell / d->u * 0.3), FIT_MIN_PX / d->u);
+    font(d, size, 0, 0);
     char buf[64];
     double widest = 0;
     for (long i = 0; i < (long)p->rows * p->cols; i++) {
         bl_snprintf(buf, sizeof buf, p->annotate, (double)p->values[i]);
         widest = fmax(widest, text_w(d, buf));
     }
-    if (widest > cw * 0.92 || cell < 14 * d->u) return;
+    if (widest > cw * 0.92 || size * d->u * 1.3 > ch) return;
     d->role = BL_TEXT_OTHER;
     for (int r = 0; r < p->rows; r++)
         for (int c = 0; c < p->cols; c++) {
