@@ -743,9 +743,11 @@ typedef struct {
     int bar;              /* its colour bar with its labels */
     int ylab, rowticks;   /* its y label; its rows' tick labels */
     int xlab, colticks;   /* its x label; its columns' tick labels */
+    int bar_room;         /* the room of a colour bar kept but none drawn: the maps of a
+                           * column above its shared bar stay aligned with the one beside it */
 } heat_deco;
 
-static const heat_deco DECO_ALL = {1, 1, 1, 1, 1};
+static const heat_deco DECO_ALL = {1, 1, 1, 1, 1, 0};
 
 /* How far below a map its texts are centred, in units: its column labels, its x label and its
  * note; and the room the box keeps below the map for them (the lowest may reach 17 units past
@@ -928,7 +930,7 @@ static void draw_heatmap(dctx *d, const bl_panel *p, box b, heat_deco k)
         for (int i = 0; i < n; i++)
             text(d, left + (t[i] + 0.5) * cw, top + hh + ty * u, bl_tick_label(t[i], step, lab, sizeof lab), 0.5, C_TICK);
     }
-    if (k.bar) {
+    if (k.bar && !k.bar_room) {
         box bar = {left + hw + BAR_GAP * u, top, BAR_W * u, hh, 0, 0};
         draw_colorbar(d, p->cmap, vmin, vmax, bar);
     }
@@ -1083,10 +1085,13 @@ static int heat_same_cols(const bl_panel *p, const bl_panel *q)
            same_labels(p->col_labels, q->col_labels, p->cols) && same_text(p->xlabel, q->xlabel);
 }
 
-/* What heatmap panel i of f draws at `level` (each level drops more, the panel titles stay):
- *   0  everything: axis labels, tick labels, its colour bar;
- *   1  maps side by side on one colour scale (the heads of attn) share one colour bar, the
- *      last one's (as matplotlib's fig.colorbar(im, ax=axes));
+/* What heatmap panel i of f draws at `level` (each level drops more, the panel titles stay).
+ * At every level, maps on one colour scale (the heads of attn) share one colour bar, right of
+ * the grid (as matplotlib's fig.colorbar(im, ax=axes)): a map leaves out its bar when the map
+ * on its right has the same scale, and a map of the last column when the one below it has; the
+ * bottom one keeps it.
+ *   0  everything: axis labels, tick labels, the colour bar;
+ *   1  the same (the shared colour bar was once a level of its own);
  *   2  as matplotlib's label_outer: no y label and row labels where the map on the left has
  *      the same rows, no x label and column labels where the map below has the same columns;
  *   3  no axis labels;
@@ -1096,8 +1101,9 @@ static heat_deco heat_deco_at(const bl_figure *f, int i, int level)
     heat_deco k = DECO_ALL;
     int r = i / f->cols, c = i % f->cols;
     const bl_panel *p = &f->panels[i];
-    if (level >= 4) return (heat_deco){0, 0, 0, 0, 0};
-    if (level >= 1 && c + 1 < f->cols && heat_same_scale(p, &f->panels[i + 1])) k.bar = 0;
+    if (level >= 4) return (heat_deco){0, 0, 0, 0, 0, 0};
+    if (c + 1 < f->cols && heat_same_scale(p, &f->panels[i + 1])) k.bar = 0;
+    if (c + 1 == f->cols && r + 1 < f->rows && heat_same_scale(p, &f->panels[i + f->cols])) k.bar_room = 1;
     if (level >= 2 && c > 0 && heat_same_rows(p, &f->panels[i - 1])) k.ylab = k.rowticks = 0;
     if (level >= 2 && r + 1 < f->rows && heat_same_cols(p, &f->panels[i + f->cols])) k.xlab = k.colticks = 0;
     if (level >= 3) k.ylab = k.xlab = 0;

@@ -1228,6 +1228,38 @@ BL_TEST(cell_values_readable_or_left_out)
     session_free(s);
 }
 
+/* The heads of attn on one colour scale have one colour bar for the figure at every size (TinyGPT
+ * drew four alike 0 .. 1 bars at the default size, TinyDiT one a row at 300 wide), and the maps
+ * of a column stay aligned (the map above the bar keeps its room). */
+BL_TEST(attn_heads_share_one_colour_bar)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[256];
+    CHECK(run_in(s, "d = dit(dim=32, depth=2, heads=4); g = gpt(dim=32, depth=2, heads=4); use g; data text") == 0, "%s",
+          bl_error());
+    const char *forms[] = { "use g; attn", "use d; attn" };
+    const int widths[] = { 300, 400, 800, 1600 };
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 4; i++) {
+            snprintf(cmd, sizeof cmd, "%s width=%d > %s", forms[k], widths[i], tmp("bars.png"));
+            bl_draw_trace(&lay);
+            int rc = run_in(s, cmd);
+            bl_draw_trace(NULL);
+            CHECK(rc == 0, "%s: %s", cmd, errbuf);
+            int bars = 0;
+            double mx[4] = {0};
+            for (int b = 0; b < lay.nblock; b++) {
+                bars += lay.block[b].kind == BL_BLOCK_BAR;
+                if (lay.block[b].kind == BL_BLOCK_MAP && lay.block[b].panel < 4) mx[lay.block[b].panel] = lay.block[b].x0;
+            }
+            CHECK(bars <= 1, "%s: %d colour bars for maps on one scale", cmd, bars);
+            CHECK(fabs(mx[1] - mx[3]) < 1 && fabs(mx[0] - mx[2]) < 1, "%s: maps of a column not aligned (%g %g, %g %g)", cmd,
+                  mx[0], mx[2], mx[1], mx[3]);
+        }
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -1256,6 +1288,7 @@ int main(void)
     RUN(narrow_token_axes_label_three_ticks);
     RUN(rms_and_weight_axes_end_at_first_tick_past_data);
     RUN(cell_values_readable_or_left_out);
+    RUN(attn_heads_share_one_colour_bar);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
