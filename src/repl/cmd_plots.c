@@ -439,8 +439,9 @@ static bl_figure *stats_figure(const char *title, const float *const *xs, const 
             rc = layer < 0 ? bl_fig_row(f, names[k], i, (double)mean[i], (double)rms[i])
                            : bl_fig_row(f, layer, names[k], i, (double)mean[i], (double)rms[i]);
     }
-    /* rms from 0, with room above the largest for the legend */
-    if (rc == 0 && top > 0 && bl_panel_limits(bl_fig_panel(f, 1), 'y', 0, top * 1.35) < 0) rc = -1;
+    /* rms from 0, up to the first labelled tick at or past the largest (the legend finds its
+     * own room) */
+    if (rc == 0 && top > 0) bl_panel_yfrom(bl_fig_panel(f, 1), 0);
     if (rc == 0 && (bl_panel_labels(bl_fig_panel(f, 0), "mean per token", "token", "mean") < 0 ||
                     bl_panel_labels(bl_fig_panel(f, 1), "rms per token", "token", "rms") < 0))
         rc = -1;

@@ -450,9 +450,9 @@ int bl_cmd_qk(bl_cmdargs *a)
             rc = -1;
     }
     if (rc == 0 && (bl_panel_labels(p0, "max |logit| (grows as scale^2)", "weight scale s", "max |logit|") < 0 ||
-                    bl_panel_labels(p1, "mean top attention weight", "weight scale s", "top weight") < 0 ||
-                    bl_panel_limits(p1, 'y', 0, 1.3) < 0))
+                    bl_panel_labels(p1, "mean top attention weight", "weight scale s", "top weight") < 0))
         rc = -1;
+    if (rc == 0) bl_panel_yfrom(p1, 0);   /* weights from 0; the top fitted, the legend finds its room */
     if (rc < 0) {
         bl_fig_free(f);
         return -1;

@@ -493,6 +493,31 @@ static void lines_layout(dctx *d, const bl_panel *p, box b, const bl_range *sx, 
     }
 }
 
+/* The ticks of a lines panel's x axis, about one every 130 units (max_ticks); a linear axis with
+ * fewer than 3 then takes a finer step while the labels fit side by side (as matplotlib's
+ * MaxNLocator: 0 20 40 60 on a narrow axis of 64 tokens, not a lone 0). Font: the tick font. */
+static int x_ticks(dctx *d, const bl_scale *xs, double aw, int max_ticks, double *t, double *step)
+{
+    int n = bl_scale_ticks(xs, max_ticks, t, MAX_TICKS, step);
+    if (xs->log || n >= 3) return n;
+    for (int k = max_ticks + 1; k <= 16; k++) {
+        double t2[MAX_TICKS], st2, prev = 0, prevw = 0;
+        int n2 = bl_scale_ticks(xs, k, t2, MAX_TICKS, &st2), fits = 1;
+        if (n2 <= n) continue;
+        for (int i = 0; i < n2 && fits; i++) {
+            char lab[24];
+            double x = aw * bl_scale_pos(xs, t2[i]), w = text_w(d, bl_tick_label(t2[i], st2, lab, sizeof lab));
+            if (i > 0 && x - prev < (w + prevw) / 2 + 10 * d->u) fits = 0;
+            prev = x, prevw = w;
+        }
+        if (!fits) break;   /* a finer step fits no better */
+        memcpy(t, t2, sizeof(double) * (size_t)n2);
+        *step = st2, n = n2;
+        if (n >= 3) break;
+    }
+    return n;
+}
+
 static void draw_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, const bl_range *sy)
 {
     double u = d->u;
@@ -514,7 +539,7 @@ static void draw_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, co
         text(d, a.x - 9 * u, yy, g.yl[i], 1, C_TICK);
     }
     double xt[MAX_TICKS], xstep;
-    int nxt = bl_scale_ticks(&xs, g.xmax_ticks, xt, MAX_TICKS, &xstep);
+    int nxt = x_ticks(d, &xs, a.w, g.xmax_ticks, xt, &xstep);
     for (int i = 0; i < nxt; i++) {
         double xx = a.x + a.w * bl_scale_pos(&xs, xt[i]);
         if (xx < a.x - 0.5 || xx > a.x + a.w + 0.5) continue;
@@ -689,15 +714,17 @@ static void draw_colorbar(dctx *d, bl_cmap cmap, float vmin, float vmax, box bar
 static void annotate_cells(dctx *d, const bl_panel *p, double left, double top, double cw, double ch, float vmin,
                            float vmax)
 {
-    double cell = fmin(cw, ch);
-    font(d, fmin(20, cell / d->u * 0.3), 0, 0);
+    /* about a third of the cell, at most 20 units; never below the smallest text (FIT_MIN_PX):
+     * values that do not fit in their cells at that size are left out (the .csv has them) */
+    double cell = fmin(cw, ch), size = fmax(fmin(20, cell / d->u * 0.3), FIT_MIN_PX / d->u);
+    font(d, size, 0, 0);
     char buf[64];
     double widest = 0;
     for (long i = 0; i < (long)p->rows * p->cols; i++) {
         bl_snprintf(buf, sizeof buf, p->annotate, (double)p->values[i]);
         widest = fmax(widest, text_w(d, buf));
     }
-    if (widest > cw * 0.92 || cell < 14 * d->u) return;
+    if (widest > cw * 0.92 || size * d->u * 1.3 > ch) return;
     d->role = BL_TEXT_OTHER;
     for (int r = 0; r < p->rows; r++)
         for (int c = 0; c < p->cols; c++) {
@@ -716,9 +743,11 @@ typedef struct {
     int bar;              /* its colour bar with its labels */
     int ylab, rowticks;   /* its y label; its rows' tick labels */
     int xlab, colticks;   /* its x label; its columns' tick labels */
+    int bar_room;         /* the room of a colour bar kept but none drawn: the maps of a
+                           * column above its shared bar stay aligned with the one beside it */
 } heat_deco;
 
-static const heat_deco DECO_ALL = {1, 1, 1, 1, 1};
+static const heat_deco DECO_ALL = {1, 1, 1, 1, 1, 0};
 
 /* How far below a map its texts are centred, in units: its column labels, its x label and its
  * note; and the room the box keeps below the map for them (the lowest may reach 17 units past
@@ -901,7 +930,7 @@ static void draw_heatmap(dctx *d, const bl_panel *p, box b, heat_deco k)
         for (int i = 0; i < n; i++)
             text(d, left + (t[i] + 0.5) * cw, top + hh + ty * u, bl_tick_label(t[i], step, lab, sizeof lab), 0.5, C_TICK);
     }
-    if (k.bar) {
+    if (k.bar && !k.bar_room) {
         box bar = {left + hw + BAR_GAP * u, top, BAR_W * u, hh, 0, 0};
         draw_colorbar(d, p->cmap, vmin, vmax, bar);
     }
@@ -1056,10 +1085,13 @@ static int heat_same_cols(const bl_panel *p, const bl_panel *q)
            same_labels(p->col_labels, q->col_labels, p->cols) && same_text(p->xlabel, q->xlabel);
 }
 
-/* What heatmap panel i of f draws at `level` (each level drops more, the panel titles stay):
- *   0  everything: axis labels, tick labels, its colour bar;
- *   1  maps side by side on one colour scale (the heads of attn) share one colour bar, the
- *      last one's (as matplotlib's fig.colorbar(im, ax=axes));
+/* What heatmap panel i of f draws at `level` (each level drops more, the panel titles stay).
+ * At every level, maps on one colour scale (the heads of attn) share one colour bar, right of
+ * the grid (as matplotlib's fig.colorbar(im, ax=axes)): a map leaves out its bar when the map
+ * on its right has the same scale, and a map of the last column when the one below it has; the
+ * bottom one keeps it.
+ *   0  everything: axis labels, tick labels, the colour bar;
+ *   1  the same (the shared colour bar was once a level of its own);
  *   2  as matplotlib's label_outer: no y label and row labels where the map on the left has
  *      the same rows, no x label and column labels where the map below has the same columns;
  *   3  no axis labels;
@@ -1069,8 +1101,9 @@ static heat_deco heat_deco_at(const bl_figure *f, int i, int level)
     heat_deco k = DECO_ALL;
     int r = i / f->cols, c = i % f->cols;
     const bl_panel *p = &f->panels[i];
-    if (level >= 4) return (heat_deco){0, 0, 0, 0, 0};
-    if (level >= 1 && c + 1 < f->cols && heat_same_scale(p, &f->panels[i + 1])) k.bar = 0;
+    if (level >= 4) return (heat_deco){0, 0, 0, 0, 0, 0};
+    if (c + 1 < f->cols && heat_same_scale(p, &f->panels[i + 1])) k.bar = 0;
+    if (c + 1 == f->cols && r + 1 < f->rows && heat_same_scale(p, &f->panels[i + f->cols])) k.bar_room = 1;
     if (level >= 2 && c > 0 && heat_same_rows(p, &f->panels[i - 1])) k.ylab = k.rowticks = 0;
     if (level >= 2 && r + 1 < f->rows && heat_same_cols(p, &f->panels[i + f->cols])) k.xlab = k.colticks = 0;
     if (level >= 3) k.ylab = k.xlab = 0;

@@ -203,6 +203,11 @@ void bl_panel_xcount(bl_panel *p, int on)
     p->xcount = on != 0;
 }
 
+void bl_panel_yfrom(bl_panel *p, double v)
+{
+    p->has_yfrom = 1, p->yfrom = v;
+}
+
 int bl_panel_limits(bl_panel *p, char axis, double lo, double hi)
 {
     if (axis != 'x' && axis != 'y') return bl_fail("plot: limits axis must be 'x' or 'y', got '%c'", axis);

@@ -66,6 +66,8 @@ typedef struct {
     int xcount;             /* x values are counts (steps, positions): .json writes them as integers */
     int has_xlim, has_ylim; /* fixed axis ranges set by bl_panel_limits */
     double xlim[2], ylim[2];
+    int has_yfrom;          /* the y axis starts at yfrom, its top fitted (bl_panel_yfrom) */
+    double yfrom;
     /* lines */
     bl_series *series;
     int nseries, series_cap;
@@ -150,6 +152,10 @@ void bl_panel_xcount(bl_panel *p, int on);
 /* Fix an axis range instead of fitting the data: axis 'x' or 'y', lo < hi (> 0 on a log axis
  * is checked when drawing). Returns 0, or -1 with "plot: ..." for a bad axis or range. */
 int bl_panel_limits(bl_panel *p, char axis, double lo, double hi);
+
+/* Start the y axis at v (matplotlib's set_ylim(bottom=v)): the axis runs from v, or from below
+ * it where the data does, to the first labelled tick at or past the data as every fitted axis. */
+void bl_panel_yfrom(bl_panel *p, double v);
 
 /* Add a line series of n >= 1 points. x may be NULL (then x = 0, 1, ..., n-1). Colours come
  * from the palette in order (BL_SAME_COLOR reuses the previous one). Returns the series index,

@@ -239,7 +239,11 @@ void bl_panel_scale(bl_scale *sc, const bl_panel *p, int axis_y, const bl_range 
     double lo, hi;
     if (shared && shared->has) lo = shared->lo, hi = shared->hi;
     else if (!bl_panel_data_range(p, axis_y, skip_faint, &lo, &hi)) lo = logv ? 1 : 0, hi = logv ? 10 : 1;
+    /* a y axis started at yfrom (rms and weights from 0): no margin below it */
+    int from = axis_y && p->has_yfrom && !(logv && !(p->yfrom > 0)) && p->yfrom <= lo;
+    if (from) lo = p->yfrom;
     bl_scale_fit(sc, lo, hi, logv, margin);
+    if (from) sc->lo = lo;
     /* a linear x axis (steps, positions, tokens) keeps its margin: running 0 .. 63 on to the
      * next tick, 80, would leave a fifth of the width empty */
     if (cover_ticks > 0 && (logv || axis_y)) bl_scale_cover(sc, lo, hi, cover_ticks);

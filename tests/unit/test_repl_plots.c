@@ -1115,6 +1115,151 @@ BL_TEST(stats_coinciding_series_both_show)
     session_free(s);
 }
 
+/* A linear x axis of tokens is labelled at 3 ticks or more wherever the labels fit, a coarser
+ * step rather than one label (stats at 300 and 400 wide and rope table's angle panel at 400
+ * labelled 0 alone, and at 1600 the angle panel had 0 and 50 for 64 tokens). */
+BL_TEST(narrow_token_axes_label_three_ticks)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[256];
+    CHECK(run_in(s, "x = randn(4, 64, 128); d = dit(dim=32, depth=2, heads=4)") == 0, "%s", bl_error());
+    const char *forms[] = { "stats x width=400", "stats x width=300", "use d; stats width=300", "rope table grid=8 width=400",
+                            "rope table grid=8", "rope table width=300" };
+    for (size_t k = 0; k < sizeof forms / sizeof forms[0]; k++) {
+        snprintf(cmd, sizeof cmd, "%s > %s", forms[k], tmp("xt.png"));
+        bl_draw_trace(&lay);
+        int rc = run_in(s, cmd);
+        bl_draw_trace(NULL);
+        CHECK(rc == 0, "%s: %s", cmd, errbuf);
+        CHECK(lay.naxes >= 1, "%s: no lines panel", forms[k]);
+        for (int i = 0; i < lay.naxes; i++) {
+            const bl_axes_box *r = &lay.axes[i];
+            if (r->xr.log) continue;
+            double v[64];
+            int n = layout_ticks(&lay, r, 'x', v, 64);
+            CHECK(n >= 3, "%s: panel %d's x axis (%g .. %g) has %d tick labels", forms[k], r->panel, r->xr.lo, r->xr.hi, n);
+        }
+        char why[512];
+        CHECK(layout_map_problems(&lay, 0, why, sizeof why) == 0, "%s: %s", forms[k], why);
+    }
+    session_free(s);
+}
+
+/* The y axes started at 0 (stats' rms, qk growth's top attention weight) end at the first
+ * labelled tick at or past the data as every fitted axis, not at fixed limits that made room for
+ * the legend (rms to 1.35 x its largest, weights to 1.3: an axis to about 1.3 whose last label was
+ * 1.2 for weights up to 0.98), at 400 and 800 wide and the default size; the legends still
+ * cover few points. */
+BL_TEST(rms_and_weight_axes_end_at_first_tick_past_data)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    const double sc[] = { 1, 2, 4, 8, 16 };
+    float ml[5], tw[2][5];
+    CHECK(bl_qk_growth(sc, 5, 0, ml, tw[0]) == 0 && bl_qk_growth(sc, 5, 1, ml, tw[1]) == 0, "%s", bl_error());
+    double wmax = 0;
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 5; i++) wmax = fmax(wmax, tw[k][i]);
+    CHECK(run_in(s, "x = randn(4, 64, 128)") == 0, "%s", bl_error());
+    char cmd[256], why[512];
+    snprintf(cmd, sizeof cmd, "stats x > %s", tmp("rms.csv"));
+    CHECK(run_in(s, cmd) == 0, "%s: %s", cmd, errbuf);
+    csv_file c;
+    double rmax = 0;
+    CHECK(csv_read(tmp("rms.csv"), &c) == 0 && c.ncol == 4, "%s: header %s", cmd, csv_header(&c));
+    for (int r = 0; r < c.nrow && c.ncol == 4; r++) rmax = fmax(rmax, num_at(&c, r, 3));
+    csv_free(&c);
+    const int widths[] = { 400, 800, 1600 };
+    for (int k = 0; k < 3; k++)
+        for (int which = 0; which < 2; which++) {
+            snprintf(cmd, sizeof cmd, "%s width=%d > %s", which ? "qk growth" : "stats x", widths[k], tmp("yax.png"));
+            bl_draw_trace(&lay);
+            int rc = run_in(s, cmd);
+            bl_draw_trace(NULL);
+            CHECK(rc == 0, "%s: %s", cmd, errbuf);
+            const bl_axes_box *r = layout_axes(&lay, 1);
+            CHECK(r != NULL, "%s: no right panel recorded", cmd);
+            if (!r) continue;
+            double top = which ? wmax : rmax;
+            CHECK(layout_axis_fits(&lay, r, 'y', 0, top, why, sizeof why) == 0, "%s: 0 .. %g: %s", cmd, top, why);
+            CHECK(fabs(r->yr.lo) < 1e-9, "%s: the axis starts at %g, not 0", cmd, r->yr.lo);
+            int bad = layout_legend_problems(&lay, 0.02, why, sizeof why);
+            CHECK(bad == 0, "%s: %d legend problems: %s", cmd, bad, why);
+        }
+    session_free(s);
+}
+
+/* The values written in rope check's cells are readable or left out: at 8 pixels or more and
+ * none over another (at 300 wide "26.09" was written at about 3 pixels, the strings running
+ * into each other); at the default size every cell of the first map has its value. */
+BL_TEST(cell_values_readable_or_left_out)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[256];
+    const int widths[] = { 300, 400, 800, 1600 };
+    for (int k = 0; k < 4; k++) {
+        snprintf(cmd, sizeof cmd, "rope check width=%d > %s", widths[k], tmp("cells.png"));
+        bl_draw_trace(&lay);
+        int rc = run_in(s, cmd);
+        bl_draw_trace(NULL);
+        CHECK(rc == 0, "%s: %s", cmd, errbuf);
+        int in0 = 0;
+        for (int i = 0; i < lay.ntext; i++) {
+            const bl_text_box *a = &lay.text[i];
+            double cx = (a->x0 + a->x1) / 2, cy = (a->y0 + a->y1) / 2;
+            int on = -1;
+            for (int b = 0; b < lay.nblock && on < 0; b++) {
+                const bl_block_box *m = &lay.block[b];
+                if (m->kind == BL_BLOCK_MAP && cx > m->x0 && cx < m->x1 && cy > m->y0 && cy < m->y1) on = m->panel;
+            }
+            if (on < 0) continue;
+            in0 += on == 0;
+            CHECK(a->size >= 8 - 1e-6, "%s: '%s' written in a cell at %.2f px", cmd, a->text, a->size);
+            for (int j = i + 1; j < lay.ntext; j++) {
+                const bl_text_box *b = &lay.text[j];
+                CHECK(!(b->role == a->role && layout_overlap(a->x0, a->y0, a->x1, a->y1, b->x0, b->y0, b->x1, b->y1, 0.5)),
+                      "%s: '%s' and '%s' written over each other", cmd, a->text, b->text);
+            }
+        }
+        if (widths[k] == 1600) CHECK(in0 == 42, "%s: %d values in the first map's 42 cells", cmd, in0);
+    }
+    session_free(s);
+}
+
+/* The heads of attn on one colour scale have one colour bar for the figure at every size (TinyGPT
+ * drew four alike 0 .. 1 bars at the default size, TinyDiT one a row at 300 wide), and the maps
+ * of a column stay aligned (the map above the bar keeps its room). */
+BL_TEST(attn_heads_share_one_colour_bar)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[256];
+    CHECK(run_in(s, "d = dit(dim=32, depth=2, heads=4); g = gpt(dim=32, depth=2, heads=4); use g; data text") == 0, "%s",
+          bl_error());
+    const char *forms[] = { "use g; attn", "use d; attn" };
+    const int widths[] = { 300, 400, 800, 1600 };
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 4; i++) {
+            snprintf(cmd, sizeof cmd, "%s width=%d > %s", forms[k], widths[i], tmp("bars.png"));
+            bl_draw_trace(&lay);
+            int rc = run_in(s, cmd);
+            bl_draw_trace(NULL);
+            CHECK(rc == 0, "%s: %s", cmd, errbuf);
+            int bars = 0;
+            double mx[4] = {0};
+            for (int b = 0; b < lay.nblock; b++) {
+                bars += lay.block[b].kind == BL_BLOCK_BAR;
+                if (lay.block[b].kind == BL_BLOCK_MAP && lay.block[b].panel < 4) mx[lay.block[b].panel] = lay.block[b].x0;
+            }
+            CHECK(bars <= 1, "%s: %d colour bars for maps on one scale", cmd, bars);
+            CHECK(fabs(mx[1] - mx[3]) < 1 && fabs(mx[0] - mx[2]) < 1, "%s: maps of a column not aligned (%g %g, %g %g)", cmd,
+                  mx[0], mx[2], mx[1], mx[3]);
+        }
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -1140,6 +1285,10 @@ int main(void)
     RUN(gpt_attention_labels_every_character);
     RUN(lineplot_notes_points_not_finite);
     RUN(stats_coinciding_series_both_show);
+    RUN(narrow_token_axes_label_three_ticks);
+    RUN(rms_and_weight_axes_end_at_first_tick_past_data);
+    RUN(cell_values_readable_or_left_out);
+    RUN(attn_heads_share_one_colour_bar);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
