@@ -1599,11 +1599,49 @@ BL_TEST(stale_val_names_its_step)
     bl_session_free(s);
 }
 
+/* A set that leaves the model as it is rebuilds nothing and keeps the run: the value it already
+ * has (pos=learned, dim=16), kv_heads=auto when kv_heads is heads, and the training keys, which
+ * never rebuild; a set that changes a switch still rebuilds and says the run is discarded. */
+BL_TEST(set_same_value_keeps_the_run)
+{
+    char ck[] = "/tmp/bl-test-set.XXXXXX", file[300], cmd[400];
+    if (!mkdtemp(ck)) SKIP("no temporary folder");
+    snprintf(file, sizeof file, "%s/d.safetensors", ck);
+    bl_session *s = bl_session_new(0);
+    bl_models_init(s);
+    CHECK(run_in(s, "model gpt dim=16 depth=1 heads=2 batch=2 context=8 eval_every=0; train 3 quiet=on") == 0,
+          "%s", errbuf);
+    static const char *const same[][2] = {
+        { "set norm=layernorm", "m1: unchanged (norm is already layernorm)\n" },
+        { "set m1 pos=learned", "m1: unchanged (pos is already learned)\n" },
+        { "set dim=16 kv_heads=auto", "m1: unchanged (dim is already 16, kv_heads is already 2)\n" },
+        { "set lr=0.001", "lr = 0.001\n" },
+        { "set batch=4 eval_every=5 norm=layernorm", "batch = 4\neval_every = 5\nnorm = layernorm\n" },
+        { "set batch=4", "m1: unchanged (batch is already 4)\n" },
+    };
+    for (size_t i = 0; i < sizeof same / sizeof *same; i++) {
+        CHECK(run_in(s, same[i][0]) == 0 && !strcmp(outbuf, same[i][1]), "%s:\n%s%s", same[i][0], outbuf, errbuf);
+        CHECK(run_in(s, "print(m1.run.steps)") == 0 && !strcmp(outbuf, "3\n"), "%s lost the run: %s", same[i][0], outbuf);
+    }
+    /* the finding: a checkpoint loaded under a name, then its own pos */
+    snprintf(cmd, sizeof cmd, "save %s; load %s name=d", file, file);
+    CHECK(run_in(s, cmd) == 0, "%s", errbuf);
+    CHECK(run_in(s, "set d pos=learned; print(d.run.steps)") == 0 &&
+          !strcmp(outbuf, "d: unchanged (pos is already learned)\n3\n"), "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "set d norm=rmsnorm") == 0 && strstr(outbuf, "rebuilt gpt norm=rmsnorm") &&
+          strstr(outbuf, "(the training run of 3 steps is discarded"), "%s%s", outbuf, errbuf);
+    bl_models_free(s);
+    bl_session_free(s);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", ck);
+    CHECK(system(cmd) == 0, "%s", cmd);
+}
+
 int main(void)
 {
     RUN(progress_line_fits);
     RUN(progress_text_keeps_the_eta);
     RUN(stale_val_names_its_step);
+    RUN(set_same_value_keeps_the_run);
     RUN(lexer_tokens_and_positions);
     RUN(incomplete_lines);
     RUN(lexer_columns_on_long_lines);
