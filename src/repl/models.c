@@ -366,7 +366,18 @@ int bl_cmd_set(bl_cmdargs *a)
                 (unsigned long long)m->cfg.seed);
         bl_train_discard_run(m, a->s->out);
     } else {
+        /* in place; a new rope_base also remakes the RoPE tables (bl_model_set does), which
+         * setting the config alone left at the old base */
+        char base[64];
+        int new_base = cfg.rope_base != m->cfg.rope_base;
+        bl_config_get(&cfg, "rope_base", base, sizeof base);
+        cfg.rope_base = m->cfg.rope_base;
+        bl_config old = m->cfg;
         m->cfg = cfg;
+        if (new_base && bl_model_set(m, "rope_base", base, NULL) < 0) {
+            m->cfg = old;
+            return config_error(a, used);
+        }
         for (int i = 0; i < n; i++) {
             char buf[64];
             bl_config_get(&m->cfg, keys[i], buf, sizeof buf);

@@ -1636,12 +1636,32 @@ BL_TEST(set_same_value_keeps_the_run)
     CHECK(system(cmd) == 0, "%s", cmd);
 }
 
+/* set rope_base applies to the model at once (its RoPE tables are made again): the val loss is
+ * the one of a model made with that base, not the old base's */
+BL_TEST(set_rope_base_takes_effect)
+{
+    bl_session *s = bl_session_new(0);
+    bl_models_init(s);
+    char fresh[128];
+    CHECK(run_in(s, "a = gpt(dim=16, depth=1, heads=2, context=16, pos=\"rope\", rope_base=2); "
+                    "data a text exam=4; eval a") == 0, "%s", errbuf);
+    const char *v = strstr(outbuf, "val loss ");
+    snprintf(fresh, sizeof fresh, "%s", v ? v : "?");
+    CHECK(run_in(s, "model gpt dim=16 depth=1 heads=2 context=16 pos=rope; data text exam=4; "
+                    "set rope_base=2; eval") == 0, "%s", errbuf);
+    v = strstr(outbuf, "rope_base = 2\n");
+    CHECK(v && !strcmp(v + 14, fresh), "set rope_base=2 then eval:\n%s\nfresh: %s", outbuf, fresh);
+    bl_models_free(s);
+    bl_session_free(s);
+}
+
 int main(void)
 {
     RUN(progress_line_fits);
     RUN(progress_text_keeps_the_eta);
     RUN(stale_val_names_its_step);
     RUN(set_same_value_keeps_the_run);
+    RUN(set_rope_base_takes_effect);
     RUN(lexer_tokens_and_positions);
     RUN(incomplete_lines);
     RUN(lexer_columns_on_long_lines);
