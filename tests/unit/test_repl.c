@@ -161,6 +161,20 @@ BL_TEST(parser_statements_and_error_positions)
           "'> 0' is a comparison");
     bl_program_free(&p);
     bl_pos e;
+    /* command words: KEY = VALUE with white space on both sides is one word; a lone side is
+     * refused, as are a key without a value and a key given twice (every command, one place) */
+    e = parse_err("set norm =rmsnorm");
+    CHECK(e.col == 10, "col %d", e.col);
+    CHECK_ERR("set: '=' without a key before it");
+    e = parse_err("set norm= rmsnorm");
+    CHECK(e.col == 5, "col %d", e.col);
+    CHECK_ERR("set: norm= without a value");
+    e = parse_err("x = 1; train 5 quiet=on quiet=off");
+    CHECK(e.col == 25, "col %d", e.col);
+    CHECK_ERR("train: key 'quiet' given twice");
+    e = parse_err("attn layer=0 layer = 1");
+    CHECK(e.col == 14, "col %d", e.col);
+    CHECK_ERR("attn: key 'layer' given twice");
     e = parse_err("x = (1 + 2]");
     CHECK(e.col == 11, "mismatched bracket at col %d", e.col);
     CHECK_ERR("'(' at column 5 is open");
@@ -1027,7 +1041,25 @@ BL_TEST(compare_refuses_variants_first)
     char *saved = old_cache ? strdup(old_cache) : NULL;
     setenv("XDG_CACHE_HOME", cache, 1);
     static const char *const cases[][2] = {
-        { "compare baseline a=dim:64 a=dim:32", "t:1:27: compare: variant 'a' is named twice\n" },
+        { "compare baseline a=dim:64 a=dim:32", "t:1:27: compare: key 'a' given twice\n" },
+        { "compare a a", "t:1:11: compare: variant 'a' is named twice\n" },
+        /* words are split at white space: a lone '=' or a key without a value is refused */
+        { "compare baseline =norm:rmsnorm", "t:1:18: compare: '=' without a key before it (KEY=VALUE, with no "
+                                            "space before '=')\n" },
+        { "compare baseline other =qk_norm:on", "t:1:24: compare: '=' without a key before it (KEY=VALUE, with "
+                                                "no space before '=')\n" },
+        { "compare a fd=off =", "t:1:18: compare: '=' without a key before it (KEY=VALUE, with no space before "
+                                "'=')\n" },
+        { "compare a x=", "t:1:11: compare: x= without a value (KEY=VALUE, with no space after '=')\n" },
+        { "compare a x= norm:rmsnorm", "t:1:11: compare: x= without a value (KEY=VALUE, with no space after "
+                                       "'=')\n" },
+        { "compare a x=norm:rmsnorm,", "t:1:13: compare: norm:rmsnorm,: an empty KEY:VALUE pair (a ',' too "
+                                       "many)\n" },
+        { "compare a x=,norm:rmsnorm", "t:1:13: compare: ,norm:rmsnorm: an empty KEY:VALUE pair (a ',' too "
+                                       "many)\n" },
+        { "compare a x=norm:rmsnorm,norm:layernorm", "t:1:13: compare: norm:rmsnorm,norm:layernorm: norm is "
+                                                     "given twice\n" },
+        { "compare a steps=0", "t:1:19: compare: key 'steps' given twice\n" },
         { "compare a seed2", "t:1:11: compare: 'seed2' is the name of the reference's seed + 1 run; pick another\n" },
         { "compare a b=norm:bogus", "t:1:13: compare: norm:bogus: norm: unknown value 'bogus' (one of: layernorm,rmsnorm)\n" },
         { "compare a b=steps:5", "t:1:13: compare: steps:5: steps is the comparison's own (set it with compare ... "
@@ -1046,6 +1078,23 @@ BL_TEST(compare_refuses_variants_first)
         CHECK(access(cache, F_OK) != 0, "%s: the probe cache %s was made", cmd, cache);
         snprintf(want, sizeof want, "%s/out", dir);
         CHECK(access(want, F_OK) != 0, "%s: the output folder was made", cmd);
+    }
+    /* the folder is checked before the data is attached or the probe trained */
+    char file[64];
+    snprintf(file, sizeof file, "%s/file", dir);
+    FILE *f = fopen(file, "w");
+    CHECK(f && fclose(f) == 0, "%s", file);
+    const char *const dirs[][2] = {
+        { "/proc/nope", "t:1:56: compare: /proc/nope: No such file or directory\n" },
+        { file, NULL },
+    };
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+        snprintf(cmd, sizeof cmd, "compare a b=norm:rmsnorm steps=2 n=2 probe_steps=1 dir=%s", dirs[i][0]);
+        if (dirs[i][1]) snprintf(want, sizeof want, "%s", dirs[i][1]);
+        else snprintf(want, sizeof want, "t:1:56: compare: %s: exists and is not a folder\n", file);
+        CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want) && !outbuf[0], "%s:\n%s%s", cmd, outbuf, errbuf);
+        CHECK(run_in(s, "data") == 0 && !strncmp(outbuf, "no data attached", 16), "%s: %s", cmd, outbuf);
+        CHECK(access(cache, F_OK) != 0, "%s: the probe cache %s was made", cmd, cache);
     }
     bl_models_free(s);
     bl_session_free(s);
@@ -1604,7 +1653,7 @@ BL_TEST(stale_val_names_its_step)
  * never rebuild; a set that changes a switch still rebuilds and says the run is discarded. */
 BL_TEST(set_same_value_keeps_the_run)
 {
-    char ck[] = "/tmp/bl-test-set.XXXXXX", file[300], cmd[400];
+    char ck[] = "/tmp/bl-test-set.XXXXXX", file[300], cmd[700];
     if (!mkdtemp(ck)) SKIP("no temporary folder");
     snprintf(file, sizeof file, "%s/d.safetensors", ck);
     bl_session *s = bl_session_new(0);
