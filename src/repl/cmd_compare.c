@@ -230,6 +230,13 @@ int bl_cmd_compare(bl_cmdargs *a)
         bl_dataset_free(deflt);
         return bl_session_errat(a->s, *specs[bad] ? a->w[word[bad]].vpos : a->w[word[bad]].pos);
     }
+    /* the folder last among the checks (made only when all the others passed), and before the
+     * data is attached or the probe trained */
+    if (bl_compare_make_dir(o.dir, nv, names) < 0) {
+        bl_dataset_free(deflt);
+        int i = opt_word(a, used, "dir");
+        return bl_session_errat(a->s, i >= 0 ? a->w[i].vpos : a->st->pos);
+    }
     if (deflt && !(ds = bl_train_attach_default(a->s, m, deflt, "compare"))) return bl_session_errat(a->s, a->st->pos);
     ts = bl_train_find(m);
     bl_probe *probe = NULL;

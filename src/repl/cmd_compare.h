@@ -19,11 +19,13 @@ int bl_complete_compare(bl_session *s, int argi, const char *const *words, const
 #define BL_COMPARE_COMMANDS                                                                     \
     { "compare", "compare [MODEL] VARIANT... [steps=N] [fd=on|off] [n=N] [dir=PATH]",           \
       "Fair ablation: variants trained side by side.\n"    \
-      "VARIANT is NAME (the model as it is) or NAME=KEY:VALUE[,KEY:VALUE...], e.g.\n"          \
+      "VARIANT is NAME (the model as it is) or NAME=KEY:VALUE[,KEY:VALUE...] (each key once),\n" \
+      "e.g.\n"                                                                                 \
       "  compare baseline rmsnorm=norm:rmsnorm rope=pos:rope2d all=norm:rmsnorm,pos:rope2d\n"  \
       "Every run has the model's seed (same data order, noise, t and shared initial weights),\n" \
       "so seed and steps are refused as a variant's KEY; every variant (name, keys, values,\n" \
-      "fit to the data) is checked before anything is attached, loaded or trained;\n"       \
+      "fit to the data) and the folder dir= are checked before anything is attached,\n"      \
+      "loaded or trained;\n"                                                                   \
       "one more run, `seed2`, repeats the first variant with seed + 1: the table's gap is\n"   \
       "|val(first) - val(seed2)| and `*` marks a difference from the first beyond it.\n"       \
       "Steps go round-robin (one step of each run in turn) so machine load hits all alike.\n"  \

@@ -297,6 +297,33 @@ int bl_cmd_use(bl_cmdargs *a)
     return 0;
 }
 
+/* Do two configs of one kind agree on every key that applies, by effective value (kv_heads
+ * and eps as bl_config_get gives them; floats as round-trip text, so equal text is equal value)?
+ * only_rebuild: just the keys whose change rebuilds the model. */
+static int same_keys(const bl_config *x, const bl_config *y, int only_rebuild)
+{
+    if (x->kind != y->kind) return 0;
+    for (int i = 0; i < bl_config_nkeys(); i++) {
+        const bl_config_key *k = bl_config_key_at(i);
+        if (!bl_config_key_applies(k, x->kind) || (only_rebuild && !(k->flags & BL_KEY_REBUILD))) continue;
+        char u[64], v[64];
+        bl_config_get(x, k->name, u, sizeof u);
+        bl_config_get(y, k->name, v, sizeof v);
+        if (strcmp(u, v)) return 0;
+    }
+    return 1;
+}
+static int same_config(const bl_config *x, const bl_config *y) { return same_keys(x, y, 0); }
+static int same_arch(const bl_config *x, const bl_config *y) { return same_keys(x, y, 1); }
+
+/* The name the model is bound to (the first variable holding it), for messages. */
+static const char *model_name(bl_session *s, const bl_model *m)
+{
+    for (int i = 0; i < s->nvars; i++)
+        if (is_model(s->vals[i]) && s->vals[i]->h == m) return s->names[i];
+    return "the model";
+}
+
 int bl_cmd_set(bl_cmdargs *a)
 {
     int used = a->n > 0 && !a->w[0].key && is_model(bl_session_get(a->s, a->w[0].text));
@@ -313,9 +340,24 @@ int bl_cmd_set(bl_cmdargs *a)
     }
     bl_config cfg = m->cfg;
     if (bl_config_set_many(&cfg, n, keys, vals) < 0) return config_error(a, used);
-    int rebuild = 0;
-    for (int i = 0; i < n; i++) rebuild |= bl_config_needs_rebuild(keys[i]) == 1;
-    if (rebuild) {
+    /* A value the model already has changes nothing: no rebuild, the run is kept (`set
+     * pos=learned` on a trained learned-pos model used to throw the run away). Keys are compared
+     * by their effective values, so kv_heads=auto with kv_heads = heads is no change either. */
+    if (same_config(&m->cfg, &cfg)) {
+        m->cfg = cfg;       /* kv_heads=auto, eps=auto: the same model, the key as asked */
+        char line[1024];
+        size_t len = (size_t)snprintf(line, sizeof line, "%s: unchanged (",
+                                      used ? a->w[0].text : model_name(a->s, m));
+        for (int i = 0; i < n && len < sizeof line; i++) {
+            char buf[64];
+            bl_config_get(&m->cfg, keys[i], buf, sizeof buf);
+            len += (size_t)snprintf(line + len, sizeof line - len, "%s%s is already %s", i ? ", " : "",
+                                    keys[i], buf);
+        }
+        fprintf(a->s->out, "%s)\n", line);
+        return 0;
+    }
+    if (!same_arch(&m->cfg, &cfg)) {
         if (bl_model_rebuild(m, &cfg) < 0) return config_error(a, used);
         char sum[512];
         fprintf(a->s->out, "rebuilt %s, %zu parameters\n"
@@ -324,7 +366,18 @@ int bl_cmd_set(bl_cmdargs *a)
                 (unsigned long long)m->cfg.seed);
         bl_train_discard_run(m, a->s->out);
     } else {
+        /* in place; a new rope_base also remakes the RoPE tables (bl_model_set does), which
+         * setting the config alone left at the old base */
+        char base[64];
+        int new_base = cfg.rope_base != m->cfg.rope_base;
+        bl_config_get(&cfg, "rope_base", base, sizeof base);
+        cfg.rope_base = m->cfg.rope_base;
+        bl_config old = m->cfg;
         m->cfg = cfg;
+        if (new_base && bl_model_set(m, "rope_base", base, NULL) < 0) {
+            m->cfg = old;
+            return config_error(a, used);
+        }
         for (int i = 0; i < n; i++) {
             char buf[64];
             bl_config_get(&m->cfg, keys[i], buf, sizeof buf);

@@ -53,7 +53,9 @@ bl_value *bl_fn_param(bl_callargs *a);   /* param(m, "name") */
       "Acts on the current model (or MODEL); the switches are norm pos mlp qk_norm kv_heads.\n" \
       "A change of a switch or size rebuilds the model and says so:\n"                         \
       "every parameter starts again from (seed, its name), so parameters that both variants\n" \
-      "share get identical initial values. All keys of one `set` apply together or not at all.", \
+      "share get identical initial values, and the training run is discarded. A value the\n"   \
+      "model already has changes nothing (`m1: unchanged (norm is already layernorm)`):\n"    \
+      "no rebuild, the run is kept. All keys of one `set` apply together or not at all.",     \
       bl_complete_set, bl_cmd_set, 0 },                                                         \
     { "show", "show [MODEL]", "Show the switches, sizes and training settings.\n"                  \
       "Then the attached data and the run (step, last loss and val loss); a model loaded from\n" \

@@ -435,15 +435,23 @@ static int command(P *p, bl_stmt *s, int raw)
             break;
         }
         int from = p->i, eq = -1, depth = 0;
+        /* A word is a run of tokens without white space between them; KEY = VALUE with white
+         * space on both sides of '=' is one word too. A lone side (`a =b`, `a= b`) is not
+         * joined: `compare baseline =norm:rmsnorm` made the baseline a variant. */
+        const bl_token *t1 = &p->ts.t[p->i], *t2 = t1->kind == BL_T_EOF ? t1 : t1 + 1;
+        const bl_token *t3 = t2->kind == BL_T_EOF ? t2 : t2 + 1;
+        if (t1->kind == BL_T_NAME && t2->kind == BL_T_ASSIGN && t2->space_before && t3->space_before &&
+            t3->kind != BL_T_END && t3->kind != BL_T_EOF && (raw || t3->kind != BL_T_GT)) {
+            eq = p->i + 1;
+            next(p), next(p);
+        }
         do {
             bl_tok_kind k = peek(p)->kind;
             if (k == BL_T_ASSIGN && eq < 0 && depth == 0) eq = p->i;
             if (k == BL_T_LPAREN || k == BL_T_LBRACK) depth++;
             if ((k == BL_T_RPAREN || k == BL_T_RBRACK) && depth > 0) depth--;
             next(p);
-        } while (!at_end(p) && (depth > 0 || !peek(p)->space_before ||
-                                peek(p)->kind == BL_T_ASSIGN ||
-                                p->ts.t[p->i - 1].kind == BL_T_ASSIGN) &&
+        } while (!at_end(p) && (depth > 0 || !peek(p)->space_before) &&
                  (raw || depth > 0 || peek(p)->kind != BL_T_GT));
         if (words == cap) {
             cap = cap ? 2 * cap : 8;
@@ -468,8 +476,27 @@ static int command(P *p, bl_stmt *s, int raw)
             x->text = span_text(p, from, p->i);
             x->vpos = x->pos;
         }
-        if (!x->text || (x->key == NULL && eq == from + 1 && 0)) goto fail;
+        if (!x->text) goto fail;
+        if (!raw && eq == from) {
+            bl_fail("%s: '=' without a key before it (KEY=VALUE, with no space before '=')", s->name);
+            *p->errpos = p->ts.t[eq].pos;
+            goto fail;
+        }
+        if (!raw && x->key && eq + 1 == p->i) {
+            bl_fail("%s: %s= without a value (KEY=VALUE, with no space after '=')", s->name, x->key);
+            *p->errpos = x->pos;
+            goto fail;
+        }
     }
+    /* A key given twice is refused, for every command, as Python refuses a keyword argument
+     * given twice: the last one silently won (`train 5 quiet=on quiet=off`). */
+    for (int j = 1; !raw && j < words; j++)
+        for (int i = 0; w[j].key && i < j; i++)
+            if (w[i].key && !strcmp(w[i].key, w[j].key)) {
+                bl_fail("%s: key '%s' given twice", s->name, w[j].key);
+                *p->errpos = w[j].pos;
+                goto fail;
+            }
     if (words) {
         s->words = aalloc(p->arena, (size_t)words * sizeof *w);
         if (!s->words) goto fail;

@@ -17,7 +17,9 @@
  *   primary   := NUMBER | STRING | NAME | '(' expr ')' | '[' [expr (',' expr)*] ']'
  *
  * Command words are runs of tokens without white space between them ("loss.png", "dim=64",
- * "~/a.bl"); "key=value" words carry the key. Every node keeps its source position for carets.
+ * "~/a.bl"), or NAME = VALUE with white space on both sides of '='; "key=value" words carry the
+ * key. A word that starts with '=', a key without a value and a key given twice are parse
+ * errors at the word (raw commands excepted). Every node keeps its source position for carets.
  * All memory of a parsed program lives in one arena freed by bl_program_free.
  */
 #ifndef BL_REPL_PARSER_H

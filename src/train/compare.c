@@ -17,7 +17,10 @@ int bl_compare_apply(bl_config *cfg, const char *spec)
     strcpy(buf, spec);
     const char *keys[MAX_PAIRS], *vals[MAX_PAIRS];
     int n = 0;
-    for (char *save = NULL, *p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+    /* split at every ',' (strtok_r skipped empty pairs, so "norm:rmsnorm," was accepted) */
+    for (char *p = buf, *end; p; p = end) {
+        if ((end = strchr(p, ','))) *end++ = 0;
+        if (!*p) return bl_fail("compare: %s: an empty KEY:VALUE pair (a ',' too many)", spec);
         char *sep = strpbrk(p, ":=");
         if (!sep || sep == p || !sep[1])
             return bl_fail("compare: %s: expected KEY:VALUE, got '%s'", spec, p);
@@ -28,6 +31,8 @@ int bl_compare_apply(bl_config *cfg, const char *spec)
             return bl_fail("compare: %s: %s is the comparison's own (%s), not a variant's", spec, p,
                            !strcmp(p, "seed") ? "every variant starts from the model's seed; seed2 "
                                                 "is seed + 1" : "set it with compare ... steps=N");
+        for (int j = 0; j < n; j++)     /* the last one silently won */
+            if (!strcmp(keys[j], p)) return bl_fail("compare: %s: %s is given twice", spec, p);
         keys[n] = p;
         vals[n++] = sep + 1;
     }
@@ -243,6 +248,19 @@ static int make_dir(const char *path)
         return bl_fail("compare: %s: exists and is not a folder", path);
     }
     return bl_fail("compare: %s: %s", path, strerror(errno));
+}
+
+int bl_compare_make_dir(const char *dir, int n, const char *const *names)
+{
+    if (!dir || !*dir) return bl_fail("compare: empty folder name");
+    if (make_dir(dir) < 0) return -1;
+    for (int i = 0; i <= n; i++) {
+        char sub[4096];
+        if (snprintf(sub, sizeof sub, "%s/%s", dir, i < n ? names[i] : "seed2") >= (int)sizeof sub)
+            return bl_fail("compare: %s: folder name too long", dir);
+        if (make_dir(sub) < 0) return -1;
+    }
+    return 0;
 }
 
 int bl_compare_write(const bl_compare *c, const char *dir)

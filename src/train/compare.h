@@ -123,4 +123,9 @@ void bl_compare_summary(const bl_compare *c, bl_cmp_summary *s);
  * written. */
 int bl_compare_write(const bl_compare *c, const char *dir);
 
+/* Make the output folder DIR and DIR/NAME for the n variants and seed2 (those that exist are
+ * kept), before anything is attached, loaded or trained: a DIR that cannot be made or is not a
+ * folder fails having attached nothing. 0, or -1 + "compare: DIR: ..." */
+int bl_compare_make_dir(const char *dir, int n, const char *const *names);
+
 #endif

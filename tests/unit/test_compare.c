@@ -40,6 +40,13 @@ BL_TEST(apply_parses_switch_sets)
     CHECK_ERR("expected KEY:VALUE, got 'norm'");
     CHECK(bl_compare_apply(&d, "colour:red") < 0, "unknown key accepted");
     CHECK_ERR("colour");
+    /* an empty pair (a stray comma) and a key given twice are refused, not skipped or overwritten */
+    CHECK(bl_compare_apply(&d, "norm:rmsnorm,") < 0, "a trailing comma accepted");
+    CHECK_ERR("compare: norm:rmsnorm,: an empty KEY:VALUE pair (a ',' too many)");
+    CHECK(bl_compare_apply(&d, "norm:rmsnorm,,mlp:swiglu") < 0, "an empty pair accepted");
+    CHECK(bl_compare_apply(&d, "norm:rmsnorm,norm:layernorm") < 0, "a key given twice accepted");
+    CHECK_ERR("compare: norm:rmsnorm,norm:layernorm: norm is given twice");
+    CHECK(d.norm == BL_NORM_LAYERNORM, "a refused set changed the config");
 }
 
 /* DESIGN.md section 1: the published parameter counts, and seed2 = the reference with seed + 1. */

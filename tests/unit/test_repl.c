@@ -162,6 +162,20 @@ BL_TEST(parser_statements_and_error_positions)
           "'> 0' is a comparison");
     bl_program_free(&p);
     bl_pos e;
+    /* command words: KEY = VALUE with white space on both sides is one word; a lone side is
+     * refused, as are a key without a value and a key given twice (every command, one place) */
+    e = parse_err("set norm =rmsnorm");
+    CHECK(e.col == 10, "col %d", e.col);
+    CHECK_ERR("set: '=' without a key before it");
+    e = parse_err("set norm= rmsnorm");
+    CHECK(e.col == 5, "col %d", e.col);
+    CHECK_ERR("set: norm= without a value");
+    e = parse_err("x = 1; train 5 quiet=on quiet=off");
+    CHECK(e.col == 25, "col %d", e.col);
+    CHECK_ERR("train: key 'quiet' given twice");
+    e = parse_err("attn layer=0 layer = 1");
+    CHECK(e.col == 14, "col %d", e.col);
+    CHECK_ERR("attn: key 'layer' given twice");
     e = parse_err("x = (1 + 2]");
     CHECK(e.col == 11, "mismatched bracket at col %d", e.col);
     CHECK_ERR("'(' at column 5 is open");
@@ -1028,7 +1042,25 @@ BL_TEST(compare_refuses_variants_first)
     char *saved = old_cache ? strdup(old_cache) : NULL;
     setenv("XDG_CACHE_HOME", cache, 1);
     static const char *const cases[][2] = {
-        { "compare baseline a=dim:64 a=dim:32", "t:1:27: compare: variant 'a' is named twice\n" },
+        { "compare baseline a=dim:64 a=dim:32", "t:1:27: compare: key 'a' given twice\n" },
+        { "compare a a", "t:1:11: compare: variant 'a' is named twice\n" },
+        /* words are split at white space: a lone '=' or a key without a value is refused */
+        { "compare baseline =norm:rmsnorm", "t:1:18: compare: '=' without a key before it (KEY=VALUE, with no "
+                                            "space before '=')\n" },
+        { "compare baseline other =qk_norm:on", "t:1:24: compare: '=' without a key before it (KEY=VALUE, with "
+                                                "no space before '=')\n" },
+        { "compare a fd=off =", "t:1:18: compare: '=' without a key before it (KEY=VALUE, with no space before "
+                                "'=')\n" },
+        { "compare a x=", "t:1:11: compare: x= without a value (KEY=VALUE, with no space after '=')\n" },
+        { "compare a x= norm:rmsnorm", "t:1:11: compare: x= without a value (KEY=VALUE, with no space after "
+                                       "'=')\n" },
+        { "compare a x=norm:rmsnorm,", "t:1:13: compare: norm:rmsnorm,: an empty KEY:VALUE pair (a ',' too "
+                                       "many)\n" },
+        { "compare a x=,norm:rmsnorm", "t:1:13: compare: ,norm:rmsnorm: an empty KEY:VALUE pair (a ',' too "
+                                       "many)\n" },
+        { "compare a x=norm:rmsnorm,norm:layernorm", "t:1:13: compare: norm:rmsnorm,norm:layernorm: norm is "
+                                                     "given twice\n" },
+        { "compare a steps=0", "t:1:19: compare: key 'steps' given twice\n" },
         { "compare a seed2", "t:1:11: compare: 'seed2' is the name of the reference's seed + 1 run; pick another\n" },
         { "compare a b=norm:bogus", "t:1:13: compare: norm:bogus: norm: unknown value 'bogus' (one of: layernorm,rmsnorm)\n" },
         { "compare a b=steps:5", "t:1:13: compare: steps:5: steps is the comparison's own (set it with compare ... "
@@ -1047,6 +1079,23 @@ BL_TEST(compare_refuses_variants_first)
         CHECK(access(cache, F_OK) != 0, "%s: the probe cache %s was made", cmd, cache);
         snprintf(want, sizeof want, "%s/out", dir);
         CHECK(access(want, F_OK) != 0, "%s: the output folder was made", cmd);
+    }
+    /* the folder is checked before the data is attached or the probe trained */
+    char file[64];
+    snprintf(file, sizeof file, "%s/file", dir);
+    FILE *f = fopen(file, "w");
+    CHECK(f && fclose(f) == 0, "%s", file);
+    const char *const dirs[][2] = {
+        { "/proc/nope", "t:1:56: compare: /proc/nope: No such file or directory\n" },
+        { file, NULL },
+    };
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+        snprintf(cmd, sizeof cmd, "compare a b=norm:rmsnorm steps=2 n=2 probe_steps=1 dir=%s", dirs[i][0]);
+        if (dirs[i][1]) snprintf(want, sizeof want, "%s", dirs[i][1]);
+        else snprintf(want, sizeof want, "t:1:56: compare: %s: exists and is not a folder\n", file);
+        CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want) && !outbuf[0], "%s:\n%s%s", cmd, outbuf, errbuf);
+        CHECK(run_in(s, "data") == 0 && !strncmp(outbuf, "no data attached", 16), "%s: %s", cmd, outbuf);
+        CHECK(access(cache, F_OK) != 0, "%s: the probe cache %s was made", cmd, cache);
     }
     bl_models_free(s);
     bl_session_free(s);
@@ -1730,11 +1779,69 @@ BL_TEST(stale_val_names_its_step)
     bl_session_free(s);
 }
 
+/* A set that leaves the model as it is rebuilds nothing and keeps the run: the value it already
+ * has (pos=learned, dim=16), kv_heads=auto when kv_heads is heads, and the training keys, which
+ * never rebuild; a set that changes a switch still rebuilds and says the run is discarded. */
+BL_TEST(set_same_value_keeps_the_run)
+{
+    char ck[] = "/tmp/bl-test-set.XXXXXX", file[300], cmd[700];
+    if (!mkdtemp(ck)) SKIP("no temporary folder");
+    snprintf(file, sizeof file, "%s/d.safetensors", ck);
+    bl_session *s = bl_session_new(0);
+    bl_models_init(s);
+    CHECK(run_in(s, "model gpt dim=16 depth=1 heads=2 batch=2 context=8 eval_every=0; train 3 quiet=on") == 0,
+          "%s", errbuf);
+    static const char *const same[][2] = {
+        { "set norm=layernorm", "m1: unchanged (norm is already layernorm)\n" },
+        { "set m1 pos=learned", "m1: unchanged (pos is already learned)\n" },
+        { "set dim=16 kv_heads=auto", "m1: unchanged (dim is already 16, kv_heads is already 2)\n" },
+        { "set lr=0.001", "lr = 0.001\n" },
+        { "set batch=4 eval_every=5 norm=layernorm", "batch = 4\neval_every = 5\nnorm = layernorm\n" },
+        { "set batch=4", "m1: unchanged (batch is already 4)\n" },
+    };
+    for (size_t i = 0; i < sizeof same / sizeof *same; i++) {
+        CHECK(run_in(s, same[i][0]) == 0 && !strcmp(outbuf, same[i][1]), "%s:\n%s%s", same[i][0], outbuf, errbuf);
+        CHECK(run_in(s, "print(m1.run.steps)") == 0 && !strcmp(outbuf, "3\n"), "%s lost the run: %s", same[i][0], outbuf);
+    }
+    /* the finding: a checkpoint loaded under a name, then its own pos */
+    snprintf(cmd, sizeof cmd, "save %s; load %s name=d", file, file);
+    CHECK(run_in(s, cmd) == 0, "%s", errbuf);
+    CHECK(run_in(s, "set d pos=learned; print(d.run.steps)") == 0 &&
+          !strcmp(outbuf, "d: unchanged (pos is already learned)\n3\n"), "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "set d norm=rmsnorm") == 0 && strstr(outbuf, "rebuilt gpt norm=rmsnorm") &&
+          strstr(outbuf, "(the training run of 3 steps is discarded"), "%s%s", outbuf, errbuf);
+    bl_models_free(s);
+    bl_session_free(s);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", ck);
+    CHECK(system(cmd) == 0, "%s", cmd);
+}
+
+/* set rope_base applies to the model at once (its RoPE tables are made again): the val loss is
+ * the one of a model made with that base, not the old base's */
+BL_TEST(set_rope_base_takes_effect)
+{
+    bl_session *s = bl_session_new(0);
+    bl_models_init(s);
+    char fresh[128];
+    CHECK(run_in(s, "a = gpt(dim=16, depth=1, heads=2, context=16, pos=\"rope\", rope_base=2); "
+                    "data a text exam=4; eval a") == 0, "%s", errbuf);
+    const char *v = strstr(outbuf, "val loss ");
+    snprintf(fresh, sizeof fresh, "%s", v ? v : "?");
+    CHECK(run_in(s, "model gpt dim=16 depth=1 heads=2 context=16 pos=rope; data text exam=4; "
+                    "set rope_base=2; eval") == 0, "%s", errbuf);
+    v = strstr(outbuf, "rope_base = 2\n");
+    CHECK(v && !strcmp(v + 14, fresh), "set rope_base=2 then eval:\n%s\nfresh: %s", outbuf, fresh);
+    bl_models_free(s);
+    bl_session_free(s);
+}
+
 int main(void)
 {
     RUN(progress_line_fits);
     RUN(progress_text_keeps_the_eta);
     RUN(stale_val_names_its_step);
+    RUN(set_same_value_keeps_the_run);
+    RUN(set_rope_base_takes_effect);
     RUN(lexer_tokens_and_positions);
     RUN(incomplete_lines);
     RUN(lexer_columns_on_long_lines);
