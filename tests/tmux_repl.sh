@@ -111,6 +111,15 @@ keys 'print("kept", m1.run.steps > 0, m1.run.steps < 1000000)' Enter
 check "the model and its run are kept after Ctrl-C" "kept true true"
 keys 'train 2' Enter
 check "training continues after Ctrl-C" "[####################] step"
+# with an exam after every step the exams take most of the time: the bar keeps the training-only
+# it/s to its last redraw, and the summary line's wall-clock figure, lower, says it counts them
+keys C-l 'ex = gpt(dim=32, depth=1, heads=2, batch=8, context=32, eval_every=1)' Enter 'train ex 20' Enter
+check "a train with exams ends with a summary that says so" "it/s with exams)"
+if screen | awk '/^\[#+\] step [0-9]+ .* it\/s/ { for (i = 1; i < NF; i++) if ($(i + 1) == "it/s") bar = $i }
+                 /steps in .* it\/s with exams\)/ { s = $0; sub(/.*\(/, "", s); sub(/ .*/, "", s); sum = s }
+                 END { exit !(bar > 0 && sum > 0 && bar > 1.5 * sum) }'
+then ok "the final bar keeps the training-only it/s, above the summary's with exams"
+else notok "the final bar keeps the training-only it/s, above the summary's with exams"; fi
 
 # Ctrl-C abandons the rest of the line, as bash and Python do: the statements after the one it
 # stopped do not run, and what was assigned before it is kept. train quiet=on draws no bar that

@@ -111,9 +111,9 @@ static void draw(progress *p, const bl_run *r, int done, int n, int final)
     bl_train_val_text(val, sizeof val, r);
     FILE *o = p->s->out;
     if (p->tty) {
-        /* while training: steps per second of training time and the time left at it, the exams
-         * to come included; at the end the same figure as the summary line below */
-        double rate = final ? ips : bl_rate_now(&p->rate), left = -1;
+        /* steps per second of training time (the exams left out) to the end, the last redraw
+         * giving the whole command's; while training, the time left, the exams to come included */
+        double rate = final ? bl_rate_overall(&p->rate) : bl_rate_now(&p->rate), left = -1;
         char head[64], speed[32] = "", eta[40] = "", dur[24];
         if (rate > 0) snprintf(speed, sizeof speed, "  %.1f it/s", rate);
         if (!final) left = bl_rate_eta(&p->rate, n - done, bl_run_exams_left(r, p->goal));
@@ -131,9 +131,11 @@ static void draw(progress *p, const bl_run *r, int done, int n, int final)
         fflush(o);
         if (!final) return;   /* then the summary below, on a line of its own: never cut */
     }
+    /* the command's wall-clock rate: said to include the exams when some ran, as it then differs
+     * from the bar's training-only rate */
     if (final && !p->quiet && done > 0)
-        bl_fprintf(o, "step %d: loss %.4f%s, %d step%s in %.1f s (%.1f it/s)\n", bl_run_steps(r), p->loss, val,
-                done, done == 1 ? "" : "s", dt, ips);
+        bl_fprintf(o, "step %d: loss %.4f%s, %d step%s in %.1f s (%.1f it/s%s)\n", bl_run_steps(r), p->loss, val,
+                done, done == 1 ? "" : "s", dt, ips, p->rate.exams ? " with exams" : "");
 }
 
 static int train_cb(bl_run *r, int i, int n, float loss, int evaluated, void *ctx)

@@ -107,9 +107,10 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
     { "train", "train [MODEL] N [quiet=on]",                                                   \
       "Train N steps (the run continues across calls).\n"                                      \
       "On a terminal a progress bar shows step, loss, the last val loss, it/s of training time\n" \
-      "(exams left out) and the ETA (m:ss or h:mm:ss, the exams to come included); then, as\n"  \
-      "otherwise, one final line (quiet=on: none). A val loss from an earlier step than the\n" \
-      "current one says which: \"step 140: loss 3.5512  val 3.6210 @100\". Validation every\n" \
+      "(exams left out, to the bar's end) and the ETA (m:ss or h:mm:ss, the exams to come\n"  \
+      "included); then, as otherwise, one final line (quiet=on: none) with the wall-clock\n" \
+      "it/s, \"(11.5 it/s with exams)\" when exams ran. A val loss from an earlier step than\n" \
+      "the current one says which: \"step 140: loss 3.5512  val 3.6210 @100\". Validation every\n" \
       "eval_every steps (set eval_every=0: never). Ctrl-C stops after the current step and\n" \
       "keeps everything (the rest of the line does not run); a NaN or inf loss stops with the\n" \
       "weights of the last good step. `set lr=...` applies to the next step. A step whose loss\n" \
