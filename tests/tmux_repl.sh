@@ -174,6 +174,7 @@ $T resize-window -t t -x 100
 
 keys 'dash steps=3' Enter
 check "dash trains the model inside the dashboard to the end" "] 100%"
+check "dash's bar counts its own steps, as train's does, after the run's step" "  3/3 [####################] 100%"
 keys q
 check "q leaves the dashboard with the run kept" "dash: the run is at step"
 
@@ -209,6 +210,9 @@ keys 'data shapes exam=6000' Enter
 check "a big exam" "shapes: endless train"
 keys "compare a b=norm:rmsnorm steps=1000000 fd=off dir=$tmp/cmp" Enter
 check "compare shows its progress" "compare: step"
+i=0   # its ETA in m:ss or h:mm:ss, the one duration format of train and dash (not "ETA 27 s")
+while [ $i -lt 100 ] && ! screen | grep -Eq 'compare: step .*ETA [0-9]+(:[0-9]{2}){1,2}'; do sleep 0.1; i=$((i + 1)); done
+if [ $i -lt 100 ]; then ok "compare writes its ETA as train does (m:ss)"; else notok "compare writes its ETA as train does (m:ss)"; fi
 keys C-c
 check "the first Ctrl-C during compare stops training and measures the runs" "(Ctrl-C again skips that)"
 keys C-c 'print("typed", 6 * 7)' Enter

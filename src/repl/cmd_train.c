@@ -96,12 +96,8 @@ void bl_progress_text(char *buf, size_t size, int width, const char *head, const
 void bl_train_val_text(char *buf, size_t n, const bl_run *r)
 {
     const bl_metrics *mt = &r->metrics;
-    if (!n) return;
-    buf[0] = 0;
-    if (!mt->nval) return;
-    int at = mt->val_step[mt->nval - 1];
-    if (at == bl_run_steps(r)) bl_snprintf(buf, n, "  val %.4f", mt->val_loss[mt->nval - 1]);
-    else bl_snprintf(buf, n, "  val %.4f @%d", mt->val_loss[mt->nval - 1], at);
+    bl_fmt_val(buf, n, mt->nval ? mt->val_loss[mt->nval - 1] : 0, mt->nval ? mt->val_step[mt->nval - 1] : -1,
+               bl_run_steps(r));
 }
 
 static void draw(progress *p, const bl_run *r, int done, int n, int final)

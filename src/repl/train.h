@@ -162,7 +162,9 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       bl_complete_modelvar, bl_cmd_metrics, BL_WRITES_RUN },                                    \
     { "dash", "dash [MODEL] [steps=N] | dash demo",                                            \
       "Train inside the live ncurses dashboard.\n"                                             \
-      "Loss curve, progress (steps/s of training time: a pause and the validation exams do\n" \
+      "Loss curve, progress (the run's step, then this command's steps done of N with their\n" \
+      "bar, as train's: \"step 365  31/150 [####....] 20%\"; the val loss with @STEP when\n" \
+      "stale, as train writes it; steps/s of training time: a pause and the validation exams do\n" \
       "not count; the ETA adds the exams to come at their mean time), the attention map of\n" \
       "the last step and per-token statistics;\n"                                             \
       "keys: q back (everything kept), p pause, v view, arrows layer and head, g log y.\n"     \
