@@ -231,6 +231,18 @@ int bl_cmd_save(bl_cmdargs *a)
         bl_fail("save: expected one file name (save [MODEL] FILE)");
         return bl_session_errat(a->s, a->n > used + 1 ? a->w[used + 1].pos : a->st->pos);
     }
+    /* a checkpoint named as a picture or a table (save w.png) would be a safetensors file under
+     * a name that says otherwise: refused; any other name (ckpt, x.pt, x.safetensors) is fine */
+    const char *file = a->w[used].text;
+    size_t fn = strlen(file);
+    for (const char *const *e = bl_redirect_exts; *e; e++) {
+        size_t k = strlen(*e);
+        if (fn > k && !strcasecmp(file + fn - k, *e)) {
+            bl_fail("save: '%s' names a %s file, not a checkpoint: save writes safetensors (save %.*s.safetensors)",
+                    file, *e + 1, (int)(fn - k), file);
+            return bl_session_errat(a->s, a->w[used].pos);
+        }
+    }
     bl_train_state *t = bl_train_find(m);
     /* a loaded run that has not trained since: make its run so its step and history are kept */
     if (t && t->has_pending && t->data && !bl_train_run(a->s, m, "save"))

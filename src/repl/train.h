@@ -140,7 +140,8 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
     { "save", "save [MODEL] FILE",                                                             \
       "Save the model and its run as a checkpoint.\n"                                          \
       "A safetensors file (PyTorch names; optimizer moments, config, step, history, data and\n" \
-      "vocab in __metadata__), written atomically.",                                           \
+      "vocab in __metadata__), written atomically. Any name but one of a picture or table\n" \
+      "(.png .svg .csv .json .md .txt, refused); .safetensors is usual.",                      \
       bl_complete_file, bl_cmd_save, 0 },                                                       \
     { "load", "load FILE [name=NAME]",                                                         \
       "Load a checkpoint as a new model, made current.\n"                                      \
