@@ -150,7 +150,8 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       "Its run continues where it stopped (step, history, data position); the data is reopened\n" \
       "from the name and path stored in the file when possible. A checkpoint with a nan or inf\n" \
       "in any tensor is refused, naming the first one, and so is one whose metadata does not\n" \
-      "hold together, naming the field: step (a whole number, the history's step count),\n"  \
+      "hold together, naming the field: config (every key that makes the model: switches\n" \
+      "and sizes), step (a whole number, the history's step count),\n"                       \
       "history (well-formed, finite), data (drawn: the samples the history counts; exam),\n" \
       "vocab (the config's vocab of distinct bytes), kind, and the optimizer state (present\n" \
       "after a step, zero before the first). load(\"f\", \"name\") reads one tensor\n"      \
