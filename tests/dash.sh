@@ -41,12 +41,14 @@ sane() { # canonical mode and echo after the dashboard left
 }
 run="env LC_ALL=$loc '$demo' 100000 10; echo rc=\$?; stty -a | tr '\n' ' ' | fold -w 90; echo; echo END; sleep 60"
 
-echo "1..17"
+echo "1..18"
 $T new-session -d -s dash -x 100 -y 30 "$run"
 wait_for "blocklab dash"; ok $? "the dashboard starts"
 [ "$(flag alternate_on)" = 1 ]; ok $? "it uses the alternate screen"
-wait_for "step [1-9][0-9]*/100000"; ok $? "it trains steps and shows the progress"
-wait_for "loss [0-9]*\.[0-9]\{4\}  val [0-9]*\.[0-9]\{4\}  lr "; ok $? "loss and val show 4 decimals, as train prints them"
+wait_for "step [1-9][0-9]*  [1-9][0-9]*/100000"; ok $? "it trains steps and shows the progress"
+wait_for "loss [0-9]*\.[0-9]\{4\}  val [0-9]*\.[0-9]\{4\}\( @[0-9]*\)\{0,1\}  lr "; ok $? "loss and val show 4 decimals, as train prints them"
+# an exam every 25 steps: between them the val loss says its step, as train and show write it
+wait_for "val [0-9]*\.[0-9]\{4\} @[1-9][0-9]*  lr "; ok $? "a val loss of an earlier step says which (@N)"
 wait_for "attention layer 0 head 0"; ok $? "the overview shows the attention map"
 $T send-keys -t dash 3
 wait_for "view attention"; ok $? "key 3 switches to the attention view"

@@ -111,6 +111,15 @@ keys 'print("kept", m1.run.steps > 0, m1.run.steps < 1000000)' Enter
 check "the model and its run are kept after Ctrl-C" "kept true true"
 keys 'train 2' Enter
 check "training continues after Ctrl-C" "[####################] step"
+# with an exam after every step the exams take most of the time: the bar keeps the training-only
+# it/s to its last redraw, and the summary line's wall-clock figure, lower, says it counts them
+keys C-l 'ex = gpt(dim=32, depth=1, heads=2, batch=8, context=32, eval_every=1)' Enter 'train ex 20' Enter
+check "a train with exams ends with a summary that says so" "it/s with exams)"
+if screen | awk '/^\[#+\] step [0-9]+ .* it\/s/ { for (i = 1; i < NF; i++) if ($(i + 1) == "it/s") bar = $i }
+                 /steps in .* it\/s with exams\)/ { s = $0; sub(/.*\(/, "", s); sub(/ .*/, "", s); sum = s }
+                 END { exit !(bar > 0 && sum > 0 && bar > 1.5 * sum) }'
+then ok "the final bar keeps the training-only it/s, above the summary's with exams"
+else notok "the final bar keeps the training-only it/s, above the summary's with exams"; fi
 
 # Ctrl-C abandons the rest of the line, as bash and Python do: the statements after the one it
 # stopped do not run, and what was assigned before it is kept. train quiet=on draws no bar that
@@ -165,6 +174,7 @@ $T resize-window -t t -x 100
 
 keys 'dash steps=3' Enter
 check "dash trains the model inside the dashboard to the end" "] 100%"
+check "dash's bar counts its own steps, as train's does, after the run's step" "  3/3 [####################] 100%"
 keys q
 check "q leaves the dashboard with the run kept" "dash: the run is at step"
 
@@ -200,6 +210,9 @@ keys 'data shapes exam=6000' Enter
 check "a big exam" "shapes: endless train"
 keys "compare a b=norm:rmsnorm steps=1000000 fd=off dir=$tmp/cmp" Enter
 check "compare shows its progress" "compare: step"
+i=0   # its ETA in m:ss or h:mm:ss, the one duration format of train and dash (not "ETA 27 s")
+while [ $i -lt 100 ] && ! screen | grep -Eq 'compare: step .*ETA [0-9]+(:[0-9]{2}){1,2}'; do sleep 0.1; i=$((i + 1)); done
+if [ $i -lt 100 ]; then ok "compare writes its ETA as train does (m:ss)"; else notok "compare writes its ETA as train does (m:ss)"; fi
 keys C-c
 check "the first Ctrl-C during compare stops training and measures the runs" "(Ctrl-C again skips that)"
 keys C-c 'print("typed", 6 * 7)' Enter

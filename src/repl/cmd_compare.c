@@ -6,6 +6,7 @@
 #include "repl/train.h"
 #include "train/compare.h"
 #include "core/error.h"
+#include "viz/progress.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,8 +116,10 @@ static void progress(bl_session *s, const bl_compare *c, double t0, int final)
 {
     double dt = now_s() - t0;
     if (!final) {
-        double eta = c->done ? dt / c->done * (c->steps - c->done) : 0;
-        fprintf(s->out, "\rcompare: step %d/%d of %d runs  %.1f s  ETA %.0f s\033[K", c->done, c->steps, c->n, dt, eta);
+        double eta = c->done ? dt / c->done * (c->steps - c->done) : -1;
+        char dur[24];   /* m:ss or h:mm:ss as train and dash write it; "?" before the first round */
+        fprintf(s->out, "\rcompare: step %d/%d of %d runs  %.1f s  ETA %s\033[K", c->done, c->steps, c->n, dt,
+                bl_fmt_duration(dur, sizeof dur, eta));
     } else {
         fprintf(s->out, "\r\033[K");
     }

@@ -15,6 +15,7 @@ typedef struct {
     bl_run *r;
     const bl_train_state *t;
     long goal;              /* the run's step count at which to stop */
+    long start;             /* and at the start: the header's bar counts the steps between */
     float *attn;            /* T x T of (layer, head), batch item 0 */
     float *stats[3];        /* T each: mean and rms entering the norm, rms after it */
     char *labels_buf;       /* GPT: the input characters as tick labels */
@@ -91,6 +92,7 @@ static int dash_step(void *ctx, const bl_dash_view *v, bl_dash_frame *fr)
     const bl_metrics *mt = &r->metrics;
     fr->step = bl_run_steps(r);
     fr->total = c->goal;
+    fr->start = c->start;
     fr->exams_left = bl_run_exams_left(r, c->goal);
     fr->lr = mt->steps ? mt->lr[mt->steps - 1] : NAN;
     if (isnan(fr->loss) && mt->steps) fr->loss = mt->loss[mt->steps - 1];
@@ -138,7 +140,8 @@ int bl_cmd_dash(bl_cmdargs *a)
     }
     bl_run *r = bl_train_run(a->s, m, "dash");
     if (!r) return bl_session_errat(a->s, a->st->pos);
-    dashctx c = { .m = m, .r = r, .t = bl_train_find(m), .goal = bl_run_steps(r) + steps };
+    dashctx c = { .m = m, .r = r, .t = bl_train_find(m), .goal = bl_run_steps(r) + steps,
+                  .start = bl_run_steps(r) };
     c.T = m->kind == BL_MODEL_GPT ? m->cfg.context : bl_config_tokens(&m->cfg);
     c.attn = malloc((size_t)c.T * c.T * sizeof(float));
     for (int k = 0; k < 3; k++) c.stats[k] = malloc((size_t)c.T * sizeof(float));

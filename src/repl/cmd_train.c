@@ -95,12 +95,8 @@ void bl_progress_text(char *buf, size_t size, int width, const char *head, const
 
 void bl_train_val_text(char *buf, size_t n, const bl_metrics *mt, int step)
 {
-    if (!n) return;
-    buf[0] = 0;
-    if (!mt->nval) return;
-    int at = mt->val_step[mt->nval - 1];
-    if (at == step) bl_snprintf(buf, n, "  val %.4f", mt->val_loss[mt->nval - 1]);
-    else bl_snprintf(buf, n, "  val %.4f @%d", mt->val_loss[mt->nval - 1], at);
+    bl_fmt_val(buf, n, mt->nval ? mt->val_loss[mt->nval - 1] : 0, mt->nval ? mt->val_step[mt->nval - 1] : -1,
+               step);
 }
 
 static void draw(progress *p, const bl_run *r, int done, int n, int final)
@@ -110,9 +106,9 @@ static void draw(progress *p, const bl_run *r, int done, int n, int final)
     bl_train_val_text(val, sizeof val, &r->metrics, bl_run_steps(r));
     FILE *o = p->s->out;
     if (p->tty) {
-        /* while training: steps per second of training time and the time left at it, the exams
-         * to come included; at the end the same figure as the summary line below */
-        double rate = final ? ips : bl_rate_now(&p->rate), left = -1;
+        /* steps per second of training time (the exams left out) to the end, the last redraw
+         * giving the whole command's; while training, the time left, the exams to come included */
+        double rate = final ? bl_rate_overall(&p->rate) : bl_rate_now(&p->rate), left = -1;
         char head[64], speed[32] = "", eta[40] = "", dur[24];
         if (rate > 0) snprintf(speed, sizeof speed, "  %.1f it/s", rate);
         if (!final) left = bl_rate_eta(&p->rate, n - done, bl_run_exams_left(r, p->goal));
@@ -130,9 +126,11 @@ static void draw(progress *p, const bl_run *r, int done, int n, int final)
         fflush(o);
         if (!final) return;   /* then the summary below, on a line of its own: never cut */
     }
+    /* the command's wall-clock rate: said to include the exams when some ran, as it then differs
+     * from the bar's training-only rate */
     if (final && !p->quiet && done > 0)
-        bl_fprintf(o, "step %d: loss %.4f%s, %d step%s in %.1f s (%.1f it/s)\n", bl_run_steps(r), p->loss, val,
-                done, done == 1 ? "" : "s", dt, ips);
+        bl_fprintf(o, "step %d: loss %.4f%s, %d step%s in %.1f s (%.1f it/s%s)\n", bl_run_steps(r), p->loss, val,
+                done, done == 1 ? "" : "s", dt, ips, p->rate.exams ? " with exams" : "");
 }
 
 static int train_cb(bl_run *r, int i, int n, float loss, int evaluated, void *ctx)
@@ -231,6 +229,18 @@ int bl_cmd_save(bl_cmdargs *a)
     if (a->n != used + 1 || a->w[used].key) {
         bl_fail("save: expected one file name (save [MODEL] FILE)");
         return bl_session_errat(a->s, a->n > used + 1 ? a->w[used + 1].pos : a->st->pos);
+    }
+    /* a checkpoint named as a picture or a table (save w.png) would be a safetensors file under
+     * a name that says otherwise: refused; any other name (ckpt, x.pt, x.safetensors) is fine */
+    const char *file = a->w[used].text;
+    size_t fn = strlen(file);
+    for (const char *const *e = bl_redirect_exts; *e; e++) {
+        size_t k = strlen(*e);
+        if (fn > k && !strcasecmp(file + fn - k, *e)) {
+            bl_fail("save: '%s' names a %s file, not a checkpoint: save writes safetensors (save %.*s.safetensors)",
+                    file, *e + 1, (int)(fn - k), file);
+            return bl_session_errat(a->s, a->w[used].pos);
+        }
     }
     bl_train_state *t = bl_train_find(m);
     /* a loaded run that has not trained since: with data attached, make its run (so the file

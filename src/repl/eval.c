@@ -445,6 +445,13 @@ static bl_value *binop_chain(bl_session *s, const bl_ast *e)
     bl_value *acc = bl_eval(s, x);
     for (size_t i = 0; acc && i < n; i++) {
         bl_value *b = bl_eval(s, ops[i]->b);
+        if (!b && ops[i]->file_hint) {   /* x > out.xyz: a comparison, but meant as a redirect? */
+            char msg[1024], exts[64] = "";
+            snprintf(msg, sizeof msg, "%s", bl_error());
+            for (const char *const *x = bl_redirect_exts; *x; x++)
+                snprintf(exts + strlen(exts), sizeof exts - strlen(exts), "%s%s", x == bl_redirect_exts ? "" : " ", *x);
+            bl_fail("%s (a redirect takes %s)", msg, exts);
+        }
         bl_value *r = b ? binop(s, ops[i], acc, b) : NULL;
         bl_val_unref(acc);
         bl_val_unref(b);

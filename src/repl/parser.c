@@ -348,6 +348,23 @@ static int is_redirect(P *p)
     return 0;
 }
 
+/* Is what follows the '>' at the parser's position, up to the end of the statement, one word
+ * without spaces that reads as a file name: NAME.EXT, EXT 1-8 letters or digits? (Then, when it
+ * does not evaluate, the comparison's error says which extensions a redirect takes.) */
+static int looks_like_file(P *p)
+{
+    int i = p->i + 1, from = i;
+    while (p->ts.t[i].kind != BL_T_END && p->ts.t[i].kind != BL_T_EOF) {
+        if (i > from && p->ts.t[i].space_before) return 0;
+        i++;
+    }
+    if (i - from < 3) return 0;
+    const char *s = p->src + p->ts.t[from].pos.off;
+    size_t n = (size_t)(p->ts.t[i - 1].pos.off + p->ts.t[i - 1].pos.len - p->ts.t[from].pos.off), k = 0;
+    while (k < n && k < 9 && isalnum((unsigned char)s[n - 1 - k])) k++;
+    return k >= 1 && k <= 8 && k < n - 1 && s[n - 1 - k] == '.';
+}
+
 static bl_ast *binary_level(P *p, int level)
 {
     static const bl_tok_kind ops[3][7] = {
@@ -361,12 +378,13 @@ static bl_ast *binary_level(P *p, int level)
         int hit = 0;
         for (int j = 0; ops[level][j] != BL_T_EOF; j++) hit |= t->kind == ops[level][j];
         if (!hit || (t->kind == BL_T_GT && is_redirect(p))) break;
+        int file_hint = t->kind == BL_T_GT && looks_like_file(p);
         next(p);
         bl_ast *b = level == 2 ? unary(p) : binary_level(p, level + 1);
         if (!b) return NULL;
         bl_ast *n = node(p, BL_N_BINOP, t);
         if (!n) return NULL;
-        n->op = t->kind, n->a = a, n->b = b;
+        n->op = t->kind, n->a = a, n->b = b, n->file_hint = file_hint;
         a = n;
         if (level == 0 && ((peek(p)->kind == BL_T_GT && !is_redirect(p)) ||
                            peek(p)->kind == BL_T_LT || peek(p)->kind == BL_T_LE ||

@@ -39,6 +39,8 @@ struct bl_ast {
     double num;             /* NUM, BOOL */
     const char *str;        /* STR, NAME, CALL (function name), FIELD (field name) */
     bl_tok_kind op;         /* BINOP */
+    int file_hint;          /* BINOP '>': its right side is one word that reads as a file name
+                               with an extension blocklab does not write (x > out.xyz) */
     bl_ast *a, *b;          /* BINOP operands; INDEX/FIELD target in a; SLICE: a = start, b = stop */
     bl_ast *step;           /* SLICE step or NULL */
     int n;                  /* LIST items, CALL args, INDEX indices */

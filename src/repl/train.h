@@ -117,9 +117,10 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
     { "train", "train [MODEL] N [quiet=on]",                                                   \
       "Train N steps (the run continues across calls).\n"                                      \
       "On a terminal a progress bar shows step, loss, the last val loss, it/s of training time\n" \
-      "(exams left out) and the ETA (m:ss or h:mm:ss, the exams to come included); then, as\n"  \
-      "otherwise, one final line (quiet=on: none). A val loss from an earlier step than the\n" \
-      "current one says which: \"step 140: loss 3.5512  val 3.6210 @100\". Validation every\n" \
+      "(exams left out, to the bar's end) and the ETA (m:ss or h:mm:ss, the exams to come\n"  \
+      "included); then, as otherwise, one final line (quiet=on: none) with the wall-clock\n" \
+      "it/s, \"(11.5 it/s with exams)\" when exams ran. A val loss from an earlier step than\n" \
+      "the current one says which: \"step 140: loss 3.5512  val 3.6210 @100\". Validation every\n" \
       "eval_every steps (set eval_every=0: never). Ctrl-C stops after the current step and\n" \
       "keeps everything (the rest of the line does not run); a NaN or inf loss stops with the\n" \
       "weights of the last good step. `set lr=...` applies to the next step. A step whose loss\n" \
@@ -151,7 +152,8 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       "A safetensors file (PyTorch names; optimizer moments, config, step, history, data and\n" \
       "vocab in __metadata__), written atomically. A loaded model whose data could not be\n"  \
       "reopened keeps the checkpoint's run until data is attached: save writes its step,\n"  \
-      "history, moments and data name, path and position back unchanged.",                  \
+      "history, moments and data name, path and position back unchanged. Any name but one\n" \
+      "of a picture or table (.png .svg .csv .json .md .txt, refused); .safetensors is usual.", \
       bl_complete_file, bl_cmd_save, 0 },                                                       \
     { "load", "load FILE [name=NAME]",                                                         \
       "Load a checkpoint as a new model, made current.\n"                                      \
@@ -161,10 +163,11 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       "from the name and path stored in the file when possible; when not, the run waits for\n"  \
       "data KIND [PATH] (show, m.run and plot loss give its history, save writes it back\n"     \
       "unchanged). A checkpoint with a nan or inf in any tensor is refused, naming the first\n" \
-      "one, and so is one whose metadata does not hold together, naming the field: step (a\n"   \
-      "whole number, the history's step count), history (well-formed, finite), data (drawn: the\n" \
-      "samples the history counts; exam), vocab (the config's vocab of distinct bytes), kind,\n" \
-      "and the optimizer state (present after a step, zero before the first). load(\"f\", \"name\")\n" \
+      "one, and so is one whose metadata does not hold together, naming the field: config\n"  \
+      "(every key that makes the model: switches and sizes), step (a whole number, the\n"     \
+      "history's step count), history (well-formed, finite), data (drawn: the samples the\n"  \
+      "history counts; exam), vocab (the config's vocab of distinct bytes), kind, and the\n"  \
+      "optimizer state (present after a step, zero before the first). load(\"f\", \"name\")\n" \
       "reads one tensor instead (nan and inf included).",                                       \
       bl_complete_file, bl_cmd_load, 0 },                                                       \
     { "metrics", "metrics [MODEL]",                                                            \
@@ -174,7 +177,9 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       bl_complete_modelvar, bl_cmd_metrics, BL_WRITES_RUN },                                    \
     { "dash", "dash [MODEL] [steps=N] | dash demo",                                            \
       "Train inside the live ncurses dashboard.\n"                                             \
-      "Loss curve, progress (steps/s of training time: a pause and the validation exams do\n" \
+      "Loss curve, progress (the run's step, then this command's steps done of N with their\n" \
+      "bar, as train's: \"step 365  31/150 [####....] 20%\"; the val loss with @STEP when\n" \
+      "stale, as train writes it; steps/s of training time: a pause and the validation exams do\n" \
       "not count; the ETA adds the exams to come at their mean time), the attention map of\n" \
       "the last step and per-token statistics;\n"                                             \
       "keys: q back (everything kept), p pause, v view, arrows layer and head, g log y.\n"     \

@@ -190,7 +190,8 @@ void bl_fmt_num(double x, char *buf, size_t n)
 {
     if (isnan(x)) snprintf(buf, n, "nan");
     else if (isinf(x)) snprintf(buf, n, x > 0 ? "inf" : "-inf");
-    else if (x == floor(x) && fabs(x) < 1e15) snprintf(buf, n, "%.0f", x == 0 ? 0.0 : x);  /* no "-0" */
+    /* a negative zero prints as -0, as Python's -0.0 and the tensors' "-0." (round(-0.5)) */
+    else if (x == floor(x) && fabs(x) < 1e15) snprintf(buf, n, "%.0f", x);
     else snprintf(buf, n, "%.6g", x);
 }
 

@@ -337,6 +337,23 @@ bl_model *bl_checkpoint_load(const char *path, bl_ckpt_info *info)
         goto fail;
     }
     if (bl_config_from_json(cj, &cfg) < 0) { bl_error_prefix("load: %s: metadata \"config\"", path); goto fail; }
+    {
+        /* the keys that make the model (its tensors' shapes and what they compute) must be there: a
+         * missing one would take its default, and the file was refused as "tensor blocks.2... is
+         * missing" instead of naming the key; the training settings may take their defaults */
+        static const char *const common[] = { "norm", "pos", "mlp", "qk_norm", "kv_heads", "dim", "depth", "heads",
+                                              "mlp_ratio", "multiple_of", "rope_base", "eps", NULL };
+        static const char *const dit[] = { "patch", "channels", "image_size", NULL };
+        static const char *const gpt[] = { "context", "vocab", NULL };
+        const char *const *lists[2] = { common, cfg.kind == BL_MODEL_DIT ? dit : gpt };
+        for (int l = 0; l < 2; l++)
+            for (const char *const *k = lists[l]; *k; k++)
+                if (!json_object_get(cj, *k)) {
+                    bl_fail("load: %s: metadata \"config\" has no \"%s\" (a %s checkpoint's config names %s)", path,
+                            *k, bl_model_kind_name(cfg.kind), "its switches and sizes");
+                    goto fail;
+                }
+    }
     if (kind && strcmp(kind, bl_model_kind_name(cfg.kind))) {   /* absent: the config says */
         meta_fail(path, "kind", "is \"%s\" but the config is a %s", shown(kind, b, sizeof b), bl_model_kind_name(cfg.kind));
         goto fail;

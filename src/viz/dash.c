@@ -226,20 +226,23 @@ static void draw_header(dash *d, int W)
 {
     const bl_dash_frame *fr = &d->fr;
     char bar[32] = "", pct[16] = "", steps[48], loss[32], val[32], lr[32], speed[32] = "", eta[32] = "";
-    if (fr->total > 0) {
-        int k = (int)(20.0 * fr->step / fr->total);
+    if (fr->total > fr->start) {
+        /* the run's step, then this dashboard's own steps and its bar, as train's bar counts them */
+        long done = fr->step - fr->start, n = fr->total - fr->start;
+        int k = (int)(20.0 * done / n);
         k = k < 0 ? 0 : k > 20 ? 20 : k;
         bar[0] = '[';
         for (int i = 0; i < 20; i++) bar[1 + i] = i < k ? '#' : '.';
         bar[21] = ']';
         bar[22] = 0;
-        snprintf(pct, sizeof pct, " %3d%%", (int)(100.0 * fr->step / fr->total));
-        snprintf(steps, sizeof steps, "step %ld/%ld ", fr->step, fr->total);
+        snprintf(pct, sizeof pct, " %3d%%", (int)(100.0 * done / n));
+        snprintf(steps, sizeof steps, "step %ld  %ld/%ld ", fr->step, done, n);
     } else {
         snprintf(steps, sizeof steps, "step %ld", fr->step);
     }
     fmt_num(loss, sizeof loss, "loss", d->loss.n ? d->loss.y[d->loss.n - 1] : NAN, 1);
-    fmt_num(val, sizeof val, "val", d->val.n ? d->val.y[d->val.n - 1] : NAN, 1);
+    bl_fmt_val(val, sizeof val, d->val.n ? d->val.y[d->val.n - 1] : 0, d->val.n ? (long)d->val.x[d->val.n - 1] : -1,
+               fr->step);
     fmt_num(lr, sizeof lr, "lr", fr->lr, 0);
     /* done: the run's training rate; else the current one, and the time left at it (the exams
      * to come included) */

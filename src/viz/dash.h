@@ -42,6 +42,8 @@ typedef struct {
  * valid until its next call. NAN means "none" for the doubles. */
 typedef struct {
     long step, total;       /* steps done so far, steps planned (0 = open-ended) */
+    long start;             /* steps done before this dashboard: its bar counts its own steps,
+                               total - start of them, as train's does */
     double loss;            /* train loss of this step */
     double val_loss;        /* validation loss when measured at this step, else NAN */
     double lr;              /* learning rate (NAN = not shown) */

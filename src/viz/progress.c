@@ -1,5 +1,6 @@
 /* progress.c - the rate meter and the duration format (see progress.h). */
 #include "viz/progress.h"
+#include "core/fmt.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +16,15 @@ char *bl_fmt_duration(char *buf, size_t n, double seconds)
     if (h) snprintf(buf, n, "%lld:%02lld:%02lld", h, m, s % 60);
     else snprintf(buf, n, "%lld:%02lld", m, s % 60);
     return buf;
+}
+
+void bl_fmt_val(char *buf, size_t n, double loss, long at, long step)
+{
+    if (!n) return;
+    buf[0] = 0;
+    if (at < 0) return;
+    if (at == step) bl_snprintf(buf, n, "  val %.4f", loss);
+    else bl_snprintf(buf, n, "  val %.4f @%ld", loss, at);
 }
 
 void bl_rate_start(bl_rate *r, double now, long step)

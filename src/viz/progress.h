@@ -22,6 +22,10 @@
  * not finite. Returns buf. */
 char *bl_fmt_duration(char *buf, size_t n, double seconds);
 
+/* The last validation loss as train's line, show and dash write it: "  val 0.4873", and when it
+ * was measured at an earlier step than `step`, "  val 0.4873 @325"; "" when `at` < 0 (none). */
+void bl_fmt_val(char *buf, size_t n, double loss, long at, long step);
+
 #define BL_RATE_WINDOW 0.5
 typedef struct {
     double active;      /* training seconds before `since`, exams taken out */

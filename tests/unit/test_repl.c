@@ -230,9 +230,11 @@ BL_TEST(eval_values_and_errors)
                           "the 268435456 (1 GiB) a tensor may have\n"), "error: %s", errbuf);
     CHECK(bl_session_get(s, "a")->num == 1 && !bl_session_get(s, "b"), "a or b changed");
     CHECK(bl_tensor_limit(0) == BL_MAX_NUMEL, "the expression's limit outlived it");
-    /* numbers print with 6 significant digits, whole numbers exactly */
-    CHECK(run_in(s, "1/3; 1152176; 2 > 1; [1, \"a\"]; round(2.71828, 2); -0 * 1") == 0, "%s", errbuf);
-    CHECK(!strcmp(outbuf, "0.333333\n1152176\ntrue\n[1, \"a\"]\n2.72\n0\n"), "output:\n%s", outbuf);
+    /* numbers print with 6 significant digits, whole numbers exactly, a negative zero as -0 (as
+     * help says round(-0.5) is, and tensors print -0.; it printed 0) */
+    CHECK(run_in(s, "1/3; 1152176; 2 > 1; [1, \"a\"]; round(2.71828, 2); -0 * 1; round(-0.5); "
+                    "print(-0.0, [-0.0, 0])") == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "0.333333\n1152176\ntrue\n[1, \"a\"]\n2.72\n-0\n-0\n-0 [-0, 0]\n"), "output:\n%s", outbuf);
     /* time prints how long the statement took */
     CHECK(run_in(s, "time y = ones(3) * 2; y") == 0, "%s", errbuf);
     CHECK(!strncmp(outbuf, "time: ", 6) && strstr(outbuf, "tensor([2., 2., 2.]"), "output:\n%s", outbuf);

@@ -228,6 +228,16 @@ BL_TEST(test_bad_checkpoints)
     CHECK(bl_st_write(bad, n, NULL, ts, 2, k, v) == 0, "%s", bl_error());
     CHECK(bl_checkpoint_load(bad, NULL) == NULL, "missing q_norm accepted");
     CHECK_ERR("blocks.0.attn.q_norm.weight is missing");
+    /* a config without a key that makes the model is refused naming the key, not as a tensor of
+     * the default's shape missing ("tensor blocks.2... is missing" for a missing depth) */
+    json_t *nodepth = bl_config_to_json(&m->cfg);
+    json_object_del(nodepth, "depth");
+    char *nd = json_dumps(nodepth, JSON_COMPACT);
+    const char *v2[] = {"blocklab-checkpoint-1", nd};
+    CHECK(bl_st_write(bad, n, NULL, ts, 2, k, v2) == 0, "%s", bl_error());
+    CHECK(bl_checkpoint_load(bad, NULL) == NULL, "a config without depth accepted");
+    CHECK_ERR("metadata \"config\" has no \"depth\"");
+    free(nd); json_decref(nodepth);
     CHECK(bl_checkpoint_load(tmp_path("nope.safetensors"), NULL) == NULL, "missing file");
     CHECK_ERR("nope.safetensors");
     free(ts); free(cs); json_decref(cfg);
