@@ -782,6 +782,16 @@ BL_TEST(csv_other_pictures_are_tidy)
     session_free(s);
 }
 
+/* Run cmd with the layout recorder on (bl_draw_trace into *lay), checking it worked; its status. */
+static int traced(bl_session *s, bl_layout *lay, const char *cmd)
+{
+    bl_draw_trace(lay);
+    int rc = run_in(s, cmd);
+    bl_draw_trace(NULL);
+    CHECK(rc == 0, "%s: %s", cmd, errbuf);
+    return rc;
+}
+
 /* Every kind of picture at 300, 400 and 800 wide (the height from the default 16:9 shape), the
  * default size, 300 high alone and a square, as .png and .svg: the titles, panel titles and
  * axis labels stay inside the page and clear of each other, and the panels' texts apart
@@ -819,10 +829,7 @@ BL_TEST(picture_layout_every_kind)
                 if (sp) memmove(sp + 1, sp, strlen(sp) + 1), *sp = ',';
                 snprintf(stmt, sizeof stmt, kinds[k], words);
                 snprintf(cmd, sizeof cmd, "%s > %s", stmt, tmp(svg ? "kind.svg" : "kind.png"));
-                bl_draw_trace(&lay);
-                int rc = run_in(s, cmd);
-                bl_draw_trace(NULL);
-                CHECK(rc == 0, "%s: %s", cmd, errbuf);
+                int rc = traced(s, &lay, cmd);
                 if (rc) continue;
                 int bad = layout_problems(&lay, why, sizeof why);
                 CHECK(bad == 0, "%s: %d problems: %s", stmt, bad, why);
@@ -880,10 +887,7 @@ BL_TEST(legends_of_rope_and_qk_cover_few_points)
     for (int c = 0; c < 3; c++)
         for (int k = 0; k < 3; k++) {
             snprintf(cmd, sizeof cmd, "%s width=%d > %s", cmds[c], widths[k], tmp("leg.png"));
-            bl_draw_trace(&lay);
-            int rc = run_in(s, cmd);
-            bl_draw_trace(NULL);
-            CHECK(rc == 0, "%s: %s", cmd, errbuf);
+            traced(s, &lay, cmd);
             for (int panel = c == 2 ? 0 : 2; panel < (c == 2 ? 2 : 3); panel++) {
                 const bl_axes_box *r = layout_axes(&lay, panel);
                 CHECK(r && r->legend != BL_LEGEND_NONE, "%s: panel %d has no legend", cmd, panel);
@@ -915,10 +919,7 @@ BL_TEST(qk_and_rope_grid_axes_end_at_first_tick_past_data)
     char cmd[256], why[512];
     for (int k = 0; k < 3; k++) {
         snprintf(cmd, sizeof cmd, "qk growth width=%d > %s", widths[k], tmp("qkax.png"));
-        bl_draw_trace(&lay);
-        int rc = run_in(s, cmd);
-        bl_draw_trace(NULL);
-        CHECK(rc == 0, "%s: %s", cmd, errbuf);
+        traced(s, &lay, cmd);
         const bl_axes_box *r = layout_axes(&lay, 0);
         CHECK(r != NULL, "%s: no logit panel recorded", cmd);
         if (!r) continue;
@@ -928,10 +929,7 @@ BL_TEST(qk_and_rope_grid_axes_end_at_first_tick_past_data)
               r->yr.lo, r->yr.hi);
 
         snprintf(cmd, sizeof cmd, "rope table grid=8 width=%d > %s", widths[k], tmp("rtax.png"));
-        bl_draw_trace(&lay);
-        rc = run_in(s, cmd);
-        bl_draw_trace(NULL);
-        CHECK(rc == 0, "%s: %s", cmd, errbuf);
+        traced(s, &lay, cmd);
         r = layout_axes(&lay, 2);
         CHECK(r != NULL, "%s: no angle panel recorded", cmd);
         if (!r) continue;
@@ -963,10 +961,7 @@ BL_TEST(attn_maps_square_at_every_size)
             char stmt[256];
             snprintf(stmt, sizeof stmt, "%s width=%d", forms[k], widths[i]);
             snprintf(cmd, sizeof cmd, "%s > %s", stmt, tmp("maps.png"));
-            bl_draw_trace(&lay);
-            int rc = run_in(s, cmd);
-            bl_draw_trace(NULL);
-            CHECK(rc == 0, "%s: %s", cmd, errbuf);
+            int rc = traced(s, &lay, cmd);
             if (rc) continue;
             int maps = 0;
             for (int b = 0; b < lay.nblock; b++) maps += lay.block[b].kind == BL_BLOCK_MAP;
@@ -1018,10 +1013,7 @@ BL_TEST(gpt_attention_labels_every_character)
     const char *forms[] = { "attn", "attn head=1", "attn width=800", "attn width=400" };
     for (int k = 0; k < 4; k++) {
         snprintf(cmd, sizeof cmd, "%s > %s", forms[k], tmp("glab.png"));
-        bl_draw_trace(&lay);
-        int rc = run_in(s, cmd);
-        bl_draw_trace(NULL);
-        CHECK(rc == 0, "%s: %s", cmd, errbuf);
+        int rc = traced(s, &lay, cmd);
         if (rc) continue;
         int nr = map_labels(&lay, 0, 1, rowl, sizeof rowl), nc = map_labels(&lay, 0, 0, coll, sizeof coll);
         double least = 1e9;
@@ -1064,10 +1056,7 @@ BL_TEST(lineplot_notes_points_not_finite)
     for (int k = 0; k < 3; k++)
         for (int w = 0; w < 2; w++) {
             snprintf(cmd, sizeof cmd, "%s > %s", cases[k].expr, tmp(w ? "li.svg" : "li.png"));
-            bl_draw_trace(&lay);
-            int rc = run_in(s, cmd);
-            bl_draw_trace(NULL);
-            CHECK(rc == 0, "%s: %s", cmd, errbuf);
+            int rc = traced(s, &lay, cmd);
             if (rc) continue;
             int notes = 0, found = 0;
             for (int i = 0; i < lay.ntext; i++)
@@ -1098,10 +1087,7 @@ BL_TEST(stats_coinciding_series_both_show)
     const int widths[] = { 400, 800, 1600 };
     for (int k = 0; k < 3; k++) {
         snprintf(cmd, sizeof cmd, "stats x width=%d > %s", widths[k], tmp("st.png"));
-        bl_draw_trace(&lay);
-        int rc = run_in(s, cmd);
-        bl_draw_trace(NULL);
-        CHECK(rc == 0, "%s: %s", cmd, errbuf);
+        int rc = traced(s, &lay, cmd);
         if (rc) continue;
         int dash[3] = { -9, -9, -9 };
         for (int i = 0; i < lay.nseries; i++)
@@ -1128,10 +1114,7 @@ BL_TEST(narrow_token_axes_label_three_ticks)
                             "rope table grid=8", "rope table width=300" };
     for (size_t k = 0; k < sizeof forms / sizeof forms[0]; k++) {
         snprintf(cmd, sizeof cmd, "%s > %s", forms[k], tmp("xt.png"));
-        bl_draw_trace(&lay);
-        int rc = run_in(s, cmd);
-        bl_draw_trace(NULL);
-        CHECK(rc == 0, "%s: %s", cmd, errbuf);
+        traced(s, &lay, cmd);
         CHECK(lay.naxes >= 1, "%s: no lines panel", forms[k]);
         for (int i = 0; i < lay.naxes; i++) {
             const bl_axes_box *r = &lay.axes[i];
@@ -1174,10 +1157,7 @@ BL_TEST(rms_and_weight_axes_end_at_first_tick_past_data)
     for (int k = 0; k < 3; k++)
         for (int which = 0; which < 2; which++) {
             snprintf(cmd, sizeof cmd, "%s width=%d > %s", which ? "qk growth" : "stats x", widths[k], tmp("yax.png"));
-            bl_draw_trace(&lay);
-            int rc = run_in(s, cmd);
-            bl_draw_trace(NULL);
-            CHECK(rc == 0, "%s: %s", cmd, errbuf);
+            traced(s, &lay, cmd);
             const bl_axes_box *r = layout_axes(&lay, 1);
             CHECK(r != NULL, "%s: no right panel recorded", cmd);
             if (!r) continue;
@@ -1201,10 +1181,7 @@ BL_TEST(cell_values_readable_or_left_out)
     const int widths[] = { 300, 400, 800, 1600 };
     for (int k = 0; k < 4; k++) {
         snprintf(cmd, sizeof cmd, "rope check width=%d > %s", widths[k], tmp("cells.png"));
-        bl_draw_trace(&lay);
-        int rc = run_in(s, cmd);
-        bl_draw_trace(NULL);
-        CHECK(rc == 0, "%s: %s", cmd, errbuf);
+        traced(s, &lay, cmd);
         int in0 = 0;
         for (int i = 0; i < lay.ntext; i++) {
             const bl_text_box *a = &lay.text[i];
@@ -1243,10 +1220,7 @@ BL_TEST(attn_heads_share_one_colour_bar)
     for (int k = 0; k < 2; k++)
         for (int i = 0; i < 4; i++) {
             snprintf(cmd, sizeof cmd, "%s width=%d > %s", forms[k], widths[i], tmp("bars.png"));
-            bl_draw_trace(&lay);
-            int rc = run_in(s, cmd);
-            bl_draw_trace(NULL);
-            CHECK(rc == 0, "%s: %s", cmd, errbuf);
+            traced(s, &lay, cmd);
             int bars = 0;
             double mx[4] = {0};
             for (int b = 0; b < lay.nblock; b++) {
