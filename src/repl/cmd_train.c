@@ -234,13 +234,11 @@ int bl_cmd_save(bl_cmdargs *a)
      * a name that says otherwise: refused; any other name (ckpt, x.pt, x.safetensors) is fine */
     const char *file = a->w[used].text;
     size_t fn = strlen(file);
-    for (const char *const *e = bl_redirect_exts; *e; e++) {
-        size_t k = strlen(*e);
-        if (fn > k && !strcasecmp(file + fn - k, *e)) {
-            bl_fail("save: '%s' names a %s file, not a checkpoint: save writes safetensors (save %.*s.safetensors)",
-                    file, *e + 1, (int)(fn - k), file);
-            return bl_session_errat(a->s, a->w[used].pos);
-        }
+    const char *e = bl_redirect_ext_of(file, fn);
+    if (e) {
+        bl_fail("save: '%s' names a %s file, not a checkpoint: save writes safetensors (save %.*s.safetensors)",
+                file, e + 1, (int)(fn - strlen(e)), file);
+        return bl_session_errat(a->s, a->w[used].pos);
     }
     bl_train_state *t = bl_train_find(m);
     /* a loaded run that has not trained since: with data attached, make its run (so the file

@@ -318,6 +318,15 @@ static bl_ast *unary(P *p)
  * extension blocklab writes; otherwise `x > 0` is a comparison. */
 const char *const bl_redirect_exts[] = { ".txt", ".csv", ".json", ".md", ".png", ".svg", NULL };
 
+const char *bl_redirect_ext_of(const char *name, size_t n)
+{
+    for (const char *const *e = bl_redirect_exts; *e; e++) {
+        size_t k = strlen(*e);
+        if (n > k && !strncasecmp(name + n - k, *e, k)) return *e;
+    }
+    return NULL;
+}
+
 int bl_stmt_redirects_to(const bl_stmt *st, const char *ext)
 {
     size_t n = st->redirect ? strlen(st->redirect) : 0, k = strlen(ext);
@@ -341,11 +350,7 @@ static int is_redirect(P *p)
         s = p->src + p->ts.t[from].pos.off;
         n = (size_t)(p->ts.t[i - 1].pos.off + p->ts.t[i - 1].pos.len - p->ts.t[from].pos.off);
     }
-    for (const char *const *e = bl_redirect_exts; *e; e++) {
-        size_t k = strlen(*e);
-        if (n > k && !strncasecmp(s + n - k, *e, k)) return 1;
-    }
-    return 0;
+    return bl_redirect_ext_of(s, n) != NULL;
 }
 
 /* Is what follows the '>' at the parser's position, up to the end of the statement, one word

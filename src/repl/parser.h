@@ -91,6 +91,9 @@ void bl_program_free(bl_program *prog);
 /* The extensions that make '>' an output redirection (NULL-terminated); what each takes is
  * bl_write_value's business (repl.h). help language, the man page and README.md list them. */
 extern const char *const bl_redirect_exts[];
+/* The one of bl_redirect_exts that the n characters at name end in, in any case ("x.PNG" ->
+ * ".png"); NULL when none (the extension alone is no file name). */
+const char *bl_redirect_ext_of(const char *name, size_t n);
 
 /* 1 when st redirects its output ('>' FILE) to a file whose name ends in ext (".txt", ...), in
  * any case, as '>' itself matches the extensions; 0 otherwise (no redirect, another type). */
