@@ -1,8 +1,9 @@
-/* bench_sgemm.c - GFLOP/s of bl_sgemm (cblas_sgemm) at the shapes one TinyDiT training step uses.
+/* bench_sgemm.c - GFLOP/s of bl_sgemm at the shapes one TinyDiT training step uses, through each
+ * product backend built in (oneDNN's dnnl_sgemm, OpenBLAS's cblas_sgemm; "gemm" names it).
  *
  * Prints one JSON object per line, e.g.
  *   {"bench":"sgemm","what":"attn.qkv forward","M":4096,"N":384,"K":128,"ta":0,"tb":1,
- *    "reps":120,"ms":1.61,"gflops":250.1,"threads":2,"blas_threading":"openmp"}
+ *    "reps":120,"ms":1.61,"gflops":250.1,"threads":2,"blas_threading":"openmp","gemm":"onednn"}
  * Shapes (DESIGN.md section 1 and 4): batch 64 x 64 tokens = 4096 rows, dim 128; a linear
  * y = x W^T is sgemm(0, 1, rows, out, in), its backward dx = dy W is (0, 0, rows, in, out) and
  * dW = dy^T x is (1, 0, out, in, rows). Attention works on 64x64x32 blocks per (image, head);
@@ -45,8 +46,9 @@ static void report(const char *bench, const char *what, int M, int N, int K, int
     printf("{\"bench\":\"%s\",\"what\":\"%s\",\"M\":%d,\"N\":%d,\"K\":%d,\"ta\":%d,\"tb\":%d,", bench,
            what, M, N, K, ta, tb);
     if (batch > 1) printf("\"batch\":%d,", batch);
-    printf("\"reps\":%ld,\"ms\":%.4f,\"gflops\":%.2f,\"threads\":%d,\"blas_threading\":\"%s\"}\n",
-           reps, per * 1e3, gflops, openblas_get_num_threads(), bl_blas_threading());
+    printf("\"reps\":%ld,\"ms\":%.4f,\"gflops\":%.2f,\"threads\":%d,\"blas_threading\":\"%s\","
+           "\"gemm\":\"%s\"}\n", reps, per * 1e3, gflops, openblas_get_num_threads(),
+           bl_blas_threading(), bl_gemm_backend());
     fflush(stdout);
 }
 
@@ -113,7 +115,9 @@ int main(int argc, char **argv)
         {"issue 8192x128x384", 8192, 128, 384, 0, 0},
     };
     bl_blas_init();
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const char *initial = bl_gemm_backend(), *backends[] = {"openblas", "onednn"};
+    for (size_t bk = 0; bk < 2; bk++)
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0] && bl_gemm_set_backend(backends[bk]) == 0; i++) {
         gemm_case c = {cases[i].M, cases[i].N, cases[i].K, cases[i].ta, cases[i].tb, NULL, NULL, NULL};
         c.A = randbuf((size_t)c.M * c.K, "A");
         c.B = randbuf((size_t)c.K * c.N, "B");
@@ -123,6 +127,7 @@ int main(int argc, char **argv)
         report("sgemm", cases[i].what, c.M, c.N, c.K, c.ta, c.tb, 1, reps, secs);
         free(c.A); free(c.B); free(c.C);
     }
+    bl_gemm_set_backend(initial);
     /* all of attention's blocks at once through bl_matmul: [64 images, 4 heads, 64, 32] */
     static const struct { const char *what; int M, N, K; } att[] = {
         {"attention scores, 256 blocks", 64, 64, 32},

@@ -5,8 +5,9 @@
  * background load hits all alike); median ms, matrix GFLOP/s (forward 2MNK per linear +
  * 4 T^2 dim per image for attention, backward twice the forward) and their share of the
  * cblas_sgemm GFLOP/s at the model's main shape (4096x384x128), measured in every round
- * between the steps (median; the first line gives the best of 5 bursts, and bl_sgemm's own
- * figure, which splits the rows over 2 threads itself, beside it).
+ * between the steps (median; the first line gives the best of 5 bursts), and of bl_sgemm's
+ * (the product as blocklab makes it: oneDNN's dnnl_sgemm or OpenBLAS, "gemm" names which, rows
+ * split over 2 threads).
  * When python3 can import torch (run between the two halves of the rounds, so that both sides
  * are timed across the same spell of a shared machine),
  * bench/torch_ref.py times the same step in PyTorch eager with 1 and 2 intra-op threads
@@ -175,12 +176,13 @@ static void bench_dit(int rounds)
     /* the sgemm reference is measured in every round too, so a slow or fast spell of the
      * machine moves it and the steps alike; the share uses the median of the rounds */
     double *gemms = calloc((size_t)rounds, sizeof(double)), tms[NV] = {0};
+    double *owns = calloc((size_t)rounds, sizeof(double));
     /* PyTorch (1 intra-op thread, its fastest here) runs between the two halves of our rounds
      * and (2 threads) after them, so both sides are timed across the same spell of the machine */
     int torch = 1;
     for (int k = -2; k < rounds; k++) {        /* two warm-up rounds size the arenas */
         if (k == rounds / 2 && torch) torch = torch_ms(1, tms) == 0;
-        if (k >= 0) gemms[k] = sgemm_gflops(1, 1);
+        if (k >= 0) gemms[k] = sgemm_gflops(1, 1), owns[k] = sgemm_gflops(0, 1);
         for (int j = 0; j < NV; j++) {
             int i = (j + (k < 0 ? 0 : k)) % NV;   /* each round starts one variant later */
             double t0 = now_ms();
@@ -189,18 +191,22 @@ static void bench_dit(int rounds)
         }
     }
     qsort(gemms, (size_t)rounds, sizeof(double), cmp_d);
-    double gemm = gemms[rounds / 2];
+    qsort(owns, (size_t)rounds, sizeof(double), cmp_d);
+    double gemm = gemms[rounds / 2], own = owns[rounds / 2];
     free(gemms);
+    free(owns);
     if (torch) torch_ms(2, tms);
     for (int i = 0; i < NV; i++) {
         qsort(ms[i], (size_t)rounds, sizeof(double), cmp_d);
         double med = ms[i][rounds / 2], gf = 3 * 64 * dit_forward_flops(&m[i]->cfg) / 1e9;
         printf("{\"bench\":\"dit_train_step\",\"variant\":\"%s\",\"batch\":64,\"params\":%zu,"
                "\"ms\":%.1f,\"min_ms\":%.1f,\"gflop\":%.2f,\"gflops\":%.1f,\"sgemm_gflops\":%.1f,"
-               "\"share_of_sgemm\":%.2f", variants[i].name, bl_model_param_count(m[i]), med,
-               ms[i][0], gf, gf / med * 1e3, gemm, gf / med * 1e3 / gemm);
+               "\"share_of_sgemm\":%.2f,\"bl_sgemm_gflops\":%.1f,\"share_of_bl_sgemm\":%.2f",
+               variants[i].name, bl_model_param_count(m[i]), med, ms[i][0], gf, gf / med * 1e3,
+               gemm, gf / med * 1e3 / gemm, own, gf / med * 1e3 / own);
         if (tms[i] > 0) printf(",\"torch_ms\":%.1f,\"speedup_vs_torch\":%.2f", tms[i], tms[i] / med);
-        printf(",\"blas\":\"%s/%s\"}\n", bl_blas_kernel(), bl_blas_threading());
+        printf(",\"gemm\":\"%s\",\"blas\":\"%s/%s\"}\n", bl_gemm_backend(), bl_blas_kernel(),
+               bl_blas_threading());
         fflush(stdout);
         bl_run_free(r[i]);
         bl_model_free(m[i]);
@@ -270,8 +276,8 @@ int main(int argc, char **argv)
     if (rounds < 1) rounds = 1;
     double gemm = sgemm_gflops(1, 5), own = sgemm_gflops(0, 5);
     printf("{\"bench\":\"sgemm_model_shape\",\"M\":4096,\"N\":384,\"K\":128,\"gflops\":%.1f,"
-           "\"bl_sgemm_gflops\":%.1f,\"blas\":\"%s/%s\"}\n", gemm, own, bl_blas_kernel(),
-           bl_blas_threading());
+           "\"bl_sgemm_gflops\":%.1f,\"gemm\":\"%s\",\"blas\":\"%s/%s\"}\n", gemm, own,
+           bl_gemm_backend(), bl_blas_kernel(), bl_blas_threading());
     fflush(stdout);
     bench_gpt(rounds);
     bench_dit(rounds);

@@ -1,5 +1,10 @@
 /* blas.c - BLAS threading policy and the sgemm wrapper (see blas.h). */
+#include "config.h"
 #include "core/blas.h"
+#include "core/error.h"
+#ifdef HAVE_ONEDNN
+#include <dnnl.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -107,6 +112,54 @@ static int split_rows(int M, int N, int K)
 #endif
 }
 
+/* 1 when products go through oneDNN, 0 through OpenBLAS, -1 not decided yet. */
+static int gemm_onednn = -1;
+
+/* oneDNN can be used: built in, and its CPU runtime is OpenMP (a TBB or threadpool build would
+ * be a second pool, DESIGN.md section 4). */
+static int onednn_usable(void)
+{
+#ifdef HAVE_ONEDNN
+    const dnnl_version_t *v = dnnl_version();
+    return v && v->cpu_runtime == DNNL_RUNTIME_OMP;
+#else
+    return 0;
+#endif
+}
+
+/* Decided on first use, possibly on two threads at once: both compute the same value, and the
+ * flag is read and written atomically. */
+static int gemm_init(void)
+{
+    int v = __atomic_load_n(&gemm_onednn, __ATOMIC_RELAXED);
+    if (v >= 0) return v;
+    const char *want = getenv("BLOCKLAB_GEMM");
+    v = onednn_usable() && !(want && strcasecmp(want, "openblas") == 0);
+    __atomic_store_n(&gemm_onednn, v, __ATOMIC_RELAXED);
+    return v;
+}
+
+const char *bl_gemm_backend(void)
+{
+    return gemm_init() ? "onednn" : "openblas";
+}
+
+int bl_gemm_set_backend(const char *name)
+{
+    if (name && strcasecmp(name, "openblas") == 0) {
+        __atomic_store_n(&gemm_onednn, 0, __ATOMIC_RELAXED);
+        return 0;
+    }
+    if (name && strcasecmp(name, "onednn") == 0) {
+        if (!onednn_usable())
+            return bl_fail("gemm backend: oneDNN is not available in this build (configure found "
+                           "no libdnnl with an OpenMP runtime)");
+        __atomic_store_n(&gemm_onednn, 1, __ATOMIC_RELAXED);
+        return 0;
+    }
+    return bl_fail("gemm backend: unknown '%s' (onednn or openblas)", name ? name : "(null)");
+}
+
 void bl_sgemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, const float *B,
               float beta, float *C)
 {
@@ -129,6 +182,13 @@ void bl_sgemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, 
 void bl_sgemm_ld(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
                  const float *B, int ldb, float beta, float *C, int ldc)
 {
+#ifdef HAVE_ONEDNN
+    /* row-major, as cblas; inside an OpenMP region oneDNN runs on the calling thread. K = 0
+     * (C = beta C) goes to cblas: oneDNN 2.6 leaves C untouched there for some transposes. */
+    if (K > 0 && gemm_init() && dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, alpha, A, lda, B, ldb,
+                                  beta, C, ldc) == dnnl_success)
+        return;
+#endif
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                 M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }

@@ -39,12 +39,25 @@ const char *bl_blas_threading(void);
 void bl_par_begin(void);
 void bl_par_end(void);
 
+/* Which library multiplies matrices: "onednn" (oneDNN's dnnl_sgemm, when configure found
+ * libdnnl and its CPU runtime is OpenMP, so it shares blocklab's pool) or "openblas"
+ * (cblas_sgemm). oneDNN is the default where present: at TinyDiT's shapes on these Xeons it
+ * runs 130-150 GFLOP/s on one thread against OpenBLAS's 100-130, and 190-225 on two against
+ * 130-185 (its packing and threading suit K = 128 better), which makes a training step 12-17%
+ * faster. The environment variable BLOCKLAB_GEMM=openblas (or =onednn) chooses at start-up. */
+const char *bl_gemm_backend(void);
+/* Choose the backend by name ("onednn" or "openblas"); returns 0, or -1 (reported through
+ * bl_fail, nothing changed) for an unknown name or oneDNN when it is not available. For
+ * benchmarks and tests that compare the two. */
+int bl_gemm_set_backend(const char *name);
+
 /* C[M,N] = alpha * op(A) op(B) + beta * C, row-major, op = transpose when ta/tb is nonzero.
- * A is [M,K] (or [K,M] when ta), B is [K,N] (or [N,K] when tb). A wrapper on cblas_sgemm with
- * one policy: on exactly two OpenMP threads (the OpenMP OpenBLAS), outside a parallel region, a
+ * A is [M,K] (or [K,M] when ta), B is [K,N] (or [N,K] when tb). A wrapper on the backend's sgemm
+ * (bl_gemm_backend; BLAS semantics, so no error to report: should oneDNN refuse a call, it is
+ * made again through cblas_sgemm) with one policy: on exactly two OpenMP threads (the OpenMP OpenBLAS), outside a parallel region, a
  * tall product (M >= 1024, M N K >= 2^22) is split into two row halves, one per thread with
- * single-threaded BLAS: 10-25% faster than OpenBLAS splitting it itself at TinyDiT's shapes on
- * the 2-core machines (bench_train prints both figures). Inside a parallel region BLAS runs on
+ * single-threaded products: 10-25% faster than OpenBLAS splitting it itself at TinyDiT's shapes
+ * on the 2-core machines, and as fast as oneDNN doing so (bench_train prints both figures). Inside a parallel region BLAS runs on
  * the calling thread. */
 void bl_sgemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, const float *B,
               float beta, float *C);

@@ -1,6 +1,7 @@
 /* test_ops.c - every op of core/ops.h: backward against central finite differences (several
  * shape variants each), forward against hand-computed values, errors, and the arena staying
  * put across training-like steps. */
+#include "core/blas.h"
 #include "core/error.h"
 #include "core/graph.h"
 #include "core/ops.h"
@@ -299,6 +300,69 @@ BL_TEST(test_large_matmul)
     }
 }
 
+/* bl_sgemm / bl_sgemm_ld through each product backend (oneDNN where built in, OpenBLAS always)
+ * against a product summed in double: every transpose pair, beta 0 / 0.5 / 1 over a filled C,
+ * leading dimensions wider than the matrices, K = 0 (C = beta C), and a product tall enough
+ * for bl_sgemm's split of the rows over two threads. Unknown backend names are refused. */
+static double sgemm_case(int ta, int tb, int M, int N, int K, int pad, float beta, int whole)
+{
+    int lda = (ta ? M : K) + pad, ldb = (tb ? K : N) + pad, ldc = N + pad;
+    size_t na = (size_t)(ta ? K : M) * lda, nb = (size_t)(tb ? N : K) * ldb, nc = (size_t)M * ldc;
+    float *A = malloc((na + 1) * sizeof(float)), *B = malloc((nb + 1) * sizeof(float));
+    float *C = malloc((nc + 1) * sizeof(float)), *C0 = malloc((nc + 1) * sizeof(float));
+    for (size_t i = 0; i < na; i++) A[i] = (float)((i * 7919 % 1000) / 500.0 - 1.0);
+    for (size_t i = 0; i < nb; i++) B[i] = (float)((i * 104729 % 997) / 498.5 - 1.0);
+    for (size_t i = 0; i < nc; i++) C[i] = C0[i] = (float)((i % 13) - 6.0);
+    if (whole) bl_sgemm(ta, tb, M, N, K, 1.5f, A, B, beta, C);
+    else bl_sgemm_ld(ta, tb, M, N, K, 1.5f, A, lda, B, ldb, beta, C, ldc);
+    double worst = 0;
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double s = 0;
+            for (int k = 0; k < K; k++)
+                s += (double)(ta ? A[(size_t)k * lda + i] : A[(size_t)i * lda + k]) *
+                     (tb ? B[(size_t)j * ldb + k] : B[(size_t)k * ldb + j]);
+            double want = 1.5 * s + (beta != 0 ? beta * C0[(size_t)i * ldc + j] : 0.0);
+            worst = fmax(worst, fabs(C[(size_t)i * ldc + j] - want) / (1.0 + sqrt((double)K)));
+        }
+    for (int i = 0; i < M; i++)   /* the padding columns of C are left alone */
+        for (int j = N; j < ldc; j++)
+            if (C[(size_t)i * ldc + j] != C0[(size_t)i * ldc + j]) worst = INFINITY;
+    free(A); free(B); free(C); free(C0);
+    return worst;
+}
+
+BL_TEST(test_sgemm_backends)
+{
+    const char *initial = bl_gemm_backend();
+    const char *names[] = {"openblas", "onednn"};
+    for (int bk = 0; bk < 2; bk++) {
+        if (bl_gemm_set_backend(names[bk]) < 0) {
+            CHECK(bk == 1, "openblas must always be available: %s", bl_error());
+            continue;   /* built without oneDNN */
+        }
+        CHECK(strcmp(bl_gemm_backend(), names[bk]) == 0, "backend %s", bl_gemm_backend());
+        int shapes[][3] = {{7, 5, 3}, {64, 64, 32}, {33, 17, 70}, {3, 4, 0}};
+        float betas[] = {0.0f, 0.5f, 1.0f};
+        for (int t = 0; t < 4; t++)
+            for (int s = 0; s < 4; s++)
+                for (int b = 0; b < 3; b++) {
+                    double e = sgemm_case(t >> 1, t & 1, shapes[s][0], shapes[s][1], shapes[s][2],
+                                          s & 1 ? 5 : 0, betas[b], 0);
+                    CHECK(e < 1e-5, "%s ta=%d tb=%d %dx%dx%d beta %g: error %g", names[bk], t >> 1,
+                          t & 1, shapes[s][0], shapes[s][1], shapes[s][2], betas[b], e);
+                }
+        /* tall: bl_sgemm splits the rows over two threads (M >= 1024, M N K >= 2^22) */
+        for (int t = 0; t < 4; t++) {
+            double e = sgemm_case(t >> 1, t & 1, 1100, 40, 100, 0, t == 3 ? 1.0f : 0.0f, 1);
+            CHECK(e < 1e-5, "%s tall ta=%d tb=%d: error %g", names[bk], t >> 1, t & 1, e);
+        }
+    }
+    CHECK(bl_gemm_set_backend("mkl") < 0, "an unknown backend was accepted");
+    CHECK_ERR("unknown 'mkl'");
+    CHECK(bl_gemm_set_backend(initial) == 0, "restoring %s: %s", initial, bl_error());
+}
+
 BL_TEST(test_large_pointwise)
 {
     /* 512 x 256 = 131k elements: the OpenMP paths of add/mul broadcast, gelu, silu, bias grad */
@@ -533,6 +597,7 @@ int main(void)
     RUN(test_values_linear_matmul);
     RUN(test_values_losses);
     RUN(test_large_matmul);
+    RUN(test_sgemm_backends);
     RUN(test_large_pointwise);
     RUN(test_large_fused_linear);
     RUN(test_linear_gelu_accuracy);
