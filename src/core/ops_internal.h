@@ -1,4 +1,5 @@
-/* ops_internal.h - helpers shared by the op kernels in src/core/ops_*.c (not a public header).
+/* ops_internal.h - helpers shared by the op kernels in src/core/ops_*.c and the fused layer ops
+ * of src/nn (not a public header).
  *
  * Threading: elementwise loops use `#pragma omp parallel for if (n > BL_PAR_MIN)`; below about
  * 64k elements the fork/join costs more than the loop. Regions that call BLAS are bracketed by
@@ -47,5 +48,17 @@ void bl_ops_mul(const float *a, const float *b, float *y, size_t n);
  * taken while the rows are in cache; same summation order as bl_ops_colsum_add. */
 void bl_ops_mul_colsum(const float *a, const float *b, float *y, size_t rows, size_t cols,
                        float *dst);
+
+/* The argument checks of a linear layer y = x W^T + b: x [..., in] (at most INT_MAX rows),
+ * w [out, in], b [out] or NULL. Returns 0, or -1 through bl_fail with op naming the op. */
+int bl_ops_linear_check(const char *op, bl_tensor *x, bl_tensor *w, bl_tensor *b);
+
+/* The two products of a linear layer's backward (y = x W^T; x [R, in], W [out, in], dy [R, out]):
+ * dx = dy W + beta_x dx and dW += dy^T x, either output may be NULL. On two threads they run
+ * side by side, one per thread with single-threaded products (equal FLOPs, no split of each
+ * product, no sync inside it); otherwise one after the other, the backend threading each.
+ * Formulas: llm.c matmul_backward. No errors (BLAS semantics). */
+void bl_ops_linear_grads(int R, int in, int out, const float *dy, const float *x, const float *w,
+                         float *dx, float beta_x, float *dw);
 
 #endif

@@ -38,11 +38,8 @@ static void gemm_batched(int nb, int ta, int tb, int M, int N, int K, const floa
     }
 }
 
-/* The two products of a linear layer's backward: dx = dy W (+ beta_x dx) and dW += dy^T x,
- * either one may be NULL. On two threads they run side by side, one per thread with
- * single-threaded BLAS (equal FLOPs, no split of each product, no sync inside it); otherwise
- * one after the other, BLAS threading each itself. */
-static void linear_grads(int R, int in, int out, const float *dy, const float *x, const float *w,
+/* (ops_internal.h) */
+void bl_ops_linear_grads(int R, int in, int out, const float *dy, const float *x, const float *w,
                          float *dx, float beta_x, float *dw)
 {
 #ifdef _OPENMP
@@ -80,12 +77,12 @@ static void linear_backward(bl_node *n)
     int in = w->shape[1], out = w->shape[0], R = (int)(x->numel / (size_t)in);
     /* y = x W^T (+ b) */
     /* dx = dy W written (beta 0) while x's grad is logically zero, else added; dW += dy^T x */
-    linear_grads(R, in, out, y->grad, x->data, w->data, x->grad, x_beta(x), w->grad);
+    bl_ops_linear_grads(R, in, out, y->grad, x->data, w->data, x->grad, x_beta(x), w->grad);
     if (b && b->grad) bl_ops_colsum_add(b->grad, y->grad, NULL, (size_t)R, (size_t)out);
 }
 
-/* The argument checks of linear and linear_gelu (op names the op in the message). */
-static int linear_check(const char *op, bl_tensor *x, bl_tensor *w, bl_tensor *b)
+/* (ops_internal.h) */
+int bl_ops_linear_check(const char *op, bl_tensor *x, bl_tensor *w, bl_tensor *b)
 {
     if (bl_ops_need(op, "x", x) || bl_ops_need(op, "weight", w)) return -1;
     if (w->ndim != 2) return bl_fail("%s: weight must be 2-D [out, in], got %s", op, BL_SHP(w));
@@ -104,7 +101,7 @@ static int linear_check(const char *op, bl_tensor *x, bl_tensor *w, bl_tensor *b
 
 bl_tensor *bl_linear(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b)
 {
-    if (linear_check("linear", x, w, b) < 0) return NULL;
+    if (bl_ops_linear_check("linear", x, w, b) < 0) return NULL;
     int out = w->shape[0], in = w->shape[1];
     int shape[BL_MAXDIM];
     memcpy(shape, x->shape, sizeof shape);
@@ -135,13 +132,13 @@ static void linear_add_backward(bl_node *n)
     bl_tensor *x = n->in[0], *w = n->in[1], *b = n->in[2], *r = n->in[3], *y = n->out;
     int in = w->shape[1], out = w->shape[0], R = (int)(x->numel / (size_t)in);
     if (r->grad) bl_ops_copy_or_add(r->grad, y->grad, y->numel, bl_grad_take(r));   /* dr += dy */
-    linear_grads(R, in, out, y->grad, x->data, w->data, x->grad, x_beta(x), w->grad);  /* dx, dW */
+    bl_ops_linear_grads(R, in, out, y->grad, x->data, w->data, x->grad, x_beta(x), w->grad);  /* dx, dW */
     if (b && b->grad) bl_ops_colsum_add(b->grad, y->grad, NULL, (size_t)R, (size_t)out);
 }
 
 bl_tensor *bl_linear_add(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b, bl_tensor *r)
 {
-    if (linear_check("linear_add", x, w, b) < 0 || bl_ops_need("linear_add", "residual", r)) return NULL;
+    if (bl_ops_linear_check("linear_add", x, w, b) < 0 || bl_ops_need("linear_add", "residual", r)) return NULL;
     int out = w->shape[0], in = w->shape[1], R = (int)(x->numel / (size_t)in);
     if (r->numel != (size_t)R * out || r->shape[r->ndim - 1] != out)
         return BL_FAILP("linear_add: residual %s does not match the output [%d, %d]", BL_SHP(r), R, out);
@@ -193,12 +190,12 @@ static void linear_gelu_backward(bl_node *n)
     int in = w->shape[1], out = w->shape[0], R = (int)(x->numel / (size_t)in);
     /* dh = dy gelu'(h), with db += column sums of dh on the way */
     bl_ops_mul_colsum(y->grad, d->data, dh->data, (size_t)R, (size_t)out, b && b->grad ? b->grad : NULL);
-    linear_grads(R, in, out, dh->data, x->data, w->data, x->grad, x_beta(x), w->grad);  /* dx, dW */
+    bl_ops_linear_grads(R, in, out, dh->data, x->data, w->data, x->grad, x_beta(x), w->grad);  /* dx, dW */
 }
 
 bl_tensor *bl_linear_gelu(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b)
 {
-    if (linear_check("linear_gelu", x, w, b) < 0) return NULL;
+    if (bl_ops_linear_check("linear_gelu", x, w, b) < 0) return NULL;
     int out = w->shape[0], in = w->shape[1], R = (int)(x->numel / (size_t)in);
     int shape[BL_MAXDIM];
     memcpy(shape, x->shape, sizeof shape);

@@ -4,14 +4,17 @@
  *   gelu:   fc2(gelu(fc1 x))                 (GPT-2 / nanoGPT MLP, DiT Mlp from timm)
  *   swiglu: w3(silu(w1 x) * w2 x)            (Shazeer 2020, "GLU Variants Improve Transformer";
  *                                             LLaMA FeedForward: self.w2(F.silu(self.w1(x)) * self.w3(x)))
- * The FFNs are compositions of core ops (bl_linear_gelu, bl_linear) and the gate below, so backward comes
- * from those ops' nodes.
+ * The GELU FFN is a composition of core ops (bl_linear_gelu, bl_linear_add); the SwiGLU FFN's
+ * two input projections and its gate are one op here (bl_linear_swiglu), then bl_linear_add.
  */
 #include "nn/nn.h"
 #include "nn/nn_private.h"
+#include "core/blas.h"
 #include "core/ops.h"
+#include "core/ops_internal.h"
 #include "core/vmath.h"
 #include <math.h>
+#include <string.h>
 
 /* The gate on n elements, compiled for AVX-512 / AVX2 too (bl_vexpf: vectorised expf):
  *   y = silu(a) b,  silu(a) = a sig(a),  silu'(a) = sig(a) (1 + a (1 - sig(a)))
@@ -27,8 +30,17 @@ BL_SIMD_CLONES static void swiglu_fw_run(const float *restrict a, const float *r
 
 BL_SIMD_CLONES static void swiglu_bw_run(const float *restrict a, const float *restrict b,
                                          const float *restrict dy, float *restrict da,
-                                         float *restrict db, size_t n)
+                                         float *restrict db, size_t n, int write)
 {
+    if (write) { /* da, db written, not added (the fused op's scratch) */
+#pragma omp simd
+        for (size_t i = 0; i < n; i++) {
+            float x = a[i], s = 1.0f / (1.0f + bl_vexpf(-x));
+            da[i] = dy[i] * b[i] * s * (1.0f + x * (1.0f - s));
+            db[i] = dy[i] * (x * s);
+        }
+        return;
+    }
     if (da && db) { /* both (training): one sigmoid per element */
 #pragma omp simd
         for (size_t i = 0; i < n; i++) {
@@ -62,7 +74,7 @@ static void swiglu_backward(bl_node *n)
     for (size_t c = 0; c < nch; c++) {
         size_t o = c * SWIGLU_CHUNK, len = N - o < SWIGLU_CHUNK ? N - o : SWIGLU_CHUNK;
         swiglu_bw_run(a->data + o, b->data + o, y->grad + o, a->grad ? a->grad + o : NULL,
-                      b->grad ? b->grad + o : NULL, len);
+                      b->grad ? b->grad + o : NULL, len, 0);
     }
 }
 
@@ -112,14 +124,105 @@ bl_tensor *bl_mlp_gelu(bl_graph *g, bl_tensor *x, bl_tensor *fc1_w, bl_tensor *f
     return bl_mlp_gelu_add(g, x, fc1_w, fc1_b, fc2_w, fc2_b, NULL);
 }
 
+/* ---------------------------------------------------------------------------------------
+ * linear_swiglu: h = silu(x W1^T + b1) * (x W2^T + b2), one node. With threads, in blocks of
+ * LS_ROWS rows, each block's two products and the gate on one thread (single-threaded
+ * products), so the gate reads a and v while they are still in that core's cache; the biases
+ * are added there too (no pass to copy them in first). Backward writes da, dv into the node's
+ * scratch (no zeroed buffers to add into), then takes the bias sums and linear's products.
+ * node: in = {x, w1, b1, w2, b2}, save = {a, v [R, H] (biases included), da, dv [R, H] scratch}
+ */
+enum { LS_ROWS = 256 };
+
+/* rows [r0, r0 + n) of a = x W1^T + b1, v = x W2^T + b2, h = silu(a) v, on the calling thread */
+static void linear_swiglu_rows(int r0, int n, int in, int H, const float *x, const float *w1,
+                               const float *b1, const float *w2, const float *b2, float *a,
+                               float *v, float *h)
+{
+    size_t o = (size_t)r0 * H;
+    bl_sgemm(0, 1, n, H, in, 1.0f, x + (size_t)r0 * in, w1, 0.0f, a + o);
+    bl_sgemm(0, 1, n, H, in, 1.0f, x + (size_t)r0 * in, w2, 0.0f, v + o);
+    for (int r = 0; r < n; r++) {
+        float *ar = a + o + (size_t)r * H, *vr = v + o + (size_t)r * H;
+        if (b1) {
+#pragma omp simd
+            for (int j = 0; j < H; j++) ar[j] += b1[j];
+        }
+        if (b2) {
+#pragma omp simd
+            for (int j = 0; j < H; j++) vr[j] += b2[j];
+        }
+    }
+    swiglu_fw_run(a + o, v + o, h + o, (size_t)n * H);
+}
+
+static void linear_swiglu_backward(bl_node *n)
+{
+    bl_tensor *x = n->in[0], *w1 = n->in[1], *b1 = n->in[2], *w2 = n->in[3], *b2 = n->in[4];
+    bl_tensor *a = n->save[0], *v = n->save[1], *da = n->save[2], *dv = n->save[3], *h = n->out;
+    int H = w1->shape[0], in = w1->shape[1], R = (int)(x->numel / (size_t)in);
+    size_t N = h->numel, nch = (N + SWIGLU_CHUNK - 1) / SWIGLU_CHUNK;
+    /* da = dh v silu'(a), dv = dh silu(a) */
+#pragma omp parallel for schedule(static) if (N > BL_NN_PAR_MIN)
+    for (size_t c = 0; c < nch; c++) {
+        size_t o = c * SWIGLU_CHUNK, len = N - o < SWIGLU_CHUNK ? N - o : SWIGLU_CHUNK;
+        swiglu_bw_run(a->data + o, v->data + o, h->grad + o, da->data + o, dv->data + o, len, 1);
+    }
+    if (b1 && b1->grad) bl_ops_colsum_add(b1->grad, da->data, NULL, (size_t)R, (size_t)H);
+    if (b2 && b2->grad) bl_ops_colsum_add(b2->grad, dv->data, NULL, (size_t)R, (size_t)H);
+    /* dx = da W1 (written while x's grad is logically zero) + dv W2; dW1 += da^T x, dW2 += dv^T x */
+    float beta = x->grad && bl_grad_take(x) ? 0.0f : 1.0f;
+    bl_ops_linear_grads(R, in, H, da->data, x->data, w1->data, x->grad, beta, w1->grad);
+    bl_ops_linear_grads(R, in, H, dv->data, x->data, w2->data, x->grad, 1.0f, w2->grad);
+}
+
+bl_tensor *bl_linear_swiglu(bl_graph *g, bl_tensor *x, bl_tensor *w1, bl_tensor *b1,
+                            bl_tensor *w2, bl_tensor *b2)
+{
+    if (bl_ops_linear_check("linear_swiglu", x, w1, b1) < 0 ||
+        bl_ops_linear_check("linear_swiglu", x, w2, b2) < 0)
+        return NULL;
+    if (w2->shape[0] != w1->shape[0]) {
+        char s1[64], s2[64];
+        bl_fail("linear_swiglu: gate weight %s and value weight %s must have the same shape",
+                bl_nn_shape(w1, s1, sizeof s1), bl_nn_shape(w2, s2, sizeof s2));
+        return NULL;
+    }
+    int H = w1->shape[0], in = w1->shape[1], R = (int)(x->numel / (size_t)in);
+    int shape[BL_MAXDIM];
+    memcpy(shape, x->shape, sizeof shape);
+    shape[x->ndim - 1] = H;
+    int grad = BL_WANTS_GRAD(g, x, w1, b1, w2, b2);
+    bl_tensor *h = bl_graph_tensor(g, x->ndim, shape, grad);
+    bl_tensor *a = h ? bl_graph_tensor(g, 2, (int[]){R, H}, 0) : NULL;
+    bl_tensor *v = a ? bl_graph_tensor(g, 2, (int[]){R, H}, 0) : NULL;
+    bl_tensor *da = v && grad ? bl_graph_tensor(g, 2, (int[]){R, H}, 0) : NULL;
+    bl_tensor *dv = da ? bl_graph_tensor(g, 2, (int[]){R, H}, 0) : NULL;
+    if (!v || (grad && !dv)) return NULL;
+    const float *pb1 = b1 ? b1->data : NULL, *pb2 = b2 ? b2->data : NULL;
+    int nblk = (R + LS_ROWS - 1) / LS_ROWS;
+    bl_par_begin();
+#pragma omp parallel for schedule(static) if (nblk >= 4)
+    for (int k = 0; k < nblk; k++)
+        linear_swiglu_rows(k * LS_ROWS, R - k * LS_ROWS < LS_ROWS ? R - k * LS_ROWS : LS_ROWS, in,
+                           H, x->data, w1->data, pb1, w2->data, pb2, a->data, v->data, h->data);
+    bl_par_end();
+    bl_node *n = bl_graph_node(g, "linear_swiglu", linear_swiglu_backward, h);
+    if (n) {
+        bl_tensor *ins[] = {x, w1, b1, w2, b2};
+        memcpy(n->in, ins, sizeof ins);
+        n->save[0] = a; n->save[1] = v; n->save[2] = da; n->save[3] = dv;
+        n->assigns = 1u;
+    }
+    return h;
+}
+
 bl_tensor *bl_mlp_swiglu_add(bl_graph *g, bl_tensor *x, bl_tensor *w1, bl_tensor *b1,
                              bl_tensor *w2, bl_tensor *b2, bl_tensor *w3, bl_tensor *b3,
                              bl_tensor *r)
 {
     /* self.w3(F.silu(self.w1(x)) * self.w2(x)) */
-    bl_tensor *a = bl_linear(g, x, w1, b1);
-    bl_tensor *v = a ? bl_linear(g, x, w2, b2) : NULL;
-    bl_tensor *h = v ? bl_swiglu(g, a, v) : NULL;
+    bl_tensor *h = bl_linear_swiglu(g, x, w1, b1, w2, b2);
     bl_tensor *y = h ? ffn_out(g, h, w3, b3, r) : NULL;
     if (!y) bl_error_prefix("mlp_swiglu");
     return y;

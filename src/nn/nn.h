@@ -48,6 +48,14 @@ bl_tensor *bl_norm_modulate(bl_graph *g, bl_tensor *x, bl_tensor *shift, bl_tens
 /* The SwiGLU gate: silu(a) * b elementwise, a and b of one shape (Shazeer 2020). */
 bl_tensor *bl_swiglu(bl_graph *g, bl_tensor *a, bl_tensor *b);
 
+/* The SwiGLU FFN's front as one op: h = silu(x W1^T + b1) * (x W2^T + b2); x [..., D], w1, w2
+ * [Hd, D], b1, b2 [Hd] or NULL -> h [..., Hd]. Same values as bl_swiglu(bl_linear(x, w1, b1),
+ * bl_linear(x, w2, b2)) without a and v as graph tensors (kept in the node for backward).
+ * Errors (bl_fail, NULL): linear's argument checks, named "linear_swiglu"; w1 and w2 of
+ * different shapes. */
+bl_tensor *bl_linear_swiglu(bl_graph *g, bl_tensor *x, bl_tensor *w1, bl_tensor *b1,
+                            bl_tensor *w2, bl_tensor *b2);
+
 /* Feed-forward blocks. x [..., D].
  * GELU FFN: fc2(gelu(fc1 x)); fc1 w [Hd, D] b [Hd], fc2 w [D, Hd] b [D] (biases may be NULL).
  * SwiGLU FFN: w3(silu(w1 x) * w2 x); w1, w2 [Hd, D], w3 [D, Hd] (biases may be NULL). */

@@ -1,6 +1,7 @@
 /* test_nn.c - the smaller block parts: head split/merge, slice, modulate, norm_modulate, timestep features,
  * patch embedding, unpatchify, learned 2-D positions, the SwiGLU gate and both FFNs. Forward
  * against index arithmetic or naive double loops, backward against finite differences, errors. */
+#include "core/ops.h"
 #include "nn_test.h"
 
 /* ---------------------------------------------------------------- heads */
@@ -361,7 +362,7 @@ BL_TEST(test_mlps)
     if (yg) CHECK(nn_maxdiff(yg->data, rg, N * D) < 1e-5, "gelu ffn off by %g", nn_maxdiff(yg->data, rg, N * D));
     if (ys) CHECK(nn_maxdiff(ys->data, rs, N * D) < 1e-5, "swiglu ffn off by %g", nn_maxdiff(ys->data, rs, N * D));
     CHECK(bl_mlp_swiglu(g, sin_[0], sin_[1], sin_[2], sin_[5], NULL, sin_[5], NULL) == NULL, "w2 [6, 7] accepted");
-    CHECK_ERR("mlp_swiglu: linear:");
+    CHECK_ERR("mlp_swiglu: linear_swiglu: x [3, 6] has 6 features");
     CHECK(bl_mlp_gelu(g, gin[0], gin[3], NULL, gin[3], NULL) == NULL, "fc1 [6, 10] accepted for x [3, 6]");
     CHECK_ERR("mlp_gelu: linear_gelu:");
     bl_graph_free(g);
@@ -369,6 +370,55 @@ BL_TEST(test_mlps)
     GRADCHECK("mlp_swiglu", f_mlp_swiglu, sin_, NULL);
     FREE_ALL(gin);
     FREE_ALL(sin_);
+}
+
+/* x scaled first: an arena tensor whose grad starts logically zero, so the backward writes dx
+ * with its first product and adds the second (a leaf's grad is always added to) */
+static bl_tensor *f_linear_swiglu_nobias(bl_graph *g, bl_tensor **in, void *c)
+{
+    (void)c;
+    return bl_linear_swiglu(g, bl_scale(g, in[0], 1.5f), in[1], NULL, in[2], NULL);
+}
+
+/* the residual is x itself: x's grad is already written when linear_swiglu's backward adds */
+static bl_tensor *f_mlp_swiglu_res_x(bl_graph *g, bl_tensor **in, void *c)
+{
+    (void)c;
+    return bl_mlp_swiglu_add(g, in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[0]);
+}
+
+/* The fused SwiGLU front against double sums: 1100 rows (its 256-row blocks on the threads,
+ * a short last block), b1 absent; gradients by finite differences without biases and with x
+ * also the residual; w1 and w2 of different shapes refused. */
+BL_TEST(test_linear_swiglu)
+{
+    enum { R = 1100, D = 6, H = 7 };
+    bl_tensor *x = MK("ls.x", 0, R, D), *w1 = MK("ls.w1", 0, H, D), *w2 = MK("ls.w2", 0, H, D);
+    bl_tensor *b2 = MK("ls.b2", 0, H), *w5 = MK("ls.w5", 0, 5, D);
+    bl_graph *g = bl_graph_new();
+    bl_tensor *h = bl_linear_swiglu(g, x, w1, NULL, w2, b2);
+    CHECK(h && h->shape[0] == R && h->shape[1] == H, "%s", bl_error());
+    double worst = 0;
+    for (int r = 0; h && r < R; r += 7) {
+        double xr[D], a[H], v[H];
+        for (int i = 0; i < D; i++) xr[i] = x->data[r * D + i];
+        lin_d(xr, w1, NULL, a);
+        lin_d(xr, w2, b2, v);
+        for (int j = 0; j < H; j++) worst = fmax(worst, fabs(h->data[r * H + j] - silu_d(a[j]) * v[j]));
+    }
+    CHECK(worst < 1e-5, "values off by %g", worst);
+    CHECK(bl_linear_swiglu(g, x, w1, NULL, w5, NULL) == NULL, "w2 [5, 6] accepted beside w1 [7, 6]");
+    CHECK_ERR("linear_swiglu: gate weight [7, 6] and value weight [5, 6] must have the same shape");
+    bl_graph_free(g);
+    bl_tensor *nb[3] = {MK("lsn.x", 1, 3, D), MK("lsn.w1", 1, H, D), MK("lsn.w2", 1, H, D)};
+    GRADCHECK("linear_swiglu without biases", f_linear_swiglu_nobias, nb, NULL);
+    bl_tensor *rx[7] = {MK("lsr.x", 1, 3, D), MK("lsr.w1", 1, H, D), MK("lsr.b1", 1, H),
+                        MK("lsr.w2", 1, H, D), MK("lsr.b2", 1, H), MK("lsr.w3", 1, D, H),
+                        MK("lsr.b3", 1, D)};
+    GRADCHECK("mlp_swiglu_add with x as the residual", f_mlp_swiglu_res_x, rx, NULL);
+    FREE_ALL(nb);
+    FREE_ALL(rx);
+    bl_tensor_free(x); bl_tensor_free(w1); bl_tensor_free(w2); bl_tensor_free(b2); bl_tensor_free(w5);
 }
 
 BL_TEST(test_swiglu_hidden)
@@ -398,6 +448,7 @@ int main(void)
     RUN(test_pos2d);
     RUN(test_swiglu_gate);
     RUN(test_mlps);
+    RUN(test_linear_swiglu);
     RUN(test_swiglu_hidden);
     return bl_test_done();
 }
