@@ -8,10 +8,13 @@
  * between the steps (median; the first line gives the best of 5 bursts), and of bl_sgemm's
  * (the product as blocklab makes it: oneDNN's dnnl_sgemm or OpenBLAS, "gemm" names which, rows
  * split over 2 threads).
- * When python3 can import torch (run between the two halves of the rounds, so that both sides
- * are timed across the same spell of a shared machine),
- * bench/torch_ref.py times the same step in PyTorch eager with 1 and 2 intra-op threads
- * (with Debian's pthreads OpenBLAS: torch hangs on the OpenMP build) and the ratio is printed.
+ * When python3 can import torch, bench/torch_ref.py times the same step in PyTorch eager in
+ * lockstep with ours (--serve, 1 intra-op thread, its fastest setting here): in every round each
+ * variant takes our step and then PyTorch's, so both sides are timed across the same spells of
+ * a shared machine and with the same round-robin; "torch_ms" is that median and the ratio is
+ * taken against it. After the rounds it also times consecutive steps of one variant alone with
+ * 1 and 2 intra-op threads ("torch_alone_ms": the faster), with Debian's pthreads OpenBLAS
+ * (torch hangs on the OpenMP build).
  * TinyGPT: training tokens/s at batch 32 x context 128, and generation tokens/s with and
  * without the KV cache, beside PyTorch eager's (torch_ref.py --what gpt; nanoGPT-style
  * generation there recomputes the window, i.e. no KV cache).
@@ -28,7 +31,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef BL_SRCDIR
 #define BL_SRCDIR "."
@@ -118,16 +124,6 @@ static const char *torch_python(void)   /* $PYTHON, python3 or Debian's /usr/bin
     return py;
 }
 
-static FILE *torch_run(const char *what, int th)
-{
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd,
-             "LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-pthread OPENBLAS_CORETYPE=%s "
-             "OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2 timeout 900 %s %s/bench/torch_ref.py "
-             "--what %s --threads %d --steps 5", bl_blas_kernel(), torch_python(), BL_SRCDIR, what, th);
-    return torch_python() ? popen(cmd, "r") : NULL;
-}
-
 /* A number after "key": in a JSON line, or 0. */
 static double json_num(const char *line, const char *key)
 {
@@ -136,6 +132,81 @@ static double json_num(const char *line, const char *key)
     const char *p = strstr(line, k);
     return p ? atof(p + strlen(k)) : 0;
 }
+
+/* The shell command running torch_ref.py with arguments args. */
+static void torch_cmd(char *cmd, size_t n, const char *args)
+{
+    snprintf(cmd, n,
+             "LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-pthread OPENBLAS_CORETYPE=%s "
+             "OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2 timeout 900 %s %s/bench/torch_ref.py %s",
+             bl_blas_kernel(), torch_python(), BL_SRCDIR, args);
+}
+
+static FILE *torch_run(const char *what, int th)
+{
+    char cmd[1024], args[128];
+    snprintf(args, sizeof args, "--what %s --threads %d --steps 5", what, th);
+    torch_cmd(cmd, sizeof cmd, args);
+    return torch_python() ? popen(cmd, "r") : NULL;
+}
+
+/* PyTorch stepping in lockstep with blocklab: torch_ref.py --serve with 1 intra-op thread (its
+ * fastest setting here, as the standalone lines show), asked for one step at a time, so that in
+ * every round each variant takes our step and then PyTorch's, and a slow or fast spell of the
+ * shared machine hits both alike. After each PyTorch step the bench waits LOCK_PAUSE_MS, so
+ * the pthreads OpenBLAS workers torch uses stop spinning (about 2^28 cycles) before our step. */
+enum { LOCK_PAUSE_MS = 150 };
+typedef struct { FILE *to, *from; pid_t pid; } torch_peer;
+
+static int peer_open(torch_peer *p)
+{
+    char cmd[1024];
+    int in[2], out[2];
+    if (!torch_python() || pipe(in) < 0) return -1;
+    if (pipe(out) < 0) { close(in[0]); close(in[1]); return -1; }
+    torch_cmd(cmd, sizeof cmd, "--serve --threads 1");
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        close(in[0]); close(in[1]); close(out[0]); close(out[1]);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    p->to = pid > 0 ? fdopen(in[1], "w") : NULL;
+    p->from = pid > 0 ? fdopen(out[0], "r") : NULL;
+    p->pid = pid;
+    if (!p->to || !p->from) {
+        if (p->to) fclose(p->to); else close(in[1]);
+        if (p->from) fclose(p->from); else close(out[0]);
+        if (pid > 0) waitpid(pid, NULL, 0);
+        return -1;
+    }
+    signal(SIGPIPE, SIG_IGN);   /* a dead peer reads as "no figure", not a killed bench */
+    return 0;
+}
+
+/* ms of one PyTorch step of `variant`, or 0 when the peer failed. */
+static double peer_step(torch_peer *p, const char *variant)
+{
+    char line[256];
+    if (fprintf(p->to, "dit %s\n", variant) < 0 || fflush(p->to) != 0) return 0;
+    if (!fgets(line, sizeof line, p->from)) return 0;
+    struct timespec pause = {0, LOCK_PAUSE_MS * 1000000L};
+    nanosleep(&pause, NULL);
+    return json_num(line, "ms");
+}
+
+static void peer_close(torch_peer *p)
+{
+    fclose(p->to);
+    fclose(p->from);
+    waitpid(p->pid, NULL, 0);
+}
+
 
 /* PyTorch eager ms per step for each variant, fastest thread setting; 0 when unavailable. */
 /* PyTorch eager ms per step for each variant with th intra-op threads, folded into out (the
@@ -177,25 +248,33 @@ static void bench_dit(int rounds)
      * machine moves it and the steps alike; the share uses the median of the rounds */
     double *gemms = calloc((size_t)rounds, sizeof(double)), tms[NV] = {0};
     double *owns = calloc((size_t)rounds, sizeof(double));
-    /* PyTorch (1 intra-op thread, its fastest here) runs between the two halves of our rounds
-     * and (2 threads) after them, so both sides are timed across the same spell of the machine */
-    int torch = 1;
+    /* PyTorch in lockstep (1 intra-op thread): after each of our steps, the same variant's */
+    torch_peer peer = {NULL, NULL, 0};
+    int opened = peer_open(&peer) == 0, lock = opened;
+    double *lms[NV];
+    for (int i = 0; i < NV; i++) lms[i] = calloc((size_t)rounds, sizeof(double));
     for (int k = -2; k < rounds; k++) {        /* two warm-up rounds size the arenas */
-        if (k == rounds / 2 && torch) torch = torch_ms(1, tms) == 0;
         if (k >= 0) gemms[k] = sgemm_gflops(1, 1), owns[k] = sgemm_gflops(0, 1);
         for (int j = 0; j < NV; j++) {
             int i = (j + (k < 0 ? 0 : k)) % NV;   /* each round starts one variant later */
             double t0 = now_ms();
             if (bl_run_step(r[i], NULL, NULL) < 0) { fprintf(stderr, "bench_train: %s\n", bl_error()); exit(1); }
             if (k >= 0) ms[i][k] = now_ms() - t0;
+            if (lock) {
+                double t = peer_step(&peer, variants[i].name);
+                if (t <= 0) lock = 0;   /* the peer failed: no lockstep figures */
+                if (k >= 0) lms[i][k] = t;
+            }
         }
     }
+    if (opened) peer_close(&peer);
+    /* and on its own, consecutive steps of one variant at 1 and 2 intra-op threads */
+    if (torch_ms(1, tms) == 0) torch_ms(2, tms);
     qsort(gemms, (size_t)rounds, sizeof(double), cmp_d);
     qsort(owns, (size_t)rounds, sizeof(double), cmp_d);
     double gemm = gemms[rounds / 2], own = owns[rounds / 2];
     free(gemms);
     free(owns);
-    if (torch) torch_ms(2, tms);
     for (int i = 0; i < NV; i++) {
         qsort(ms[i], (size_t)rounds, sizeof(double), cmp_d);
         double med = ms[i][rounds / 2], gf = 3 * 64 * dit_forward_flops(&m[i]->cfg) / 1e9;
@@ -204,13 +283,17 @@ static void bench_dit(int rounds)
                "\"share_of_sgemm\":%.2f,\"bl_sgemm_gflops\":%.1f,\"share_of_bl_sgemm\":%.2f",
                variants[i].name, bl_model_param_count(m[i]), med, ms[i][0], gf, gf / med * 1e3,
                gemm, gf / med * 1e3 / gemm, own, gf / med * 1e3 / own);
-        if (tms[i] > 0) printf(",\"torch_ms\":%.1f,\"speedup_vs_torch\":%.2f", tms[i], tms[i] / med);
+        qsort(lms[i], (size_t)rounds, sizeof(double), cmp_d);
+        double tlock = lock ? lms[i][rounds / 2] : 0;
+        if (tlock > 0) printf(",\"torch_ms\":%.1f,\"speedup_vs_torch\":%.2f", tlock, tlock / med);
+        if (tms[i] > 0) printf(",\"torch_alone_ms\":%.1f", tms[i]);
         printf(",\"gemm\":\"%s\",\"blas\":\"%s/%s\"}\n", bl_gemm_backend(), bl_blas_kernel(),
                bl_blas_threading());
         fflush(stdout);
         bl_run_free(r[i]);
         bl_model_free(m[i]);
         free(ms[i]);
+        free(lms[i]);
     }
     bl_dataset_free(ds);
 }
