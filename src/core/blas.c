@@ -144,6 +144,11 @@ const char *bl_gemm_backend(void)
     return gemm_init() ? "onednn" : "openblas";
 }
 
+int bl_gemm_pairs_side_by_side(void)
+{
+    return !gemm_init();
+}
+
 int bl_gemm_set_backend(const char *name)
 {
     if (name && strcasecmp(name, "openblas") == 0) {

@@ -51,6 +51,12 @@ const char *bl_gemm_backend(void);
  * benchmarks and tests that compare the two. */
 int bl_gemm_set_backend(const char *name);
 
+/* 1 when two independent products are best run side by side, one per thread with
+ * single-threaded products (OpenBLAS on two threads: 10-25% faster than it threading each at
+ * TinyDiT's shapes), 0 when one after the other with the backend threading each (oneDNN: as
+ * fast for the GELU model, 4% faster for the SwiGLU one, alternating A/B in one process). */
+int bl_gemm_pairs_side_by_side(void);
+
 /* C[M,N] = alpha * op(A) op(B) + beta * C, row-major, op = transpose when ta/tb is nonzero.
  * A is [M,K] (or [K,M] when ta), B is [K,N] (or [N,K] when tb). A wrapper on the backend's sgemm
  * (bl_gemm_backend; BLAS semantics, so no error to report: should oneDNN refuse a call, it is

@@ -54,9 +54,10 @@ void bl_ops_mul_colsum(const float *a, const float *b, float *y, size_t rows, si
 int bl_ops_linear_check(const char *op, bl_tensor *x, bl_tensor *w, bl_tensor *b);
 
 /* The two products of a linear layer's backward (y = x W^T; x [R, in], W [out, in], dy [R, out]):
- * dx = dy W + beta_x dx and dW += dy^T x, either output may be NULL. On two threads they run
- * side by side, one per thread with single-threaded products (equal FLOPs, no split of each
- * product, no sync inside it); otherwise one after the other, the backend threading each.
+ * dx = dy W + beta_x dx and dW += dy^T x, either output may be NULL. With OpenBLAS on two
+ * threads they run side by side, one per thread with single-threaded products (equal FLOPs, no
+ * split of each product, no sync inside it); otherwise one after the other, the backend
+ * threading each (bl_gemm_pairs_side_by_side).
  * Formulas: llm.c matmul_backward. No errors (BLAS semantics). */
 void bl_ops_linear_grads(int R, int in, int out, const float *dy, const float *x, const float *w,
                          float *dx, float beta_x, float *dw);

@@ -43,8 +43,8 @@ void bl_ops_linear_grads(int R, int in, int out, const float *dy, const float *x
                          float *dx, float beta_x, float *dw)
 {
 #ifdef _OPENMP
-    if (dx && dw && omp_get_max_threads() == 2 && !omp_in_parallel() &&
-        (size_t)R * in * out > BL_SMALL_GEMM) {
+    if (dx && dw && bl_gemm_pairs_side_by_side() && omp_get_max_threads() == 2 &&
+        !omp_in_parallel() && (size_t)R * in * out > BL_SMALL_GEMM) {
         bl_par_begin();
 #pragma omp parallel sections num_threads(2)
         {
