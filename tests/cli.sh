@@ -134,5 +134,31 @@ else
     failed=1
     echo "not ok $n - --help tells how errors in -e are named"
 fi
+# --version names the matrix-product library; BLOCKLAB_GEMM=openblas picks OpenBLAS, and a name
+# that is not a backend is one warning line, the default kept
+vcheck() {   # vcheck DESCRIPTION STDOUT-LINE-2-PATTERN STDERR-PATTERN -- env...
+    desc=$1 want=$2 want_err=$3
+    shift 4
+    (cd "$tmp" && env "$@" "$bin" --version >"$tmp/out" 2>"$tmp/err" </dev/null)
+    rc=$?
+    n=$((n + 1))
+    if [ $rc = 0 ] && head -n 1 "$tmp/out" | grep -Eq '^blocklab [0-9]+\.[0-9]+' &&
+        sed -n 2p "$tmp/out" | grep -Eq "$want" && [ "$(wc -l <"$tmp/out")" -eq 2 ] &&
+        { [ -z "$want_err" ] && [ ! -s "$tmp/err" ] || grep -Eq "$want_err" "$tmp/err"; }; then
+        echo "ok $n - $desc"
+    else
+        failed=1
+        echo "not ok $n - $desc"
+        sed 's/^/# stdout: /' "$tmp/out"
+        sed 's/^/# stderr: /' "$tmp/err"
+    fi
+}
+vcheck "--version names the matrix-product library and the BLAS" \
+    '^matrix products: (oneDNN [0-9.]+ \(dnnl_sgemm\)|OpenBLAS \(cblas_sgemm\)); BLAS: OpenBLAS.*threading; [0-9]+ threads?$' "" -- BLOCKLAB_GEMM=
+vcheck "BLOCKLAB_GEMM=openblas multiplies with OpenBLAS" '^matrix products: OpenBLAS \(cblas_sgemm\);' "" \
+    -- BLOCKLAB_GEMM=openblas
+vcheck "BLOCKLAB_GEMM=mkl is one warning line and the default stays" '^matrix products: ' \
+    "^blocklab: BLOCKLAB_GEMM: unknown matrix-product backend 'mkl' \(onednn or openblas\); using (onednn|openblas)$" \
+    -- BLOCKLAB_GEMM=mkl
 echo "1..$n"
 exit $failed

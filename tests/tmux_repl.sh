@@ -28,20 +28,33 @@ notok() {
     screen | sed 's/^/# | /'
 }
 screen() { $T capture-pane -p -t t 2>/dev/null; }
-# wait until the screen shows a fixed string (up to 60 s)
+# wait until the screen shows a fixed string (up to 60 s; at once when the session is gone, so a
+# dead server fails each check quickly instead of waiting a minute for each)
 wait_for() {
     i=0
     while [ $i -lt 600 ]; do
         screen | grep -qF -- "$1" && return 0
+        $T has-session -t t 2>/dev/null || return 1
         sleep 0.1
         i=$((i + 1))
     done
     return 1
 }
+# start the session running the command $1; tried three times (once, on a busy machine, the
+# server was gone before the first check)
+start() {
+    for try in 1 2 3; do
+        $T new-session -d -s t -x 100 -y 40 "$1" && $T has-session -t t 2>/dev/null && return 0
+        $T kill-server >/dev/null 2>&1
+        sleep 1
+    done
+    echo "# tmux could not start a session" >&2
+    return 1
+}
 check() { if wait_for "$2"; then ok "$1"; else notok "$1 (no \"$2\" on the screen)"; fi; }
 keys() { $T send-keys -t t "$@"; sleep 0.2; }
 
-$T new-session -d -s t -x 100 -y 40 \
+start \
     "env BLOCKLAB_HISTORY=$tmp/history NO_COLOR=1 TERM=xterm OMP_NUM_THREADS=2 $bin -q; sleep 30"
 check "prompt" "bl>"
 
@@ -241,7 +254,7 @@ fi
 $T kill-session -t t >/dev/null 2>&1
 utf8=
 locale -a 2>/dev/null | grep -qix 'c.utf-\{0,1\}8' && utf8="LC_ALL=C.UTF-8"
-$T new-session -d -s t -x 100 -y 40 \
+start \
     "env -u BLOCKLAB_HISTORY XDG_STATE_HOME=$tmp/state/new $utf8 NO_COLOR=1 TERM=xterm $bin -q; sleep 30"
 check "a second session" "bl>"
 if [ -n "$utf8" ]; then

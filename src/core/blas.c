@@ -5,6 +5,7 @@
 #ifdef HAVE_ONEDNN
 #include <dnnl.h>
 #endif
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -144,6 +145,32 @@ const char *bl_gemm_backend(void)
     return gemm_init() ? "onednn" : "openblas";
 }
 
+char *openblas_get_config(void);
+
+char *bl_blas_describe(char *buf, size_t n)
+{
+    char gemm[64] = "OpenBLAS (cblas_sgemm)";
+#ifdef HAVE_ONEDNN
+    if (gemm_init()) {
+        const dnnl_version_t *v = dnnl_version();
+        snprintf(gemm, sizeof gemm, "oneDNN %d.%d.%d (dnnl_sgemm)", v->major, v->minor, v->patch);
+    }
+#endif
+    /* "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY SkylakeX MAX_THREADS=64": the version word */
+    const char *cfg = openblas_get_config();
+    char ver[32] = "";
+    if (cfg && sscanf(cfg, "OpenBLAS %31s", ver) != 1) ver[0] = 0;
+#ifdef _OPENMP
+    int threads = omp_get_max_threads();
+#else
+    int threads = 1;
+#endif
+    snprintf(buf, n, "matrix products: %s; BLAS: OpenBLAS%s%s, %s kernels, %s threading; "
+             "%d thread%s", gemm, ver[0] ? " " : "", ver, bl_blas_kernel(), bl_blas_threading(),
+             threads, threads == 1 ? "" : "s");
+    return buf;
+}
+
 int bl_gemm_pairs_side_by_side(void)
 {
     return !gemm_init();
@@ -157,12 +184,13 @@ int bl_gemm_set_backend(const char *name)
     }
     if (name && strcasecmp(name, "onednn") == 0) {
         if (!onednn_usable())
-            return bl_fail("gemm backend: oneDNN is not available in this build (configure found "
-                           "no libdnnl with an OpenMP runtime)");
+            return bl_fail("oneDNN is not available in this build (configure found no libdnnl "
+                           "with an OpenMP runtime)");
         __atomic_store_n(&gemm_onednn, 1, __ATOMIC_RELAXED);
         return 0;
     }
-    return bl_fail("gemm backend: unknown '%s' (onednn or openblas)", name ? name : "(null)");
+    return bl_fail("unknown matrix-product backend '%s' (onednn or openblas)",
+                   name ? name : "(null)");
 }
 
 void bl_sgemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, const float *B,

@@ -11,6 +11,7 @@
 #define BL_BLAS_H
 
 #include <cblas.h>
+#include <stddef.h>
 
 /* Debian 12's OpenBLAS (0.3.21) does not know recent Xeons (Sapphire Rapids) and falls back to
  * its Prescott (SSE3) kernels, 8-10x slower than the AVX-512 ones on these machines (measured:
@@ -50,6 +51,11 @@ const char *bl_gemm_backend(void);
  * bl_fail, nothing changed) for an unknown name or oneDNN when it is not available. For
  * benchmarks and tests that compare the two. */
 int bl_gemm_set_backend(const char *name);
+
+/* What multiplies the matrices, as one line for --version, e.g. "matrix products: oneDNN 2.6.3
+ * (dnnl_sgemm); BLAS: OpenBLAS 0.3.21, SkylakeX kernels, openmp threading; 2 threads".
+ * Writes at most n bytes into buf and returns buf. */
+char *bl_blas_describe(char *buf, size_t n);
 
 /* 1 when two independent products are best run side by side, one per thread with
  * single-threaded products (OpenBLAS on two threads: 10-25% faster than it threading each at

@@ -27,7 +27,7 @@ static void usage(FILE *out)
           "  -x, --echo           print each statement before its output (a transcript)\n"
           "  -s, --seed N         start the random generator from N (default 0)\n"
           "  -h, --help           this text\n"
-          "  -V, --version        the version\n"
+          "  -V, --version        the version, and what multiplies the matrices\n"
           "\n"
           "The -e strings and scripts (-f and SCRIPT) run in the order given, in one session.\n"
           "Without SCRIPT, -f or -e, blocklab reads standard input: a prompt with line editing,\n"
@@ -144,6 +144,9 @@ int main(int argc, char **argv)
     /* OpenBLAS's fast kernels on CPUs Debian's 0.3.21 does not know, and a short libgomp spin:
      * may re-execute the program once, before anything is read (core/blas.h) */
     bl_blas_pick_kernel(argv);
+    const char *gemm = getenv("BLOCKLAB_GEMM");
+    if (gemm && *gemm && bl_gemm_set_backend(gemm) < 0)
+        fprintf(stderr, "blocklab: BLOCKLAB_GEMM: %s; using %s\n", bl_error(), bl_gemm_backend());
     int quiet = 0, keep = 0, echo = 0, nsrc = 0, rc = 0;
     const char *file = NULL;    /* the SCRIPT argument (one at most) */
     source *srcs = calloc((size_t)argc, sizeof *srcs);
@@ -161,7 +164,8 @@ int main(int argc, char **argv)
             free(srcs);
             return 0;
         } else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
-            printf("blocklab %s\n", PACKAGE_VERSION);
+            char what[256];
+            printf("blocklab %s\n%s\n", PACKAGE_VERSION, bl_blas_describe(what, sizeof what));
             free(srcs);
             return 0;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {

@@ -359,7 +359,7 @@ BL_TEST(test_sgemm_backends)
         }
     }
     CHECK(bl_gemm_set_backend("mkl") < 0, "an unknown backend was accepted");
-    CHECK_ERR("unknown 'mkl'");
+    CHECK_ERR("unknown matrix-product backend 'mkl' (onednn or openblas)");
     CHECK(bl_gemm_set_backend(initial) == 0, "restoring %s: %s", initial, bl_error());
 }
 
