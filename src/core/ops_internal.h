@@ -29,12 +29,14 @@ static inline int bl_ops_need(const char *op, const char *name, const bl_tensor 
  * Accumulates in double; splits the columns across threads when the work is large. */
 void bl_ops_colsum_add(float *dst, const float *src, const float *other, size_t rows, size_t cols);
 
-/* The fused linear + GELU epilogue (bl_linear_gelu), threads over rows: acc [rows, cols] holds
- * x W^T; h = acc + b (b [cols] or NULL), y = gelu(h) = h Phi(h) and acc is overwritten with
- * gelu'(h) = Phi(h) + h phi(h) (Phi, phi: the normal cdf and pdf; Phi by A&S 26.2.17). */
-void bl_ops_gelu_bias(float *acc, const float *b, float *y, size_t rows, size_t cols);
-/* The same on the calling thread only (for a caller that splits the rows itself). */
+/* The fused linear + GELU epilogue (bl_linear_gelu) on the calling thread (the caller splits
+ * the rows): acc [rows, cols] holds x W^T; h = acc + b (b [cols] or NULL), y = gelu(h) =
+ * h Phi(h) and acc is overwritten with gelu'(h) = Phi(h) + h phi(h) (Phi, phi: the normal cdf
+ * and pdf; Phi by A&S 26.2.17). */
 void bl_ops_gelu_bias_rows(float *acc, const float *b, float *y, size_t rows, size_t cols);
+/* y [rows, cols] += b [cols] on every row, on the calling thread (a linear layer's bias added
+ * to its product block by block while it is in cache). */
+void bl_ops_add_bias_rows(float *y, const float *b, size_t rows, size_t cols);
 
 /* dst = src (assign) or dst += src on n floats (threads when large). */
 void bl_ops_copy_or_add(float *dst, const float *src, size_t n, int assign);

@@ -282,14 +282,19 @@ void bl_ops_gelu_bias_rows(float *acc, const float *b, float *y, size_t rows, si
     gelu_bias_block(acc, b, y, rows, cols);
 }
 
-void bl_ops_gelu_bias(float *acc, const float *b, float *y, size_t rows, size_t cols)
+BL_SIMD_CLONES static void add_bias_block(float *restrict y, const float *restrict b, size_t rows,
+                                          size_t cols)
 {
-    size_t blk = BL_PW_CHUNK / cols ? BL_PW_CHUNK / cols : 1, nblk = (rows + blk - 1) / blk;
-#pragma omp parallel for schedule(static) if (rows * cols > BL_PAR_MIN)
-    for (size_t k = 0; k < nblk; k++) {
-        size_t r0 = k * blk, n = rows - r0 < blk ? rows - r0 : blk;
-        gelu_bias_block(acc + r0 * cols, b, y + r0 * cols, n, cols);
+    for (size_t r = 0; r < rows; r++) {
+        float *yr = y + r * cols;
+#pragma omp simd
+        for (size_t j = 0; j < cols; j++) yr[j] += b[j];
     }
+}
+
+void bl_ops_add_bias_rows(float *y, const float *b, size_t rows, size_t cols)
+{
+    add_bias_block(y, b, rows, cols);
 }
 
 

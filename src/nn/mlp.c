@@ -142,17 +142,8 @@ static void linear_swiglu_rows(int r0, int n, int in, int H, const float *x, con
     size_t o = (size_t)r0 * H;
     bl_sgemm(0, 1, n, H, in, 1.0f, x + (size_t)r0 * in, w1, 0.0f, a + o);
     bl_sgemm(0, 1, n, H, in, 1.0f, x + (size_t)r0 * in, w2, 0.0f, v + o);
-    for (int r = 0; r < n; r++) {
-        float *ar = a + o + (size_t)r * H, *vr = v + o + (size_t)r * H;
-        if (b1) {
-#pragma omp simd
-            for (int j = 0; j < H; j++) ar[j] += b1[j];
-        }
-        if (b2) {
-#pragma omp simd
-            for (int j = 0; j < H; j++) vr[j] += b2[j];
-        }
-    }
+    if (b1) bl_ops_add_bias_rows(a + o, b1, (size_t)n, (size_t)H);
+    if (b2) bl_ops_add_bias_rows(v + o, b2, (size_t)n, (size_t)H);
     swiglu_fw_run(a + o, v + o, h + o, (size_t)n * H);
 }
 
