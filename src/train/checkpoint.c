@@ -149,9 +149,12 @@ static json_t *meta_json(const bl_st_file *f, const char *key, const char *path)
     return j;
 }
 
-/* Copy one stored tensor into the parameter store buffer `dst` at parameter i's offset. */
+/* Copy one stored tensor into the parameter store buffer `dst` at parameter i's offset. nan and
+ * inf are refused, except +inf when pos_inf: AdamW's second moment overflows to +inf where a
+ * gradient's square does (a diverging run), and such an element then just takes no update
+ * (m / (sqrt(v) + eps) = 0, as in PyTorch), so a run saved so is resumed as it was. */
 static int load_into(const bl_st_file *f, const char *name, const bl_tensor *like, float *dst,
-                     const char *path)
+                     const char *path, int pos_inf)
 {
     const bl_tensor *t = bl_st_get(f, name);
     char a[64], b[64];
@@ -161,7 +164,7 @@ static int load_into(const bl_st_file *f, const char *name, const bl_tensor *lik
         return bl_fail("load: %s: tensor %s has shape %s but the config needs %s", path, name,
                        bl_shape_str(t, a, sizeof a), bl_shape_str(like, b, sizeof b));
     for (size_t k = 0; k < t->numel; k++)   /* such a model computes only nan: refuse it whole */
-        if (!isfinite(t->data[k]))
+        if (!isfinite(t->data[k]) && !(pos_inf && t->data[k] > 0))
             return bl_fail("load: %s: tensor %s holds %s at element %zu: refused (load(\"%s\", "
                            "\"%s\") shows its values)", path, name, isnan(t->data[k]) ? "nan" : "inf",
                            k, path, name);
@@ -189,7 +192,7 @@ static int load_moments(const bl_st_file *f, bl_params *p, long step, const char
         for (int k = 0; k < 2; k++) {
             float *dst = (k ? p->v : p->m) + p->info[i].offset;
             snprintf(nm, sizeof nm, "optim.%c.%s", k ? 'v' : 'm', p->t[i].name);
-            if (load_into(f, nm, &p->t[i], dst, path) < 0) return -1;
+            if (load_into(f, nm, &p->t[i], dst, path, k) < 0) return -1;
             for (size_t e = 0; e < p->t[i].numel; e++) {
                 if (k && dst[e] < 0)
                     return bl_fail("load: %s: tensor %s holds %g at element %zu, but AdamW's second moment "
@@ -363,7 +366,7 @@ bl_model *bl_checkpoint_load(const char *path, bl_ckpt_info *info)
     if (!(m = bl_model_new(&cfg))) { bl_error_prefix("load: %s", path); goto fail; }
     bl_params *p = m->params;
     for (int i = 0; i < p->n; i++)
-        if (load_into(f, p->t[i].name, &p->t[i], p->t[i].data, path) < 0) goto fail;
+        if (load_into(f, p->t[i].name, &p->t[i], p->t[i].data, path, 0) < 0) goto fail;
     if (load_moments(f, p, step, path, &info->has_optim) < 0) goto fail;
     info->step = step;
     /* the run: "history" and "data" come together (save writes both for a run), and a run with

@@ -577,6 +577,38 @@ BL_TEST(test_tampered_optimizer_state)
         free(ts);
         bl_st_free(f);
     }
+    /* a diverging run's second moment overflows to +inf (the element then takes no update, as in
+     * PyTorch): such a file, as save writes it, loads and trains on; nan there, or inf in the
+     * first moment, is refused */
+    char vname[BL_PARAM_NAME_MAX + 8];
+    snprintf(vname, sizeof vname, "optim.v.%s", m->params->t[1].name);
+    snprintf(mname, sizeof mname, "optim.m.%s", m->params->t[1].name);
+    CHECK(tamper_float(two, tmp_path("vinf.safetensors"), vname, 3, INFINITY) == 0, "crafting %s", vname);
+    bl_ckpt_info info;
+    bl_model *vm = bl_checkpoint_load(tmp_path("vinf.safetensors"), &info);
+    CHECK(vm != NULL, "v = +inf refused: %s", bl_error());
+    if (vm) {
+        bl_params *vp = vm->params;
+        size_t at = vp->info[1].offset + 3;
+        CHECK(isinf(vp->v[at]) && vp->v[at] > 0, "v[3] = %g after load", (double)vp->v[at]);
+        bl_run *vr = bl_run_new(vm, ds, 8);
+        float before = vp->t[1].data[3], before4 = vp->t[1].data[4], lv;
+        CHECK(vr && bl_run_restore(vr, &info) == 0, "resume: %s", bl_error());
+        CHECK(vr && bl_run_step(vr, &lv, NULL) == 0 && isfinite(lv), "a step after v = +inf: %s", bl_error());
+        /* no Adam update there: at most the decoupled weight decay, w lr wd; its neighbour moves */
+        double bound = fabs(before) * vm->cfg.lr * vm->cfg.weight_decay + 1e-12;
+        CHECK(fabs(vp->t[1].data[3] - before) <= bound, "element 3 moved by %g (decay allows %g)",
+              fabs(vp->t[1].data[3] - before), bound);
+        CHECK(fabs(vp->t[1].data[4] - before4) > bound, "element 4 did not move (by %g)",
+              fabs(vp->t[1].data[4] - before4));
+        bl_run_free(vr);
+        bl_ckpt_info_clear(&info);
+        bl_model_free(vm);
+    }
+    CHECK(tamper_float(two, tmp_path("vnan.safetensors"), vname, 3, NAN) == 0, "crafting %s", vname);
+    check_refused(tmp_path("vnan.safetensors"), "v = nan", vname, "holds nan");
+    CHECK(tamper_float(two, tmp_path("minf.safetensors"), mname, 3, INFINITY) == 0, "crafting %s", mname);
+    check_refused(tmp_path("minf.safetensors"), "m = inf", mname, "holds inf");
     bl_run_free(r);
     bl_model_free(m);
     bl_dataset_free(ds);
