@@ -26,6 +26,11 @@ notok() {
     n=$((n + 1)); failed=1
     echo "not ok $n - $1"
     screen | sed 's/^/# | /'
+    # the session gone: say how blocklab ended (once), to tell a crash from a lost tmux server
+    if ! $T has-session -t t 2>/dev/null && [ -z "${told_gone:-}" ]; then
+        told_gone=1
+        echo "# the tmux session is gone; $(cat "$tmp/ended" 2>/dev/null || echo 'blocklab had not ended')"
+    fi
 }
 screen() { $T capture-pane -p -t t 2>/dev/null; }
 # wait until the screen shows a fixed string (up to 60 s; at once when the session is gone, so a
@@ -55,7 +60,7 @@ check() { if wait_for "$2"; then ok "$1"; else notok "$1 (no \"$2\" on the scree
 keys() { $T send-keys -t t "$@"; sleep 0.2; }
 
 start \
-    "env BLOCKLAB_HISTORY=$tmp/history NO_COLOR=1 TERM=xterm OMP_NUM_THREADS=2 $bin -q; sleep 30"
+    "env BLOCKLAB_HISTORY=$tmp/history NO_COLOR=1 TERM=xterm OMP_NUM_THREADS=2 $bin -q; echo \"blocklab ended with status \$?\" >>$tmp/ended; sleep 30"
 check "prompt" "bl>"
 
 keys 'x = ran' Tab
@@ -255,7 +260,7 @@ $T kill-session -t t >/dev/null 2>&1
 utf8=
 locale -a 2>/dev/null | grep -qix 'c.utf-\{0,1\}8' && utf8="LC_ALL=C.UTF-8"
 start \
-    "env -u BLOCKLAB_HISTORY XDG_STATE_HOME=$tmp/state/new $utf8 NO_COLOR=1 TERM=xterm $bin -q; sleep 30"
+    "env -u BLOCKLAB_HISTORY XDG_STATE_HOME=$tmp/state/new $utf8 NO_COLOR=1 TERM=xterm $bin -q; echo \"blocklab ended with status \$?\" >>$tmp/ended; sleep 30"
 check "a second session" "bl>"
 if [ -n "$utf8" ]; then
     keys '"日本語éé" + zz' Enter

@@ -71,6 +71,7 @@ int bl_run_check_data(const bl_model *m, const bl_dataset *ds, int val_n)
 {
     if (m->kind == BL_MODEL_GPT && ds->kind == BL_DATA_TEXT && bl_text_check_context(ds, m->cfg.context) < 0)
         return -1;
+    if (m->kind == BL_MODEL_DIT && ds->kind == BL_DATA_IMAGES && check_fit(&m->cfg, ds) < 0) return -1;
     return exam_size(&m->cfg, ds, val_n) < 0 ? -1 : 0;
 }
 

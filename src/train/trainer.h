@@ -52,8 +52,8 @@ typedef struct bl_run {
  * val_n <= 0 picks the default. NULL + "train: ..." on a mismatch. */
 bl_run *bl_run_new(bl_model *m, const bl_dataset *ds, int val_n);
 /* What a run of m on ds with an exam of val_n items (0: the default) needs that ds alone decides:
- * a text long enough for the context, enough held-out images. 0, or -1 + bl_run_new's error
- * (so `data` can refuse what `train` would). */
+ * a text long enough for the context, images of the model's channels and size, enough held-out
+ * images. 0, or -1 + bl_run_new's error (so `data` can refuse what `train` would). */
 int bl_run_check_data(const bl_model *m, const bl_dataset *ds, int val_n);
 /* Everything bl_run_new checks of a model with config c on ds before it makes the run: the kind
  * of data, the image size and channels or the vocab and context, the exam. 0, or -1 + its error

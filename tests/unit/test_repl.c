@@ -1027,6 +1027,12 @@ BL_TEST(data_checked_when_attached)
     CHECK(run_in(s, "m2.vocab; data") == 0 &&
           !strcmp(outbuf, "65\nno data attached: training uses the built-in text (data KIND [PATH] attaches one)\n"),
           "%s%s", outbuf, errbuf);
+    /* images of another size than the model's: refused by data as by train (was attached) */
+    CHECK(run_in(s, "model dit dim=32 depth=1 heads=2 image_size=16") == 0, "%s", errbuf);
+    CHECK(run_in(s, "data shapes") < 0 &&
+          !strcmp(errbuf, "t:1:6: data: the data has 3x32x32 images but the model expects 3x16x16 (set "
+                          "channels=3 image_size=32)\n") && !outbuf[0], "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "data") == 0 && !strncmp(outbuf, "no data attached", 16), "%s%s", outbuf, errbuf);
     bl_models_free(s);
     bl_session_free(s);
     unlink(path);
