@@ -218,8 +218,9 @@ void bl_sgemm_ld(int ta, int tb, int M, int N, int K, float alpha, const float *
 #ifdef HAVE_ONEDNN
     /* row-major, as cblas; inside an OpenMP region oneDNN runs on the calling thread. K = 0
      * (C = beta C) goes to cblas: oneDNN 2.6 leaves C untouched there for some transposes. */
-    if (K > 0 && gemm_init() && dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, alpha, A, lda, B, ldb,
-                                  beta, C, ldc) == dnnl_success)
+    if (K > 0 && gemm_init() &&
+        dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, alpha, A, lda, B, ldb, beta, C, ldc) ==
+            dnnl_success)
         return;
 #endif
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
