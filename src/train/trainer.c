@@ -5,6 +5,7 @@
 #include "models/tinydit.h"
 #include "models/tinygpt.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -41,10 +42,19 @@ static int check_fit(const bl_config *c, const bl_dataset *ds)
     if (c->kind == BL_MODEL_DIT) {
         if (ds->kind != BL_DATA_IMAGES)
             return bl_fail("train: TinyDiT needs images, but the data is %s (try `data shapes`)", ds->name);
-        if (ds->C != c->channels || ds->H != c->image_size || ds->W != c->image_size)
+        if (ds->C != c->channels || ds->H != c->image_size || ds->W != c->image_size) {
+            /* the set to suggest must itself be accepted: a patch that divides the new size too
+             * (the largest below the model's, so the token grid stays as coarse as it was) */
+            char patch[32] = "";
+            if (ds->H % c->patch) {
+                int p = c->patch;
+                while (p > 1 && ds->H % p) p--;
+                snprintf(patch, sizeof patch, " patch=%d", p);
+            }
             return bl_fail("train: the data has %dx%dx%d images but the model expects %dx%dx%d "
-                           "(set channels=%d image_size=%d)", ds->C, ds->H, ds->W, c->channels,
-                           c->image_size, c->image_size, ds->C, ds->H);
+                           "(set channels=%d image_size=%d%s)", ds->C, ds->H, ds->W, c->channels,
+                           c->image_size, c->image_size, ds->C, ds->H, patch);
+        }
         return 0;
     }
     if (ds->kind != BL_DATA_TEXT)

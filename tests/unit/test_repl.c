@@ -1033,6 +1033,12 @@ BL_TEST(data_checked_when_attached)
           !strcmp(errbuf, "t:1:6: data: the data has 3x32x32 images but the model expects 3x16x16 (set "
                           "channels=3 image_size=32)\n") && !outbuf[0], "%s%s", outbuf, errbuf);
     CHECK(run_in(s, "data") == 0 && !strncmp(outbuf, "no data attached", 16), "%s%s", outbuf, errbuf);
+    /* the suggested set must be one set accepts: a patch that divides 32 when 3 does not */
+    CHECK(run_in(s, "model dit dim=32 depth=1 heads=2 image_size=30 patch=3") == 0, "%s", errbuf);
+    CHECK(run_in(s, "data shapes") < 0 &&
+          !strcmp(errbuf, "t:1:6: data: the data has 3x32x32 images but the model expects 3x30x30 (set "
+                          "channels=3 image_size=32 patch=2)\n"), "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "set channels=3 image_size=32 patch=2; data shapes") == 0, "%s%s", outbuf, errbuf);
     bl_models_free(s);
     bl_session_free(s);
     unlink(path);
