@@ -5,10 +5,13 @@
 #ifdef HAVE_ONEDNN
 #include <dnnl.h>
 #endif
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -193,6 +196,64 @@ int bl_gemm_set_backend(const char *name)
                    name ? name : "(null)");
 }
 
+/* The asynchronous signals: all but the ones a fault raises on the faulting thread itself. */
+static void async_signals(sigset_t *set)
+{
+    sigfillset(set);
+    int sync[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT, SIGSYS};
+    for (size_t i = 0; i < sizeof sync / sizeof *sync; i++) sigdelset(set, sync[i]);
+}
+
+static __thread int thread_kind;      /* 0 not known yet, 1 the main thread, 2 another */
+static __thread int hold_depth;       /* main thread: open bl_signals_hold regions */
+static __thread sigset_t hold_saved;  /* main thread: the mask before the outermost hold */
+
+static int on_main_thread(void)
+{
+    if (!thread_kind) thread_kind = syscall(SYS_gettid) == getpid() ? 1 : 2;
+    return thread_kind == 1;
+}
+
+void bl_signals_hold(void)
+{
+    if (!on_main_thread() || !gemm_init()) return;
+    if (hold_depth++ == 0) {
+        sigset_t set;
+        async_signals(&set);
+        pthread_sigmask(SIG_BLOCK, &set, &hold_saved);
+    }
+}
+
+void bl_signals_release(void)
+{
+    if (!on_main_thread() || hold_depth == 0) return;
+    if (--hold_depth == 0) pthread_sigmask(SIG_SETMASK, &hold_saved, NULL);
+}
+
+#ifdef HAVE_ONEDNN
+/* dnnl_sgemm with no signal handled on this thread while it runs (see blas.h). */
+static int onednn_sgemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
+                        const float *B, int ldb, float beta, float *C, int ldc)
+{
+    static __thread int worker_masked;
+    sigset_t set, old;
+    int main_thread = on_main_thread(), restore = 0;
+    if (!main_thread && !worker_masked) {   /* a worker: once, for good */
+        async_signals(&set);
+        pthread_sigmask(SIG_BLOCK, &set, NULL);
+        worker_masked = 1;
+    } else if (main_thread && hold_depth == 0) {
+        async_signals(&set);
+        pthread_sigmask(SIG_BLOCK, &set, &old);
+        restore = 1;
+    }
+    dnnl_status_t st = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, alpha, A, lda, B, ldb,
+                                  beta, C, ldc);
+    if (restore) pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return st == dnnl_success ? 0 : -1;
+}
+#endif
+
 void bl_sgemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, const float *B,
               float beta, float *C)
 {
@@ -219,8 +280,7 @@ void bl_sgemm_ld(int ta, int tb, int M, int N, int K, float alpha, const float *
     /* row-major, as cblas; inside an OpenMP region oneDNN runs on the calling thread. K = 0
      * (C = beta C) goes to cblas: oneDNN 2.6 leaves C untouched there for some transposes. */
     if (K > 0 && gemm_init() &&
-        dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, alpha, A, lda, B, ldb, beta, C, ldc) ==
-            dnnl_success)
+        onednn_sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc) == 0)
         return;
 #endif
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,

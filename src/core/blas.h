@@ -63,6 +63,18 @@ char *bl_blas_describe(char *buf, size_t n);
  * fast for the GELU model, 4% faster for the SwiGLU one, alternating A/B in one process). */
 int bl_gemm_pairs_side_by_side(void);
 
+/* oneDNN 2.6's AVX-512 sgemm kernel points the stack pointer at a heap buffer while it runs
+ * (oneDNN issue #4845, fixed in later releases): a signal handled on that thread pushes its frame
+ * into the heap, and a later free() aborts (seen here: Ctrl-C during `train` crashed 1 run in 6,
+ * status 134/139). So no thread takes a signal while oneDNN multiplies: an OpenMP worker blocks
+ * the asynchronous signals for good on its first oneDNN product (process signals then go to the
+ * main thread), and the main thread blocks them around each product, or once around a whole
+ * region bracketed by bl_signals_hold()/bl_signals_release() (a training step), so a Ctrl-C or a
+ * terminal resize is handled between products, at most one region late. Nesting is allowed;
+ * calls from other threads than the main one are ignored. Nothing is blocked with OpenBLAS. */
+void bl_signals_hold(void);
+void bl_signals_release(void);
+
 /* C[M,N] = alpha * op(A) op(B) + beta * C, row-major, op = transpose when ta/tb is nonzero.
  * A is [M,K] (or [K,M] when ta), B is [K,N] (or [N,K] when tb). A wrapper on the backend's sgemm
  * (bl_gemm_backend; BLAS semantics, so no error to report: should oneDNN refuse a call, it is

@@ -1,5 +1,6 @@
 /* trainer.c - training steps, the fixed exam, the training loop (see trainer.h). */
 #include "train/trainer.h"
+#include "core/blas.h"
 #include "core/error.h"
 #include "core/rng.h"
 #include "models/tinydit.h"
@@ -195,7 +196,7 @@ static bl_tensor *batch_loss(bl_run *r)
     return bl_gpt_loss(m, r->tokens, r->B, r->T, 1);
 }
 
-int bl_run_step(bl_run *r, float *loss_out, int *spike)
+static int run_step(bl_run *r, float *loss_out, int *spike)
 {
     bl_model *m = r->model;
     bl_params *p = m->params;
@@ -227,6 +228,14 @@ int bl_run_step(bl_run *r, float *loss_out, int *spike)
     if (loss_out) *loss_out = L;
     if (spike) *spike = s > 0;
     return s < 0 ? -1 : 0;
+}
+
+int bl_run_step(bl_run *r, float *loss_out, int *spike)
+{
+    bl_signals_hold();   /* signals wait for the step's end (core/blas.h: oneDNN and signals) */
+    int rc = run_step(r, loss_out, spike);
+    bl_signals_release();
+    return rc;
 }
 
 float bl_run_eval(bl_run *r)

@@ -2,6 +2,8 @@
  * shape variants each), forward against hand-computed values, errors, and the arena staying
  * put across training-like steps. */
 #include "core/blas.h"
+#include <signal.h>
+#include <sys/time.h>
 #include "core/error.h"
 #include "core/graph.h"
 #include "core/ops.h"
@@ -363,6 +365,49 @@ BL_TEST(test_sgemm_backends)
     CHECK(bl_gemm_set_backend(initial) == 0, "restoring %s: %s", initial, bl_error());
 }
 
+/* Signals arriving while oneDNN multiplies must not corrupt memory (its AVX-512 sgemm kernel
+ * points the stack pointer at the heap: a signal frame there broke free(); see blas.h). An
+ * interval timer fires SIGALRM every 50 us at a counting handler while products run at the top
+ * level (rows split over the threads) and inside a parallel region; the products must stay
+ * right and the heap whole (many malloc/free after). Crashed within a second before the fix. */
+static volatile sig_atomic_t alarms;
+static void on_alarm(int sig) { (void)sig; alarms++; }
+
+BL_TEST(test_sgemm_under_signals)
+{
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, &old);
+    struct itimerval it = {{0, 50}, {0, 50}}, off = {{0, 0}, {0, 0}};
+    int M = 2048, N = 512, K = 128;
+    float *A = malloc((size_t)M * K * sizeof(float)), *B = malloc((size_t)N * K * sizeof(float));
+    float *C = malloc((size_t)M * N * sizeof(float));
+    for (size_t i = 0; i < (size_t)M * K; i++) A[i] = (float)((i * 7919 % 1000) / 500.0 - 1.0);
+    for (size_t i = 0; i < (size_t)N * K; i++) B[i] = (float)((i * 104729 % 997) / 498.5 - 1.0);
+    setitimer(ITIMER_REAL, &it, NULL);
+    for (int rep = 0; rep < 60; rep++) {
+        bl_sgemm(0, 1, M, N, K, 1.0f, A, B, 0.0f, C);
+#pragma omp parallel for schedule(static)
+        for (int blk = 0; blk < M / 256; blk++)
+            bl_sgemm(0, 1, 256, N, K, 1.0f, A + (size_t)blk * 256 * K, B, 0.0f, C + (size_t)blk * 256 * N);
+        for (int k = 0; k < 64; k++) free(malloc((size_t)(k + 1) * 4096));
+    }
+    setitimer(ITIMER_REAL, &off, NULL);
+    sigaction(SIGALRM, &old, NULL);
+    double worst = 0;
+    for (int i = 0; i < M; i += 97)
+        for (int j = 0; j < N; j += 13) {
+            double s = 0;
+            for (int k = 0; k < K; k++) s += (double)A[(size_t)i * K + k] * B[(size_t)j * K + k];
+            worst = fmax(worst, fabs(C[(size_t)i * N + j] - s));
+        }
+    CHECK(worst < 1e-3, "products under signals off by %g", worst);
+    CHECK(alarms > 100, "only %d signals arrived: the test did not test", (int)alarms);
+    free(A); free(B); free(C);
+}
+
 BL_TEST(test_large_pointwise)
 {
     /* 512 x 256 = 131k elements: the OpenMP paths of add/mul broadcast, gelu, silu, bias grad */
@@ -598,6 +643,7 @@ int main(void)
     RUN(test_values_losses);
     RUN(test_large_matmul);
     RUN(test_sgemm_backends);
+    RUN(test_sgemm_under_signals);
     RUN(test_large_pointwise);
     RUN(test_large_fused_linear);
     RUN(test_linear_gelu_accuracy);
