@@ -160,5 +160,8 @@ vcheck "BLOCKLAB_GEMM=openblas multiplies with OpenBLAS" '^matrix products: Open
 vcheck "BLOCKLAB_GEMM=mkl is one warning line and the default stays" '^matrix products: ' \
     "^blocklab: BLOCKLAB_GEMM: unknown matrix-product backend 'mkl' \(onednn or openblas\); using (onednn|openblas)$" \
     -- BLOCKLAB_GEMM=mkl
+vcheck "a BLOCKLAB_GEMM holding control bytes is shown with ? for them, not echoed raw" '^matrix products: ' \
+    "^blocklab: BLOCKLAB_GEMM: unknown matrix-product backend 'a\\?b' \\(onednn or openblas\\); using (onednn|openblas)$" \
+    -- "BLOCKLAB_GEMM=$(printf 'a\033b')"
 echo "1..$n"
 exit $failed

@@ -121,11 +121,11 @@ int bl_text_check_context(const bl_dataset *ds, int T)
         return bl_fail("text: %s has %zu byte%s, fewer than context + 1 = %zu", ds->source, ds->n_tokens,
                        BL_PLURAL(ds->n_tokens), need);
     if (ds->n_train < need)
-        return bl_fail("text: %s has %zu bytes in its training part (90%%), fewer than context + 1 = %zu",
-                       ds->source, ds->n_train, need);
+        return bl_fail("text: %s has %zu byte%s in its training part (90%%), fewer than context + 1 = %zu",
+                       ds->source, ds->n_train, BL_PLURAL(ds->n_train), need);
     if (ds->n_val < need)
-        return bl_fail("text: %s has %zu bytes in its validation part (10%%), fewer than context + 1 = %zu",
-                       ds->source, ds->n_val, need);
+        return bl_fail("text: %s has %zu byte%s in its validation part (10%%), fewer than context + 1 = %zu",
+                       ds->source, ds->n_val, BL_PLURAL(ds->n_val), need);
     return 0;
 }
 

@@ -1024,6 +1024,15 @@ BL_TEST(data_checked_when_attached)
     CHECK(truncate(path, 1) == 0, "truncate");   /* one byte is "1 byte" */
     snprintf(want, sizeof want, "t:1:11: data: text: %s has 1 byte, fewer than context + 1 = 33\n", path);
     CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want) && !outbuf[0], "%s%s", outbuf, errbuf);
+    /* 10 bytes: 9 to train, 1 to validate, and that one is "1 byte" (was "1 bytes") */
+    FILE *ten = fopen(path, "w");
+    CHECK(ten && fputs("abcdefghij", ten) >= 0 && fclose(ten) == 0, "rewrite %s", path);
+    CHECK(run_in(s, "set context=1") == 0, "%s", errbuf);
+    snprintf(cmd, sizeof cmd, "data text %s", path);
+    snprintf(want, sizeof want, "t:1:11: data: text: %s has 1 byte in its validation part (10%%), fewer "
+             "than context + 1 = 2\n", path);
+    CHECK(run_in(s, cmd) < 0 && !strcmp(errbuf, want), "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "set context=32") == 0, "%s", errbuf);
     CHECK(run_in(s, "m2.vocab; data") == 0 &&
           !strcmp(outbuf, "65\nno data attached: training uses the built-in text (data KIND [PATH] attaches one)\n"),
           "%s%s", outbuf, errbuf);
