@@ -51,6 +51,17 @@ void bl_ops_mul(const float *a, const float *b, float *y, size_t n);
 void bl_ops_mul_colsum(const float *a, const float *b, float *y, size_t rows, size_t cols,
                        float *dst);
 
+/* d = x W^T over R rows (x [R, in], W [out, in], d [R, out]), then epi(ctx, r0, n) on rows
+ * [r0, r0 + n) of d, in blocks of BL_LINEAR_ROWS rows. With threads, each block's product and
+ * epilogue run on one thread (single-threaded products), so the epilogue reads the product while
+ * it is still in that core's cache; otherwise the whole product, then the epilogue over the
+ * blocks on the threads. The epilogue may itself call bl_sgemm (it runs on one thread). The
+ * fused epilogues of linear (bias), linear_gelu and linear_swiglu. No errors. */
+enum { BL_LINEAR_ROWS = 256 };
+typedef void (*bl_rows_epilogue)(void *ctx, size_t r0, size_t n);
+void bl_ops_linear_rows(int R, int in, int out, const float *x, const float *w, float *d,
+                        bl_rows_epilogue epi, void *ctx);
+
 /* The argument checks of a linear layer y = x W^T + b: x [..., in] (at most INT_MAX rows),
  * w [out, in], b [out] or NULL. Returns 0, or -1 through bl_fail with op naming the op. */
 int bl_ops_linear_check(const char *op, bl_tensor *x, bl_tensor *w, bl_tensor *b);

@@ -99,46 +99,46 @@ int bl_ops_linear_check(const char *op, bl_tensor *x, bl_tensor *w, bl_tensor *b
     return 0;
 }
 
-/* d = x W^T over R rows, then an epilogue on rows [r0, r0 + n) of d. With threads, in blocks of
- * LIN_ROWS rows, each block's product and epilogue on one thread (single-threaded products), so
- * the epilogue reads the product while it is still in that core's cache; otherwise the whole
- * product, then the epilogue over blocks of rows on the threads. */
-enum { LIN_ROWS = 256 };
-typedef struct { const float *b; float *d, *y; int out; } lin_epi;
-typedef void (*lin_epi_fn)(const lin_epi *e, size_t r0, size_t n);
-
-static void linear_rows(int R, int in, int out, const float *x, const float *w, float *d,
-                        lin_epi_fn epi, const lin_epi *e)
+/* (ops_internal.h) */
+void bl_ops_linear_rows(int R, int in, int out, const float *x, const float *w, float *d,
+                        bl_rows_epilogue epi, void *ctx)
 {
-    int nblk = (R + LIN_ROWS - 1) / LIN_ROWS;
+    enum { ROWS = BL_LINEAR_ROWS };
+    int nblk = (R + ROWS - 1) / ROWS;
 #ifdef _OPENMP
     if (nblk >= 4 && omp_get_max_threads() > 1 && !omp_in_parallel()) {
         bl_par_begin();
 #pragma omp parallel for schedule(static)
         for (int k = 0; k < nblk; k++) {
-            int r0 = k * LIN_ROWS, n = R - r0 < LIN_ROWS ? R - r0 : LIN_ROWS;
+            int r0 = k * ROWS, n = R - r0 < ROWS ? R - r0 : ROWS;
             bl_sgemm(0, 1, n, out, in, 1.0f, x + (size_t)r0 * in, w, 0.0f, d + (size_t)r0 * out);
-            epi(e, (size_t)r0, (size_t)n);
+            epi(ctx, (size_t)r0, (size_t)n);
         }
         bl_par_end();
         return;
     }
 #endif
     bl_sgemm(0, 1, R, out, in, 1.0f, x, w, 0.0f, d);   /* x W^T */
+    bl_par_begin();   /* an epilogue may multiply too (linear_swiglu's second product) */
 #pragma omp parallel for schedule(static) if ((size_t)R * out > BL_PAR_MIN)
     for (int k = 0; k < nblk; k++)
-        epi(e, (size_t)k * LIN_ROWS, (size_t)(R - k * LIN_ROWS < LIN_ROWS ? R - k * LIN_ROWS : LIN_ROWS));
+        epi(ctx, (size_t)k * ROWS, (size_t)(R - k * ROWS < ROWS ? R - k * ROWS : ROWS));
+    bl_par_end();
 }
 
+typedef struct { const float *b; float *d, *y; int out; } lin_epi;
+
 /* linear's epilogue: y = d + b, in place (d == y) */
-static void bias_epi(const lin_epi *e, size_t r0, size_t n)
+static void bias_epi(void *ctx, size_t r0, size_t n)
 {
+    const lin_epi *e = ctx;
     bl_ops_add_bias_rows(e->d + r0 * e->out, e->b, n, (size_t)e->out);
 }
 
 /* linear_gelu's: y = gelu(d + b), d <- gelu'(d + b) */
-static void gelu_epi(const lin_epi *e, size_t r0, size_t n)
+static void gelu_epi(void *ctx, size_t r0, size_t n)
 {
+    const lin_epi *e = ctx;
     bl_ops_gelu_bias_rows(e->d + r0 * e->out, e->b, e->y + r0 * e->out, n, (size_t)e->out);
 }
 
@@ -154,7 +154,7 @@ bl_tensor *bl_linear(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b)
     int R = (int)(x->numel / (size_t)in);
     if (b) {  /* x W^T, then + b while each block of rows is in cache */
         lin_epi e = {b->data, y->data, y->data, out};
-        linear_rows(R, in, out, x->data, w->data, y->data, bias_epi, &e);
+        bl_ops_linear_rows(R, in, out, x->data, w->data, y->data, bias_epi, &e);
     } else {
         bl_sgemm(0, 1, R, out, in, 1.0f, x->data, w->data, 0.0f, y->data);
     }
@@ -222,7 +222,7 @@ bl_tensor *bl_linear_gelu(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b)
     bl_tensor *dh = d && grad ? bl_graph_tensor(g, 2, (int[]){R, out}, 0) : NULL;
     if (!d || (grad && !dh)) return NULL;
     lin_epi e = {b ? b->data : NULL, d->data, y->data, out};
-    linear_rows(R, in, out, x->data, w->data, d->data, gelu_epi, &e);
+    bl_ops_linear_rows(R, in, out, x->data, w->data, d->data, gelu_epi, &e);
     bl_node *n = bl_graph_node(g, "linear_gelu", linear_gelu_backward, y);
     if (n) { n->in[0] = x; n->in[1] = w; n->in[2] = b; n->save[0] = d; n->save[1] = dh; n->assigns = 1u; }
     return y;

@@ -125,26 +125,28 @@ bl_tensor *bl_mlp_gelu(bl_graph *g, bl_tensor *x, bl_tensor *fc1_w, bl_tensor *f
 }
 
 /* ---------------------------------------------------------------------------------------
- * linear_swiglu: h = silu(x W1^T + b1) * (x W2^T + b2), one node. With threads, in blocks of
- * LS_ROWS rows, each block's two products and the gate on one thread (single-threaded
- * products), so the gate reads a and v while they are still in that core's cache; the biases
- * are added there too (no pass to copy them in first). Backward writes da, dv into the node's
+ * linear_swiglu: h = silu(x W1^T + b1) * (x W2^T + b2), one node: linear's row-block driver
+ * (bl_ops_linear_rows) makes a = x W1^T, and its epilogue the block's second product, the biases
+ * and the gate, so with threads each block's two products and gate run on one thread while a
+ * and v are still in that core's cache (no pass to copy the biases in first). Backward writes da, dv into the node's
  * scratch (no zeroed buffers to add into), then takes the bias sums and linear's products.
  * node: in = {x, w1, b1, w2, b2}, save = {a, v [R, H] (biases included), da, dv [R, H] scratch}
  */
-enum { LS_ROWS = 256 };
+typedef struct {
+    const float *x, *w2, *b1, *b2;
+    float *a, *v, *h;
+    int in, H;
+} swiglu_rows;
 
-/* rows [r0, r0 + n) of a = x W1^T + b1, v = x W2^T + b2, h = silu(a) v, on the calling thread */
-static void linear_swiglu_rows(int r0, int n, int in, int H, const float *x, const float *w1,
-                               const float *b1, const float *w2, const float *b2, float *a,
-                               float *v, float *h)
+/* the epilogue of a = x W1^T on rows [r0, r0 + n): v = x W2^T + b2, a += b1, h = silu(a) v */
+static void linear_swiglu_epi(void *ctx, size_t r0, size_t n)
 {
-    size_t o = (size_t)r0 * H;
-    bl_sgemm(0, 1, n, H, in, 1.0f, x + (size_t)r0 * in, w1, 0.0f, a + o);
-    bl_sgemm(0, 1, n, H, in, 1.0f, x + (size_t)r0 * in, w2, 0.0f, v + o);
-    if (b1) bl_ops_add_bias_rows(a + o, b1, (size_t)n, (size_t)H);
-    if (b2) bl_ops_add_bias_rows(v + o, b2, (size_t)n, (size_t)H);
-    swiglu_fw_run(a + o, v + o, h + o, (size_t)n * H);
+    const swiglu_rows *c = ctx;
+    size_t o = r0 * (size_t)c->H;
+    bl_sgemm(0, 1, (int)n, c->H, c->in, 1.0f, c->x + r0 * (size_t)c->in, c->w2, 0.0f, c->v + o);
+    if (c->b1) bl_ops_add_bias_rows(c->a + o, c->b1, n, (size_t)c->H);
+    if (c->b2) bl_ops_add_bias_rows(c->v + o, c->b2, n, (size_t)c->H);
+    swiglu_fw_run(c->a + o, c->v + o, c->h + o, n * (size_t)c->H);
 }
 
 static void linear_swiglu_backward(bl_node *n)
@@ -190,14 +192,9 @@ bl_tensor *bl_linear_swiglu(bl_graph *g, bl_tensor *x, bl_tensor *w1, bl_tensor 
     bl_tensor *da = v && grad ? bl_graph_tensor(g, 2, (int[]){R, H}, 0) : NULL;
     bl_tensor *dv = da ? bl_graph_tensor(g, 2, (int[]){R, H}, 0) : NULL;
     if (!v || (grad && !dv)) return NULL;
-    const float *pb1 = b1 ? b1->data : NULL, *pb2 = b2 ? b2->data : NULL;
-    int nblk = (R + LS_ROWS - 1) / LS_ROWS;
-    bl_par_begin();
-#pragma omp parallel for schedule(static) if (nblk >= 4)
-    for (int k = 0; k < nblk; k++)
-        linear_swiglu_rows(k * LS_ROWS, R - k * LS_ROWS < LS_ROWS ? R - k * LS_ROWS : LS_ROWS, in,
-                           H, x->data, w1->data, pb1, w2->data, pb2, a->data, v->data, h->data);
-    bl_par_end();
+    swiglu_rows c = {x->data, w2->data, b1 ? b1->data : NULL, b2 ? b2->data : NULL,
+                     a->data, v->data, h->data, in, H};
+    bl_ops_linear_rows(R, in, H, x->data, w1->data, a->data, linear_swiglu_epi, &c);
     bl_node *n = bl_graph_node(g, "linear_swiglu", linear_swiglu_backward, h);
     if (n) {
         bl_tensor *ins[] = {x, w1, b1, w2, b2};
