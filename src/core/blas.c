@@ -2,6 +2,7 @@
 #include "config.h"
 #include "core/blas.h"
 #include "core/error.h"
+#include "core/fmt.h"
 #ifdef HAVE_ONEDNN
 #include <dnnl.h>
 #endif
@@ -192,8 +193,9 @@ int bl_gemm_set_backend(const char *name)
         __atomic_store_n(&gemm_onednn, 1, __ATOMIC_RELAXED);
         return 0;
     }
+    char b[48];
     return bl_fail("unknown matrix-product backend '%s' (onednn or openblas)",
-                   name ? name : "(null)");
+                   name ? bl_fmt_shown(name, b, sizeof b) : "(null)");
 }
 
 /* The asynchronous signals: all but the ones a fault raises on the faulting thread itself. */

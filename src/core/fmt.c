@@ -195,3 +195,13 @@ int bl_fprintf(FILE *f, const char *fmt, ...)
     free(big);
     return r;
 }
+
+const char *bl_fmt_shown(const char *s, char *buf, size_t n)
+{
+    size_t k = 0, len = strlen(s);
+    for (size_t i = 0; i < len && k + 4 < n && i < 40; i++)
+        buf[k++] = s[i] >= 32 && s[i] < 127 ? s[i] : '?';
+    if (len > 40 && k + 4 < n) { memcpy(buf + k, "...", 3); k += 3; }
+    buf[k] = 0;
+    return buf;
+}

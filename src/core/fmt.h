@@ -26,4 +26,10 @@ int bl_fprintf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3
  * reads as a whole number. buf holds at least 32 bytes; returns buf. */
 char *bl_fmt_g(double x, char *buf, size_t n);
 
+/* A string from outside (a file's metadata, an environment variable) as a one-line message may
+ * show it: at most 40 characters then "...", anything that is not printable ASCII as '?' (a
+ * newline or an escape sequence in it must not break the line or reach the terminal). buf holds
+ * at least 48 bytes; returns buf. */
+const char *bl_fmt_shown(const char *s, char *buf, size_t n);
+
 #endif

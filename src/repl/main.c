@@ -145,15 +145,8 @@ int main(int argc, char **argv)
      * may re-execute the program once, before anything is read (core/blas.h) */
     bl_blas_pick_kernel(argv);
     const char *gemm = getenv("BLOCKLAB_GEMM");
-    if (gemm && *gemm && bl_gemm_set_backend(gemm) < 0) {
-        char shown[48];   /* the value as typed, control bytes as '?' and cut, not echoed raw */
-        size_t n = 0;
-        for (; gemm[n] && n + 1 < sizeof shown; n++)
-            shown[n] = (unsigned char)gemm[n] < 32 || gemm[n] == 127 ? '?' : gemm[n];
-        shown[n] = 0;
-        fprintf(stderr, "blocklab: BLOCKLAB_GEMM: unknown matrix-product backend '%s%s' (onednn or "
-                "openblas); using %s\n", shown, gemm[n] ? "..." : "", bl_gemm_backend());
-    }
+    if (gemm && *gemm && bl_gemm_set_backend(gemm) < 0)
+        fprintf(stderr, "blocklab: BLOCKLAB_GEMM: %s; using %s\n", bl_error(), bl_gemm_backend());
     int quiet = 0, keep = 0, echo = 0, nsrc = 0, rc = 0;
     const char *file = NULL;    /* the SCRIPT argument (one at most) */
     source *srcs = calloc((size_t)argc, sizeof *srcs);

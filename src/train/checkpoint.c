@@ -1,5 +1,6 @@
 /* checkpoint.c - checkpoints as safetensors (see checkpoint.h). */
 #include "train/checkpoint.h"
+#include "core/fmt.h"
 #include "core/error.h"
 #include "train/safetensors.h"
 #include <math.h>
@@ -114,18 +115,6 @@ void bl_ckpt_info_clear(bl_ckpt_info *info)
     memset(info, 0, sizeof *info);
 }
 
-/* A metadata string as it may be shown in a one-line message: at most 40 characters, anything
- * that is not printable ASCII as '?' (a newline in a tampered value must not break the line). */
-static const char *shown(const char *s, char *buf, size_t n)
-{
-    size_t k = 0, len = strlen(s);
-    for (size_t i = 0; i < len && k + 4 < n && i < 40; i++)
-        buf[k++] = s[i] >= 32 && s[i] < 127 ? s[i] : '?';
-    if (len > 40 && k + 4 < n) { memcpy(buf + k, "...", 3); k += 3; }
-    buf[k] = 0;
-    return buf;
-}
-
 /* "load: PATH: metadata "KEY" <what is wrong>" */
 static int meta_fail(const char *path, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int meta_fail(const char *path, const char *key, const char *fmt, ...)
@@ -145,7 +134,7 @@ static json_t *meta_json(const bl_st_file *f, const char *key, const char *path)
     json_error_t e;
     json_t *j = json_loads(s, 0, &e);
     char b[64];
-    if (!j) meta_fail(path, key, "is not valid JSON (%s)", shown(e.text, b, sizeof b));
+    if (!j) meta_fail(path, key, "is not valid JSON (%s)", bl_fmt_shown(e.text, b, sizeof b));
     return j;
 }
 
@@ -221,7 +210,7 @@ static int parse_step(const bl_st_file *f, const char *path, long *out)
         v = ok ? v * 10 + (*c - '0') : v;
     }
     if (!ok)
-        return meta_fail(path, "step", "is \"%s\", not a whole number of steps from 0 to %d", shown(s, b, sizeof b),
+        return meta_fail(path, "step", "is \"%s\", not a whole number of steps from 0 to %d", bl_fmt_shown(s, b, sizeof b),
                          BL_METRICS_MAX_STEPS);
     *out = v;
     return 0;
@@ -331,7 +320,7 @@ bl_model *bl_checkpoint_load(const char *path, bl_ckpt_info *info)
     const char *fmt = bl_st_meta(f, "format"), *kind = bl_st_meta(f, "kind");
     if (!fmt || strcmp(fmt, CKPT_FORMAT) != 0) {
         bl_fail("load: %s: not a blocklab checkpoint (metadata \"format\" is %s%s%s)", path,
-                fmt ? "\"" : "", fmt ? shown(fmt, b, sizeof b) : "missing", fmt ? "\"" : "");
+                fmt ? "\"" : "", fmt ? bl_fmt_shown(fmt, b, sizeof b) : "missing", fmt ? "\"" : "");
         goto fail;
     }
     bl_config cfg;
@@ -358,7 +347,7 @@ bl_model *bl_checkpoint_load(const char *path, bl_ckpt_info *info)
                 }
     }
     if (kind && strcmp(kind, bl_model_kind_name(cfg.kind))) {   /* absent: the config says */
-        meta_fail(path, "kind", "is \"%s\" but the config is a %s", shown(kind, b, sizeof b), bl_model_kind_name(cfg.kind));
+        meta_fail(path, "kind", "is \"%s\" but the config is a %s", bl_fmt_shown(kind, b, sizeof b), bl_model_kind_name(cfg.kind));
         goto fail;
     }
     long step = 0;

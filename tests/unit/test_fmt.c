@@ -102,11 +102,22 @@ BL_TEST(fprintf_writes_it)
           "%d: '%.12s...%s'", k, got, got + 4 + 1999);
 }
 
+/* outside strings in one-line messages: control bytes as '?', cut at 40 characters with "..." */
+BL_TEST(shown_is_one_printable_line)
+{
+    char b[48];
+    CHECK(!strcmp(bl_fmt_shown("mkl", b, sizeof b), "mkl"), "%s", b);
+    CHECK(!strcmp(bl_fmt_shown("a\033[31mb\nc", b, sizeof b), "a?[31mb?c"), "%s", b);
+    CHECK(!strcmp(bl_fmt_shown("0123456789012345678901234567890123456789X", b, sizeof b),
+                  "0123456789012345678901234567890123456789..."), "%s", b);
+}
+
 int main(void)
 {
     RUN(nan_is_nan);
     RUN(same_as_snprintf_otherwise);
     RUN(truncates_as_snprintf);
     RUN(fprintf_writes_it);
+    RUN(shown_is_one_printable_line);
     return bl_test_done();
 }
