@@ -165,17 +165,21 @@ BL_TEST(test_cifar10_real)
     bl_dataset *ds = bl_data_open("cifar10", path, 0);
     CHECK(ds != NULL, "%s", bl_error());
     if (!ds) { free(test); free(train); return; }
-    CHECK(ds->n_train == 10000 && ds->n_val == 10000, "%zu train %zu val", ds->n_train, ds->n_val);
+    CHECK(ds->n_train == 50000 && ds->n_val == 10000, "%zu train %zu val", ds->n_train, ds->n_val);
     CHECK(ds->C == 3 && ds->H == 32 && ds->W == 32 && ds->n_classes == 10, "geometry");
     CHECK(!strcmp(ds->class_names[0], "airplane") && !strcmp(ds->class_names[9], "truck"), "names");
 
-    /* the first 2,000 test images hold 200 per class (README of the shared data) */
+    /* the original order (README of the shared data): first test labels 3 8 8 0 6, and the
+     * labels of the first 2,000 test images are the raw file's (counted from the bytes, not
+     * balanced in the original release) */
     static float x[2000 * SZ];
     static int lab[2000];
     CHECK(bl_dataset_val_images(ds, 0, 2000, x, lab) == 0, "%s", bl_error());
-    int counts[10] = {0};
-    for (int i = 0; i < 2000; i++) counts[lab[i]]++;
-    for (int k = 0; k < 10; k++) CHECK(counts[k] == 200, "class %d: %d", k, counts[k]);
+    static const int first_test[5] = {3, 8, 8, 0, 6};
+    for (int i = 0; i < 5; i++) CHECK(lab[i] == first_test[i], "test label %d: %d", i, lab[i]);
+    int counts[10] = {0}, raw_counts[10] = {0};
+    for (int i = 0; i < 2000; i++) { counts[lab[i]]++; raw_counts[test[(size_t)i * 3073]]++; }
+    for (int k = 0; k < 10; k++) CHECK(counts[k] == raw_counts[k], "class %d: %d vs raw %d", k, counts[k], raw_counts[k]);
 
     /* known pixels against the raw bytes: record = label, 1024 R, 1024 G, 1024 B */
     for (int img = 0; img < 3; img++) {
@@ -190,7 +194,7 @@ BL_TEST(test_cifar10_real)
     static float t0[SZ];
     int l0;
     bl_dataset_image(ds, BL_SPLIT_TRAIN, 0, t0, &l0);
-    CHECK(l0 == train[0], "train label %d vs raw %d", l0, train[0]);
+    CHECK(l0 == train[0] && l0 == 6, "train label %d vs raw %d (README: 6)", l0, train[0]);
     CHECK_CLOSE(t0[2 * 1024 + 31 * 32 + 31], train[1 + 2 * 1024 + 31 * 32 + 31] / 127.5 - 1.0, 1e-6);
 
     /* scaling: min and max of the test set are -1 and 1 exactly where bytes are 0 and 255 */
@@ -203,17 +207,17 @@ BL_TEST(test_cifar10_real)
     if (has0) CHECK(mn == -1.0f, "byte 0 should give -1, min %g", mn);
     if (has255) CHECK(mx == 1.0f, "byte 255 should give 1, max %g", mx);
 
-    /* one epoch of shuffled batches visits every training image once: 1,000 per class */
+    /* one epoch of shuffled batches visits every training image once: 5,000 per class */
     bl_batcher b;
     CHECK(bl_batcher_init(&b, ds, 3) == 0, "%s", bl_error());
     int ec[10] = {0};
     static float bx[100 * SZ];
     int bl[100];
-    for (int k = 0; k < 100; k++) {
+    for (int k = 0; k < 500; k++) {
         bl_batch_images(&b, 100, bx, bl);
         for (int i = 0; i < 100; i++) ec[bl[i]]++;
     }
-    for (int k = 0; k < 10; k++) CHECK(ec[k] == 1000, "epoch class %d: %d", k, ec[k]);
+    for (int k = 0; k < 10; k++) CHECK(ec[k] == 5000, "epoch class %d: %d", k, ec[k]);
     /* and the first batch is shuffled (not the file's order) */
     bl_batcher_seek(&b, 0);
     bl_batch_images(&b, 100, bx, bl);
@@ -222,7 +226,7 @@ BL_TEST(test_cifar10_real)
     CHECK(!in_order, "first batch is in file order");
     char line[512];
     bl_dataset_describe(ds, line, sizeof line);
-    CHECK(strstr(line, "cifar10: 10000 train + 10000 val images 3x32x32, 10 classes") != NULL, "%s", line);
+    CHECK(strstr(line, "cifar10: 50000 train + 10000 val images 3x32x32, 10 classes") != NULL, "%s", line);
     bl_batcher_free(&b);
     bl_dataset_free(ds);
     free(test);
