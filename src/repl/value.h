@@ -17,6 +17,7 @@ typedef enum {
 } bl_vkind;
 
 typedef struct bl_value bl_value;
+typedef struct bl_agnode bl_agnode;   /* repl/autograd.h */
 
 /* How deep lists may nest ([[1]] is 2 deep). Printing, comparing, writing as .json and freeing a
  * list walk it recursively, so a list may not be made deeper than this (as CPython bounds repr
@@ -57,6 +58,12 @@ struct bl_value {
     int depth;              /* LIST: 1 + the deepest item's depth (1 for a list of no lists),
                              * kept by bl_val_list_set; at most BL_MAX_LIST_DEPTH */
     bl_tensor *t;           /* TENSOR (owned, contiguous, ndim >= 1) */
+    /* autograd (repl/autograd.h), TENSOR only: a leaf that needs a gradient accumulates it in
+     * grad (owned, t's shape, NULL until the first backward reaches it); a value made by a
+     * recorded op holds the node that made it (owned reference). */
+    int requires_grad;
+    bl_tensor *grad;
+    bl_agnode *node;
     bl_table *tab;          /* TABLE */
     const bl_handle_type *htype;    /* HANDLE */
     void *h;
