@@ -91,6 +91,44 @@ static bl_value *compare(bl_session *s, const bl_ast *e, bl_value *a, bl_value *
     return ERRAT(s, e->pos);
 }
 
+/* a @ b recorded for autograd (torch.matmul rules): a 1-D operand is a row (a) or a column (b)
+ * dropped from the result; batch dims must be equal, or b 2-D (shared), or a 2-D (shared: then
+ * (b^T a^T)^T). Other broadcast batch dims: an error saying so. */
+static bl_value *matmul_grad(bl_session *s, bl_value *av, bl_value *bv, bl_tensor *ta, bl_tensor *tb)
+{
+    bl_value *both[2] = { av, bv };
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin_vals(&ag, s, 2, both);
+    bl_tensor *x = g ? bl_ag_in(&ag, av, ta) : NULL, *y = x ? bl_ag_in(&ag, bv, tb) : NULL;
+    if (!y) return bl_ag_end(&ag, NULL);
+    int a1 = x->ndim == 1, b1 = y->ndim == 1;
+    if (a1) x = bl_graph_view(g, x, 2, (int[]){ 1, x->shape[0] });
+    if (b1 && x) y = bl_graph_view(g, y, 2, (int[]){ y->shape[0], 1 });
+    if (!x || !y) return bl_ag_end(&ag, NULL);
+    bl_tensor *r;
+    int same = x->ndim == y->ndim;
+    for (int i = 0; same && i < x->ndim - 2; i++) same = x->shape[i] == y->shape[i];
+    if (y->ndim == 2 || same) {
+        r = bl_matmul(g, x, y);
+    } else if (x->ndim == 2) {
+        bl_tensor *yt = bl_transpose(g, y, -1, -2), *xt = yt ? bl_transpose(g, x, -1, -2) : NULL;
+        bl_tensor *p = xt ? bl_matmul(g, yt, xt) : NULL;
+        r = p ? bl_transpose(g, p, -1, -2) : NULL;
+    } else {
+        char sa[64], sb[64];
+        bl_fail("@: batch dimensions of %s and %s broadcast; with gradients they must be equal (or one "
+                "operand 2-D)", bl_shape_str(ta, sa, sizeof sa), bl_shape_str(tb, sb, sizeof sb));
+        return bl_ag_end(&ag, NULL);
+    }
+    if (r && (a1 || b1)) {   /* drop the row / column added above */
+        int shape[BL_MAXDIM], nd = 0;
+        for (int i = 0; i < r->ndim; i++)
+            if (!((a1 && i == r->ndim - 2) || (b1 && i == r->ndim - 1))) shape[nd++] = r->shape[i];
+        r = bl_graph_view(g, r, nd, shape);
+    }
+    return bl_ag_end(&ag, r);
+}
+
 static bl_value *binop(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
 {
     if (e->op != BL_T_PLUS && e->op != BL_T_MINUS && e->op != BL_T_STAR && e->op != BL_T_SLASH &&
@@ -122,6 +160,13 @@ static bl_value *binop(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
     bl_tensor *ta = bl_val_to_tensor(a, op_name(e->op));
     bl_tensor *tb = ta ? bl_val_to_tensor(b, op_name(e->op)) : NULL;
     bl_tensor *r = NULL;
+    if (ta && tb && e->op == BL_T_AT && (bl_val_needs_grad(a) || bl_val_needs_grad(b)) && bl_ag_enabled(s)) {
+        bl_value *v = matmul_grad(s, a, b, ta, tb);
+        bl_graph_reset(s->g);
+        bl_tensor_free(ta);
+        bl_tensor_free(tb);
+        return v ? v : ERRAT(s, e->pos);
+    }
     if (ta && tb) {
         if (e->op == BL_T_AT) {
             r = bl_tensor_matmul(ta, tb);
@@ -220,7 +265,9 @@ static void list_index_error(double i, int n)
 /* t[i, j:k, ...]; what names what was indexed in errors ("tensor", or "list" for a list of
  * lists indexed like the tensor it stands for: an index out of range then names the size of the
  * list it indexes, as a single index of a list does). */
-static bl_value *index_tensor(bl_session *s, const bl_ast *e, const bl_tensor *t, const char *what)
+/* t[indices] (t: tv's tensor, or a list's as a tensor when tv is NULL) as a strided gather,
+ * recorded when tv needs a gradient. */
+static bl_value *index_tensor(bl_session *s, const bl_ast *e, bl_value *tv, bl_tensor *t, const char *what)
 {
     if (e->n > t->ndim) {
         char sh[64];
@@ -266,25 +313,22 @@ static bl_value *index_tensor(bl_session *s, const bl_ast *e, const bl_tensor *t
         }
         if (keep[d]) shape[nd++] = (int)count[d];
     }
-    bl_tensor *r = bl_tensor_new(nd, shape);
-    if (!r) return ERRAT(s, e->pos);
-    long idx[BL_MAXDIM] = { 0 };
-    for (size_t o = 0; o < r->numel; o++) {
-        size_t src = 0;
-        for (int d = 0; d < t->ndim; d++)
-            src = src * (size_t)t->shape[d] + (size_t)(start[d] + idx[d] * step[d]);
-        r->data[o] = t->data[src];
-        for (int d = t->ndim - 1; d >= 0; d--) {
-            if (++idx[d] < count[d]) break;
-            idx[d] = 0;
-        }
+    long stride[BL_MAXDIM], offset = 0, st = 1;
+    for (int d = t->ndim - 1, k = nd - 1; d >= 0; st *= t->shape[d], d--) {
+        offset += start[d] * st;
+        if (keep[d]) stride[k--] = step[d] * st;
     }
-    return bl_val_tensor(r);
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin_vals(&ag, s, tv ? 1 : 0, &tv);
+    bl_tensor *x = g ? bl_ag_in(&ag, tv, t) : NULL;
+    bl_value *r = bl_ag_end(&ag, x ? bl_as_strided(g, x, nd, shape, stride, offset) : NULL);
+    bl_graph_reset(s->g);
+    return r ? r : ERRAT(s, e->pos);
 }
 
 static bl_value *index_value(bl_session *s, const bl_ast *e, bl_value *target)
 {
-    if (target->kind == BL_V_TENSOR) return index_tensor(s, e, target->t, "tensor");
+    if (target->kind == BL_V_TENSOR) return index_tensor(s, e, target, target->t, "tensor");
     if (target->kind == BL_V_LIST && e->n == 1 && e->items[0]->kind != BL_N_SLICE) {
         bl_value *x = bl_eval(s, e->items[0]);
         if (!x) return NULL;
@@ -310,7 +354,7 @@ static bl_value *index_value(bl_session *s, const bl_ast *e, bl_value *target)
         }
         bl_tensor *t = bl_val_to_tensor(target, "index");
         if (!t) return ERRAT(s, e->pos);
-        bl_value *r = index_tensor(s, e, t, "list");
+        bl_value *r = index_tensor(s, e, NULL, t, "list");
         bl_tensor_free(t);
         return r;
     }

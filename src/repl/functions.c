@@ -530,8 +530,8 @@ static bl_value *f_apply_rope(bl_callargs *a)
     bl_ag ag;
     bl_graph *g = bl_ag_begin(&ag, a);
     if (!g) return NULL;
-    bl_tensor *xin = bl_ag_in(&ag, a->v[0], &x4);
-    return reshape_back(&ag, xin ? bl_rope(g, xin, &c, &s) : NULL, x);
+    bl_tensor *xin = bl_ag_in(&ag, a->v[0], &x4), *cc = bl_ag_const(&ag, &c), *ss = bl_ag_const(&ag, &s);
+    return reshape_back(&ag, xin && cc && ss ? bl_rope(g, xin, cc, ss) : NULL, x);
 }
 
 static bl_value *f_attention(bl_callargs *a)
