@@ -805,21 +805,32 @@ static int *whole_indices(bl_graph *g, const char *op, const bl_tensor *idx, lon
     return ids;
 }
 
+static bl_tensor *take_rows(bl_graph *g, const char *op, bl_tensor *x, const bl_tensor *idx)
+{
+    if (bl_ops_need(op, "x", x) || bl_ops_need(op, "idx", idx)) return NULL;
+    if (x->ndim < 1) return BL_FAILP("%s: a 0-D tensor has no rows to pick", op);
+    if (idx->ndim + x->ndim - 1 > BL_MAXDIM)
+        return BL_FAILP("%s: indices %s into %s would give more than %d dimensions", op, BL_SHP(idx), BL_SHP(x),
+                        BL_MAXDIM);
+    int *ids = whole_indices(g, op, idx, x->shape[0]);
+    if (!ids) return NULL;
+    int V = x->shape[0], D = (int)(x->numel / (size_t)V), shape[BL_MAXDIM], nd = 0;
+    bl_tensor *w = bl_graph_view(g, x, 2, (int[]){V, D});   /* the rows as an embedding table */
+    bl_tensor *y = w ? bl_embedding(g, w, ids, (int)idx->numel) : NULL;
+    if (!y) return NULL;
+    for (int i = 0; i < idx->ndim; i++) shape[nd++] = idx->shape[i];
+    for (int i = 1; i < x->ndim; i++) shape[nd++] = x->shape[i];
+    return nd ? bl_graph_view(g, y, nd, shape) : bl_graph_view(g, y, 0, shape);
+}
+
 bl_tensor *bl_embedding_idx(bl_graph *g, bl_tensor *w, const bl_tensor *idx)
 {
     if (bl_ops_need("embedding", "w", w) || bl_ops_need("embedding", "idx", idx)) return NULL;
     if (w->ndim != 2) return BL_FAILP("embedding: the table must be 2-D [rows, dim], got %s", BL_SHP(w));
-    if (idx->ndim > BL_MAXDIM - 1)
-        return BL_FAILP("embedding: indices %s would give more than %d dimensions", BL_SHP(idx), BL_MAXDIM);
-    int *ids = whole_indices(g, "embedding", idx, w->shape[0]);
-    if (!ids) return NULL;
-    bl_tensor *y = bl_embedding(g, w, ids, (int)idx->numel);
-    if (!y) return NULL;
-    int shape[BL_MAXDIM];
-    memcpy(shape, idx->shape, sizeof(int) * (size_t)idx->ndim);
-    shape[idx->ndim] = w->shape[1];
-    return bl_graph_view(g, y, idx->ndim + 1, shape);
+    return take_rows(g, "embedding", w, idx);
 }
+
+bl_tensor *bl_take_rows(bl_graph *g, bl_tensor *x, const bl_tensor *idx) { return take_rows(g, "index", x, idx); }
 
 bl_tensor *bl_one_hot(bl_graph *g, const bl_tensor *idx, int num_classes)
 {

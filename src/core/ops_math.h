@@ -71,6 +71,10 @@ bl_tensor *bl_stack(bl_graph *g, int n, bl_tensor *const *xs, int dim);
  * with at most 3 dims -> [idx.shape..., D]; the gradient adds into the rows of w picked (bl_embedding's
  * backward). Error naming an index out of range or not whole. */
 bl_tensor *bl_embedding_idx(bl_graph *g, bl_tensor *w, const bl_tensor *idx);
+/* x[idx] for an index tensor (torch's integer-array indexing along dim 0): x [V, ...], idx of
+ * whole numbers in [0, V) -> [idx.shape..., x.shape[1:]...] (at most 4 dims); the gradient adds
+ * into the rows picked (bl_embedding on x viewed as [V, rest]). */
+bl_tensor *bl_take_rows(bl_graph *g, bl_tensor *x, const bl_tensor *idx);
 /* one_hot(idx, C) (F.one_hot): idx of whole numbers in [0, C) -> [idx.shape..., C] of 0/1;
  * num_classes <= 0 means max(idx) + 1. No gradient. */
 bl_tensor *bl_one_hot(bl_graph *g, const bl_tensor *idx, int num_classes);

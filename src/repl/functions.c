@@ -6,6 +6,7 @@
  */
 #include "repl/repl.h"
 #include "repl/figures.h"
+#include "repl/functions_math.h"
 #include "repl/models.h"
 #include "repl/train.h"
 #include "core/error.h"
@@ -280,49 +281,6 @@ static bl_value *f_shape(bl_callargs *a)
             return NULL;
         }
     return l;
-}
-
-/* ---- elementwise and reductions ---- */
-static bl_value *f_unary(bl_callargs *a)
-{
-    static const struct { const char *n; bl_unop op; } map[] = {
-        { "abs", BL_ABS }, { "sqrt", BL_SQRT }, { "exp", BL_EXP }, { "log", BL_LOG },
-    };
-    if (bl_nargs(a, 1, 1) < 0) return NULL;
-    if (a->v[0]->kind == BL_V_NUM) {
-        double x = a->v[0]->num;
-        switch (a->fname[1]) {
-        case 'b': return bl_val_num(fabs(x));
-        case 'q': return bl_val_num(sqrt(x));
-        case 'x': return bl_val_num(exp(x));
-        default: return bl_val_num(log(x));
-        }
-    }
-    bl_tensor *x = bl_arg_tensor(a, 0);
-    if (!x) return NULL;
-    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-        if (!strcmp(map[i].n, a->fname)) return bl_val_tensor(bl_unary(map[i].op, x));
-    return NULL;
-}
-
-static bl_value *f_reduce(bl_callargs *a)
-{
-    static const struct { const char *n; bl_reduce op; } map[] = {
-        { "sum", BL_SUM }, { "mean", BL_MEAN }, { "var", BL_VAR }, { "std", BL_STD },
-        { "rms", BL_RMS }, { "min", BL_MIN }, { "max", BL_MAX },
-    };
-    bl_reduce op = BL_SUM;
-    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-        if (!strcmp(map[i].n, a->fname)) op = map[i].op;
-    if (bl_nargs(a, 1, 1) < 0) return NULL;
-    bl_tensor *x = bl_arg_tensor(a, 0);
-    int keep;
-    if (!x || bl_kw_bool(a, "keepdim", 0, &keep) < 0) return NULL;
-    bl_value *dim = bl_kw(a, "dim");
-    if (!dim || dim->kind == BL_V_NONE) return bl_val_tensor(bl_reduce_all(op, x));
-    long d;
-    if (dim_of(a, dim, kw_pos(a, "dim"), "dim", x, &d) < 0) return NULL;
-    return bl_val_tensor(bl_reduce_dim(op, x, (int)d, keep));
 }
 
 /* round(x, digits) as torch.round(x, decimals=digits): halves to even (round(2.5) = 2,
@@ -693,19 +651,19 @@ const bl_function bl_functions[] = {
       "x with dimensions d0 and d1 swapped (the last two by default). x.T does the same.", f_transpose },
     { "shape", "shape(x)", "The shape of x as a list, e.g. [4, 64, 128].", f_shape },
     { "numel", "numel(x)", "The number of elements of x.", f_shape },
-    { "sum", "sum(x, dim=, keepdim=off)", REDUCE_HELP("The sum", ""), f_reduce },
-    { "mean", "mean(x, dim=, keepdim=off)", REDUCE_HELP("The mean", ""), f_reduce },
+    { "sum", "sum(x, dim=, keepdim=off)", REDUCE_HELP("The sum", ""), bl_fn_reduce },
+    { "mean", "mean(x, dim=, keepdim=off)", REDUCE_HELP("The mean", ""), bl_fn_reduce },
     { "var", "var(x, dim=, keepdim=off)",
-      REDUCE_HELP("The biased variance", " It divides by n, as inside LayerNorm.\n"), f_reduce },
+      REDUCE_HELP("The biased variance", " It divides by n, as inside LayerNorm.\n"), bl_fn_reduce },
     { "std", "std(x, dim=, keepdim=off)",
-      REDUCE_HELP("The biased standard deviation", " It divides by n, as var.\n"), f_reduce },
-    { "rms", "rms(x, dim=, keepdim=off)", REDUCE_HELP("The root mean square sqrt(mean(x^2))", ""), f_reduce },
-    { "min", "min(x, dim=, keepdim=off)", REDUCE_HELP("The smallest element", ""), f_reduce },
-    { "max", "max(x, dim=, keepdim=off)", REDUCE_HELP("The largest element", ""), f_reduce },
-    { "abs", "abs(x)", "|x| elementwise.", f_unary },
-    { "sqrt", "sqrt(x)", "The square root, elementwise.", f_unary },
-    { "exp", "exp(x)", "e^x elementwise.", f_unary },
-    { "log", "log(x)", "The natural logarithm, elementwise.", f_unary },
+      REDUCE_HELP("The biased standard deviation", " It divides by n, as var.\n"), bl_fn_reduce },
+    { "rms", "rms(x, dim=, keepdim=off)", REDUCE_HELP("The root mean square sqrt(mean(x^2))", ""), bl_fn_reduce },
+    { "min", "min(x, dim=, keepdim=off)", REDUCE_HELP("The smallest element", ""), bl_fn_reduce },
+    { "max", "max(x, dim=, keepdim=off)", REDUCE_HELP("The largest element", ""), bl_fn_reduce },
+    { "abs", "abs(x)", "|x| elementwise; its gradient at 0 is 0, as torch's.", bl_fn_unary },
+    { "sqrt", "sqrt(x)", "The square root, elementwise; sqrt(-1) is nan.", bl_fn_unary },
+    { "exp", "exp(x)", "e^x elementwise.", bl_fn_unary },
+    { "log", "log(x)", "The natural logarithm, elementwise; log(0) is -inf.", bl_fn_unary },
     { "round", "round(x, digits=0)",
       "x (a number or tensor) rounded to digits decimals, halves to even.\n"
       "As torch.round(x, decimals=digits): round(2.5) = 2, round(-0.5) = -0.\n"
@@ -768,6 +726,7 @@ const bl_function bl_functions[] = {
       "when that tensor is asked for). load(\"file.safetensors\") alone gives a table of its\n"
       "tensors.",
       f_load },
+    BL_MATH_FUNCTIONS
     BL_FIGURE_FUNCTIONS
     BL_MODEL_FUNCTIONS
     BL_TRAIN_FUNCTIONS

@@ -1,0 +1,106 @@
+/* functions_math.h - the math and tensor functions of the language (issue 15 item 3) and their
+ * help: handlers in functions_math.c, table entries spliced into bl_functions[] by
+ * BL_MATH_FUNCTIONS (as figures.h does). Each runs a graph op of core/ops_math.h through
+ * repl/autograd.h, so it records when an argument needs a gradient.
+ */
+#ifndef BL_REPL_FUNCTIONS_MATH_H
+#define BL_REPL_FUNCTIONS_MATH_H
+
+#include "repl/repl.h"
+#include "core/tensor_math.h"
+
+bl_value *bl_fn_unary(bl_callargs *a);      /* abs sqrt exp log sin cos ... by a->fname */
+bl_value *bl_fn_reduce(bl_callargs *a);     /* sum mean var std rms min max */
+bl_value *bl_fn_pow(bl_callargs *a);
+bl_value *bl_fn_clamp(bl_callargs *a);
+bl_value *bl_fn_binary(bl_callargs *a);     /* maximum minimum */
+bl_value *bl_fn_where(bl_callargs *a);
+bl_value *bl_fn_masked_fill(bl_callargs *a);
+bl_value *bl_fn_tri(bl_callargs *a);
+bl_value *bl_fn_join(bl_callargs *a);       /* cat stack */
+bl_value *bl_fn_embedding(bl_callargs *a);
+bl_value *bl_fn_one_hot(bl_callargs *a);
+bl_value *bl_fn_linspace(bl_callargs *a);
+bl_value *bl_fn_eye(bl_callargs *a);
+bl_value *bl_fn_argext(bl_callargs *a);     /* argmax argmin */
+bl_value *bl_fn_cumsum(bl_callargs *a);
+bl_value *bl_fn_topk(bl_callargs *a);
+
+/* The operators of eval.c on tensors (a or b a tensor or list): + - * / ** and the comparisons
+ * < <= > >= == != (0/1 tensors), recorded when an operand needs a gradient; op is the token. */
+bl_value *bl_math_operator(bl_session *s, int op, bl_value *a, bl_value *b);
+/* -x of a tensor value, recorded. */
+bl_value *bl_math_neg(bl_session *s, bl_value *x);
+/* x[idx] for an index tensor (or list) idx: the rows of x it names (bl_take_rows), recorded. */
+bl_value *bl_math_take(bl_session *s, bl_value *x, bl_value *idx);
+
+#define BL_MATH_FUNCTIONS                                                                        \
+    { "sin", "sin(x)", "The sine (radians), elementwise; numbers give numbers.", bl_fn_unary },       \
+    { "cos", "cos(x)", "The cosine (radians), elementwise; numbers give numbers.", bl_fn_unary },     \
+    { "tan", "tan(x)", "The tangent (radians), elementwise; numbers give numbers.", bl_fn_unary },    \
+    { "tanh", "tanh(x)", "The hyperbolic tangent, elementwise; numbers give numbers.", bl_fn_unary }, \
+    { "sigmoid", "sigmoid(x)", "1 / (1 + e^-x) elementwise (torch.sigmoid).", bl_fn_unary },         \
+    { "sign", "sign(x)", "-1, 0 or 1 elementwise (torch.sign; its gradient is 0).", bl_fn_unary },   \
+    { "floor", "floor(x)", "The largest whole number <= x, elementwise (gradient 0).", bl_fn_unary }, \
+    { "ceil", "ceil(x)", "The smallest whole number >= x, elementwise (gradient 0).", bl_fn_unary },  \
+    { "erf", "erf(x)", "The error function 2/sqrt(pi) int_0^x e^(-t^2) dt, elementwise.",           \
+      bl_fn_unary },                                                                             \
+    { "pow", "pow(x, p)",                                                                        \
+      "x to the power p elementwise (torch.pow; x ** p is the same). p a number or a tensor\n"  \
+      "that broadcasts with x. Gradients as torch: 0 for x where p == 0, 0 for p where x == 0\n" \
+      "and p >= 0.", bl_fn_pow },                                                               \
+    { "clamp", "clamp(x, min=, max=)",                                                           \
+      "x limited to [min, max] elementwise (torch.clamp); either bound may be left out.\n"      \
+      "min > max gives max everywhere. The gradient passes where min <= x <= max (bounds\n"      \
+      "included, as torch).", bl_fn_clamp },                                                     \
+    { "maximum", "maximum(a, b)",                                                                \
+      "The larger of a and b elementwise, broadcast (torch.maximum). Where they are equal\n"     \
+      "each gets half the gradient.", bl_fn_binary },                                            \
+    { "minimum", "minimum(a, b)",                                                                \
+      "The smaller of a and b elementwise, broadcast (torch.minimum). Where they are equal\n"    \
+      "each gets half the gradient.", bl_fn_binary },                                            \
+    { "where", "where(cond, a, b)",                                                              \
+      "a where cond is nonzero, else b, elementwise; cond, a and b broadcast (torch.where).\n"   \
+      "where(x > 0, x, 0) is relu(x).", bl_fn_where },                                           \
+    { "masked_fill", "masked_fill(x, mask, value)",                                              \
+      "x with value wherever mask is nonzero; mask broadcasts to x (Tensor.masked_fill).\n"      \
+      "masked_fill(s, triu(ones(T, T), 1), -inf) hides the future of attention scores.",         \
+      bl_fn_masked_fill },                                                                       \
+    { "tril", "tril(x, diagonal=0)",                                                             \
+      "The lower triangle of the last two dims of x (element (i, j) kept when j - i <=\n"        \
+      "diagonal), zeros above (torch.tril). tril(ones(T, T)) is the causal mask.", bl_fn_tri },  \
+    { "triu", "triu(x, diagonal=0)",                                                             \
+      "The upper triangle of the last two dims of x (element (i, j) kept when j - i >=\n"        \
+      "diagonal), zeros below (torch.triu).", bl_fn_tri },                                       \
+    { "cat", "cat([a, b, ...], dim=0)",                                                          \
+      "The tensors of the list joined along dim (torch.cat); their other sizes must match.",     \
+      bl_fn_join },                                                                              \
+    { "stack", "stack([a, b, ...], dim=0)",                                                      \
+      "The tensors of the list (all of one shape) stacked along a new dimension dim\n"           \
+      "(torch.stack).", bl_fn_join },                                                            \
+    { "embedding", "embedding(w, idx)",                                                          \
+      "Rows of the table w [V, D] picked by the whole numbers idx (any shape, each in [0, V)):\n"\
+      "-> [idx.shape..., D] (F.embedding). w[idx] does the same. The gradient adds into the\n"   \
+      "rows picked.", bl_fn_embedding },                                                         \
+    { "one_hot", "one_hot(idx, num_classes=-1)",                                                 \
+      "1 at position idx and 0 elsewhere, per index: [idx.shape..., num_classes] (F.one_hot);\n" \
+      "num_classes -1 means max(idx) + 1.", bl_fn_one_hot },                                     \
+    { "linspace", "linspace(start, end, steps)",                                                 \
+      "steps evenly spaced numbers from start to end, both included (torch.linspace).",          \
+      bl_fn_linspace },                                                                          \
+    { "eye", "eye(n, m=n)", "The n x m identity matrix (torch.eye).", bl_fn_eye },               \
+    { "argmax", "argmax(x, dim=, keepdim=off)",                                                  \
+      "The index of the largest element along dim (torch.argmax; the first one on ties).\n"      \
+      "Without dim the index into the flattened x, a number.", bl_fn_argext },                   \
+    { "argmin", "argmin(x, dim=, keepdim=off)",                                                  \
+      "The index of the smallest element along dim (torch.argmin; the first one on ties).\n"     \
+      "Without dim the index into the flattened x, a number.", bl_fn_argext },                   \
+    { "cumsum", "cumsum(x, dim)",                                                                \
+      "The running sum along dim: element i is the sum of elements 0..i (torch.cumsum).",        \
+      bl_fn_cumsum },                                                                            \
+    { "topk", "topk(x, k, dim=-1, largest=on)",                                                  \
+      "The k largest (largest=off: smallest) elements along dim, sorted, as a list\n"            \
+      "[values, indices] (torch.topk); topk(x, 3)[0] are the values. Equal values come in\n"     \
+      "index order. The gradient goes to the elements picked.", bl_fn_topk },
+
+#endif
