@@ -7,6 +7,7 @@
 #include "repl/repl.h"
 #include "repl/figures.h"
 #include "repl/functions_math.h"
+#include "repl/autograd.h"
 #include "repl/models.h"
 #include "repl/train.h"
 #include "core/error.h"
@@ -470,21 +471,56 @@ static bl_value *f_apply_rope(bl_callargs *a)
     return r;
 }
 
+/* A tensor of the graph viewed as [B, H, T, hd] (x [T, hd] up to [B, H, T, hd]); NULL + error
+ * at argument i. Arena views share the data and the gradient, so the op records on them. */
+static bl_tensor *view4d(bl_callargs *a, bl_graph *g, bl_tensor *x, int i)
+{
+    int shape[4] = { 1, 1, 1, 1 };
+    if (x->ndim < 2) {
+        bl_fail("%s: expected [T, hd] up to [B, H, T, hd], got %d dimension%s", a->fname, x->ndim,
+                x->ndim == 1 ? "" : "s");
+        bl_session_errat(a->s, a->vpos[i]);
+        return NULL;
+    }
+    for (int d = 0; d < x->ndim; d++) shape[4 - x->ndim + d] = x->shape[d];
+    return bl_graph_view(g, x, 4, shape);
+}
+
+/* mask=: a 0/1 tensor is boolean (1 = may attend), any other value makes it additive (added to
+ * the scores, -inf masks); additive=on/off says which. */
+static int mask_kind(bl_callargs *a, const bl_tensor *m, int *additive)
+{
+    bl_value *v = bl_kw(a, "additive");
+    if (v && v->kind != BL_V_NONE) return bl_kw_bool(a, "additive", 0, additive);
+    *additive = 0;
+    for (size_t i = 0; i < m->numel; i++) *additive |= m->data[i] != 0.0f && m->data[i] != 1.0f;
+    return 0;
+}
+
 static bl_value *f_attention(bl_callargs *a)
 {
-    int causal, weights;
+    int causal, weights, additive = 0;
     double scale;
     if (bl_nargs(a, 3, 3) < 0) return NULL;
-    bl_tensor *x[3], v4[3];
-    for (int i = 0; i < 3; i++)
-        if (!(x[i] = bl_arg_tensor(a, i)) || as4d(a, x[i], &v4[i], i) < 0) return NULL;
     if (bl_kw_bool(a, "causal", 0, &causal) < 0 || bl_kw_num(a, "scale", 0, &scale) < 0 ||
         bl_kw_bool(a, "weights", 0, &weights) < 0) return NULL;
-    bl_tensor *probs = NULL;
-    bl_tensor *r = bl_attention(a->s->g, &v4[0], &v4[1], &v4[2], causal, NULL, (float)scale, &probs);
-    if (!r) return NULL;
-    if (!weights) return reshape_back(r, x[0]);
-    return reshape_back(probs, x[0]);
+    bl_tensor *mask = bl_kw_tensor(a, "mask");
+    if (a->s->has_errpos || (mask && mask_kind(a, mask, &additive) < 0)) return NULL;
+    bl_value *mv = bl_kw(a, "mask");
+    if (mv && bl_ag_refuse(a->s, "attention: mask", 1, &mv) < 0) return NULL;
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin(&ag, a);
+    bl_tensor *x[3], *v4[3], *probs = NULL, *r = NULL;
+    int ok = g != NULL;
+    for (int i = 0; ok && i < 3; i++)
+        ok = (x[i] = bl_arg_tensor(a, i)) && (x[i] = bl_ag_in(&ag, a->v[i], x[i])) && (v4[i] = view4d(a, g, x[i], i));
+    if (ok) r = bl_attention_masked(g, v4[0], v4[1], v4[2], causal, mask, additive, (float)scale, &probs);
+    if (r) {   /* back to q's own number of dimensions */
+        bl_tensor *o = weights ? probs : r;
+        int nd = x[0]->ndim;
+        r = bl_graph_view(g, o, nd, o->shape + 4 - nd);
+    }
+    return bl_ag_end(&ag, r);
 }
 
 static bl_value *f_allclose(bl_callargs *a)
@@ -704,10 +740,14 @@ const bl_function bl_functions[] = {
     { "apply_rope", "apply_rope(x, table)",
       "Rotate x [T, hd] (or [H, T, hd], [B, H, T, hd]) by a rope_table. Each pair (x0, x1) at\n"
       "angle a becomes (x0 cos a - x1 sin a, x0 sin a + x1 cos a). Lengths are kept.", f_apply_rope },
-    { "attention", "attention(q, k, v, causal=off, scale=1/sqrt(hd), weights=off)",
+    { "attention", "attention(q, k, v, causal=off, scale=, weights=off, mask=, additive=)",
       "Scaled dot-product attention: softmax(q k^T * scale + mask) v.\n"
       "q is [.., H, T, hd], k and v [.., KVH, S, hd] (grouped-query attention when KVH < H).\n"
       "weights=on returns the attention weights [.., H, T, S].\n"
+      "mask= broadcasts to [B, H, T, S] ([T, S], [B, 1, 1, S], ...), as torch's attn_mask: a\n"
+      "0/1 mask is boolean (1 = may attend, e.g. tril(ones(T, S))); any other value makes it\n"
+      "additive (added to the scores; -inf hides a key); additive=on/off says which. A query\n"
+      "that may see no key gets 0 (torch gives nan).\n"
       "causal=on with T != S aligns the mask bottom-right: query t sees keys s <= t + S - T (the\n"
       "last T of S keys, as in KV-cache decoding and FlashAttention-2), while PyTorch's\n"
       "scaled_dot_product_attention(is_causal=True) aligns it top-left (s <= t).",

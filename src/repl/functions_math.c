@@ -37,8 +37,14 @@ static int dim_arg(bl_callargs *a, const bl_tensor *x, int pos, int def, int *di
     if (pos >= 0 && pos < a->n) {
         if (v) return bl_fail("%s: dim given twice", a->fname);
         if (bl_arg_int(a, pos, lo, hi, &d) < 0) return -1;
-    } else if (v && v->kind != BL_V_NONE && bl_kw_int(a, "dim", def, lo, hi, &d) < 0) {
-        return -1;
+    } else if (v && v->kind != BL_V_NONE) {
+        if (x->ndim == 0) {
+            bl_fail("%s: dim picks a dimension, but the tensor is 0-D (one number)", a->fname);
+            for (int j = 0; j < a->nk; j++)
+                if (!strcmp(a->key[j], "dim")) return bl_session_errat(a->s, a->kpos[j]);
+            return -1;
+        }
+        if (bl_kw_int(a, "dim", def, lo, hi, &d) < 0) return -1;
     }
     *dim = (int)d;
     return 0;

@@ -50,8 +50,8 @@ bl_value *bl_math_take(bl_session *s, bl_value *x, bl_value *idx);
       "that broadcasts with x. Gradients as torch: 0 for x where p == 0, 0 for p where x == 0\n" \
       "and p >= 0.", bl_fn_pow },                                                               \
     { "clamp", "clamp(x, min=, max=)",                                                           \
-      "x limited to [min, max] elementwise (torch.clamp); either bound may be left out.\n"      \
-      "min > max gives max everywhere. The gradient passes where min <= x <= max (bounds\n"      \
+      "x limited to [min, max] elementwise (torch.clamp).\n"                                \
+      "Either bound may be left out. min > max gives max everywhere. The gradient passes where min <= x <= max (bounds\n"      \
       "included, as torch).", bl_fn_clamp },                                                     \
     { "maximum", "maximum(a, b)",                                                                \
       "The larger of a and b elementwise, broadcast (torch.maximum). Where they are equal\n"     \
@@ -60,47 +60,49 @@ bl_value *bl_math_take(bl_session *s, bl_value *x, bl_value *idx);
       "The smaller of a and b elementwise, broadcast (torch.minimum). Where they are equal\n"    \
       "each gets half the gradient.", bl_fn_binary },                                            \
     { "where", "where(cond, a, b)",                                                              \
-      "a where cond is nonzero, else b, elementwise; cond, a and b broadcast (torch.where).\n"   \
-      "where(x > 0, x, 0) is relu(x).", bl_fn_where },                                           \
+      "a where cond is nonzero, else b, elementwise (torch.where).\n"                        \
+      "cond, a and b broadcast together. where(x > 0, x, 0) is relu(x).", bl_fn_where },                                           \
     { "masked_fill", "masked_fill(x, mask, value)",                                              \
-      "x with value wherever mask is nonzero; mask broadcasts to x (Tensor.masked_fill).\n"      \
-      "masked_fill(s, triu(ones(T, T), 1), -inf) hides the future of attention scores.",         \
+      "x with value wherever mask is nonzero (Tensor.masked_fill).\n"                        \
+      "mask broadcasts to x's shape. masked_fill(s, triu(ones(T, T), 1), -inf) hides the future of attention scores.",         \
       bl_fn_masked_fill },                                                                       \
     { "tril", "tril(x, diagonal=0)",                                                             \
-      "The lower triangle of the last two dims of x (element (i, j) kept when j - i <=\n"        \
-      "diagonal), zeros above (torch.tril). tril(ones(T, T)) is the causal mask.", bl_fn_tri },  \
+      "The lower triangle of the last two dims of x, zeros above (torch.tril).\n"            \
+      "Element (i, j) is kept where j - i <= diagonal. tril(ones(T, T)) is the causal mask.", bl_fn_tri },  \
     { "triu", "triu(x, diagonal=0)",                                                             \
-      "The upper triangle of the last two dims of x (element (i, j) kept when j - i >=\n"        \
-      "diagonal), zeros below (torch.triu).", bl_fn_tri },                                       \
+      "The upper triangle of the last two dims of x, zeros below (torch.triu).\n"            \
+      "Element (i, j) is kept where j - i >= diagonal.", bl_fn_tri },                                       \
     { "cat", "cat([a, b, ...], dim=0)",                                                          \
-      "The tensors of the list joined along dim (torch.cat); their other sizes must match.",     \
+      "The tensors of the list joined along dim (torch.cat).\n"                             \
+      "Their other sizes must match.",     \
       bl_fn_join },                                                                              \
     { "stack", "stack([a, b, ...], dim=0)",                                                      \
-      "The tensors of the list (all of one shape) stacked along a new dimension dim\n"           \
-      "(torch.stack).", bl_fn_join },                                                            \
+      "The tensors of the list stacked along a new dimension dim (torch.stack).\n"          \
+      "They must all have one shape.", bl_fn_join },                                                            \
     { "embedding", "embedding(w, idx)",                                                          \
-      "Rows of the table w [V, D] picked by the whole numbers idx (any shape, each in [0, V)):\n"\
-      "-> [idx.shape..., D] (F.embedding). w[idx] does the same. The gradient adds into the\n"   \
+      "The rows of w [V, D] that idx names: [idx.shape..., D] (F.embedding).\n"            \
+      "idx holds whole numbers in [0, V), any shape. w[idx] does the same. The gradient adds into the\n"   \
       "rows picked.", bl_fn_embedding },                                                         \
     { "one_hot", "one_hot(idx, num_classes=-1)",                                                 \
-      "1 at position idx and 0 elsewhere, per index: [idx.shape..., num_classes] (F.one_hot);\n" \
+      "1 at each index, 0 elsewhere: [idx.shape..., num_classes] (F.one_hot).\n"           \
       "num_classes -1 means max(idx) + 1.", bl_fn_one_hot },                                     \
     { "linspace", "linspace(start, end, steps)",                                                 \
-      "steps evenly spaced numbers from start to end, both included (torch.linspace).",          \
+      "steps numbers from start to end evenly, both included (torch.linspace).",          \
       bl_fn_linspace },                                                                          \
     { "eye", "eye(n, m=n)", "The n x m identity matrix (torch.eye).", bl_fn_eye },               \
     { "argmax", "argmax(x, dim=, keepdim=off)",                                                  \
-      "The index of the largest element along dim (torch.argmax; the first one on ties).\n"      \
-      "Without dim the index into the flattened x, a number.", bl_fn_argext },                   \
+      "The index of the largest element along dim (torch.argmax).\n"                       \
+      "The first one on ties. Without dim the index into the flattened x, a number.", bl_fn_argext },                   \
     { "argmin", "argmin(x, dim=, keepdim=off)",                                                  \
-      "The index of the smallest element along dim (torch.argmin; the first one on ties).\n"     \
-      "Without dim the index into the flattened x, a number.", bl_fn_argext },                   \
+      "The index of the smallest element along dim (torch.argmin).\n"                      \
+      "The first one on ties. Without dim the index into the flattened x, a number.", bl_fn_argext },                   \
     { "cumsum", "cumsum(x, dim)",                                                                \
-      "The running sum along dim: element i is the sum of elements 0..i (torch.cumsum).",        \
+      "The running sum along dim (torch.cumsum).\n"                                          \
+      "Element i is the sum of elements 0..i.",        \
       bl_fn_cumsum },                                                                            \
     { "topk", "topk(x, k, dim=-1, largest=on)",                                                  \
-      "The k largest (largest=off: smallest) elements along dim, sorted, as a list\n"            \
-      "[values, indices] (torch.topk); topk(x, 3)[0] are the values. Equal values come in\n"     \
+      "The k largest elements along dim, sorted: [values, indices] (torch.topk).\n"        \
+      "largest=off gives the smallest; topk(x, 3)[0] are the values. Equal values come in\n"     \
       "index order. The gradient goes to the elements picked.", bl_fn_topk },
 
 #endif
