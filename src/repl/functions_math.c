@@ -388,3 +388,8 @@ bl_value *bl_math_take(bl_session *s, bl_value *v, bl_value *idx)
     if (ti != idx->t) bl_tensor_free(ti);
     return r;
 }
+
+const bl_function bl_math_functions[] = {
+    BL_MATH_FUNCTIONS
+    { NULL, NULL, NULL, NULL },
+};
