@@ -8,6 +8,8 @@
 #include "core/tensor_math.h"
 #include "models/model.h"
 #include "repl/models.h"
+#include "repl/autograd.h"
+#include "repl/functions_math.h"
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -30,6 +32,7 @@ static const char *op_name(bl_tok_kind k)
     case BL_T_GE: return ">=";
     case BL_T_EQ: return "==";
     case BL_T_NE: return "!=";
+    case BL_T_POW: return "**";
     default: return "?";
     }
 }
@@ -68,6 +71,10 @@ static int equal(const bl_value *a, const bl_value *b, const char *op)
 static bl_value *compare(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
 {
     int r;
+    if ((a->kind == BL_V_TENSOR && is_arraylike(b)) || (b->kind == BL_V_TENSOR && is_arraylike(a))) {
+        bl_value *t = bl_math_operator(s, e->op, a, b);   /* elementwise: a 0/1 tensor */
+        return t ? t : ERRAT(s, e->pos);
+    }
     if (is_numeric(a) && is_numeric(b)) {
         double x = a->num, y = b->num;
         switch (e->op) {
@@ -85,9 +92,8 @@ static bl_value *compare(bl_session *s, const bl_ast *e, bl_value *a, bl_value *
         int eq = equal(a, b, op_name(e->op));
         return eq < 0 ? ERRAT(s, e->pos) : bl_val_bool(eq == (e->op == BL_T_EQ));
     }
-    bl_fail("'%s' compares numbers (or strings and lists with == and !=), not a %s and a %s; for tensors use "
-            "allclose(a, b) or reduce them first (max, mean)", op_name(e->op), bl_val_kind_name(a),
-            bl_val_kind_name(b));
+    bl_fail("'%s' compares numbers and tensors elementwise (or strings and lists with == and !=), not a %s "
+            "and a %s", op_name(e->op), bl_val_kind_name(a), bl_val_kind_name(b));
     return ERRAT(s, e->pos);
 }
 
@@ -132,7 +138,7 @@ static bl_value *matmul_grad(bl_session *s, bl_value *av, bl_value *bv, bl_tenso
 static bl_value *binop(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
 {
     if (e->op != BL_T_PLUS && e->op != BL_T_MINUS && e->op != BL_T_STAR && e->op != BL_T_SLASH &&
-        e->op != BL_T_AT)
+        e->op != BL_T_AT && e->op != BL_T_POW)
         return compare(s, e, a, b);
     if (e->op == BL_T_PLUS && a->kind == BL_V_STR && b->kind == BL_V_STR) {
         size_t n = strlen(a->str) + strlen(b->str) + 1;
@@ -148,34 +154,31 @@ static bl_value *binop(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
                 bl_val_kind_name(a), bl_val_kind_name(b));
         return ERRAT(s, e->pos);
     }
-    if (is_numeric(a) && is_numeric(b) && e->op != BL_T_AT) {
+    if (is_numeric(a) && is_numeric(b) && e->op != BL_T_AT && !bl_val_needs_grad(a) && !bl_val_needs_grad(b)) {
         double x = a->num, y = b->num;
         switch (e->op) {
         case BL_T_PLUS: return bl_val_num(x + y);
         case BL_T_MINUS: return bl_val_num(x - y);
         case BL_T_STAR: return bl_val_num(x * y);
+        case BL_T_POW: return bl_val_num(pow(x, y));
         default: return bl_val_num(x / y);   /* IEEE: 1/0 = inf, as NumPy */
         }
+    }
+    if (e->op != BL_T_AT) {   /* elementwise, broadcast, recorded (functions_math.c) */
+        bl_value *v = bl_math_operator(s, e->op, a, b);
+        return v ? v : ERRAT(s, e->pos);
     }
     bl_tensor *ta = bl_val_to_tensor(a, op_name(e->op));
     bl_tensor *tb = ta ? bl_val_to_tensor(b, op_name(e->op)) : NULL;
     bl_tensor *r = NULL;
-    if (ta && tb && e->op == BL_T_AT && (bl_val_needs_grad(a) || bl_val_needs_grad(b)) && bl_ag_enabled(s)) {
+    if (ta && tb && (bl_val_needs_grad(a) || bl_val_needs_grad(b)) && bl_ag_enabled(s)) {
         bl_value *v = matmul_grad(s, a, b, ta, tb);
         bl_graph_reset(s->g);
         bl_tensor_free(ta);
         bl_tensor_free(tb);
         return v ? v : ERRAT(s, e->pos);
     }
-    if (ta && tb) {
-        if (e->op == BL_T_AT) {
-            r = bl_tensor_matmul(ta, tb);
-        } else {
-            bl_binop op = e->op == BL_T_PLUS ? BL_ADD : e->op == BL_T_MINUS ? BL_SUB
-                        : e->op == BL_T_STAR ? BL_MUL : BL_DIV;
-            r = bl_binary(op, ta, tb);
-        }
-    }
+    if (ta && tb) r = bl_tensor_matmul(ta, tb);
     bl_tensor_free(ta);
     bl_tensor_free(tb);
     if (!r) return ERRAT(s, e->pos);
@@ -266,8 +269,9 @@ static void list_index_error(double i, int n)
  * lists indexed like the tensor it stands for: an index out of range then names the size of the
  * list it indexes, as a single index of a list does). */
 /* t[indices] (t: tv's tensor, or a list's as a tensor when tv is NULL) as a strided gather,
- * recorded when tv needs a gradient. */
-static bl_value *index_tensor(bl_session *s, const bl_ast *e, bl_value *tv, bl_tensor *t, const char *what)
+ * recorded when tv needs a gradient; first: the first index, evaluated already (or NULL). */
+static bl_value *index_tensor(bl_session *s, const bl_ast *e, bl_value *tv, bl_tensor *t, const char *what,
+                              bl_value *first)
 {
     if (e->n > t->ndim) {
         char sh[64];
@@ -292,7 +296,7 @@ static bl_value *index_tensor(bl_session *s, const bl_ast *e, bl_value *tv, bl_t
                 return ERRAT(s, it->pos);
             }
         } else {
-            bl_value *x = bl_eval(s, it);
+            bl_value *x = d == 0 && first ? bl_val_ref(first) : bl_eval(s, it);   /* first: evaluated */
             if (!x) return NULL;
             int ok = x->kind == BL_V_NUM && x->num == floor(x->num);
             double i = x->num;
@@ -328,7 +332,21 @@ static bl_value *index_tensor(bl_session *s, const bl_ast *e, bl_value *tv, bl_t
 
 static bl_value *index_value(bl_session *s, const bl_ast *e, bl_value *target)
 {
-    if (target->kind == BL_V_TENSOR) return index_tensor(s, e, target, target->t, "tensor");
+    /* x[idx] with a tensor (or list) of indices: the rows it names (an embedding lookup) */
+    if (target->kind == BL_V_TENSOR && e->n == 1 && e->items[0]->kind != BL_N_SLICE) {
+        bl_value *i = bl_eval(s, e->items[0]);
+        if (!i) return NULL;
+        bl_value *r = NULL;
+        if (i->kind == BL_V_TENSOR || i->kind == BL_V_LIST) {
+            r = bl_math_take(s, target, i);
+            if (!r) bl_session_errat(s, e->items[0]->pos);
+        } else {
+            r = index_tensor(s, e, target, target->t, "tensor", i);
+        }
+        bl_val_unref(i);
+        return r;
+    }
+    if (target->kind == BL_V_TENSOR) return index_tensor(s, e, target, target->t, "tensor", NULL);
     if (target->kind == BL_V_LIST && e->n == 1 && e->items[0]->kind != BL_N_SLICE) {
         bl_value *x = bl_eval(s, e->items[0]);
         if (!x) return NULL;
@@ -354,7 +372,7 @@ static bl_value *index_value(bl_session *s, const bl_ast *e, bl_value *target)
         }
         bl_tensor *t = bl_val_to_tensor(target, "index");
         if (!t) return ERRAT(s, e->pos);
-        bl_value *r = index_tensor(s, e, NULL, t, "list");
+        bl_value *r = index_tensor(s, e, NULL, t, "list", NULL);
         bl_tensor_free(t);
         return r;
     }
@@ -552,12 +570,10 @@ bl_value *bl_eval(bl_session *s, const bl_ast *e)
     case BL_N_NEG: {
         bl_value *x = bl_eval(s, e->a), *r = NULL;
         if (!x) return NULL;
-        if (is_numeric(x)) {
+        if (is_numeric(x) && !bl_val_needs_grad(x)) {
             r = bl_val_num(-x->num);
         } else if (is_arraylike(x)) {
-            bl_tensor *t = bl_val_to_tensor(x, "-");
-            r = t ? bl_val_tensor(bl_unary(BL_NEG, t)) : NULL;
-            bl_tensor_free(t);
+            r = bl_math_neg(s, x);
             if (!r) bl_session_errat(s, e->pos);
         } else {
             bl_fail("'-' needs a number or a tensor, got a %s", bl_val_kind_name(x));

@@ -96,6 +96,7 @@ typedef struct {
 extern const bl_command bl_commands[];      /* ends with a {NULL} entry */
 extern const bl_function bl_functions[];    /* ends with a {NULL} entry */
 extern const bl_function bl_grad_functions[];   /* autograd (functions_grad.c), ends with {NULL} */
+extern const bl_function bl_math_functions[];   /* math (functions_math.c), ends with {NULL} */
 extern const bl_topic bl_topics[];          /* ends with a {NULL} entry */
 const bl_command *bl_command_find(const char *name);
 /* The command of st as typed, with its sub-command when it has one ("rope check", "plot loss";
