@@ -578,7 +578,7 @@ static void table_cell(const bl_value *v, int r, char *buf, size_t n)
 static bl_value *f_table(bl_callargs *a)
 {
     if (bl_nargs(a, 0, 0) < 0) return NULL;
-    if (a->nk == 0) return BL_FAILP("table: give the columns as name=values, e.g. table(step=[1, 2], loss=l)");
+    if (a->nk == 0) return bl_val_table(bl_table_new(0, NULL));   /* to grow with t.add(...) */
     int rows = 1;
     for (int j = 0; j < a->nk; j++) {
         bl_value *v = bl_kw(a, a->key[j]);
@@ -761,7 +761,9 @@ const bl_function bl_functions[] = {
       "a table, model or picture takes lines of its own.", f_print },
     { "table", "table(name=values, ...)",
       "A table with one column per keyword (lists, 1-D tensors or numbers). Print it or write\n"
-      "it with `> file.csv`, `> file.json`, `> file.md` or `> file.txt`.", f_table },
+      "it with `> file.csv`, `> file.json`, `> file.md` or `> file.txt`. table() is an empty\n"
+      "one that grows a row at a time: t.add(scale=4, top=0.5) (the first row names the\n"
+      "columns; t becomes the longer table, a copy when another name holds it).", f_table },
     { "load", "load(\"file.safetensors\", \"name\")",
       "One tensor of a safetensors file by name, converted to float32. The file is a checkpoint\n"
       "or any file PyTorch saved with safetensors; every dtype converts but F8_* and C64 (refused\n"
