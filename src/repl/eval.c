@@ -714,6 +714,7 @@ void bl_report_error(bl_session *s)
         fprintf(s->err, "%s:%d:%d: %s\n", file, s->errpos.line, s->errpos.col, msg);
     }
     if (s->trace) fputs(s->trace, s->err);     /* a line per call of a user function */
+    if (s->trace_rep) fprintf(s->err, "  [the line above repeated %d more time%s]\n", s->trace_rep, BL_PLURAL(s->trace_rep));
     fflush(s->err);
     bl_clear_error();
     bl_session_clear_error(s);

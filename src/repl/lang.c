@@ -40,7 +40,8 @@ int bl_callable(const bl_value *v)
     return v->kind == BL_V_FUNC || (v->kind == BL_V_HANDLE && v->htype->call);
 }
 
-/* Append a line to the traceback. */
+/* Append a line to the traceback; a line that repeats the one before (a recursion) is counted,
+ * and said once, as Python does. */
 static void trace_add(bl_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void trace_add(bl_session *s, const char *fmt, ...)
 {
@@ -50,9 +51,19 @@ static void trace_add(bl_session *s, const char *fmt, ...)
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     size_t n = s->trace ? strlen(s->trace) : 0;
-    char *t = realloc(s->trace, n + strlen(line) + 1);
+    const char *last = s->trace ? s->trace + n - 1 : NULL;      /* the last line's start */
+    while (last && last > s->trace && last[-1] != '\n') last--;
+    if (last && !strcmp(last, line)) {
+        s->trace_rep++;
+        return;
+    }
+    char rep[96] = "";
+    if (s->trace_rep) snprintf(rep, sizeof rep, "  [the line above repeated %d more time%s]\n", s->trace_rep, BL_PLURAL(s->trace_rep));
+    s->trace_rep = 0;
+    char *t = realloc(s->trace, n + strlen(rep) + strlen(line) + 1);
     if (!t) return;
-    strcpy(t + n, line);
+    strcpy(t + n, rep);
+    strcat(t + n, line);
     s->trace = t;
 }
 

@@ -231,6 +231,10 @@ static bl_ast *primary(P *p)
         if ((n = node(p, BL_N_STR, t))) n->str = astrndup(p->arena, t->str, strlen(t->str));
         return n && n->str ? n : NULL;
     case BL_T_NAME:
+        if (bl_is_keyword(t->str)) {    /* x = x + (a line that continued) then `end` */
+            p->i--;
+            return fail_at(p, t, "expected a value");
+        }
         if (!strcmp(t->str, "true") || !strcmp(t->str, "on") || !strcmp(t->str, "false") ||
             !strcmp(t->str, "off")) {
             if ((n = node(p, BL_N_BOOL, t))) n->num = t->str[0] == 't' || !strcmp(t->str, "on");
@@ -514,8 +518,8 @@ static int command(P *p, bl_stmt *s, int raw)
             *p->errpos = p->ts.t[eq].pos;
             goto fail;
         }
-        if (!raw && p->ts.t[p->i - 1].kind == BL_T_COMMA && depth == 0) {
-            /* a line does not continue after ',' (issue 20): the list ends here */
+        if (!raw && p->ts.t[p->i - 1].kind == BL_T_COMMA && depth == 0 && at_end(p)) {
+            /* a line does not continue after ',' (issue 20): the list ends with the statement */
             bl_fail("%s: a trailing ',' (the list has no next value; a line does not continue after ',')",
                     s->name);
             *p->errpos = p->ts.t[p->i - 1].pos;

@@ -172,6 +172,7 @@ struct bl_session {
     bl_code *err_code;
     char *trace;
     int trace_line;         /* the line in the caller's code of the last call the trace names */
+    int trace_rep;          /* how many times its last line repeated (not yet said) */
 };
 
 bl_session *bl_session_new(uint64_t seed);

@@ -169,6 +169,7 @@ void bl_session_clear_error(bl_session *s)
     s->err_code = NULL;
     free(s->trace);
     s->trace = NULL;
+    s->trace_rep = 0;
 }
 
 /* ---- writing a value to a file ---- */
