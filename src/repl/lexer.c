@@ -245,7 +245,9 @@ int bl_lex_more(bl_lex_state *st, const char *text)
     }
     for (int i = 0; i < ts.n; i++) {
         bl_tok_kind k = ts.t[i].kind;
-        if (k == BL_T_EOF) break;
+        /* text is whole lines: its end ends a line (the prompt's lines come without '\n') */
+        if (k == BL_T_EOF && (st->depth > 0 || continues(st->last))) break;
+        if (k == BL_T_EOF) k = BL_T_END;
         if (st->colon) {            /* `for ... :` then a statement on the same line: one line */
             st->colon = 0;
             if (k != BL_T_END) st->header = 0, st->mid = 0;
@@ -267,7 +269,7 @@ int bl_lex_more(bl_lex_state *st, const char *text)
         else if (st->depth == 0 && st->header == 2 && k == BL_T_ASSIGN) st->header = 0;  /* def f(x) = ... */
         else if (st->depth == 0 && st->header && st->header != 2 && k == BL_T_COLON) st->colon = 1;
         /* a newline's END only says the line ended; what came before it decides */
-        if (!(k == BL_T_END && text[ts.t[i].pos.off] == '\n')) st->last = k;
+        if (ts.t[i].kind != BL_T_EOF && !(k == BL_T_END && text[ts.t[i].pos.off] == '\n')) st->last = k;
     }
     bl_tokens_free(&ts);
     return st->depth > 0 || continues(st->last) || st->blocks > 0;

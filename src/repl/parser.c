@@ -92,6 +92,13 @@ static void *fail_at(P *p, const bl_token *t, const char *what)
     return NULL;
 }
 
+/* An error at token t, said as it is (no "found ..."). */
+static int fail_tok(P *p, const bl_token *t, const char *what)
+{
+    *p->errpos = t->pos;
+    return bl_fail("%s", what);
+}
+
 static bl_ast *node(P *p, bl_node_kind k, const bl_token *t)
 {
     bl_ast *n = aalloc(p->arena, sizeof *n);
@@ -626,7 +633,8 @@ static int stmts(P *p, bl_block *b, int mode)
             if (peek(p)->kind == BL_T_EOF) break;
             if (kw(p, "end") || kw(p, "elif") || kw(p, "else")) {
                 if (mode == BLOCK) break;
-                rc = fail_at(p, peek(p), "there is no open block to end (for, while, if or def)") ? 0 : -1;
+                rc = fail_tok(p, peek(p), kw(p, "end") ? "there is no open block to end (for, while, if or def)"
+                                                       : "this belongs to an if block (if COND ... else ... end)");
                 break;
             }
         }
@@ -815,7 +823,7 @@ static int statement(P *p, bl_stmt *s)
     int stop;
     if (kw(p, "if")) return if_stmt(p, s);
     if (kw(p, "def")) {
-        if (p->inline_if) return fail_at(p, t, "a function is defined on a line of its own") ? 0 : -1;
+        if (p->inline_if) return fail_tok(p, t, "a function is defined on a line of its own");
         return def_stmt(p, s);
     }
     if (kw(p, "while") || kw(p, "for")) {
@@ -841,7 +849,7 @@ static int statement(P *p, bl_stmt *s)
     if (kw(p, "return")) {
         next(p);
         s->kind = BL_S_RETURN;
-        if (!p->defs) return fail_at(p, t, "'return' outside a function") ? 0 : -1;
+        if (!p->defs) return fail_tok(p, t, "'return' outside a function");
         if (!at_end(p) && !(s->expr = expr(p))) return -1;
         if (!at_end(p)) return fail_at(p, peek(p), "expected an operator or the end of the statement") ? 0 : -1;
         return 0;
@@ -849,15 +857,15 @@ static int statement(P *p, bl_stmt *s)
     if (kw(p, "break") || kw(p, "continue")) {
         next(p);
         s->kind = !strcmp(t->str, "break") ? BL_S_BREAK : BL_S_CONTINUE;
-        if (!p->loops) return fail_at(p, t, !strcmp(t->str, "break") ? "'break' outside a loop"
-                                                                     : "'continue' outside a loop") ? 0 : -1;
+        if (!p->loops) return fail_tok(p, t, !strcmp(t->str, "break") ? "'break' outside a loop"
+                                                                      : "'continue' outside a loop");
         if (!at_end(p)) return fail_at(p, peek(p), "expected the end of the statement") ? 0 : -1;
         return 0;
     }
     if (kw(p, "global")) {
         next(p);
         s->kind = BL_S_GLOBAL;
-        if (!p->defs) return fail_at(p, t, "'global' outside a function (names outside functions are global)") ? 0 : -1;
+        if (!p->defs) return fail_tok(p, t, "'global' outside a function (names outside functions are global)");
         int from = p->i, n = 0;
         do {
             bl_token *v = next(p);
@@ -875,8 +883,9 @@ static int statement(P *p, bl_stmt *s)
                 return -1;
         return 0;
     }
-    return fail_at(p, t, kw(p, "in") ? "'in' belongs in a for loop (for NAME in LIST)"
-                                     : "there is no open block to end (for, while, if or def)") ? 0 : -1;
+    return fail_tok(p, t, kw(p, "in") ? "'in' belongs in a for loop (for NAME in LIST)"
+                                      : kw(p, "end") ? "there is no open block to end (for, while, if or def)"
+                                      : "this belongs to an if block (if COND ... else ... end)");
 }
 
 const char *const bl_keywords[] = {
