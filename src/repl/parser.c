@@ -697,9 +697,17 @@ static int body(P *p, bl_stmt *s, bl_block *b, const bl_token *head, int is_if, 
     }
     if (is_if && (kw(p, "else") || kw(p, "elif"))) { *stop = 1; return 0; }
     snprintf(what, sizeof what, "expected 'end' to close the '%s' of line %d", head->str, head->pos.line);
-    if (kw(p, "else") || kw(p, "elif")) snprintf(what, sizeof what, "'%s' belongs to an if, not to the '%s' of line %d",
-                                                peek(p)->str, head->str, head->pos.line);
     (void)s;
+    if (!strcmp(head->str, "else")) {
+        snprintf(what, sizeof what, "'%s' after the else of line %d: an if has one else, last", peek(p)->str,
+                 head->pos.line);
+        return fail_tok(p, peek(p), what);
+    }
+    if (kw(p, "else") || kw(p, "elif")) {
+        snprintf(what, sizeof what, "'%s' belongs to an if, not to the '%s' of line %d", peek(p)->str, head->str,
+                 head->pos.line);
+        return fail_tok(p, peek(p), what);
+    }
     return fail_at(p, peek(p), what) ? 0 : -1;
 }
 
