@@ -177,11 +177,37 @@ BL_TEST(autograd_errors_keep_values)
     bl_session_free(s);
 }
 
+/* gradcheck (finite differences) passes on the block parts and fails on a wrong gradient */
+BL_TEST(gradcheck_passes_and_fails)
+{
+    bl_session *s = bl_session_new(0);
+    static const char *good[] = {
+        "def f(x) = rmsnorm(x, w=linspace(0.5, 2, 8))\ngradcheck(f, randn(3, 8), quiet=on)",
+        "def f(x, w, b) = layernorm(x, w=w, b=b)\ngradcheck(f, randn(2, 6), randn(6), randn(6), quiet=on)",
+        "def f(x) = gelu(x) + silu(x)\ngradcheck(f, randn(10), quiet=on)",
+        "def f(x) = softmax(x, dim=0)\ngradcheck(f, randn(4, 3), quiet=on)",
+        "def f(q, k, v) = attention(q, k, v, causal=on)\n"
+        "gradcheck(f, randn(1, 4, 5, 8), randn(1, 2, 5, 8), randn(1, 2, 5, 8), quiet=on)",
+        "def f(x) = apply_rope(x, rope_table(2, 3, 8))\ngradcheck(f, randn(2, 6, 8), quiet=on)",
+        "def f(x, w) = linear(x, w) @ w\ngradcheck(f, randn(3, 4), randn(5, 4), quiet=on)",
+        "def f(a, b) = swiglu(a, b)[::2]\ngradcheck(f, randn(6, 3), randn(6, 3), quiet=on)",
+    };
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+        CHECK(run_in(s, good[i]) == 0 && !strcmp(outbuf, "true\n"), "%s: %s%s", good[i], outbuf, errbuf);
+    /* a gradient that is wrong on purpose: detach hides one path of x * x */
+    CHECK(run_in(s, "def bad(x) = detach(x) * x\ngradcheck(bad, randn(5))") == 0 &&
+          strstr(outbuf, "FAILED") && strstr(outbuf, "false\n"), "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "gradcheck(3, randn(2))") < 0 && strstr(errbuf, "not a function"), "%s", errbuf);
+    CHECK(run_in(s, "def f(x) = x\ngradcheck(f, randn(200, 200))") < 0 && strstr(errbuf, "at most 20000"), "%s", errbuf);
+    bl_session_free(s);
+}
+
 int main(void)
 {
     RUN(gradients_match_pytorch_ops);
     RUN(gradients_match_pytorch_prompt_forms);
     RUN(gradients_accumulate_and_graphs_free);
     RUN(autograd_errors_keep_values);
+    RUN(gradcheck_passes_and_fails);
     return bl_test_done();
 }
