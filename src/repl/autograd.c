@@ -151,7 +151,15 @@ bl_graph *bl_ag_begin_vals(bl_ag *ag, bl_session *s, int n, bl_value *const *v)
 
 bl_tensor *bl_ag_in(bl_ag *ag, bl_value *v, bl_tensor *t)
 {
-    if (!t || !ag->recording || !v || v->kind != BL_V_TENSOR || !bl_val_needs_grad(v)) return t;
+    if (!t || !ag->recording) return t;
+    if (!v || v->kind != BL_V_TENSOR || !bl_val_needs_grad(v)) {
+        /* a constant the op may read in backward (x * 3, where's condition): copied into the
+         * call's graph, since the argument (a temporary, or a variable assigned again before
+         * backward) need not live as long as the node */
+        bl_tensor *c = bl_graph_tensor(ag->g, t->ndim, t->shape, 0);
+        if (c) memcpy(c->data, t->data, t->numel * sizeof(float));
+        return c;
+    }
     if (t->numel != v->t->numel)
         return BL_FAILP("autograd: internal error: an argument's tensor is not all of its value");
     bl_tensor *view = bl_graph_input(ag->g, t);

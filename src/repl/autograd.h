@@ -57,7 +57,8 @@ bl_graph *bl_ag_begin(bl_ag *ag, bl_callargs *a);
 /* The same for operators: records when one of the n values needs a gradient. */
 bl_graph *bl_ag_begin_vals(bl_ag *ag, bl_session *s, int n, bl_value *const *v);
 /* The tensor to pass the op for the argument value v whose (borrowed) tensor is t: t itself
- * when not recording or v needs no gradient; else a view of t in ag->g whose gradient receives
+ * when not recording; a copy in ag->g when v needs no gradient (a constant backward may read,
+ * which must outlive the argument); else a view of t in ag->g whose gradient receives
  * d(out)/d(v). NULL (with bl_error) only when out of memory; NULL t passes through. */
 bl_tensor *bl_ag_in(bl_ag *ag, bl_value *v, bl_tensor *t);
 /* End the call: the op's output out (a tensor of ag->g, or NULL after an error, which is passed

@@ -225,7 +225,7 @@ static void list_index_error(double i, int n)
  * lists indexed like the tensor it stands for: an index out of range then names the size of the
  * list it indexes, as a single index of a list does). */
 static bl_value *index_tensor(bl_session *s, const bl_ast *e, const bl_tensor *t, const char *what,
-                              bl_value *first)
+                              bl_value *first, bl_value *val)
 {
     if (e->n > t->ndim) {
         char sh[64];
@@ -271,20 +271,20 @@ static bl_value *index_tensor(bl_session *s, const bl_ast *e, const bl_tensor *t
         }
         if (keep[d]) shape[nd++] = (int)count[d];
     }
-    bl_tensor *r = bl_tensor_new(nd, shape);
-    if (!r) return ERRAT(s, e->pos);
-    long idx[BL_MAXDIM] = { 0 };
-    for (size_t o = 0; o < r->numel; o++) {
-        size_t src = 0;
-        for (int d = 0; d < t->ndim; d++)
-            src = src * (size_t)t->shape[d] + (size_t)(start[d] + idx[d] * step[d]);
-        r->data[o] = t->data[src];
-        for (int d = t->ndim - 1; d >= 0; d--) {
-            if (++idx[d] < count[d]) break;
-            idx[d] = 0;
-        }
+    /* a strided view of t (torch.as_strided): recorded when the indexed value needs a gradient */
+    long stride[BL_MAXDIM], off = 0, acc = 1;
+    int k = nd;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        off += start[d] * acc;
+        if (keep[d]) stride[--k] = step[d] * acc;
+        acc *= t->shape[d];
     }
-    return bl_val_tensor(r);
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin_vals(&ag, s, val ? 1 : 0, &val);
+    bl_tensor *x = g ? bl_ag_in(&ag, val, (bl_tensor *)t) : NULL;
+    bl_value *r = bl_ag_end(&ag, x ? bl_as_strided(g, x, nd, shape, stride, off) : NULL);
+    bl_graph_reset(s->g);
+    return r ? r : ERRAT(s, e->pos);
 }
 
 static bl_value *index_value(bl_session *s, const bl_ast *e, bl_value *target)
@@ -298,12 +298,12 @@ static bl_value *index_value(bl_session *s, const bl_ast *e, bl_value *target)
             r = bl_math_take(s, target, i);
             if (!r) bl_session_errat(s, e->items[0]->pos);
         } else {
-            r = index_tensor(s, e, target->t, "tensor", i);
+            r = index_tensor(s, e, target->t, "tensor", i, target);
         }
         bl_val_unref(i);
         return r;
     }
-    if (target->kind == BL_V_TENSOR) return index_tensor(s, e, target->t, "tensor", NULL);
+    if (target->kind == BL_V_TENSOR) return index_tensor(s, e, target->t, "tensor", NULL, target);
     if (target->kind == BL_V_LIST && e->n == 1 && e->items[0]->kind != BL_N_SLICE) {
         bl_value *x = bl_eval(s, e->items[0]);
         if (!x) return NULL;
@@ -329,7 +329,7 @@ static bl_value *index_value(bl_session *s, const bl_ast *e, bl_value *target)
         }
         bl_tensor *t = bl_val_to_tensor(target, "index");
         if (!t) return ERRAT(s, e->pos);
-        bl_value *r = index_tensor(s, e, t, "list", NULL);
+        bl_value *r = index_tensor(s, e, t, "list", NULL, NULL);
         bl_tensor_free(t);
         return r;
     }

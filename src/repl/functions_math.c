@@ -137,7 +137,7 @@ bl_value *bl_fn_where(bl_callargs *a)
     if (bl_nargs(a, 3, 3) < 0) return NULL;
     bl_ag ag;
     bl_graph *g = bl_ag_begin(&ag, a);
-    bl_tensor *c = g ? bl_arg_tensor(a, 0) : NULL, *x = c ? arg_in(&ag, a, 1) : NULL;
+    bl_tensor *c = g ? arg_in(&ag, a, 0) : NULL, *x = c ? arg_in(&ag, a, 1) : NULL;   /* c: read by backward */
     bl_tensor *y = x ? arg_in(&ag, a, 2) : NULL;
     return bl_ag_end(&ag, y ? bl_where(g, c, x, y) : NULL);
 }
@@ -148,7 +148,7 @@ bl_value *bl_fn_masked_fill(bl_callargs *a)
     if (bl_nargs(a, 3, 3) < 0 || bl_arg_num(a, 2, &v) < 0) return NULL;
     bl_ag ag;
     bl_graph *g = bl_ag_begin(&ag, a);
-    bl_tensor *x = g ? arg_in(&ag, a, 0) : NULL, *m = x ? bl_arg_tensor(a, 1) : NULL;
+    bl_tensor *x = g ? arg_in(&ag, a, 0) : NULL, *m = x ? arg_in(&ag, a, 1) : NULL;
     return bl_ag_end(&ag, m ? bl_masked_fill(g, x, m, (float)v) : NULL);
 }
 
@@ -161,7 +161,7 @@ bl_value *bl_fn_tri(bl_callargs *a)
     bl_ag ag;
     bl_graph *g = bl_ag_begin(&ag, a);
     bl_tensor *x = g ? arg_in(&ag, a, 0) : NULL;
-    return bl_ag_end(&ag, x ? bl_tri(g, x, (int)d, a->fname[2] == 'u') : NULL);
+    return bl_ag_end(&ag, x ? bl_tri(g, x, (int)d, a->fname[3] == 'u') : NULL);
 }
 
 /* cat([...], dim=0) and stack([...], dim=0): the list's items as tensors on the graph */
