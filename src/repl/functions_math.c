@@ -8,6 +8,7 @@
 #include "repl/autograd.h"
 #include "core/error.h"
 #include "core/ops_math.h"
+#include "nn/nn.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,6 +299,22 @@ bl_value *bl_fn_topk(bl_callargs *a)
     bl_val_list_set(l, 0, vv);
     bl_val_list_set(l, 1, vi);
     return l;
+}
+
+/* timestep_features(t, n=256): the model's own sinusoidal features (bl_timestep_features) */
+bl_value *bl_fn_timestep_features(bl_callargs *a)
+{
+    long n;
+    if (bl_nargs(a, 1, 2) < 0) return NULL;
+    if (a->n == 2 ? bl_arg_int(a, 1, 2, 1 << 16, &n) < 0 : bl_kw_int(a, "n", 256, 2, 1 << 16, &n) < 0) return NULL;
+    if (bl_ag_refuse(a->s, "timestep_features", 1, a->v) < 0) return NULL;
+    bl_tensor *t = bl_arg_tensor(a, 0);
+    if (!t) return NULL;
+    if (t->ndim > 1) return BL_FAILP("timestep_features: t must be a number or 1-D [B], got %d dimensions", t->ndim);
+    int B = (int)t->numel;
+    bl_tensor *y = bl_tensor_new2(B, (int)n);
+    if (y) bl_timestep_features(t->data, B, (int)n, y->data);
+    return bl_val_tensor(y);
 }
 
 /* ---- reductions ---- */
