@@ -8,6 +8,7 @@
 #include "repl/autograd.h"
 #include "core/error.h"
 #include "core/ops_math.h"
+#include "nn/nn.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,7 +138,7 @@ bl_value *bl_fn_where(bl_callargs *a)
     if (bl_nargs(a, 3, 3) < 0) return NULL;
     bl_ag ag;
     bl_graph *g = bl_ag_begin(&ag, a);
-    bl_tensor *c = g ? bl_arg_tensor(a, 0) : NULL, *x = c ? arg_in(&ag, a, 1) : NULL;
+    bl_tensor *c = g ? arg_in(&ag, a, 0) : NULL, *x = c ? arg_in(&ag, a, 1) : NULL;   /* c: read by backward */
     bl_tensor *y = x ? arg_in(&ag, a, 2) : NULL;
     return bl_ag_end(&ag, y ? bl_where(g, c, x, y) : NULL);
 }
@@ -148,7 +149,7 @@ bl_value *bl_fn_masked_fill(bl_callargs *a)
     if (bl_nargs(a, 3, 3) < 0 || bl_arg_num(a, 2, &v) < 0) return NULL;
     bl_ag ag;
     bl_graph *g = bl_ag_begin(&ag, a);
-    bl_tensor *x = g ? arg_in(&ag, a, 0) : NULL, *m = x ? bl_arg_tensor(a, 1) : NULL;
+    bl_tensor *x = g ? arg_in(&ag, a, 0) : NULL, *m = x ? arg_in(&ag, a, 1) : NULL;
     return bl_ag_end(&ag, m ? bl_masked_fill(g, x, m, (float)v) : NULL);
 }
 
@@ -161,7 +162,7 @@ bl_value *bl_fn_tri(bl_callargs *a)
     bl_ag ag;
     bl_graph *g = bl_ag_begin(&ag, a);
     bl_tensor *x = g ? arg_in(&ag, a, 0) : NULL;
-    return bl_ag_end(&ag, x ? bl_tri(g, x, (int)d, a->fname[2] == 'u') : NULL);
+    return bl_ag_end(&ag, x ? bl_tri(g, x, (int)d, a->fname[3] == 'u') : NULL);
 }
 
 /* cat([...], dim=0) and stack([...], dim=0): the list's items as tensors on the graph */
@@ -298,6 +299,22 @@ bl_value *bl_fn_topk(bl_callargs *a)
     bl_val_list_set(l, 0, vv);
     bl_val_list_set(l, 1, vi);
     return l;
+}
+
+/* timestep_features(t, n=256): the model's own sinusoidal features (bl_timestep_features) */
+bl_value *bl_fn_timestep_features(bl_callargs *a)
+{
+    long n;
+    if (bl_nargs(a, 1, 2) < 0) return NULL;
+    if (a->n == 2 ? bl_arg_int(a, 1, 2, 1 << 16, &n) < 0 : bl_kw_int(a, "n", 256, 2, 1 << 16, &n) < 0) return NULL;
+    if (bl_ag_refuse(a->s, "timestep_features", 1, a->v) < 0) return NULL;
+    bl_tensor *t = bl_arg_tensor(a, 0);
+    if (!t) return NULL;
+    if (t->ndim > 1) return BL_FAILP("timestep_features: t must be a number or 1-D [B], got %d dimensions", t->ndim);
+    int B = (int)t->numel;
+    bl_tensor *y = bl_tensor_new2(B, (int)n);
+    if (y) bl_timestep_features(t->data, B, (int)n, y->data);
+    return bl_val_tensor(y);
 }
 
 /* ---- reductions ---- */

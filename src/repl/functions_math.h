@@ -25,6 +25,7 @@ bl_value *bl_fn_eye(bl_callargs *a);
 bl_value *bl_fn_argext(bl_callargs *a);     /* argmax argmin */
 bl_value *bl_fn_cumsum(bl_callargs *a);
 bl_value *bl_fn_topk(bl_callargs *a);
+bl_value *bl_fn_timestep_features(bl_callargs *a);
 
 /* The operators of eval.c on tensors (a or b a tensor or list): + - * / ** and the comparisons
  * < <= > >= == != (0/1 tensors), recorded when an operand needs a gradient; op is the token. */
@@ -103,6 +104,10 @@ bl_value *bl_math_take(bl_session *s, bl_value *x, bl_value *idx);
     { "topk", "topk(x, k, dim=-1, largest=on)",                                                  \
       "The k largest elements along dim, sorted: [values, indices] (torch.topk).\n"        \
       "largest=off gives the smallest; topk(x, 3)[0] are the values. Equal values come in\n"     \
-      "index order. The gradient goes to the elements picked.", bl_fn_topk },
+      "index order. The gradient goes to the elements picked.", bl_fn_topk },                     \
+    { "timestep_features", "timestep_features(t, n=256)",                                        \
+      "TinyDiT's sinusoidal timestep features [B, n], as the model computes them.\n"      \
+      "Feature i < n/2 is cos(1000 t f_i), then sin, f_i = exp(-ln(10000) i / (n/2)) (DiT's\n"   \
+      "TimestepEmbedder). t is a number or a 1-D tensor of B times.", bl_fn_timestep_features },
 
 #endif

@@ -235,11 +235,126 @@ def main():
     case("attention_padding", dict(qkv, mask=mp),
          lambda x: attention(x["q"], x["k"], x["v"], keep=x["mask"]), nograd=("mask",))
 
+    write_script()
     path = os.path.join(HERE, "math.safetensors")
     st_write(path, [(k, "F32", list(v.shape), v.numpy().astype("<f4").tobytes()) for k, v in tensors],
              {"generator": "tests/golden/gen_math.py", "torch": torch.__version__,
               "cases": " ".join(cases)})
     print(f"wrote {path}: {len(cases)} cases, {len(tensors)} tensors")
+
+
+# --------------------------------------------------------------------------------------------
+# tests/scripts/math_grad.bl: the same functions at the prompt, values and gradients from
+# torch.autograd written into the script (each check prints true)
+
+def lit(t):
+    """a tensor as a blocklab literal, float32 values with 9 significant digits"""
+    def fmt(v):
+        if isinstance(v, list):
+            return "[" + ", ".join(fmt(u) for u in v) + "]"
+        if v == float("-inf"):
+            return "-1/0"
+        return "%.9g" % v
+    return "tensor(%s)" % fmt(t.float().tolist())
+
+
+def write_script():
+    g = gen("script")
+    x = randn(g, 3, 4)
+    x[0, 0] = 0.0                                       # abs at 0
+    ties = T([[1.0, 3.0, 3.0], [2.0, -1.0, 2.0]])
+    bnd = T([-2.0, -1.0, 0.0, 1.0, 2.0])
+    pos = randn(g, 2, 1, 3).abs() + 0.5
+    ex = randn(g, 4, 1)
+    w, idx = randn(g, 5, 3), T([[0.0, 4.0], [4.0, 2.0]])
+    q, k, v = randn(g, 1, 2, 3, 4), randn(g, 1, 1, 4, 4), randn(g, 1, 1, 4, 4)
+    mb = T([[1, 0, 1, 1], [0, 0, 0, 0], [1, 1, 1, 0]])
+    ma = T([[0.0, -1.0, float("-inf"), 0.5], [float("-inf")] * 4, [0.0, 0.0, -2.0, 0.0]])
+    F_ = torch.nn.functional
+
+    def att(q, k, v, keep=None, add=None):
+        s = torch.matmul(q, k.transpose(-1, -2)) / 2.0
+        allowed = torch.ones_like(s, dtype=torch.bool)
+        if keep is not None:
+            allowed = allowed & (keep != 0)
+        if add is not None:
+            s = s + add
+            allowed = allowed & (add != float("-inf"))
+        row = allowed.any(-1, keepdim=True)
+        s = s.masked_fill(~row, 0.0).masked_fill(~allowed & row, float("-inf"))
+        return torch.matmul(F_.softmax(s, -1) * row, v)
+
+    # (what is written, {name: input with grad}, {name: constant}, blocklab expression, torch)
+    checks = [
+        ("sin(x) * x", {"x": x}, {}, "sin(x) * x", lambda a: torch.sin(a["x"]) * a["x"]),
+        ("cos, tan, tanh, sigmoid, erf, exp", {"x": x}, {},
+         "cos(x) + tan(x / 2) - tanh(x) * sigmoid(x) + erf(x) * exp(x / 4)",
+         lambda a: torch.cos(a["x"]) + torch.tan(a["x"] / 2) - torch.tanh(a["x"]) * torch.sigmoid(a["x"])
+         + torch.erf(a["x"]) * torch.exp(a["x"] / 4)),
+        ("** and abs (abs'(0) = 0), log, sqrt, sign, floor, ceil", {"x": x}, {},
+         "x ** 3 - 2 * x / (abs(x) + 1) + log(abs(x) + 1) * sqrt(abs(x) + 1) + sign(x) + floor(x) * ceil(x)",
+         lambda a: a["x"] ** 3 - 2 * a["x"] / (a["x"].abs() + 1) + torch.log(a["x"].abs() + 1)
+         * torch.sqrt(a["x"].abs() + 1) + torch.sign(a["x"]) + torch.floor(a["x"]) * torch.ceil(a["x"])),
+        ("pow and ** with a broadcast tensor exponent", {"a": pos, "b": ex}, {}, "pow(a, b) + a ** b",
+         lambda a: torch.pow(a["a"], a["b"]) * 2),
+        ("-2**2 is -(2**2); 2**3**2 is 2**9", {"x": x}, {}, "-x**2 + 2**3**2",
+         lambda a: -a["x"] ** 2 + 512),
+        ("maximum and minimum at ties", {"a": ties, "b": ties.flip(1)}, {},
+         "maximum(a, b) * 2 + minimum(a, b)",
+         lambda a: torch.maximum(a["a"], a["b"]) * 2 + torch.minimum(a["a"], a["b"])),
+        ("clamp at its bounds", {"x": bnd}, {}, "clamp(x, min=-1, max=1)",
+         lambda a: torch.clamp(a["x"], -1, 1)),
+        ("max over all splits ties evenly", {"x": ties}, {}, "max(x)", lambda a: a["x"].max()),
+        ("max(dim) gives the gradient to the index it returns", {"x": ties}, {}, "max(x, dim=1)",
+         lambda a: a["x"].max(dim=1)[0]),
+        ("min(dim=0), sum, mean, var, std, rms", {"x": x}, {},
+         "min(x, dim=0) + sum(x, dim=1, keepdim=on)[0] + mean(x) * var(x, dim=0) + std(x) * rms(x, dim=0)",
+         lambda a: a["x"].min(dim=0)[0] + a["x"].sum(dim=1, keepdim=True)[0] + a["x"].mean()
+         * a["x"].var(dim=0, unbiased=False) + a["x"].std(unbiased=False) * a["x"].pow(2).mean(0).sqrt()),
+        ("cumsum and topk", {"x": x}, {}, "cumsum(x, 1) * 2 + topk(x, 4)[0]",
+         lambda a: torch.cumsum(a["x"], 1) * 2 + torch.topk(a["x"], 4)[0]),
+        ("where, masked_fill, comparisons", {"x": x}, {}, "where(x > 0, x, x * 0.1) + masked_fill(x, x < -0.5, 7)",
+         lambda a: torch.where(a["x"] > 0, a["x"], a["x"] * 0.1) + a["x"].masked_fill(a["x"] < -0.5, 7)),
+        ("tril and triu", {"x": x}, {}, "tril(x) * 2 + triu(x, 1)",
+         lambda a: torch.tril(a["x"]) * 2 + torch.triu(a["x"], 1)),
+        ("cat and stack", {"a": x, "b": x[:, :2].clone()}, {}, "cat([a, b, a], dim=1)[:, 2:9] + stack([b, b])[1, :, 0:1]",
+         lambda a: torch.cat([a["a"], a["b"], a["a"]], 1)[:, 2:9] + torch.stack([a["b"], a["b"]])[1, :, 0:1]),
+        ("embedding and w[idx]", {"w": w}, {"idx": idx}, "embedding(w, idx) * w[idx]",
+         lambda a: F_.embedding(idx.long(), a["w"]) ** 2),
+        ("attention with a boolean mask, one row fully masked", {"q": q, "k": k, "v": v}, {"m": mb},
+         "attention(q, k, v, mask=m)", lambda a: att(a["q"], a["k"], a["v"], keep=mb)),
+        ("attention with an additive mask", {"q": q, "k": k, "v": v}, {"m": ma},
+         "attention(q, k, v, mask=m)", lambda a: att(a["q"], a["k"], a["v"], add=ma)),
+    ]
+    out = ["# math_grad.bl - the math functions at the prompt: values and gradients against",
+           "# torch.autograd. Made by tests/golden/gen_math.py (do not edit); every check prints true.",
+           "# y = f(inputs); backward(sum(y * g)) with a fixed g, then each input's .grad."]
+    for n, (what, ins, consts, expr, fn) in enumerate(checks):
+        xs = {k_: t.double().requires_grad_(True) for k_, t in ins.items()}
+        y = fn(xs)
+        gout = randn(gen("script.gout.%d" % n), *y.shape) if y.dim() else T(1.5)
+        (y * gout.double()).sum().backward()
+        out.append("")
+        out.append("# " + what)
+        for k_, t in ins.items():
+            out.append("%s = %s" % (k_, lit(t)[:-1] + ", grad=on)"))
+        for k_, t in consts.items():
+            out.append("%s = %s" % (k_, lit(t)))
+        out.append("y = " + expr)
+        out.append("allclose(y, %s)" % lit(y.detach()))
+        out.append("backward(sum(y * %s))" % (lit(gout) if y.dim() else "1.5"))
+        for k_ in ins:
+            out.append("allclose(%s.grad, %s)" % (k_, lit(xs[k_].grad)))
+    # values without gradients
+    out += ["", "# values: one_hot, linspace, eye, argmax, comparisons",
+            "allclose(one_hot(tensor([3, 0, 1]), 5), %s)" % lit(F_.one_hot(torch.tensor([3, 0, 1]), 5).float()),
+            "allclose(linspace(-2, 3, 6), %s)" % lit(torch.linspace(-2, 3, 6)),
+            "allclose(eye(2, 3), %s)" % lit(torch.eye(2, 3)),
+            "allclose(argmax(%s, dim=1), %s)" % (lit(ties), lit(ties.argmax(dim=1).float())),
+            "allclose(%s >= 2, %s)" % (lit(ties), lit((ties >= 2).float()))]
+    path = os.path.join(HERE, "..", "scripts", "math_grad.bl")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
 
 
 if __name__ == "__main__":
