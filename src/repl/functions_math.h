@@ -106,7 +106,7 @@ bl_value *bl_math_take(bl_session *s, bl_value *x, bl_value *idx);
       "largest=off gives the smallest; topk(x, 3)[0] are the values. Equal values come in\n"     \
       "index order. The gradient goes to the elements picked.", bl_fn_topk },                     \
     { "timestep_features", "timestep_features(t, n=256)",                                        \
-      "TinyDiT's sinusoidal timestep features [B, n], as the model computes them.\n"      \
+      "TinyDiT's sinusoidal timestep features [B, n], as the model makes them.\n"         \
       "Feature i < n/2 is cos(1000 t f_i), then sin, f_i = exp(-ln(10000) i / (n/2)) (DiT's\n"   \
       "TimestepEmbedder). t is a number or a 1-D tensor of B times.", bl_fn_timestep_features },
 
