@@ -363,7 +363,11 @@ static bl_value *field(bl_session *s, const bl_ast *e, bl_value *v)
 static bl_value *call(bl_session *s, const bl_ast *e)
 {
     const bl_function *f = bl_function_find(e->str);
-    if (!f) {
+    /* a variable holding a handle whose kind can be called (a model: m(xt, t)) */
+    bl_value *callee = f ? NULL : bl_session_get(s, e->str);
+    if (callee && !(callee->kind == BL_V_HANDLE && callee->htype->call)) callee = NULL;
+    if (callee) bl_val_ref(callee);     /* an argument expression may rebind the name */
+    if (!f && !callee) {
         if (bl_session_get(s, e->str)) bl_fail("'%s' is a %s, not a function", e->str,
                                                bl_val_kind_name(bl_session_get(s, e->str)));
         else if (bl_command_find(e->str))
@@ -377,13 +381,15 @@ static bl_value *call(bl_session *s, const bl_ast *e)
         if (e->keys[i]) nk++;
         else np++;
     }
-    bl_callargs a = { .s = s, .fname = f->name, .pos = e->pos };
+    const char *fname = f ? f->name : e->str;
+    bl_callargs a = { .s = s, .fname = fname, .pos = e->pos };
     bl_value *vals[2 * 64];
     bl_pos pos[3 * 64];
     const char *keys[64];
     unsigned char used[64] = { 0 };
     if (np > 64 || nk > 64) {
-        bl_fail("%s: too many arguments", f->name);
+        bl_fail("%s: too many arguments", fname);
+        if (callee) bl_val_unref(callee);
         return ERRAT(s, e->pos);
     }
     a.v = vals, a.vpos = pos, a.kv = vals + 64, a.kpos = pos + 64, a.kname = pos + 128, a.key = keys, a.kused = used;
@@ -392,7 +398,7 @@ static bl_value *call(bl_session *s, const bl_ast *e)
         if (e->keys[i]) {
             for (int j = 0; j < a.nk; j++)
                 if (!strcmp(keys[j], e->keys[i])) {
-                    bl_fail("%s: keyword '%s' given twice", f->name, e->keys[i]);
+                    bl_fail("%s: keyword '%s' given twice", fname, e->keys[i]);
                     bl_session_errat(s, e->keypos[i]);
                     goto out;
                 }
@@ -409,7 +415,11 @@ static bl_value *call(bl_session *s, const bl_ast *e)
             a.v[a.n++] = v;
         }
     }
-    r = f->fn(&a);
+    if (callee) {
+        r = callee->htype->call(callee->h, &a);
+    } else {
+        r = f->fn(&a);
+    }
     bl_graph_reset(s->g);
     if (!r) {
         bl_session_errat(s, e->pos);
@@ -419,11 +429,12 @@ static bl_value *call(bl_session *s, const bl_ast *e)
         if (!used[j]) {
             bl_val_unref(r);
             r = NULL;
-            bl_fail("%s: unknown keyword '%s' (%s)", f->name, keys[j], f->synopsis);
+            bl_fail("%s: unknown keyword '%s' (%s)", fname, keys[j], f ? f->synopsis : "help models");
             bl_session_errat(s, a.kname[j]);
             break;
         }
 out:
+    if (callee) bl_val_unref(callee);
     for (int i = 0; i < a.ntmp; i++) bl_tensor_free(a.tmp[i]);
     for (int i = 0; i < a.n; i++) bl_val_unref(a.v[i]);
     for (int i = 0; i < a.nk; i++) bl_val_unref(a.kv[i]);

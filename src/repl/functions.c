@@ -7,6 +7,7 @@
 #include "repl/repl.h"
 #include "repl/figures.h"
 #include "repl/models.h"
+#include "repl/modellab.h"
 #include "repl/train.h"
 #include "core/error.h"
 #include "core/fmt.h"
@@ -771,6 +772,7 @@ const bl_function bl_functions[] = {
     BL_FIGURE_FUNCTIONS
     BL_MODEL_FUNCTIONS
     BL_TRAIN_FUNCTIONS
+    BL_MODELLAB_FUNCTIONS
     { NULL, NULL, NULL, NULL },
 };
 

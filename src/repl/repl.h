@@ -63,7 +63,7 @@ enum { BL_WRITES_TABLE = 1, BL_WRITES_PICTURE = 2, BL_WRITES_RUN = 3, BL_WRITES_
        BL_CMD_RAW = 8, BL_WRITES_GPT_TEXT = 16 };
 
 /* Positional and keyword arguments of a function call, evaluated. */
-typedef struct {
+typedef struct bl_callargs {
     bl_session *s;
     const char *fname;
     bl_pos pos;             /* the function name */

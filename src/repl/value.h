@@ -18,6 +18,7 @@ typedef enum {
 
 typedef struct bl_value bl_value;
 typedef struct bl_agnode bl_agnode;   /* repl/autograd.h */
+typedef struct bl_callargs bl_callargs; /* repl/repl.h */
 
 /* How deep lists may nest ([[1]] is 2 deep). Printing, comparing, writing as .json and freeing a
  * list walk it recursively, so a list may not be made deeper than this (as CPython bounds repr
@@ -37,6 +38,9 @@ typedef struct {
     /* write to a file, format by extension (`STATEMENT > FILE`); NULL when the kind has no
      * file form. cmdline is the statement, kept in the file where the format allows. */
     int (*save)(void *ptr, const char *path, const char *cmdline);
+    /* calling a variable that holds such a handle, h(args...) (a model: m(xt, t)); NULL when
+     * the kind cannot be called. A new value, or NULL + bl_fail (+ errat). */
+    bl_value *(*call)(void *ptr, bl_callargs *a);
 } bl_handle_type;
 
 /* A table: named columns, rows of cells kept as text; a cell is numeric when it parses as one
