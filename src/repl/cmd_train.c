@@ -297,6 +297,8 @@ static int load_into_model(bl_cmdargs *a, int pi, int ii)
         }
         return bl_session_errat(a->s, a->w[pi].pos);
     }
+    bl_train_state *t = bl_train_get(m);
+    if (t) t->from_checkpoint = 1;  /* loaded weights: a vocab change of `data` is refused, not rebuilt */
     fprintf(a->s->out, "loaded %d tensors (%zu parameters) into %s\n", n, bl_model_param_count(m), mname);
     return 0;
 }

@@ -117,21 +117,20 @@ static int times_of(bl_callargs *a, int i, int B, float *out)
 static bl_value *graph_value(bl_callargs *a, bl_value *owner, bl_model *m, bl_tensor *out)
 {
     if (!out) return fail_at(a, a->pos);
+
     return bl_ag_graph_value(a->s, m->graph, &m->gen, out, owner);
 }
 
-/* The model value holding m, as the owner of values made from its graph (kept alive while they
- * live): the first argument, or for m(...) the variable called. */
-static bl_value *owner_of(bl_callargs *a, bl_model *m)
-{
-    if (a->n && is_model(a->v[0]) && a->v[0]->h == m) return a->v[0];
-    bl_value *v = bl_session_get(a->s, a->fname);
-    return v && is_model(v) && v->h == m ? v : NULL;
-}
-
 /* m(xt, t) / m(tokens): first = the index of the first input argument. */
-static bl_value *run_forward(bl_callargs *a, bl_model *m, int first)
+static bl_value *run_forward(bl_callargs *a, bl_model *m, int first, bl_value *owner)
 {
+    int want = m->kind == BL_MODEL_DIT ? 2 : 1;
+    if (a->n - first != want) {
+        bl_fail("forward: a %s takes %s, got %d argument%s", bl_model_kind_name(m->kind),
+                want == 2 ? "images and times: m(xt, t)" : "token ids: m(tokens)", a->n - first,
+                BL_PLURAL(a->n - first));
+        return fail_at(a, a->pos);
+    }
     int keep = 0;
     if (bl_kw_bool(a, "keep", 0, &keep) < 0) return NULL;
     bl_train_state *st = bl_train_get(m);
@@ -139,7 +138,6 @@ static bl_value *run_forward(bl_callargs *a, bl_model *m, int first)
     int record = bl_ag_enabled(a->s);
     bl_tensor *out = NULL;
     if (m->kind == BL_MODEL_DIT) {
-        if (bl_nargs(a, first + 2, first + 2) < 0) return NULL;
         bl_tensor *x = tensor_arg(a, first, 4, "xt", "[B, C, H, W]");
         if (!x) return NULL;
         float *t = malloc((size_t)x->shape[0] * sizeof *t);
@@ -163,7 +161,6 @@ static bl_value *run_forward(bl_callargs *a, bl_model *m, int first)
         st->lab_x = xc;
         st->lab_t = t;
     } else {
-        if (bl_nargs(a, first + 1, first + 1) < 0) return NULL;
         bl_tensor *x = tensor_arg(a, first, 2, "tokens", "[B, T] (integer ids)");
         if (!x) return NULL;
         int *ids = malloc(x->numel * sizeof *ids);
@@ -178,15 +175,23 @@ static bl_value *run_forward(bl_callargs *a, bl_model *m, int first)
         bl_error_prefix("%s", a->fname);
         return fail_at(a, a->pos);
     }
-    return graph_value(a, owner_of(a, m), m, out);
+    return graph_value(a, owner, m, out);
 }
 
-bl_value *bl_model_call(void *model, bl_callargs *a) { return run_forward(a, model, 0); }
+bl_value *bl_model_call(void *model, bl_callargs *a)
+{
+    /* the variable called (a->fname) owns the model; messages and the argument helpers then
+     * speak of forward, the function with the same arguments after m */
+    bl_value *v = bl_session_get(a->s, a->fname);
+    bl_value *owner = v && is_model(v) && v->h == model ? v : NULL;
+    a->fname = "forward";
+    return run_forward(a, model, 0, owner);
+}
 
 bl_value *bl_fn_model_forward(bl_callargs *a)
 {
     bl_model *m = model_arg(a, 0, -1);
-    return m ? run_forward(a, m, 1) : NULL;
+    return m ? run_forward(a, m, 1, a->v[0]) : NULL;
 }
 
 /* Remember a loss for step(m)'s run metrics. */

@@ -58,7 +58,7 @@ bl_value *bl_fn_decode(bl_callargs *a);
       "Gradients add up over backward calls until zero_grad(m), as in PyTorch; `train` clears\n" \
       "them at each of its steps. grads(m) lists them.", bl_fn_grad },                          \
     { "grads", "grads(m)",                                                                     \
-      "A table of model m's parameters: name, shape, gradient norm and value norm.", bl_fn_grads }, \
+      "A table of model m's parameters: name, shape, grad_norm and norm (L2).", bl_fn_grads }, \
     { "step", "step(m)",                                                                       \
       "One AdamW step of model m on the gradients it holds, with its settings.\n"            \
       "The keys lr beta1 beta2 weight_decay warmup cosine steps clip (set m lr=...); weight\n" \

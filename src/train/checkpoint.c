@@ -487,6 +487,15 @@ int bl_checkpoint_load_into(const char *path, bl_model *m, const char *mname, in
         }
         err_add(&e, "unexpected %s %s", nm, f->shapes[i]);
     }
+    int found = 0;
+    for (int i = 0; i < p->n; i++) found += bl_st_get(f, p->t[i].name) != NULL;
+    if (e.n && !found) {   /* another model's file: the list would name everything */
+        bl_fail("load: %s does not fit %s (nothing loaded): none of its %d parameters is in the file, whose %d "
+                "tensor%s start%s with %s (a state_dict of another kind of model?)", path, mname, p->n, f->n,
+                BL_PLURAL(f->n), f->n == 1 ? "s" : "", f->n ? f->tensors[0].name : "nothing");
+        bl_st_free(f);
+        return -1;
+    }
     if (e.n) {
         if (e.left) snprintf(e.buf + e.len, sizeof e.buf - e.len, "; and %d more", e.left);
         bl_fail("load: %s does not fit %s (%d problem%s, nothing loaded): %s", path, mname, e.n, BL_PLURAL(e.n),

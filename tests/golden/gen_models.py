@@ -20,7 +20,7 @@ PyTorch names (the state_dict keys), so each file's parameters load with load_st
     losses            [4]: the loss at the initial weights and after 1, 2 and 3 AdamW steps, each
                       step on the same batch
     grad.NAME         d loss / d NAME at the initial weights (every `sample`-th element)
-    loss.bf16         (STATE_CASES) the loss at the initial weights rounded to bfloat16
+    losses.bf16       (STATE_CASES) the loss at the initial weights rounded to bfloat16
     gen.prompt, gen.tokens, gen.margin   TinyGPT: greedy generation (prompt + 20 tokens) and the
                       smallest gap between the best and second-best logit over the steps
 __metadata__: kind, config (JSON {key: value as text}, for bl_config_set), sample, adam (JSON),
@@ -301,16 +301,27 @@ def write_states(case, model, init_state, batch, items):
     """state_CASE.safetensors: the initial weights (F16, exact); state_CASE_step3: the weights
     after the 3 AdamW steps (F32); state_CASE_bf16: the initial weights rounded to bfloat16 (by
     truncation: exact in float32, as every bf16 is), with their loss in the case file as
-    `loss.bf16`. Read by tests/scripts/modellab.bl (load FILE into=MODEL)."""
+    `losses.bf16`; and files to refuse: state_CASE_badname (the first tensor's name misspelt
+    .weights), _badshape (the third tensor one row short), _missing (the last tensor left out),
+    _untied (TinyGPT: lm_head.weight half of transformer.wte.weight). Read by tests/scripts/modellab.bl (load FILE into=MODEL)."""
     st_plain(os.path.join(HERE, f"state_{case}.safetensors"), init_state, "F16")
     st_plain(os.path.join(HERE, f"state_{case}_step3.safetensors"), model.state_dict(), "F32")
     bf = {k: torch.from_numpy((v.numpy().astype("<f4").view("<u4") & np.uint32(0xFFFF0000)).view("<f4"))
           .double() for k, v in init_state.items()}
     st_plain(os.path.join(HERE, f"state_{case}_bf16.safetensors"), bf, "BF16")
+    # files that must be refused whole (one line naming the tensor, the model unchanged)
+    bad = {"badname": {(k.replace(".weight", ".weights") if i == 0 else k): v
+                       for i, (k, v) in enumerate(init_state.items())},
+           "badshape": {k: (v[:-1] if i == 2 else v) for i, (k, v) in enumerate(init_state.items())},
+           "missing": {k: v for i, (k, v) in enumerate(init_state.items()) if i != len(init_state) - 1}}
+    if "lm_head.weight" in init_state:
+        bad["untied"] = dict(init_state, **{"lm_head.weight": init_state["lm_head.weight"] * 0.5})
+    for what, st in bad.items():
+        st_plain(os.path.join(HERE, f"state_{case}_{what}.safetensors"), st, "F16")
     check = copy.deepcopy(model)
     check.load_state_dict(bf, strict=True)
     with torch.no_grad():
-        items.append(("loss.bf16", torch.tensor([float(check.loss(*batch))], dtype=torch.float64), "F32"))
+        items.append(("losses.bf16", torch.tensor([float(check.loss(*batch))], dtype=torch.float64), "F32"))
 
 
 # --------------------------------------------------------------------------------------------
