@@ -78,6 +78,11 @@ int bl_ag_refuse(bl_session *s, const char *what, int n, bl_value *const *v);
 bl_value *bl_ag_graph_value(bl_session *s, bl_graph *g, const unsigned *gen, bl_tensor *out,
                             bl_value *owner);
 
+/* For the functions that make tensors (randn, zeros, ones, tensor, load): with the keyword
+ * grad=on, v (owned; a number becomes a 0-D tensor) becomes a leaf that needs a gradient.
+ * Returns v, or NULL + error (a bad grad= value; v is released). */
+bl_value *bl_ag_leaf(bl_callargs *a, bl_value *v);
+
 /* Turn gradient recording off (no_grad) or on; returns the previous state. */
 int bl_ag_set_enabled(bl_session *s, int on);
 int bl_ag_enabled(const bl_session *s);
@@ -86,6 +91,18 @@ int bl_ag_enabled(const bl_session *s);
  * gout (NULL: y must have one element, seed 1) and walk. retain: keep the saved tensors for a
  * second walk. 0 or -1 + error ("backward: ..." naming what is wrong). */
 int bl_ag_backward(bl_session *s, bl_value *y, const bl_tensor *gout, int retain);
+
+/* What a tensor value's repr adds: ", requires_grad=True" for a leaf, ", grad_fn=<op>" for a
+ * value made by a recorded op (op: the last graph op that made it), "" otherwise. */
+void bl_ag_describe(const bl_value *v, char *buf, size_t n);
+/* The name of the op that made v, or NULL (a leaf or a constant). */
+const char *bl_ag_op(const bl_value *v);
+
+/* The autograd fields of a tensor value, as torch.Tensor has them: grad (the accumulated
+ * gradient of a leaf, or none), requires_grad, is_leaf, grad_fn (the op's name, or none) and
+ * item (the one element as a number; NULL + error when there are more). NULL (no error) for
+ * another name. */
+bl_value *bl_ag_field(bl_value *v, const char *name);
 
 /* Free a node (called by bl_val_unref when its value goes). */
 void bl_agnode_unref(bl_agnode *n);

@@ -1,5 +1,7 @@
 /* eval.c - evaluation of expressions and execution of statements (see repl.h). */
 #include "repl/repl.h"
+#include "repl/autograd.h"
+#include "core/ops.h"
 #include "core/error.h"
 #include "core/fmt.h"
 #include "core/fileio.h"
@@ -332,10 +334,18 @@ static bl_value *field(bl_session *s, const bl_ast *e, bl_value *v)
         if (!strcmp(e->str, "ndim")) return bl_val_num(v->t->ndim);
         if (!strcmp(e->str, "numel")) return bl_val_num((double)v->t->numel);
         if (!strcmp(e->str, "T")) {
-            bl_tensor *t = v->t->ndim >= 2 ? bl_tensor_transpose(v->t, -1, -2) : bl_tensor_copy(v->t);
-            return t ? bl_val_tensor(t) : ERRAT(s, e->pos);
+            bl_ag ag;
+            bl_graph *g = bl_ag_begin_vals(&ag, s, 1, &v);
+            bl_tensor *x = g ? bl_ag_in(&ag, v, v->t) : NULL;
+            bl_value *r = bl_ag_end(&ag, !x ? NULL : x->ndim >= 2 ? bl_transpose(g, x, -1, -2)
+                                                 : bl_graph_view(g, x, x->ndim, x->shape));
+            bl_graph_reset(s->g);
+            return r ? r : ERRAT(s, e->pos);
         }
-        bl_fail("a tensor has no field '%s' (fields: shape, ndim, numel, T)", e->str);
+        bl_value *r = bl_ag_field(v, e->str);
+        if (r) return r;
+        bl_fail("a tensor has no field '%s' (fields: shape, ndim, numel, T, grad, requires_grad, is_leaf, "
+                "grad_fn, item)", e->str);
         return ERRAT(s, e->pos);
     }
     if (v->kind == BL_V_TABLE) {
