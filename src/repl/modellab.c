@@ -295,13 +295,9 @@ bl_value *bl_fn_grads(bl_callargs *a)
     return bl_val_table(t);
 }
 
-bl_value *bl_fn_zero_grad_model(bl_callargs *a)
-{
-    bl_model *m = model_arg(a, 0, -1);
-    if (!m || bl_nargs(a, 1, 1) < 0) return NULL;
-    bl_params_zero_grad(m->params);
-    return bl_val_none();
-}
+int bl_lab_is_model(const bl_value *v) { return is_model(v); }
+
+void bl_lab_zero_grad(bl_value *v) { bl_params_zero_grad(((bl_model *)v->h)->params); }
 
 bl_value *bl_fn_step(bl_callargs *a)
 {

@@ -29,7 +29,10 @@ bl_value *bl_fn_ce_loss(bl_callargs *a);
 bl_value *bl_fn_grad(bl_callargs *a);
 bl_value *bl_fn_grads(bl_callargs *a);
 bl_value *bl_fn_step(bl_callargs *a);
-bl_value *bl_fn_zero_grad_model(bl_callargs *a);
+/* zero_grad(m) of the gradient functions (functions_grad.c): 1 when v is a model value; then
+ * bl_lab_zero_grad(v) sets its parameter gradients to 0 (one memset). */
+int bl_lab_is_model(const bl_value *v);
+void bl_lab_zero_grad(bl_value *v);
 bl_value *bl_fn_set_param(bl_callargs *a);
 bl_value *bl_fn_acts(bl_callargs *a);
 bl_value *bl_fn_batch(bl_callargs *a);
@@ -65,8 +68,6 @@ bl_value *bl_fn_decode(bl_callargs *a);
       "decay on matrices only. With a run (after train) it is one step of that run, its loss\n" \
       "the last flow_loss/ce_loss; before, step keeps its own count. Refused on a nan or inf\n" \
       "gradient (nothing changes). The gradients stay: zero_grad(m) clears them.", bl_fn_step }, \
-    { "zero_grad", "zero_grad(m)", "Clear model m's parameter gradients (set them to 0).",     \
-      bl_fn_zero_grad_model },                                                                  \
     { "set_param", "set_param(m, \"name\", value)",                                            \
       "Write one parameter of model m, with a shape check.\n"                                 \
       "value is a tensor of the parameter's shape, or a number for all its elements. For\n"   \
