@@ -288,7 +288,8 @@ static int load_into_model(bl_cmdargs *a, int pi, int ii)
     }
     bl_model *m = v->h;
     int n = 0;
-    if (bl_checkpoint_load_into(a->w[pi].text, m, mname, &n) < 0) {
+    char note[512];
+    if (bl_checkpoint_load_into(a->w[pi].text, m, mname, &n, note, sizeof note) < 0) {
         const char *e = bl_error();
         if (strncmp(e, "load:", 5)) {
             char msg[1024];
@@ -300,6 +301,8 @@ static int load_into_model(bl_cmdargs *a, int pi, int ii)
     bl_train_state *t = bl_train_get(m);
     if (t) t->from_checkpoint = 1;  /* loaded weights: a vocab change of `data` is refused, not rebuilt */
     fprintf(a->s->out, "loaded %d tensors (%zu parameters) into %s\n", n, bl_model_param_count(m), mname);
+    if (note[0])
+        fprintf(a->s->out, "  note: the checkpoint was made with %s; %s computes with its own switches\n", note, mname);
     return 0;
 }
 

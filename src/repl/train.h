@@ -168,7 +168,8 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       "no metadata needed; F16 and BF16 convert to float32) into an existing model of its shape,\n" \
       "strictly as load_state_dict(strict=True): every missing, unexpected, wrongly shaped or\n" \
       "non-finite tensor is named in one error and the model is left unchanged. TinyGPT's\n"  \
-      "lm_head.weight (tied) must equal transformer.wte.weight. The run and data stay.\n"     \
+      "lm_head.weight (tied) must equal transformer.wte.weight. The run and data stay. A\n"   \
+      "checkpoint made with other switches (norm, pos, ...) loads with a note naming them.\n" \
       "name=NAME takes any name an assignment takes, a command's too (name=train: read it as\n" \
       "train.params or (train), since a line that starts with train runs the command).\n"    \
       "Its run continues where it stopped (step, history, data position); the data is reopened\n" \

@@ -452,7 +452,30 @@ static void err_add(errlist *e, const char *fmt, ...)
     e->n++;
 }
 
-int bl_checkpoint_load_into(const char *path, bl_model *m, const char *mname, int *nloaded)
+/* The switches of a blocklab checkpoint's config that differ from m's: weights of the same names
+ * and shapes may have been trained with another norm, position scheme or eps ("norm=rmsnorm
+ * (MNAME has layernorm)"). note[0] = 0 when the file has no config or they agree. */
+static void config_note(const bl_st_file *f, const bl_model *m, const char *mname, char *note, size_t n)
+{
+    static const char *const keys[] = { "norm", "pos", "mlp", "qk_norm", "rope_base", "eps", NULL };
+    const char *cs = bl_st_meta(f, "config");
+    json_t *cj = cs ? json_loads(cs, 0, NULL) : NULL;
+    bl_config c;
+    size_t len = 0;
+    note[0] = 0;
+    if (cj && bl_config_from_json(cj, &c) == 0 && c.kind == m->kind)
+        for (int i = 0; keys[i] && len < n; i++) {
+            char a[64], b[64];
+            if (!json_object_get(cj, keys[i]) || bl_config_get(&c, keys[i], a, sizeof a) < 0 ||
+                bl_config_get(&m->cfg, keys[i], b, sizeof b) < 0 || !strcmp(a, b))
+                continue;
+            len += (size_t)snprintf(note + len, n - len, "%s%s=%s (%s has %s)", len ? ", " : "", keys[i], a, mname, b);
+        }
+    bl_clear_error();
+    json_decref(cj);
+}
+
+int bl_checkpoint_load_into(const char *path, bl_model *m, const char *mname, int *nloaded, char *note, size_t nn)
 {
     bl_st_file *f = bl_st_read(path);
     if (!f) return -1;
@@ -508,6 +531,7 @@ int bl_checkpoint_load_into(const char *path, bl_model *m, const char *mname, in
         memcpy(p->t[i].data, t->data, t->numel * sizeof(float));
     }
     if (nloaded) *nloaded = p->n;
+    if (note && nn) config_note(f, m, mname, note, nn);
     bl_st_free(f);
     return 0;
 }

@@ -72,7 +72,7 @@ void bl_ckpt_info_clear(bl_ckpt_info *info);
  * *nloaded, may be NULL, the tensors copied), or -1 with ONE line naming every missing,
  * unexpected, wrongly shaped or non-finite tensor ("load: PATH does not fit MNAME (3 problems,
  * nothing loaded): missing blocks.0.attn.qkv.weight [72, 24]; ..."), m unchanged. */
-int bl_checkpoint_load_into(const char *path, bl_model *m, const char *mname, int *nloaded);
+int bl_checkpoint_load_into(const char *path, bl_model *m, const char *mname, int *nloaded, char *note, size_t nn);
 
 /* Continue a run from what a checkpoint held: the step count, data position and history.
  * r must be a fresh run of the loaded model. Returns 0 or -1. */
