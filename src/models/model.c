@@ -139,7 +139,9 @@ int bl_model_rebuild(bl_model *m, const bl_config *cfg)
     free_state(m);
     int keep = m->keep_attn;
     int (*interrupted)(void) = m->interrupted;
+    unsigned gen = m->gen;
     *m = *n;
+    m->gen = gen + 1;   /* the old graph is gone: values made on it are stale */
     m->keep_attn = keep;
     m->interrupted = interrupted;
     free(n);
@@ -176,12 +178,14 @@ size_t bl_model_param_count(const bl_model *m) { return m->params->total; }
 void bl_model_begin(bl_model *m, int record)
 {
     bl_graph_reset(m->graph);
+    m->gen++;
     bl_graph_set_record(m->graph, record);
     memset(m->attn, 0, sizeof m->attn);
     memset(m->tap_in, 0, sizeof m->tap_in);
     memset(m->tap_norm, 0, sizeof m->tap_norm);
     memset(m->tap_q, 0, sizeof m->tap_q);
     memset(m->tap_k, 0, sizeof m->tap_k);
+    memset(m->tap_v, 0, sizeof m->tap_v);
 }
 
 bl_tensor *bl_model_norm(bl_model *m, bl_tensor *x, bl_tensor *w)
@@ -222,6 +226,7 @@ int bl_model_qkv(bl_model *m, int layer, bl_tensor *x, const bl_attn_params *a,
     }
     m->tap_q[layer] = *q;
     m->tap_k[layer] = *k;
+    m->tap_v[layer] = *v;
     return 0;
 }
 
@@ -243,7 +248,7 @@ bl_tensor *bl_model_attention(bl_model *m, int layer, bl_tensor *x, const bl_att
 {
     bl_graph *g = m->graph;
     bl_tensor **probs = m->keep_attn ? &m->attn[layer] : NULL;
-    if (bl_graph_recording(g)) {
+    if (bl_graph_recording(g) && !m->keep_taps) {
         /* training: qk_norm, RoPE and attention straight on the fused projection, no split or
          * merge copies (q and k are not tapped: the taps are for inspection, which does not
          * record) */

@@ -259,6 +259,18 @@ bl_tensor *bl_gpt_forward(bl_model *m, const int *ids, int B, int T, int record)
     return in ? gpt_net(m, in, B, T, 0, 0) : NULL;
 }
 
+bl_tensor *bl_gpt_loss_targets(bl_model *m, const int *ids, const int *targets, int B, int T, int record)
+{
+    if (check_gpt(m, "gpt loss") < 0 || check_window(m, "gpt loss", B, T, 0) < 0) return NULL;
+    if (check_ids(m, "gpt loss", ids, (size_t)B * T, 0) < 0 || check_ids(m, "gpt loss", targets, (size_t)B * T, 1) < 0)
+        return NULL;
+    bl_model_begin(m, record);
+    int *in = arena_ints(m, ids, (size_t)B * T), *tg = arena_ints(m, targets, (size_t)B * T);
+    bl_tensor *logits = in && tg ? gpt_net(m, in, B, T, 0, 0) : NULL;
+    bl_tensor *flat = logits ? bl_graph_view(m->graph, logits, 2, (int[]){B * T, m->cfg.vocab}) : NULL;
+    return flat ? bl_cross_entropy(m->graph, flat, tg) : NULL;
+}
+
 bl_tensor *bl_gpt_loss(bl_model *m, const int *tokens, int B, int T, int record)
 {
     if (check_gpt(m, "gpt loss") < 0 || check_window(m, "gpt loss", B, T, 0) < 0) return NULL;

@@ -9,6 +9,7 @@
 #include "repl/figures.h"
 #include "repl/functions_math.h"
 #include "repl/models.h"
+#include "repl/modellab.h"
 #include "repl/train.h"
 #include "core/error.h"
 #include "core/fmt.h"
@@ -811,6 +812,7 @@ const bl_function bl_functions[] = {
     BL_FIGURE_FUNCTIONS
     BL_MODEL_FUNCTIONS
     BL_TRAIN_FUNCTIONS
+    BL_MODELLAB_FUNCTIONS
     { NULL, NULL, NULL, NULL },
 };
 

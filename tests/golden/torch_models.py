@@ -2,7 +2,8 @@
 of the C code. Used by gen.py (golden files) and bench/torch_ref.py (the PyTorch eager baseline).
 
 Parameter names are exactly blocklab's (PyTorch style), so state_dict() <-> safetensors round-trips.
-TinyGPT ties lm_head to transformer.wte (the tied weight is stored once, as transformer.wte.weight).
+TinyGPT ties lm_head to transformer.wte as nanoGPT does (one parameter, listed once by
+named_parameters() as transformer.wte.weight; state_dict() holds it under both names).
 """
 import math
 import torch
@@ -268,6 +269,8 @@ class TinyGPT(nn.Module):
         self.transformer.h = nn.ModuleList([GPTBlock(cfg) for _ in range(cfg["depth"])])
         eps = 1e-5 if cfg["norm"] == "layernorm" else 1e-6
         self.transformer.ln_f = make_norm(cfg["norm"], d, eps, affine=True, bias=False)
+        self.lm_head = nn.Linear(d, cfg["vocab"], bias=False)
+        self.lm_head.weight = self.transformer.wte.weight   # tied (nanoGPT)
 
     def forward(self, idx):
         B, T = idx.shape
@@ -281,7 +284,7 @@ class TinyGPT(nn.Module):
         for b in self.transformer.h:
             x = b(x, rope)
         x = self.transformer.ln_f(x)
-        return x @ self.transformer.wte.weight.t()
+        return self.lm_head(x)
 
     def loss(self, tokens):
         """tokens [B, T+1]: inputs tokens[:, :-1], targets tokens[:, 1:], mean cross-entropy."""
