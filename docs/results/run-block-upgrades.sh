@@ -16,8 +16,9 @@
 #   BIN   the blocklab binary; keep one binary for all sittings of a table, so that a resumed run
 #         takes the same arithmetic                         [/work/runs/bin/blocklab]
 #   DATA  the CIFAR-10 binary batches                       [/work/shared/data/cifar10]
-# The probe-FD classifier is cached in RUNS/cache (trained once). Progress: RUNS/log, and the
-# metrics so far in RUNS/compare-*/NAME/metrics.json (rewritten at every checkpoint).
+# The probe-FD classifier is cached in RUNS/cache (trained once). Progress: RUNS/log (line by
+# line), and the metrics so far in RUNS/compare-*/NAME/metrics.json (rewritten at every
+# checkpoint: "steps", "ms" per step).
 set -eu
 here=$(cd "$(dirname "$0")/../.." && pwd)
 RUNS=${RUNS:-/work/runs/block-upgrades}
@@ -35,6 +36,6 @@ cd "$RUNS"
     echo "=== $(date -u '+%Y-%m-%d %H:%M:%S UTC') start: $BIN on $(uname -n), $(nproc) cores"
     rc=0
     XDG_CACHE_HOME="$RUNS/cache" OMP_NUM_THREADS=1 BLOCKLAB_HISTORY=/dev/null NO_COLOR=1 \
-        nice -n 19 "$BIN" -k -x -f block-upgrades-full.bl </dev/null || rc=$?
+        nice -n 19 stdbuf -oL "$BIN" -k -x -f block-upgrades-full.bl </dev/null || rc=$?
     echo "=== $(date -u '+%Y-%m-%d %H:%M:%S UTC') exit $rc"
 } >>"$RUNS/log" 2>&1
