@@ -112,11 +112,12 @@ static int bind_run(bl_session *s, bl_cmp_run *r)
     return rc;
 }
 
-static void progress(bl_session *s, const bl_compare *c, double t0, int final)
+/* done0: the rounds done before this call (a resumed comparison's), not timed by t0 */
+static void progress(bl_session *s, const bl_compare *c, double t0, int done0, int final)
 {
     double dt = now_s() - t0;
     if (!final) {
-        double eta = c->done ? dt / c->done * (c->steps - c->done) : -1;
+        double eta = c->done > done0 ? dt / (c->done - done0) * (c->steps - c->done) : -1;
         char dur[24];   /* m:ss or h:mm:ss as train and dash write it; "?" before the first round */
         fprintf(s->out, "\rcompare: step %d/%d of %d runs  %.1f s  ETA %s\033[K", c->done, c->steps, c->n, dt,
                 bl_fmt_duration(dur, sizeof dur, eta));
@@ -270,6 +271,7 @@ int bl_cmd_compare(bl_cmdargs *a)
     }
     int tty = a->s->out == stdout && isatty(fileno(stdout));
     double t0 = now_s(), last = 0;
+    int done0 = c->done;
     int live = c->n;
     int saved = 0;      /* -1: a checkpoint could not be written (training stops) */
     while (c->done < c->steps && live > 0 && !bl_interrupted()) {
@@ -279,11 +281,11 @@ int bl_cmd_compare(bl_cmdargs *a)
             break;
         }
         if (tty && (now_s() - last > 0.2 || c->done == c->steps)) {
-            progress(a->s, c, t0, 0);
+            progress(a->s, c, t0, done0, 0);
             last = now_s();
         }
     }
-    if (tty) progress(a->s, c, t0, 1);
+    if (tty) progress(a->s, c, t0, done0, 1);
     /* a stop between checkpoints: save where it stopped, so the next compare resumes there */
     if (saved == 0 && o.every && c->done % o.every && bl_compare_save(c, o.dir) < 0) saved = -1;
     if (saved < 0) {
