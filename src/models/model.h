@@ -22,6 +22,7 @@
 #define BL_MODEL_H
 
 #include "core/graph.h"
+#include <stdint.h>
 #include "models/config.h"
 #include "models/params.h"
 
@@ -51,6 +52,11 @@ typedef struct bl_model {
     /* Checked between Euler steps of bl_dit_sample and between tokens of bl_gpt_generate; when
      * it returns nonzero they stop early (the REPL's Ctrl-C flag). NULL (default) = never. */
     int (*interrupted)(void);
+    /* Dropout (cfg.dropout > 0) applies in recorded forwards only (training; never in eval,
+     * sampling or generation, which do not record), with masks keyed by (cfg.seed, this step,
+     * the site: bl_dropout_key in core/rng.h). The trainer sets it to the number of optimizer
+     * steps taken before each step, so a resumed run draws the masks an uninterrupted one would. */
+    uint64_t dropout_step;
     bl_tensor *attn[BL_MAX_DEPTH];
     bl_tensor *tap_in[BL_MAX_DEPTH], *tap_norm[BL_MAX_DEPTH];
     bl_tensor *tap_q[BL_MAX_DEPTH], *tap_k[BL_MAX_DEPTH], *tap_v[BL_MAX_DEPTH];

@@ -190,6 +190,7 @@ static bl_tensor *batch_loss(bl_run *r)
 {
     bl_model *m = r->model;
     uint64_t step = (uint64_t)r->opt.step, seed = m->cfg.seed;
+    m->dropout_step = step;     /* dropout masks keyed by the step (a resumed run draws the same) */
     if (m->kind == BL_MODEL_DIT) {
         bl_rng rng;
         if (bl_batch_images(&r->batcher, r->B, r->x0->data, NULL) < 0) return NULL;

@@ -87,6 +87,10 @@ CASES = [
     ("gpt_v1_default", "gpt", {}, False),
     ("gpt_v2_default", "gpt", dict(V2), False),
     ("gpt_gqa_default", "gpt", dict(GQA), False),
+    # dropout 0.2 with blocklab's masks (torch_models.DropStream): on in the three AdamW steps,
+    # off for the last loss (an exam: blocklab does not record it, so draws no masks)
+    ("gpt_v1_drop", "gpt", dict(SMALL_GPT, dropout="0.2"), True),
+    ("dit_all4_drop", "dit", dict(SMALL_DIT, **ALL4, dropout="0.2"), True),
 ]
 
 
@@ -94,6 +98,8 @@ def torch_kw(config):
     """blocklab config keys (text) -> torch_models keyword arguments."""
     kw = {}
     for k, v in config.items():
+        if k == "dropout":
+            continue                    # a DropStream, attached by build()
         if k == "qk_norm":
             kw[k] = v == "on"
         elif k in ("norm", "pos", "mlp"):
@@ -108,7 +114,10 @@ def torch_kw(config):
 
 def build(kind, config):
     kw = torch_kw(config)
-    return (tm.TinyDiT(**kw) if kind == "dit" else tm.TinyGPT(**kw)).double()
+    model = (tm.TinyDiT(**kw) if kind == "dit" else tm.TinyGPT(**kw)).double()
+    if float(config.get("dropout", 0)) > 0:
+        tm.set_dropout(model, tm.DropStream(float(config["dropout"]), int(config.get("seed", 0))))
+    return model
 
 
 def pattern(n, salt):
@@ -255,6 +264,8 @@ def make_case(case, kind, config, small):
     losses = []
     for step in range(ADAM["steps"] + 1):
         opt.zero_grad()
+        if getattr(model, "drop", None):
+            model.drop.step, model.drop.active = step, step < ADAM["steps"]
         loss = model.loss(*batch)
         losses.append(float(loss))
         if step == ADAM["steps"]:
@@ -399,7 +410,10 @@ if __name__ == "__main__":
         files = sys.argv[sys.argv.index("--verify-checkpoint") + 1:]
         sys.exit(max(verify_checkpoint(f) for f in files))
     total = 0
+    only = sys.argv[1:]         # case names: only those (default: every case)
     for case, kind, config, small in CASES:
+        if only and case not in only:
+            continue
         path, losses = make_case(case, kind, config, small)
         size = os.path.getsize(path)
         total += size
