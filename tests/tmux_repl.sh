@@ -269,7 +269,8 @@ check "the runs and the table are kept" "runs true true"
 keys C-d
 i=0
 while [ $i -lt 50 ] && ! grep -q "still" "$tmp/history" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
-if grep -qxF 'y = [1, 2]' "$tmp/history" && grep -qxF 'x = randn(2, 3)' "$tmp/history"; then
+if grep -qxF 'y = [1, 2]' "$tmp/history" && grep -qxF 'x = randn(2, 3)' "$tmp/history" &&
+   grep -A2 -xF 'for s in [1, 4]' "$tmp/history" | tail -1 | grep -qxF 'end'; then
     ok "Ctrl-D leaves and the history file holds the statements"
 else
     notok "Ctrl-D leaves and the history file holds the statements"
