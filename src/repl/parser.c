@@ -626,8 +626,8 @@ static int stmts(P *p, bl_block *b, int mode)
     b->n = 0;
     for (;;) {
         if (mode == LINE) {
-            if (b->n && (at_newline(p) || (p->inline_if && !accept(p, BL_T_END) && at_end(p)))) break;
-            if (b->n && at_newline(p)) break;
+            /* after a statement (and its ';'): the line's end, or a one-line if's else, ends it */
+            if (b->n && (at_newline(p) || (p->inline_if && at_end(p)))) break;
         } else {
             while (accept(p, BL_T_END)) {}
             if (peek(p)->kind == BL_T_EOF) break;
@@ -807,8 +807,6 @@ static int def_stmt(P *p, bl_stmt *s)
         s->body.n = 1, s->body.s = r;
         if (!at_end(p)) { fail_at(p, peek(p), "expected an operator or the end of the statement"); goto back; }
         rc = 0;
-    } else if (peek(p)->kind == BL_T_COLON) {
-        fail_at(p, peek(p), "expected '= EXPR' (one line) or the end of the line (a block up to 'end')");
     } else {
         int stop;
         rc = body(p, s, &s->body, head, 0, &stop);

@@ -42,6 +42,8 @@ BL_TEST(incomplete_blocks)
         { "def f(x) = x * 2\n", 0 },
         { "def f(x, w=1)\n", 1 },
         { "def f(x)\n  return x\nend\n", 0 },
+        { "def f(x):\n", 1 },
+        { "def f(x): return x\n", 0 },
         { "if c\n  a = 1\nelse\n  a = 2\n", 1 },
         { "if c\n  a = 1\nelif d\n  a = 2\nelse\n  a = 3\nend", 0 },
         { "if c: a = 1 else: a = 2\n", 0 },
@@ -125,6 +127,8 @@ static const bl_handle_type adder = { "adder", h_free, NULL, NULL, NULL, NULL, h
 BL_TEST(call_values_from_c)
 {
     bl_session *s = fresh();
+    CHECK(run_in(s, "def p(x):\n  return x + 1\nend\ndef q(x): y = x; return y * 3\np(1); q(2)") == 0 &&
+          !strcmp(outbuf, "2\n6\n"), "def with ':' as Python writes it: %s%s", outbuf, errbuf);
     CHECK(run_in(s, "def f(x, w=2) = x * w + 1") == 0, "%s", errbuf);
     bl_value *f = bl_session_get(s, "f"), *arg = bl_val_num(20);
     bl_pos pos = { 0, 1, 1, 1 };
