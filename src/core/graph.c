@@ -17,6 +17,8 @@ struct bl_graph {
     lazy_grad *lazy;
     int nlazy, lazy_cap;
     int record;
+    size_t min_chunk;       /* smallest chunk the arena allocates (1 MiB, or less: bl_graph_new_small) */
+    int node_cap0;          /* first size of the node array */
 };
 
 bl_graph *bl_graph_new(void)
@@ -24,6 +26,18 @@ bl_graph *bl_graph_new(void)
     bl_graph *g = calloc(1, sizeof *g);
     if (!g) return BL_FAILP("graph: out of memory");
     g->record = 1;
+    g->min_chunk = (size_t)1 << 20;
+    g->node_cap0 = 256;
+    return g;
+}
+
+bl_graph *bl_graph_new_small(void)
+{
+    bl_graph *g = bl_graph_new();
+    if (g) {
+        g->min_chunk = 4096;
+        g->node_cap0 = 4;
+    }
     return g;
 }
 
@@ -63,8 +77,8 @@ void *bl_graph_alloc(bl_graph *g, size_t bytes)
     chunk *c = g->chunks;
     if (!c || c->used + bytes > c->size) {
         size_t want = g->high_water > g->in_use + bytes ? g->high_water : g->in_use + bytes;
-        if (c) want = bytes > (size_t)1 << 24 ? bytes : (size_t)1 << 24;
-        if (want < ((size_t)1 << 20)) want = (size_t)1 << 20;
+        if (c) want = bytes > (size_t)1 << 24 || g->min_chunk < ((size_t)1 << 20) ? bytes : (size_t)1 << 24;
+        if (want < g->min_chunk) want = g->min_chunk;
         chunk *n = calloc(1, sizeof *n);
         void *mem = NULL;
         if (!n || posix_memalign(&mem, 64, want) != 0) {
@@ -85,6 +99,38 @@ void *bl_graph_alloc(bl_graph *g, size_t bytes)
     return p;
 }
 
+/* Give arena tensor t (numel n) a lazy grad of its own, registered for zeroing after backward. */
+static int add_lazy_grad(bl_graph *g, bl_tensor *t, size_t n)
+{
+    t->grad = bl_graph_alloc(g, n * sizeof(float));
+    t->grad_lazy = t->grad ? bl_graph_alloc(g, sizeof(int)) : NULL;
+    if (!t->grad_lazy) return -1;
+    if (g->nlazy == g->lazy_cap) {
+        int cap = g->lazy_cap ? 2 * g->lazy_cap : 16;
+        lazy_grad *l = realloc(g->lazy, (size_t)cap * sizeof *l);
+        if (!l) return bl_fail("graph: out of memory");
+        g->lazy = l;
+        g->lazy_cap = cap;
+    }
+    g->lazy[g->nlazy++] = (lazy_grad){t->grad_lazy, t->grad, n};
+    *t->grad_lazy = 1;   /* logically zero: zeroed or overwritten before first use */
+    return 0;
+}
+
+bl_tensor *bl_graph_input(bl_graph *g, const bl_tensor *x, int with_grad)
+{
+    bl_tensor *t = bl_graph_tensor(g, x->ndim, x->shape, with_grad);
+    if (!t) return NULL;
+    memcpy(t->data, x->data, x->numel * sizeof(float));
+    t->name = x->name;
+    return t;
+}
+
+void bl_graph_rearm(bl_graph *g)
+{
+    for (int i = 0; i < g->nlazy; i++) *g->lazy[i].lazy = 1;
+}
+
 bl_tensor *bl_graph_tensor(bl_graph *g, int ndim, const int *shape, int with_grad)
 {
     size_t n;
@@ -94,20 +140,7 @@ bl_tensor *bl_graph_tensor(bl_graph *g, int ndim, const int *shape, int with_gra
     memset(t, 0, sizeof *t);
     t->data = bl_graph_alloc(g, n * sizeof(float));
     if (!t->data) return NULL;
-    if (with_grad) {
-        t->grad = bl_graph_alloc(g, n * sizeof(float));
-        t->grad_lazy = t->grad ? bl_graph_alloc(g, sizeof(int)) : NULL;
-        if (!t->grad_lazy) return NULL;
-        if (g->nlazy == g->lazy_cap) {
-            int cap = g->lazy_cap ? 2 * g->lazy_cap : 256;
-            lazy_grad *l = realloc(g->lazy, (size_t)cap * sizeof *l);
-            if (!l) return BL_FAILP("graph: out of memory");
-            g->lazy = l;
-            g->lazy_cap = cap;
-        }
-        g->lazy[g->nlazy++] = (lazy_grad){t->grad_lazy, t->grad, n};
-        *t->grad_lazy = 1;   /* logically zero: zeroed or overwritten before first use */
-    }
+    if (with_grad && add_lazy_grad(g, t, n) < 0) return NULL;
     t->ndim = ndim;
     for (int i = 0; i < ndim; i++) t->shape[i] = shape[i];
     t->numel = n;
@@ -126,7 +159,7 @@ bl_node *bl_graph_node(bl_graph *g, const char *op, bl_backward_fn backward, bl_
 {
     if (!g->record || !out->grad) return NULL;
     if (g->nnodes == g->cap) {
-        int cap = g->cap ? 2 * g->cap : 256;
+        int cap = g->cap ? 2 * g->cap : g->node_cap0;
         bl_node *nn = realloc(g->nodes, (size_t)cap * sizeof *nn);
         if (!nn) return NULL;  /* cannot happen in practice; backward would then skip the op */
         g->nodes = nn;

@@ -53,6 +53,9 @@ struct bl_node {
 typedef struct bl_graph bl_graph;
 
 bl_graph *bl_graph_new(void);
+/* A graph for one small op (the prompt's autograd, repl/autograd.h): its arena grows from 4 KiB
+ * chunks and its node array from 4 nodes instead of 1 MiB and 256. */
+bl_graph *bl_graph_new_small(void);
 void bl_graph_free(bl_graph *g);
 /* Forget all nodes and rewind the arena (tensors from it become invalid). */
 void bl_graph_reset(bl_graph *g);
@@ -74,6 +77,15 @@ int bl_graph_wants_grad(const bl_graph *g, int n, bl_tensor *const *ts);
 /* Append a node for `out` and return it for the op to fill; NULL when there is nothing to
  * record (not recording, or out->grad == NULL). Sets op, backward and out. */
 bl_node *bl_graph_node(bl_graph *g, const char *op, bl_backward_fn backward, bl_tensor *out);
+/* An arena tensor holding a copy of x (so the graph's saved inputs live as long as it does,
+ * whatever happens to x), with a lazy gradient of its own when with_grad: an input whose
+ * gradient the caller collects after backward (the prompt's autograd). NULL + error when out
+ * of memory. */
+bl_tensor *bl_graph_input(bl_graph *g, const bl_tensor *x, int with_grad);
+/* Make every arena gradient logically zero again, so the tape can be walked once more from a
+ * new seed (saved tensors are read-only to backward kernels, so a second walk gives the same
+ * gradients). Parameters' gradients (not arena) are untouched: they keep accumulating. */
+void bl_graph_rearm(bl_graph *g);
 /* A view of x (same data and grad) with another shape, from the arena; no node is needed
  * because the grad buffer is shared. NULL + error on a numel mismatch. */
 bl_tensor *bl_graph_view(bl_graph *g, const bl_tensor *x, int ndim, const int *shape);

@@ -54,4 +54,14 @@ bl_tensor *bl_cross_entropy(bl_graph *g, bl_tensor *logits, const int *targets);
 /* Mean squared error over all elements, pred and target of the same shape (F.mse_loss) -> []. */
 bl_tensor *bl_mse(bl_graph *g, bl_tensor *pred, bl_tensor *target);
 
+/* y[i0, .., i_{n-1}] = x.data[offset + sum_k i_k stride[k]] for y of the given shape (ndim <= 4;
+ * strides may be negative): a slice x[a:b:s], an index x[i] and a transpose are all of this form
+ * (torch.as_strided). The elements read must be distinct (backward adds d y back with +=, once
+ * per element read) and inside x: else "as_strided: reads outside x". Op name "index". */
+bl_tensor *bl_as_strided(bl_graph *g, bl_tensor *x, int ndim, const int *shape, const long *stride,
+                         long offset);
+/* x with dimensions d0 and d1 swapped (negative count from the end), copied (torch.transpose).
+ * Errors: a dimension out of range. Op name "transpose". */
+bl_tensor *bl_transpose(bl_graph *g, bl_tensor *x, int d0, int d1);
+
 #endif

@@ -17,8 +17,8 @@
  *
  * When no argument needs a gradient g is the session's scratch graph with recording off (as
  * before: nothing is kept, no cost). Otherwise g is a small private graph of this call that
- * records; bl_ag_in gives the op a view of the argument inside it (sharing the value's data, with
- * a gradient buffer of its own), and bl_ag_end makes the output a value whose node keeps the
+ * records; bl_ag_in gives the op a copy of the argument inside it, with a gradient buffer of
+ * its own when the argument needs one, and bl_ag_end makes the output a value whose node keeps the
  * private graph (its saved tensors) and references to the argument values. backward(y) walks the
  * nodes that y depends on in reverse creation order (a topological order: every input was made
  * before the op that used it); each node re-arms its graph, seeds its output's gradient with the
@@ -56,10 +56,15 @@ int bl_val_needs_grad(const bl_value *v);
 bl_graph *bl_ag_begin(bl_ag *ag, bl_callargs *a);
 /* The same for operators: records when one of the n values needs a gradient. */
 bl_graph *bl_ag_begin_vals(bl_ag *ag, bl_session *s, int n, bl_value *const *v);
-/* The tensor to pass the op for the argument value v whose (borrowed) tensor is t: t itself
- * when not recording or v needs no gradient; else a view of t in ag->g whose gradient receives
- * d(out)/d(v). NULL (with bl_error) only when out of memory; NULL t passes through. */
+/* The tensor to pass the op for the argument value v (or NULL: a constant) whose (borrowed)
+ * tensor is t: t itself when not recording; else a copy of t in ag->g (the node's saved inputs
+ * must outlive the call's temporaries), whose gradient receives d(out)/d(v) when v needs one.
+ * Every tensor a recording op reads must come through bl_ag_in or bl_ag_const. NULL (with
+ * bl_error) only when out of memory; NULL t passes through. */
 bl_tensor *bl_ag_in(bl_ag *ag, bl_value *v, bl_tensor *t);
+/* A tensor the op reads that is no argument's value (a RoPE table, a mask): t when not
+ * recording, else a copy in ag->g. */
+bl_tensor *bl_ag_const(bl_ag *ag, bl_tensor *t);
 /* End the call: the op's output out (a tensor of ag->g, or NULL after an error, which is passed
  * on) as a new value that owns a copy of its data. When recording, the value carries the node.
  * Always call it once after bl_ag_begin: it releases what the call no longer needs. */
@@ -78,6 +83,11 @@ int bl_ag_refuse(bl_session *s, const char *what, int n, bl_value *const *v);
 bl_value *bl_ag_graph_value(bl_session *s, bl_graph *g, const unsigned *gen, bl_tensor *out,
                             bl_value *owner);
 
+/* For the functions that make tensors (randn, zeros, ones, tensor, load): with the keyword
+ * grad=on, v (owned; a number becomes a 0-D tensor) becomes a leaf that needs a gradient.
+ * Returns v, or NULL + error (a bad grad= value; v is released). */
+bl_value *bl_ag_leaf(bl_callargs *a, bl_value *v);
+
 /* Turn gradient recording off (no_grad) or on; returns the previous state. */
 int bl_ag_set_enabled(bl_session *s, int on);
 int bl_ag_enabled(const bl_session *s);
@@ -86,6 +96,18 @@ int bl_ag_enabled(const bl_session *s);
  * gout (NULL: y must have one element, seed 1) and walk. retain: keep the saved tensors for a
  * second walk. 0 or -1 + error ("backward: ..." naming what is wrong). */
 int bl_ag_backward(bl_session *s, bl_value *y, const bl_tensor *gout, int retain);
+
+/* What a tensor value's repr adds: ", requires_grad=True" for a leaf, ", grad_fn=<op>" for a
+ * value made by a recorded op (op: the last graph op that made it), "" otherwise. */
+void bl_ag_describe(const bl_value *v, char *buf, size_t n);
+/* The name of the op that made v, or NULL (a leaf or a constant). */
+const char *bl_ag_op(const bl_value *v);
+
+/* The autograd fields of a tensor value, as torch.Tensor has them: grad (the accumulated
+ * gradient of a leaf, or none), requires_grad, is_leaf, grad_fn (the op's name, or none) and
+ * item (the one element as a number; NULL + error when there are more). NULL (no error) for
+ * another name. */
+bl_value *bl_ag_field(bl_value *v, const char *name);
 
 /* Free a node (called by bl_val_unref when its value goes). */
 void bl_agnode_unref(bl_agnode *n);

@@ -6,6 +6,7 @@
  * are listed here, so this table stays the only list.
  */
 #include "repl/repl.h"
+#include "repl/autograd.h"
 #include "repl/models.h"
 #include "repl/cmd_plots.h"
 #include "repl/train.h"
@@ -270,7 +271,8 @@ static int key_topic(const char *t)
     size_t len = 0;
     for (const bl_command *c = bl_commands; c->name; c++)
         if (has_key(c->synopsis, t) || has_key(c->help, t)) len = key_names(c, t, list, sizeof list, len, first, sizeof first);
-    for (const bl_function *f = bl_functions; f->name; f++)
+    const bl_function *f;
+    for (int fi = 0; (f = bl_function_at(fi)); fi++)
         if (has_key(f->synopsis, t))
             len += (size_t)snprintf(list + len, len < sizeof list ? sizeof list - len : 0, "%s%s()", len ? ", " : "", f->name);
     if (!len) return 0;
@@ -307,7 +309,8 @@ static int cmd_help(bl_cmdargs *a)
         }
         fprintf(o, "Functions:");
         int col = 10;
-        for (const bl_function *f = bl_functions; f->name; f++) {
+        const bl_function *f;
+        for (int fi = 0; (f = bl_function_at(fi)); fi++) {
             int w = (int)strlen(f->name) + (f[1].name ? 1 : 0);
             if (col + 1 + w > 79) fprintf(o, "\n "), col = 1;
             col += fprintf(o, " %s%s", f->name, f[1].name ? "," : "\n");
@@ -328,7 +331,7 @@ static int cmd_help(bl_cmdargs *a)
     if (c || f) return 0;
     if (!strcmp(t, "functions")) {
         /* one line each: what the function gives; help NAME has the rest */
-        for (f = bl_functions; f->name; f++) {
+        for (int fi = 0; (f = bl_function_at(fi)); fi++) {
             print_synopsis(o, f->synopsis, 2);
             print_sentence(o, f->help, 6);
         }
@@ -471,24 +474,40 @@ static double now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static int cmd_time(bl_cmdargs *a)
+/* Parse and run the statements after a raw command's name (time, no_grad). 0 or -1. */
+static int run_rest(bl_cmdargs *a, const char *example)
 {
     const bl_stmt *st = a->st;
     bl_program prog;
     bl_pos ep = st->rest_pos;
     if (!st->rest[0]) {
-        bl_fail("time: give a statement to time, e.g. time x @ x.T");
+        bl_fail("%s: give a statement, e.g. %s", st->name, example);
         return -1;
     }
     if (bl_parse(st->rest, st->rest_pos.line, st->rest_pos.col, bl_is_command, &prog, &ep) < 0) {
         bl_session_errat(a->s, ep);
         return -1;
     }
-    double t0 = now();
     int rc = 0;
     for (int i = 0; i < prog.n && rc == 0 && !bl_interrupted(); i++) rc = bl_exec_stmt(a->s, &prog.s[i]);
-    double dt = now() - t0;
     bl_program_free(&prog);
+    return rc;
+}
+
+/* no_grad STATEMENT: torch.no_grad() for one statement (repl/autograd.h). */
+static int cmd_no_grad(bl_cmdargs *a)
+{
+    int was = bl_ag_set_enabled(a->s, 0);
+    int rc = run_rest(a, "no_grad w = w - 0.1 * w.grad");
+    bl_ag_set_enabled(a->s, was);
+    return rc;
+}
+
+static int cmd_time(bl_cmdargs *a)
+{
+    double t0 = now();
+    int rc = run_rest(a, "time x @ x.T");
+    double dt = now() - t0;
     if (rc == 0 && !bl_interrupted()) {     /* after Ctrl-C: abandoned, as the line is */
         if (dt < 1) fprintf(a->s->out, "time: %.3f ms\n", dt * 1e3);
         else fprintf(a->s->out, "time: %.3f s\n", dt);
@@ -503,7 +522,8 @@ int bl_complete_topic(bl_session *s, int argi, const char *const *words, const c
     if (argi > 0) return 0;
     for (const bl_command *c = bl_commands; c->name; c++)
         if (!strncmp(c->name, prefix, n)) bl_strlist_add(out, c->name);
-    for (const bl_function *f = bl_functions; f->name; f++)
+    const bl_function *f;
+    for (int fi = 0; (f = bl_function_at(fi)); fi++)
         if (!strncmp(f->name, prefix, n)) bl_strlist_add(out, f->name);
     for (const bl_topic *t = bl_topics; t->name; t++)
         if (!strncmp(t->name, prefix, n)) bl_strlist_add(out, t->name);
@@ -551,6 +571,12 @@ const bl_command bl_commands[] = {
       "Run a statement and print its wall-clock time.\n"
       "For example: time y = x @ x.T",
       NULL, cmd_time, BL_CMD_RAW },
+    { "no_grad", "no_grad STATEMENT",
+      "Run a statement without recording gradients.\n"
+      "As torch.no_grad(): its results need no gradient even when their inputs do, e.g. an\n"
+      "update by hand:\n"
+      "no_grad w = requires_grad(w - 0.1 * w.grad)",
+      NULL, cmd_no_grad, BL_CMD_RAW },
     BL_MODEL_COMMANDS
     BL_TRAIN_COMMANDS
     BL_PLOT_COMMANDS

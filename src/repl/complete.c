@@ -26,7 +26,8 @@ static void complete_ident(bl_session *s, const char *word, int cmds, bl_strlist
     if (cmds)
         for (const bl_command *c = bl_commands; c->name; c++) ADD(c->name, "");
     for (int i = 0; i < s->nvars; i++) ADD(s->names[i], "");
-    for (const bl_function *f = bl_functions; f->name; f++) ADD(f->name, "(");
+    const bl_function *f;
+    for (int fi = 0; (f = bl_function_at(fi)); fi++) ADD(f->name, "(");
 #undef ADD
 }
 

@@ -1,11 +1,15 @@
 /* eval.c - evaluation of expressions and execution of statements (see repl.h). */
 #include "repl/repl.h"
+#include "repl/autograd.h"
+#include "core/ops.h"
 #include "core/error.h"
 #include "core/fmt.h"
 #include "core/fileio.h"
 #include "core/tensor_math.h"
 #include "models/model.h"
 #include "repl/models.h"
+#include "repl/autograd.h"
+#include "repl/functions_math.h"
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -28,6 +32,7 @@ static const char *op_name(bl_tok_kind k)
     case BL_T_GE: return ">=";
     case BL_T_EQ: return "==";
     case BL_T_NE: return "!=";
+    case BL_T_POW: return "**";
     default: return "?";
     }
 }
@@ -66,6 +71,10 @@ static int equal(const bl_value *a, const bl_value *b, const char *op)
 static bl_value *compare(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
 {
     int r;
+    if ((a->kind == BL_V_TENSOR && is_arraylike(b)) || (b->kind == BL_V_TENSOR && is_arraylike(a))) {
+        bl_value *t = bl_math_operator(s, e->op, a, b);   /* elementwise: a 0/1 tensor */
+        return t ? t : ERRAT(s, e->pos);
+    }
     if (is_numeric(a) && is_numeric(b)) {
         double x = a->num, y = b->num;
         switch (e->op) {
@@ -83,16 +92,53 @@ static bl_value *compare(bl_session *s, const bl_ast *e, bl_value *a, bl_value *
         int eq = equal(a, b, op_name(e->op));
         return eq < 0 ? ERRAT(s, e->pos) : bl_val_bool(eq == (e->op == BL_T_EQ));
     }
-    bl_fail("'%s' compares numbers (or strings and lists with == and !=), not a %s and a %s; for tensors use "
-            "allclose(a, b) or reduce them first (max, mean)", op_name(e->op), bl_val_kind_name(a),
-            bl_val_kind_name(b));
+    bl_fail("'%s' compares numbers and tensors elementwise (or strings and lists with == and !=), not a %s "
+            "and a %s", op_name(e->op), bl_val_kind_name(a), bl_val_kind_name(b));
     return ERRAT(s, e->pos);
+}
+
+/* a @ b recorded for autograd (torch.matmul rules): a 1-D operand is a row (a) or a column (b)
+ * dropped from the result; batch dims must be equal, or b 2-D (shared), or a 2-D (shared: then
+ * (b^T a^T)^T). Other broadcast batch dims: an error saying so. */
+static bl_value *matmul_grad(bl_session *s, bl_value *av, bl_value *bv, bl_tensor *ta, bl_tensor *tb)
+{
+    bl_value *both[2] = { av, bv };
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin_vals(&ag, s, 2, both);
+    bl_tensor *x = g ? bl_ag_in(&ag, av, ta) : NULL, *y = x ? bl_ag_in(&ag, bv, tb) : NULL;
+    if (!y) return bl_ag_end(&ag, NULL);
+    int a1 = x->ndim == 1, b1 = y->ndim == 1;
+    if (a1) x = bl_graph_view(g, x, 2, (int[]){ 1, x->shape[0] });
+    if (b1 && x) y = bl_graph_view(g, y, 2, (int[]){ y->shape[0], 1 });
+    if (!x || !y) return bl_ag_end(&ag, NULL);
+    bl_tensor *r;
+    int same = x->ndim == y->ndim;
+    for (int i = 0; same && i < x->ndim - 2; i++) same = x->shape[i] == y->shape[i];
+    if (y->ndim == 2 || same) {
+        r = bl_matmul(g, x, y);
+    } else if (x->ndim == 2) {
+        bl_tensor *yt = bl_transpose(g, y, -1, -2), *xt = yt ? bl_transpose(g, x, -1, -2) : NULL;
+        bl_tensor *p = xt ? bl_matmul(g, yt, xt) : NULL;
+        r = p ? bl_transpose(g, p, -1, -2) : NULL;
+    } else {
+        char sa[64], sb[64];
+        bl_fail("@: batch dimensions of %s and %s broadcast; with gradients they must be equal (or one "
+                "operand 2-D)", bl_shape_str(ta, sa, sizeof sa), bl_shape_str(tb, sb, sizeof sb));
+        return bl_ag_end(&ag, NULL);
+    }
+    if (r && (a1 || b1)) {   /* drop the row / column added above */
+        int shape[BL_MAXDIM], nd = 0;
+        for (int i = 0; i < r->ndim; i++)
+            if (!((a1 && i == r->ndim - 2) || (b1 && i == r->ndim - 1))) shape[nd++] = r->shape[i];
+        r = bl_graph_view(g, r, nd, shape);
+    }
+    return bl_ag_end(&ag, r);
 }
 
 static bl_value *binop(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
 {
     if (e->op != BL_T_PLUS && e->op != BL_T_MINUS && e->op != BL_T_STAR && e->op != BL_T_SLASH &&
-        e->op != BL_T_AT)
+        e->op != BL_T_AT && e->op != BL_T_POW)
         return compare(s, e, a, b);
     if (e->op == BL_T_PLUS && a->kind == BL_V_STR && b->kind == BL_V_STR) {
         size_t n = strlen(a->str) + strlen(b->str) + 1;
@@ -108,27 +154,31 @@ static bl_value *binop(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
                 bl_val_kind_name(a), bl_val_kind_name(b));
         return ERRAT(s, e->pos);
     }
-    if (is_numeric(a) && is_numeric(b) && e->op != BL_T_AT) {
+    if (is_numeric(a) && is_numeric(b) && e->op != BL_T_AT && !bl_val_needs_grad(a) && !bl_val_needs_grad(b)) {
         double x = a->num, y = b->num;
         switch (e->op) {
         case BL_T_PLUS: return bl_val_num(x + y);
         case BL_T_MINUS: return bl_val_num(x - y);
         case BL_T_STAR: return bl_val_num(x * y);
+        case BL_T_POW: return bl_val_num(pow(x, y));
         default: return bl_val_num(x / y);   /* IEEE: 1/0 = inf, as NumPy */
         }
+    }
+    if (e->op != BL_T_AT) {   /* elementwise, broadcast, recorded (functions_math.c) */
+        bl_value *v = bl_math_operator(s, e->op, a, b);
+        return v ? v : ERRAT(s, e->pos);
     }
     bl_tensor *ta = bl_val_to_tensor(a, op_name(e->op));
     bl_tensor *tb = ta ? bl_val_to_tensor(b, op_name(e->op)) : NULL;
     bl_tensor *r = NULL;
-    if (ta && tb) {
-        if (e->op == BL_T_AT) {
-            r = bl_tensor_matmul(ta, tb);
-        } else {
-            bl_binop op = e->op == BL_T_PLUS ? BL_ADD : e->op == BL_T_MINUS ? BL_SUB
-                        : e->op == BL_T_STAR ? BL_MUL : BL_DIV;
-            r = bl_binary(op, ta, tb);
-        }
+    if (ta && tb && (bl_val_needs_grad(a) || bl_val_needs_grad(b)) && bl_ag_enabled(s)) {
+        bl_value *v = matmul_grad(s, a, b, ta, tb);
+        bl_graph_reset(s->g);
+        bl_tensor_free(ta);
+        bl_tensor_free(tb);
+        return v ? v : ERRAT(s, e->pos);
     }
+    if (ta && tb) r = bl_tensor_matmul(ta, tb);
     bl_tensor_free(ta);
     bl_tensor_free(tb);
     if (!r) return ERRAT(s, e->pos);
@@ -218,7 +268,10 @@ static void list_index_error(double i, int n)
 /* t[i, j:k, ...]; what names what was indexed in errors ("tensor", or "list" for a list of
  * lists indexed like the tensor it stands for: an index out of range then names the size of the
  * list it indexes, as a single index of a list does). */
-static bl_value *index_tensor(bl_session *s, const bl_ast *e, const bl_tensor *t, const char *what)
+/* t[indices] (t: tv's tensor, or a list's as a tensor when tv is NULL) as a strided gather,
+ * recorded when tv needs a gradient; first: the first index, evaluated already (or NULL). */
+static bl_value *index_tensor(bl_session *s, const bl_ast *e, bl_value *tv, bl_tensor *t, const char *what,
+                              bl_value *first)
 {
     if (e->n > t->ndim) {
         char sh[64];
@@ -243,7 +296,7 @@ static bl_value *index_tensor(bl_session *s, const bl_ast *e, const bl_tensor *t
                 return ERRAT(s, it->pos);
             }
         } else {
-            bl_value *x = bl_eval(s, it);
+            bl_value *x = d == 0 && first ? bl_val_ref(first) : bl_eval(s, it);   /* first: evaluated */
             if (!x) return NULL;
             int ok = x->kind == BL_V_NUM && x->num == floor(x->num);
             double i = x->num;
@@ -264,25 +317,36 @@ static bl_value *index_tensor(bl_session *s, const bl_ast *e, const bl_tensor *t
         }
         if (keep[d]) shape[nd++] = (int)count[d];
     }
-    bl_tensor *r = bl_tensor_new(nd, shape);
-    if (!r) return ERRAT(s, e->pos);
-    long idx[BL_MAXDIM] = { 0 };
-    for (size_t o = 0; o < r->numel; o++) {
-        size_t src = 0;
-        for (int d = 0; d < t->ndim; d++)
-            src = src * (size_t)t->shape[d] + (size_t)(start[d] + idx[d] * step[d]);
-        r->data[o] = t->data[src];
-        for (int d = t->ndim - 1; d >= 0; d--) {
-            if (++idx[d] < count[d]) break;
-            idx[d] = 0;
-        }
+    long stride[BL_MAXDIM], offset = 0, st = 1;
+    for (int d = t->ndim - 1, k = nd - 1; d >= 0; st *= t->shape[d], d--) {
+        offset += start[d] * st;
+        if (keep[d]) stride[k--] = step[d] * st;
     }
-    return bl_val_tensor(r);
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin_vals(&ag, s, tv ? 1 : 0, &tv);
+    bl_tensor *x = g ? bl_ag_in(&ag, tv, t) : NULL;
+    bl_value *r = bl_ag_end(&ag, x ? bl_as_strided(g, x, nd, shape, stride, offset) : NULL);
+    bl_graph_reset(s->g);
+    return r ? r : ERRAT(s, e->pos);
 }
 
 static bl_value *index_value(bl_session *s, const bl_ast *e, bl_value *target)
 {
-    if (target->kind == BL_V_TENSOR) return index_tensor(s, e, target->t, "tensor");
+    /* x[idx] with a tensor (or list) of indices: the rows it names (an embedding lookup) */
+    if (target->kind == BL_V_TENSOR && e->n == 1 && e->items[0]->kind != BL_N_SLICE) {
+        bl_value *i = bl_eval(s, e->items[0]);
+        if (!i) return NULL;
+        bl_value *r = NULL;
+        if (i->kind == BL_V_TENSOR || i->kind == BL_V_LIST) {
+            r = bl_math_take(s, target, i);
+            if (!r) bl_session_errat(s, e->items[0]->pos);
+        } else {
+            r = index_tensor(s, e, target, target->t, "tensor", i);
+        }
+        bl_val_unref(i);
+        return r;
+    }
+    if (target->kind == BL_V_TENSOR) return index_tensor(s, e, target, target->t, "tensor", NULL);
     if (target->kind == BL_V_LIST && e->n == 1 && e->items[0]->kind != BL_N_SLICE) {
         bl_value *x = bl_eval(s, e->items[0]);
         if (!x) return NULL;
@@ -308,7 +372,7 @@ static bl_value *index_value(bl_session *s, const bl_ast *e, bl_value *target)
         }
         bl_tensor *t = bl_val_to_tensor(target, "index");
         if (!t) return ERRAT(s, e->pos);
-        bl_value *r = index_tensor(s, e, t, "list");
+        bl_value *r = index_tensor(s, e, NULL, t, "list", NULL);
         bl_tensor_free(t);
         return r;
     }
@@ -332,10 +396,19 @@ static bl_value *field(bl_session *s, const bl_ast *e, bl_value *v)
         if (!strcmp(e->str, "ndim")) return bl_val_num(v->t->ndim);
         if (!strcmp(e->str, "numel")) return bl_val_num((double)v->t->numel);
         if (!strcmp(e->str, "T")) {
-            bl_tensor *t = v->t->ndim >= 2 ? bl_tensor_transpose(v->t, -1, -2) : bl_tensor_copy(v->t);
-            return t ? bl_val_tensor(t) : ERRAT(s, e->pos);
+            bl_ag ag;
+            bl_graph *g = bl_ag_begin_vals(&ag, s, 1, &v);
+            bl_tensor *x = g ? bl_ag_in(&ag, v, v->t) : NULL;
+            bl_value *r = bl_ag_end(&ag, !x ? NULL : x->ndim >= 2 ? bl_transpose(g, x, -1, -2)
+                                                 : bl_graph_view(g, x, x->ndim, x->shape));
+            bl_graph_reset(s->g);
+            return r ? r : ERRAT(s, e->pos);
         }
-        bl_fail("a tensor has no field '%s' (fields: shape, ndim, numel, T)", e->str);
+        bl_value *r = bl_ag_field(v, e->str);
+        if (r) return r;
+        if (!strcmp(e->str, "item")) return ERRAT(s, e->pos);
+        bl_fail("a tensor has no field '%s' (fields: shape, ndim, numel, T, grad, requires_grad, is_leaf, "
+                "grad_fn, item)", e->str);
         return ERRAT(s, e->pos);
     }
     if (v->kind == BL_V_TABLE) {
@@ -509,12 +582,10 @@ bl_value *bl_eval(bl_session *s, const bl_ast *e)
     case BL_N_NEG: {
         bl_value *x = bl_eval(s, e->a), *r = NULL;
         if (!x) return NULL;
-        if (is_numeric(x)) {
+        if (is_numeric(x) && !bl_val_needs_grad(x)) {
             r = bl_val_num(-x->num);
         } else if (is_arraylike(x)) {
-            bl_tensor *t = bl_val_to_tensor(x, "-");
-            r = t ? bl_val_tensor(bl_unary(BL_NEG, t)) : NULL;
-            bl_tensor_free(t);
+            r = bl_math_neg(s, x);
             if (!r) bl_session_errat(s, e->pos);
         } else {
             bl_fail("'-' needs a number or a tensor, got a %s", bl_val_kind_name(x));

@@ -5,7 +5,9 @@
  * result into a new owned tensor (the graph is reset after every call).
  */
 #include "repl/repl.h"
+#include "repl/autograd.h"
 #include "repl/figures.h"
+#include "repl/functions_math.h"
 #include "repl/models.h"
 #include "repl/train.h"
 #include "core/error.h"
@@ -183,7 +185,6 @@ static int shape_args(bl_callargs *a, int from, int *nd, int *shape, int allow_n
     return 0;
 }
 
-static bl_value *from_graph(bl_tensor *t) { return t ? bl_val_tensor(bl_tensor_copy(t)) : NULL; }
 
 /* ---- creation ---- */
 static bl_value *f_fill(bl_callargs *a)
@@ -207,7 +208,7 @@ static bl_value *f_fill(bl_callargs *a)
         }
         bl_rng_fill_normal(&a->s->rng, t->data, t->numel, (float)mean, (float)std);
     }
-    return bl_val_tensor(t);
+    return bl_ag_leaf(a, bl_val_tensor(t));
 }
 
 static bl_value *f_arange(bl_callargs *a)
@@ -262,7 +263,7 @@ static bl_value *f_tensor(bl_callargs *a)
     if (bl_nargs(a, 1, 1) < 0) return NULL;
     bl_tensor *t = bl_val_to_tensor(a->v[0], "tensor");
     if (!t) bl_session_errat(a->s, a->vpos[0]);
-    return bl_val_tensor(t);
+    return bl_ag_leaf(a, bl_val_tensor(t));
 }
 
 /* ---- shape ---- */
@@ -272,11 +273,10 @@ static bl_value *f_reshape(bl_callargs *a)
     if (bl_nargs(a, 2, -1) < 0) return NULL;
     bl_tensor *x = bl_arg_tensor(a, 0);
     if (!x || shape_args(a, 1, &nd, shape, 1) < 0) return NULL;
-    bl_tensor *v = bl_tensor_reshape(x, nd, shape);
-    if (!v) return NULL;
-    bl_tensor *t = bl_tensor_copy(v);
-    bl_tensor_free(v);
-    return bl_val_tensor(t);
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin(&ag, a);
+    x = g ? bl_ag_in(&ag, a->v[0], x) : NULL;
+    return bl_ag_end(&ag, x ? bl_graph_view(g, x, nd, shape) : NULL);
 }
 
 static bl_value *f_transpose(bl_callargs *a)
@@ -289,7 +289,10 @@ static bl_value *f_transpose(bl_callargs *a)
     /* the dimensions x has, as the message says ([-2, 1] for a 2-D x; not the most any has) */
     if (a->n >= 2 && bl_arg_int(a, 1, -x->ndim, x->ndim - 1, &d0) < 0) return NULL;
     if (a->n >= 3 && bl_arg_int(a, 2, -x->ndim, x->ndim - 1, &d1) < 0) return NULL;
-    return bl_val_tensor(bl_tensor_transpose(x, (int)d0, (int)d1));
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin(&ag, a);
+    x = g ? bl_ag_in(&ag, a->v[0], x) : NULL;
+    return bl_ag_end(&ag, x ? bl_transpose(g, x, (int)d0, (int)d1) : NULL);
 }
 
 static bl_value *f_shape(bl_callargs *a)
@@ -305,49 +308,6 @@ static bl_value *f_shape(bl_callargs *a)
             return NULL;
         }
     return l;
-}
-
-/* ---- elementwise and reductions ---- */
-static bl_value *f_unary(bl_callargs *a)
-{
-    static const struct { const char *n; bl_unop op; } map[] = {
-        { "abs", BL_ABS }, { "sqrt", BL_SQRT }, { "exp", BL_EXP }, { "log", BL_LOG },
-    };
-    if (bl_nargs(a, 1, 1) < 0) return NULL;
-    if (a->v[0]->kind == BL_V_NUM) {
-        double x = a->v[0]->num;
-        switch (a->fname[1]) {
-        case 'b': return bl_val_num(fabs(x));
-        case 'q': return bl_val_num(sqrt(x));
-        case 'x': return bl_val_num(exp(x));
-        default: return bl_val_num(log(x));
-        }
-    }
-    bl_tensor *x = bl_arg_tensor(a, 0);
-    if (!x) return NULL;
-    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-        if (!strcmp(map[i].n, a->fname)) return bl_val_tensor(bl_unary(map[i].op, x));
-    return NULL;
-}
-
-static bl_value *f_reduce(bl_callargs *a)
-{
-    static const struct { const char *n; bl_reduce op; } map[] = {
-        { "sum", BL_SUM }, { "mean", BL_MEAN }, { "var", BL_VAR }, { "std", BL_STD },
-        { "rms", BL_RMS }, { "min", BL_MIN }, { "max", BL_MAX },
-    };
-    bl_reduce op = BL_SUM;
-    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-        if (!strcmp(map[i].n, a->fname)) op = map[i].op;
-    if (bl_nargs(a, 1, 1) < 0) return NULL;
-    bl_tensor *x = bl_arg_tensor(a, 0);
-    int keep;
-    if (!x || bl_kw_bool(a, "keepdim", 0, &keep) < 0) return NULL;
-    bl_value *dim = bl_kw(a, "dim");
-    if (!dim || dim->kind == BL_V_NONE) return bl_val_tensor(bl_reduce_all(op, x));
-    long d;
-    if (dim_of(a, dim, kw_pos(a, "dim"), "dim", x, &d) < 0) return NULL;
-    return bl_val_tensor(bl_reduce_dim(op, x, (int)d, keep));
 }
 
 /* round(x, digits) as torch.round(x, decimals=digits): halves to even (round(2.5) = 2,
@@ -387,8 +347,11 @@ static bl_value *f_act(bl_callargs *a)
 {
     if (bl_nargs(a, 1, 1) < 0) return NULL;
     bl_tensor *x = bl_arg_tensor(a, 0);
-    if (!x) return NULL;
-    return from_graph(a->fname[0] == 'g' ? bl_gelu(a->s->g, x) : bl_silu(a->s->g, x));
+    bl_ag ag;
+    bl_graph *g = x ? bl_ag_begin(&ag, a) : NULL;
+    if (!g) return NULL;
+    x = bl_ag_in(&ag, a->v[0], x);
+    return bl_ag_end(&ag, !x ? NULL : a->fname[0] == 'g' ? bl_gelu(g, x) : bl_silu(g, x));
 }
 
 static bl_value *f_softmax(bl_callargs *a)
@@ -399,13 +362,14 @@ static bl_value *f_softmax(bl_callargs *a)
     bl_value *dim = x ? bl_kw(a, "dim") : NULL;
     if (!x || (dim && dim_of(a, dim, kw_pos(a, "dim"), "dim", x, &d) < 0)) return NULL;
     int dd = bl_dim_index("softmax", x, (int)d);
-    if (dd < 0) return NULL;
-    if (dd == x->ndim - 1) return from_graph(bl_softmax(a->s->g, x));
-    bl_tensor *t = bl_tensor_transpose(x, dd, -1);    /* softmax over dim dd, then back */
-    bl_tensor *r = t ? bl_softmax(a->s->g, t) : NULL;
-    bl_tensor *back = r ? bl_tensor_transpose(r, dd, -1) : NULL;
-    bl_tensor_free(t);
-    return bl_val_tensor(back);
+    bl_ag ag;
+    bl_graph *g = dd < 0 ? NULL : bl_ag_begin(&ag, a);
+    if (!g) return NULL;
+    x = bl_ag_in(&ag, a->v[0], x);
+    if (!x || dd == x->ndim - 1) return bl_ag_end(&ag, x ? bl_softmax(g, x) : NULL);
+    bl_tensor *t = bl_transpose(g, x, dd, -1);    /* softmax over dim dd, then back */
+    bl_tensor *r = t ? bl_softmax(g, t) : NULL;
+    return bl_ag_end(&ag, r ? bl_transpose(g, r, dd, -1) : NULL);
 }
 
 static bl_value *f_norm(bl_callargs *a)
@@ -417,12 +381,16 @@ static bl_value *f_norm(bl_callargs *a)
     if (!x || bl_kw_num(a, "eps", ln ? 1e-5 : 1e-6, &eps) < 0) return NULL;
     bl_tensor *w = bl_kw_tensor(a, "w");
     if (a->s->has_errpos) return NULL;
-    if (ln) {
-        bl_tensor *b = bl_kw_tensor(a, "b");
-        if (a->s->has_errpos) return NULL;
-        return from_graph(bl_layernorm(a->s->g, x, w, b, (float)eps));
-    }
-    return from_graph(bl_rmsnorm(a->s->g, x, w, (float)eps));
+    bl_tensor *b = ln ? bl_kw_tensor(a, "b") : NULL;
+    if (a->s->has_errpos) return NULL;
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin(&ag, a);
+    if (!g) return NULL;
+    x = bl_ag_in(&ag, a->v[0], x);
+    w = bl_ag_in(&ag, bl_kw(a, "w"), w);
+    b = bl_ag_in(&ag, bl_kw(a, "b"), b);
+    if (!x) return bl_ag_end(&ag, NULL);
+    return bl_ag_end(&ag, ln ? bl_layernorm(g, x, w, b, (float)eps) : bl_rmsnorm(g, x, w, (float)eps));
 }
 
 static bl_value *f_linear(bl_callargs *a)
@@ -431,14 +399,25 @@ static bl_value *f_linear(bl_callargs *a)
     bl_tensor *x = bl_arg_tensor(a, 0), *w = x ? bl_arg_tensor(a, 1) : NULL;
     bl_tensor *b = w && a->n == 3 ? bl_arg_tensor(a, 2) : NULL;
     if (!w || (a->n == 3 && !b)) return NULL;
-    return from_graph(bl_linear(a->s->g, x, w, b));
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin(&ag, a);
+    if (!g) return NULL;
+    x = bl_ag_in(&ag, a->v[0], x);
+    w = bl_ag_in(&ag, a->v[1], w);
+    if (b) b = bl_ag_in(&ag, a->v[2], b);
+    return bl_ag_end(&ag, x && w ? bl_linear(g, x, w, b) : NULL);
 }
 
 static bl_value *f_swiglu(bl_callargs *a)
 {
     if (bl_nargs(a, 2, 2) < 0) return NULL;
     bl_tensor *x = bl_arg_tensor(a, 0), *y = x ? bl_arg_tensor(a, 1) : NULL;
-    return y ? from_graph(bl_swiglu(a->s->g, x, y)) : NULL;
+    bl_ag ag;
+    bl_graph *g = y ? bl_ag_begin(&ag, a) : NULL;
+    if (!g) return NULL;
+    x = bl_ag_in(&ag, a->v[0], x);
+    y = bl_ag_in(&ag, a->v[1], y);
+    return bl_ag_end(&ag, x && y ? bl_swiglu(g, x, y) : NULL);
 }
 
 static bl_value *f_swiglu_hidden(bl_callargs *a)
@@ -491,16 +470,11 @@ static int as4d(bl_callargs *a, bl_tensor *x, bl_tensor *view, int i)
     return bl_tensor_view_as(view, x, 4, shape);
 }
 
-static bl_value *reshape_back(bl_tensor *r, const bl_tensor *like)
+/* The 4-D result r of an op on as4d views, with like's number of dimensions, as the call's value. */
+static bl_value *reshape_back(bl_ag *ag, bl_tensor *r, const bl_tensor *like)
 {
-    if (!r) return NULL;
-    int shape[4];
-    memcpy(shape, r->shape, sizeof shape);
     int nd = like->ndim;
-    bl_tensor *v = bl_tensor_reshape(r, nd, shape + 4 - nd);
-    bl_tensor *t = v ? bl_tensor_copy(v) : NULL;
-    bl_tensor_free(v);
-    return bl_val_tensor(t);
+    return bl_ag_end(ag, r ? bl_graph_view(ag->g, r, nd, r->shape + 4 - nd) : NULL);
 }
 
 static bl_value *f_apply_rope(bl_callargs *a)
@@ -529,17 +503,34 @@ static bl_value *f_apply_rope(bl_callargs *a)
         bl_session_errat(a->s, a->vpos[0]);
         return NULL;
     }
+    if (bl_ag_refuse(a->s, "apply_rope: the table", 1, &a->v[1]) < 0) {
+        bl_session_errat(a->s, a->vpos[1]);
+        return NULL;
+    }
     size_t half = (size_t)sh[0] * (size_t)sh[1];
-    bl_tensor *c = bl_tensor_from(2, sh, tab->data), *s = c ? bl_tensor_from(2, sh, tab->data + half) : NULL;
-    bl_value *r = s ? reshape_back(bl_rope(a->s->g, &x4, c, s), x) : NULL;
-    bl_tensor_free(c);
-    bl_tensor_free(s);
-    return r;
+    bl_tensor c = { .data = tab->data, .ndim = 2, .shape = { sh[0], sh[1] }, .numel = half }, s = c;
+    s.data += half;
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin(&ag, a);
+    if (!g) return NULL;
+    bl_tensor *xin = bl_ag_in(&ag, a->v[0], &x4), *cc = bl_ag_const(&ag, &c), *ss = bl_ag_const(&ag, &s);
+    return reshape_back(&ag, xin && cc && ss ? bl_rope(g, xin, cc, ss) : NULL, x);
+}
+
+/* mask=: a 0/1 tensor is boolean (1 = may attend), any other value makes it additive (added to
+ * the scores, -inf masks); additive=on/off says which. */
+static int mask_kind(bl_callargs *a, const bl_tensor *m, int *additive)
+{
+    bl_value *v = bl_kw(a, "additive");
+    if (v && v->kind != BL_V_NONE) return bl_kw_bool(a, "additive", 0, additive);
+    *additive = 0;
+    for (size_t i = 0; i < m->numel; i++) *additive |= m->data[i] != 0.0f && m->data[i] != 1.0f;
+    return 0;
 }
 
 static bl_value *f_attention(bl_callargs *a)
 {
-    int causal, weights;
+    int causal, weights, additive = 0;
     double scale;
     if (bl_nargs(a, 3, 3) < 0) return NULL;
     bl_tensor *x[3], v4[3];
@@ -547,11 +538,24 @@ static bl_value *f_attention(bl_callargs *a)
         if (!(x[i] = bl_arg_tensor(a, i)) || as4d(a, x[i], &v4[i], i) < 0) return NULL;
     if (bl_kw_bool(a, "causal", 0, &causal) < 0 || bl_kw_num(a, "scale", 0, &scale) < 0 ||
         bl_kw_bool(a, "weights", 0, &weights) < 0) return NULL;
+    bl_tensor *mask = bl_kw_tensor(a, "mask");
+    if (a->s->has_errpos || (mask && mask_kind(a, mask, &additive) < 0)) return NULL;
+    bl_value *mv = bl_kw(a, "mask");
+    if (mv && bl_ag_refuse(a->s, "attention: mask", 1, &mv) < 0) return NULL;
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin(&ag, a);
+    if (!g) return NULL;
+    bl_tensor *in[3];
+    for (int i = 0; i < 3; i++) in[i] = bl_ag_in(&ag, a->v[i], &v4[i]);
+    if (weights && ag.recording) {
+        bl_fail("attention: weights=on gives the weights without a gradient; for one, compute them as "
+                "softmax(q @ transpose(k) * scale) (or detach the inputs)");
+        return bl_ag_end(&ag, NULL);
+    }
     bl_tensor *probs = NULL;
-    bl_tensor *r = bl_attention(a->s->g, &v4[0], &v4[1], &v4[2], causal, NULL, (float)scale, &probs);
-    if (!r) return NULL;
-    if (!weights) return reshape_back(r, x[0]);
-    return reshape_back(probs, x[0]);
+    bl_tensor *r = in[0] && in[1] && in[2]
+                 ? bl_attention_masked(g, in[0], in[1], in[2], causal, mask, additive, (float)scale, &probs) : NULL;
+    return reshape_back(&ag, weights && r ? probs : r, x[0]);
 }
 
 static bl_value *f_allclose(bl_callargs *a)
@@ -687,7 +691,7 @@ static bl_value *f_load(bl_callargs *a)
             bl_error_prefix("load");
             bl_session_errat(a->s, a->vpos[1]);
         } else {
-            r = bl_val_tensor(bl_tensor_copy(t));
+            r = bl_ag_leaf(a, bl_val_tensor(bl_tensor_copy(t)));
         }
     }
     bl_st_free(f);
@@ -702,39 +706,40 @@ static bl_value *f_load(bl_callargs *a)
     "against x."
 
 const bl_function bl_functions[] = {
-    { "randn", "randn(d0, d1, ..., mean=0, std=1)",
+    { "randn", "randn(d0, d1, ..., mean=0, std=1, grad=off)",
       "A tensor of normal random numbers from the session's generator. `seed N` restarts it,\n"
       "so a script gives the same numbers every run. Up to 4 sizes; at most 2^28 elements;\n"
-      "std >= 0.", f_fill },
-    { "zeros", "zeros(d0, d1, ...)", "A tensor of zeros with the given shape.", f_fill },
-    { "ones", "ones(d0, d1, ...)", "A tensor of ones with the given shape.", f_fill },
+      "std >= 0. grad=on makes it a leaf that needs a gradient (help backward).", f_fill },
+    { "zeros", "zeros(d0, d1, ..., grad=off)", "A tensor of zeros with the given shape. grad=on makes it a leaf that needs a gradient.", f_fill },
+    { "ones", "ones(d0, d1, ..., grad=off)", "A tensor of ones with the given shape. grad=on makes it a leaf that needs a gradient.", f_fill },
     { "range", "range([start,] stop[, step])",
       "The list start, start+step, ... below stop (Python's range).\n"
       "Whole numbers, for loops: for i in range(n). Empty when there are none; at most\n"
       "10,000,000.", f_range },
     { "arange", "arange([start,] stop[, step])",
       "The 1-D tensor start, start+step, ... below stop (NumPy's arange).", f_arange },
-    { "tensor", "tensor([[1, 2], [3, 4]])",
-      "A tensor from (nested) lists of numbers; the nesting must be rectangular.", f_tensor },
+    { "tensor", "tensor([[1, 2], [3, 4]], grad=off)",
+      "A tensor from (nested) lists of numbers; the nesting must be rectangular. grad=on makes it a\n"
+      "leaf that needs a gradient (a single number then stays a 0-D tensor).", f_tensor },
     { "reshape", "reshape(x, d0, d1, ...)",
       "x with another shape of the same number of elements. One size may be -1 (inferred).", f_reshape },
     { "transpose", "transpose(x, d0=-2, d1=-1)",
       "x with dimensions d0 and d1 swapped (the last two by default). x.T does the same.", f_transpose },
     { "shape", "shape(x)", "The shape of x as a list, e.g. [4, 64, 128].", f_shape },
     { "numel", "numel(x)", "The number of elements of x.", f_shape },
-    { "sum", "sum(x, dim=, keepdim=off)", REDUCE_HELP("The sum", ""), f_reduce },
-    { "mean", "mean(x, dim=, keepdim=off)", REDUCE_HELP("The mean", ""), f_reduce },
+    { "sum", "sum(x, dim=, keepdim=off)", REDUCE_HELP("The sum", ""), bl_fn_reduce },
+    { "mean", "mean(x, dim=, keepdim=off)", REDUCE_HELP("The mean", ""), bl_fn_reduce },
     { "var", "var(x, dim=, keepdim=off)",
-      REDUCE_HELP("The biased variance", " It divides by n, as inside LayerNorm.\n"), f_reduce },
+      REDUCE_HELP("The biased variance", " It divides by n, as inside LayerNorm.\n"), bl_fn_reduce },
     { "std", "std(x, dim=, keepdim=off)",
-      REDUCE_HELP("The biased standard deviation", " It divides by n, as var.\n"), f_reduce },
-    { "rms", "rms(x, dim=, keepdim=off)", REDUCE_HELP("The root mean square sqrt(mean(x^2))", ""), f_reduce },
-    { "min", "min(x, dim=, keepdim=off)", REDUCE_HELP("The smallest element", ""), f_reduce },
-    { "max", "max(x, dim=, keepdim=off)", REDUCE_HELP("The largest element", ""), f_reduce },
-    { "abs", "abs(x)", "|x| elementwise.", f_unary },
-    { "sqrt", "sqrt(x)", "The square root, elementwise.", f_unary },
-    { "exp", "exp(x)", "e^x elementwise.", f_unary },
-    { "log", "log(x)", "The natural logarithm, elementwise.", f_unary },
+      REDUCE_HELP("The biased standard deviation", " It divides by n, as var.\n"), bl_fn_reduce },
+    { "rms", "rms(x, dim=, keepdim=off)", REDUCE_HELP("The root mean square sqrt(mean(x^2))", ""), bl_fn_reduce },
+    { "min", "min(x, dim=, keepdim=off)", REDUCE_HELP("The smallest element", ""), bl_fn_reduce },
+    { "max", "max(x, dim=, keepdim=off)", REDUCE_HELP("The largest element", ""), bl_fn_reduce },
+    { "abs", "abs(x)", "|x| elementwise; its gradient at 0 is 0, as torch's.", bl_fn_unary },
+    { "sqrt", "sqrt(x)", "The square root, elementwise; sqrt(-1) is nan.", bl_fn_unary },
+    { "exp", "exp(x)", "e^x elementwise.", bl_fn_unary },
+    { "log", "log(x)", "The natural logarithm, elementwise; log(0) is -inf.", bl_fn_unary },
     { "round", "round(x, digits=0)",
       "x (a number or tensor) rounded to digits decimals, halves to even.\n"
       "As torch.round(x, decimals=digits): round(2.5) = 2, round(-0.5) = -0.\n"
@@ -775,10 +780,14 @@ const bl_function bl_functions[] = {
     { "apply_rope", "apply_rope(x, table)",
       "Rotate x [T, hd] (or [H, T, hd], [B, H, T, hd]) by a rope_table. Each pair (x0, x1) at\n"
       "angle a becomes (x0 cos a - x1 sin a, x0 sin a + x1 cos a). Lengths are kept.", f_apply_rope },
-    { "attention", "attention(q, k, v, causal=off, scale=1/sqrt(hd), weights=off)",
+    { "attention", "attention(q, k, v, causal=off, scale=, weights=off, mask=, additive=)",
       "Scaled dot-product attention: softmax(q k^T * scale + mask) v.\n"
       "q is [.., H, T, hd], k and v [.., KVH, S, hd] (grouped-query attention when KVH < H).\n"
       "weights=on returns the attention weights [.., H, T, S].\n"
+      "mask= broadcasts to [B, H, T, S] ([T, S], [B, 1, 1, S], ...), as torch's attn_mask: a\n"
+      "0/1 mask is boolean (1 = may attend, e.g. tril(ones(T, S))); any other value makes it\n"
+      "additive (added to the scores; -inf hides a key); additive=on/off says which. A query\n"
+      "that may see no key gets 0 (torch gives nan).\n"
       "causal=on with T != S aligns the mask bottom-right: query t sees keys s <= t + S - T (the\n"
       "last T of S keys, as in KV-cache decoding and FlashAttention-2), while PyTorch's\n"
       "scaled_dot_product_attention(is_causal=True) aligns it top-left (s <= t).",
@@ -793,7 +802,7 @@ const bl_function bl_functions[] = {
       "it with `> file.csv`, `> file.json`, `> file.md` or `> file.txt`. table() is an empty\n"
       "one that grows a row at a time: t.add(scale=4, top=0.5) (the first row names the\n"
       "columns; t becomes the longer table, a copy when another name holds it).", f_table },
-    { "load", "load(\"file.safetensors\", \"name\")",
+    { "load", "load(\"file.safetensors\", \"name\", grad=off)",
       "One tensor of a safetensors file by name, converted to float32. The file is a checkpoint\n"
       "or any file PyTorch saved with safetensors; every dtype converts but F8_* and C64 (refused\n"
       "when that tensor is asked for). load(\"file.safetensors\") alone gives a table of its\n"
@@ -805,9 +814,24 @@ const bl_function bl_functions[] = {
     { NULL, NULL, NULL, NULL },
 };
 
+/* The tables of functions: this file's, then those of other files (each ends with {NULL}). */
+static const bl_function *const tables[] = { bl_functions, bl_grad_functions, bl_math_functions, NULL };
+
+const bl_function *bl_function_at(int i)
+{
+    for (int k = 0; tables[k]; k++) {
+        int n = 0;
+        while (tables[k][n].name) n++;
+        if (i < n) return &tables[k][i];
+        i -= n;
+    }
+    return NULL;
+}
+
 const bl_function *bl_function_find(const char *name)
 {
-    for (const bl_function *f = bl_functions; f->name; f++)
+    const bl_function *f;
+    for (int i = 0; (f = bl_function_at(i)); i++)
         if (!strcmp(f->name, name)) return f;
     return NULL;
 }

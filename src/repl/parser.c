@@ -306,6 +306,26 @@ static bl_ast *postfix(P *p)
     return a;
 }
 
+static bl_ast *unary(P *p);
+
+/* x ** y, as Python's power: binds tighter than a unary minus on its left (-2**2 is -4) and
+ * takes one on its right (2**-1), right-associative (2**3**2 is 2**9). */
+static bl_ast *power(P *p)
+{
+    bl_ast *a = postfix(p);
+    bl_token *t = peek(p);
+    if (!a || t->kind != BL_T_POW) return a;
+    next(p);
+    if (++p->depth > MAX_NESTING) return fail_at(p, t, "expression nested too deeply");
+    bl_ast *b = unary(p);
+    p->depth--;
+    if (!b) return NULL;
+    bl_ast *n = node(p, BL_N_BINOP, t);
+    if (!n) return NULL;
+    n->op = t->kind, n->a = a, n->b = b;
+    return n;
+}
+
 static bl_ast *unary(P *p)
 {
     bl_token *t = peek(p);
@@ -324,7 +344,7 @@ static bl_ast *unary(P *p)
         if (n) n->a = x;
         return n;
     }
-    return postfix(p);
+    return power(p);
 }
 
 /* Is the '>' at the parser's position an output redirection? Only when what follows up to the

@@ -95,12 +95,17 @@ typedef struct {
 
 extern const bl_command bl_commands[];      /* ends with a {NULL} entry */
 extern const bl_function bl_functions[];    /* ends with a {NULL} entry */
+extern const bl_function bl_grad_functions[];   /* autograd (functions_grad.c), ends with {NULL} */
+extern const bl_function bl_math_functions[];   /* math (functions_math.c), ends with {NULL} */
 extern const bl_topic bl_topics[];          /* ends with a {NULL} entry */
 const bl_command *bl_command_find(const char *name);
 /* The command of st as typed, with its sub-command when it has one ("rope check", "plot loss";
  * "train"), in buf (n bytes); returns buf. */
 const char *bl_command_typed(const bl_stmt *st, char *buf, size_t n);
 const bl_function *bl_function_find(const char *name);
+/* Every function of the language, in help order, from all tables: the i-th, or NULL past the
+ * last (for (i = 0; (f = bl_function_at(i)); i++)). */
+const bl_function *bl_function_at(int i);
 int bl_is_command(const char *name, int *raw);
 
 /* how deep `source` may nest */
@@ -158,6 +163,7 @@ struct bl_session {
     int nhist, caphist;
     bl_graph *g;            /* scratch graph (recording off) for the ops the functions call */
     void *models;           /* model state (src/repl/models.c) */
+    int no_grad;            /* gradients are not recorded (no_grad STATEMENT; repl/autograd.h) */
     /* the language (lang.c): the code running (borrowed), the innermost call's variables, how
      * deep calls nest, the value a `return` gave */
     bl_code *code;
@@ -229,6 +235,9 @@ int bl_callable(const bl_value *v);
 void bl_session_clear_error(bl_session *s);
 /* Print the current error at its position, as the mode asks. */
 void bl_report_error(bl_session *s);
+/* Call the callable value f (a user function, or a handle with a call hook) on n positional
+ * arguments (borrowed); pos is where the call stands. New value, or NULL + error. */
+bl_value *bl_call_value(bl_session *s, bl_value *f, int n, bl_value **args, bl_pos pos);
 /* Evaluate an expression; new value or NULL + error. */
 bl_value *bl_eval(bl_session *s, const bl_ast *e);
 

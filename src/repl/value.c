@@ -1,5 +1,6 @@
 /* value.c - values of the blocklab language: construction, sharing, printing (see value.h). */
 #include "repl/value.h"
+#include "repl/autograd.h"
 #include "core/fmt.h"
 #include "core/error.h"
 #include <ctype.h>
@@ -127,6 +128,8 @@ void bl_val_unref(bl_value *v)
     for (int i = 0; i < v->n; i++) bl_val_unref(v->items[i]);
     free(v->items);
     bl_tensor_free(v->t);
+    bl_tensor_free(v->grad);
+    bl_agnode_unref(v->node);
     bl_table_free(v->tab);
     if (v->htype && v->h) v->htype->free(v->h);
     if (v->fn) bl_func_free(v->fn);
@@ -324,8 +327,15 @@ static void rec(tp *p, int d, size_t off, int indent)
     put(p, "]");
 }
 
-void bl_val_print_tensor(const bl_tensor *t, FILE *out)
+/* tensor(...) with the suffix "shape=[..], dtype=float32" and `extra` after it (", requires_grad=True"). */
+static void print_tensor(const bl_tensor *t, const char *extra, FILE *out)
 {
+    if (t->ndim == 0) {   /* a 0-D tensor keeps a gradient's node: tensor(0.5000, grad_fn=<sum>) */
+        char num[48];
+        bl_fmt_num(t->data[0], num, sizeof num);
+        fprintf(out, "tensor(%s%s)", num, extra);
+        return;
+    }
     tp p = { .out = out, .t = t, .summarize = t->numel > SUMMARY_OVER, .mode = -1, .prec = 4 };
     tstats st = { .amax = 0, .amin = INFINITY, .allint = 1, .width = 1 };
     scan(&p, 0, 0, &st);
@@ -337,8 +347,8 @@ void bl_val_print_tensor(const bl_tensor *t, FILE *out)
     p.width = st.width;
     put(&p, "tensor(");
     rec(&p, 0, 0, 7);
-    char shp[64], suffix[96];
-    snprintf(suffix, sizeof suffix, "shape=%s, dtype=float32", bl_shape_str(t, shp, sizeof shp));
+    char shp[64], suffix[160];
+    snprintf(suffix, sizeof suffix, "shape=%s, dtype=float32%s", bl_shape_str(t, shp, sizeof shp), extra);
     /* on a line of its own when it would pass LINEWIDTH, counted as PyTorch's _add_suffixes does */
     if (p.col + 2 + (int)strlen(suffix) + 2 > LINEWIDTH) {
         put(&p, ",");
@@ -349,6 +359,8 @@ void bl_val_print_tensor(const bl_tensor *t, FILE *out)
     put(&p, suffix);
     put(&p, ")");
 }
+
+void bl_val_print_tensor(const bl_tensor *t, FILE *out) { print_tensor(t, "", out); }
 
 /* s as a string literal the language reads back: in double quotes, with \\ \" \n \t \r escaped
  * (the lexer's escapes), as Python's repr shows a string inside a list. */
@@ -389,8 +401,11 @@ static void print_inline(const bl_value *v, FILE *out, int quote)
 
 void bl_val_print_inline(const bl_value *v, FILE *out)
 {
-    if (v->kind == BL_V_TENSOR) bl_val_print_tensor(v->t, out);
-    else if (v->kind != BL_V_NONE) print_inline(v, out, 0);
+    if (v->kind == BL_V_TENSOR) {
+        char extra[64];
+        bl_ag_describe(v, extra, sizeof extra);
+        print_tensor(v->t, extra, out);
+    } else if (v->kind != BL_V_NONE) print_inline(v, out, 0);
 }
 
 void bl_val_print(const bl_value *v, FILE *out)

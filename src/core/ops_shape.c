@@ -1,0 +1,78 @@
+/* ops_shape.c - the strided gather behind slicing, indexing and transposes at the prompt
+ * (torch.as_strided semantics, restricted to reads of distinct elements). */
+#include "core/ops.h"
+#include "core/ops_internal.h"
+#include <string.h>
+
+/* Walk the output (ndim <= 4, padded to 4-D) and the source offset of each element. */
+#define STRIDED_LOOP(out, body)                                                                    \
+    do {                                                                                           \
+        int d_[BL_MAXDIM] = { 1, 1, 1, 1 };                                                        \
+        long s_[BL_MAXDIM] = { 0, 0, 0, 0 };                                                       \
+        int off_ = BL_MAXDIM - (out)->ndim;                                                        \
+        for (int k_ = 0; k_ < (out)->ndim; k_++) d_[off_ + k_] = (out)->shape[k_], s_[off_ + k_] = stride[k_]; \
+        size_t o = 0;                                                                              \
+        for (int i0 = 0; i0 < d_[0]; i0++)                                                         \
+            for (int i1 = 0; i1 < d_[1]; i1++)                                                     \
+                for (int i2 = 0; i2 < d_[2]; i2++) {                                               \
+                    long src = offset + i0 * s_[0] + i1 * s_[1] + i2 * s_[2];                      \
+                    for (int i3 = 0; i3 < d_[3]; i3++, o++, src += s_[3]) { body; }                \
+                }                                                                                  \
+    } while (0)
+
+static void strided_backward(bl_node *n)
+{
+    bl_tensor *x = n->in[0], *y = n->out;
+    if (!x->grad) return;
+    long stride[BL_MAXDIM], offset = n->iarg[4];
+    for (int k = 0; k < BL_MAXDIM; k++) stride[k] = n->iarg[k];
+    STRIDED_LOOP(y, x->grad[src] += y->grad[o]);
+}
+
+static bl_tensor *strided(bl_graph *g, const char *op, bl_tensor *x, int ndim, const int *shape,
+                          const long *stride, long offset)
+{
+    if (bl_ops_need("as_strided", "x", x)) return NULL;
+    if (ndim < 0 || ndim > BL_MAXDIM) return BL_FAILP("as_strided: %d dimensions (at most 4)", ndim);
+    /* every element read must lie inside x (the extreme offsets of each dimension) */
+    long lo = offset, hi = offset;
+    for (int k = 0; k < ndim; k++) {
+        if (shape[k] < 1) return BL_FAILP("as_strided: dimension %d has size %d", k, shape[k]);
+        long span = (long)(shape[k] - 1) * stride[k];
+        if (span < 0) lo += span;
+        else hi += span;
+    }
+    if (lo < 0 || hi >= (long)x->numel || (long)x->numel > 0x7fffffffL)
+        return BL_FAILP("as_strided: reads outside x %s (elements %ld..%ld)", BL_SHP(x), lo, hi);
+    bl_tensor *y = bl_graph_tensor(g, ndim, shape, BL_WANTS_GRAD(g, x));
+    if (!y) return NULL;
+    STRIDED_LOOP(y, y->data[o] = x->data[src]);
+    bl_node *n = bl_graph_node(g, op, strided_backward, y);
+    if (n) {
+        n->in[0] = x;
+        for (int k = 0; k < BL_MAXDIM; k++) n->iarg[k] = k < ndim ? (int)stride[k] : 0;
+        n->iarg[4] = (int)offset;
+    }
+    return y;
+}
+
+bl_tensor *bl_as_strided(bl_graph *g, bl_tensor *x, int ndim, const int *shape, const long *stride,
+                         long offset)
+{
+    return strided(g, "index", x, ndim, shape, stride, offset);
+}
+
+bl_tensor *bl_transpose(bl_graph *g, bl_tensor *x, int d0, int d1)
+{
+    int a = bl_dim_index("transpose", x, d0), b = a < 0 ? -1 : bl_dim_index("transpose", x, d1);
+    if (b < 0) return NULL;
+    long st[BL_MAXDIM], stride[BL_MAXDIM], s = 1;
+    int shape[BL_MAXDIM];
+    for (int k = x->ndim - 1; k >= 0; k--) st[k] = s, s *= x->shape[k];
+    for (int k = 0; k < x->ndim; k++) {
+        int from = k == a ? b : k == b ? a : k;
+        shape[k] = x->shape[from];
+        stride[k] = st[from];
+    }
+    return strided(g, "transpose", x, x->ndim, shape, stride, 0);
+}
