@@ -9,13 +9,16 @@
  *     b    [4, 5]  ->  padded [1, 1, 4, 5], strides [0, 0, 5, 1]    -> out [3, 4, 5]
  */
 #include "core/tensor_math.h"
+#include "core/ops_math.h"
 #include "core/blas.h"
 #include "core/error.h"
 #include <math.h>
 #include <string.h>
 
-static const char *const binop_name[] = {"add", "sub", "mul", "div"};
-static const char *const unop_name[] = {"neg", "abs", "sqrt", "exp", "log"};
+static const char *const binop_name[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum",
+                                         "eq", "ne", "lt", "le", "gt", "ge"};
+static const char *const unop_name[] = {"neg", "abs", "sqrt", "exp", "log", "sin", "cos", "tan",
+                                        "tanh", "sigmoid", "sign", "floor", "ceil", "erf"};
 static const char *const reduce_name[] = {"sum", "mean", "var", "std", "rms", "min", "max"};
 
 #define SHP(t) bl_shape_str((t), (char[64]){0}, 64)
@@ -75,107 +78,44 @@ static void bcast_walk(const bl_tensor *a, const bl_tensor *b, int nd, const int
             }
 }
 
-static void binary_row(const float *a, size_t sa, const float *b, size_t sb, float *o, int n, void *ctx)
-{
-    switch (*(bl_binop *)ctx) {
-    case BL_ADD: for (int j = 0; j < n; j++) o[j] = a[j * sa] + b[j * sb]; break;
-    case BL_SUB: for (int j = 0; j < n; j++) o[j] = a[j * sa] - b[j * sb]; break;
-    case BL_MUL: for (int j = 0; j < n; j++) o[j] = a[j * sa] * b[j * sb]; break;
-    case BL_DIV: for (int j = 0; j < n; j++) o[j] = a[j * sa] / b[j * sb]; break;  /* IEEE: x/0 = inf */
-    }
-}
-
+/* The plain paths run the graph ops' forward kernels (ops_math.c) into an owned tensor. */
 bl_tensor *bl_binary(bl_binop op, const bl_tensor *a, const bl_tensor *b)
 {
-    if ((unsigned)op > BL_DIV) return BL_FAILP("binary: unknown operator %d", (int)op);
+    if ((unsigned)op > BL_GE) return BL_FAILP("binary: unknown operator %d", (int)op);
     if (!a || !b) return BL_FAILP("%s: missing operand (NULL tensor)", binop_name[op]);
     int nd, od[BL_MAXDIM];
     if (bl_broadcast_shape(binop_name[op], a, b, &nd, od) < 0) return NULL;
     bl_tensor *r = bl_tensor_new(nd, od);
-    if (!r) return NULL;
-    bcast_walk(a, b, nd, od, r->data, binary_row, &op);
+    if (r) bl_math_binary_fw(op, a, b, r);
     return r;
 }
 
 bl_tensor *bl_unary(bl_unop op, const bl_tensor *a)
 {
-    if ((unsigned)op > BL_LOG) return BL_FAILP("unary: unknown function %d", (int)op);
+    if ((unsigned)op > BL_ERF) return BL_FAILP("unary: unknown function %d", (int)op);
     if (!a) return BL_FAILP("%s: missing operand (NULL tensor)", unop_name[op]);
     bl_tensor *r = bl_tensor_new(a->ndim, a->shape);
-    if (!r) return NULL;
-    const float *x = a->data;
-    float *y = r->data;
-    size_t n = a->numel;
-    /* NumPy semantics: sqrt of a negative is nan, log 0 is -inf (no error) */
-    switch (op) {
-    case BL_NEG: for (size_t i = 0; i < n; i++) y[i] = -x[i]; break;
-    case BL_ABS: for (size_t i = 0; i < n; i++) y[i] = fabsf(x[i]); break;
-    case BL_SQRT: for (size_t i = 0; i < n; i++) y[i] = sqrtf(x[i]); break;
-    case BL_EXP: for (size_t i = 0; i < n; i++) y[i] = expf(x[i]); break;
-    case BL_LOG: for (size_t i = 0; i < n; i++) y[i] = logf(x[i]); break;
-    }
+    if (r) bl_math_unary_fw(op, a, r);   /* NumPy semantics: sqrt(-1) = nan, log 0 = -inf */
     return r;
 }
 
-/* ---------------------------------------------------------------------------------------
- * Reductions: n values x[0], x[st], x[2 st], ... reduced in double.
- */
-static float reduce_strided(bl_reduce op, const float *x, size_t n, size_t st)
+static bl_tensor *reduce(bl_reduce op, const bl_tensor *a, int dim, int keepdim)
 {
-    double s = 0, m;
-    switch (op) {
-    case BL_SUM:
-    case BL_MEAN:
-        for (size_t i = 0; i < n; i++) s += x[i * st];
-        return (float)(op == BL_SUM ? s : s / (double)n);
-    case BL_VAR:
-    case BL_STD:  /* two passes, biased (divide by n) */
-        for (size_t i = 0; i < n; i++) s += x[i * st];
-        m = s / (double)n;
-        s = 0;
-        for (size_t i = 0; i < n; i++) { double d = x[i * st] - m; s += d * d; }
-        return (float)(op == BL_VAR ? s / (double)n : sqrt(s / (double)n));
-    case BL_RMS:
-        for (size_t i = 0; i < n; i++) s += (double)x[i * st] * x[i * st];
-        return (float)sqrt(s / (double)n);
-    case BL_MIN:
-    case BL_MAX:  /* nan propagates, as in torch.min / torch.max */
-        m = x[0];
-        for (size_t i = 1; i < n && !isnan(m); i++) {
-            double v = x[i * st];
-            if (isnan(v) || (op == BL_MIN ? v < m : v > m)) m = v;
-        }
-        return (float)m;
-    }
-    return NAN;
+    if ((unsigned)op > BL_MAX) return BL_FAILP("reduce: unknown reduction %d", (int)op);
+    if (!a) return BL_FAILP("%s: missing operand (NULL tensor)", reduce_name[op]);
+    if (dim != BL_ALL_DIMS && (dim = bl_dim_index(reduce_name[op], a, dim)) < 0) return NULL;
+    int shape[BL_MAXDIM], nd = bl_math_reduce_shape(a, dim, keepdim, shape);
+    bl_tensor *r = bl_tensor_new(nd, shape);
+    if (r) bl_math_reduce_fw(op, a, dim, r);
+    return r;
 }
 
 bl_tensor *bl_reduce_dim(bl_reduce op, const bl_tensor *a, int dim, int keepdim)
 {
-    if ((unsigned)op > BL_MAX) return BL_FAILP("reduce: unknown reduction %d", (int)op);
-    if (!a) return BL_FAILP("%s: missing operand (NULL tensor)", reduce_name[op]);
-    int d = bl_dim_index(reduce_name[op], a, dim);
-    if (d < 0) return NULL;
-    int shape[BL_MAXDIM], nd = 0;
-    for (int i = 0; i < a->ndim; i++) {
-        if (i != d) shape[nd++] = a->shape[i];
-        else if (keepdim) shape[nd++] = 1;
-    }
-    bl_tensor *r = bl_tensor_new(nd, shape);
-    if (!r) return NULL;
-    size_t n = (size_t)a->shape[d], inner = bl_tensor_inner(a, d + 1), outer = a->numel / (n * inner);
-    for (size_t o = 0; o < outer; o++)
-        for (size_t i = 0; i < inner; i++)
-            r->data[o * inner + i] = reduce_strided(op, a->data + o * n * inner + i, n, inner);
-    return r;
+    return reduce(op, a, dim, keepdim);
 }
 
-bl_tensor *bl_reduce_all(bl_reduce op, const bl_tensor *a)
-{
-    if ((unsigned)op > BL_MAX) return BL_FAILP("reduce: unknown reduction %d", (int)op);
-    if (!a) return BL_FAILP("%s: missing operand (NULL tensor)", reduce_name[op]);
-    return bl_tensor_scalar(reduce_strided(op, a->data, a->numel, 1));
-}
+bl_tensor *bl_reduce_all(bl_reduce op, const bl_tensor *a) { return reduce(op, a, BL_ALL_DIMS, 0); }
 
 /* ---------------------------------------------------------------------------------------
  * matmul with torch.matmul rules

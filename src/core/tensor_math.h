@@ -9,8 +9,11 @@
 
 #include "core/tensor.h"
 
-typedef enum { BL_ADD, BL_SUB, BL_MUL, BL_DIV } bl_binop;
-typedef enum { BL_NEG, BL_ABS, BL_SQRT, BL_EXP, BL_LOG } bl_unop;
+/* The elementwise operations (torch's function of the same name; the comparisons give 0/1). */
+typedef enum { BL_ADD, BL_SUB, BL_MUL, BL_DIV, BL_POW, BL_MAXIMUM, BL_MINIMUM,
+               BL_EQ, BL_NE, BL_LT, BL_LE, BL_GT, BL_GE } bl_binop;
+typedef enum { BL_NEG, BL_ABS, BL_SQRT, BL_EXP, BL_LOG, BL_SIN, BL_COS, BL_TAN, BL_TANH,
+               BL_SIGMOID, BL_SIGN, BL_FLOOR, BL_CEIL, BL_ERF } bl_unop;
 typedef enum { BL_SUM, BL_MEAN, BL_VAR, BL_STD, BL_RMS, BL_MIN, BL_MAX } bl_reduce;
 
 /* The broadcast shape of a and b into out (ndim into *ndim); -1 + "op: shapes [..] and [..]

@@ -59,11 +59,22 @@ static inline BL_VMATH_INLINE void softmax_plain(float *p, int n)
     for (i = 0; i < n; i++) p[i] *= inv;
 }
 
+/* Which scores a row may use and what is added to them: a [T, S] byte mask (bl_attention), or a
+ * float tensor broadcast over batch and heads (bl_attention_masked), boolean (keep: nonzero = may
+ * attend) or additive (add: added to the scaled scores; -inf masks). Element (b, h, t, s) at
+ * b sb + h sh + t st + s ss (stride 0 along a broadcast dim). */
+typedef struct {
+    const unsigned char *bytes;
+    const float *keep, *add;
+    size_t sb, sh, st, ss;
+} att_mask;
+
 /* Softmax of the T rows [T, S] of one (batch, head) in place over the allowed keys: row t sees
- * keys s < lim(t) when causal (query t sees keys s <= t + S - T), and only keys with mask
- * [t * S + s] != 0 when a mask is given; disallowed keys get 0 and a row with no allowed key
- * becomes all zeros. One call per (batch, head): the clone is picked once, not per row. */
-BL_SIMD_CLONES static void softmax_rows(float *P, int T, int S, int causal, const unsigned char *mask)
+ * keys s < lim(t) when causal (query t sees keys s <= t + S - T), and only the keys the mask m
+ * (m: its element (b, h, 0, 0); NULL: none) allows, with its additive part added; disallowed keys
+ * get 0 and a row with no allowed key (or every score -inf) becomes all zeros. One call per
+ * (batch, head): the clone is picked once, not per row. */
+BL_SIMD_CLONES static void softmax_rows(float *P, int T, int S, int causal, const att_mask *m, size_t mo)
 {
     for (int t = 0; t < T; t++) {
         float *p = P + (size_t)t * S;
@@ -72,22 +83,26 @@ BL_SIMD_CLONES static void softmax_rows(float *P, int T, int S, int causal, cons
             long l = (long)t + (S - T) + 1;
             lim = l < 0 ? 0 : l > S ? S : (int)l;
         }
-        if (!mask) { /* TinyDiT (lim = S) and causal TinyGPT: vectorised */
+        if (!m) { /* TinyDiT (lim = S) and causal TinyGPT: vectorised */
             softmax_plain(p, lim);
             if (lim < S) memset(p + lim, 0, (size_t)(S - lim) * sizeof *p);
             continue;
         }
-        const unsigned char *m = mask + (size_t)t * S;
+        size_t ro = mo + (size_t)t * m->st;
         float mx = -INFINITY;
-        for (int s = 0; s < lim; s++)
-            if (m[s] && p[s] > mx) mx = p[s];
+        for (int s = 0; s < S; s++) {
+            size_t o = ro + (size_t)s * m->ss;
+            int ok = s < lim && (m->bytes ? m->bytes[o] != 0 : m->keep ? m->keep[o] != 0.0f : 1);
+            p[s] = ok ? (m->add ? p[s] + m->add[o] : p[s]) : -INFINITY;
+            if (p[s] > mx) mx = p[s];
+        }
         if (mx == -INFINITY) { /* nothing allowed (or every score -inf) */
             memset(p, 0, (size_t)S * sizeof *p);
             continue;
         }
         float sum = 0.0f;
         for (int s = 0; s < S; s++) {
-            float e = (s < lim && m[s]) ? expf(p[s] - mx) : 0.0f;
+            float e = p[s] == -INFINITY ? 0.0f : expf(p[s] - mx);
             p[s] = e;
             sum += e;
         }
@@ -138,7 +153,7 @@ static size_t lay_at(att_lay l, int b, int h) { return b * l.sb + h * l.sh; }
 
 /* Forward over every (b, h): P [B, H, T, S] and out. q, k, v: base pointers (see att_shape). */
 static void att_forward(const att_shape *a, const float *q, const float *k, const float *v,
-                        float *P, float *out, int causal, const unsigned char *mask, float scale)
+                        float *P, float *out, int causal, const att_mask *mask, float scale)
 {
     int B = a->B, H = a->H, T = a->T, S = a->S, hd = a->hd, kv_mul = H / a->KVH;
     size_t ts = (size_t)T * S;
@@ -151,7 +166,7 @@ static void att_forward(const att_shape *a, const float *q, const float *k, cons
         float *p = P + (size_t)bh * ts;
         /* scores = scale q k^T, then the masked softmax row by row */
         bl_sgemm_ld(0, 1, T, S, hd, scale, qq, a->q.st, k + a->ko + kvo, a->kv.st, 0.0f, p, S);
-        softmax_rows(p, T, S, causal, mask);
+        softmax_rows(p, T, S, causal, mask, mask ? b * mask->sb + h * mask->sh : 0);
         bl_sgemm_ld(0, 0, T, hd, S, 1.0f, p, S, v + a->vo + kvo, a->kv.st, 0.0f,
                     out + lay_at(a->o, b, h), a->o.st);
     }
@@ -212,7 +227,7 @@ static void attention_backward(bl_node *n)
  * forward and records the node. out_shape: 4-D [B, H, T, hd] or 3-D [B, T, H hd]. */
 static bl_tensor *att_run(bl_graph *g, const att_shape *a, bl_tensor *q, bl_tensor *k,
                           bl_tensor *v, int out_ndim, const int *out_shape, int causal,
-                          const unsigned char *mask, float scale, bl_tensor **probs)
+                          const att_mask *mask, float scale, bl_tensor **probs)
 {
     if (isnan(scale) || isinf(scale)) {
         bl_fail("attention: scale must be finite, got %g", (double)scale);
@@ -246,31 +261,59 @@ static bl_tensor *att_run(bl_graph *g, const att_shape *a, bl_tensor *q, bl_tens
     return out;
 }
 
+/* The shape checks of bl_attention: q [B, H, T, hd], k and v [B, KVH, S, hd], H % KVH == 0. */
+static int att_check(const bl_tensor *q, const bl_tensor *k, const bl_tensor *v)
+{
+    char bq[64], bk_[64], bv[64];
+    if (!q || !k || !v || q->ndim != 4 || k->ndim != 4 || v->ndim != 4)
+        return bl_fail("attention: q, k, v must be 4-D [B, heads, tokens, head_dim], got q %s k %s v %s",
+                       bl_nn_shape(q, bq, sizeof bq), bl_nn_shape(k, bk_, sizeof bk_),
+                       bl_nn_shape(v, bv, sizeof bv));
+    if (!bl_same_shape(k, v) || k->shape[0] != q->shape[0] || k->shape[3] != q->shape[3])
+        return bl_fail("attention: k %s and v %s must both be [%d, kv_heads, S, %d] for q %s",
+                       bl_nn_shape(k, bk_, sizeof bk_), bl_nn_shape(v, bv, sizeof bv), q->shape[0],
+                       q->shape[3], bl_nn_shape(q, bq, sizeof bq));
+    if (q->shape[1] % k->shape[1])
+        return bl_fail("attention: %d query heads is not a multiple of %d kv heads", q->shape[1], k->shape[1]);
+    return 0;
+}
+
 bl_tensor *bl_attention(bl_graph *g, bl_tensor *q, bl_tensor *k, bl_tensor *v, int causal,
                         const unsigned char *mask, float scale, bl_tensor **probs)
 {
-    char bq[64], bk_[64], bv[64];
     if (probs) *probs = NULL;
-    if (!q || !k || !v || q->ndim != 4 || k->ndim != 4 || v->ndim != 4) {
-        bl_fail("attention: q, k, v must be 4-D [B, heads, tokens, head_dim], got q %s k %s v %s",
-                bl_nn_shape(q, bq, sizeof bq), bl_nn_shape(k, bk_, sizeof bk_),
-                bl_nn_shape(v, bv, sizeof bv));
-        return NULL;
-    }
+    if (att_check(q, k, v) < 0) return NULL;
     int B = q->shape[0], H = q->shape[1], T = q->shape[2], hd = q->shape[3];
     int KVH = k->shape[1], S = k->shape[2];
-    if (!bl_same_shape(k, v) || k->shape[0] != B || k->shape[3] != hd) {
-        bl_fail("attention: k %s and v %s must both be [%d, kv_heads, S, %d] for q %s",
-                bl_nn_shape(k, bk_, sizeof bk_), bl_nn_shape(v, bv, sizeof bv), B, hd,
-                bl_nn_shape(q, bq, sizeof bq));
-        return NULL;
-    }
-    if (H % KVH) {
-        bl_fail("attention: %d query heads is not a multiple of %d kv heads", H, KVH);
-        return NULL;
-    }
     att_shape a = att_make(0, B, H, KVH, T, S, hd);
-    return att_run(g, &a, q, k, v, 4, q->shape, causal, mask, scale, probs);
+    att_mask m = {mask, NULL, NULL, 0, 0, (size_t)S, 1};
+    return att_run(g, &a, q, k, v, 4, q->shape, causal, mask ? &m : NULL, scale, probs);
+}
+
+bl_tensor *bl_attention_masked(bl_graph *g, bl_tensor *q, bl_tensor *k, bl_tensor *v, int causal,
+                               const bl_tensor *mask, int additive, float scale, bl_tensor **probs)
+{
+    if (!mask) return bl_attention(g, q, k, v, causal, NULL, scale, probs);
+    if (probs) *probs = NULL;
+    if (att_check(q, k, v) < 0) return NULL;
+    int want[4] = {q->shape[0], q->shape[1], q->shape[2], k->shape[2]};   /* B, H, T, S */
+    size_t st[4], acc = 1;
+    int ok = mask->ndim >= 1 && mask->ndim <= 4;
+    for (int i = 3; ok && i >= 0; i--) {
+        int j = i - (4 - mask->ndim), size = j >= 0 ? mask->shape[j] : 1;
+        ok = size == want[i] || size == 1;
+        st[i] = size == 1 ? 0 : acc;
+        acc *= (size_t)size;
+    }
+    if (!ok) {
+        char ms[64];
+        bl_fail("attention: the mask %s must broadcast to [B, H, T, S] = [%d, %d, %d, %d]",
+                bl_nn_shape(mask, ms, sizeof ms), want[0], want[1], want[2], want[3]);
+        return NULL;
+    }
+    att_mask m = {NULL, additive ? NULL : mask->data, additive ? mask->data : NULL, st[0], st[1], st[2], st[3]};
+    att_shape a = att_make(0, q->shape[0], q->shape[1], k->shape[1], q->shape[2], k->shape[2], q->shape[3]);
+    return att_run(g, &a, q, k, v, 4, q->shape, causal, &m, scale, probs);
 }
 
 bl_tensor *bl_attention_qkv(bl_graph *g, bl_tensor *qkv, int H, int KVH, int causal,
@@ -285,5 +328,6 @@ bl_tensor *bl_attention_qkv(bl_graph *g, bl_tensor *qkv, int H, int KVH, int cau
                        "%d and kv_heads %d, got %s", H, KVH, bl_nn_shape(qkv, buf, sizeof buf)), NULL;
     int B = qkv->shape[0], T = qkv->shape[1], hd = qkv->shape[2] / (H + 2 * KVH);
     att_shape a = att_make(1, B, H, KVH, T, T, hd);
-    return att_run(g, &a, qkv, NULL, NULL, 3, (int[]){B, T, H * hd}, causal, mask, scale, probs);
+    att_mask m = {mask, NULL, NULL, 0, 0, (size_t)T, 1};
+    return att_run(g, &a, qkv, NULL, NULL, 3, (int[]){B, T, H * hd}, causal, mask ? &m : NULL, scale, probs);
 }

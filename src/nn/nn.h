@@ -82,6 +82,14 @@ int bl_swiglu_hidden(int dim, float mlp_ratio, int multiple_of);
  * arena tensor valid until reset), for attention maps. (F.scaled_dot_product_attention) */
 bl_tensor *bl_attention(bl_graph *g, bl_tensor *q, bl_tensor *k, bl_tensor *v, int causal,
                         const unsigned char *mask, float scale, bl_tensor **probs);
+/* The same with a float mask tensor that broadcasts to [B, H, T, S] (NumPy rules: [T, S],
+ * [B, 1, T, S], [B, 1, 1, S] for key padding, ...), as scaled_dot_product_attention's attn_mask:
+ * additive 0: boolean, nonzero = may attend (a bool attn_mask); additive 1: added to the scaled
+ * scores, -inf masks (a float attn_mask). Combined with causal. A row with nothing allowed gives
+ * 0, never NaN (torch gives NaN there), with zero gradients. The mask gets no gradient (a
+ * constant). mask NULL: bl_attention. Error naming a mask that does not broadcast. */
+bl_tensor *bl_attention_masked(bl_graph *g, bl_tensor *q, bl_tensor *k, bl_tensor *v, int causal,
+                               const bl_tensor *mask, int additive, float scale, bl_tensor **probs);
 
 /* The same attention reading q, k, v in place from a fused projection qkv
  * [B, T, (H + 2 KVH) hd] (q heads, then k heads, then v heads, as bl_split_heads splits it) and

@@ -7,6 +7,7 @@
 #include "repl/repl.h"
 #include "repl/autograd.h"
 #include "repl/figures.h"
+#include "repl/functions_math.h"
 #include "repl/models.h"
 #include "repl/modellab.h"
 #include "repl/train.h"
@@ -233,6 +234,31 @@ static bl_value *f_arange(bl_callargs *a)
     return bl_val_tensor(t);
 }
 
+/* range([start,] stop[, step]): the whole numbers start, start+step, ... before stop as a list
+ * (Python's range), for `for i in range(n)`; empty when there are none. */
+static bl_value *f_range(bl_callargs *a)
+{
+    long v[3] = { 0, 0, 1 };
+    if (bl_nargs(a, 1, 3) < 0) return NULL;
+    for (int i = 0; i < a->n; i++)
+        if (bl_arg_int(a, i, -1000000000L, 1000000000L, &v[a->n == 1 ? 1 : i]) < 0) return NULL;
+    if (v[2] == 0) {
+        bl_fail("range: the step cannot be zero");
+        bl_session_errat(a->s, a->vpos[2]);
+        return NULL;
+    }
+    long n = v[2] > 0 ? (v[1] - v[0] + v[2] - 1) / v[2] : (v[0] - v[1] - v[2] - 1) / -v[2];
+    if (n < 0) n = 0;
+    if (n > 10000000L) return BL_FAILP("range: %ld numbers is more than the limit of 10000000", n);
+    bl_value *l = bl_val_list((int)n);
+    for (long i = 0; l && i < n; i++)
+        if (bl_val_list_set(l, (int)i, bl_val_num((double)(v[0] + i * v[2]))) < 0) {
+            bl_val_unref(l);
+            return NULL;
+        }
+    return l;
+}
+
 static bl_value *f_tensor(bl_callargs *a)
 {
     if (bl_nargs(a, 1, 1) < 0) return NULL;
@@ -283,49 +309,6 @@ static bl_value *f_shape(bl_callargs *a)
             return NULL;
         }
     return l;
-}
-
-/* ---- elementwise and reductions ---- */
-static bl_value *f_unary(bl_callargs *a)
-{
-    static const struct { const char *n; bl_unop op; } map[] = {
-        { "abs", BL_ABS }, { "sqrt", BL_SQRT }, { "exp", BL_EXP }, { "log", BL_LOG },
-    };
-    if (bl_nargs(a, 1, 1) < 0) return NULL;
-    if (a->v[0]->kind == BL_V_NUM) {
-        double x = a->v[0]->num;
-        switch (a->fname[1]) {
-        case 'b': return bl_val_num(fabs(x));
-        case 'q': return bl_val_num(sqrt(x));
-        case 'x': return bl_val_num(exp(x));
-        default: return bl_val_num(log(x));
-        }
-    }
-    bl_tensor *x = bl_arg_tensor(a, 0);
-    if (!x) return NULL;
-    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-        if (!strcmp(map[i].n, a->fname)) return bl_val_tensor(bl_unary(map[i].op, x));
-    return NULL;
-}
-
-static bl_value *f_reduce(bl_callargs *a)
-{
-    static const struct { const char *n; bl_reduce op; } map[] = {
-        { "sum", BL_SUM }, { "mean", BL_MEAN }, { "var", BL_VAR }, { "std", BL_STD },
-        { "rms", BL_RMS }, { "min", BL_MIN }, { "max", BL_MAX },
-    };
-    bl_reduce op = BL_SUM;
-    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-        if (!strcmp(map[i].n, a->fname)) op = map[i].op;
-    if (bl_nargs(a, 1, 1) < 0) return NULL;
-    bl_tensor *x = bl_arg_tensor(a, 0);
-    int keep;
-    if (!x || bl_kw_bool(a, "keepdim", 0, &keep) < 0) return NULL;
-    bl_value *dim = bl_kw(a, "dim");
-    if (!dim || dim->kind == BL_V_NONE) return bl_val_tensor(bl_reduce_all(op, x));
-    long d;
-    if (dim_of(a, dim, kw_pos(a, "dim"), "dim", x, &d) < 0) return NULL;
-    return bl_val_tensor(bl_reduce_dim(op, x, (int)d, keep));
 }
 
 /* round(x, digits) as torch.round(x, decimals=digits): halves to even (round(2.5) = 2,
@@ -531,13 +514,24 @@ static bl_value *f_apply_rope(bl_callargs *a)
     bl_ag ag;
     bl_graph *g = bl_ag_begin(&ag, a);
     if (!g) return NULL;
-    bl_tensor *xin = bl_ag_in(&ag, a->v[0], &x4);
-    return reshape_back(&ag, xin ? bl_rope(g, xin, &c, &s) : NULL, x);
+    bl_tensor *xin = bl_ag_in(&ag, a->v[0], &x4), *cc = bl_ag_const(&ag, &c), *ss = bl_ag_const(&ag, &s);
+    return reshape_back(&ag, xin && cc && ss ? bl_rope(g, xin, cc, ss) : NULL, x);
+}
+
+/* mask=: a 0/1 tensor is boolean (1 = may attend), any other value makes it additive (added to
+ * the scores, -inf masks); additive=on/off says which. */
+static int mask_kind(bl_callargs *a, const bl_tensor *m, int *additive)
+{
+    bl_value *v = bl_kw(a, "additive");
+    if (v && v->kind != BL_V_NONE) return bl_kw_bool(a, "additive", 0, additive);
+    *additive = 0;
+    for (size_t i = 0; i < m->numel; i++) *additive |= m->data[i] != 0.0f && m->data[i] != 1.0f;
+    return 0;
 }
 
 static bl_value *f_attention(bl_callargs *a)
 {
-    int causal, weights;
+    int causal, weights, additive = 0;
     double scale;
     if (bl_nargs(a, 3, 3) < 0) return NULL;
     bl_tensor *x[3], v4[3];
@@ -545,6 +539,10 @@ static bl_value *f_attention(bl_callargs *a)
         if (!(x[i] = bl_arg_tensor(a, i)) || as4d(a, x[i], &v4[i], i) < 0) return NULL;
     if (bl_kw_bool(a, "causal", 0, &causal) < 0 || bl_kw_num(a, "scale", 0, &scale) < 0 ||
         bl_kw_bool(a, "weights", 0, &weights) < 0) return NULL;
+    bl_tensor *mask = bl_kw_tensor(a, "mask");
+    if (a->s->has_errpos || (mask && mask_kind(a, mask, &additive) < 0)) return NULL;
+    bl_value *mv = bl_kw(a, "mask");
+    if (mv && bl_ag_refuse(a->s, "attention: mask", 1, &mv) < 0) return NULL;
     bl_ag ag;
     bl_graph *g = bl_ag_begin(&ag, a);
     if (!g) return NULL;
@@ -557,7 +555,7 @@ static bl_value *f_attention(bl_callargs *a)
     }
     bl_tensor *probs = NULL;
     bl_tensor *r = in[0] && in[1] && in[2]
-                 ? bl_attention(g, in[0], in[1], in[2], causal, NULL, (float)scale, &probs) : NULL;
+                 ? bl_attention_masked(g, in[0], in[1], in[2], causal, mask, additive, (float)scale, &probs) : NULL;
     return reshape_back(&ag, weights && r ? probs : r, x[0]);
 }
 
@@ -610,7 +608,7 @@ static void table_cell(const bl_value *v, int r, char *buf, size_t n)
 static bl_value *f_table(bl_callargs *a)
 {
     if (bl_nargs(a, 0, 0) < 0) return NULL;
-    if (a->nk == 0) return BL_FAILP("table: give the columns as name=values, e.g. table(step=[1, 2], loss=l)");
+    if (a->nk == 0) return bl_val_table(bl_table_new(0, NULL));   /* to grow with t.add(...) */
     int rows = 1;
     for (int j = 0; j < a->nk; j++) {
         bl_value *v = bl_kw(a, a->key[j]);
@@ -715,6 +713,10 @@ const bl_function bl_functions[] = {
       "std >= 0. grad=on makes it a leaf that needs a gradient (help backward).", f_fill },
     { "zeros", "zeros(d0, d1, ..., grad=off)", "A tensor of zeros with the given shape. grad=on makes it a leaf that needs a gradient.", f_fill },
     { "ones", "ones(d0, d1, ..., grad=off)", "A tensor of ones with the given shape. grad=on makes it a leaf that needs a gradient.", f_fill },
+    { "range", "range([start,] stop[, step])",
+      "The list start, start+step, ... below stop (Python's range).\n"
+      "Whole numbers, for loops: for i in range(n). Empty when there are none; at most\n"
+      "10,000,000.", f_range },
     { "arange", "arange([start,] stop[, step])",
       "The 1-D tensor start, start+step, ... below stop (NumPy's arange).", f_arange },
     { "tensor", "tensor([[1, 2], [3, 4]], grad=off)",
@@ -726,19 +728,19 @@ const bl_function bl_functions[] = {
       "x with dimensions d0 and d1 swapped (the last two by default). x.T does the same.", f_transpose },
     { "shape", "shape(x)", "The shape of x as a list, e.g. [4, 64, 128].", f_shape },
     { "numel", "numel(x)", "The number of elements of x.", f_shape },
-    { "sum", "sum(x, dim=, keepdim=off)", REDUCE_HELP("The sum", ""), f_reduce },
-    { "mean", "mean(x, dim=, keepdim=off)", REDUCE_HELP("The mean", ""), f_reduce },
+    { "sum", "sum(x, dim=, keepdim=off)", REDUCE_HELP("The sum", ""), bl_fn_reduce },
+    { "mean", "mean(x, dim=, keepdim=off)", REDUCE_HELP("The mean", ""), bl_fn_reduce },
     { "var", "var(x, dim=, keepdim=off)",
-      REDUCE_HELP("The biased variance", " It divides by n, as inside LayerNorm.\n"), f_reduce },
+      REDUCE_HELP("The biased variance", " It divides by n, as inside LayerNorm.\n"), bl_fn_reduce },
     { "std", "std(x, dim=, keepdim=off)",
-      REDUCE_HELP("The biased standard deviation", " It divides by n, as var.\n"), f_reduce },
-    { "rms", "rms(x, dim=, keepdim=off)", REDUCE_HELP("The root mean square sqrt(mean(x^2))", ""), f_reduce },
-    { "min", "min(x, dim=, keepdim=off)", REDUCE_HELP("The smallest element", ""), f_reduce },
-    { "max", "max(x, dim=, keepdim=off)", REDUCE_HELP("The largest element", ""), f_reduce },
-    { "abs", "abs(x)", "|x| elementwise.", f_unary },
-    { "sqrt", "sqrt(x)", "The square root, elementwise.", f_unary },
-    { "exp", "exp(x)", "e^x elementwise.", f_unary },
-    { "log", "log(x)", "The natural logarithm, elementwise.", f_unary },
+      REDUCE_HELP("The biased standard deviation", " It divides by n, as var.\n"), bl_fn_reduce },
+    { "rms", "rms(x, dim=, keepdim=off)", REDUCE_HELP("The root mean square sqrt(mean(x^2))", ""), bl_fn_reduce },
+    { "min", "min(x, dim=, keepdim=off)", REDUCE_HELP("The smallest element", ""), bl_fn_reduce },
+    { "max", "max(x, dim=, keepdim=off)", REDUCE_HELP("The largest element", ""), bl_fn_reduce },
+    { "abs", "abs(x)", "|x| elementwise; its gradient at 0 is 0, as torch's.", bl_fn_unary },
+    { "sqrt", "sqrt(x)", "The square root, elementwise; sqrt(-1) is nan.", bl_fn_unary },
+    { "exp", "exp(x)", "e^x elementwise.", bl_fn_unary },
+    { "log", "log(x)", "The natural logarithm, elementwise; log(0) is -inf.", bl_fn_unary },
     { "round", "round(x, digits=0)",
       "x (a number or tensor) rounded to digits decimals, halves to even.\n"
       "As torch.round(x, decimals=digits): round(2.5) = 2, round(-0.5) = -0.\n"
@@ -779,10 +781,14 @@ const bl_function bl_functions[] = {
     { "apply_rope", "apply_rope(x, table)",
       "Rotate x [T, hd] (or [H, T, hd], [B, H, T, hd]) by a rope_table. Each pair (x0, x1) at\n"
       "angle a becomes (x0 cos a - x1 sin a, x0 sin a + x1 cos a). Lengths are kept.", f_apply_rope },
-    { "attention", "attention(q, k, v, causal=off, scale=1/sqrt(hd), weights=off)",
+    { "attention", "attention(q, k, v, causal=off, scale=, weights=off, mask=, additive=)",
       "Scaled dot-product attention: softmax(q k^T * scale + mask) v.\n"
       "q is [.., H, T, hd], k and v [.., KVH, S, hd] (grouped-query attention when KVH < H).\n"
       "weights=on returns the attention weights [.., H, T, S].\n"
+      "mask= broadcasts to [B, H, T, S] ([T, S], [B, 1, 1, S], ...), as torch's attn_mask: a\n"
+      "0/1 mask is boolean (1 = may attend, e.g. tril(ones(T, S))); any other value makes it\n"
+      "additive (added to the scores; -inf hides a key); additive=on/off says which. A query\n"
+      "that may see no key gets 0 (torch gives nan).\n"
       "causal=on with T != S aligns the mask bottom-right: query t sees keys s <= t + S - T (the\n"
       "last T of S keys, as in KV-cache decoding and FlashAttention-2), while PyTorch's\n"
       "scaled_dot_product_attention(is_causal=True) aligns it top-left (s <= t).",
@@ -794,7 +800,9 @@ const bl_function bl_functions[] = {
       "a table, model or picture takes lines of its own.", f_print },
     { "table", "table(name=values, ...)",
       "A table with one column per keyword (lists, 1-D tensors or numbers). Print it or write\n"
-      "it with `> file.csv`, `> file.json`, `> file.md` or `> file.txt`.", f_table },
+      "it with `> file.csv`, `> file.json`, `> file.md` or `> file.txt`. table() is an empty\n"
+      "one that grows a row at a time: t.add(scale=4, top=0.5) (the first row names the\n"
+      "columns; t becomes the longer table, a copy when another name holds it).", f_table },
     { "load", "load(\"file.safetensors\", \"name\", grad=off)",
       "One tensor of a safetensors file by name, converted to float32. The file is a checkpoint\n"
       "or any file PyTorch saved with safetensors; every dtype converts but F8_* and C64 (refused\n"
@@ -809,7 +817,7 @@ const bl_function bl_functions[] = {
 };
 
 /* The tables of functions: this file's, then those of other files (each ends with {NULL}). */
-static const bl_function *const tables[] = { bl_functions, bl_grad_functions, NULL };
+static const bl_function *const tables[] = { bl_functions, bl_grad_functions, bl_math_functions, NULL };
 
 const bl_function *bl_function_at(int i)
 {

@@ -1,0 +1,412 @@
+/* functions_math.c - the math and tensor functions and tensor operators of the language
+ * (functions_math.h). Each evaluates its arguments, runs one op of core/ops_math.h on the graph
+ * bl_ag_begin gives (repl/autograd.h: the session's scratch graph, or a private recording one
+ * when an argument needs a gradient) and returns bl_ag_end's value. Numbers keep their fast
+ * paths (sin(1) is a number) unless they carry a gradient.
+ */
+#include "repl/functions_math.h"
+#include "repl/autograd.h"
+#include "core/error.h"
+#include "core/ops_math.h"
+#include "nn/nn.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- helpers ---- */
+
+/* Tensor argument i on ag's graph: converted when a number or list, a view in the graph that
+ * receives its gradient when it needs one. NULL + error at the argument. */
+static bl_tensor *arg_in(bl_ag *ag, bl_callargs *a, int i)
+{
+    bl_tensor *t = bl_arg_tensor(a, i);
+    return t ? bl_ag_in(ag, a->v[i], t) : NULL;
+}
+
+/* A plain number (no gradient) argument, for the fast paths. */
+static int plain_num(const bl_value *v)
+{
+    return (v->kind == BL_V_NUM || v->kind == BL_V_BOOL) && !bl_val_needs_grad(v);
+}
+
+/* The dimension argument: positional argument pos when given (pos >= 0), else dim=, else def
+ * (BL_ALL_DIMS: over all elements). In [-ndim, ndim - 1] of x. 0 or -1 + error at it. */
+static int dim_arg(bl_callargs *a, const bl_tensor *x, int pos, int def, int *dim)
+{
+    long d = def, lo = x->ndim ? -x->ndim : -1, hi = x->ndim ? x->ndim - 1 : 0;
+    bl_value *v = bl_kw(a, "dim");
+    if (pos >= 0 && pos < a->n) {
+        if (v) return bl_fail("%s: dim given twice", a->fname);
+        if (bl_arg_int(a, pos, lo, hi, &d) < 0) return -1;
+    } else if (v && v->kind != BL_V_NONE) {
+        if (x->ndim == 0) {
+            bl_fail("%s: dim picks a dimension, but the tensor is 0-D (one number)", a->fname);
+            for (int j = 0; j < a->nk; j++)
+                if (!strcmp(a->key[j], "dim")) return bl_session_errat(a->s, a->kpos[j]);
+            return -1;
+        }
+        if (bl_kw_int(a, "dim", def, lo, hi, &d) < 0) return -1;
+    }
+    *dim = (int)d;
+    return 0;
+}
+
+/* ---- elementwise ---- */
+
+static const struct { const char *name; bl_unop op; double (*num)(double); } unary_map[] = {
+    { "abs", BL_ABS, fabs }, { "sqrt", BL_SQRT, sqrt }, { "exp", BL_EXP, exp }, { "log", BL_LOG, log },
+    { "sin", BL_SIN, sin }, { "cos", BL_COS, cos }, { "tan", BL_TAN, tan }, { "tanh", BL_TANH, tanh },
+    { "sigmoid", BL_SIGMOID, NULL }, { "sign", BL_SIGN, NULL }, { "floor", BL_FLOOR, floor },
+    { "ceil", BL_CEIL, ceil }, { "erf", BL_ERF, erf },
+};
+
+/* the number forms of the unary functions without a libm double function of their own */
+static double num_unary(bl_unop op, double x)
+{
+    if (op == BL_SIGMOID) return 1.0 / (1.0 + exp(-x));
+    if (op == BL_SIGN) return isnan(x) ? x : (double)((x > 0) - (x < 0));
+    return NAN;
+}
+
+bl_value *bl_fn_unary(bl_callargs *a)
+{
+    size_t k = 0;
+    while (k < sizeof unary_map / sizeof *unary_map - 1 && strcmp(unary_map[k].name, a->fname)) k++;
+    if (bl_nargs(a, 1, 1) < 0) return NULL;
+    if (plain_num(a->v[0])) {
+        double x = a->v[0]->num;
+        return bl_val_num(unary_map[k].num ? unary_map[k].num(x) : num_unary(unary_map[k].op, x));
+    }
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin(&ag, a);
+    bl_tensor *x = g ? arg_in(&ag, a, 0) : NULL;
+    return bl_ag_end(&ag, x ? bl_unary_op(g, unary_map[k].op, x) : NULL);
+}
+
+bl_value *bl_fn_pow(bl_callargs *a)
+{
+    if (bl_nargs(a, 2, 2) < 0) return NULL;
+    if (plain_num(a->v[0]) && plain_num(a->v[1])) return bl_val_num(pow(a->v[0]->num, a->v[1]->num));
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin(&ag, a);
+    bl_tensor *x = g ? arg_in(&ag, a, 0) : NULL, *y = NULL;
+    if (x && plain_num(a->v[1])) return bl_ag_end(&ag, bl_pow_scalar(g, x, (float)a->v[1]->num));
+    y = x ? arg_in(&ag, a, 1) : NULL;
+    return bl_ag_end(&ag, y ? bl_binary_op(g, BL_POW, x, y) : NULL);
+}
+
+bl_value *bl_fn_clamp(bl_callargs *a)
+{
+    double lo = NAN, hi = NAN;
+    if (bl_nargs(a, 1, 3) < 0) return NULL;
+    bl_value *vlo = a->n > 1 ? a->v[1] : bl_kw(a, "min"), *vhi = a->n > 2 ? a->v[2] : bl_kw(a, "max");
+    if (a->n > 1 && bl_kw(a, "min")) return BL_FAILP("clamp: min given twice");
+    if (a->n > 2 && bl_kw(a, "max")) return BL_FAILP("clamp: max given twice");
+    if (vlo && vlo->kind != BL_V_NONE && (a->n > 1 ? bl_arg_num(a, 1, &lo) : bl_kw_num(a, "min", NAN, &lo)) < 0)
+        return NULL;
+    if (vhi && vhi->kind != BL_V_NONE && (a->n > 2 ? bl_arg_num(a, 2, &hi) : bl_kw_num(a, "max", NAN, &hi)) < 0)
+        return NULL;
+    if (isnan(lo) && isnan(hi)) return BL_FAILP("clamp: give min=, max= or both");
+    if (plain_num(a->v[0])) {
+        double x = a->v[0]->num;
+        if (!isnan(lo) && x < lo) x = lo;
+        if (!isnan(hi) && x > hi) x = hi;
+        return bl_val_num(x);
+    }
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin(&ag, a);
+    bl_tensor *x = g ? arg_in(&ag, a, 0) : NULL;
+    return bl_ag_end(&ag, x ? bl_clamp(g, x, (float)lo, (float)hi) : NULL);
+}
+
+bl_value *bl_fn_binary(bl_callargs *a)
+{
+    int mx = !strcmp(a->fname, "maximum");
+    if (bl_nargs(a, 2, 2) < 0) return NULL;
+    if (plain_num(a->v[0]) && plain_num(a->v[1])) {
+        double x = a->v[0]->num, y = a->v[1]->num;
+        return bl_val_num(isnan(x) || isnan(y) ? NAN : mx ? fmax(x, y) : fmin(x, y));
+    }
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin(&ag, a);
+    bl_tensor *x = g ? arg_in(&ag, a, 0) : NULL, *y = x ? arg_in(&ag, a, 1) : NULL;
+    return bl_ag_end(&ag, y ? bl_binary_op(g, mx ? BL_MAXIMUM : BL_MINIMUM, x, y) : NULL);
+}
+
+bl_value *bl_fn_where(bl_callargs *a)
+{
+    if (bl_nargs(a, 3, 3) < 0) return NULL;
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin(&ag, a);
+    bl_tensor *c = g ? arg_in(&ag, a, 0) : NULL, *x = c ? arg_in(&ag, a, 1) : NULL;   /* c: read by backward */
+    bl_tensor *y = x ? arg_in(&ag, a, 2) : NULL;
+    return bl_ag_end(&ag, y ? bl_where(g, c, x, y) : NULL);
+}
+
+bl_value *bl_fn_masked_fill(bl_callargs *a)
+{
+    double v;
+    if (bl_nargs(a, 3, 3) < 0 || bl_arg_num(a, 2, &v) < 0) return NULL;
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin(&ag, a);
+    bl_tensor *x = g ? arg_in(&ag, a, 0) : NULL, *m = x ? arg_in(&ag, a, 1) : NULL;
+    return bl_ag_end(&ag, m ? bl_masked_fill(g, x, m, (float)v) : NULL);
+}
+
+bl_value *bl_fn_tri(bl_callargs *a)
+{
+    long d;
+    if (bl_nargs(a, 1, 2) < 0) return NULL;
+    if (a->n == 2 ? bl_arg_int(a, 1, -(1L << 30), 1L << 30, &d) < 0
+                  : bl_kw_int(a, "diagonal", 0, -(1L << 30), 1L << 30, &d) < 0) return NULL;
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin(&ag, a);
+    bl_tensor *x = g ? arg_in(&ag, a, 0) : NULL;
+    return bl_ag_end(&ag, x ? bl_tri(g, x, (int)d, a->fname[3] == 'u') : NULL);
+}
+
+/* cat([...], dim=0) and stack([...], dim=0): the list's items as tensors on the graph */
+bl_value *bl_fn_join(bl_callargs *a)
+{
+    int stack = a->fname[0] == 's';
+    long d;
+    if (bl_nargs(a, 1, 2) < 0) return NULL;
+    bl_value *l = a->v[0];
+    if (l->kind != BL_V_LIST || l->n < 1) {
+        bl_fail("%s: expected a list of tensors, e.g. %s([a, b], dim=0), got a %s", a->fname, a->fname,
+                l->kind == BL_V_LIST ? "empty list" : bl_val_kind_name(l));
+        bl_session_errat(a->s, a->vpos[0]);
+        return NULL;
+    }
+    if (a->n == 2 ? bl_arg_int(a, 1, -BL_MAXDIM - 1, BL_MAXDIM, &d) < 0
+                  : bl_kw_int(a, "dim", 0, -BL_MAXDIM - 1, BL_MAXDIM, &d) < 0) return NULL;
+    int n = l->n;
+    bl_tensor **xs = calloc((size_t)n, sizeof *xs), **tmp = calloc((size_t)n, sizeof *tmp);
+    if (!xs || !tmp) {
+        free(xs);
+        free(tmp);
+        return BL_FAILP("%s: out of memory", a->fname);
+    }
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin_vals(&ag, a->s, n, l->items);
+    bl_tensor *out = NULL;
+    int ok = g != NULL;
+    for (int i = 0; ok && i < n; i++) {
+        bl_value *it = l->items[i];
+        bl_tensor *t = it->kind == BL_V_TENSOR ? it->t : (tmp[i] = bl_val_to_tensor(it, a->fname));
+        if (!t) {
+            bl_error_prefix("%s: item %d", a->fname, i + 1);
+            ok = 0;
+        } else {
+            ok = (xs[i] = bl_ag_in(&ag, it, t)) != NULL;
+        }
+    }
+    if (ok) out = stack ? bl_stack(g, n, xs, (int)d) : bl_cat(g, n, xs, (int)d);
+    bl_value *r = bl_ag_end(&ag, out);
+    for (int i = 0; i < n; i++) bl_tensor_free(tmp[i]);
+    free(xs);
+    free(tmp);
+    return r;
+}
+
+bl_value *bl_fn_embedding(bl_callargs *a)
+{
+    if (bl_nargs(a, 2, 2) < 0) return NULL;
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin(&ag, a);
+    bl_tensor *w = g ? arg_in(&ag, a, 0) : NULL, *idx = w ? bl_arg_tensor(a, 1) : NULL;
+    return bl_ag_end(&ag, idx ? bl_embedding_idx(g, w, idx) : NULL);
+}
+
+/* results with no gradient, made on the scratch graph and copied */
+static bl_value *copied(bl_session *s, bl_tensor *t)
+{
+    bl_value *r = t ? bl_val_tensor(bl_tensor_copy(t)) : NULL;
+    bl_graph_reset(s->g);
+    return r;
+}
+
+bl_value *bl_fn_one_hot(bl_callargs *a)
+{
+    long c;
+    if (bl_nargs(a, 1, 2) < 0) return NULL;
+    if (a->n == 2 ? bl_arg_int(a, 1, -1, 1L << 24, &c) < 0 : bl_kw_int(a, "num_classes", -1, -1, 1L << 24, &c) < 0)
+        return NULL;
+    bl_tensor *idx = bl_arg_tensor(a, 0);
+    return idx ? copied(a->s, bl_one_hot(a->s->g, idx, (int)c)) : NULL;
+}
+
+bl_value *bl_fn_linspace(bl_callargs *a)
+{
+    double x0, x1;
+    long n;
+    if (bl_nargs(a, 3, 3) < 0 || bl_arg_num(a, 0, &x0) < 0 || bl_arg_num(a, 1, &x1) < 0 ||
+        bl_arg_int(a, 2, 1, (long)BL_REPL_MAX_NUMEL, &n) < 0) return NULL;
+    return copied(a->s, bl_linspace(a->s->g, x0, x1, (int)n));
+}
+
+bl_value *bl_fn_eye(bl_callargs *a)
+{
+    long n, m;
+    if (bl_nargs(a, 1, 2) < 0 || bl_arg_int(a, 0, 1, 1L << 14, &n) < 0) return NULL;
+    if (a->n == 2 ? bl_arg_int(a, 1, 1, 1L << 14, &m) < 0 : bl_kw_int(a, "m", n, 1, 1L << 14, &m) < 0) return NULL;
+    return copied(a->s, bl_eye(a->s->g, (int)n, (int)m));
+}
+
+bl_value *bl_fn_argext(bl_callargs *a)
+{
+    int keep, dim;
+    if (bl_nargs(a, 1, 1) < 0) return NULL;
+    bl_tensor *x = bl_arg_tensor(a, 0);
+    if (!x || bl_kw_bool(a, "keepdim", 0, &keep) < 0 || dim_arg(a, x, -1, BL_ALL_DIMS, &dim) < 0) return NULL;
+    return copied(a->s, bl_argext(a->s->g, x, dim, keep, !strcmp(a->fname, "argmax")));
+}
+
+bl_value *bl_fn_cumsum(bl_callargs *a)
+{
+    int dim;
+    if (bl_nargs(a, 1, 2) < 0) return NULL;
+    bl_tensor *x0 = bl_arg_tensor(a, 0);
+    if (!x0) return NULL;
+    if (a->n < 2 && !bl_kw(a, "dim"))
+        return BL_FAILP("cumsum: dim is missing (cumsum(x, dim), as torch.cumsum)");
+    if (dim_arg(a, x0, 1, 0, &dim) < 0) return NULL;
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin(&ag, a);
+    bl_tensor *x = g ? arg_in(&ag, a, 0) : NULL;
+    return bl_ag_end(&ag, x ? bl_cumsum(g, x, dim) : NULL);
+}
+
+bl_value *bl_fn_topk(bl_callargs *a)
+{
+    long k;
+    int dim, largest;
+    if (bl_nargs(a, 2, 2) < 0 || bl_arg_int(a, 1, 1, 1L << 30, &k) < 0) return NULL;
+    bl_tensor *x0 = bl_arg_tensor(a, 0);
+    if (!x0 || bl_kw_bool(a, "largest", 1, &largest) < 0 || dim_arg(a, x0, -1, -1, &dim) < 0) return NULL;
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin(&ag, a);
+    bl_tensor *x = g ? arg_in(&ag, a, 0) : NULL, *idx = NULL;
+    bl_tensor *v = x ? bl_topk(g, x, (int)k, dim, largest, &idx) : NULL;
+    bl_value *vi = v ? bl_val_tensor(bl_tensor_copy(idx)) : NULL;   /* before bl_ag_end frees g */
+    bl_value *vv = bl_ag_end(&ag, vi ? v : NULL);
+    bl_value *l = vv ? bl_val_list(2) : NULL;
+    if (!l) {
+        bl_val_unref(vv);
+        bl_val_unref(vi);
+        return NULL;
+    }
+    bl_val_list_set(l, 0, vv);
+    bl_val_list_set(l, 1, vi);
+    return l;
+}
+
+/* timestep_features(t, n=256): the model's own sinusoidal features (bl_timestep_features) */
+bl_value *bl_fn_timestep_features(bl_callargs *a)
+{
+    long n;
+    if (bl_nargs(a, 1, 2) < 0) return NULL;
+    if (a->n == 2 ? bl_arg_int(a, 1, 2, 1 << 16, &n) < 0 : bl_kw_int(a, "n", 256, 2, 1 << 16, &n) < 0) return NULL;
+    if (bl_ag_refuse(a->s, "timestep_features", 1, a->v) < 0) return NULL;
+    bl_tensor *t = bl_arg_tensor(a, 0);
+    if (!t) return NULL;
+    if (t->ndim > 1) return BL_FAILP("timestep_features: t must be a number or 1-D [B], got %d dimensions", t->ndim);
+    int B = (int)t->numel;
+    bl_tensor *y = bl_tensor_new2(B, (int)n);
+    if (y) bl_timestep_features(t->data, B, (int)n, y->data);
+    return bl_val_tensor(y);
+}
+
+/* ---- reductions ---- */
+
+bl_value *bl_fn_reduce(bl_callargs *a)
+{
+    static const struct { const char *n; bl_reduce op; } map[] = {
+        { "sum", BL_SUM }, { "mean", BL_MEAN }, { "var", BL_VAR }, { "std", BL_STD },
+        { "rms", BL_RMS }, { "min", BL_MIN }, { "max", BL_MAX },
+    };
+    bl_reduce op = BL_SUM;
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (!strcmp(map[i].n, a->fname)) op = map[i].op;
+    int keep, dim;
+    if (bl_nargs(a, 1, 1) < 0) return NULL;
+    bl_tensor *x0 = bl_arg_tensor(a, 0);
+    if (!x0 || bl_kw_bool(a, "keepdim", 0, &keep) < 0 || dim_arg(a, x0, -1, BL_ALL_DIMS, &dim) < 0) return NULL;
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin(&ag, a);
+    bl_tensor *x = g ? arg_in(&ag, a, 0) : NULL;
+    return bl_ag_end(&ag, x ? bl_reduce_op(g, op, x, dim, keep) : NULL);
+}
+
+/* ---- operators ---- */
+
+bl_value *bl_math_operator(bl_session *s, int op, bl_value *a, bl_value *b)
+{
+    bl_binop bop;
+    const char *name;
+    switch (op) {
+    case BL_T_PLUS: bop = BL_ADD, name = "+"; break;
+    case BL_T_MINUS: bop = BL_SUB, name = "-"; break;
+    case BL_T_STAR: bop = BL_MUL, name = "*"; break;
+    case BL_T_SLASH: bop = BL_DIV, name = "/"; break;
+    case BL_T_POW: bop = BL_POW, name = "**"; break;
+    case BL_T_LT: bop = BL_LT, name = "<"; break;
+    case BL_T_LE: bop = BL_LE, name = "<="; break;
+    case BL_T_GT: bop = BL_GT, name = ">"; break;
+    case BL_T_GE: bop = BL_GE, name = ">="; break;
+    case BL_T_EQ: bop = BL_EQ, name = "=="; break;
+    case BL_T_NE: bop = BL_NE, name = "!="; break;
+    default: return BL_FAILP("operator %d is not elementwise", op);
+    }
+    bl_tensor *ta = a->kind == BL_V_TENSOR ? NULL : bl_val_to_tensor(a, name);
+    bl_tensor *tb = b->kind == BL_V_TENSOR ? NULL : bl_val_to_tensor(b, name);
+    bl_value *r = NULL;
+    if ((a->kind == BL_V_TENSOR || ta) && (b->kind == BL_V_TENSOR || tb)) {
+        bl_ag ag;
+        bl_graph *g = bl_ag_begin_vals(&ag, s, 2, (bl_value *[]){a, b});
+        bl_tensor *x = g ? bl_ag_in(&ag, a, ta ? ta : a->t) : NULL;
+        bl_tensor *y = x ? bl_ag_in(&ag, b, tb ? tb : b->t) : NULL;
+        /* x ** 2 with a plain number: the scalar power (one tensor to differentiate) */
+        if (y && bop == BL_POW && (b->kind == BL_V_NUM || b->kind == BL_V_BOOL) && !bl_val_needs_grad(b))
+            r = bl_ag_end(&ag, bl_pow_scalar(g, x, (float)b->num));
+        else
+            r = bl_ag_end(&ag, y ? bl_binary_op(g, bop, x, y) : NULL);
+        bl_graph_reset(s->g);
+    }
+    bl_tensor_free(ta);
+    bl_tensor_free(tb);
+    return r;
+}
+
+bl_value *bl_math_neg(bl_session *s, bl_value *v)
+{
+    bl_tensor *t = v->kind == BL_V_TENSOR ? NULL : bl_val_to_tensor(v, "-");
+    bl_value *r = NULL;
+    if (v->kind == BL_V_TENSOR || t) {
+        bl_ag ag;
+        bl_graph *g = bl_ag_begin_vals(&ag, s, 1, (bl_value *[]){v});
+        bl_tensor *x = g ? bl_ag_in(&ag, v, t ? t : v->t) : NULL;
+        r = bl_ag_end(&ag, x ? bl_unary_op(g, BL_NEG, x) : NULL);
+        bl_graph_reset(s->g);
+    }
+    bl_tensor_free(t);
+    return r;
+}
+
+bl_value *bl_math_take(bl_session *s, bl_value *v, bl_value *idx)
+{
+    bl_tensor *ti = idx->kind == BL_V_TENSOR ? idx->t : bl_val_to_tensor(idx, "index");
+    if (!ti) return NULL;
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin_vals(&ag, s, 1, (bl_value *[]){v});
+    bl_tensor *x = g ? bl_ag_in(&ag, v, v->t) : NULL;
+    bl_value *r = bl_ag_end(&ag, x ? bl_take_rows(g, x, ti) : NULL);
+    bl_graph_reset(s->g);
+    if (ti != idx->t) bl_tensor_free(ti);
+    return r;
+}
+
+const bl_function bl_math_functions[] = {
+    BL_MATH_FUNCTIONS
+    { NULL, NULL, NULL, NULL },
+};
