@@ -503,7 +503,7 @@ static bl_value *call(bl_session *s, const bl_ast *e)
         if (!used[j]) {
             bl_val_unref(r);
             r = NULL;
-            bl_fail("%s: unknown keyword '%s' (%s)", fname, keys[j], f ? f->synopsis : "help models");
+            bl_fail("%s: unknown keyword '%s' (%s)", f->name, keys[j], f->synopsis);
             bl_session_errat(s, a.kname[j]);
             break;
         }

@@ -117,7 +117,8 @@ static int times_of(bl_callargs *a, int i, int B, float *out)
 static bl_value *graph_value(bl_callargs *a, bl_value *owner, bl_model *m, bl_tensor *out)
 {
     if (!out) return fail_at(a, a->pos);
-
+    /* without a value that keeps the model alive the node could outlive it: no gradient then */
+    if (!owner) return bl_val_tensor(bl_tensor_copy(out));
     return bl_ag_graph_value(a->s, m->graph, &m->gen, out, owner);
 }
 
@@ -182,8 +183,9 @@ bl_value *bl_model_call(void *model, bl_callargs *a)
 {
     /* the variable called (a->fname) owns the model; messages and the argument helpers then
      * speak of forward, the function with the same arguments after m */
-    bl_value *v = bl_session_get(a->s, a->fname);
-    bl_value *owner = v && is_model(v) && v->h == model ? v : NULL;
+    bl_value *v = bl_session_get(a->s, a->fname), *owner = v && is_model(v) && v->h == model ? v : NULL;
+    for (int i = 0; !owner && i < a->s->nvars; i++)     /* called by another name (a function's argument) */
+        if (is_model(a->s->vals[i]) && a->s->vals[i]->h == model) owner = a->s->vals[i];
     a->fname = "forward";
     return run_forward(a, model, 0, owner);
 }

@@ -21,7 +21,6 @@ typedef struct bl_value bl_value;
 typedef struct bl_func bl_func;           /* a user function: repl/lang.c */
 typedef struct bl_callargs bl_callargs;   /* the evaluated arguments of a call: repl/repl.h */
 typedef struct bl_agnode bl_agnode;   /* repl/autograd.h */
-typedef struct bl_callargs bl_callargs; /* repl/repl.h */
 
 /* How deep lists may nest ([[1]] is 2 deep). Printing, comparing, writing as .json and freeing a
  * list walk it recursively, so a list may not be made deeper than this (as CPython bounds repr
