@@ -439,7 +439,7 @@ static int cmd_source(bl_cmdargs *a)
     FILE *f = bl_open_script(path);
     if (!f) {
         free(self);
-        bl_fail("source: %s: %s", a->w[0].text, strerror(errno));
+        bl_error_prefix("source: %s", a->w[0].text);
         return word_err(a, 0);
     }
     ss->chain[++ss->depth] = self;

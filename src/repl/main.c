@@ -117,7 +117,7 @@ static int run_script(bl_session *s, const char *path)
     if (!strcmp(path, "-")) return bl_run_file(s, "<stdin>", stdin);
     FILE *f = bl_open_script(path);
     if (!f) {
-        fprintf(stderr, "blocklab: %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "blocklab: %s: %s\n", path, bl_error());
         return -1;
     }
     int rc = bl_run_file(s, path, f);

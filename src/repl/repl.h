@@ -103,6 +103,9 @@ const char *bl_command_typed(const bl_stmt *st, char *buf, size_t n);
 const bl_function *bl_function_find(const char *name);
 int bl_is_command(const char *name, int *raw);
 
+/* the longest line a script may have (bytes): a longer one (a device, a binary file) is an error
+ * for that line, not a reader that fills the memory */
+#define BL_SCRIPT_LINE_MAX (1 << 20)
 /* how deep `source` may nest */
 #define BL_SOURCE_MAX 16
 
@@ -154,8 +157,9 @@ int bl_exec(bl_session *s, const char *file, const char *src, int line);
 /* Run a script read from f (named `name` in messages) chunk by chunk: a statement may continue
  * over lines. Returns 0, or -1 after the first error (all errors with keep_going). */
 int bl_run_file(bl_session *s, const char *name, FILE *f);
-/* fopen(path, "r") of a script, but NULL with errno EISDIR for a directory (which fopen opens
- * and which then reads as nothing, silently). */
+/* Open a script: only a regular file (core/fileio.h bl_fopen_regular), so that a folder is not
+ * read as nothing and a device (source /dev/zero) is not read forever. NULL + bl_error() (the
+ * reason, without the path). */
 FILE *bl_open_script(const char *path);
 /* Run statements given as one string (-e), with continuation lines inside it. */
 int bl_run_string(bl_session *s, const char *name, const char *text);
