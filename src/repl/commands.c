@@ -10,6 +10,8 @@
 #include "repl/cmd_plots.h"
 #include "repl/train.h"
 #include "repl/cmd_compare.h"
+#include "repl/histfile.h"
+#include "repl/line.h"
 #include "core/error.h"
 #include <ctype.h>
 #include <errno.h>
@@ -458,6 +460,17 @@ static int cmd_source(bl_cmdargs *a)
 static int cmd_history(bl_cmdargs *a)
 {
     long n = 20;
+    if (a->n >= 1 && a->w[0].key) {     /* history size=N: how many statements are kept */
+        static const char *const keys[] = { "size", NULL };
+        long size;
+        if (no_more(a, 1) < 0 || bl_opt_check(a, 0, keys) < 0 ||
+            bl_opt_int(a, "size", BL_HIST_SIZE_DEFAULT, 0, BL_HIST_SIZE_MAX, &size) < 0)
+            return -1;
+        bl_line_set_histsize((int)size);
+        fprintf(a->s->out, "history: keeping the last %ld statement%s%s\n", size, size == 1 ? "" : "s",
+                bl_line_history_path() ? " (and as many in the history file)" : "");
+        return 0;
+    }
     if (no_more(a, 1) < 0 || (a->n == 1 && bl_word_int(a, 0, 1, 1000000, &n) < 0)) return -1;
     int from = a->s->nhist > n ? a->s->nhist - (int)n : 0;
     for (int i = from; i < a->s->nhist; i++) fprintf(a->s->out, "%5d  %s\n", i + 1, a->s->hist[i]);
@@ -546,7 +559,13 @@ const bl_command bl_commands[] = {
       "They run as if typed; the file stops at its first error, shown once at its\n"
       "FILE:LINE:COL. Files nest at most 16 deep.",
       bl_complete_file, cmd_source, 0 },
-    { "history", "history [N]", "Show the last N statements (20 by default).", NULL, cmd_history, 0 },
+    { "history", "history [N] | history size=N",
+      "Show the last N statements (20 by default).\n"
+      "history size=N sets how many statements the history keeps at the prompt and in\n"
+      "its file (2000 by default, or $BLOCKLAB_HISTSIZE; 0 keeps none). A statement longer\n"
+      "than 64 KiB is not kept; a history file that is not text (a NUL byte, invalid UTF-8)\n"
+      "is read as far as it is text, with one warning, and rewritten clean on exit.",
+      NULL, cmd_history, 0 },
     { "time", "time STATEMENT",
       "Run a statement and print its wall-clock time.\n"
       "For example: time y = x @ x.T",
