@@ -75,7 +75,8 @@ const char *bl_hist_warning(const char *path, const bl_hist_scan *r, size_t size
         k = snprintf(buf, n, "the history file %s is not text after byte %zu (a NUL byte or invalid UTF-8): "
                      "kept the %d statement%s before it", path, r->text_end, r->kept, r->kept == 1 ? "" : "s");
     if (r->long_lines && k >= 0 && (size_t)k < n)
-        k += snprintf(buf + k, n - (size_t)k, "%s%d entr%s longer than %d KiB left out", cut ? "; " : "the history file ",
+        k += snprintf(buf + k, n - (size_t)k, "%s%s%s%d entr%s longer than %d KiB left out",
+                      cut ? "; " : "the history file ", cut ? "" : path, cut ? "" : ": ",
                       r->long_lines, r->long_lines == 1 ? "y" : "ies", BL_HIST_ENTRY_MAX >> 10);
     if (k >= 0 && (size_t)k < n) snprintf(buf + k, n - (size_t)k, "; it is rewritten clean on exit");
     return buf;
