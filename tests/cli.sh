@@ -101,6 +101,18 @@ expect "a NUL byte stops a script without -k" 1 "1" \
 { head -c 1100000 /dev/zero | tr '\0' 'a'; printf '\nprint(5)\n'; } >"$tmp/long.bl"
 expect "a line over 1 MiB is an error for that line, and -k goes on" 1 "5" \
     "long.bl:1:1: line longer than 1 MiB (is it a text file?)" -- -q -k long.bl
+# issue 15: did you mean - the nearest known names of an unknown command, function, variable,
+# keyword, key or switch value
+expect "did you mean: a command, a function, a variable, a keyword, a switch value" 1 "" \
+"-e#2:1:1: unknown command 'trian'; did you mean 'train'?
+-e#3:1:8: unknown command 'sohw'; did you mean 'show'?
+-e#4:1:1: unknown function 'sofmax' (help functions lists them); did you mean 'softmax'?
+-e#5:1:15: unknown name 'spam'; did you mean 'scam'?
+-e#6:1:9: mean: unknown keyword 'dimm' (mean(x, dim=, keepdim=off)); did you mean 'dim'?
+-e#7:1:16: model: norm: unknown value 'rmsnrm' (one of: layernorm,rmsnorm); did you mean 'rmsnorm'?
+-e#8:1:6: help: no command, function or topic 'trian' (try help); did you mean 'train'?" \
+    -- -q -k -e 'x = 1' -e 'trian 10' -e 'y = 1; sohw 3' -e 'sofmax(x)' -e 'scam = 2; y = spam' -e 'mean(x, dimm=0)' \
+    -e 'model gpt norm=rmsnrm' -e 'help trian'
 # Ctrl-C (SIGINT) during compare in a script: training stops after the round, the runs are
 # measured and tabulated, and then the script stops as at any Ctrl-C (exit status 130)
 cat >"$tmp/cmp.bl" <<'EOF'

@@ -12,6 +12,8 @@
 #include "repl/cmd_compare.h"
 #include "repl/histfile.h"
 #include "repl/line.h"
+#include "repl/didyoumean.h"
+#include "core/suggest.h"
 #include "core/error.h"
 #include <ctype.h>
 #include <errno.h>
@@ -91,7 +93,9 @@ int bl_opt_check(bl_cmdargs *a, int from, const char *const *keys)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s=", k == keys ? "" : " ", *k);
         char cmd[96];
         bl_command_typed(a->st, cmd, sizeof cmd);   /* "rope check", not "rope" */
-        if (a->w[i].key) bl_fail("%s: unknown key '%s' (keys: %s)", cmd, a->w[i].key, list);
+        char dym[160];
+        if (a->w[i].key) bl_fail("%s: unknown key '%s' (keys: %s)%s", cmd, a->w[i].key, list,
+                                 bl_dym_keys(a->w[i].key, list, dym, sizeof dym));
         else bl_fail("%s: unexpected word '%s' (keys: %s)", cmd, a->w[i].text, list);
         return bl_session_errat(a->s, a->w[i].pos);
     }
@@ -342,7 +346,15 @@ static int cmd_help(bl_cmdargs *a)
             return 0;
         }
     if (bl_models_help(a->s, t, o) == 0) return 0;
-    if (!key_topic(t)) bl_fail("help: no command, function or topic '%s' (try help)", t);
+    if (!key_topic(t)) {
+        bl_suggest sg;
+        char dym[160];
+        bl_suggest_init(&sg, t);
+        for (const bl_command *c = bl_commands; c->name; c++) bl_suggest_add(&sg, c->name);
+        for (const bl_function *f = bl_functions; f->name; f++) bl_suggest_add(&sg, f->name);
+        for (const bl_topic *tp = bl_topics; tp->name; tp++) bl_suggest_add(&sg, tp->name);
+        bl_fail("help: no command, function or topic '%s' (try help)%s", t, bl_suggest_text(&sg, dym, sizeof dym));
+    }
     return word_err(a, 0);
 }
 

@@ -6,6 +6,7 @@
 #include "core/tensor_math.h"
 #include "models/model.h"
 #include "repl/models.h"
+#include "repl/didyoumean.h"
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -369,7 +370,11 @@ static bl_value *call(bl_session *s, const bl_ast *e)
         else if (bl_command_find(e->str))
             bl_fail("'%s' is a command: write it without brackets, e.g. %s", e->str,
                     bl_command_find(e->str)->synopsis);
-        else bl_fail("unknown function '%s' (help functions lists them)", e->str);
+        else {
+            char dym[160];
+            bl_fail("unknown function '%s' (help functions lists them)%s", e->str,
+                    bl_dym_names(s, e->str, BL_DYM_FUNCS, dym, sizeof dym));
+        }
         return ERRAT(s, e->pos);
     }
     int np = 0, nk = 0;
@@ -419,7 +424,9 @@ static bl_value *call(bl_session *s, const bl_ast *e)
         if (!used[j]) {
             bl_val_unref(r);
             r = NULL;
-            bl_fail("%s: unknown keyword '%s' (%s)", f->name, keys[j], f->synopsis);
+            char dym[160];
+            bl_fail("%s: unknown keyword '%s' (%s)%s", f->name, keys[j], f->synopsis,
+                    bl_dym_keys(keys[j], f->synopsis, dym, sizeof dym));
             bl_session_errat(s, a.kname[j]);
             break;
         }
@@ -474,8 +481,10 @@ bl_value *bl_eval(bl_session *s, const bl_ast *e)
             bl_fail("'%s' is a function: call it as %s", e->str, bl_function_find(e->str)->synopsis);
         else if (bl_command_find(e->str))
             bl_fail("'%s' is a command: use it at the start of a statement", e->str);
-        else
-            bl_fail("unknown name '%s'", e->str);
+        else {
+            char dym[160];
+            bl_fail("unknown name '%s'%s", e->str, bl_dym_names(s, e->str, BL_DYM_VARS | BL_DYM_FUNCS, dym, sizeof dym));
+        }
         return ERRAT(s, e->pos);
     }
     case BL_N_LIST: {
@@ -711,6 +720,7 @@ int bl_exec(bl_session *s, const char *file, const char *src, int line)
     bl_pos ep = { 0, 1, line, 1 };
     int rc = 0;
     if (bl_parse(src, line, 1, bl_is_command, &prog, &ep) < 0) {
+        bl_dym_command(s, src, &ep);    /* `trian 10`: did you mean train? */
         bl_session_errat(s, ep);
         bl_report_error(s);
         rc = -1;

@@ -614,7 +614,7 @@ BL_TEST(functions_match_formulas)
     CHECK(!strcmp(outbuf, "tensor([[3., 4.]], shape=[1, 2], dtype=float32)\ntensor([[1.]], shape=[1, 1], dtype=float32)\n"),
           "%s", outbuf);
     CHECK(run("mean(ones(2), dmi=0)") < 0, "unknown keyword accepted");
-    CHECK(!strcmp(errbuf, "t:1:15: mean: unknown keyword 'dmi' (mean(x, dim=, keepdim=off))\n"), "%s", errbuf);
+    CHECK(!strcmp(errbuf, "t:1:15: mean: unknown keyword 'dmi' (mean(x, dim=, keepdim=off)); did you mean 'dim'?\n"), "%s", errbuf);
     CHECK(run("layernorm(ones(2, 3), w=ones(4))") < 0, "shape mismatch accepted");
     CHECK(strstr(errbuf, "t:1:1: layernorm") != NULL, "%s", errbuf);
 }
