@@ -113,6 +113,15 @@ expect "did you mean: a command, a function, a variable, a keyword, a switch val
 -e#8:1:6: help: no command, function or topic 'trian' (try help); did you mean 'train'?" \
     -- -q -k -e 'x = 1' -e 'trian 10' -e 'y = 1; sohw 3' -e 'sofmax(x)' -e 'scam = 2; y = spam' -e 'mean(x, dimm=0)' \
     -e 'model gpt norm=rmsnrm' -e 'help trian'
+# issue 15: print(...) > out.txt writes the file (it printed to the screen and wrote nothing);
+# print to another type says why not, before it runs
+expect "print(...) > FILE.txt writes what print shows, not to the screen" 0 "" "" -- -q -e 'print("a", 6 * 7) > p.txt'
+n=$((n + 1))
+if [ "$(cat "$tmp/p.txt" 2>/dev/null)" = "a 42" ]; then echo "ok $n - the file holds print's line"; else
+    failed=1; echo "not ok $n - the file holds print's line"; sed 's/^/# p.txt: /' "$tmp/p.txt" 2>/dev/null; fi
+expect "print(...) > FILE.csv says why not, and writes nothing" 1 "" \
+    "-e#1:1:12: print writes text: redirect it to a .txt file (p.csv takes a value: write the value itself, without print)" \
+    -- -q -e 'print(1) > p.csv'
 # Ctrl-C (SIGINT) during compare in a script: training stops after the round, the runs are
 # measured and tabulated, and then the script stops as at any Ctrl-C (exit status 130)
 cat >"$tmp/cmp.bl" <<'EOF'

@@ -565,6 +565,11 @@ static const struct { const char *what, *exts[4]; } writes[] = {
 static int redirect_check(bl_session *s, const bl_stmt *st)
 {
     if (!st->redirect || bl_stmt_redirects_to(st, ".txt")) return 0;   /* opened before it runs */
+    if (st->kind == BL_S_EXPR && st->expr->kind == BL_N_CALL && !strcmp(st->expr->str, "print")) {
+        bl_fail("print writes text: redirect it to a .txt file (%s takes a value: write the value itself, "
+                "without print)", st->redirect);
+        return bl_session_errat(s, st->redirect_pos);
+    }
     if (st->kind == BL_S_CMD) {
         const bl_command *c = bl_command_find(st->name);
         bl_cmdargs a = { .s = s, .st = st, .n = st->nwords, .w = st->words };
@@ -601,9 +606,9 @@ int bl_exec_stmt(bl_session *s, const bl_stmt *st)
     bl_atomic_file txt = { 0 };
     int rc = 0;
     if (redirect_check(s, st) < 0) return -1;
-    /* `cmd > file.txt` sends the command's text output to the file as well, written atomically:
-     * a failing command leaves an existing file as it was */
-    if (st->kind == BL_S_CMD && bl_stmt_redirects_to(st, ".txt")) {
+    /* `cmd > file.txt` (and `print(...) > file.txt`) sends the text it prints to the file as
+     * well, written atomically: a failing statement leaves an existing file as it was */
+    if (st->kind != BL_S_ASSIGN && bl_stmt_redirects_to(st, ".txt")) {
         if (bl_atomic_open(&txt, st->redirect) < 0) return bl_session_errat(s, st->redirect_pos);
         s->out = txt.f;
     }
@@ -620,6 +625,7 @@ int bl_exec_stmt(bl_session *s, const bl_stmt *st)
             bl_val_unref(v);
             v = NULL;
             s->out = saved;
+            if (txt.f) bl_atomic_abort(&txt);
             return 0;
         }
     }
@@ -632,6 +638,10 @@ int bl_exec_stmt(bl_session *s, const bl_stmt *st)
             rc = bl_session_set(s, st->name, v);
         }
     } else if (rc == 0 && st->redirect) {
+        if (txt.f && st->kind == BL_S_EXPR && v && v->kind != BL_V_NONE) {
+            bl_atomic_abort(&txt);      /* a value (not print's text): written as values are */
+            txt.f = NULL;
+        }
         int stopped = v && v->kind == BL_V_NONE && !txt.f;   /* by Ctrl-C, said so: nothing to write */
         if (txt.f) {
             if (v) bl_val_print(v, txt.f);
