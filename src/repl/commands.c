@@ -647,7 +647,9 @@ const bl_topic bl_topics[] = {
       "pandas read them, null in .json). A command writes its text as .txt, and its table\n"
       "or picture, if it makes one, as the other types: both the type and the folder are\n"
       "checked before it runs. Errors show a caret under the offending\n"
-      "token (columns count characters, two for a wide CJK one) and change nothing.\n"
+      "token (columns count characters, two for a wide CJK one) and change nothing; a mistyped\n"
+      "command, function, variable, keyword, key or value offers the nearest known names\n"
+      "(trian 10: did you mean 'train'?). print(...) > out.txt writes what print shows.\n"
       "Ctrl-C stops a long command at its next safe point (train: after the current step) and,\n"
       "as in bash and Python, abandons the rest of the line or sourced file; what was assigned\n"
       "before is kept, and a statement it interrupts (b = a @ a) leaves b as it was." },
