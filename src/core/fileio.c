@@ -31,9 +31,19 @@ static int dir_problem(const char *path, const char *dir)
     return 0;
 }
 
+static int readonly;
+
+int bl_fileio_readonly(int on)
+{
+    int was = readonly;
+    readonly = on;
+    return was;
+}
+
 int bl_atomic_open(bl_atomic_file *af, const char *path)
 {
     memset(af, 0, sizeof *af);
+    if (readonly) return bl_fail("%s: writing files is off (a sandbox)", path);
     if (strlen(path) >= sizeof af->path) return bl_fail("%.64s...: file name too long", path);
     strcpy(af->path, path);
     struct stat pst;

@@ -31,6 +31,10 @@ typedef struct bl_atomic_file {
 } bl_atomic_file;
 
 int bl_atomic_open(bl_atomic_file *af, const char *path);
+/* Refuse every write of this process from now on (on != 0): bl_atomic_open then fails with
+ * "PATH: writing files is off (a sandbox)". For the fuzz targets (tests/fuzz), which run the
+ * evaluator on random statements. Returns the previous setting. */
+int bl_fileio_readonly(int on);
 int bl_atomic_commit(bl_atomic_file *af);
 void bl_atomic_abort(bl_atomic_file *af);
 /* Write n bytes to path atomically. */

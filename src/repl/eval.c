@@ -615,7 +615,7 @@ int bl_exec_stmt(bl_session *s, const bl_stmt *st)
     if (st->kind == BL_S_CMD) {
         rc = run_command(s, st, &v);
     } else {
-        size_t limit = bl_tensor_limit(BL_REPL_MAX_NUMEL);   /* every tensor it makes, not only randn's */
+        size_t limit = bl_tensor_limit(s->max_numel ? s->max_numel : BL_REPL_MAX_NUMEL);   /* every tensor it makes, not only randn's */
         v = bl_eval(s, st->expr);
         bl_tensor_limit(limit);
         rc = v ? 0 : -1;

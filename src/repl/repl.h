@@ -136,6 +136,8 @@ struct bl_session {
     int nhist, caphist;
     bl_graph *g;            /* scratch graph (recording off) for the ops the functions call */
     void *models;           /* model state (src/repl/models.c) */
+    size_t max_numel;       /* the most elements a statement's tensor may have; 0: BL_REPL_MAX_NUMEL
+                             * (a sandbox, as the fuzz targets run, sets it lower) */
 };
 
 bl_session *bl_session_new(uint64_t seed);
