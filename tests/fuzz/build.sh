@@ -14,9 +14,11 @@ mkdir -p "$out/obj"
 objs=
 for f in $FUZZ_SOURCES; do
     o="$out/obj/$(echo "$f" | tr / _ | sed 's/\.c$/.o/')"
-    if [ ! -f "$o" ] || [ "$src/$f" -nt "$o" ] || [ -n "$(find "$src/src" -name '*.h' -newer "$o" | head -1)" ]; then
+    p="$src/$f"
+    [ -f "$p" ] || p=$f     # made in the build folder (src/data/builtin_text.c)
+    if [ ! -f "$o" ] || [ "$p" -nt "$o" ] || [ -n "$(find "$src/src" -name '*.h' -newer "$o" | head -1)" ]; then
         echo "  FUZZCC   $f"
-        $cc $cflags -fsanitize=fuzzer-no-link $FUZZ_CPPFLAGS -I"$src/src" -I. -c "$src/$f" -o "$o"
+        $cc $cflags -fsanitize=fuzzer-no-link $FUZZ_CPPFLAGS -I"$src/src" -I. -c "$p" -o "$o"
     fi
     objs="$objs $o"
 done
