@@ -21,7 +21,7 @@ failed=0
 expect() {
     desc=$1 want_rc=$2 want_out=$3 want_err=$4
     shift 5
-    (cd "$tmp" && "$bin" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null)
+    (cd "$tmp" && timeout 120 "$bin" "$@" >"$tmp/out" 2>"$tmp/err" <"${stdin:-/dev/null}")
     rc=$?
     printf '%s' "$want_out" >"$tmp/want_out"
     printf '%s' "$want_err" >"$tmp/want_err"
@@ -72,8 +72,56 @@ expect "a bare -e at the end needs a value" 2 "" "blocklab: -e needs a value (a 
 expect "a bare --file at the end needs a value" 2 "" "blocklab: --file needs a value (a script file)" -- -q --file
 expect "a bare -s at the end needs a value" 2 "" "blocklab: -s needs a value (a whole number)" -- -e 'print(1)' -s
 mkdir "$tmp/adir"
-expect "-f of a directory is an error" 1 "" "blocklab: adir: Is a directory" -- -q -f adir
-expect "a directory as SCRIPT is an error" 1 "" "blocklab: adir: Is a directory" -- -q adir
+expect "-f of a directory is an error" 1 "" "blocklab: adir: is a directory, expected a file" -- -q -f adir
+expect "a directory as SCRIPT is an error" 1 "" "blocklab: adir: is a directory, expected a file" -- -q adir
+# issue 20: inputs that never end. Only regular files are read (source, data text, data images,
+# the SCRIPT argument), never a device that reads forever; a line longer than 1 MiB (standard
+# input from /dev/zero) is an error for that line; a NUL byte is an error for its line only, and
+# -k goes on after both
+expect "source /dev/zero is refused, not read forever" 1 "" \
+    "-e#1:1:8: source: /dev/zero: not a regular file (a device, pipe or socket)" -- -q -k -e 'source /dev/zero'
+expect "data text /dev/urandom is refused, not read forever" 1 "m1: (current) gpt norm=layernorm pos=learned mlp=gelu qk_norm=off kv_heads=2 dim=16 depth=1 heads=2, 4288 parameters" \
+    "-e#2:1:11: data: text: /dev/urandom: not a regular file (a device, pipe or socket)" \
+    -- -q -e 'model gpt dim=16 depth=1 heads=2 context=8' -e 'data text /dev/urandom'
+expect "data cifar10 /dev/zero is refused" 1 "m1: (current) dit norm=layernorm pos=learned mlp=gelu qk_norm=off kv_heads=2 dim=16 depth=1 heads=2, 11088 parameters" \
+    "-e#2:1:14: data: cifar10: /dev/zero: not a regular file (a device, pipe or socket)" \
+    -- -q -e 'model dit dim=16 depth=1 heads=2' -e 'data cifar10 /dev/zero'
+expect "data images /dev/zero says it is no directory" 1 "m1: (current) dit norm=layernorm pos=learned mlp=gelu qk_norm=off kv_heads=2 dim=16 depth=1 heads=2, 11088 parameters" \
+    "-e#2:1:13: data: images: /dev/zero: not a directory (a device, pipe or socket)" \
+    -- -q -e 'model dit dim=16 depth=1 heads=2' -e 'data images /dev/zero'
+expect "a device as SCRIPT is refused" 1 "" "blocklab: /dev/zero: not a regular file (a device, pipe or socket)" \
+    -- -q /dev/zero
+stdin=/dev/zero expect "standard input from /dev/zero: one error for the first 1 MiB, not all the memory" 1 "" \
+    "<stdin>:1:1: line longer than 1 MiB (is it a text file?)" -- -q
+printf 'print(1)\nprint("a\0b")\nprint(2)\n' >"$tmp/nul.bl"
+expect "a NUL byte is an error for its line, and -k goes on" 1 "1$nl""2" \
+    "nul.bl:2:9: NUL byte in the script (is it a text file?)" -- -q -k nul.bl
+expect "a NUL byte stops a script without -k" 1 "1" \
+    "nul.bl:2:9: NUL byte in the script (is it a text file?)" -- -q nul.bl
+{ head -c 1100000 /dev/zero | tr '\0' 'a'; printf '\nprint(5)\n'; } >"$tmp/long.bl"
+expect "a line over 1 MiB is an error for that line, and -k goes on" 1 "5" \
+    "long.bl:1:1: line longer than 1 MiB (is it a text file?)" -- -q -k long.bl
+# issue 15: did you mean - the nearest known names of an unknown command, function, variable,
+# keyword, key or switch value
+expect "did you mean: a command, a function, a variable, a keyword, a switch value" 1 "" \
+"-e#2:1:1: unknown command 'trian'; did you mean 'train'?
+-e#3:1:8: unknown command 'sohw'; did you mean 'show'?
+-e#4:1:1: unknown function 'sofmax' (help functions lists them); did you mean 'softmax'?
+-e#5:1:15: unknown name 'spam'; did you mean 'scam'?
+-e#6:1:9: mean: unknown keyword 'dimm' (mean(x, dim=, keepdim=off)); did you mean 'dim'?
+-e#7:1:16: model: norm: unknown value 'rmsnrm' (one of: layernorm,rmsnorm); did you mean 'rmsnorm'?
+-e#8:1:6: help: no command, function or topic 'trian' (try help); did you mean 'train'?" \
+    -- -q -k -e 'x = 1' -e 'trian 10' -e 'y = 1; sohw 3' -e 'sofmax(x)' -e 'scam = 2; y = spam' -e 'mean(x, dimm=0)' \
+    -e 'model gpt norm=rmsnrm' -e 'help trian'
+# issue 15: print(...) > out.txt writes the file (it printed to the screen and wrote nothing);
+# print to another type says why not, before it runs
+expect "print(...) > FILE.txt writes what print shows, not to the screen" 0 "" "" -- -q -e 'print("a", 6 * 7) > p.txt'
+n=$((n + 1))
+if [ "$(cat "$tmp/p.txt" 2>/dev/null)" = "a 42" ]; then echo "ok $n - the file holds print's line"; else
+    failed=1; echo "not ok $n - the file holds print's line"; sed 's/^/# p.txt: /' "$tmp/p.txt" 2>/dev/null; fi
+expect "print(...) > FILE.csv says why not, and writes nothing" 1 "" \
+    "-e#1:1:12: print writes text: redirect it to a .txt file (p.csv takes a value: write the value itself, without print)" \
+    -- -q -e 'print(1) > p.csv'
 # Ctrl-C (SIGINT) during compare in a script: training stops after the round, the runs are
 # measured and tabulated, and then the script stops as at any Ctrl-C (exit status 130)
 cat >"$tmp/cmp.bl" <<'EOF'

@@ -303,5 +303,42 @@ if grep -qF 'print("xdg", 6 * 7)' "$tmp/state/new/blocklab/history" 2>/dev/null;
 else
     notok "the history folder under a missing XDG_STATE_HOME is made"
 fi
+
+# a third session (issue 15, issue 20): the startup file runs at an interactive start; a history
+# file that is not text is read as far as it is text with one warning and rewritten clean on
+# exit; BLOCKLAB_HISTSIZE caps the history (file included); an entry over 64 KiB is left out
+$T kill-session -t t >/dev/null 2>&1
+mkdir -p "$tmp/cfg/blocklab"
+printf 'rcvar = 41\nprint("rc ran")\n' >"$tmp/cfg/blocklab/blocklabrc"
+{ printf 'print("old1")\n'; head -c 70000 /dev/zero | tr '\0' 'x'; printf '\nprint("old2")\n\377\376 bad\nprint("lost")\n'; } >"$tmp/hist3"
+start \
+    "env BLOCKLAB_HISTORY=$tmp/hist3 BLOCKLAB_HISTSIZE=3 XDG_CONFIG_HOME=$tmp/cfg NO_COLOR=1 TERM=xterm $bin -q; echo \"blocklab ended with status \$?\" >>$tmp/ended; sleep 30"
+check "a corrupt history file is one warning, naming where the text ends" "is not text after byte 70029 (a NUL byte or inv"
+check "the startup file runs at an interactive start" "rc ran"
+keys Up
+check "the history holds what was text before the bad bytes" 'bl> print("old2")'
+keys C-u 'print(rcvar + 1)' Enter
+check "the startup file's values are kept" "42"
+keys 'a3 = 1' Enter 'b3 = 2' Enter 'history size=3' Enter
+check "history size= says what it keeps" "history: keeping the last 3 statements"
+keys C-d
+i=0
+while [ $i -lt 50 ] && ! grep -q "size=3" "$tmp/hist3" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+if [ "$(cat "$tmp/hist3" 2>/dev/null)" = "b3 = 2
+history size=3" ] || [ "$(cat "$tmp/hist3" 2>/dev/null)" = "a3 = 1
+b3 = 2
+history size=3" ]; then
+    ok "the history file is rewritten clean, with at most BLOCKLAB_HISTSIZE statements"
+else
+    notok "the history file is rewritten clean, with at most BLOCKLAB_HISTSIZE statements"
+    od -c "$tmp/hist3" | head -20 | sed 's/^/# h: /'
+fi
+# -n skips the startup file
+$T kill-session -t t >/dev/null 2>&1
+start \
+    "env BLOCKLAB_HISTORY=/dev/null XDG_CONFIG_HOME=$tmp/cfg NO_COLOR=1 TERM=xterm $bin -q -n; echo \"blocklab ended with status \$?\" >>$tmp/ended; sleep 30"
+check "a fourth session" "bl>"
+keys 'print(rcvar)' Enter
+check "-n skips the startup file" "unknown name 'rcvar'"
 echo "1..$n"
 exit $failed

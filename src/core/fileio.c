@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 /* Why the folder dir takes no file: the first of its components, from the left, that is missing
@@ -30,9 +31,19 @@ static int dir_problem(const char *path, const char *dir)
     return 0;
 }
 
+static int readonly;
+
+int bl_fileio_readonly(int on)
+{
+    int was = readonly;
+    readonly = on;
+    return was;
+}
+
 int bl_atomic_open(bl_atomic_file *af, const char *path)
 {
     memset(af, 0, sizeof *af);
+    if (readonly) return bl_fail("%s: writing files is off (a sandbox)", path);
     if (strlen(path) >= sizeof af->path) return bl_fail("%.64s...: file name too long", path);
     strcpy(af->path, path);
     struct stat pst;
@@ -120,10 +131,47 @@ int bl_write_file_atomic(const char *path, const void *data, size_t n)
     return bl_atomic_commit(&af);
 }
 
+int bl_open_regular(const char *path, struct stat *st)
+{
+    struct stat sb;
+    if (!st) st = &sb;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return bl_fail("%s", strerror(errno));
+    const char *why = NULL;
+    if (fstat(fd, st) != 0) why = strerror(errno);
+    else if (S_ISDIR(st->st_mode)) why = "is a directory, expected a file";
+    else if (!S_ISREG(st->st_mode)) why = "not a regular file (a device, pipe or socket)";
+    else {
+        int fl = fcntl(fd, F_GETFL);
+        if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) why = strerror(errno);
+    }
+    if (why) {
+        bl_fail("%s", why);
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+FILE *bl_fopen_regular(const char *path)
+{
+    int fd = bl_open_regular(path, NULL);
+    if (fd < 0) return NULL;
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        bl_fail("%s", strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
 char *bl_read_file(const char *path, size_t *n)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return BL_FAILP("%s: %s", path, strerror(errno));
+    FILE *f = bl_fopen_regular(path);
+    if (!f) {
+        bl_error_prefix("%s", path);
+        return NULL;
+    }
     size_t cap = 1 << 16, len = 0;
     char *buf = malloc(cap + 1);
     for (;;) {

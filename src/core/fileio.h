@@ -21,6 +21,7 @@
 
 #include <stdio.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 typedef struct bl_atomic_file {
     FILE *f;
@@ -30,11 +31,26 @@ typedef struct bl_atomic_file {
 } bl_atomic_file;
 
 int bl_atomic_open(bl_atomic_file *af, const char *path);
+/* Refuse every write of this process from now on (on != 0): bl_atomic_open then fails with
+ * "PATH: writing files is off (a sandbox)". For the fuzz targets (tests/fuzz), which run the
+ * evaluator on random statements. Returns the previous setting. */
+int bl_fileio_readonly(int on);
 int bl_atomic_commit(bl_atomic_file *af);
 void bl_atomic_abort(bl_atomic_file *af);
 /* Write n bytes to path atomically. */
 int bl_write_file_atomic(const char *path, const void *data, size_t n);
-/* Read a whole file into a malloc'd buffer (NUL-terminated; *n = size). NULL + error. */
+/* Open PATH for reading only when it is a regular file (or a link to one), so that no reader
+ * waits forever on a device, fifo or socket (/dev/zero, /dev/urandom, a named pipe never
+ * written), or reads a folder as nothing. The open is non-blocking (a fifo does not block it),
+ * the descriptor is then made blocking again; *st (may be NULL) gets its fstat.
+ * Returns the descriptor, or -1 with the reason alone in bl_error() (callers prefix the file):
+ * "<strerror>", "is a directory, expected a file" or "not a regular file (a device, pipe or
+ * socket)". */
+int bl_open_regular(const char *path, struct stat *st);
+/* The same as a stdio FILE ("rb"); NULL + the same errors. */
+FILE *bl_fopen_regular(const char *path);
+/* Read a whole regular file into a malloc'd buffer (NUL-terminated; *n = size).
+ * NULL + "PATH: reason" (bl_open_regular's reasons). */
 char *bl_read_file(const char *path, size_t *n);
 
 #endif

@@ -81,7 +81,9 @@ bl_dataset *bl_data_cifar10(const char *path)
 {
     char dir[4400], file[4400];
     if (!path || !*path) return BL_FAILP("cifar10: needs a directory or a batch file");
-    if (!bl_is_dir(path) && !bl_is_file(path)) return BL_FAILP("cifar10: %s: no such file or directory", path);
+    if (!bl_is_dir(path) && !bl_is_file(path))
+        return BL_FAILP("cifar10: %s: %s", path, strcmp(bl_why_not_dir(path), "no such directory")
+                            ? "not a regular file (a device, pipe or socket)" : "no such file or directory");
     bl_dataset *ds = bl_ds_new(BL_DATA_IMAGES, "cifar10", path);
     if (!ds) return NULL;
     ds->C = 3;

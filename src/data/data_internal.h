@@ -23,6 +23,9 @@ int bl_read_all(const char *what, const char *path, uint8_t **buf, size_t *n);
 /* Does PATH exist as a regular file / a directory? */
 int bl_is_file(const char *path);
 int bl_is_dir(const char *path);
+/* Why path is not a folder, for a message: "no such directory", "is a file, not a directory" or
+ * "not a directory (a device, pipe or socket)". */
+const char *bl_why_not_dir(const char *path);
 
 /* Look for dir/base, then dir/base.gz; write the one found to out and return 1, else 0. */
 int bl_find_file(const char *dir, const char *base, char *out, size_t n);

@@ -133,6 +133,10 @@ int bl_text_decode(const bl_dataset *ds, const int *ids, int n, char *buf);
  * generated text: each maximal ill-formed subpart (a stray byte, a truncated sequence) becomes
  * U+FFFD, as Python's bytes.decode("utf-8", "replace"). Returns the bytes written. */
 size_t bl_utf8_repair(const char *src, size_t n, char *dst);
+/* The length in bytes (1-4) of the valid UTF-8 sequence at p (left >= 1 bytes there), or 0 when
+ * it is ill-formed (Unicode 3.9 table 3-7: no overlong forms, surrogates or code points past
+ * U+10FFFF). */
+size_t bl_utf8_seq_len(const char *p, size_t left);
 
 /* n fixed validation windows of T + 1 tokens into ids [n, T + 1]: window j starts at
  * n_train + floor(j * (n_val - T - 1) / max(n - 1, 1)) (evenly spaced, the same every call).

@@ -133,7 +133,7 @@ bl_dataset *bl_data_idx(const char *name, const char *dir)
         if (fashion && !strcmp(dir, BL_FASHION_MNIST_DIR))
             return BL_FAILP("%s: %s: no such directory (install the Debian package dataset-fashion-mnist, "
                             "or give the directory that holds the IDX files)", what, dir);
-        return BL_FAILP("%s: %s: no such directory", what, dir);
+        return BL_FAILP("%s: %s: %s", what, dir, bl_why_not_dir(dir));
     }
     int f = find_pair(dir, "train", img, lab, sizeof img);
     if (f == 0) return BL_FAILP("%s: %s: no train-images-idx3-ubyte (or .gz) in this directory", what, dir);

@@ -86,7 +86,7 @@ static int png_head(const char *path, png_image *im)
 bl_dataset *bl_data_images(const char *dir)
 {
     if (!dir || !*dir) return BL_FAILP("images: needs a directory with one sub-folder of PNGs per class");
-    if (!bl_is_dir(dir)) return BL_FAILP("images: %s: no such directory", dir);
+    if (!bl_is_dir(dir)) return BL_FAILP("images: %s: %s", dir, bl_why_not_dir(dir));
     strlist classes = {0}, *files = NULL;
     size_t *n_val_c = NULL;
     uint8_t *hwc = NULL;

@@ -2,11 +2,13 @@
  * transparently), and the small path tests the loaders share. */
 #include "data/data_internal.h"
 #include "core/error.h"
+#include "core/fileio.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 int bl_is_file(const char *path)
@@ -19,6 +21,13 @@ int bl_is_dir(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+const char *bl_why_not_dir(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) return "no such directory";
+    return S_ISREG(st.st_mode) ? "is a file, not a directory" : "not a directory (a device, pipe or socket)";
 }
 
 int bl_find_file(const char *dir, const char *base, char *out, size_t n)
@@ -34,10 +43,16 @@ int bl_read_all(const char *what, const char *path, uint8_t **buf, size_t *n)
     *buf = NULL;
     *n = 0;
     struct stat st;
-    if (stat(path, &st) != 0) return bl_fail("%s: %s: %s", what, path, strerror(errno));
-    if (S_ISDIR(st.st_mode)) return bl_fail("%s: %s: is a directory, expected a file", what, path);
-    gzFile f = gzopen(path, "rb");
-    if (!f) return bl_fail("%s: %s: %s", what, path, errno ? strerror(errno) : "cannot open");
+    int fd = bl_open_regular(path, &st);   /* never a device that reads forever (/dev/zero) */
+    if (fd < 0) {
+        bl_error_prefix("%s: %s", what, path);
+        return -1;
+    }
+    gzFile f = gzdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return bl_fail("%s: %s: out of memory", what, path);
+    }
     gzbuffer(f, 1 << 17);
     /* start from the size on disk (exact for plain files, a lower bound for most .gz) */
     size_t cap = (size_t)st.st_size + 1, len = 0;

@@ -35,6 +35,8 @@ static size_t utf8_seq(const unsigned char *p, size_t left, size_t *bad)
 
 static size_t utf8_len(const unsigned char *p, size_t left) { return utf8_seq(p, left, NULL); }
 
+size_t bl_utf8_seq_len(const char *p, size_t left) { return utf8_len((const unsigned char *)p, left); }
+
 size_t bl_utf8_repair(const char *src, size_t n, char *dst)
 {
     const unsigned char *b = (const unsigned char *)src;

@@ -1,6 +1,7 @@
 /* config.c - the key table and its parsing, checking and JSON form (see config.h). */
 #include "models/config.h"
 #include "core/error.h"
+#include "core/suggest.h"
 #include "nn/nn.h"
 #include <errno.h>
 #include <math.h>
@@ -193,7 +194,18 @@ static int parse_value(bl_config *cfg, const key_row *r, const char *value)
             snprintf(alts, sizeof alts, "%s", k->choices);
             for (char *p = alts; *p; p++)
                 if (*p == '|') *p = ',';
-            return bl_fail("%s: unknown value '%s' (one of: %s)", k->name, value, alts);
+            /* did you mean: the choices, split at their commas */
+            char names[64], dym[160];
+            const char *list[16];
+            int nl = 0;
+            snprintf(names, sizeof names, "%s", alts);
+            for (char *tok = strtok(names, ","); tok && nl < 15; tok = strtok(NULL, ",")) list[nl++] = tok;
+            list[nl] = NULL;
+            bl_suggest sg;
+            bl_suggest_init(&sg, value);
+            bl_suggest_list(&sg, list);
+            return bl_fail("%s: unknown value '%s' (one of: %s)%s", k->name, value, alts,
+                           bl_suggest_text(&sg, dym, sizeof dym));
         }
         *(int *)field = i;
         return 0;

@@ -100,9 +100,16 @@ static int sample_gpt(bl_cmdargs *a, bl_model *m, int used)
         return bl_session_errat(a->s, a->w[pi].vpos);
     }
     if (m->cfg.pos == BL_POS_LEARNED && !sliding && np + n - 1 > m->cfg.context) {
+        /* how to go on, in the same line: the window that slides, or the n that still fits */
+        long left = (long)m->cfg.context - np + 1;
+        char how[160];
+        if (left >= 1)
+            snprintf(how, sizeof how, "sample ... sliding=on, or n=%ld (the context left)", left);
+        else
+            snprintf(how, sizeof how, "sample ... sliding=on, or a prompt of at most %d bytes", m->cfg.context);
         bl_fail("sample: pos=learned has positions for %d tokens but %ld were asked (prompt %d byte%s + %ld new); "
-                "use pos=rope to run past the context (or a sliding window)", m->cfg.context, np + n - 1, np,
-                BL_PLURAL(np), n);
+                "go on with %s; pos=rope runs past the context", m->cfg.context, np + n - 1, np,
+                BL_PLURAL(np), n, how);
         return bl_session_errat(a->s, a->st->pos);
     }
     /* the prompt is checked before the default text is attached: a failing sample changes nothing */

@@ -1,6 +1,7 @@
 /* cmd_train.c - train, eval, save, load, metrics and run values (see train.h). */
 #include "repl/train.h"
 #include "core/fmt.h"
+#include "core/suggest.h"
 #include "repl/models.h"
 #include "repl/parser.h"
 #include "core/error.h"
@@ -48,8 +49,12 @@ static int check_keys(bl_cmdargs *a, int from, const char *const *keys, int max_
         int ok = 0;
         for (int k = 0; keys[k]; k++) ok |= !strcmp(keys[k], a->w[i].key);
         if (!ok) {
-            bl_fail("%s: unknown key '%s' (%s)", a->st->name, a->w[i].key,
-                    bl_command_find(a->st->name)->synopsis);
+            char dym[160];
+            bl_suggest sg;
+            bl_suggest_init(&sg, a->w[i].key);
+            bl_suggest_list(&sg, keys);
+            bl_fail("%s: unknown key '%s' (%s)%s", a->st->name, a->w[i].key,
+                    bl_command_find(a->st->name)->synopsis, bl_suggest_text(&sg, dym, sizeof dym));
             return bl_session_errat(a->s, a->w[i].pos);
         }
     }

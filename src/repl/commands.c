@@ -11,6 +11,10 @@
 #include "repl/cmd_plots.h"
 #include "repl/train.h"
 #include "repl/cmd_compare.h"
+#include "repl/histfile.h"
+#include "repl/line.h"
+#include "repl/didyoumean.h"
+#include "core/suggest.h"
 #include "core/error.h"
 #include <ctype.h>
 #include <errno.h>
@@ -90,7 +94,9 @@ int bl_opt_check(bl_cmdargs *a, int from, const char *const *keys)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s=", k == keys ? "" : " ", *k);
         char cmd[96];
         bl_command_typed(a->st, cmd, sizeof cmd);   /* "rope check", not "rope" */
-        if (a->w[i].key) bl_fail("%s: unknown key '%s' (keys: %s)", cmd, a->w[i].key, list);
+        char dym[160];
+        if (a->w[i].key) bl_fail("%s: unknown key '%s' (keys: %s)%s", cmd, a->w[i].key, list,
+                                 bl_dym_keys(a->w[i].key, list, dym, sizeof dym));
         else bl_fail("%s: unexpected word '%s' (keys: %s)", cmd, a->w[i].text, list);
         return bl_session_errat(a->s, a->w[i].pos);
     }
@@ -343,7 +349,15 @@ static int cmd_help(bl_cmdargs *a)
             return 0;
         }
     if (bl_models_help(a->s, t, o) == 0) return 0;
-    if (!key_topic(t)) bl_fail("help: no command, function or topic '%s' (try help)", t);
+    if (!key_topic(t)) {
+        bl_suggest sg;
+        char dym[160];
+        bl_suggest_init(&sg, t);
+        for (const bl_command *c = bl_commands; c->name; c++) bl_suggest_add(&sg, c->name);
+        for (const bl_function *f = bl_functions; f->name; f++) bl_suggest_add(&sg, f->name);
+        for (const bl_topic *tp = bl_topics; tp->name; tp++) bl_suggest_add(&sg, tp->name);
+        bl_fail("help: no command, function or topic '%s' (try help)%s", t, bl_suggest_text(&sg, dym, sizeof dym));
+    }
     return word_err(a, 0);
 }
 
@@ -442,7 +456,7 @@ static int cmd_source(bl_cmdargs *a)
     FILE *f = bl_open_script(path);
     if (!f) {
         free(self);
-        bl_fail("source: %s: %s", a->w[0].text, strerror(errno));
+        bl_error_prefix("source: %s", a->w[0].text);
         return word_err(a, 0);
     }
     ss->chain[++ss->depth] = self;
@@ -461,6 +475,17 @@ static int cmd_source(bl_cmdargs *a)
 static int cmd_history(bl_cmdargs *a)
 {
     long n = 20;
+    if (a->n >= 1 && a->w[0].key) {     /* history size=N: how many statements are kept */
+        static const char *const keys[] = { "size", NULL };
+        long size;
+        if (no_more(a, 1) < 0 || bl_opt_check(a, 0, keys) < 0 ||
+            bl_opt_int(a, "size", BL_HIST_SIZE_DEFAULT, 0, BL_HIST_SIZE_MAX, &size) < 0)
+            return -1;
+        bl_line_set_histsize((int)size);
+        fprintf(a->s->out, "history: keeping the last %ld statement%s%s\n", size, size == 1 ? "" : "s",
+                bl_line_history_path() ? " (and as many in the history file)" : "");
+        return 0;
+    }
     if (no_more(a, 1) < 0 || (a->n == 1 && bl_word_int(a, 0, 1, 1000000, &n) < 0)) return -1;
     int from = a->s->nhist > n ? a->s->nhist - (int)n : 0;
     for (int i = from; i < a->s->nhist; i++) fprintf(a->s->out, "%5d  %s\n", i + 1, a->s->hist[i]);
@@ -566,7 +591,13 @@ const bl_command bl_commands[] = {
       "They run as if typed; the file stops at its first error, shown once at its\n"
       "FILE:LINE:COL. Files nest at most 16 deep.",
       bl_complete_file, cmd_source, 0 },
-    { "history", "history [N]", "Show the last N statements (20 by default).", NULL, cmd_history, 0 },
+    { "history", "history [N] | history size=N",
+      "Show the last N statements (20 by default).\n"
+      "history size=N sets how many statements the history keeps at the prompt and in\n"
+      "its file (2000 by default, or $BLOCKLAB_HISTSIZE; 0 keeps none). A statement longer\n"
+      "than 64 KiB is not kept; a history file that is not text (a NUL byte, invalid UTF-8)\n"
+      "is read as far as it is text, with one warning, and rewritten clean on exit.",
+      NULL, cmd_history, 0 },
     { "time", "time STATEMENT",
       "Run a statement and print its wall-clock time.\n"
       "For example: time y = x @ x.T",
@@ -645,7 +676,9 @@ const bl_topic bl_topics[] = {
       "pandas read them, null in .json). A command writes its text as .txt, and its table\n"
       "or picture, if it makes one, as the other types: both the type and the folder are\n"
       "checked before it runs. Errors show a caret under the offending\n"
-      "token (columns count characters, two for a wide CJK one) and change nothing.\n"
+      "token (columns count characters, two for a wide CJK one) and change nothing; a mistyped\n"
+      "command, function, variable, keyword, key or value offers the nearest known names\n"
+      "(trian 10: did you mean 'train'?). print(...) > out.txt writes what print shows.\n"
       "Ctrl-C stops a long command at its next safe point (train: after the current step) and,\n"
       "as in bash and Python, abandons the rest of the line or sourced file; what was assigned\n"
       "before is kept, and a statement it interrupts (b = a @ a) leaves b as it was.\n"

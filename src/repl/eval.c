@@ -10,6 +10,7 @@
 #include "repl/models.h"
 #include "repl/autograd.h"
 #include "repl/functions_math.h"
+#include "repl/didyoumean.h"
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -446,7 +447,11 @@ static bl_value *call(bl_session *s, const bl_ast *e)
         else if (bl_command_find(e->str))
             bl_fail("'%s' is a command: write it without brackets, e.g. %s", e->str,
                     bl_command_find(e->str)->synopsis);
-        else bl_fail("unknown function '%s' (help functions lists them)", e->str);
+        else {
+            char dym[160];
+            bl_fail("unknown function '%s' (help functions lists them)%s", e->str,
+                    bl_dym_names(s, e->str, BL_DYM_FUNCS, dym, sizeof dym));
+        }
         return ERRAT(s, e->pos);
     }
     const char *fname = f ? f->name : e->str;
@@ -503,7 +508,9 @@ static bl_value *call(bl_session *s, const bl_ast *e)
         if (!used[j]) {
             bl_val_unref(r);
             r = NULL;
-            bl_fail("%s: unknown keyword '%s' (%s)", f->name, keys[j], f->synopsis);
+            char dym[160];
+            bl_fail("%s: unknown keyword '%s' (%s)%s", f->name, keys[j], f->synopsis,
+                    bl_dym_keys(keys[j], f->synopsis, dym, sizeof dym));
             bl_session_errat(s, a.kname[j]);
             break;
         }
@@ -559,8 +566,10 @@ bl_value *bl_eval(bl_session *s, const bl_ast *e)
             bl_fail("'%s' is a function: call it as %s", e->str, bl_function_find(e->str)->synopsis);
         else if (bl_command_find(e->str))
             bl_fail("'%s' is a command: use it at the start of a statement", e->str);
-        else
-            bl_fail("unknown name '%s'", e->str);
+        else {
+            char dym[160];
+            bl_fail("unknown name '%s'%s", e->str, bl_dym_names(s, e->str, BL_DYM_VARS | BL_DYM_FUNCS, dym, sizeof dym));
+        }
         return ERRAT(s, e->pos);
     }
     case BL_N_LIST: {
@@ -640,6 +649,11 @@ static const struct { const char *what, *exts[4]; } writes[] = {
 static int redirect_check(bl_session *s, const bl_stmt *st)
 {
     if (!st->redirect || bl_stmt_redirects_to(st, ".txt")) return 0;   /* opened before it runs */
+    if (st->kind == BL_S_EXPR && st->expr->kind == BL_N_CALL && !strcmp(st->expr->str, "print")) {
+        bl_fail("print writes text: redirect it to a .txt file (%s takes a value: write the value itself, "
+                "without print)", st->redirect);
+        return bl_session_errat(s, st->redirect_pos);
+    }
     if (st->kind == BL_S_CMD) {
         const bl_command *c = bl_command_find(st->name);
         bl_cmdargs a = { .s = s, .st = st, .n = st->nwords, .w = st->words };
@@ -677,16 +691,16 @@ int bl_exec_stmt(bl_session *s, const bl_stmt *st)
     bl_atomic_file txt = { 0 };
     int rc = 0;
     if (redirect_check(s, st) < 0) return -1;
-    /* `cmd > file.txt` sends the command's text output to the file as well, written atomically:
-     * a failing command leaves an existing file as it was */
-    if (st->kind == BL_S_CMD && bl_stmt_redirects_to(st, ".txt")) {
+    /* `cmd > file.txt` (and `print(...) > file.txt`) sends the text it prints to the file as
+     * well, written atomically: a failing statement leaves an existing file as it was */
+    if (st->kind != BL_S_ASSIGN && bl_stmt_redirects_to(st, ".txt")) {
         if (bl_atomic_open(&txt, st->redirect) < 0) return bl_session_errat(s, st->redirect_pos);
         s->out = txt.f;
     }
     if (st->kind == BL_S_CMD) {
         rc = run_command(s, st, &v);
     } else {
-        size_t limit = bl_tensor_limit(BL_REPL_MAX_NUMEL);   /* every tensor it makes, not only randn's */
+        size_t limit = bl_tensor_limit(s->max_numel ? s->max_numel : BL_REPL_MAX_NUMEL);   /* every tensor it makes, not only randn's */
         v = bl_eval(s, st->expr);
         bl_tensor_limit(limit);
         rc = v ? 0 : -1;
@@ -697,6 +711,7 @@ int bl_exec_stmt(bl_session *s, const bl_stmt *st)
             bl_clear_error();
             bl_session_clear_error(s);
             s->out = saved;
+            if (txt.f) bl_atomic_abort(&txt);
             return 0;
         }
     }
@@ -709,6 +724,10 @@ int bl_exec_stmt(bl_session *s, const bl_stmt *st)
             rc = bl_session_set(s, st->name, v);
         }
     } else if (rc == 0 && st->redirect) {
+        if (txt.f && st->kind == BL_S_EXPR && v && v->kind != BL_V_NONE) {
+            bl_atomic_abort(&txt);      /* a value (not print's text): written as values are */
+            txt.f = NULL;
+        }
         int stopped = v && v->kind == BL_V_NONE && !txt.f;   /* by Ctrl-C, said so: nothing to write */
         if (txt.f) {
             if (v) bl_val_print(v, txt.f);
@@ -820,6 +839,7 @@ int bl_exec(bl_session *s, const char *file, const char *src, int line)
     bl_pos ep = { 0, 1, line, 1 };
     int rc = 0;
     if (bl_parse(c->src, line, 1, bl_is_command, &c->prog, &ep) < 0) {
+        bl_dym_command(s, c->src, &ep);    /* `trian 10`: did you mean train? */
         bl_session_errat(s, ep);
         bl_report_error(s);
         rc = -1;

@@ -1,6 +1,7 @@
 /* line.c - GNU readline behind four functions (see line.h), using readline's callback
  * interface so that Ctrl-C at the prompt can clear the line without leaving the program. */
 #include "repl/line.h"
+#include "repl/histfile.h"
 #include "core/error.h"
 #include <errno.h>
 #include <readline/history.h>
@@ -14,6 +15,9 @@
 static bl_session *sess;
 static char hist_path[4096];
 static int have_hist;
+static int hist_size = BL_HIST_SIZE_DEFAULT;
+static int hist_dirty;      /* the file held what is not text: rewritten clean on exit */
+static void load_history(void);
 static char *got;
 static int got_line, got_eof;
 
@@ -134,15 +138,51 @@ void bl_line_init(bl_session *s)
     rl_completion_word_break_hook = word_breaks;
     rl_catch_signals = 0;       /* SIGINT is ours: it clears the line (see bl_line_read) */
     using_history();
-    stifle_history(2000);
+    const char *hs = getenv("BLOCKLAB_HISTSIZE");
+    int size = bl_hist_size_parse(hs);
+    if (size < 0) fprintf(stderr, "blocklab: BLOCKLAB_HISTSIZE: %s; keeping %d\n", bl_error(), BL_HIST_SIZE_DEFAULT);
+    bl_line_set_histsize(size < 0 ? BL_HIST_SIZE_DEFAULT : size);
     /* an entry of several lines (a block: for ... end) is written after a #TIME line and read
      * back as one entry */
     history_comment_char = '#';
     history_write_timestamps = 1;
     history_multiline_entries = 1;
     pick_history_path();
-    if (have_hist) read_history(hist_path);
+    if (have_hist) load_history();
 }
+
+static void add_loaded(void *ctx, const char *line)
+{
+    (void)ctx;
+    add_history(line);
+}
+
+/* Read the history file (histfile.h): what is not text, and entries over 64 KiB, are left out
+ * with one warning, and the file is rewritten clean on exit. */
+static void load_history(void)
+{
+    bl_hist_scan r;
+    if (bl_hist_read(hist_path, add_loaded, NULL, &r) < 0) {
+        fprintf(stderr, "blocklab: cannot read the history file %s (history is not saved)\n", bl_error());
+        have_hist = 0;
+        return;
+    }
+    struct stat st;
+    char msg[512];
+    const char *w = stat(hist_path, &st) == 0 ? bl_hist_warning(hist_path, &r, (size_t)st.st_size, msg, sizeof msg) : NULL;
+    if (w) {
+        fprintf(stderr, "blocklab: %s\n", w);
+        hist_dirty = 1;
+    }
+}
+
+void bl_line_set_histsize(int n)
+{
+    hist_size = n;
+    stifle_history(n);
+}
+
+int bl_line_histsize(void) { return hist_size; }
 
 static void on_line(char *line)
 {
@@ -198,8 +238,15 @@ void bl_line_add_history(const char *stmt)
     if (!*stmt) return;
     HIST_ENTRY *last = history_length > 0 ? history_get(history_base + history_length - 1) : NULL;
     if (last && !strcmp(last->line, stmt)) return;     /* no repeats */
+    if (strlen(stmt) > BL_HIST_ENTRY_MAX) {             /* scrolling past it would crawl */
+        static int said;
+        if (!said++) fprintf(stderr, "blocklab: a statement longer than %d KiB is not kept in the history\n",
+                             BL_HIST_ENTRY_MAX >> 10);
+        return;
+    }
+    if (hist_size == 0) return;
     add_history(stmt);
-    if (have_hist && append_history(1, hist_path) != 0) {
+    if (have_hist && !hist_dirty && append_history(1, hist_path) != 0) {
         FILE *f = fopen(hist_path, "a");    /* append_history needs the file to exist */
         int err = f ? 0 : errno;
         if (f) {
@@ -217,7 +264,20 @@ void bl_line_add_history(const char *stmt)
 
 void bl_line_close(void)
 {
-    if (have_hist) history_truncate_file(hist_path, 2000);
+    if (have_hist && hist_dirty) {
+        /* the file held what is not text: write the entries kept, clean */
+        HIST_ENTRY **l = history_list();
+        int n = 0;
+        while (l && l[n]) n++;
+        const char **e = malloc((size_t)(n ? n : 1) * sizeof *e);
+        for (int i = 0; e && i < n; i++) e[i] = l[i]->line;
+        if (!e || bl_hist_write(hist_path, e, n) < 0)
+            fprintf(stderr, "blocklab: cannot rewrite the history file: %s\n", e ? bl_error() : "out of memory");
+        free(e);
+        hist_dirty = 0;
+    } else if (have_hist) {
+        history_truncate_file(hist_path, hist_size);
+    }
     bl_strlist_free(&cands);
     rl_callback_handler_remove();
     clear_history();

@@ -20,6 +20,10 @@ int bl_line_read(const char *prompt, char **out);
 void bl_line_add_history(const char *stmt);
 /* Save and release. */
 void bl_line_close(void);
+/* How many statements the history keeps (BLOCKLAB_HISTSIZE, `history size=N`; 2000 by
+ * default; 0 keeps none): applied at once and when the file is trimmed on exit. */
+void bl_line_set_histsize(int n);
+int bl_line_histsize(void);
 /* The history file in use, or NULL when none (for tests and `history`). */
 const char *bl_line_history_path(void);
 

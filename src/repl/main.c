@@ -9,6 +9,7 @@
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define PROMPT "bl> "
@@ -25,6 +26,7 @@ static void usage(FILE *out)
           "  -k, --keep-going     go on after an error (the exit status is still 1)\n"
           "  -q, --quiet          no banner\n"
           "  -x, --echo           print each statement before its output (a transcript)\n"
+          "  -n, --no-rc          do not run the startup file at an interactive start\n"
           "  -s, --seed N         start the random generator from N (default 0)\n"
           "  -h, --help           this text\n"
           "  -V, --version        the version, and what multiplies the matrices\n"
@@ -33,7 +35,9 @@ static void usage(FILE *out)
           "Without SCRIPT, -f or -e, blocklab reads standard input: a prompt with line editing,\n"
           "history and tab completion on a terminal, a script otherwise. Errors in scripts are\n"
           "printed as FILE:LINE:COLUMN: message (-e#N:LINE:COLUMN for the Nth -e) and stop the\n"
-          "run with exit status 1.\n", out);
+          "run with exit status 1.\n"
+          "An interactive start first runs the startup file ~/.blocklabrc\n"
+          "($XDG_CONFIG_HOME/blocklab/blocklabrc when XDG_CONFIG_HOME is set), unless -n.\n", out);
 }
 
 /* The interactive loop: a second prompt while the statement is unfinished. */
@@ -122,12 +126,23 @@ static int run_script(bl_session *s, const char *path)
     if (!strcmp(path, "-")) return bl_run_file(s, "<stdin>", stdin);
     FILE *f = bl_open_script(path);
     if (!f) {
-        fprintf(stderr, "blocklab: %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "blocklab: %s: %s\n", path, bl_error());
         return -1;
     }
     int rc = bl_run_file(s, path, f);
     fclose(f);
     return rc;
+}
+
+/* The startup file (~/.blocklabrc, or $XDG_CONFIG_HOME/blocklab/blocklabrc when set) in buf;
+ * NULL when there is no home to look in. */
+static const char *rc_path(char *buf, size_t n)
+{
+    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    if (xdg && *xdg) snprintf(buf, n, "%s/blocklab/blocklabrc", xdg);
+    else if (home && *home) snprintf(buf, n, "%s/.blocklabrc", home);
+    else return NULL;
+    return buf;
 }
 
 /* What option a (-e, --eval, ...) takes as its value, as an error names it; NULL for one that
@@ -152,7 +167,7 @@ int main(int argc, char **argv)
     const char *gemm = getenv("BLOCKLAB_GEMM");
     if (gemm && *gemm && bl_gemm_set_backend(gemm) < 0)
         fprintf(stderr, "blocklab: BLOCKLAB_GEMM: %s; using %s\n", bl_error(), bl_gemm_backend());
-    int quiet = 0, keep = 0, echo = 0, nsrc = 0, rc = 0;
+    int quiet = 0, keep = 0, echo = 0, nsrc = 0, rc = 0, no_rc = 0;
     const char *file = NULL;    /* the SCRIPT argument (one at most) */
     source *srcs = calloc((size_t)argc, sizeof *srcs);
     unsigned long long seed = 0;
@@ -177,6 +192,8 @@ int main(int argc, char **argv)
             quiet = 1;
         } else if (!strcmp(a, "-k") || !strcmp(a, "--keep-going")) {
             keep = 1;
+        } else if (!strcmp(a, "-n") || !strcmp(a, "--no-rc")) {
+            no_rc = 1;
         } else if (!strcmp(a, "-x") || !strcmp(a, "--echo")) {
             echo = 1;
         } else if ((!strcmp(a, "-f") || !strcmp(a, "--file")) && more) {
@@ -232,6 +249,14 @@ int main(int argc, char **argv)
     if (nsrc == 0) {
         if (isatty(STDIN_FILENO)) {
             s->interactive = 1;
+            /* the startup file, as redis-cli and gnuplot read theirs: its errors are shown, the
+             * session starts anyway; a missing one is no error */
+            char path[4200];
+            struct stat st;
+            if (!no_rc && rc_path(path, sizeof path) && stat(path, &st) == 0) {
+                run_script(s, path);
+                bl_interrupt_clear();
+            }
             interactive(s, quiet);
         } else if (bl_run_file(s, "<stdin>", stdin) < 0) {
             rc = 1;

@@ -108,6 +108,9 @@ const bl_function *bl_function_find(const char *name);
 const bl_function *bl_function_at(int i);
 int bl_is_command(const char *name, int *raw);
 
+/* the longest line a script may have (bytes): a longer one (a device, a binary file) is an error
+ * for that line, not a reader that fills the memory */
+#define BL_SCRIPT_LINE_MAX (1 << 20)
 /* how deep `source` may nest */
 #define BL_SOURCE_MAX 16
 /* how deep calls of user functions may nest (recursion) */
@@ -179,6 +182,8 @@ struct bl_session {
     char *trace;
     int trace_line;         /* the line in the caller's code of the last call the trace names */
     int trace_rep;          /* how many times its last line repeated (not yet said) */
+    size_t max_numel;       /* the most elements a statement's tensor may have; 0: BL_REPL_MAX_NUMEL
+                             * (a sandbox, as the fuzz targets run, sets it lower) */
 };
 
 bl_session *bl_session_new(uint64_t seed);
@@ -202,8 +207,9 @@ int bl_exec(bl_session *s, const char *file, const char *src, int line);
 /* Run a script read from f (named `name` in messages) chunk by chunk: a statement may continue
  * over lines. Returns 0, or -1 after the first error (all errors with keep_going). */
 int bl_run_file(bl_session *s, const char *name, FILE *f);
-/* fopen(path, "r") of a script, but NULL with errno EISDIR for a directory (which fopen opens
- * and which then reads as nothing, silently). */
+/* Open a script: only a regular file (core/fileio.h bl_fopen_regular), so that a folder is not
+ * read as nothing and a device (source /dev/zero) is not read forever. NULL + bl_error() (the
+ * reason, without the path). */
 FILE *bl_open_script(const char *path);
 /* Run statements given as one string (-e), with continuation lines inside it. */
 int bl_run_string(bl_session *s, const char *name, const char *text);

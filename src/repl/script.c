@@ -2,6 +2,7 @@
  * chunk at a time (a chunk ends at a line that leaves no bracket open and no operator dangling). */
 #include "repl/repl.h"
 #include "core/error.h"
+#include "core/fileio.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,16 +67,13 @@ static int run_chunk(bl_session *s, const char *name, sbuf *b, int line, int *fa
     return 0;
 }
 
-/* A NUL byte would end the text there (an "unterminated string", or a line cut short without a
- * word): report where it is. 0 when the line has none. */
-static int nul_byte(bl_session *s, const char *name, const char *line, size_t n, int lineno)
+/* Report a bad line of a script (a NUL byte at off, or a line over the length limit) at its
+ * place; -1. */
+static int bad_line(bl_session *s, const char *name, const char *line, int off, int lineno, const char *msg)
 {
-    const char *z = memchr(line, '\0', n);
-    if (!z) return 0;
     const char *saved = s->file;
     s->file = name;
-    bl_fail("NUL byte in the script (is it a text file?)");
-    int off = (int)(z - line);
+    bl_fail("%s", msg);
     bl_session_errat(s, (bl_pos){ .off = off, .len = 1, .line = lineno,
                                   .col = 1 + bl_text_width(line, off) });
     bl_report_error(s);
@@ -83,25 +81,85 @@ static int nul_byte(bl_session *s, const char *name, const char *line, size_t n,
     return -1;
 }
 
+/* getline with a limit: one line of f (with its newline) into *line; at most BL_SCRIPT_LINE_MAX
+ * bytes: a longer line stops there with *long_line set (skip_line reads past its rest). Bytes
+ * read (0 at the end of the input; -1 for a read error). */
+static ssize_t read_line(FILE *f, char **line, size_t *cap, int *long_line)
+{
+    size_t n = 0;
+    int c = 0;
+    *long_line = 0;
+    while ((c = getc_unlocked(f)) != EOF) {
+        if (n == BL_SCRIPT_LINE_MAX) {
+            *long_line = 1;
+            ungetc(c, f);
+            break;
+        }
+        if (n + 2 > *cap) {
+            size_t nc = *cap ? 2 * *cap : 256;
+            char *nl = realloc(*line, nc);
+            if (!nl) return bl_fail("out of memory"), -1;
+            *line = nl;
+            *cap = nc;
+        }
+        (*line)[n++] = (char)c;
+        if (c == '\n') break;
+    }
+    if (*cap) (*line)[n] = '\0';
+    if (c == EOF && ferror(f)) return bl_fail("read error: %s", strerror(errno)), -1;
+    return (ssize_t)n;
+}
+
+/* Read past the rest of a line (to its newline or the end); stops at Ctrl-C. */
+static void skip_line(FILE *f)
+{
+    int c;
+    for (unsigned long i = 1; (c = getc_unlocked(f)) != EOF && c != '\n'; i++)
+        if ((i & 0xffff) == 0 && bl_interrupted()) break;
+}
+
 int bl_run_file(bl_session *s, const char *name, FILE *f)
 {
     sbuf b = { 0 };
     char *line = NULL;
     size_t cap = 0;
-    ssize_t n;
-    int lineno = 0, first = 1, failed = 0, rc = 0;
+    ssize_t n = 0;
+    int lineno = 0, first = 1, failed = 0, rc = 0, long_line;
     bl_lex_state ls = { 0 };
-    while (!s->quit && (n = getline(&line, &cap, f)) >= 0) {
+    while (!s->quit && (n = read_line(f, &line, &cap, &long_line)) > 0) {
         const char *text = line;
         lineno++;
         /* a UTF-8 byte order mark before the first line is skipped, as Python does */
         if (lineno == 1 && n >= 3 && !memcmp(line, "\xef\xbb\xbf", 3)) text += 3, n -= 3;
-        if (nul_byte(s, name, text, (size_t)n, lineno) < 0) { rc = -1; break; }
+        /* a NUL byte would end the text there (an "unterminated string", or a line cut short);
+         * a line that never ends (a device, a binary file) would fill the memory: an error for
+         * that line, and the statement it belongs to is dropped; -k goes on after it */
+        const char *z = memchr(text, '\0', (size_t)n);
+        if (long_line || z) {
+            char msg[96];
+            if (long_line) snprintf(msg, sizeof msg, "line longer than %d MiB (is it a text file?)",
+                                    BL_SCRIPT_LINE_MAX >> 20);
+            bad_line(s, name, text, long_line ? 0 : (int)(z - text), lineno,
+                     long_line ? msg : "NUL byte in the script (is it a text file?)");
+            failed = 1;
+            b.len = 0;
+            if (b.buf) b.buf[0] = '\0';
+            ls = (bl_lex_state){ 0 };
+            if (!s->keep_going || bl_interrupted()) break;
+            if (long_line) skip_line(f);
+            continue;
+        }
         if (b.len == 0) first = lineno;
         if (sbuf_add(&b, text, (size_t)n) < 0) { rc = -1; break; }
         if (bl_lex_more(&ls, text)) continue;
         ls = (bl_lex_state){ 0 };
         if (run_chunk(s, name, &b, first, &failed) < 0 || bl_interrupted()) break;
+    }
+    if (n < 0) {
+        rc = -1;
+        s->has_errpos = 0;
+        bl_error_prefix("%s", name);
+        bl_report_error(s);
     }
     /* an unfinished statement at the end of the file: the parser reports where */
     if (rc == 0 && b.len && !s->quit && !(failed && !s->keep_going) && !bl_interrupted())
@@ -113,14 +171,7 @@ int bl_run_file(bl_session *s, const char *name, FILE *f)
 
 FILE *bl_open_script(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    struct stat sb;
-    if (f && fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        fclose(f);
-        errno = EISDIR;
-        return NULL;
-    }
-    return f;
+    return bl_fopen_regular(path);
 }
 
 int bl_run_string(bl_session *s, const char *name, const char *text)

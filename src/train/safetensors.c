@@ -570,28 +570,19 @@ bl_st_file *bl_st_read(const char *path)
         st_fail(path, "out of memory");
         return NULL;
     }
-    /* O_NONBLOCK: a FIFO given by mistake is refused below instead of blocking the open */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno;
-        bl_st_free(f);
-        st_fail(path, "cannot open: %s", strerror(e));
-        return NULL;
-    }
     struct stat st;
     int rc;
     FILE *fp = NULL;
-    if (fstat(fd, &st) != 0)
-        rc = bl_fail("cannot stat: %s", strerror(errno));
-    else if (!S_ISREG(st.st_mode))
-        rc = bl_fail("not a regular file");
+    int fd = bl_open_regular(path, &st);   /* a device or fifo is refused, never waited on */
+    if (fd < 0)
+        rc = -1;
     else if (!(fp = fdopen(fd, "rb")))
         rc = bl_fail("cannot open: %s", strerror(errno));
     else
         rc = read_body(f, fp, (uint64_t)st.st_size);
     if (fp)
         fclose(fp);
-    else
+    else if (fd >= 0)
         close(fd);
     if (rc < 0) {
         bl_error_prefix("safetensors: %s", path);
