@@ -3,7 +3,8 @@
 # the screen: tab completion, a continued line, history recall, the error caret, Ctrl-C at the
 # prompt, during a long command, during `train` and (twice) during `compare`, `dash` around a
 # model's run, the history file, Ctrl-D, `history N`, carets after UTF-8 text, the history under a
-# missing $XDG_STATE_HOME. Prints TAP.
+# missing $XDG_STATE_HOME, blocks (for ... end) at the prompt and in the history, an error inside
+# a function, Ctrl-C in a loop that never ends. Prints TAP.
 # Skipped (with a message) when tmux is missing.
 set -u
 bin=${BL_BUILDDIR:-$(pwd)}/blocklab
@@ -93,6 +94,25 @@ if wait_for "^^ unknown name 'zz'" && screen | grep -q "^        ^^ unknown name
 else
     notok "the caret stands under the unknown name"
 fi
+
+# blocks (issue 15): a header gives the second prompt up to its end, the block enters the
+# history once (Up brings all of it back), an error inside a function shows the function's own
+# line and a traceback line, and Ctrl-C stops a loop that never ends, keeping its values
+keys C-l 'for s in [1, 4]' Enter
+check "a block header gives the continuation prompt" "... "
+keys 'print("sq", s * s)' Enter 'end' Enter
+check "the block runs when its end is typed" "sq 16"
+keys C-l Up Enter
+check "Up brings the whole block back and it runs again" "sq 16"
+keys 'def f(x)' Enter 'return x + "a"' Enter 'end' Enter 'f(1)' Enter
+check "an error inside a function shows the function's own line" '    return x + "a"'
+check "with a traceback line per call" "  in f, line 2, called at <input>:1:1"
+keys C-l 'n = 0; while true: n = n + 1' Enter
+sleep 1
+keys C-c
+check "Ctrl-C stops a loop that never ends" "interrupted"
+keys 'print("loop kept", n > 0)' Enter
+check "the values the loop made are kept" "loop kept true"
 
 keys 'abc def'
 keys C-c

@@ -117,17 +117,13 @@ static int add_lazy_grad(bl_graph *g, bl_tensor *t, size_t n)
     return 0;
 }
 
-bl_tensor *bl_graph_input(bl_graph *g, const bl_tensor *x)
+bl_tensor *bl_graph_input(bl_graph *g, const bl_tensor *x, int with_grad)
 {
-    bl_tensor *t = bl_graph_alloc(g, sizeof *t);
+    bl_tensor *t = bl_graph_tensor(g, x->ndim, x->shape, with_grad);
     if (!t) return NULL;
-    memset(t, 0, sizeof *t);
-    t->data = x->data;
-    t->ndim = x->ndim;
-    for (int i = 0; i < x->ndim; i++) t->shape[i] = x->shape[i];
-    t->numel = x->numel;
+    memcpy(t->data, x->data, x->numel * sizeof(float));
     t->name = x->name;
-    return add_lazy_grad(g, t, x->numel) < 0 ? NULL : t;
+    return t;
 }
 
 void bl_graph_rearm(bl_graph *g)

@@ -77,10 +77,11 @@ int bl_graph_wants_grad(const bl_graph *g, int n, bl_tensor *const *ts);
 /* Append a node for `out` and return it for the op to fill; NULL when there is nothing to
  * record (not recording, or out->grad == NULL). Sets op, backward and out. */
 bl_node *bl_graph_node(bl_graph *g, const char *op, bl_backward_fn backward, bl_tensor *out);
-/* An arena tensor sharing x's data (not copied: x must outlive the graph's use of it) with a
- * lazy gradient of its own, for an input whose gradient the caller collects after backward
- * (the prompt's autograd). NULL + error when out of memory. */
-bl_tensor *bl_graph_input(bl_graph *g, const bl_tensor *x);
+/* An arena tensor holding a copy of x (so the graph's saved inputs live as long as it does,
+ * whatever happens to x), with a lazy gradient of its own when with_grad: an input whose
+ * gradient the caller collects after backward (the prompt's autograd). NULL + error when out
+ * of memory. */
+bl_tensor *bl_graph_input(bl_graph *g, const bl_tensor *x, int with_grad);
 /* Make every arena gradient logically zero again, so the tape can be walked once more from a
  * new seed (saved tensors are read-only to backward kernels, so a second walk gives the same
  * gradients). Parameters' gradients (not arena) are untouched: they keep accumulating. */

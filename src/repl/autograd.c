@@ -15,7 +15,7 @@ struct bl_agnode {
     bl_tensor *out;             /* the op's output in g (has a grad) */
     int nin, capin;
     bl_value **in;              /* argument values that need a gradient (references) */
-    bl_tensor **view;           /* their views in g: view[i]->grad receives d(out)/d(in[i]) */
+    bl_tensor **view;           /* their copies in g: view[i]->grad receives d(out)/d(in[i]) */
     const char *op;             /* the last op recorded (for grad_fn=<op>) */
     bl_value *owner;            /* kept alive while the node lives (a model handle) */
     int freed;                  /* saved tensors given up after a backward without retain */
@@ -152,19 +152,17 @@ bl_graph *bl_ag_begin_vals(bl_ag *ag, bl_session *s, int n, bl_value *const *v)
 bl_tensor *bl_ag_in(bl_ag *ag, bl_value *v, bl_tensor *t)
 {
     if (!t || !ag->recording) return t;
-    if (!v || v->kind != BL_V_TENSOR || !bl_val_needs_grad(v)) {
-        /* a constant the op may read in backward (x * 3, where's condition): copied into the
-         * call's graph, since the argument (a temporary, or a variable assigned again before
-         * backward) need not live as long as the node */
-        bl_tensor *c = bl_graph_tensor(ag->g, t->ndim, t->shape, 0);
-        if (c) memcpy(c->data, t->data, t->numel * sizeof(float));
-        return c;
-    }
-    if (t->numel != v->t->numel)
+    int grad = v && v->kind == BL_V_TENSOR && bl_val_needs_grad(v);
+    if (grad && t->numel != v->t->numel)
         return BL_FAILP("autograd: internal error: an argument's tensor is not all of its value");
-    bl_tensor *view = bl_graph_input(ag->g, t);
-    if (!view || node_add_input(ag->node, v, view) < 0) return NULL;
-    return view;
+    bl_tensor *in = bl_graph_input(ag->g, t, grad);
+    if (!in || (grad && node_add_input(ag->node, v, in) < 0)) return NULL;
+    return in;
+}
+
+bl_tensor *bl_ag_const(bl_ag *ag, bl_tensor *t)
+{
+    return t && ag->recording ? bl_graph_input(ag->g, t, 0) : t;
 }
 
 /* A new TENSOR value holding t (owned), kept as a tensor even when 0-D: a number cannot carry

@@ -17,8 +17,8 @@
  *
  * When no argument needs a gradient g is the session's scratch graph with recording off (as
  * before: nothing is kept, no cost). Otherwise g is a small private graph of this call that
- * records; bl_ag_in gives the op a view of the argument inside it (sharing the value's data, with
- * a gradient buffer of its own), and bl_ag_end makes the output a value whose node keeps the
+ * records; bl_ag_in gives the op a copy of the argument inside it, with a gradient buffer of
+ * its own when the argument needs one, and bl_ag_end makes the output a value whose node keeps the
  * private graph (its saved tensors) and references to the argument values. backward(y) walks the
  * nodes that y depends on in reverse creation order (a topological order: every input was made
  * before the op that used it); each node re-arms its graph, seeds its output's gradient with the
@@ -56,11 +56,15 @@ int bl_val_needs_grad(const bl_value *v);
 bl_graph *bl_ag_begin(bl_ag *ag, bl_callargs *a);
 /* The same for operators: records when one of the n values needs a gradient. */
 bl_graph *bl_ag_begin_vals(bl_ag *ag, bl_session *s, int n, bl_value *const *v);
-/* The tensor to pass the op for the argument value v whose (borrowed) tensor is t: t itself
- * when not recording; a copy in ag->g when v needs no gradient (a constant backward may read,
- * which must outlive the argument); else a view of t in ag->g whose gradient receives
- * d(out)/d(v). NULL (with bl_error) only when out of memory; NULL t passes through. */
+/* The tensor to pass the op for the argument value v (or NULL: a constant) whose (borrowed)
+ * tensor is t: t itself when not recording; else a copy of t in ag->g (the node's saved inputs
+ * must outlive the call's temporaries), whose gradient receives d(out)/d(v) when v needs one.
+ * Every tensor a recording op reads must come through bl_ag_in or bl_ag_const. NULL (with
+ * bl_error) only when out of memory; NULL t passes through. */
 bl_tensor *bl_ag_in(bl_ag *ag, bl_value *v, bl_tensor *t);
+/* A tensor the op reads that is no argument's value (a RoPE table, a mask): t when not
+ * recording, else a copy in ag->g. */
+bl_tensor *bl_ag_const(bl_ag *ag, bl_tensor *t);
 /* End the call: the op's output out (a tensor of ag->g, or NULL after an error, which is passed
  * on) as a new value that owns a copy of its data. When recording, the value carries the node.
  * Always call it once after bl_ag_begin: it releases what the call no longer needs. */

@@ -443,7 +443,7 @@ static int rv_save(void *p, const char *path, const char *cmdline)
     return bl_metrics_write(&((runval *)p)->m, path);
 }
 
-const bl_handle_type bl_runval_type = { "run", rv_free, rv_print, rv_field, rv_describe, rv_save };
+const bl_handle_type bl_runval_type = { "run", rv_free, rv_print, rv_field, rv_describe, rv_save, NULL };
 
 const bl_metrics *bl_runval_metrics(const bl_value *v)
 {

@@ -97,6 +97,44 @@ static bl_value *compare(bl_session *s, const bl_ast *e, bl_value *a, bl_value *
     return ERRAT(s, e->pos);
 }
 
+/* a @ b recorded for autograd (torch.matmul rules): a 1-D operand is a row (a) or a column (b)
+ * dropped from the result; batch dims must be equal, or b 2-D (shared), or a 2-D (shared: then
+ * (b^T a^T)^T). Other broadcast batch dims: an error saying so. */
+static bl_value *matmul_grad(bl_session *s, bl_value *av, bl_value *bv, bl_tensor *ta, bl_tensor *tb)
+{
+    bl_value *both[2] = { av, bv };
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin_vals(&ag, s, 2, both);
+    bl_tensor *x = g ? bl_ag_in(&ag, av, ta) : NULL, *y = x ? bl_ag_in(&ag, bv, tb) : NULL;
+    if (!y) return bl_ag_end(&ag, NULL);
+    int a1 = x->ndim == 1, b1 = y->ndim == 1;
+    if (a1) x = bl_graph_view(g, x, 2, (int[]){ 1, x->shape[0] });
+    if (b1 && x) y = bl_graph_view(g, y, 2, (int[]){ y->shape[0], 1 });
+    if (!x || !y) return bl_ag_end(&ag, NULL);
+    bl_tensor *r;
+    int same = x->ndim == y->ndim;
+    for (int i = 0; same && i < x->ndim - 2; i++) same = x->shape[i] == y->shape[i];
+    if (y->ndim == 2 || same) {
+        r = bl_matmul(g, x, y);
+    } else if (x->ndim == 2) {
+        bl_tensor *yt = bl_transpose(g, y, -1, -2), *xt = yt ? bl_transpose(g, x, -1, -2) : NULL;
+        bl_tensor *p = xt ? bl_matmul(g, yt, xt) : NULL;
+        r = p ? bl_transpose(g, p, -1, -2) : NULL;
+    } else {
+        char sa[64], sb[64];
+        bl_fail("@: batch dimensions of %s and %s broadcast; with gradients they must be equal (or one "
+                "operand 2-D)", bl_shape_str(ta, sa, sizeof sa), bl_shape_str(tb, sb, sizeof sb));
+        return bl_ag_end(&ag, NULL);
+    }
+    if (r && (a1 || b1)) {   /* drop the row / column added above */
+        int shape[BL_MAXDIM], nd = 0;
+        for (int i = 0; i < r->ndim; i++)
+            if (!((a1 && i == r->ndim - 2) || (b1 && i == r->ndim - 1))) shape[nd++] = r->shape[i];
+        r = bl_graph_view(g, r, nd, shape);
+    }
+    return bl_ag_end(&ag, r);
+}
+
 static bl_value *binop(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
 {
     if (e->op != BL_T_PLUS && e->op != BL_T_MINUS && e->op != BL_T_STAR && e->op != BL_T_SLASH &&
@@ -130,10 +168,16 @@ static bl_value *binop(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
         bl_value *v = bl_math_operator(s, e->op, a, b);
         return v ? v : ERRAT(s, e->pos);
     }
-    if (bl_ag_refuse(s, "@", 2, (bl_value *[]){a, b}) < 0) return ERRAT(s, e->pos);
     bl_tensor *ta = bl_val_to_tensor(a, op_name(e->op));
     bl_tensor *tb = ta ? bl_val_to_tensor(b, op_name(e->op)) : NULL;
     bl_tensor *r = NULL;
+    if (ta && tb && (bl_val_needs_grad(a) || bl_val_needs_grad(b)) && bl_ag_enabled(s)) {
+        bl_value *v = matmul_grad(s, a, b, ta, tb);
+        bl_graph_reset(s->g);
+        bl_tensor_free(ta);
+        bl_tensor_free(tb);
+        return v ? v : ERRAT(s, e->pos);
+    }
     if (ta && tb) r = bl_tensor_matmul(ta, tb);
     bl_tensor_free(ta);
     bl_tensor_free(tb);
@@ -224,8 +268,10 @@ static void list_index_error(double i, int n)
 /* t[i, j:k, ...]; what names what was indexed in errors ("tensor", or "list" for a list of
  * lists indexed like the tensor it stands for: an index out of range then names the size of the
  * list it indexes, as a single index of a list does). */
-static bl_value *index_tensor(bl_session *s, const bl_ast *e, const bl_tensor *t, const char *what,
-                              bl_value *first, bl_value *val)
+/* t[indices] (t: tv's tensor, or a list's as a tensor when tv is NULL) as a strided gather,
+ * recorded when tv needs a gradient; first: the first index, evaluated already (or NULL). */
+static bl_value *index_tensor(bl_session *s, const bl_ast *e, bl_value *tv, bl_tensor *t, const char *what,
+                              bl_value *first)
 {
     if (e->n > t->ndim) {
         char sh[64];
@@ -271,18 +317,15 @@ static bl_value *index_tensor(bl_session *s, const bl_ast *e, const bl_tensor *t
         }
         if (keep[d]) shape[nd++] = (int)count[d];
     }
-    /* a strided view of t (torch.as_strided): recorded when the indexed value needs a gradient */
-    long stride[BL_MAXDIM], off = 0, acc = 1;
-    int k = nd;
-    for (int d = t->ndim - 1; d >= 0; d--) {
-        off += start[d] * acc;
-        if (keep[d]) stride[--k] = step[d] * acc;
-        acc *= t->shape[d];
+    long stride[BL_MAXDIM], offset = 0, st = 1;
+    for (int d = t->ndim - 1, k = nd - 1; d >= 0; st *= t->shape[d], d--) {
+        offset += start[d] * st;
+        if (keep[d]) stride[k--] = step[d] * st;
     }
     bl_ag ag;
-    bl_graph *g = bl_ag_begin_vals(&ag, s, val ? 1 : 0, &val);
-    bl_tensor *x = g ? bl_ag_in(&ag, val, (bl_tensor *)t) : NULL;
-    bl_value *r = bl_ag_end(&ag, x ? bl_as_strided(g, x, nd, shape, stride, off) : NULL);
+    bl_graph *g = bl_ag_begin_vals(&ag, s, tv ? 1 : 0, &tv);
+    bl_tensor *x = g ? bl_ag_in(&ag, tv, t) : NULL;
+    bl_value *r = bl_ag_end(&ag, x ? bl_as_strided(g, x, nd, shape, stride, offset) : NULL);
     bl_graph_reset(s->g);
     return r ? r : ERRAT(s, e->pos);
 }
@@ -298,12 +341,12 @@ static bl_value *index_value(bl_session *s, const bl_ast *e, bl_value *target)
             r = bl_math_take(s, target, i);
             if (!r) bl_session_errat(s, e->items[0]->pos);
         } else {
-            r = index_tensor(s, e, target->t, "tensor", i, target);
+            r = index_tensor(s, e, target, target->t, "tensor", i);
         }
         bl_val_unref(i);
         return r;
     }
-    if (target->kind == BL_V_TENSOR) return index_tensor(s, e, target->t, "tensor", NULL, target);
+    if (target->kind == BL_V_TENSOR) return index_tensor(s, e, target, target->t, "tensor", NULL);
     if (target->kind == BL_V_LIST && e->n == 1 && e->items[0]->kind != BL_N_SLICE) {
         bl_value *x = bl_eval(s, e->items[0]);
         if (!x) return NULL;
@@ -329,7 +372,7 @@ static bl_value *index_value(bl_session *s, const bl_ast *e, bl_value *target)
         }
         bl_tensor *t = bl_val_to_tensor(target, "index");
         if (!t) return ERRAT(s, e->pos);
-        bl_value *r = index_tensor(s, e, t, "list", NULL, NULL);
+        bl_value *r = index_tensor(s, e, NULL, t, "list", NULL);
         bl_tensor_free(t);
         return r;
     }
@@ -363,6 +406,7 @@ static bl_value *field(bl_session *s, const bl_ast *e, bl_value *v)
         }
         bl_value *r = bl_ag_field(v, e->str);
         if (r) return r;
+        if (!strcmp(e->str, "item")) return ERRAT(s, e->pos);
         bl_fail("a tensor has no field '%s' (fields: shape, ndim, numel, T, grad, requires_grad, is_leaf, "
                 "grad_fn, item)", e->str);
         return ERRAT(s, e->pos);
@@ -389,10 +433,14 @@ static bl_value *field(bl_session *s, const bl_ast *e, bl_value *v)
     return ERRAT(s, e->pos);
 }
 
+/* NAME(args): a variable holding a function (or a callable handle, a model) first, else the
+ * built-in function of that name. */
 static bl_value *call(bl_session *s, const bl_ast *e)
 {
-    const bl_function *f = bl_function_find(e->str);
-    if (!f) {
+    bl_value *fv = bl_session_get(s, e->str);
+    if (fv && !bl_callable(fv)) fv = NULL;
+    const bl_function *f = fv ? NULL : bl_function_find(e->str);
+    if (!f && !fv) {
         if (bl_session_get(s, e->str)) bl_fail("'%s' is a %s, not a function", e->str,
                                                bl_val_kind_name(bl_session_get(s, e->str)));
         else if (bl_command_find(e->str))
@@ -401,18 +449,21 @@ static bl_value *call(bl_session *s, const bl_ast *e)
         else bl_fail("unknown function '%s' (help functions lists them)", e->str);
         return ERRAT(s, e->pos);
     }
+    const char *fname = f ? f->name : e->str;
+    bl_val_ref(fv);     /* held while the arguments are evaluated: they may reassign the name */
     int np = 0, nk = 0;
     for (int i = 0; i < e->n; i++) {
         if (e->keys[i]) nk++;
         else np++;
     }
-    bl_callargs a = { .s = s, .fname = f->name, .pos = e->pos };
+    bl_callargs a = { .s = s, .fname = fname, .pos = e->pos };
     bl_value *vals[2 * 64];
     bl_pos pos[3 * 64];
     const char *keys[64];
     unsigned char used[64] = { 0 };
     if (np > 64 || nk > 64) {
-        bl_fail("%s: too many arguments", f->name);
+        bl_fail("%s: too many arguments", fname);
+        bl_val_unref(fv);
         return ERRAT(s, e->pos);
     }
     a.v = vals, a.vpos = pos, a.kv = vals + 64, a.kpos = pos + 64, a.kname = pos + 128, a.key = keys, a.kused = used;
@@ -421,7 +472,7 @@ static bl_value *call(bl_session *s, const bl_ast *e)
         if (e->keys[i]) {
             for (int j = 0; j < a.nk; j++)
                 if (!strcmp(keys[j], e->keys[i])) {
-                    bl_fail("%s: keyword '%s' given twice", f->name, e->keys[i]);
+                    bl_fail("%s: keyword '%s' given twice", fname, e->keys[i]);
                     bl_session_errat(s, e->keypos[i]);
                     goto out;
                 }
@@ -437,6 +488,10 @@ static bl_value *call(bl_session *s, const bl_ast *e)
             a.vpos[a.n] = e->items[i]->pos;
             a.v[a.n++] = v;
         }
+    }
+    if (fv) {   /* a user function checks its own keywords */
+        r = bl_call(s, fv, &a);
+        goto out;
     }
     r = f->fn(&a);
     bl_graph_reset(s->g);
@@ -456,6 +511,7 @@ out:
     for (int i = 0; i < a.ntmp; i++) bl_tensor_free(a.tmp[i]);
     for (int i = 0; i < a.n; i++) bl_val_unref(a.v[i]);
     for (int i = 0; i < a.nk; i++) bl_val_unref(a.kv[i]);
+    bl_val_unref(fv);
     return r;
 }
 
@@ -550,6 +606,7 @@ bl_value *bl_eval(bl_session *s, const bl_ast *e)
     case BL_N_SLICE:
         bl_fail("a slice a:b can only appear inside []");
         return ERRAT(s, e->pos);
+    case BL_N_METHOD: return bl_method(s, e);
     }
     return NULL;
 }
@@ -614,6 +671,7 @@ static int redirect_check(bl_session *s, const bl_stmt *st)
 
 int bl_exec_stmt(bl_session *s, const bl_stmt *st)
 {
+    if (st->kind >= BL_S_DEF) return bl_lang_stmt(s, st);
     bl_value *v = NULL;
     FILE *saved = s->out;
     bl_atomic_file txt = { 0 };
@@ -634,9 +692,10 @@ int bl_exec_stmt(bl_session *s, const bl_stmt *st)
         rc = v ? 0 : -1;
         /* Ctrl-C while it ran (a long product has no safe point inside): the statement is
          * abandoned, as a KeyboardInterrupt would, so the name keeps its old value */
-        if (v && bl_interrupted()) {
+        if (bl_interrupted()) {     /* (an interrupted function call fails) */
             bl_val_unref(v);
-            v = NULL;
+            bl_clear_error();
+            bl_session_clear_error(s);
             s->out = saved;
             return 0;
         }
@@ -672,10 +731,10 @@ int bl_exec_stmt(bl_session *s, const bl_stmt *st)
 }
 
 /* The text of line `line` of the current source, for the caret display. */
-static void source_line(const bl_session *s, int line, const char **start, int *len)
+static void source_line(const char *src, int src_line, int line, const char **start, int *len)
 {
-    const char *p = s->src ? s->src : "";
-    for (int l = s->src_line; l < line && *p; l++) {
+    const char *p = src ? src : "";
+    for (int l = src_line; l < line && *p; l++) {
         const char *nl = strchr(p, '\n');
         if (!nl) break;
         p = nl + 1;
@@ -693,19 +752,22 @@ void bl_report_error(bl_session *s)
     if (s->error_shown) {   /* `source` of a file that stopped at an error, shown where it was */
         s->error_shown = 0;
         bl_clear_error();
-        s->has_errpos = 0;
+        bl_session_clear_error(s);
         return;
     }
+    /* the source the error is in: the statement's, or a function's (err_src) */
+    const char *src = s->has_errpos ? s->err_src : s->src, *file = s->has_errpos ? s->err_file : s->file;
+    int src_line = s->has_errpos ? s->err_line : s->src_line;
     if (!s->has_errpos) {
         if (s->interactive && s->depth == 0) fprintf(s->err, "error: %s\n", msg);
-        else fprintf(s->err, "%s: %s\n", s->file, msg);
+        else fprintf(s->err, "%s: %s\n", file, msg);
     } else if (s->interactive && s->depth == 0) {
         /* a caret under the token, in line with what was typed after the prompt */
         bl_pos p = s->errpos;
         const char *line;
         int len, indent = s->prompt_width;
-        source_line(s, p.line, &line, &len);
-        int multi = s->src && strchr(s->src, '\n') && strchr(s->src, '\n')[1];
+        source_line(src, src_line, p.line, &line, &len);
+        int multi = src != s->src || (src && strchr(src, '\n') && strchr(src, '\n')[1]);
         if (multi) {
             fprintf(s->err, "%*s%.*s\n", indent, "", len, line);
         }
@@ -720,30 +782,50 @@ void bl_report_error(bl_session *s)
         for (int i = 0; i < carets; i++) fputc('^', s->err);
         fprintf(s->err, " %s%s\n", msg, color ? "\033[0m" : "");
     } else {
-        fprintf(s->err, "%s:%d:%d: %s\n", s->file, s->errpos.line, s->errpos.col, msg);
+        fprintf(s->err, "%s:%d:%d: %s\n", file, s->errpos.line, s->errpos.col, msg);
     }
+    if (s->trace) fputs(s->trace, s->err);     /* a line per call of a user function */
+    if (s->trace_rep) fprintf(s->err, "  [the line above repeated %d more time%s]\n", s->trace_rep, BL_PLURAL(s->trace_rep));
     fflush(s->err);
     bl_clear_error();
-    s->has_errpos = 0;
+    bl_session_clear_error(s);
+}
+
+void bl_code_unref(bl_code *c)
+{
+    if (!c || --c->refs > 0) return;
+    bl_program_free(&c->prog);
+    free(c->src);
+    free(c->file);
+    free(c);
 }
 
 int bl_exec(bl_session *s, const char *file, const char *src, int line)
 {
     const char *saved_file = s->file, *saved_src = s->src;
     int saved_line = s->src_line;
-    s->file = file, s->src = src, s->src_line = line;
-    s->has_errpos = 0;
+    bl_code *saved_code = s->code;
+    /* the parsed text, its copy and file name live as long as a function defined in it */
+    bl_code *c = calloc(1, sizeof *c);
+    if (c) c->refs = 1, c->src = strdup(src), c->file = strdup(file), c->line = line;
+    if (!c || !c->src || !c->file) {
+        bl_code_unref(c);
+        bl_fail("out of memory");
+        bl_report_error(s);
+        return -1;
+    }
+    s->file = c->file, s->src = c->src, s->src_line = line, s->code = c;
+    bl_session_clear_error(s);
     bl_clear_error();
-    bl_program prog;
     bl_pos ep = { 0, 1, line, 1 };
     int rc = 0;
-    if (bl_parse(src, line, 1, bl_is_command, &prog, &ep) < 0) {
+    if (bl_parse(c->src, line, 1, bl_is_command, &c->prog, &ep) < 0) {
         bl_session_errat(s, ep);
         bl_report_error(s);
         rc = -1;
     } else {
-        for (int i = 0; i < prog.n && !s->quit; i++) {
-            if (bl_exec_stmt(s, &prog.s[i]) < 0) {
+        for (int i = 0; i < c->prog.n && !s->quit; i++) {
+            if (bl_exec_stmt(s, &c->prog.s[i]) < 0) {
                 bl_report_error(s);
                 rc = -1;
                 if (!s->keep_going) break;
@@ -751,7 +833,7 @@ int bl_exec(bl_session *s, const char *file, const char *src, int line)
             if (bl_interrupted()) break;   /* Ctrl-C abandons the rest (repl.h) */
         }
     }
-    bl_program_free(&prog);
-    s->file = saved_file, s->src = saved_src, s->src_line = saved_line;
+    s->file = saved_file, s->src = saved_src, s->src_line = saved_line, s->code = saved_code;
+    bl_code_unref(c);
     return rc;
 }

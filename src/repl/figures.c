@@ -29,7 +29,7 @@ static int fsave(void *p, const char *path, const char *cmdline)
     return bl_fig_save(f, path, &o);
 }
 
-const bl_handle_type bl_figure_type = { "figure", ffree, fprint, NULL, fdescribe, fsave };
+const bl_handle_type bl_figure_type = { "figure", ffree, fprint, NULL, fdescribe, fsave, NULL };
 
 bl_value *bl_val_figure(bl_figure *f) { return f ? bl_val_handle(&bl_figure_type, f) : NULL; }
 

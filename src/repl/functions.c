@@ -233,6 +233,31 @@ static bl_value *f_arange(bl_callargs *a)
     return bl_val_tensor(t);
 }
 
+/* range([start,] stop[, step]): the whole numbers start, start+step, ... before stop as a list
+ * (Python's range), for `for i in range(n)`; empty when there are none. */
+static bl_value *f_range(bl_callargs *a)
+{
+    long v[3] = { 0, 0, 1 };
+    if (bl_nargs(a, 1, 3) < 0) return NULL;
+    for (int i = 0; i < a->n; i++)
+        if (bl_arg_int(a, i, -1000000000L, 1000000000L, &v[a->n == 1 ? 1 : i]) < 0) return NULL;
+    if (v[2] == 0) {
+        bl_fail("range: the step cannot be zero");
+        bl_session_errat(a->s, a->vpos[2]);
+        return NULL;
+    }
+    long n = v[2] > 0 ? (v[1] - v[0] + v[2] - 1) / v[2] : (v[0] - v[1] - v[2] - 1) / -v[2];
+    if (n < 0) n = 0;
+    if (n > 10000000L) return BL_FAILP("range: %ld numbers is more than the limit of 10000000", n);
+    bl_value *l = bl_val_list((int)n);
+    for (long i = 0; l && i < n; i++)
+        if (bl_val_list_set(l, (int)i, bl_val_num((double)(v[0] + i * v[2]))) < 0) {
+            bl_val_unref(l);
+            return NULL;
+        }
+    return l;
+}
+
 static bl_value *f_tensor(bl_callargs *a)
 {
     if (bl_nargs(a, 1, 1) < 0) return NULL;
@@ -488,8 +513,8 @@ static bl_value *f_apply_rope(bl_callargs *a)
     bl_ag ag;
     bl_graph *g = bl_ag_begin(&ag, a);
     if (!g) return NULL;
-    bl_tensor *xin = bl_ag_in(&ag, a->v[0], &x4);
-    return reshape_back(&ag, xin ? bl_rope(g, xin, &c, &s) : NULL, x);
+    bl_tensor *xin = bl_ag_in(&ag, a->v[0], &x4), *cc = bl_ag_const(&ag, &c), *ss = bl_ag_const(&ag, &s);
+    return reshape_back(&ag, xin && cc && ss ? bl_rope(g, xin, cc, ss) : NULL, x);
 }
 
 /* mask=: a 0/1 tensor is boolean (1 = may attend), any other value makes it additive (added to
@@ -582,7 +607,7 @@ static void table_cell(const bl_value *v, int r, char *buf, size_t n)
 static bl_value *f_table(bl_callargs *a)
 {
     if (bl_nargs(a, 0, 0) < 0) return NULL;
-    if (a->nk == 0) return BL_FAILP("table: give the columns as name=values, e.g. table(step=[1, 2], loss=l)");
+    if (a->nk == 0) return bl_val_table(bl_table_new(0, NULL));   /* to grow with t.add(...) */
     int rows = 1;
     for (int j = 0; j < a->nk; j++) {
         bl_value *v = bl_kw(a, a->key[j]);
@@ -687,6 +712,10 @@ const bl_function bl_functions[] = {
       "std >= 0. grad=on makes it a leaf that needs a gradient (help backward).", f_fill },
     { "zeros", "zeros(d0, d1, ..., grad=off)", "A tensor of zeros with the given shape. grad=on makes it a leaf that needs a gradient.", f_fill },
     { "ones", "ones(d0, d1, ..., grad=off)", "A tensor of ones with the given shape. grad=on makes it a leaf that needs a gradient.", f_fill },
+    { "range", "range([start,] stop[, step])",
+      "The list start, start+step, ... below stop (Python's range).\n"
+      "Whole numbers, for loops: for i in range(n). Empty when there are none; at most\n"
+      "10,000,000.", f_range },
     { "arange", "arange([start,] stop[, step])",
       "The 1-D tensor start, start+step, ... below stop (NumPy's arange).", f_arange },
     { "tensor", "tensor([[1, 2], [3, 4]], grad=off)",
@@ -770,7 +799,9 @@ const bl_function bl_functions[] = {
       "a table, model or picture takes lines of its own.", f_print },
     { "table", "table(name=values, ...)",
       "A table with one column per keyword (lists, 1-D tensors or numbers). Print it or write\n"
-      "it with `> file.csv`, `> file.json`, `> file.md` or `> file.txt`.", f_table },
+      "it with `> file.csv`, `> file.json`, `> file.md` or `> file.txt`. table() is an empty\n"
+      "one that grows a row at a time: t.add(scale=4, top=0.5) (the first row names the\n"
+      "columns; t becomes the longer table, a copy when another name holds it).", f_table },
     { "load", "load(\"file.safetensors\", \"name\", grad=off)",
       "One tensor of a safetensors file by name, converted to float32. The file is a checkpoint\n"
       "or any file PyTorch saved with safetensors; every dtype converts but F8_* and C64 (refused\n"

@@ -84,16 +84,6 @@ static bl_value *f_detach(bl_callargs *a)
 
 /* ---- gradcheck ---- */
 
-/* Until user functions land (the language issue), f can only be called through this stand-in;
- * the evaluator's bl_call_value replaces it. */
-__attribute__((weak)) bl_value *bl_call_value(bl_session *s, bl_value *f, int n, bl_value **args, bl_pos pos)
-{
-    (void)f, (void)n, (void)args;
-    bl_fail("gradcheck: f must be a function value (def f(x) = ...)");
-    bl_session_errat(s, pos);
-    return NULL;
-}
-
 enum { GC_MAX_ELEMENTS = 20000 };
 
 /* f(args) as a tensor value; NULL + error (naming gradcheck) when f fails or gives no tensor. */
@@ -199,10 +189,10 @@ static bl_value *f_gradcheck(bl_callargs *a)
         }
         if (worst > 1) ok = 0;
         if (!quiet) {
-            char e[32];
-            fprintf(a->s->out, "gradcheck: input %d %s: worst |autograd - numeric| %s at element %zu (%.3g of the "
-                    "tolerance atol + rtol |numeric|)%s\n", i + 1, x[i]->t->ndim ? "tensor" : "number",
-                    bl_fmt_g(worst_err, e, sizeof e), worst_at, worst, worst > 1 ? "  FAILED" : "");
+            char shp[64];
+            fprintf(a->s->out, "gradcheck: input %d %s: max |autograd - numeric| %.3g at element %zu, %.3g of "
+                    "the tolerance%s\n", i + 1, bl_shape_str(x[i]->t, shp, sizeof shp), worst_err, worst_at, worst,
+                    worst > 1 ? ": FAILED" : "");
         }
     }
     res = bl_val_bool(ok);

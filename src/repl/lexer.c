@@ -20,12 +20,13 @@ static int push(bl_tokens *ts, bl_token t)
     return 0;
 }
 
-/* Tokens after which a newline does not end the statement. */
+/* Tokens after which a newline does not end the statement: an open bracket, a binary operator or
+ * '='. Not ',' '.' or ':' (issue 20): `qk growth scales=1,2,` or `save .` ran the next line as
+ * part of the command, and ':' ends the header of a block (`for s in l:`). */
 static int continues(bl_tok_kind k)
 {
     switch (k) {
-    case BL_T_LPAREN: case BL_T_LBRACK: case BL_T_COMMA: case BL_T_ASSIGN: case BL_T_DOT:
-    case BL_T_COLON: case BL_T_PLUS: case BL_T_MINUS: case BL_T_STAR: case BL_T_SLASH:
+    case BL_T_LPAREN: case BL_T_LBRACK: case BL_T_ASSIGN: case BL_T_PLUS: case BL_T_MINUS: case BL_T_STAR: case BL_T_SLASH:
     case BL_T_AT: case BL_T_LT: case BL_T_LE: case BL_T_GE: case BL_T_EQ: case BL_T_NE:
     case BL_T_POW:
         return 1;
@@ -226,6 +227,15 @@ void bl_tokens_free(bl_tokens *ts)
     memset(ts, 0, sizeof *ts);
 }
 
+/* The block keywords (parser.h): which kind of header a statement that starts with name is. */
+static int header_kind(const char *name)
+{
+    if (!strcmp(name, "for") || !strcmp(name, "while") || !strcmp(name, "if")) return 1;
+    if (!strcmp(name, "def")) return 2;
+    if (!strcmp(name, "elif") || !strcmp(name, "else")) return 3;
+    return 0;
+}
+
 int bl_lex_more(bl_lex_state *st, const char *text)
 {
     bl_tokens ts;
@@ -236,13 +246,34 @@ int bl_lex_more(bl_lex_state *st, const char *text)
     }
     for (int i = 0; i < ts.n; i++) {
         bl_tok_kind k = ts.t[i].kind;
+        /* text is whole lines: its end ends a line (the prompt's lines come without '\n') */
+        if (k == BL_T_EOF && (st->depth > 0 || continues(st->last))) break;
+        if (k == BL_T_EOF) k = BL_T_END;
+        if (st->colon) {            /* `for ... :` then a statement on the same line: one line */
+            st->colon = 0;
+            if (k != BL_T_END) st->header = 0, st->mid = 0;
+        }
+        if (k == BL_T_END && st->depth == 0) {
+            /* a header that reaches the end of its statement opens a block (elif and else
+             * continue the one that is open) */
+            if (st->header == 1 || st->header == 2) st->blocks++;
+            st->header = 0, st->mid = 0;
+        } else if (!st->mid && st->depth == 0 && k == BL_T_NAME) {
+            st->mid = 1;
+            st->header = header_kind(ts.t[i].str);
+            if (!strcmp(ts.t[i].str, "end") && st->blocks > 0) st->blocks--;
+        } else {
+            st->mid = 1;
+        }
         if (k == BL_T_LPAREN || k == BL_T_LBRACK) st->depth++;
         else if ((k == BL_T_RPAREN || k == BL_T_RBRACK) && st->depth > 0) st->depth--;
+        else if (st->depth == 0 && st->header == 2 && k == BL_T_ASSIGN) st->header = 0;  /* def f(x) = ... */
+        else if (st->depth == 0 && st->header && st->header != 2 && k == BL_T_COLON) st->colon = 1;
         /* a newline's END only says the line ended; what came before it decides */
-        if (k != BL_T_EOF && !(k == BL_T_END && text[ts.t[i].pos.off] == '\n')) st->last = k;
+        if (ts.t[i].kind != BL_T_EOF && !(k == BL_T_END && text[ts.t[i].pos.off] == '\n')) st->last = k;
     }
     bl_tokens_free(&ts);
-    return st->depth > 0 || continues(st->last);
+    return st->depth > 0 || continues(st->last) || st->blocks > 0;
 }
 
 int bl_lex_incomplete(const char *src)

@@ -3,8 +3,8 @@
  *   x = randn(4, 64, 128) * 3 + 1   # comment
  *   NAME '=' NAME '(' NUM ',' NUM ',' NUM ')' '*' NUM '+' NUM  EOF
  *
- * Statements end at ';' or at a newline outside brackets; a newline inside brackets or after an
- * operator, ',' or '=' is plain white space (a continued line). Characters the language does not
+ * Statements end at ';' or at a newline outside brackets; a newline inside brackets or after a
+ * binary operator or '=' is plain white space (a continued line). Characters the language does not
  * use become BL_T_OTHER tokens so that commands can still take file names such as ~/a.bl as words;
  * the expression parser rejects them with a caret.
  */
@@ -42,8 +42,10 @@ typedef struct {
 int bl_lex(const char *src, int line, int col, bl_tokens *out, bl_pos *errpos);
 void bl_tokens_free(bl_tokens *ts);
 
-/* 1 when src ends inside brackets, inside a string, or after an operator, ',' or '=' (the
- * REPL then reads a continuation line). */
+/* 1 when src ends inside brackets, after a binary operator or '=', or inside a block (a
+ * for/while/if/def header without its `end`: parser.h); the REPL then reads a continuation line.
+ * A line ending in ',' '.' or ':' outside brackets ends the statement. An unterminated string
+ * is an error, not a continuation. */
 int bl_lex_incomplete(const char *src);
 
 /* The same question asked one line at a time, for a statement read line by line: st (zeroed
@@ -51,7 +53,14 @@ int bl_lex_incomplete(const char *src);
  * (asking bl_lex_incomplete of the whole text after each line was quadratic in the lines).
  * text is one or more whole lines; returns bl_lex_incomplete of everything fed since st was
  * zeroed. */
-typedef struct { int depth; bl_tok_kind last; } bl_lex_state;
+typedef struct {
+    int depth;          /* open brackets */
+    bl_tok_kind last;   /* the last token that was not a newline */
+    int blocks;         /* blocks opened (for/while/if/def headers) and not yet closed by end */
+    int mid;            /* inside a statement (its first token was seen) */
+    int header;         /* the statement is a block header: 1 for/while/if, 2 def, 3 elif/else */
+    int colon;          /* the header's ':' was the last token */
+} bl_lex_state;
 int bl_lex_more(bl_lex_state *st, const char *text);
 
 /* The display width of the first nbytes bytes of UTF-8 text s (stops at a NUL): one column per

@@ -135,6 +135,11 @@ void bl_line_init(bl_session *s)
     rl_catch_signals = 0;       /* SIGINT is ours: it clears the line (see bl_line_read) */
     using_history();
     stifle_history(2000);
+    /* an entry of several lines (a block: for ... end) is written after a #TIME line and read
+     * back as one entry */
+    history_comment_char = '#';
+    history_write_timestamps = 1;
+    history_multiline_entries = 1;
     pick_history_path();
     if (have_hist) read_history(hist_path);
 }

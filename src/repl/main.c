@@ -47,6 +47,7 @@ static void interactive(bl_session *s, int quiet)
     char *buf = NULL;
     size_t len = 0;
     bl_lex_state ls = { 0 };
+    int block = 0;      /* the statement is a block (for ... end): its newlines matter */
     while (!s->quit) {
         char *line;
         int r = bl_line_read(len ? PROMPT2 : PROMPT, &line);
@@ -60,6 +61,7 @@ static void interactive(bl_session *s, int quiet)
             buf = NULL;
             len = 0;
             ls = (bl_lex_state){ 0 };
+            block = 0;
             continue;
         }
         size_t n = strlen(line);
@@ -73,13 +75,15 @@ static void interactive(bl_session *s, int quiet)
         memcpy(buf + len, line, n + 1);
         len += n;
         int more = r != BL_LINE_EOF && bl_lex_more(&ls, line);
+        block |= ls.blocks > 0;
         free(line);
         if (more) continue;
         ls = (bl_lex_state){ 0 };
-        /* the joined statement enters the history once, as `history N` shows it */
+        /* the joined statement enters the history once, as `history N` shows it; a block keeps
+         * its lines (an entry of several lines) */
         char *h = strdup(buf);
         if (h) {
-            int comment = strchr(h, '#') != NULL;
+            int comment = strchr(h, '#') != NULL || block;
             for (char *p = h; !comment && *p; p++)
                 if (*p == '\n') *p = ' ';
             bl_line_add_history(h);
@@ -100,6 +104,7 @@ static void interactive(bl_session *s, int quiet)
         free(buf);
         buf = NULL;
         len = 0;
+        block = 0;
     }
     free(buf);
     bl_line_close();

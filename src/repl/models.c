@@ -71,7 +71,7 @@ static bl_value *mfield(void *p, const char *name)
     return bl_val_num(strtod(buf, NULL));
 }
 
-const bl_handle_type bl_model_type = { "model", mfree, mprint, mfield, mdescribe, NULL };
+const bl_handle_type bl_model_type = { "model", mfree, mprint, mfield, mdescribe, NULL, NULL };
 
 void bl_models_init(bl_session *s) { s->models = calloc(1, sizeof(mstate)); }
 

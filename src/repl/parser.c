@@ -57,8 +57,10 @@ typedef struct {
     bl_arena **arena;
     bl_pos *errpos;
     bl_is_command_fn is_cmd;
-    int depth;          /* nesting of brackets and unary operators, bounded so no input can
-                         * exhaust the stack */
+    int depth;          /* nesting of brackets, unary operators and blocks, bounded so no input
+                         * can exhaust the stack */
+    int loops, defs;    /* inside how many loops (of the innermost function) and functions */
+    int inline_if;      /* inside a one-line if's body, which ends at `else` or `elif` too */
 } P;
 
 #define MAX_NESTING 200
@@ -88,6 +90,13 @@ static void *fail_at(P *p, const bl_token *t, const char *what)
         bl_fail("%s, found %s", what, bl_tok_desc(t, buf, sizeof buf));
     }
     return NULL;
+}
+
+/* An error at token t, said as it is (no "found ..."). */
+static int fail_tok(P *p, const bl_token *t, const char *what)
+{
+    *p->errpos = t->pos;
+    return bl_fail("%s", what);
 }
 
 static bl_ast *node(P *p, bl_node_kind k, const bl_token *t)
@@ -229,6 +238,10 @@ static bl_ast *primary(P *p)
         if ((n = node(p, BL_N_STR, t))) n->str = astrndup(p->arena, t->str, strlen(t->str));
         return n && n->str ? n : NULL;
     case BL_T_NAME:
+        if (bl_is_keyword(t->str)) {    /* x = x + (a line that continued) then `end` */
+            p->i--;
+            return fail_at(p, t, "expected a value");
+        }
         if (!strcmp(t->str, "true") || !strcmp(t->str, "on") || !strcmp(t->str, "false") ||
             !strcmp(t->str, "off")) {
             if ((n = node(p, BL_N_BOOL, t))) n->num = t->str[0] == 't' || !strcmp(t->str, "on");
@@ -265,9 +278,10 @@ static bl_ast *postfix(P *p)
             ++p->depth > MAX_NESTING)
             return fail_at(p, t, "expression nested too deeply");
         if (t->kind == BL_T_LPAREN) {
-            if (a->kind != BL_N_NAME) return fail_at(p, t, "only functions can be called");
+            if (a->kind != BL_N_NAME && a->kind != BL_N_FIELD)
+                return fail_at(p, t, "only functions can be called");
             next(p);
-            a->kind = BL_N_CALL;
+            a->kind = a->kind == BL_N_NAME ? BL_N_CALL : BL_N_METHOD;   /* t.add(...) */
             if (items(p, a, BL_T_RPAREN, 1, t) < 0) return NULL;
         } else if (t->kind == BL_T_LBRACK) {
             next(p);
@@ -428,10 +442,16 @@ static bl_ast *expr(P *p)
     return e;
 }
 
+/* Is the token at the parser's position the keyword w? */
+static int kw(P *p, const char *w)
+{
+    return peek(p)->kind == BL_T_NAME && !strcmp(peek(p)->str, w);
+}
+
 static int at_end(P *p)
 {
     bl_tok_kind k = peek(p)->kind;
-    return k == BL_T_END || k == BL_T_EOF;
+    return k == BL_T_END || k == BL_T_EOF || (p->inline_if && (kw(p, "else") || kw(p, "elif")));
 }
 
 /* The source text of tokens [from, to), or the unquoted string when it is one string token. */
@@ -525,6 +545,13 @@ static int command(P *p, bl_stmt *s, int raw)
             *p->errpos = p->ts.t[eq].pos;
             goto fail;
         }
+        if (!raw && p->ts.t[p->i - 1].kind == BL_T_COMMA && depth == 0 && at_end(p)) {
+            /* a line does not continue after ',' (issue 20): the list ends with the statement */
+            bl_fail("%s: a trailing ',' (the list has no next value; a line does not continue after ',')",
+                    s->name);
+            *p->errpos = p->ts.t[p->i - 1].pos;
+            goto fail;
+        }
         if (!raw && x->key && eq + 1 == p->i) {
             bl_fail("%s: %s= without a value (KEY=VALUE, with no space after '=')", s->name, x->key);
             *p->errpos = x->pos;
@@ -556,7 +583,8 @@ fail:
     return -1;
 }
 
-static int statement(P *p, bl_stmt *s)
+/* A command, an assignment or an expression. */
+static int simple(P *p, bl_stmt *s)
 {
     bl_token *t = peek(p);
     int start = p->i, raw = 0;
@@ -576,7 +604,8 @@ static int statement(P *p, bl_stmt *s)
         s->kind = BL_S_ASSIGN;
         s->name = astrndup(p->arena, t->str, strlen(t->str));
         if (!bl_name_assignable(t->str, NULL))
-            return fail_at(p, t, "cannot assign to a constant") ? 0 : -1;
+            return fail_at(p, t, bl_is_keyword(t->str) ? "cannot assign to a keyword"
+                                                       : "cannot assign to a constant") ? 0 : -1;
         next(p), next(p);
     } else {
         s->kind = BL_S_EXPR;
@@ -596,6 +625,308 @@ static int statement(P *p, bl_stmt *s)
     return 0;
 }
 
+/* ---- blocks ---- */
+enum { TOP, BLOCK, LINE };
+
+static int statement(P *p, bl_stmt *s);
+
+/* Is the END at the parser's position a newline (not ';')? */
+static int at_newline(P *p)
+{
+    return peek(p)->kind == BL_T_EOF || (peek(p)->kind == BL_T_END && p->src[peek(p)->pos.off] != ';');
+}
+
+/* Statements into b: TOP up to the end of the input; BLOCK up to its `end`, `elif` or `else`
+ * (left for the caller); LINE a one-line body, up to the end of its line (or a one-line if's
+ * else). */
+static int stmts(P *p, bl_block *b, int mode)
+{
+    int cap = 0, rc = 0;
+    bl_stmt *ss = NULL;
+    b->n = 0;
+    for (;;) {
+        if (mode == LINE) {
+            if (b->n && (at_newline(p) || (p->inline_if && !accept(p, BL_T_END) && at_end(p)))) break;
+            if (b->n && at_newline(p)) break;
+        } else {
+            while (accept(p, BL_T_END)) {}
+            if (peek(p)->kind == BL_T_EOF) break;
+            if (kw(p, "end") || kw(p, "elif") || kw(p, "else")) {
+                if (mode == BLOCK) break;
+                rc = fail_tok(p, peek(p), kw(p, "end") ? "there is no open block to end (for, while, if or def)"
+                                                       : "this belongs to an if block (if COND ... else ... end)");
+                break;
+            }
+        }
+        if (b->n == cap) {
+            cap = cap ? 2 * cap : 4;
+            bl_stmt *ns = realloc(ss, (size_t)cap * sizeof *ns);
+            if (!ns) { rc = bl_fail("parser: out of memory"); break; }
+            ss = ns;
+        }
+        bl_stmt *st = &ss[b->n];
+        memset(st, 0, sizeof *st);
+        int from = peek(p)->pos.off;
+        if (mode == LINE && at_end(p)) { rc = fail_at(p, peek(p), "expected a statement after ':'") ? 0 : -1; break; }
+        if (statement(p, st) < 0) { rc = -1; break; }
+        int to = peek(p)->pos.off;
+        if (!(st->text = astrndup(p->arena, p->src + from, (size_t)(to - from)))) { rc = -1; break; }
+        b->n++;
+        if (mode == LINE && peek(p)->kind == BL_T_END && !at_newline(p)) next(p);   /* ';' */
+    }
+    if (rc == 0 && b->n) {
+        b->s = aalloc(p->arena, (size_t)b->n * sizeof *ss);
+        if (!b->s) rc = -1;
+        else memcpy(b->s, ss, (size_t)b->n * sizeof *ss);
+    }
+    free(ss);
+    return rc;
+}
+
+/* After a header (for, while, if, elif, else): ':' and a one-line body, or a block up to `end`
+ * (an if's up to its elif or else as well: then *stop is 1 and the keyword is next). */
+static int body(P *p, bl_stmt *s, bl_block *b, const bl_token *head, int is_if, int *stop)
+{
+    char what[96];
+    *stop = 0;
+    int colon = accept(p, BL_T_COLON);
+    if (colon && !at_end(p)) {      /* one line */
+        int saved = p->inline_if;
+        p->inline_if = is_if;
+        int rc = stmts(p, b, LINE);
+        p->inline_if = saved;
+        if (rc == 0 && is_if && (kw(p, "else") || kw(p, "elif"))) *stop = 1;
+        return rc;
+    }
+    if (!at_end(p))
+        return fail_at(p, peek(p), colon ? "expected a statement or the end of the line"
+                                         : "expected ':' or the end of the line") ? 0 : -1;
+    if (p->inline_if && (kw(p, "else") || kw(p, "elif")))
+        return fail_at(p, peek(p), "expected a statement after ':'") ? 0 : -1;
+    if (++p->depth > MAX_NESTING) return fail_at(p, head, "blocks nested too deeply") ? 0 : -1;
+    int saved = p->inline_if;
+    p->inline_if = 0;
+    int rc = stmts(p, b, BLOCK);
+    p->inline_if = saved;
+    p->depth--;
+    if (rc < 0) return -1;
+    if (kw(p, "end")) {
+        next(p);
+        if (!at_end(p)) return fail_at(p, peek(p), "expected the end of the line after 'end'") ? 0 : -1;
+        return 0;
+    }
+    if (is_if && (kw(p, "else") || kw(p, "elif"))) { *stop = 1; return 0; }
+    snprintf(what, sizeof what, "expected 'end' to close the '%s' of line %d", head->str, head->pos.line);
+    (void)s;
+    if (!strcmp(head->str, "else")) {
+        snprintf(what, sizeof what, "'%s' after the else of line %d: an if has one else, last", peek(p)->str,
+                 head->pos.line);
+        return fail_tok(p, peek(p), what);
+    }
+    if (kw(p, "else") || kw(p, "elif")) {
+        snprintf(what, sizeof what, "'%s' belongs to an if, not to the '%s' of line %d", peek(p)->str, head->str,
+                 head->pos.line);
+        return fail_tok(p, peek(p), what);
+    }
+    return fail_at(p, peek(p), what) ? 0 : -1;
+}
+
+/* if COND body (elif COND body)* [else body]: an elif is an if of its own in the else part. */
+static int if_stmt(P *p, bl_stmt *s)
+{
+    bl_token *head = next(p);
+    s->kind = BL_S_IF;
+    int stop;
+    if (!(s->expr = expr(p)) || body(p, s, &s->body, head, 1, &stop) < 0) return -1;
+    if (!stop) return 0;
+    if (kw(p, "elif")) {
+        bl_stmt *e = aalloc(p->arena, sizeof *e);
+        if (!e) return -1;
+        e->pos = peek(p)->pos;
+        s->orelse.n = 1, s->orelse.s = e;
+        int rc = if_stmt(p, e);
+        e->text = s->text;
+        return rc;
+    }
+    bl_token *el = next(p);     /* else: its body ends the if (at `end`, or the line's end) */
+    int colon = peek(p)->kind == BL_T_COLON;
+    if (p->inline_if && !colon) return fail_at(p, peek(p), "expected ':' after else") ? 0 : -1;
+    if (body(p, s, &s->orelse, el, 0, &stop) < 0) return -1;
+    return 0;
+}
+
+/* def NAME(params) = expr, or def NAME(params) END block end. */
+static int def_stmt(P *p, bl_stmt *s)
+{
+    bl_token *head = next(p), *name = next(p);
+    s->kind = BL_S_DEF;
+    if (name->kind != BL_T_NAME || bl_is_keyword(name->str) || !bl_name_assignable(name->str, NULL)) {
+        p->i--;
+        return fail_at(p, name, "expected the function's name after def") ? 0 : -1;
+    }
+    s->name = astrndup(p->arena, name->str, strlen(name->str));
+    bl_token *open = next(p);
+    if (open->kind != BL_T_LPAREN) { p->i--; return fail_at(p, open, "expected '(' and the parameters") ? 0 : -1; }
+    int cap = 0, n = 0, rc = -1;
+    const char **names = NULL;
+    bl_ast **defs = NULL;
+    bl_pos *pos = NULL;
+    while (!accept(p, BL_T_RPAREN)) {
+        if (n && !accept(p, BL_T_COMMA)) { fail_at(p, peek(p), "expected ',' or ')'"); goto out; }
+        bl_token *t = next(p);
+        if (t->kind != BL_T_NAME || !bl_name_assignable(t->str, NULL)) {
+            p->i -= t->kind != BL_T_EOF;
+            fail_at(p, t, "expected a parameter name");
+            goto out;
+        }
+        for (int j = 0; j < n; j++)
+            if (!strcmp(names[j], t->str)) { p->i--; fail_at(p, t, "this parameter is named twice"); goto out; }
+        if (n == cap) {
+            cap = cap ? 2 * cap : 4;
+            const char **nn = realloc(names, (size_t)cap * sizeof *nn);
+            bl_ast **nd = nn ? realloc(defs, (size_t)cap * sizeof *nd) : NULL;
+            bl_pos *np = nd ? realloc(pos, (size_t)cap * sizeof *np) : NULL;
+            if (nn) names = nn;
+            if (nd) defs = nd;
+            if (np) pos = np;
+            if (!np) { bl_fail("parser: out of memory"); goto out; }
+        }
+        names[n] = astrndup(p->arena, t->str, strlen(t->str));
+        pos[n] = t->pos;
+        defs[n] = NULL;
+        if (accept(p, BL_T_ASSIGN)) {
+            if (!(defs[n] = expr(p))) goto out;
+        } else if (n && defs[n - 1]) {
+            p->i--;
+            fail_at(p, t, "a parameter without a default cannot follow one with a default");
+            goto out;
+        }
+        n++;
+    }
+    s->nparams = n;
+    if (n) {
+        s->params = aalloc(p->arena, (size_t)n * sizeof *names);
+        s->defaults = aalloc(p->arena, (size_t)n * sizeof *defs);
+        s->ppos = aalloc(p->arena, (size_t)n * sizeof *pos);
+        if (!s->params || !s->defaults || !s->ppos) goto out;
+        memcpy(s->params, names, (size_t)n * sizeof *names);
+        memcpy(s->defaults, defs, (size_t)n * sizeof *defs);
+        memcpy(s->ppos, pos, (size_t)n * sizeof *pos);
+    }
+    s->sig = span_text(p, (int)(name - p->ts.t), p->i);
+    int loops = p->loops;
+    p->loops = 0;
+    p->defs++;
+    if (accept(p, BL_T_ASSIGN)) {       /* one line: the body is `return expr` */
+        bl_stmt *r = aalloc(p->arena, sizeof *r);
+        if (!r) goto back;
+        r->kind = BL_S_RETURN;
+        r->pos = peek(p)->pos;
+        if (!(r->expr = expr(p))) goto back;
+        r->text = span_text(p, (int)(name - p->ts.t), p->i);
+        s->body.n = 1, s->body.s = r;
+        if (!at_end(p)) { fail_at(p, peek(p), "expected an operator or the end of the statement"); goto back; }
+        rc = 0;
+    } else if (peek(p)->kind == BL_T_COLON) {
+        fail_at(p, peek(p), "expected '= EXPR' (one line) or the end of the line (a block up to 'end')");
+    } else {
+        int stop;
+        rc = body(p, s, &s->body, head, 0, &stop);
+    }
+back:
+    p->loops = loops;
+    p->defs--;
+out:
+    free(names);
+    free(defs);
+    free(pos);
+    return rc;
+}
+
+static int statement(P *p, bl_stmt *s)
+{
+    bl_token *t = peek(p);
+    s->pos = t->pos;
+    if (t->kind != BL_T_NAME || !bl_is_keyword(t->str)) return simple(p, s);
+    int stop;
+    if (kw(p, "if")) return if_stmt(p, s);
+    if (kw(p, "def")) {
+        if (p->inline_if) return fail_tok(p, t, "a function is defined on a line of its own");
+        return def_stmt(p, s);
+    }
+    if (kw(p, "while") || kw(p, "for")) {
+        int is_for = kw(p, "for");
+        bl_token *head = next(p);
+        s->kind = is_for ? BL_S_FOR : BL_S_WHILE;
+        if (is_for) {
+            bl_token *v = next(p);
+            if (v->kind != BL_T_NAME || !bl_name_assignable(v->str, NULL)) {
+                p->i -= v->kind != BL_T_EOF;
+                return fail_at(p, v, "expected the loop variable's name after for") ? 0 : -1;
+            }
+            s->name = astrndup(p->arena, v->str, strlen(v->str));
+            if (!kw(p, "in")) return fail_at(p, peek(p), "expected 'in' (for NAME in LIST)") ? 0 : -1;
+            next(p);
+        }
+        if (!(s->expr = expr(p))) return -1;
+        p->loops++;
+        int rc = body(p, s, &s->body, head, 0, &stop);
+        p->loops--;
+        return rc;
+    }
+    if (kw(p, "return")) {
+        next(p);
+        s->kind = BL_S_RETURN;
+        if (!p->defs) return fail_tok(p, t, "'return' outside a function");
+        if (!at_end(p) && !(s->expr = expr(p))) return -1;
+        if (!at_end(p)) return fail_at(p, peek(p), "expected an operator or the end of the statement") ? 0 : -1;
+        return 0;
+    }
+    if (kw(p, "break") || kw(p, "continue")) {
+        next(p);
+        s->kind = !strcmp(t->str, "break") ? BL_S_BREAK : BL_S_CONTINUE;
+        if (!p->loops) return fail_tok(p, t, !strcmp(t->str, "break") ? "'break' outside a loop"
+                                                                      : "'continue' outside a loop");
+        if (!at_end(p)) return fail_at(p, peek(p), "expected the end of the statement") ? 0 : -1;
+        return 0;
+    }
+    if (kw(p, "global")) {
+        next(p);
+        s->kind = BL_S_GLOBAL;
+        if (!p->defs) return fail_tok(p, t, "'global' outside a function (names outside functions are global)");
+        int from = p->i, n = 0;
+        do {
+            bl_token *v = next(p);
+            if (v->kind != BL_T_NAME || !bl_name_assignable(v->str, NULL)) {
+                p->i -= v->kind != BL_T_EOF;
+                return fail_at(p, v, "expected a variable name") ? 0 : -1;
+            }
+            n++;
+        } while (accept(p, BL_T_COMMA));
+        if (!at_end(p)) return fail_at(p, peek(p), "expected ',' or the end of the statement") ? 0 : -1;
+        s->nparams = n;
+        if (!(s->params = aalloc(p->arena, (size_t)n * sizeof *s->params))) return -1;
+        for (int i = 0; i < n; i++)
+            if (!(s->params[i] = astrndup(p->arena, p->ts.t[from + 2 * i].str, strlen(p->ts.t[from + 2 * i].str))))
+                return -1;
+        return 0;
+    }
+    return fail_tok(p, t, kw(p, "in") ? "'in' belongs in a for loop (for NAME in LIST)"
+                                      : kw(p, "end") ? "there is no open block to end (for, while, if or def)"
+                                      : "this belongs to an if block (if COND ... else ... end)");
+}
+
+const char *const bl_keywords[] = {
+    "def", "return", "for", "in", "while", "if", "elif", "else", "end", "break", "continue", "global", NULL
+};
+
+int bl_is_keyword(const char *name)
+{
+    for (const char *const *k = bl_keywords; *k; k++)
+        if (!strcmp(*k, name)) return 1;
+    return 0;
+}
+
 int bl_name_assignable(const char *s, int *constant)
 {
     if (constant) *constant = 0;
@@ -606,7 +937,7 @@ int bl_name_assignable(const char *s, int *constant)
         if (constant) *constant = 1;
         return 0;
     }
-    return 1;
+    return !bl_is_keyword(s);
 }
 
 int bl_parse(const char *src, int line, int col, bl_is_command_fn is_cmd, bl_program *prog,
@@ -615,30 +946,9 @@ int bl_parse(const char *src, int line, int col, bl_is_command_fn is_cmd, bl_pro
     memset(prog, 0, sizeof *prog);
     P p = { .src = src, .arena = &prog->arena, .errpos = errpos, .is_cmd = is_cmd };
     if (bl_lex(src, line, col, &p.ts, errpos) < 0) return -1;
-    int cap = 0, rc = 0;
-    bl_stmt *ss = NULL;
-    while (peek(&p)->kind != BL_T_EOF) {
-        if (accept(&p, BL_T_END)) continue;
-        if (prog->n == cap) {
-            cap = cap ? 2 * cap : 4;
-            bl_stmt *ns = realloc(ss, (size_t)cap * sizeof *ns);
-            if (!ns) { rc = bl_fail("parser: out of memory"); break; }
-            ss = ns;
-        }
-        bl_stmt *s = &ss[prog->n];
-        memset(s, 0, sizeof *s);
-        int from = peek(&p)->pos.off;
-        if (statement(&p, s) < 0) { rc = -1; break; }
-        int to = peek(&p)->pos.off;
-        s->text = astrndup(p.arena, src + from, (size_t)(to - from));
-        prog->n++;
-    }
-    if (rc == 0 && prog->n) {
-        prog->s = aalloc(p.arena, (size_t)prog->n * sizeof *ss);
-        if (!prog->s) rc = -1;
-        else memcpy(prog->s, ss, (size_t)prog->n * sizeof *ss);
-    }
-    free(ss);
+    bl_block top;
+    int rc = stmts(&p, &top, TOP);
+    prog->n = rc < 0 ? 0 : top.n, prog->s = rc < 0 ? NULL : top.s;
     bl_tokens_free(&p.ts);
     if (rc < 0) bl_program_free(prog);     /* nothing to keep after a syntax error */
     return rc;

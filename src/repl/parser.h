@@ -1,7 +1,15 @@
 /* parser.h - the recursive-descent parser of the blocklab language.
  *
  *   program   := statement (END statement)*
- *   statement := COMMAND word* ['>' FILE]          a name from the command table, not followed
+ *   statement := 'def' NAME '(' params ')' '=' expr             a function in one line
+ *              | 'def' NAME '(' params ')' END block 'end'       a function of several statements
+ *              | 'for' NAME 'in' expr body                       a loop over a list, range(n) or
+ *                                                               the first dimension of a tensor
+ *              | 'while' expr body
+ *              | 'if' expr body ('elif' expr body)* ['else' body] (one line: `if c: a else: b`)
+ *              | 'return' [expr] | 'break' | 'continue'          (in a function / a loop)
+ *              | 'global' NAME (',' NAME)*                       (in a function)
+ *              | COMMAND word* ['>' FILE]          a name from the command table, not followed
  *                                                 by '=' or an adjacent '('
  *              | NAME '=' expr                     assignment
  *              | expr ['>' FILE]                   the value is printed (or written to FILE)
@@ -11,10 +19,18 @@
  *   sum       := product (('+' | '-') product)*
  *   product   := unary (('*' | '/' | '@') unary)*
  *   unary     := '-' unary | postfix
- *   postfix   := primary ('(' args ')' | '[' index (',' index)* ']' | '.' NAME)*
+ *   postfix   := primary ('(' args ')' | '[' index (',' index)* ']' | '.' NAME ['(' args ')'])*
  *   index     := expr | [expr] ':' [expr] [':' [expr]]
  *   args      := [arg (',' arg)*],  arg := NAME '=' expr | expr
  *   primary   := NUMBER | STRING | NAME | '(' expr ')' | '[' [expr (',' expr)*] ']'
+ *   params    := [NAME ['=' expr] (',' NAME ['=' expr])*]      defaults after the others
+ *   body      := [':'] END block ('end' | 'elif' | 'else')       a block: lines up to its end
+ *              | ':' statement (';' statement)*                 one line: up to the line's end
+ *   block     := (statement END)*
+ *
+ * The block keywords count only where a statement starts; keywords are not names (x = 1 may
+ * not name a variable end). A one-line body (after ':') runs to the end of its line; a block's
+ * header ends at its line's end (or ';'), and the block at its matching `end`.
  *
  * Command words are runs of tokens without white space between them ("loss.png", "dim=64",
  * "~/a.bl"), or NAME = VALUE with white space on both sides of '='; "key=value" words carry the
@@ -29,7 +45,7 @@
 
 typedef enum {
     BL_N_NUM, BL_N_STR, BL_N_BOOL, BL_N_NAME, BL_N_LIST, BL_N_BINOP, BL_N_NEG, BL_N_CALL,
-    BL_N_INDEX, BL_N_FIELD, BL_N_SLICE
+    BL_N_INDEX, BL_N_FIELD, BL_N_SLICE, BL_N_METHOD
 } bl_node_kind;
 
 typedef struct bl_ast bl_ast;
@@ -37,13 +53,14 @@ struct bl_ast {
     bl_node_kind kind;
     bl_pos pos;             /* the token that names the node (operator, name, bracket) */
     double num;             /* NUM, BOOL */
-    const char *str;        /* STR, NAME, CALL (function name), FIELD (field name) */
+    const char *str;        /* STR, NAME, CALL (function name), FIELD and METHOD (its name) */
     bl_tok_kind op;         /* BINOP */
     int file_hint;          /* BINOP '>': its right side is one word that reads as a file name
                                with an extension blocklab does not write (x > out.xyz) */
-    bl_ast *a, *b;          /* BINOP operands; INDEX/FIELD target in a; SLICE: a = start, b = stop */
+    bl_ast *a, *b;          /* BINOP operands; INDEX/FIELD/METHOD target in a; SLICE: a = start,
+                               b = stop */
     bl_ast *step;           /* SLICE step or NULL */
-    int n;                  /* LIST items, CALL args, INDEX indices */
+    int n;                  /* LIST items, CALL and METHOD args, INDEX indices */
     bl_ast **items;
     const char **keys;      /* CALL: keys[i] is the keyword of argument i or NULL */
     bl_pos *keypos;         /* CALL: where keys[i] stands */
@@ -55,13 +72,25 @@ typedef struct {
     bl_pos pos, vpos;       /* the whole word; the value part */
 } bl_word;
 
-typedef enum { BL_S_EXPR, BL_S_ASSIGN, BL_S_CMD } bl_stmt_kind;
+typedef enum {
+    BL_S_EXPR, BL_S_ASSIGN, BL_S_CMD,
+    BL_S_DEF, BL_S_RETURN, BL_S_FOR, BL_S_WHILE, BL_S_IF, BL_S_BREAK, BL_S_CONTINUE, BL_S_GLOBAL
+} bl_stmt_kind;
 
+typedef struct bl_stmt bl_stmt;
+
+/* The statements of a block (a body, an else part). */
 typedef struct {
+    int n;
+    bl_stmt *s;
+} bl_block;
+
+struct bl_stmt {
     bl_stmt_kind kind;
     bl_pos pos;             /* first token */
-    const char *name;       /* ASSIGN target or CMD name */
-    bl_ast *expr;           /* EXPR, ASSIGN */
+    const char *name;       /* ASSIGN target, CMD name, DEF function name, FOR loop variable */
+    bl_ast *expr;           /* EXPR, ASSIGN; RETURN (or NULL); FOR what it runs over; WHILE and
+                               IF the condition */
     int nwords;             /* CMD */
     bl_word *words;
     const char *rest;       /* CMD: source text after the name (for `time STATEMENT`) */
@@ -69,7 +98,18 @@ typedef struct {
     const char *redirect;   /* '>' FILE, or NULL */
     bl_pos redirect_pos;
     const char *text;       /* the whole statement's source text */
-} bl_stmt;
+    bl_block body;          /* FOR, WHILE, IF, DEF (a one-line def: one RETURN) */
+    bl_block orelse;        /* IF: the else part (an elif is an IF alone in it) */
+    int nparams;            /* DEF parameters, GLOBAL names */
+    const char **params;
+    bl_ast **defaults;      /* DEF: each parameter's default, or NULL */
+    bl_pos *ppos;           /* where each parameter (name) stands */
+    const char *sig;        /* DEF: "f(x, w=1)" as written */
+};
+
+/* The words that start or end a block, and the rest of the language's keywords: not names. */
+extern const char *const bl_keywords[];
+int bl_is_keyword(const char *name);
 
 typedef struct bl_arena bl_arena;
 

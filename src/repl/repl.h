@@ -63,7 +63,7 @@ enum { BL_WRITES_TABLE = 1, BL_WRITES_PICTURE = 2, BL_WRITES_RUN = 3, BL_WRITES_
        BL_CMD_RAW = 8, BL_WRITES_GPT_TEXT = 16 };
 
 /* Positional and keyword arguments of a function call, evaluated. */
-typedef struct {
+struct bl_callargs {
     bl_session *s;
     const char *fname;
     bl_pos pos;             /* the function name */
@@ -78,7 +78,7 @@ typedef struct {
     unsigned char *kused;
     bl_tensor *tmp[16];     /* tensors converted from numbers and lists, freed after the call */
     int ntmp;
-} bl_callargs;
+};
 
 typedef struct {
     const char *name;
@@ -110,6 +110,31 @@ int bl_is_command(const char *name, int *raw);
 
 /* how deep `source` may nest */
 #define BL_SOURCE_MAX 16
+/* how deep calls of user functions may nest (recursion) */
+#define BL_CALL_MAX 200
+
+/* Parsed source kept alive while a function defined in it lives (its statements point into the
+ * program's arena; its text and file name serve the carets of errors inside it). */
+typedef struct {
+    int refs;
+    bl_program prog;
+    char *src;              /* the text parsed, first line `line` */
+    char *file;
+    int line;
+} bl_code;
+void bl_code_unref(bl_code *c);
+
+/* The variables of one call of a user function (lang.c): its locals (sorted names, as the
+ * session's globals) and the names `global` declared in it. */
+typedef struct bl_frame bl_frame;
+struct bl_frame {
+    bl_frame *up;
+    int nvars, capvars;
+    char **names;
+    bl_value **vals;
+    int nglobal;
+    char **global;
+};
 
 struct bl_session {
     int nvars, capvars;
@@ -139,12 +164,29 @@ struct bl_session {
     bl_graph *g;            /* scratch graph (recording off) for the ops the functions call */
     void *models;           /* model state (src/repl/models.c) */
     int no_grad;            /* gradients are not recorded (no_grad STATEMENT; repl/autograd.h) */
+    /* the language (lang.c): the code running (borrowed), the innermost call's variables, how
+     * deep calls nest, the value a `return` gave */
+    bl_code *code;
+    bl_frame *frame;
+    int calls;
+    char *stack_top;        /* where the outermost call's frame is, to bound the C stack */
+    bl_value *ret;
+    /* where the error is (bl_session_errat): the source it points into, kept alive (a function's
+     * code); and the traceback, a line per call of a user function it went through */
+    const char *err_src, *err_file;
+    int err_line;
+    bl_code *err_code;
+    char *trace;
+    int trace_line;         /* the line in the caller's code of the last call the trace names */
+    int trace_rep;          /* how many times its last line repeated (not yet said) */
 };
 
 bl_session *bl_session_new(uint64_t seed);
 void bl_session_free(bl_session *s);
 
-/* Variables. set takes a reference of its own. get returns a borrowed value or NULL. */
+/* Variables. set takes a reference of its own. get returns a borrowed value or NULL. Inside a
+ * user function (s->frame) get looks at its locals first, then the globals; set and del act on
+ * the locals unless `global NAME` declared the name. */
 int bl_session_set(bl_session *s, const char *name, bl_value *v);
 bl_value *bl_session_get(bl_session *s, const char *name);
 int bl_session_del(bl_session *s, const char *name);
@@ -165,8 +207,32 @@ int bl_run_file(bl_session *s, const char *name, FILE *f);
 FILE *bl_open_script(const char *path);
 /* Run statements given as one string (-e), with continuation lines inside it. */
 int bl_run_string(bl_session *s, const char *name, const char *text);
-/* Run one parsed statement (used by `time`). 0 or -1 (error not yet printed). */
+/* Run one parsed statement (used by `time` and by blocks). 0 or -1 (error not yet printed); in
+ * a loop or function body also BL_FLOW_BREAK, _CONTINUE or _RETURN (s->ret holds the value). */
 int bl_exec_stmt(bl_session *s, const bl_stmt *st);
+enum { BL_FLOW_BREAK = 1, BL_FLOW_CONTINUE = 2, BL_FLOW_RETURN = 3 };
+/* Statements of the language itself (lang.c): def, for, while, if, return, break, continue,
+ * global. As bl_exec_stmt. */
+int bl_lang_stmt(bl_session *s, const bl_stmt *st);
+/* Run the statements of a block in turn: 0, -1, or the flow code that stopped it. Stops at a
+ * Ctrl-C (0: the statement it interrupted is abandoned, what ran before is kept). */
+int bl_exec_block(bl_session *s, const bl_block *b);
+
+/* Call a callable value: a user function or a handle whose type has `call`. f is called with
+ * a's arguments (a->s, fname, pos set; positional and keyword arguments as call() makes them).
+ * A new value, or NULL + error (a wrong, missing or unknown argument names the parameter; an
+ * error inside a user function adds a traceback line, and the caret points into its source). */
+bl_value *bl_call(bl_session *s, bl_value *f, bl_callargs *a);
+/* The same with n positional arguments (borrowed), for C code that applies a value the user
+ * passed (gradcheck(f, x)). pos: where the call stands, for the error. */
+bl_value *bl_call_value(bl_session *s, bl_value *f, int n, bl_value **args, bl_pos pos);
+/* t.add(col=value, ...) (parser: BL_N_METHOD): the table in variable t grows by a row; none. */
+bl_value *bl_method(bl_session *s, const bl_ast *e);
+/* 1 when v can be called: a function, or a handle of a callable kind. */
+int bl_callable(const bl_value *v);
+/* Clear the current error's position, source and traceback (after it was reported, or when it
+ * was dealt with). */
+void bl_session_clear_error(bl_session *s);
 /* Print the current error at its position, as the mode asks. */
 void bl_report_error(bl_session *s);
 /* Call the callable value f (a user function, or a handle with a call hook) on n positional

@@ -37,64 +37,96 @@ void bl_session_free(bl_session *s)
     for (int i = 0; i < s->nhist; i++) free(s->hist[i]);
     free(s->hist);
     for (int i = 0; i <= BL_SOURCE_MAX; i++) free(s->chain[i]);
+    bl_session_clear_error(s);
+    bl_val_unref(s->ret);
     bl_graph_free(s->g);
     free(s);
 }
 
-static int find(bl_session *s, const char *name)
+/* A scope: sorted names and their values (the globals of a session, the locals of a call). */
+typedef struct {
+    int *n, *cap;
+    char ***names;
+    bl_value ***vals;
+} scope;
+
+static int find(scope sc, const char *name)
 {
-    for (int i = 0; i < s->nvars; i++)
-        if (!strcmp(s->names[i], name)) return i;
+    for (int i = 0; i < *sc.n; i++)
+        if (!strcmp((*sc.names)[i], name)) return i;
     return -1;
+}
+
+/* The scope that name is assigned in: the current call's locals unless declared global. */
+static scope scope_of(bl_session *s, const char *name)
+{
+    bl_frame *f = s->frame;
+    if (f) {
+        int global = 0;
+        for (int i = 0; i < f->nglobal; i++) global |= !strcmp(f->global[i], name);
+        if (!global) return (scope){ &f->nvars, &f->capvars, &f->names, &f->vals };
+    }
+    return (scope){ &s->nvars, &s->capvars, &s->names, &s->vals };
 }
 
 int bl_session_set(bl_session *s, const char *name, bl_value *v)
 {
-    int i = find(s, name);
+    scope sc = scope_of(s, name);
+    int i = find(sc, name);
     if (i >= 0) {
         bl_val_ref(v);
-        bl_val_unref(s->vals[i]);
-        s->vals[i] = v;
+        bl_val_unref((*sc.vals)[i]);
+        (*sc.vals)[i] = v;
         return 0;
     }
-    if (s->nvars == s->capvars) {
-        int cap = s->capvars ? 2 * s->capvars : 16;
-        char **nn = realloc(s->names, (size_t)cap * sizeof *nn);
+    if (*sc.n == *sc.cap) {
+        int cap = *sc.cap ? 2 * *sc.cap : 16;
+        char **nn = realloc(*sc.names, (size_t)cap * sizeof *nn);
         if (!nn) return bl_fail("out of memory");
-        s->names = nn;
-        bl_value **nv = realloc(s->vals, (size_t)cap * sizeof *nv);
+        *sc.names = nn;
+        bl_value **nv = realloc(*sc.vals, (size_t)cap * sizeof *nv);
         if (!nv) return bl_fail("out of memory");
-        s->vals = nv;
-        s->capvars = cap;
+        *sc.vals = nv;
+        *sc.cap = cap;
     }
     char *copy = strdup(name);
     if (!copy) return bl_fail("out of memory");
     /* keep names sorted, so `vars` and completion list them in order */
-    int at = s->nvars;
-    while (at > 0 && strcmp(s->names[at - 1], name) > 0) at--;
-    memmove(s->names + at + 1, s->names + at, (size_t)(s->nvars - at) * sizeof *s->names);
-    memmove(s->vals + at + 1, s->vals + at, (size_t)(s->nvars - at) * sizeof *s->vals);
-    s->names[at] = copy;
-    s->vals[at] = bl_val_ref(v);
-    s->nvars++;
+    char **names = *sc.names;
+    bl_value **vals = *sc.vals;
+    int at = *sc.n;
+    while (at > 0 && strcmp(names[at - 1], name) > 0) at--;
+    memmove(names + at + 1, names + at, (size_t)(*sc.n - at) * sizeof *names);
+    memmove(vals + at + 1, vals + at, (size_t)(*sc.n - at) * sizeof *vals);
+    names[at] = copy;
+    vals[at] = bl_val_ref(v);
+    (*sc.n)++;
     return 0;
 }
 
 bl_value *bl_session_get(bl_session *s, const char *name)
 {
-    int i = find(s, name);
+    scope sc = scope_of(s, name);
+    int i = find(sc, name);
+    if (i >= 0) return (*sc.vals)[i];
+    if (sc.n == &s->nvars) return NULL;
+    sc = (scope){ &s->nvars, &s->capvars, &s->names, &s->vals };  /* globals are readable */
+    i = find(sc, name);
     return i < 0 ? NULL : s->vals[i];
 }
 
 int bl_session_del(bl_session *s, const char *name)
 {
-    int i = find(s, name);
-    if (i < 0) return bl_fail("del: no variable '%s'", name);
-    free(s->names[i]);
-    bl_val_unref(s->vals[i]);
-    memmove(s->names + i, s->names + i + 1, (size_t)(s->nvars - i - 1) * sizeof *s->names);
-    memmove(s->vals + i, s->vals + i + 1, (size_t)(s->nvars - i - 1) * sizeof *s->vals);
-    s->nvars--;
+    scope sc = scope_of(s, name);
+    int i = find(sc, name);
+    if (i < 0) return bl_fail("del: no variable '%s'%s", name, sc.n == &s->nvars ? "" : " in this function");
+    char **names = *sc.names;
+    bl_value **vals = *sc.vals;
+    free(names[i]);
+    bl_val_unref(vals[i]);
+    memmove(names + i, names + i + 1, (size_t)(*sc.n - i - 1) * sizeof *names);
+    memmove(vals + i, vals + i + 1, (size_t)(*sc.n - i - 1) * sizeof *vals);
+    (*sc.n)--;
     return 0;
 }
 
@@ -121,8 +153,23 @@ int bl_session_errat(bl_session *s, bl_pos pos)
     if (!s->has_errpos) {
         s->errpos = pos;
         s->has_errpos = 1;
+        /* the source the position is in: a function's own, when the error is inside one */
+        s->err_src = s->src, s->err_file = s->file, s->err_line = s->src_line;
+        if (s->code) s->code->refs++;
+        bl_code_unref(s->err_code);
+        s->err_code = s->code;
     }
     return -1;
+}
+
+void bl_session_clear_error(bl_session *s)
+{
+    s->has_errpos = 0;
+    bl_code_unref(s->err_code);
+    s->err_code = NULL;
+    free(s->trace);
+    s->trace = NULL;
+    s->trace_rep = 0;
 }
 
 /* ---- writing a value to a file ---- */

@@ -106,6 +106,15 @@ bl_value *bl_val_handle(const bl_handle_type *type, void *ptr)
     return v;
 }
 
+bl_value *bl_val_func(bl_func *fn)
+{
+    if (!fn) return NULL;
+    bl_value *v = vnew(BL_V_FUNC);
+    if (!v) bl_func_free(fn);
+    else v->fn = fn;
+    return v;
+}
+
 bl_value *bl_val_ref(bl_value *v)
 {
     if (v) v->refs++;
@@ -123,6 +132,7 @@ void bl_val_unref(bl_value *v)
     bl_agnode_unref(v->node);
     bl_table_free(v->tab);
     if (v->htype && v->h) v->htype->free(v->h);
+    if (v->fn) bl_func_free(v->fn);
     free(v);
 }
 
@@ -137,6 +147,7 @@ const char *bl_val_kind_name(const bl_value *v)
     case BL_V_TENSOR: return "tensor";
     case BL_V_TABLE: return "table";
     case BL_V_HANDLE: return v->htype->name;
+    case BL_V_FUNC: return "function";
     }
     return "?";
 }
@@ -367,7 +378,7 @@ static void print_quoted(const char *s, FILE *out)
 
 static void print_inline(const bl_value *v, FILE *out, int quote)
 {
-    char buf[64];
+    char buf[256];
     switch (v->kind) {
     case BL_V_NONE: fputs("none", out); break;
     case BL_V_NUM: bl_fmt_num(v->num, buf, sizeof buf); fputs(buf, out); break;
@@ -421,6 +432,7 @@ void bl_val_describe(const bl_value *v, char *buf, size_t n)
     case BL_V_STR: snprintf(buf, n, "string \"%.40s%s\"", v->str, strlen(v->str) > 40 ? "..." : ""); break;
     case BL_V_LIST: snprintf(buf, n, "list of %d", v->n); break;
     case BL_V_TABLE: snprintf(buf, n, "table %d x %d", v->tab->nrow, v->tab->ncol); break;
+    case BL_V_FUNC: snprintf(buf, n, "function %s", bl_func_sig(v->fn)); break;
     case BL_V_HANDLE:
         if (v->htype->describe) {
             char d[256];
@@ -438,7 +450,7 @@ void bl_val_describe(const bl_value *v, char *buf, size_t n)
 bl_table *bl_table_new(int ncol, const char *const *cols)
 {
     bl_table *t = calloc(1, sizeof *t);
-    if (!t || !(t->cols = calloc((size_t)ncol, sizeof *t->cols))) {
+    if (!t || !(t->cols = calloc((size_t)ncol + 1, sizeof *t->cols))) {
         free(t);
         return BL_FAILP("out of memory");
     }
@@ -516,6 +528,10 @@ void bl_table_write_txt(const bl_table *t, FILE *out)
 {
     int w[64] = { 0 };
     int nc = t->ncol < 64 ? t->ncol : 64;
+    if (nc == 0) {      /* table(), before its first t.add(...) */
+        fputs("(an empty table)\n", out);
+        return;
+    }
     for (int c = 0; c < nc; c++) {
         w[c] = (int)strlen(t->cols[c]);
         for (int r = 0; r < t->nrow; r++)

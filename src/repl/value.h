@@ -13,10 +13,13 @@
 #include <stdio.h>
 
 typedef enum {
-    BL_V_NONE, BL_V_NUM, BL_V_BOOL, BL_V_STR, BL_V_LIST, BL_V_TENSOR, BL_V_TABLE, BL_V_HANDLE
+    BL_V_NONE, BL_V_NUM, BL_V_BOOL, BL_V_STR, BL_V_LIST, BL_V_TENSOR, BL_V_TABLE, BL_V_HANDLE,
+    BL_V_FUNC
 } bl_vkind;
 
 typedef struct bl_value bl_value;
+typedef struct bl_func bl_func;           /* a user function: repl/lang.c */
+typedef struct bl_callargs bl_callargs;   /* the evaluated arguments of a call: repl/repl.h */
 typedef struct bl_agnode bl_agnode;   /* repl/autograd.h */
 
 /* How deep lists may nest ([[1]] is 2 deep). Printing, comparing, writing as .json and freeing a
@@ -37,6 +40,10 @@ typedef struct {
     /* write to a file, format by extension (`STATEMENT > FILE`); NULL when the kind has no
      * file form. cmdline is the statement, kept in the file where the format allows. */
     int (*save)(void *ptr, const char *path, const char *cmdline);
+    /* call the handle as a function (`m(xt, t)` on a model): a new value, or NULL + bl_fail
+     * (the caller marks the call's position unless the handler did); keyword arguments it does
+     * not take with bl_kw are refused by the caller. NULL when the kind cannot be called. */
+    bl_value *(*call)(void *ptr, bl_callargs *a);
 } bl_handle_type;
 
 /* A table: named columns, rows of cells kept as text; a cell is numeric when it parses as one
@@ -67,6 +74,7 @@ struct bl_value {
     bl_table *tab;          /* TABLE */
     const bl_handle_type *htype;    /* HANDLE */
     void *h;
+    bl_func *fn;            /* FUNC (owned) */
 };
 
 bl_value *bl_val_none(void);
@@ -85,6 +93,12 @@ int bl_val_depth(const bl_value *v);
 bl_value *bl_val_tensor(bl_tensor *t);
 bl_value *bl_val_table(bl_table *tab);
 bl_value *bl_val_handle(const bl_handle_type *type, void *ptr);
+/* A user function (`def`): takes ownership of fn (bl_func_free'd with the value). Printed as
+ * <function f(x, w=1)>. */
+bl_value *bl_val_func(bl_func *fn);
+void bl_func_free(bl_func *fn);
+/* "f(x, w=1)": the function's name and parameters as its def wrote them. */
+const char *bl_func_sig(const bl_func *fn);
 
 bl_value *bl_val_ref(bl_value *v);
 void bl_val_unref(bl_value *v);

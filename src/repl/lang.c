@@ -1,0 +1,472 @@
+/* lang.c - the statements of the language itself: user functions (def, return, global, calls
+ * with their own variables and a traceback), loops (for, while, break, continue), conditions
+ * (if, elif, else) and the one method, table.add (see repl.h, parser.h; help language).
+ *
+ * A block's statements run through bl_exec_stmt, which returns a flow code for break, continue
+ * and return; each loop and call consumes its own. Ctrl-C stops a loop between iterations and
+ * between the statements of a body: what ran before is kept (repl.h). */
+#include "repl/repl.h"
+#include "core/error.h"
+#include "core/fmt.h"
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The C stack a chain of calls may use (the main thread has 8 MiB): deep expressions inside
+ * deep recursion could overflow it before BL_CALL_MAX calls. */
+#define STACK_MAX ((size_t)4 << 20)
+
+struct bl_func {
+    const bl_stmt *def;     /* the def statement, in code's arena */
+    bl_code *code;          /* its source, kept alive (a reference) */
+    bl_value **defaults;    /* def->nparams, each parameter's default (evaluated by def) or NULL */
+};
+
+void bl_func_free(bl_func *fn)
+{
+    if (!fn) return;
+    for (int i = 0; fn->defaults && i < fn->def->nparams; i++) bl_val_unref(fn->defaults[i]);
+    free(fn->defaults);
+    bl_code_unref(fn->code);
+    free(fn);
+}
+
+const char *bl_func_sig(const bl_func *fn) { return fn->def->sig; }
+
+int bl_callable(const bl_value *v)
+{
+    return v->kind == BL_V_FUNC || (v->kind == BL_V_HANDLE && v->htype->call);
+}
+
+/* Append a line to the traceback; a line that repeats the one before (a recursion) is counted,
+ * and said once, as Python does. */
+static void trace_add(bl_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void trace_add(bl_session *s, const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    size_t n = s->trace ? strlen(s->trace) : 0;
+    const char *last = s->trace ? s->trace + n - 1 : NULL;      /* the last line's start */
+    while (last && last > s->trace && last[-1] != '\n') last--;
+    if (last && !strcmp(last, line)) {
+        s->trace_rep++;
+        return;
+    }
+    char rep[96] = "";
+    if (s->trace_rep) snprintf(rep, sizeof rep, "  [the line above repeated %d more time%s]\n", s->trace_rep, BL_PLURAL(s->trace_rep));
+    s->trace_rep = 0;
+    char *t = realloc(s->trace, n + strlen(rep) + strlen(line) + 1);
+    if (!t) return;
+    strcpy(t + n, rep);
+    strcat(t + n, line);
+    s->trace = t;
+}
+
+/* Bind a's arguments to fn's parameters in frame f: positional ones in order, keywords by name,
+ * defaults for the rest. 0, or -1 + an error naming the parameter. */
+static int bind(bl_session *s, const bl_func *fn, bl_callargs *a, bl_value **bound)
+{
+    const bl_stmt *d = fn->def;
+    if (a->n > d->nparams) {
+        bl_fail("%s takes %d argument%s, got %d (%s)", d->name, d->nparams, BL_PLURAL(d->nparams), a->n, d->sig);
+        return bl_session_errat(s, a->vpos[d->nparams]);
+    }
+    for (int i = 0; i < a->n; i++) bound[i] = a->v[i];
+    for (int j = 0; j < a->nk; j++) {
+        int i = 0;
+        while (i < d->nparams && strcmp(d->params[i], a->key[j])) i++;
+        if (i == d->nparams) {
+            bl_fail("%s has no parameter '%s' (%s)", d->name, a->key[j], d->sig);
+            return bl_session_errat(s, a->kname[j]);
+        }
+        if (bound[i]) {
+            bl_fail("%s: parameter '%s' given twice (%s)", d->name, a->key[j], d->sig);
+            return bl_session_errat(s, a->kname[j]);
+        }
+        bound[i] = a->kv[j];
+        if (a->kused) a->kused[j] = 1;
+    }
+    for (int i = 0; i < d->nparams; i++) {
+        if (!bound[i]) bound[i] = fn->defaults[i];
+        if (!bound[i]) {
+            bl_fail("%s: missing argument '%s' (%s)", d->name, d->params[i], d->sig);
+            return bl_session_errat(s, a->pos);
+        }
+    }
+    return 0;
+}
+
+static void frame_free(bl_frame *f)
+{
+    for (int i = 0; i < f->nvars; i++) {
+        free(f->names[i]);
+        bl_val_unref(f->vals[i]);
+    }
+    free(f->names);
+    free(f->vals);
+    for (int i = 0; i < f->nglobal; i++) free(f->global[i]);
+    free(f->global);
+}
+
+/* Call user function fv with a's arguments: its parameters and the variables it assigns are
+ * its own (a frame); its statements run with its own source for carets. */
+static bl_value *call_func(bl_session *s, bl_value *fv, bl_callargs *a)
+{
+    const bl_func *fn = fv->fn;
+    const bl_stmt *d = fn->def;
+    char here;
+    if (s->calls == 0) s->stack_top = &here;
+    size_t used = (size_t)(s->stack_top > &here ? s->stack_top - &here : &here - s->stack_top);
+    if (s->calls >= BL_CALL_MAX || used > STACK_MAX) {
+        bl_fail("%s: calls nested more than %d deep (a recursion without an end?)", d->name,
+                s->calls >= BL_CALL_MAX ? BL_CALL_MAX : s->calls);
+        bl_session_errat(s, a->pos);
+        return NULL;
+    }
+    bl_value *bound[256] = { 0 };
+    if (d->nparams > 256) return BL_FAILP("%s: too many parameters", d->name);
+    if (bind(s, fn, a, bound) < 0) return NULL;
+    bl_frame f = { .up = s->frame };
+    for (int i = 0; i < d->nparams; i++) {
+        bl_frame *saved = s->frame;
+        s->frame = &f;
+        int rc = bl_session_set(s, d->params[i], bound[i]);
+        s->frame = saved;
+        if (rc < 0) {
+            frame_free(&f);
+            return NULL;
+        }
+    }
+    const char *saved_file = s->file, *saved_src = s->src;
+    int saved_line = s->src_line;
+    bl_code *saved_code = s->code;
+    s->frame = &f, s->calls++;
+    s->file = fn->code->file, s->src = fn->code->src, s->src_line = fn->code->line, s->code = fn->code;
+    int rc = bl_exec_block(s, &d->body);
+    bl_value *r = NULL;
+    if (rc == BL_FLOW_RETURN) {
+        r = s->ret;
+        s->ret = NULL;
+    } else if (rc >= 0 && bl_interrupted()) {
+        bl_fail("interrupted");     /* the caller abandons its statement */
+    } else if (rc >= 0) {
+        r = bl_val_none();          /* the end of the body: returns nothing */
+    }
+    int err_here = s->has_errpos && s->err_code == fn->code;
+    s->file = saved_file, s->src = saved_src, s->src_line = saved_line, s->code = saved_code;
+    s->frame = f.up, s->calls--;
+    frame_free(&f);
+    if (!r && !bl_interrupted()) {
+        /* the traceback: the line of this function where it failed (the error's, or the call
+         * of the function that failed inside it), and where this call was */
+        int line = s->trace ? s->trace_line : err_here ? s->errpos.line : 0;
+        if (line) trace_add(s, "  in %s, line %d, called at %s:%d:%d\n", d->name,
+                            line - d->pos.line + 1, s->file, a->pos.line, a->pos.col);
+        else trace_add(s, "  in %s, called at %s:%d:%d\n", d->name, s->file, a->pos.line, a->pos.col);
+        s->trace_line = a->pos.line;
+        bl_session_errat(s, a->pos);
+    }
+    return r;
+}
+
+bl_value *bl_call(bl_session *s, bl_value *f, bl_callargs *a)
+{
+    if (f->kind == BL_V_FUNC) return call_func(s, f, a);
+    if (!bl_callable(f)) {
+        bl_fail("a %s is not a function", bl_val_kind_name(f));
+        return (bl_session_errat(s, a->pos), (bl_value *)NULL);
+    }
+    bl_value *r = f->htype->call(f->h, a);
+    bl_graph_reset(s->g);
+    if (!r) return (bl_session_errat(s, a->pos), (bl_value *)NULL);
+    for (int j = 0; j < a->nk; j++)
+        if (!a->kused[j]) {
+            bl_val_unref(r);
+            bl_fail("%s: unknown keyword '%s'", a->fname, a->key[j]);
+            return (bl_session_errat(s, a->kname[j]), (bl_value *)NULL);
+        }
+    return r;
+}
+
+bl_value *bl_call_value(bl_session *s, bl_value *f, int n, bl_value **args, bl_pos pos)
+{
+    if (n > 64) return BL_FAILP("too many arguments");
+    bl_pos vpos[64];
+    unsigned char used[1] = { 0 };
+    for (int i = 0; i < n; i++) vpos[i] = pos;
+    bl_callargs a = { .s = s, .fname = f->kind == BL_V_FUNC ? f->fn->def->name : bl_val_kind_name(f),
+                      .pos = pos, .n = n, .v = args, .vpos = vpos, .kused = used };
+    return bl_call(s, f, &a);
+}
+
+/* ---- statements ---- */
+static int def_stmt(bl_session *s, const bl_stmt *st)
+{
+    bl_func *fn = calloc(1, sizeof *fn);
+    if (!fn || !(fn->defaults = calloc((size_t)st->nparams + 1, sizeof *fn->defaults))) {
+        free(fn);
+        return bl_fail("out of memory");
+    }
+    fn->def = st;
+    fn->code = s->code;
+    if (fn->code) fn->code->refs++;
+    for (int i = 0; i < st->nparams; i++)   /* defaults are evaluated once, by def (as Python) */
+        if (st->defaults[i] && !(fn->defaults[i] = bl_eval(s, st->defaults[i]))) {
+            bl_func_free(fn);
+            return -1;
+        }
+    bl_value *v = bl_val_func(fn);
+    if (!v) return -1;
+    int rc = bl_session_set(s, st->name, v);
+    bl_val_unref(v);
+    return rc;
+}
+
+/* The truth of a condition: a bool or number. */
+static int truth(bl_session *s, const bl_ast *e, const char *what)
+{
+    bl_value *v = bl_eval(s, e);
+    if (!v) return -1;
+    int t = v->kind == BL_V_BOOL || v->kind == BL_V_NUM ? v->num != 0 : -1;
+    if (t < 0) {
+        bl_fail("%s: the condition is a %s, not true/false or a number (for a tensor, reduce it "
+                "first: max(x) > 0, allclose(a, b))", what, bl_val_kind_name(v));
+        bl_session_errat(s, e->pos);
+    }
+    bl_val_unref(v);
+    return t;
+}
+
+/* Item i of what a for loop runs over: a list's item, a tensor's row along its first dimension
+ * (a number for a 1-D tensor). */
+static bl_value *item(const bl_value *v, int i)
+{
+    if (v->kind == BL_V_LIST) return bl_val_ref(v->items[i]);
+    const bl_tensor *t = v->t;
+    if (t->ndim == 1) return bl_val_num(t->data[i]);
+    bl_tensor *r = bl_tensor_new(t->ndim - 1, t->shape + 1);
+    if (!r) return NULL;
+    memcpy(r->data, t->data + (size_t)i * r->numel, r->numel * sizeof *r->data);
+    return bl_val_tensor(r);
+}
+
+static int for_stmt(bl_session *s, const bl_stmt *st)
+{
+    bl_value *over = bl_eval(s, st->expr);
+    if (!over) return -1;
+    int n = over->kind == BL_V_LIST ? over->n : over->kind == BL_V_TENSOR ? over->t->shape[0] : -1;
+    if (n < 0) {
+        bl_fail("for: cannot loop over a %s (a list, range(n) or a tensor, by its first dimension)",
+                bl_val_kind_name(over));
+        bl_val_unref(over);
+        return bl_session_errat(s, st->expr->pos);
+    }
+    int rc = 0;
+    for (int i = 0; i < n && !bl_interrupted(); i++) {
+        bl_value *x = item(over, i);
+        if (!x || bl_session_set(s, st->name, x) < 0) {
+            bl_val_unref(x);
+            rc = bl_session_errat(s, st->pos);
+            break;
+        }
+        bl_val_unref(x);
+        rc = bl_exec_block(s, &st->body);
+        if (rc == BL_FLOW_BREAK) { rc = 0; break; }
+        if (rc == BL_FLOW_CONTINUE) rc = 0;
+        if (rc != 0) break;
+    }
+    bl_val_unref(over);
+    return rc;
+}
+
+static int while_stmt(bl_session *s, const bl_stmt *st)
+{
+    while (!bl_interrupted()) {
+        int t = truth(s, st->expr, "while");
+        if (t <= 0) return t;
+        int rc = bl_exec_block(s, &st->body);
+        if (rc == BL_FLOW_BREAK) return 0;
+        if (rc != 0 && rc != BL_FLOW_CONTINUE) return rc;
+    }
+    return 0;
+}
+
+int bl_lang_stmt(bl_session *s, const bl_stmt *st)
+{
+    switch (st->kind) {
+    case BL_S_DEF: return def_stmt(s, st);
+    case BL_S_FOR: return for_stmt(s, st);
+    case BL_S_WHILE: return while_stmt(s, st);
+    case BL_S_IF: {
+        int t = truth(s, st->expr, "if");
+        return t < 0 ? -1 : bl_exec_block(s, t ? &st->body : &st->orelse);
+    }
+    case BL_S_RETURN:
+        bl_val_unref(s->ret);
+        s->ret = st->expr ? bl_eval(s, st->expr) : bl_val_none();
+        return s->ret ? BL_FLOW_RETURN : -1;
+    case BL_S_BREAK: return BL_FLOW_BREAK;
+    case BL_S_CONTINUE: return BL_FLOW_CONTINUE;
+    case BL_S_GLOBAL: {
+        bl_frame *f = s->frame;
+        if (!f) return 0;
+        for (int i = 0; i < st->nparams; i++) {
+            int known = 0;
+            for (int j = 0; j < f->nglobal; j++) known |= !strcmp(f->global[j], st->params[i]);
+            for (int j = 0; j < f->nvars; j++)
+                if (!strcmp(f->names[j], st->params[i])) {
+                    bl_fail("global: '%s' is a local variable of this function already (declare it "
+                            "global before it is assigned)", st->params[i]);
+                    return bl_session_errat(s, st->pos);
+                }
+            if (known) continue;
+            char **g = realloc(f->global, (size_t)(f->nglobal + 1) * sizeof *g);
+            if (!g) return bl_fail("out of memory");
+            f->global = g;
+            if (!(g[f->nglobal] = strdup(st->params[i]))) return bl_fail("out of memory");
+            f->nglobal++;
+        }
+        return 0;
+    }
+    default:
+        return bl_exec_stmt(s, st);
+    }
+}
+
+int bl_exec_block(bl_session *s, const bl_block *b)
+{
+    for (int i = 0; i < b->n && !s->quit; i++) {
+        if (bl_interrupted()) return 0;
+        int rc = bl_exec_stmt(s, &b->s[i]);
+        if (rc != 0) return rc;
+    }
+    return 0;
+}
+
+/* ---- t.add(col=value, ...): a table grows by a row ---- */
+/* One cell: a number as the prompt writes it, a string, a bool; a 1-element tensor's number. */
+static int cell(const bl_value *v, char *buf, size_t n)
+{
+    if (v->kind == BL_V_NUM) bl_fmt_num(v->num, buf, n);
+    else if (v->kind == BL_V_BOOL) snprintf(buf, n, "%s", v->num ? "true" : "false");
+    else if (v->kind == BL_V_STR) snprintf(buf, n, "%s", v->str);
+    else if (v->kind == BL_V_TENSOR && v->t->numel == 1) bl_fmt_num(v->t->data[0], buf, n);
+    else return -1;
+    return 0;
+}
+
+/* The table held by variable `name` with one more row: the variable's own table when nothing
+ * else holds it, else a copy (values stay immutable: u = t; t.add(...) leaves u as it was). The
+ * first add of an empty table() makes its columns; later ones give the same columns. */
+static int table_add(bl_session *s, const bl_ast *e, bl_callargs *a)
+{
+    const char *name = e->a->str;
+    bl_value *tv = bl_session_get(s, name);
+    bl_table *t = tv->tab;
+    if (a->n) {
+        bl_fail("add: give the row as column=value, e.g. t.add(scale=4, top=0.5)");
+        return bl_session_errat(s, a->vpos[0]);
+    }
+    if (a->nk == 0) {
+        bl_fail("add: give the row as column=value, e.g. t.add(scale=4, top=0.5)");
+        return bl_session_errat(s, e->pos);
+    }
+    if (t->ncol && a->nk != t->ncol) {
+        bl_fail("add: the table has %d column%s, the row %d", t->ncol, BL_PLURAL(t->ncol), a->nk);
+        return bl_session_errat(s, e->pos);
+    }
+    char cells[64][128];
+    const char *cp[64];
+    for (int j = 0; j < a->nk; j++) {
+        int c = j;
+        if (t->ncol) {
+            for (c = 0; c < t->ncol && strcmp(t->cols[c], a->key[j]); c++) {}
+            if (c == t->ncol) {
+                bl_fail("add: the table has no column '%s' (its columns are set by the first row)", a->key[j]);
+                return bl_session_errat(s, a->kname[j]);
+            }
+        }
+        if (cell(a->kv[j], cells[c], sizeof cells[c]) < 0) {
+            bl_fail("add: column '%s' takes a number, string or bool, not a %s", a->key[j],
+                    bl_val_kind_name(a->kv[j]));
+            return bl_session_errat(s, a->kpos[j]);
+        }
+        cp[c] = cells[c];
+    }
+    bl_table *nt = t;
+    if (tv->refs > 1 || !t->ncol) {    /* shared, or gets its columns: a new table */
+        nt = bl_table_new(t->ncol ? t->ncol : a->nk, t->ncol ? (const char *const *)t->cols : a->key);
+        for (int r = 0; nt && r < t->nrow; r++)
+            if (bl_table_add(nt, (const char *const *)t->cells + (size_t)r * t->ncol) < 0) {
+                bl_table_free(nt);
+                nt = NULL;
+            }
+        if (nt && t->title && !(nt->title = strdup(t->title))) {
+            bl_table_free(nt);
+            nt = NULL;
+        }
+        if (!nt) return bl_session_errat(s, e->pos);
+    }
+    if (bl_table_add(nt, cp) < 0) {
+        if (nt != t) bl_table_free(nt);
+        return bl_session_errat(s, e->pos);
+    }
+    if (nt != t) {
+        bl_value *nv = bl_val_table(nt);
+        int rc = nv ? bl_session_set(s, name, nv) : -1;
+        bl_val_unref(nv);
+        if (rc < 0) return bl_session_errat(s, e->pos);
+    }
+    return 0;
+}
+
+bl_value *bl_method(bl_session *s, const bl_ast *e)
+{
+    bl_value *tv = e->a->kind == BL_N_NAME ? bl_session_get(s, e->a->str) : NULL;
+    if (!tv || tv->kind != BL_V_TABLE || strcmp(e->str, "add")) {
+        if (tv && tv->kind == BL_V_TABLE) bl_fail("a table has one method, add (t.add(col=value, ...))");
+        else if (!strcmp(e->str, "add")) bl_fail("add: call it on a variable holding a table: t = table(); t.add(col=value)");
+        else bl_fail("'.%s(...)': only a table's add can be called this way", e->str);
+        return (bl_session_errat(s, e->pos), (bl_value *)NULL);
+    }
+    bl_value *vals[64];
+    bl_pos kpos[64], kname[64];
+    const char *keys[64];
+    if (e->n > 64) return BL_FAILP("add: too many columns");
+    bl_callargs a = { .s = s, .fname = "add", .pos = e->pos, .v = vals, .key = keys, .kv = vals,
+                      .kpos = kpos, .kname = kname };
+    int rc = 0, np = 0;
+    for (int i = 0; i < e->n && rc == 0; i++) {
+        for (int j = 0; e->keys[i] && j < a.nk; j++)
+            if (!strcmp(keys[j], e->keys[i])) {
+                bl_fail("add: column '%s' given twice", e->keys[i]);
+                rc = bl_session_errat(s, e->keypos[i]);
+            }
+        bl_value *v = rc ? NULL : bl_eval(s, e->items[i]);
+        if (!v) { rc = -1; break; }
+        if (!e->keys[i]) {      /* refused below, at the value */
+            bl_val_unref(v);
+            np = 1;
+            bl_fail("add: give the row as column=value, e.g. t.add(scale=4, top=0.5)");
+            rc = bl_session_errat(s, e->items[i]->pos);
+            break;
+        }
+        keys[a.nk] = e->keys[i], kname[a.nk] = e->keypos[i], kpos[a.nk] = e->items[i]->pos;
+        vals[a.nk++] = v;
+    }
+    (void)np;
+    /* the arguments may have reassigned the name: look again */
+    tv = bl_session_get(s, e->a->str);
+    if (rc == 0 && (!tv || tv->kind != BL_V_TABLE)) {
+        bl_fail("add: '%s' no longer holds a table", e->a->str);
+        rc = bl_session_errat(s, e->pos);
+    }
+    if (rc == 0) rc = table_add(s, e, &a);
+    for (int i = 0; i < a.nk; i++) bl_val_unref(vals[i]);
+    return rc < 0 ? NULL : bl_val_none();
+}

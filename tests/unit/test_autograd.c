@@ -1,0 +1,213 @@
+/* test_autograd.c - gradients at the prompt (issue 14) against PyTorch's, through the
+ * user-level path: every case is typed as statements (load(..., grad=on), the expression,
+ * backward(y, g), allclose(x.grad, ...)), on golden files made by PyTorch:
+ *   tests/golden/ops.safetensors       (gen.py): the ops, called as the language's functions;
+ *   tests/golden/autograd.safetensors  (gen_autograd.py): indexing, transposes, matmul forms,
+ *                                      softmax over dim 0, leaves reused on several paths.
+ * Then the rules: gradients add up until zero_grad, a second backward needs retain_graph, the
+ * errors of bad input, no_grad and detach, and values kept when something fails. */
+#include "../check.h"
+#include "repl_testutil.h"
+#include "repl/autograd.h"
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char golden_ops[4096], golden_ag[4096];
+
+static int find_golden(void)
+{
+    const char *src = getenv("BL_SRCDIR");
+    snprintf(golden_ops, sizeof golden_ops, "%s/tests/golden/ops.safetensors", src ? src : ".");
+    snprintf(golden_ag, sizeof golden_ag, "%s/tests/golden/autograd.safetensors", src ? src : ".");
+    return access(golden_ops, R_OK) == 0 && access(golden_ag, R_OK) == 0;
+}
+
+/* One case: leaves (space-separated names, loaded as FILE's CASE.NAME with grad=on), constants
+ * (loaded without), the expression y; checks y against CASE.out and each leaf's gradient after
+ * backward(y, CASE.gout) against CASE.grad.NAME. */
+typedef struct {
+    const char *file;       /* "ops" or "ag" */
+    const char *name;       /* the case */
+    const char *leaves;
+    const char *consts;
+    const char *expr;
+    double rtol, atol;
+} gcase;
+
+static void run_case(const gcase *c)
+{
+    bl_session *s = bl_session_new(0);
+    char src[8192], names[256], *save = NULL;
+    int n = snprintf(src, sizeof src, "F = \"%s\"\n", strcmp(c->file, "ops") ? golden_ag : golden_ops);
+    snprintf(names, sizeof names, "%s", c->leaves);
+    for (char *w = strtok_r(names, " ", &save); w; w = strtok_r(NULL, " ", &save))
+        n += snprintf(src + n, sizeof src - n, "%s = load(F, \"%s.%s\", grad=on)\n", w, c->name, w);
+    snprintf(names, sizeof names, "%s", c->consts ? c->consts : "");
+    for (char *w = strtok_r(names, " ", &save); w; w = strtok_r(NULL, " ", &save))
+        n += snprintf(src + n, sizeof src - n, "%s = load(F, \"%s.%s\")\n", w, c->name, w);
+    n += snprintf(src + n, sizeof src - n, "y = %s\nallclose(y, load(F, \"%s.out\"), rtol=%g, atol=%g)\n"
+                  "backward(y, load(F, \"%s.gout\"))\n", c->expr, c->name, c->rtol, c->atol, c->name);
+    snprintf(names, sizeof names, "%s", c->leaves);
+    int nleaves = 0;
+    for (char *w = strtok_r(names, " ", &save); w; w = strtok_r(NULL, " ", &save), nleaves++)
+        n += snprintf(src + n, sizeof src - n, "allclose(%s.grad, load(F, \"%s.grad.%s\"), rtol=%g, atol=%g)\n",
+                      w, c->name, w, c->rtol, c->atol);
+    int rc = run_in(s, src);
+    int trues = 0;
+    for (const char *p = outbuf; (p = strstr(p, "true\n")); p += 5) trues++;
+    CHECK(rc == 0 && trues == 1 + nleaves && !strstr(outbuf, "false"),
+          "case %s.%s (%s): rc %d, %d of %d checks true\n%s%s", c->file, c->name, c->expr, rc, trues,
+          1 + nleaves, outbuf, errbuf);
+    bl_session_free(s);
+}
+
+BL_TEST(gradients_match_pytorch_ops)
+{
+    if (!find_golden()) SKIP("golden files not found (set BL_SRCDIR)");
+    static const gcase cases[] = {
+        { "ops", "linear", "x w b", NULL, "linear(x, w, b)", 1e-4, 1e-5 },
+        { "ops", "linear_nobias", "x w", NULL, "linear(x, w)", 1e-4, 1e-5 },
+        { "ops", "matmul", "a b", NULL, "a @ b", 1e-4, 1e-5 },
+        { "ops", "matmul_4d", "a b", NULL, "a @ b", 1e-4, 1e-5 },
+        { "ops", "matmul_shared", "a b", NULL, "a @ b", 1e-4, 1e-5 },
+        { "ops", "gelu", "x", NULL, "gelu(x)", 1e-4, 1e-5 },
+        { "ops", "silu", "x", NULL, "silu(x)", 1e-4, 1e-5 },
+        { "ops", "softmax", "x", NULL, "softmax(x)", 1e-4, 1e-5 },
+        { "ops", "layernorm", "x w b", NULL, "layernorm(x, w=w, b=b)", 1e-4, 1e-5 },
+        { "ops", "layernorm_noaffine", "x", NULL, "layernorm(x, eps=1e-6)", 1e-4, 1e-5 },
+        { "ops", "rmsnorm", "x w", NULL, "rmsnorm(x, w=w)", 1e-4, 1e-5 },
+        { "ops", "rmsnorm_noweight", "x", NULL, "rmsnorm(x)", 1e-4, 1e-5 },
+        { "ops", "qk_norm", "x w", NULL, "rmsnorm(x, w=w)", 1e-4, 1e-5 },
+        { "ops", "swiglu", "a b", NULL, "swiglu(a, b)", 1e-4, 1e-5 },
+        { "ops", "attention", "q k v", NULL, "attention(q, k, v)", 1e-4, 1e-5 },
+        { "ops", "attention_gqa", "q k v", NULL, "attention(q, k, v)", 1e-4, 1e-5 },
+        { "ops", "attention_causal", "q k v", NULL, "attention(q, k, v, causal=on)", 1e-4, 1e-5 },
+        { "ops", "attention_cache", "q k v", NULL, "attention(q, k, v, causal=on)", 1e-4, 1e-5 },
+        { "ops", "rope1d", "x", NULL, "apply_rope(x, rope_table(6, 8, offset=3))", 1e-4, 1e-5 },
+        { "ops", "rope2d", "x", NULL, "apply_rope(x, rope_table(3, 4, 8, prefix=1))", 1e-4, 1e-5 },
+        { "ops", "slice_last", "x", NULL, "x[:, :, 3:7]", 1e-6, 1e-7 },
+        { "ops", "merge_heads", "x", NULL, "reshape(transpose(x, 1, 2), 2, 3, 20)", 1e-6, 1e-7 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) run_case(&cases[i]);
+}
+
+BL_TEST(gradients_match_pytorch_prompt_forms)
+{
+    if (!find_golden()) SKIP("golden files not found (set BL_SRCDIR)");
+    static const gcase cases[] = {
+        { "ag", "slice", "x", NULL, "x[1:, ::-2, 2]", 1e-6, 1e-7 },
+        { "ag", "slice_step", "x", NULL, "x[::2, 1:6:3]", 1e-6, 1e-7 },
+        { "ag", "index_scalar", "x", NULL, "reshape(x[2, 1], 1)", 1e-6, 1e-7 },
+        { "ag", "transpose", "x", NULL, "transpose(x, 0, 2)", 1e-6, 1e-7 },
+        { "ag", "dotT", "x w", NULL, "x @ w.T", 1e-4, 1e-5 },
+        { "ag", "vecmat", "v m", NULL, "v @ m", 1e-4, 1e-5 },
+        { "ag", "matvec", "m v", NULL, "m @ v", 1e-4, 1e-5 },
+        { "ag", "shared_a", "a b", NULL, "a @ b", 1e-4, 1e-5 },
+        { "ag", "batched", "a b", NULL, "a @ b", 1e-4, 1e-5 },
+        { "ag", "softmax_dim0", "x", NULL, "softmax(x, dim=0)", 1e-4, 1e-5 },
+        { "ag", "chain", "x w", NULL, "softmax(rmsnorm(x, w=w) @ x.T)[1:, :3]", 1e-4, 1e-5 },
+        { "ag", "reshape_chain", "x", NULL, "transpose(gelu(reshape(x, 3, 4)), 0, 1)[::-1]", 1e-4, 1e-5 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) run_case(&cases[i]);
+}
+
+/* Output of one statement list in a fresh session, or NULL when it failed. */
+static const char *out_of(bl_session *s, const char *src)
+{
+    return run_in(s, src) == 0 ? outbuf : NULL;
+}
+
+BL_TEST(gradients_accumulate_and_graphs_free)
+{
+    bl_session *s = bl_session_new(0);
+    /* rmsnorm(x)[0] of x = [3, 4]: d/dx of 3/2.5 = [0.16*... ]: checked by accumulation, not value */
+    CHECK(out_of(s, "x = tensor([3.0, 4.0], grad=on)\n"
+                    "backward(rmsnorm(x)[0])\ng1 = x.grad\n"
+                    "backward(rmsnorm(x)[0])\nallclose(x.grad, g1 + g1)\n"
+                    "zero_grad(x)\nx.grad\n") != NULL, "%s", errbuf);
+    CHECK(strstr(outbuf, "true\n") != NULL, "accumulation: %s", outbuf);
+    /* the value printed after zero_grad is none: nothing */
+    CHECK(!strstr(outbuf, "tensor("), "x.grad after zero_grad: %s", outbuf);
+    /* a second backward through the same graph: refused, unless retain_graph */
+    CHECK(run_in(s, "y = rmsnorm(x)[1]\nbackward(y)\nbackward(y)\n") < 0 &&
+          strstr(errbuf, "already walked by a backward") && strstr(errbuf, "retain_graph=on"), "%s", errbuf);
+    CHECK(out_of(s, "zero_grad(x)\ny = rmsnorm(x)[1]\nbackward(y, retain_graph=on)\ng1 = x.grad\n"
+                    "backward(y)\nallclose(x.grad, g1 + g1)\n") && strstr(outbuf, "true\n"), "%s%s", outbuf, errbuf);
+    /* the same leaf on two paths: x[0] + x[0] has the gradient 2 on element 0 */
+    CHECK(out_of(s, "z = tensor([1.0, 2.0], grad=on)\nbackward(reshape(z[0:1], 1) @ reshape(z[0:1], 1))\nz.grad\n")
+          && strstr(outbuf, "tensor([2., 0.]"), "%s%s", outbuf, errbuf);
+    bl_session_free(s);
+}
+
+BL_TEST(autograd_errors_keep_values)
+{
+    bl_session *s = bl_session_new(0);
+    static const struct { const char *src, *err; } bad[] = {
+        { "backward(ones(3))", "does not need a gradient" },
+        { "backward(rmsnorm(x))", "has 3 elements [3]: give the gradient" },
+        { "backward(rmsnorm(x), ones(4))", "the gradient [4] does not match the value [3]" },
+        { "requires_grad(rmsnorm(x))", "only a leaf can be switched" },
+        { "requires_grad(3)", "needs a tensor, got a number" },
+        { "backward(x, ones(3), retain_graph=\"yes\")", "retain_graph" },
+        { "attention(q, q, q, weights=on)", "weights=on gives the weights without a gradient" },
+        { "x.item", "has 3 elements" },
+    };
+    CHECK(out_of(s, "x = randn(3, grad=on)\nq = randn(2, 4, grad=on)\n") != NULL, "%s", errbuf);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        int rc = run_in(s, bad[i].src);
+        CHECK(rc < 0 && strstr(errbuf, bad[i].err) && !strchr(strchr(errbuf, '\n') + 1, '\n'),
+              "%s: %s", bad[i].src, errbuf);
+    }
+    /* every value kept, x still a leaf with no gradient yet */
+    CHECK(out_of(s, "x.requires_grad\nx.is_leaf\nq.shape\n") &&
+          !strcmp(outbuf, "true\ntrue\n[2, 4]\n"), "%s%s", outbuf, errbuf);
+    /* no_grad and detach record nothing; gradients of a leaf alone: backward(leaf) is ones */
+    CHECK(out_of(s, "no_grad y = rmsnorm(x)\ny.requires_grad\ndetach(rmsnorm(x)).requires_grad\n"
+                    "rmsnorm(x).grad_fn\nbackward(x, ones(3))\nx.grad\n") &&
+          strstr(outbuf, "false\nfalse\nrmsnorm\ntensor([1., 1., 1.]"), "%s%s", outbuf, errbuf);
+    /* a chain of 100,000 ops frees without recursion (the C stack would overflow) */
+    CHECK(out_of(s, "y = x\n") != NULL, "%s", errbuf);
+    for (int i = 0; i < 100; i++)
+        CHECK(run_in(s, "y = reshape(y, 3); y = reshape(y, 3); y = reshape(y, 3); y = reshape(y, 3); "
+                        "y = reshape(y, 3); y = reshape(y, 3); y = reshape(y, 3); y = reshape(y, 3); "
+                        "y = reshape(y, 3); y = reshape(y, 3)") == 0, "%s", errbuf);
+    CHECK(out_of(s, "zero_grad(x)\nbackward(y, ones(3))\nx.grad\ndel y\n") &&
+          strstr(outbuf, "tensor([1., 1., 1.]"), "%s%s", outbuf, errbuf);
+    bl_session_free(s);
+}
+
+/* gradcheck (finite differences) passes on the block parts and fails on a wrong gradient */
+BL_TEST(gradcheck_passes_and_fails)
+{
+    bl_session *s = bl_session_new(0);
+    static const char *good[] = {
+        "def f(x) = rmsnorm(x, w=linspace(0.5, 2, 8))\ngradcheck(f, randn(3, 8), quiet=on)",
+        "def f(x, w, b) = layernorm(x, w=w, b=b)\ngradcheck(f, randn(2, 6), randn(6), randn(6), quiet=on)",
+        "def f(x) = gelu(x) + silu(x)\ngradcheck(f, randn(10), quiet=on)",
+        "def f(x) = softmax(x, dim=0)\ngradcheck(f, randn(4, 3), quiet=on)",
+        "def f(q, k, v) = attention(q, k, v, causal=on)\n"
+        "gradcheck(f, randn(1, 4, 5, 8), randn(1, 2, 5, 8), randn(1, 2, 5, 8), quiet=on)",
+        "def f(x) = apply_rope(x, rope_table(2, 3, 8))\ngradcheck(f, randn(2, 6, 8), quiet=on)",
+        "def f(x, w) = linear(x, w) @ w\ngradcheck(f, randn(3, 4), randn(5, 4), quiet=on)",
+        "def f(a, b) = swiglu(a, b)[::2]\ngradcheck(f, randn(6, 3), randn(6, 3), quiet=on)",
+    };
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+        CHECK(run_in(s, good[i]) == 0 && !strcmp(outbuf, "true\n"), "%s: %s%s", good[i], outbuf, errbuf);
+    /* a gradient that is wrong on purpose: detach hides one path of x * x */
+    CHECK(run_in(s, "def bad(x) = detach(x) * x\ngradcheck(bad, randn(5))") == 0 &&
+          strstr(outbuf, "FAILED") && strstr(outbuf, "false\n"), "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "gradcheck(3, randn(2))") < 0 && strstr(errbuf, "not a function"), "%s", errbuf);
+    CHECK(run_in(s, "def f(x) = x\ngradcheck(f, randn(200, 200))") < 0 && strstr(errbuf, "at most 20000"), "%s", errbuf);
+    bl_session_free(s);
+}
+
+int main(void)
+{
+    RUN(gradients_match_pytorch_ops);
+    RUN(gradients_match_pytorch_prompt_forms);
+    RUN(gradients_accumulate_and_graphs_free);
+    RUN(autograd_errors_keep_values);
+    RUN(gradcheck_passes_and_fails);
+    return bl_test_done();
+}

@@ -1,0 +1,252 @@
+/* test_lang.c - the language's blocks (issue 15): when the reader waits for more lines, syntax
+ * errors inside blocks at their line and column, functions called from C (bl_call_value) and
+ * callable handles, scoping, errors inside functions at the prompt, a block entered in the
+ * history once, Ctrl-C inside a loop that never ends, and the trailing ',' and '.' that no longer
+ * continue a line (issue 20). Expected values are worked out by hand. */
+#include "../check.h"
+#include "repl_testutil.h"
+#include "core/error.h"
+#include "repl/lexer.h"
+#include "repl/models.h"
+#include "repl/repl.h"
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static bl_session *fresh(void)
+{
+    bl_session *s = bl_session_new(0);
+    bl_models_init(s);
+    return s;
+}
+
+static void done(bl_session *s)
+{
+    bl_models_free(s);
+    bl_session_free(s);
+}
+
+/* A block keeps the reader waiting up to its end; one-line forms do not; a trailing ',' '.' or
+ * ':' ends the line (they continued it before, so the next statement was swallowed). */
+BL_TEST(incomplete_blocks)
+{
+    static const struct { const char *src; int more; } cases[] = {
+        { "for s in [1, 2]\n", 1 },
+        { "for s in [1, 2]", 1 },               /* the prompt's lines come without '\n' */
+        { "for s in [1, 2]:\n", 1 },
+        { "for s in [1, 2]: print(s)\n", 0 },
+        { "for s in [1, 2]\n  print(s)\nend\n", 0 },
+        { "for a in [1]\n  for b in [2]\n  end\n", 1 },
+        { "for a in [1]\n  for b in [2]\n  end\nend", 0 },
+        { "def f(x) = x * 2\n", 0 },
+        { "def f(x, w=1)\n", 1 },
+        { "def f(x)\n  return x\nend\n", 0 },
+        { "if c\n  a = 1\nelse\n  a = 2\n", 1 },
+        { "if c\n  a = 1\nelif d\n  a = 2\nelse\n  a = 3\nend", 0 },
+        { "if c: a = 1 else: a = 2\n", 0 },
+        { "while true\n", 1 },
+        { "x = [1, 2,\n", 1 },
+        { "qk growth scales=1,2,\n", 0 },
+        { "save .\n", 0 },
+        { "y = 1 +\n", 1 },
+        { "end\n", 0 },
+        { "s = \"for\"\n", 0 },
+        { "print(end_of)\n", 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        CHECK(bl_lex_incomplete(cases[i].src) == cases[i].more, "\"%s\": want %d", cases[i].src, cases[i].more);
+    /* line by line, as the script reader and the prompt feed it */
+    bl_lex_state st = { 0 };
+    CHECK(bl_lex_more(&st, "def g(n)") && bl_lex_more(&st, "  if n > 1: return n") &&
+          bl_lex_more(&st, "  for i in range(n)") && bl_lex_more(&st, "  end") && !bl_lex_more(&st, "end"),
+          "a def with a loop inside, fed a line at a time");
+}
+
+/* A syntax error inside a block points at its own line and column; nothing of the block runs. */
+BL_TEST(block_syntax_errors)
+{
+    static const char *const cases[][2] = {
+        { "x = 0\nfor s in [1, 2]\n  x = s\n  y = * 2\nend", "t:4:7: expected a value, found '*'\n" },
+        { "def f(x)\n  return x +\nend", "t:3:1: expected a value, found 'end'\n" },
+        { "for s in [1]\n  print(s)\n", "t:2:11: expected 'end' to close the 'for' of line 1, found the end of the input\n" },
+        { "if 1\n  x = 1\nelse\n  x = 2\nelse\n  x = 3\nend", "t:5:1: 'else' after the else of line 3: an if has one else, last\n" },
+        { "for s in [1]\n  x = 1\nelse\n  x = 2\nend", "t:3:1: 'else' belongs to an if, not to the 'for' of line 1\n" },
+        { "while true\n  break 2\nend", "t:2:9: expected the end of the statement, found number 2\n" },
+        { "def f(x, x) = 1", "t:1:10: this parameter is named twice, found 'x'\n" },
+        { "def f(x=1, y) = 1", "t:1:12: a parameter without a default cannot follow one with a default, found 'y'\n" },
+        { "for end in [1]: print(1)", "t:1:5: expected the loop variable's name after for, found 'end'\n" },
+        { "end = 3", "t:1:1: there is no open block to end (for, while, if or def)\n" },
+        { "in = 3", "t:1:1: 'in' belongs in a for loop (for NAME in LIST)\n" },
+        { "continue", "t:1:1: 'continue' outside a loop\n" },
+        { "if 1: x = 1 else x = 2", "t:1:18: expected ':' or the end of the line, found 'x'\n" },
+    };
+    bl_session *s = fresh();
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        CHECK(run_in(s, "x = 0") == 0, "%s", errbuf);
+        CHECK(run_in(s, cases[i][0]) < 0 && !strcmp(errbuf, cases[i][1]), "%s:\n%s", cases[i][0], errbuf);
+        CHECK(run_in(s, "x") == 0 && !strcmp(outbuf, "0\n"), "%s: part of the block ran: %s", cases[i][0], outbuf);
+    }
+    done(s);
+}
+
+/* Issue 20: `qk growth scales=1,2,` or `save .` at the end of a line swallowed the next line,
+ * whose statement never ran (and the error blamed it). Now the comma is the error, at its
+ * column, and the next line runs. */
+BL_TEST(trailing_comma_ends_the_line)
+{
+    bl_session *s = fresh();
+    s->keep_going = 1;
+    CHECK(run_in(s, "seed 1,\nx = 5") < 0 && !strcmp(errbuf, "t:1:7: seed: a trailing ',' (the list has no next "
+                                                     "value; a line does not continue after ',')\n"), "%s", errbuf);
+    CHECK(run_in(s, "x") == 0 && !strcmp(outbuf, "5\n"), "the line after the comma did not run: %s%s", outbuf, errbuf);
+    run_in(s, "help .\ny = 6");
+    CHECK(run_in(s, "y") == 0 && !strcmp(outbuf, "6\n"), "the line after a trailing '.' did not run: %s%s", outbuf, errbuf);
+    CHECK(run_in(s, "z = [1,\n2]; z") == 0 && !strcmp(outbuf, "[1, 2]\n"), "an open bracket still continues: %s%s",
+          outbuf, errbuf);
+    done(s);
+}
+
+/* A callable handle, as the models will be: it adds its arguments and takes a keyword. */
+static void h_free(void *p) { (void)p; }
+static bl_value *h_call(void *p, bl_callargs *a)
+{
+    double x, y, k;
+    (void)p;
+    if (bl_nargs(a, 2, 2) < 0 || bl_arg_num(a, 0, &x) < 0 || bl_arg_num(a, 1, &y) < 0 ||
+        bl_kw_num(a, "k", 1, &k) < 0)
+        return NULL;
+    return bl_val_num(k * (x + y));
+}
+static const bl_handle_type adder = { "adder", h_free, NULL, NULL, NULL, NULL, h_call };
+
+/* Functions are values that C code can call (the lead's gradcheck(f, x)); handles with a call
+ * method are called by name like functions. */
+BL_TEST(call_values_from_c)
+{
+    bl_session *s = fresh();
+    CHECK(run_in(s, "def f(x, w=2) = x * w + 1") == 0, "%s", errbuf);
+    bl_value *f = bl_session_get(s, "f"), *arg = bl_val_num(20);
+    bl_pos pos = { 0, 1, 1, 1 };
+    bl_value *r = bl_call_value(s, f, 1, &arg, pos);
+    CHECK(r && r->kind == BL_V_NUM && r->num == 41, "f(20) = %g", r ? r->num : -1);
+    bl_val_unref(r);
+    bl_value *args[3] = { arg, arg, arg };
+    r = bl_call_value(s, f, 3, args, pos);
+    CHECK(!r && strstr(bl_error(), "f takes 2 arguments, got 3"), "%s", bl_error());
+    bl_session_clear_error(s);
+    r = bl_call_value(s, arg, 1, &arg, pos);
+    CHECK(!r && strstr(bl_error(), "a number is not a function"), "%s", bl_error());
+    bl_session_clear_error(s);
+    CHECK(bl_callable(f) && !bl_callable(arg), "bl_callable");
+    bl_val_unref(arg);
+
+    bl_value *h = bl_val_handle(&adder, (void *)1);
+    CHECK(bl_session_set(s, "m", h) == 0, "set");
+    bl_val_unref(h);
+    CHECK(run_in(s, "m(2, 3); m(2, 3, k=10); def twice_m(a) = m(a, a); twice_m(4)") == 0 &&
+          !strcmp(outbuf, "5\n50\n8\n"), "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "m(1, 2, z=3)") < 0 && !strcmp(errbuf, "t:1:9: m: unknown keyword 'z'\n"), "%s", errbuf);
+    /* a function shadows a built-in of the same name; a variable that is no function does not */
+    CHECK(run_in(s, "def abs(x) = 7; abs(-2); mean = 3; max([1, 4])") == 0 && !strcmp(outbuf, "7\n4\n"),
+          "%s%s", outbuf, errbuf);
+    done(s);
+}
+
+/* Locals stay in their call, globals are read, and assigned only when declared. */
+BL_TEST(scoping)
+{
+    bl_session *s = fresh();
+    CHECK(run_in(s, "a = 1; b = 2\n"
+                    "def f(x)\n  a = x\n  c = a + b\n  return c\nend\n"
+                    "f(10); a; c_defined = 0") == 0 && !strcmp(outbuf, "12\n1\n"), "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "c") < 0 && strstr(errbuf, "unknown name 'c'"), "a local leaked: %s", errbuf);
+    CHECK(run_in(s, "def g()\n  global a, d\n  a = 5\n  d = 6\nend\ng(); a; d") == 0 && !strcmp(outbuf, "5\n6\n"),
+          "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "def h()\n  a = 1\n  global a\nend\nh()") < 0 &&
+          strstr(errbuf, "global: 'a' is a local variable of this function already"), "%s", errbuf);
+    /* a loop's variable and what its body assigns stay */
+    CHECK(run_in(s, "for i in range(3): last = i * 10\ni; last") == 0 && !strcmp(outbuf, "2\n20\n"), "%s%s", outbuf,
+          errbuf);
+    done(s);
+}
+
+/* At the prompt an error inside a function shows the function's own line with the caret, then
+ * the traceback; the recursion bound is an error, after which the session goes on. */
+BL_TEST(errors_inside_functions_at_the_prompt)
+{
+    bl_session *s = fresh();
+    s->interactive = 1;
+    s->prompt_width = 4;
+    CHECK(run_in(s, "def f(x)\n  y = 1\n  return x + \"a\"\nend") == 0, "%s", errbuf);
+    CHECK(run_in(s, "z = f(2)") < 0, "no error");
+    CHECK(!strcmp(errbuf, "      return x + \"a\"\n"
+                          "               ^ '+' needs numbers or tensors, got a number and a string\n"
+                          "  in f, line 3, called at t:1:5\n"), "%s", errbuf);
+    CHECK(run_in(s, "def r(n) = r(n + 1)\nr(0)") < 0 &&
+          strstr(errbuf, "r: calls nested more than 200 deep (a recursion without an end?)\n"
+                         "  in r, line 1, called at t:1:12\n  [the line above repeated 198 more times]\n"
+                         "  in r, line 1, called at t:2:1\n"), "%s", errbuf);
+    CHECK(run_in(s, "print(\"still\", 1 + 1)") == 0 && !strcmp(outbuf, "still 2\n"), "%s%s", outbuf, errbuf);
+    done(s);
+}
+
+/* A block of several lines is one statement of the history. */
+BL_TEST(block_enters_history_once)
+{
+    bl_session *s = fresh();
+    int n = s->nhist;
+    CHECK(run_in(s, "for s in [1, 2]\n  t = s\nend\nu = 1") == 0, "%s", errbuf);
+    CHECK(s->nhist == n + 2 && !strcmp(s->hist[n], "for s in [1, 2]\n  t = s\nend"), "%d entries: %s", s->nhist - n,
+          s->nhist > n ? s->hist[n] : "");
+    done(s);
+}
+
+static timer_t ctrl_c_in(int ms)
+{
+    timer_t t;
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_SIGNAL;
+    ev.sigev_signo = SIGINT;
+    struct itimerspec when = { .it_value = { ms / 1000, (long)(ms % 1000) * 1000000L } };
+    if (timer_create(CLOCK_MONOTONIC, &ev, &t) != 0 || timer_settime(t, 0, &when, NULL) != 0) abort();
+    return t;
+}
+
+/* Ctrl-C stops a loop that never ends, inside a function too: the rest of the line does not
+ * run, what the loop assigned is kept, and the statement it interrupted is abandoned. */
+BL_TEST(interrupt_stops_a_loop)
+{
+    bl_interrupt_install();
+    bl_interrupt_clear();
+    bl_session *s = fresh();
+    timer_t t = ctrl_c_in(200);
+    CHECK(run_in(s, "n = 0; while true: n = n + 1\nafter = 1") == 0 && !errbuf[0], "%s", errbuf);
+    timer_delete(t);
+    CHECK(bl_interrupted(), "the flag was cleared");
+    bl_interrupt_clear();
+    CHECK(run_in(s, "n > 0") == 0 && !strcmp(outbuf, "true\n"), "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "after") < 0, "the line after the loop ran");
+    CHECK(run_in(s, "def spin()\n  global k\n  k = 0\n  while true: k = k + 1\n  return 5\nend\nk = -1") == 0, "%s",
+          errbuf);
+    t = ctrl_c_in(200);
+    CHECK(run_in(s, "v = 1; v = spin()") == 0 && !errbuf[0], "%s", errbuf);
+    timer_delete(t);
+    bl_interrupt_clear();
+    CHECK(run_in(s, "v; k > 0") == 0 && !strcmp(outbuf, "1\ntrue\n"), "%s%s", outbuf, errbuf);
+    done(s);
+}
+
+int main(void)
+{
+    RUN(incomplete_blocks);
+    RUN(block_syntax_errors);
+    RUN(trailing_comma_ends_the_line);
+    RUN(call_values_from_c);
+    RUN(scoping);
+    RUN(errors_inside_functions_at_the_prompt);
+    RUN(block_enters_history_once);
+    RUN(interrupt_stops_a_loop);
+    return bl_test_done();
+}
