@@ -20,6 +20,8 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bl-script.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 cp "$dir"/*.bl "$tmp"/
+# the committed PyTorch golden files, for scripts that compare with them (golden/NAME.safetensors)
+ln -s "$(cd "$(dirname "$0")" && pwd)/golden" "$tmp/golden"
 (
     cd "$tmp" || exit 99
     BLOCKLAB_HISTORY=/dev/null NO_COLOR=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} \

@@ -64,7 +64,7 @@ start \
     "env BLOCKLAB_HISTORY=$tmp/history NO_COLOR=1 TERM=xterm OMP_NUM_THREADS=2 $bin -q; echo \"blocklab ended with status \$?\" >>$tmp/ended; sleep 30"
 check "prompt" "bl>"
 
-keys 'x = ran' Tab
+keys 'x = rand' Tab
 check "tab completes a function name" "bl> x = randn("
 keys '2, 3)' Enter 'sha' Tab
 check "tab completes another function name" "bl> shape("
@@ -99,12 +99,14 @@ fi
 # history once (Up brings all of it back), an error inside a function shows the function's own
 # line and a traceback line, and Ctrl-C stops a loop that never ends, keeping its values
 keys C-l 'for s in [1, 4]' Enter
-check "a block header gives the continuation prompt" "... "
-keys 'print("sq", s * s)' Enter 'end' Enter
+check "a block header gives the continuation prompt" "bl> for s in [1, 4]"
+if screen | grep -qx "\.\.\."; then ok "the second prompt waits for the block's end"; else notok "the second prompt waits for the block's end"; fi
+# (-l: a bare "end" would be the End key to tmux)
+keys 'print("sq", s * s)' Enter; keys -l end; keys Enter
 check "the block runs when its end is typed" "sq 16"
 keys C-l Up Enter
 check "Up brings the whole block back and it runs again" "sq 16"
-keys 'def f(x)' Enter 'return x + "a"' Enter 'end' Enter 'f(1)' Enter
+keys 'def f(x)' Enter 'return x + "a"' Enter; keys -l end; keys Enter 'f(1)' Enter
 check "an error inside a function shows the function's own line" '    return x + "a"'
 check "with a traceback line per call" "  in f, line 2, called at <input>:1:1"
 keys C-l 'n = 0; while true: n = n + 1' Enter
@@ -267,7 +269,8 @@ check "the runs and the table are kept" "runs true true"
 keys C-d
 i=0
 while [ $i -lt 50 ] && ! grep -q "still" "$tmp/history" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
-if grep -qxF 'y = [1, 2]' "$tmp/history" && grep -qxF 'x = randn(2, 3)' "$tmp/history"; then
+if grep -qxF 'y = [1, 2]' "$tmp/history" && grep -qxF 'x = randn(2, 3)' "$tmp/history" &&
+   grep -A2 -xF 'for s in [1, 4]' "$tmp/history" | tail -1 | grep -qxF 'end'; then
     ok "Ctrl-D leaves and the history file holds the statements"
 else
     notok "Ctrl-D leaves and the history file holds the statements"

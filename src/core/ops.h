@@ -11,6 +11,7 @@
 #define BL_OPS_H
 
 #include "core/graph.h"
+#include <stdint.h>
 
 /* y = x W^T + b.  x [..., in], w [out, in], b [out] or NULL -> y [..., out].  (F.linear) */
 bl_tensor *bl_linear(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b);
@@ -42,6 +43,11 @@ bl_tensor *bl_gelu(bl_graph *g, bl_tensor *x);
 bl_tensor *bl_silu(bl_graph *g, bl_tensor *x);
 /* Softmax over the last dimension, max-subtracted (F.softmax(x, -1)). */
 bl_tensor *bl_softmax(bl_graph *g, bl_tensor *x);
+
+/* Inverted dropout (F.dropout in training mode; Srivastava et al. 2014): element i of x is kept
+ * and scaled by 1 / (1 - p) when bl_rng_at(key, i) >= p (core/rng.h; i the flat index), else 0.
+ * 0 <= p < 1; p = 0 returns x itself (no node). Backward: dx += dy times the same factor. */
+bl_tensor *bl_dropout(bl_graph *g, bl_tensor *x, float p, uint64_t key);
 
 /* Embedding lookup. w [V, D], ids[n] with 0 <= id < V -> [n, D] (F.embedding). `ids` must stay
  * valid until backward. Error on an id out of range, naming it. */

@@ -4,6 +4,7 @@
  * backward. Loops over more than BL_PAR_MIN elements are split across OpenMP threads.
  */
 #include "core/ops.h"
+#include "core/rng.h"
 #include "core/ops_internal.h"
 #include "core/vmath.h"
 #include <math.h>
@@ -413,5 +414,43 @@ bl_tensor *bl_softmax(bl_graph *g, bl_tensor *x)
     }
     bl_node *n = bl_graph_node(g, "softmax", softmax_backward, y);
     if (n) n->in[0] = x;
+    return y;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * dropout: y = x * keep / (1 - p), keep = bl_rng_at(key, i) >= p; node iarg = key halves,
+ * farg = {p, 1 / (1 - p)}. The mask is drawn again in backward (no mask kept).
+ */
+static void dropout_backward(bl_node *n)
+{
+    bl_tensor *x = n->in[0], *y = n->out;
+    if (!x->grad) return;
+    uint64_t key = (uint64_t)(uint32_t)n->iarg[0] | (uint64_t)(uint32_t)n->iarg[1] << 32;
+    float p = n->farg[0], s = n->farg[1];
+    long N = (long)x->numel;
+#pragma omp parallel for schedule(static) if (x->numel > BL_PAR_MIN)
+    for (long i = 0; i < N; i++)
+        if (bl_rng_at(key, (uint64_t)i) >= p) x->grad[i] += y->grad[i] * s;
+}
+
+bl_tensor *bl_dropout(bl_graph *g, bl_tensor *x, float p, uint64_t key)
+{
+    if (bl_ops_need("dropout", "x", x)) return NULL;
+    if (!(p >= 0.0f && p < 1.0f)) return BL_FAILP("dropout: p must be in [0, 1), got %g", (double)p);
+    if (p == 0.0f) return x;
+    bl_tensor *y = bl_graph_tensor(g, x->ndim, x->shape, BL_WANTS_GRAD(g, x));
+    if (!y) return NULL;
+    float s = 1.0f / (1.0f - p);
+    long N = (long)x->numel;
+#pragma omp parallel for schedule(static) if (x->numel > BL_PAR_MIN)
+    for (long i = 0; i < N; i++) y->data[i] = bl_rng_at(key, (uint64_t)i) >= p ? x->data[i] * s : 0.0f;
+    bl_node *n = bl_graph_node(g, "dropout", dropout_backward, y);
+    if (n) {
+        n->in[0] = x;
+        n->iarg[0] = (int)(uint32_t)key;
+        n->iarg[1] = (int)(uint32_t)(key >> 32);
+        n->farg[0] = p;
+        n->farg[1] = s;
+    }
     return y;
 }

@@ -111,3 +111,8 @@ void bl_rng_fill_normal(bl_rng *r, float *x, size_t n, float mean, float std)
     }
     if (i < n) x[i] = mean + std * bl_rng_normal(r);   /* odd n: the sine is kept as the spare */
 }
+
+uint64_t bl_dropout_key(uint64_t seed, uint64_t step, uint64_t site)
+{
+    return bl_splitmix64(bl_splitmix64(bl_splitmix64(bl_hash_str("dropout") ^ seed) ^ step) ^ site);
+}

@@ -42,4 +42,22 @@ void bl_rng_fill_normal(bl_rng *r, float *x, size_t n, float mean, float std);
 uint64_t bl_hash_str(const char *s);
 uint64_t bl_splitmix64(uint64_t x);
 
+/* Stateless (counter-based) draws, for dropout masks (issue 17): element i of stream `key` is
+ *     u(key, i) = (splitmix64(key + i) >> 40) / 2^24          in [0, 1), a multiple of 2^-24
+ * (splitmix64 as bl_splitmix64: Steele et al. 2014), so a mask does not depend on the threads or
+ * the order that draw it, and a run resumed at step s draws what it would have drawn.
+ * Dropout keeps element i when u(key, i) >= p. */
+static inline float bl_rng_at(uint64_t key, uint64_t i)
+{
+    uint64_t x = key + i + 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return (float)(x >> 40) * (1.0f / 16777216.0f);
+}
+/* The key of one dropout site at one training step: splitmix64(splitmix64(splitmix64(
+ * fnv1a("dropout") ^ seed) ^ step) ^ site). The models number their sites: 0 the embedding
+ * (TinyGPT), 1 + 3 layer + {0 attention weights, 1 attention output, 2 MLP output}. */
+uint64_t bl_dropout_key(uint64_t seed, uint64_t step, uint64_t site);
+
 #endif

@@ -76,8 +76,8 @@ static const key_row rows[] = {
     {{"eps", BL_KEY_FLOAT, NULL, 1e-12, 0.1, "auto", "auto", D | G | KEY_AUTO,
       "norm epsilon; auto = 1e-5 for TinyGPT layernorm, 1e-6 otherwise"},
      OFF(eps), S_FLOAT},
-    {{"dropout", BL_KEY_FLOAT, NULL, 0, 0.999, NULL, "0", G,
-      "dropout probability (only 0 is implemented)"},
+    {{"dropout", BL_KEY_FLOAT, NULL, 0, 0.999, "0", "0", D | G,
+      "dropout probability in training (nanoGPT's places; off at eval and sampling)"},
      OFF(dropout), S_FLOAT},
     {{"seed", BL_KEY_INT, NULL, 0, MAXSEED, "0", "0", D | G | R,
       "seed of the initial weights and of the data, noise and t streams"},
@@ -279,8 +279,6 @@ int bl_config_check(const bl_config *c)
         if (c->patch < 1 || c->image_size % c->patch)
             return bl_fail("patch: %d does not divide image_size %d", c->patch, c->image_size);
     } else {
-        if (c->dropout != 0.0f)
-            return bl_fail("dropout: only 0 is implemented (got %g)", c->dropout);
         if (c->vocab < 2) return bl_fail("vocab: need at least 2 tokens, got %d", c->vocab);
         if (c->context < 1) return bl_fail("context: need at least 1 token, got %d", c->context);
     }

@@ -60,7 +60,7 @@ typedef struct bl_config {
     int context, vocab;                /* TinyGPT */
     float rope_base;        /* DiT rope2d 100, GPT rope 10000 */
     float eps;              /* 0 = auto: 1e-5 for TinyGPT LayerNorm, 1e-6 otherwise (bl_config_eps) */
-    float dropout;          /* only 0 is implemented; validated */
+    float dropout;          /* training dropout p in [0, 1) (models/model.h: where and which masks) */
     uint64_t seed;          /* parameter init: bl_rng_named(seed, name); data/noise streams too */
     /* trainer hyper-parameters (read by src/train only; see above) */
     float lr;

@@ -1,5 +1,6 @@
 /* model.c - building, rebuilding and freeing models; forward pieces both models share. */
 #include "models/model_internal.h"
+#include "core/rng.h"
 #include "core/error.h"
 #include "core/ops.h"
 #include "nn/nn.h"
@@ -139,7 +140,9 @@ int bl_model_rebuild(bl_model *m, const bl_config *cfg)
     free_state(m);
     int keep = m->keep_attn;
     int (*interrupted)(void) = m->interrupted;
+    unsigned gen = m->gen;
     *m = *n;
+    m->gen = gen + 1;   /* the old graph is gone: values made on it are stale */
     m->keep_attn = keep;
     m->interrupted = interrupted;
     free(n);
@@ -176,12 +179,14 @@ size_t bl_model_param_count(const bl_model *m) { return m->params->total; }
 void bl_model_begin(bl_model *m, int record)
 {
     bl_graph_reset(m->graph);
+    m->gen++;
     bl_graph_set_record(m->graph, record);
     memset(m->attn, 0, sizeof m->attn);
     memset(m->tap_in, 0, sizeof m->tap_in);
     memset(m->tap_norm, 0, sizeof m->tap_norm);
     memset(m->tap_q, 0, sizeof m->tap_q);
     memset(m->tap_k, 0, sizeof m->tap_k);
+    memset(m->tap_v, 0, sizeof m->tap_v);
 }
 
 bl_tensor *bl_model_norm(bl_model *m, bl_tensor *x, bl_tensor *w)
@@ -222,6 +227,7 @@ int bl_model_qkv(bl_model *m, int layer, bl_tensor *x, const bl_attn_params *a,
     }
     m->tap_q[layer] = *q;
     m->tap_k[layer] = *k;
+    m->tap_v[layer] = *v;
     return 0;
 }
 
@@ -238,12 +244,44 @@ bl_tensor *bl_model_attn_proj(bl_model *m, bl_tensor *y, const bl_attn_params *a
     return y ? attn_out(m, y, a, r) : NULL;
 }
 
+/* The dropout probability of this forward: cfg.dropout when it records, else 0. */
+static float drop_p(const bl_model *m) { return bl_graph_recording(m->graph) ? m->cfg.dropout : 0.0f; }
+
+static uint64_t drop_key(const bl_model *m, int site)
+{
+    return bl_dropout_key(m->cfg.seed, m->dropout_step, (uint64_t)site);
+}
+
+bl_tensor *bl_model_dropout(bl_model *m, bl_tensor *x, int site)
+{
+    float p = drop_p(m);
+    return x && p > 0.0f ? bl_dropout(m->graph, x, p, drop_key(m, site)) : x;
+}
+
+/* x + y (the residual add after a dropped-out branch); y when x is NULL. */
+static bl_tensor *residual(bl_model *m, bl_tensor *x, bl_tensor *y)
+{
+    return y && x ? bl_add(m->graph, x, y) : y;
+}
+
 bl_tensor *bl_model_attention(bl_model *m, int layer, bl_tensor *x, const bl_attn_params *a,
                               const bl_tensor *cos, const bl_tensor *sin, int causal, bl_tensor *r)
 {
     bl_graph *g = m->graph;
     bl_tensor **probs = m->keep_attn ? &m->attn[layer] : NULL;
-    if (bl_graph_recording(g)) {
+    if (bl_graph_recording(g) && drop_p(m) > 0.0f && !m->keep_taps) {
+        /* training with dropout: y = attn_dropout(P) v, r + resid_dropout(proj(y)) */
+        int H = m->cfg.heads, KVH = bl_config_kv_heads(&m->cfg);
+        bl_tensor *qkv = bl_linear(g, x, a->qkv_w, a->qkv_b);
+        if (qkv && (a->q_norm || cos))
+            qkv = bl_qkv_prepare(g, qkv, H, KVH, a->q_norm, a->k_norm, qk_eps(&m->cfg), cos, sin);
+        bl_tensor *y = qkv ? bl_attention_qkv_dropout(g, qkv, H, KVH, causal, NULL, 0.0f, probs, drop_p(m),
+                                                      drop_key(m, 1 + 3 * layer))
+                           : NULL;
+        y = y ? bl_model_dropout(m, attn_out(m, y, a, NULL), 2 + 3 * layer) : NULL;
+        return residual(m, r, y);
+    }
+    if (bl_graph_recording(g) && !m->keep_taps) {
         /* training: qk_norm, RoPE and attention straight on the fused projection, no split or
          * merge copies (q and k are not tapped: the taps are for inspection, which does not
          * record) */
@@ -260,12 +298,20 @@ bl_tensor *bl_model_attention(bl_model *m, int layer, bl_tensor *x, const bl_att
     return y ? bl_model_attn_proj(m, y, a, r) : NULL;
 }
 
-bl_tensor *bl_model_mlp(bl_model *m, bl_tensor *x, const bl_mlp_params *f, bl_tensor *r)
+/* The FFN of the `mlp` switch, + r when r != NULL (the add fused into the output projection). */
+static bl_tensor *mlp_plain(bl_model *m, bl_tensor *x, const bl_mlp_params *f, bl_tensor *r)
 {
     if (m->cfg.mlp == BL_MLP_GELU) /* self.fc2(F.gelu(self.fc1(x))) */
         return bl_mlp_gelu_add(m->graph, x, f->fc1_w, f->fc1_b, f->fc2_w, f->fc2_b, r);
     /* self.w3(F.silu(self.w1(x)) * self.w2(x)) */
     return bl_mlp_swiglu_add(m->graph, x, f->w1_w, f->w1_b, f->w2_w, f->w2_b, f->w3_w, f->w3_b, r);
+}
+
+bl_tensor *bl_model_mlp(bl_model *m, int layer, bl_tensor *x, const bl_mlp_params *f, bl_tensor *r)
+{
+    if (drop_p(m) > 0.0f) /* r + dropout(mlp(x)) */
+        return residual(m, r, bl_model_dropout(m, mlp_plain(m, x, f, NULL), 3 + 3 * layer));
+    return mlp_plain(m, x, f, r);
 }
 
 bl_tensor *bl_model_table_view(bl_model *m, float *data, int rows, int cols)

@@ -22,6 +22,7 @@
 #define BL_MODEL_H
 
 #include "core/graph.h"
+#include <stdint.h>
 #include "models/config.h"
 #include "models/params.h"
 
@@ -40,16 +41,28 @@ typedef struct bl_model {
      *   tap_norm[i] the output of that norm (before DiT's modulation): [B, T, D] for TinyGPT,
      *               the first image's [1, T, D] for TinyDiT (whose norm and modulation are one op)
      *   tap_q[i], tap_k[i] [B, H or KVH, T, hd] q and k as they enter attention (after qk_norm
-     *               and RoPE), so logits = q k^T / sqrt(hd) can be recomputed. Not kept by a
+     *               and RoPE), so logits = q k^T / sqrt(hd) can be recomputed; tap_v[i] v. Not kept by a
      *               recorded (training) forward without qk_norm and RoPE: attention then reads
      *               q, k, v in place from the fused projection (bl_attention_qkv). */
     int keep_attn;          /* 1 by default */
+    /* Counts the resets of graph (each forward, and a rebuild, which replaces it): a value the
+     * REPL made from a tensor of the graph is stale, its backward refused, once gen moved on
+     * (repl/autograd.h, bl_ag_graph_value). */
+    unsigned gen;
     /* Checked between Euler steps of bl_dit_sample and between tokens of bl_gpt_generate; when
      * it returns nonzero they stop early (the REPL's Ctrl-C flag). NULL (default) = never. */
     int (*interrupted)(void);
+    /* Dropout (cfg.dropout > 0) applies in recorded forwards only (training; never in eval,
+     * sampling or generation, which do not record), with masks keyed by (cfg.seed, this step,
+     * the site: bl_dropout_key in core/rng.h). The trainer sets it to the number of optimizer
+     * steps taken before each step, so a resumed run draws the masks an uninterrupted one would. */
+    uint64_t dropout_step;
     bl_tensor *attn[BL_MAX_DEPTH];
     bl_tensor *tap_in[BL_MAX_DEPTH], *tap_norm[BL_MAX_DEPTH];
-    bl_tensor *tap_q[BL_MAX_DEPTH], *tap_k[BL_MAX_DEPTH];
+    bl_tensor *tap_q[BL_MAX_DEPTH], *tap_k[BL_MAX_DEPTH], *tap_v[BL_MAX_DEPTH];
+    /* 1: a recorded forward keeps the q, k, v taps too (the head split path instead of the fused
+     * bl_attention_qkv; same numbers, a little slower): m(xt, t, keep=on) at the prompt */
+    int keep_taps;
     struct bl_dit *dit;     /* set for BL_MODEL_DIT */
     struct bl_gpt *gpt;     /* set for BL_MODEL_GPT */
 } bl_model;

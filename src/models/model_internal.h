@@ -58,13 +58,20 @@ int bl_model_qkv(bl_model *m, int layer, bl_tensor *x, const bl_attn_params *a,
 /* heads [B, H, T, hd] -> merged [B, T, D] -> proj (+ r, the residual stream, when not NULL). */
 bl_tensor *bl_model_attn_proj(bl_model *m, bl_tensor *y, const bl_attn_params *a, bl_tensor *r);
 /* The whole attention sub-layer on x [B, T, D], added to r when r != NULL (the residual add
- * fused into the output projection); keeps attn[layer] when m->keep_attn. When
+ * fused into the output projection); keeps attn[layer] when m->keep_attn. With dropout (a
+ * recorded forward, cfg.dropout > 0) on the attention weights (site 1 + 3 layer) and on the
+ * output projection (site 2 + 3 layer), added to r after it (nanoGPT's attn_dropout and
+ * resid_dropout; timm's attn_drop and proj_drop). When
  * recording without qk_norm and RoPE it runs bl_attention_qkv on the fused projection (no head
  * split or merge copies, no q/k taps); otherwise bl_model_qkv, bl_attention, bl_model_attn_proj. */
 bl_tensor *bl_model_attention(bl_model *m, int layer, bl_tensor *x, const bl_attn_params *a,
                               const bl_tensor *cos, const bl_tensor *sin, int causal, bl_tensor *r);
-/* The MLP of the `mlp` switch on x [..., D] (+ r, the residual stream, when not NULL). */
-bl_tensor *bl_model_mlp(bl_model *m, bl_tensor *x, const bl_mlp_params *f, bl_tensor *r);
+/* The MLP of the `mlp` switch on x [..., D] (+ r, the residual stream, when not NULL), its
+ * output through dropout (site 3 + 3 layer) when the forward records and cfg.dropout > 0. */
+bl_tensor *bl_model_mlp(bl_model *m, int layer, bl_tensor *x, const bl_mlp_params *f, bl_tensor *r);
+/* Dropout at `site` (core/rng.h numbers them) when the forward records and cfg.dropout > 0; x
+ * itself otherwise. */
+bl_tensor *bl_model_dropout(bl_model *m, bl_tensor *x, int site);
 
 /* A [rows, cols] tensor header in the arena viewing external memory (RoPE table rows), so
  * nodes that keep a pointer to it stay valid until the graph is reset. */

@@ -141,7 +141,7 @@ static bl_tensor *dit_block_forward(bl_model *m, int i, bl_tensor *x, bl_tensor 
     bl_tensor *h = a ? bl_model_attention(m, i, a, &k->attn, cos, sin, 0, x) : NULL;
     /* x = x + self.mlp(modulate(self.norm2(x), shift_mlp, scale_mlp)) */
     bl_tensor *f = h ? bl_model_norm_modulate(m, h, sh2, sc2, NULL) : NULL;
-    return f ? bl_model_mlp(m, f, &k->mlp, h) : NULL;
+    return f ? bl_model_mlp(m, i, f, &k->mlp, h) : NULL;
 }
 
 /* The network on x [B, C, H, W] (no reset, no checks). */

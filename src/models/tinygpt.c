@@ -2,7 +2,8 @@
  * KV cache.
  *
  * Mirrors karpathy/nanoGPT model.py (GPT, Block, CausalSelfAttention, MLP) with bias=False,
- * dropout 0 and weight tying (lm_head.weight is transformer.wte.weight), plus the blocklab
+ * dropout where nanoGPT has it (after the embedding, on the attention weights, after the attention
+ * and MLP output projections; training forwards only, masks from core/rng.h) and weight tying (lm_head.weight is transformer.wte.weight), plus the blocklab
  * switches (RMSNorm, RoPE, SwiGLU, QK-norm, grouped-query attention as in llama2.c).
  *
  * Initialisation (DESIGN.md 4): embeddings (wte, wpe) N(0, 0.02) as GPT-2/nanoGPT; every Linear
@@ -207,6 +208,7 @@ static bl_tensor *gpt_net(bl_model *m, const int *ids, int B, int T, int pos0, i
         bl_tensor *pe = bl_embedding(g, s->wpe, s->pos_ids + pos0, T);
         x = pe ? bl_add(g, x, pe) : NULL;
     }
+    x = bl_model_dropout(m, x, 0);      /* x = self.transformer.drop(tok_emb + pos_emb) */
     bl_tensor *cos = NULL, *sin = NULL;
     if (x && s->cos) {
         cos = bl_model_table_view(m, s->cos + (size_t)pos0 * hd, T, hd);
@@ -235,7 +237,7 @@ static bl_tensor *gpt_net(bl_model *m, const int *ids, int B, int T, int pos0, i
         x = a;   /* x + attn: the residual add is fused into the output projection */
         /* x = x + self.mlp(self.ln_2(x)) */
         bl_tensor *n2 = x ? bl_model_norm(m, x, k->ln2) : NULL;
-        x = n2 ? bl_model_mlp(m, n2, &k->mlp, x) : NULL;   /* x + mlp(ln_2(x)) */
+        x = n2 ? bl_model_mlp(m, i, n2, &k->mlp, x) : NULL;   /* x + mlp(ln_2(x)) */
     }
     /* logits = self.lm_head(self.transformer.ln_f(x)), lm_head.weight = wte.weight */
     x = x ? bl_model_norm(m, x, s->lnf) : NULL;
@@ -257,6 +259,18 @@ bl_tensor *bl_gpt_forward(bl_model *m, const int *ids, int B, int T, int record)
     bl_model_begin(m, record);
     int *in = arena_ints(m, ids, (size_t)B * T);
     return in ? gpt_net(m, in, B, T, 0, 0) : NULL;
+}
+
+bl_tensor *bl_gpt_loss_targets(bl_model *m, const int *ids, const int *targets, int B, int T, int record)
+{
+    if (check_gpt(m, "gpt loss") < 0 || check_window(m, "gpt loss", B, T, 0) < 0) return NULL;
+    if (check_ids(m, "gpt loss", ids, (size_t)B * T, 0) < 0 || check_ids(m, "gpt loss", targets, (size_t)B * T, 1) < 0)
+        return NULL;
+    bl_model_begin(m, record);
+    int *in = arena_ints(m, ids, (size_t)B * T), *tg = arena_ints(m, targets, (size_t)B * T);
+    bl_tensor *logits = in && tg ? gpt_net(m, in, B, T, 0, 0) : NULL;
+    bl_tensor *flat = logits ? bl_graph_view(m->graph, logits, 2, (int[]){B * T, m->cfg.vocab}) : NULL;
+    return flat ? bl_cross_entropy(m->graph, flat, tg) : NULL;
 }
 
 bl_tensor *bl_gpt_loss(bl_model *m, const int *tokens, int B, int T, int record)

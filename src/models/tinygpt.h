@@ -26,6 +26,11 @@ bl_tensor *bl_gpt_forward(bl_model *m, const int *ids, int B, int T, int record)
  * (a target of -1 is ignored). Returns the scalar arena tensor [] or NULL + error. */
 bl_tensor *bl_gpt_loss(bl_model *m, const int *tokens, int B, int T, int record);
 
+/* The same loss for inputs ids [B, T] and targets [B, T] given apart (F.cross_entropy(logits
+ * .view(-1, V), targets.view(-1), ignore_index=-1)): ce_loss(m, tokens, targets) at the prompt.
+ * Both are copied into the graph's arena (the caller's arrays may go). */
+bl_tensor *bl_gpt_loss_targets(bl_model *m, const int *ids, const int *targets, int B, int T, int record);
+
 /* Validation loss per position for length generalisation: tokens [B, L + 1], L may be several
  * times the context (pos=rope; pos=learned is refused past the context). loss[p] (L floats) =
  * mean over the B windows of the cross-entropy (nats) of predicting tokens[:, p + 1].

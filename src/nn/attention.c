@@ -17,10 +17,17 @@
  *   bl_attention      q [B, H, T, hd], k, v [B, KVH, S, hd] -> out [B, H, T, hd]
  *   bl_attention_qkv  q, k, v read in place from the fused projection [B, T, (H + 2 KVH) hd],
  *                     out written merged [B, T, H hd]: no head split or merge copies at all.
+ *
+ * Dropout on the attention weights (bl_attention_qkv_dropout; nanoGPT's attn_dropout, timm's
+ * attn_drop): Pd = P * keep / (1 - p), out = Pd v, both P and Pd kept. Backward: dv += Pd^T dout,
+ * dP = (dout v^T) * keep / (1 - p), then the softmax Jacobian with P as above. Where P > 0,
+ * keep is Pd != 0 (Pd = P / (1 - p) > 0 when kept), and where P = 0, dS = 0 whatever dP, so the
+ * mask need not be stored.
  */
 #include "nn/nn.h"
 #include "nn/nn_private.h"
 #include "core/blas.h"
+#include "core/rng.h"
 #include "core/vmath.h"
 #include <math.h>
 #include <string.h>
@@ -153,7 +160,8 @@ static size_t lay_at(att_lay l, int b, int h) { return b * l.sb + h * l.sh; }
 
 /* Forward over every (b, h): P [B, H, T, S] and out. q, k, v: base pointers (see att_shape). */
 static void att_forward(const att_shape *a, const float *q, const float *k, const float *v,
-                        float *P, float *out, int causal, const att_mask *mask, float scale)
+                        float *P, float *out, int causal, const att_mask *mask, float scale,
+                        float *Pd, float drop, uint64_t key)
 {
     int B = a->B, H = a->H, T = a->T, S = a->S, hd = a->hd, kv_mul = H / a->KVH;
     size_t ts = (size_t)T * S;
@@ -167,7 +175,14 @@ static void att_forward(const att_shape *a, const float *q, const float *k, cons
         /* scores = scale q k^T, then the masked softmax row by row */
         bl_sgemm_ld(0, 1, T, S, hd, scale, qq, a->q.st, k + a->ko + kvo, a->kv.st, 0.0f, p, S);
         softmax_rows(p, T, S, causal, mask, mask ? b * mask->sb + h * mask->sh : 0);
-        bl_sgemm_ld(0, 0, T, hd, S, 1.0f, p, S, v + a->vo + kvo, a->kv.st, 0.0f,
+        const float *pv = p;
+        if (Pd) { /* dropout: Pd = P * keep / (1 - p), keep drawn at the flat index of P */
+            float *pd = Pd + (size_t)bh * ts, s = 1.0f / (1.0f - drop);
+            uint64_t i0 = (uint64_t)bh * ts;
+            for (size_t j = 0; j < ts; j++) pd[j] = bl_rng_at(key, i0 + j) >= drop ? p[j] * s : 0.0f;
+            pv = pd;
+        }
+        bl_sgemm_ld(0, 0, T, hd, S, 1.0f, pv, S, v + a->vo + kvo, a->kv.st, 0.0f,
                     out + lay_at(a->o, b, h), a->o.st);
     }
     bl_par_end();
@@ -178,7 +193,7 @@ static void att_forward(const att_shape *a, const float *q, const float *k, cons
  * scratch: nth rows of T*S floats, one per thread. */
 static void att_backward(const att_shape *a, const float *q, const float *k, const float *v,
                          float *dq, float *dk, float *dv, const float *dout, const float *P,
-                         float *scratch, int nth, float scale, int assign)
+                         float *scratch, int nth, float scale, int assign, const float *Pd, float ds)
 {
     int H = a->H, KVH = a->KVH, T = a->T, S = a->S, hd = a->hd, kv_mul = H / KVH;
     size_t ts = (size_t)T * S;
@@ -194,11 +209,15 @@ static void att_backward(const att_shape *a, const float *q, const float *k, con
             /* beta: dq of (b, h) is written once; dk, dv of (b, kh) by each head of the group */
             float bq = assign ? 0.0f : 1.0f, bkv = assign && h == kh * kv_mul ? 0.0f : 1.0f;
             const float *p = P + ((size_t)b * H + h) * ts, *g = dout + lay_at(a->o, b, h);
-            if (dv) /* dv += P^T dout */
-                bl_sgemm_ld(1, 0, S, hd, T, 1.0f, p, S, g, a->o.st, bkv, dv + a->vo + kvo, a->kv.st);
+            const float *pd = Pd ? Pd + ((size_t)b * H + h) * ts : NULL;
+            if (dv) /* dv += P^T dout (Pd^T dout with dropout) */
+                bl_sgemm_ld(1, 0, S, hd, T, 1.0f, pd ? pd : p, S, g, a->o.st, bkv, dv + a->vo + kvo, a->kv.st);
             if (!dq && !dk) continue;
-            /* dP = dout v^T, then dS = P * (dP - rowsum(dP * P)) in place */
+            /* dP = dout v^T (times keep / (1 - p) with dropout), then dS = P * (dP - rowsum(dP * P))
+             * in place */
             bl_sgemm_ld(0, 1, T, S, hd, 1.0f, g, a->o.st, vv, a->kv.st, 0.0f, dS, S);
+            if (pd)
+                for (size_t j = 0; j < ts; j++) dS[j] = pd[j] != 0.0f ? dS[j] * ds : 0.0f;
             softmax_bw_rows(dS, p, T, S);
             if (dq) /* dq += scale dS k */
                 bl_sgemm_ld(0, 0, T, hd, S, scale, dS, S, kk, a->kv.st, bq, dq + qo, a->q.st);
@@ -210,8 +229,9 @@ static void att_backward(const att_shape *a, const float *q, const float *k, con
     bl_par_end();
 }
 
-/* node: in = {q, k, v} (bl_attention) or {qkv} (bl_attention_qkv), save = {probs, scratch},
- * iarg = {B, H, KVH, T, S, hd, nthreads, packed}, farg = {scale} */
+/* node: in = {q, k, v} (bl_attention) or {qkv} (bl_attention_qkv), save = {probs, scratch,
+ * dropped probs or NULL}, iarg = {B, H, KVH, T, S, hd, nthreads, packed}, farg = {scale,
+ * 1 / (1 - dropout p)} */
 static void attention_backward(bl_node *n)
 {
     int *ia = n->iarg, packed = ia[7];
@@ -220,15 +240,21 @@ static void attention_backward(bl_node *n)
     /* packed: the one qkv grad is written whole while logically zero (node.assigns) */
     int assign = packed && q->grad && bl_grad_take(q);
     att_backward(&a, q->data, k->data, v->data, q->grad, k->grad, v->grad, n->out->grad,
-                 n->save[0]->data, n->save[1]->data, ia[6], n->farg[0], assign);
+                 n->save[0]->data, n->save[1]->data, ia[6], n->farg[0], assign,
+                 n->save[2] ? n->save[2]->data : NULL, n->farg[1]);
 }
 
 /* The shared second half of both ops: checks the scale, allocates out, P and scratch, runs the
  * forward and records the node. out_shape: 4-D [B, H, T, hd] or 3-D [B, T, H hd]. */
 static bl_tensor *att_run(bl_graph *g, const att_shape *a, bl_tensor *q, bl_tensor *k,
                           bl_tensor *v, int out_ndim, const int *out_shape, int causal,
-                          const att_mask *mask, float scale, bl_tensor **probs)
+                          const att_mask *mask, float scale, bl_tensor **probs, float drop,
+                          uint64_t key)
 {
+    if (!(drop >= 0.0f && drop < 1.0f)) {
+        bl_fail("attention: dropout must be in [0, 1), got %g", (double)drop);
+        return NULL;
+    }
     if (isnan(scale) || isinf(scale)) {
         bl_fail("attention: scale must be finite, got %g", (double)scale);
         return NULL;
@@ -238,13 +264,14 @@ static bl_tensor *att_run(bl_graph *g, const att_shape *a, bl_tensor *q, bl_tens
     int grad = packed ? BL_WANTS_GRAD(g, q) : BL_WANTS_GRAD(g, q, k, v);
     bl_tensor *out = bl_graph_tensor(g, out_ndim, out_shape, grad);
     bl_tensor *P = bl_graph_tensor(g, 4, (int[]){a->B, a->H, a->T, a->S}, 0);
-    if (!out || !P) return NULL;
+    bl_tensor *Pd = drop > 0.0f ? bl_graph_tensor(g, 4, (int[]){a->B, a->H, a->T, a->S}, 0) : NULL;
+    if (!out || !P || (drop > 0.0f && !Pd)) return NULL;
     /* backward's per-thread dS rows, sized now so that backward never allocates */
     int nth = bl_nn_max_threads();
     bl_tensor *scratch = grad ? bl_graph_tensor(g, 2, (int[]){nth, a->T * a->S}, 0) : NULL;
     if (grad && !scratch) return NULL;
     att_forward(a, q->data, packed ? q->data : k->data, packed ? q->data : v->data, P->data,
-                out->data, causal, mask, scale);
+                out->data, causal, mask, scale, Pd ? Pd->data : NULL, drop, key);
     if (probs) *probs = P;
     bl_node *n = bl_graph_node(g, "attention", attention_backward, out);
     if (n) {
@@ -253,10 +280,12 @@ static bl_tensor *att_run(bl_graph *g, const att_shape *a, bl_tensor *q, bl_tens
         n->in[2] = v;
         n->save[0] = P;
         n->save[1] = scratch;
+        n->save[2] = Pd;
         n->assigns = packed ? 1u : 0u;
         int ia[8] = {a->B, a->H, a->KVH, a->T, a->S, a->hd, nth, packed};
         memcpy(n->iarg, ia, sizeof ia);
         n->farg[0] = scale;
+        n->farg[1] = drop > 0.0f ? 1.0f / (1.0f - drop) : 1.0f;
     }
     return out;
 }
@@ -287,7 +316,7 @@ bl_tensor *bl_attention(bl_graph *g, bl_tensor *q, bl_tensor *k, bl_tensor *v, i
     int KVH = k->shape[1], S = k->shape[2];
     att_shape a = att_make(0, B, H, KVH, T, S, hd);
     att_mask m = {mask, NULL, NULL, 0, 0, (size_t)S, 1};
-    return att_run(g, &a, q, k, v, 4, q->shape, causal, mask ? &m : NULL, scale, probs);
+    return att_run(g, &a, q, k, v, 4, q->shape, causal, mask ? &m : NULL, scale, probs, 0.0f, 0);
 }
 
 bl_tensor *bl_attention_masked(bl_graph *g, bl_tensor *q, bl_tensor *k, bl_tensor *v, int causal,
@@ -313,11 +342,18 @@ bl_tensor *bl_attention_masked(bl_graph *g, bl_tensor *q, bl_tensor *k, bl_tenso
     }
     att_mask m = {NULL, additive ? NULL : mask->data, additive ? mask->data : NULL, st[0], st[1], st[2], st[3]};
     att_shape a = att_make(0, q->shape[0], q->shape[1], k->shape[1], q->shape[2], k->shape[2], q->shape[3]);
-    return att_run(g, &a, q, k, v, 4, q->shape, causal, &m, scale, probs);
+    return att_run(g, &a, q, k, v, 4, q->shape, causal, &m, scale, probs, 0.0f, 0);
 }
 
 bl_tensor *bl_attention_qkv(bl_graph *g, bl_tensor *qkv, int H, int KVH, int causal,
                             const unsigned char *mask, float scale, bl_tensor **probs)
+{
+    return bl_attention_qkv_dropout(g, qkv, H, KVH, causal, mask, scale, probs, 0.0f, 0);
+}
+
+bl_tensor *bl_attention_qkv_dropout(bl_graph *g, bl_tensor *qkv, int H, int KVH, int causal,
+                                    const unsigned char *mask, float scale, bl_tensor **probs,
+                                    float p, uint64_t key)
 {
     char buf[64];
     if (probs) *probs = NULL;
@@ -329,5 +365,5 @@ bl_tensor *bl_attention_qkv(bl_graph *g, bl_tensor *qkv, int H, int KVH, int cau
     int B = qkv->shape[0], T = qkv->shape[1], hd = qkv->shape[2] / (H + 2 * KVH);
     att_shape a = att_make(1, B, H, KVH, T, T, hd);
     att_mask m = {mask, NULL, NULL, 0, 0, (size_t)T, 1};
-    return att_run(g, &a, qkv, NULL, NULL, 3, (int[]){B, T, H * hd}, causal, mask ? &m : NULL, scale, probs);
+    return att_run(g, &a, qkv, NULL, NULL, 3, (int[]){B, T, H * hd}, causal, mask ? &m : NULL, scale, probs, p, key);
 }

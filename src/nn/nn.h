@@ -23,6 +23,7 @@
 #define BL_NN_H
 
 #include "core/graph.h"
+#include <stdint.h>
 
 /* LayerNorm over the last dim: (x - mean) / sqrt(var + eps) * w + b, biased variance.
  * x [..., D]; w, b [D] or NULL (no affine). (F.layer_norm; Ba et al. 2016) */
@@ -98,6 +99,14 @@ bl_tensor *bl_attention_masked(bl_graph *g, bl_tensor *q, bl_tensor *k, bl_tenso
  * a multiple of H + 2 KVH. */
 bl_tensor *bl_attention_qkv(bl_graph *g, bl_tensor *qkv, int H, int KVH, int causal,
                             const unsigned char *mask, float scale, bl_tensor **probs);
+
+/* bl_attention_qkv with dropout on the attention weights (nanoGPT's attn_dropout, timm's
+ * attn_drop; Srivastava et al. 2014): out = (P * keep / (1 - p)) v, keep = bl_rng_at(key, i) >= p
+ * at the flat index i of P [B, H, T, S] (core/rng.h). probs receives P before dropout. p = 0 is
+ * bl_attention_qkv; p outside [0, 1) is an error. */
+bl_tensor *bl_attention_qkv_dropout(bl_graph *g, bl_tensor *qkv, int H, int KVH, int causal,
+                                    const unsigned char *mask, float scale, bl_tensor **probs,
+                                    float p, uint64_t key);
 
 /* qk_norm and RoPE on the heads of a fused projection, in its layout: qkv [B, T, (H + 2 KVH) hd]
  * -> the same shape with each q head rope(q_norm(q)), each k head rope(k_norm(k)), v copied

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *const opt_keys[] = { "steps", "fd", "n", "probe_steps", "dir", NULL };
+static const char *const opt_keys[] = { "steps", "fd", "n", "probe_steps", "dir", "every", NULL };
 
 static int is_opt(const bl_word *w)
 {
@@ -112,11 +112,12 @@ static int bind_run(bl_session *s, bl_cmp_run *r)
     return rc;
 }
 
-static void progress(bl_session *s, const bl_compare *c, double t0, int final)
+/* done0: the rounds done before this call (a resumed comparison's), not timed by t0 */
+static void progress(bl_session *s, const bl_compare *c, double t0, int done0, int final)
 {
     double dt = now_s() - t0;
     if (!final) {
-        double eta = c->done ? dt / c->done * (c->steps - c->done) : -1;
+        double eta = c->done > done0 ? dt / (c->done - done0) * (c->steps - c->done) : -1;
         char dur[24];   /* m:ss or h:mm:ss as train and dash write it; "?" before the first round */
         fprintf(s->out, "\rcompare: step %d/%d of %d runs  %.1f s  ETA %s\033[K", c->done, c->steps, c->n, dt,
                 bl_fmt_duration(dur, sizeof dur, eta));
@@ -128,7 +129,7 @@ static void progress(bl_session *s, const bl_compare *c, double t0, int final)
 }
 
 typedef struct {
-    long steps, n, probe_steps;
+    long steps, n, probe_steps, every;
     int fd;
     const char *dir;
     char dirbuf[64];
@@ -140,12 +141,14 @@ static int read_options(bl_cmdargs *a, int from, const bl_model *m, options *o)
     o->steps = m->cfg.steps;
     o->n = 500;
     o->probe_steps = 0;
+    o->every = 0;
     o->fd = m->kind == BL_MODEL_DIT;
     o->dir = NULL;
     if ((i = opt_word(a, from, "steps")) >= 0 && bl_word_int(a, i, 1, 100000000, &o->steps) < 0) return -1;
     if ((i = opt_word(a, from, "n")) >= 0 && bl_word_int(a, i, 2, 100000, &o->n) < 0) return -1;
     if ((i = opt_word(a, from, "probe_steps")) >= 0 && bl_word_int(a, i, 1, 100000000, &o->probe_steps) < 0)
         return -1;
+    if ((i = opt_word(a, from, "every")) >= 0 && bl_word_int(a, i, 0, 100000000, &o->every) < 0) return -1;
     if ((i = opt_word(a, from, "fd")) >= 0) {
         /* on/off, or a variable holding a bool or number (scripts pick the size at the top) */
         const bl_value *v = bl_session_get(a->s, a->w[i].text);
@@ -249,7 +252,17 @@ int bl_cmd_compare(bl_cmdargs *a)
         bl_probe_free(probe);
         return bl_session_errat(a->s, a->st->pos);
     }
-    /* the folder first (empty metrics, replaced at the end), so a bad dir= fails before training */
+    /* runs saved in the folder by an earlier, stopped compare continue where they stopped */
+    int resumed;
+    if (bl_compare_resume(c, o.dir, &resumed) < 0) {
+        bl_compare_free(c);
+        bl_probe_free(probe);
+        return bl_session_errat(a->s, a->st->pos);
+    }
+    if (resumed)
+        fprintf(a->s->out, "compare: resumed %d of %d runs from %s at step %d of %d\n", resumed, c->n, o.dir,
+                c->done, c->steps);
+    /* the folder first (metrics so far, replaced at the end), so a bad dir= fails before training */
     if (bl_compare_write(c, o.dir) < 0) {
         bl_compare_free(c);
         bl_probe_free(probe);
@@ -258,15 +271,28 @@ int bl_cmd_compare(bl_cmdargs *a)
     }
     int tty = a->s->out == stdout && isatty(fileno(stdout));
     double t0 = now_s(), last = 0;
+    int done0 = c->done;
     int live = c->n;
+    int saved = 0;      /* -1: a checkpoint could not be written (training stops) */
     while (c->done < c->steps && live > 0 && !bl_interrupted()) {
         live = bl_compare_round(c);
+        if (o.every && (c->done % o.every == 0 || c->done == c->steps) && bl_compare_save(c, o.dir) < 0) {
+            saved = -1;
+            break;
+        }
         if (tty && (now_s() - last > 0.2 || c->done == c->steps)) {
-            progress(a->s, c, t0, 0);
+            progress(a->s, c, t0, done0, 0);
             last = now_s();
         }
     }
-    if (tty) progress(a->s, c, t0, 1);
+    if (tty) progress(a->s, c, t0, done0, 1);
+    /* a stop between checkpoints: save where it stopped, so the next compare resumes there */
+    if (saved == 0 && o.every && c->done % o.every && bl_compare_save(c, o.dir) < 0) saved = -1;
+    if (saved < 0) {
+        bl_compare_free(c);
+        bl_probe_free(probe);
+        return bl_session_errat(a->s, a->st->pos);
+    }
     int stopped = bl_interrupted();
     if (stopped) bl_interrupt_newline(a->s->out);
     if (stopped)
@@ -311,7 +337,7 @@ int bl_cmd_compare(bl_cmdargs *a)
 int bl_complete_compare(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out)
 {
     (void)s, (void)argi, (void)words;
-    static const char *const cands[] = { "baseline", "steps=", "fd=", "n=", "probe_steps=", "dir=",
+    static const char *const cands[] = { "baseline", "steps=", "fd=", "n=", "probe_steps=", "dir=", "every=",
                                          "rmsnorm=norm:rmsnorm", "qknorm=qk_norm:on", "swiglu=mlp:swiglu",
                                          "rope2d=pos:rope2d", "rope=pos:rope", NULL };
     bl_complete_from(cands, prefix, out);

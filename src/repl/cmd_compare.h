@@ -1,6 +1,6 @@
 /* cmd_compare.h - the `compare` command: a fair ablation of the current model (train/compare.h).
  *
- *   compare [MODEL] VARIANT... [steps=N] [fd=on|off] [n=N] [probe_steps=N] [dir=PATH]
+ *   compare [MODEL] VARIANT... [steps=N] [fd=on|off] [n=N] [probe_steps=N] [every=N] [dir=PATH]
  *   VARIANT:  NAME                      the model as it is (e.g. baseline)
  *             NAME=KEY:VALUE[,KEY:VALUE...]   the model with these keys changed
  *
@@ -17,7 +17,7 @@ int bl_cmd_compare(bl_cmdargs *a);
 int bl_complete_compare(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out);
 
 #define BL_COMPARE_COMMANDS                                                                     \
-    { "compare", "compare [MODEL] VARIANT... [steps=N] [fd=on|off] [n=N] [dir=PATH]",           \
+    { "compare", "compare [MODEL] VARIANT... [steps=N] [fd=on|off] [n=N] [every=N] [dir=PATH]",           \
       "Fair ablation: variants trained side by side.\n"    \
       "VARIANT is NAME (the model as it is) or NAME=KEY:VALUE[,KEY:VALUE...] (each key once),\n" \
       "e.g.\n"                                                                                 \
@@ -35,7 +35,11 @@ int bl_complete_compare(bl_session *s, int argi, const char *const *words, const
       "cmp_baseline cmp_rope) and DIR/NAME/metrics.json (dir= default compare-DATE-TIME);\n"  \
       "the table stays as cmp_table.\n"                                                        \
       "Ctrl-C stops after the current round, then measures the runs (val, fd) and tabulates\n" \
-      "the steps done; Ctrl-C again skips the measuring (- where it was not done).",          \
+      "the steps done; Ctrl-C again skips the measuring (- where it was not done).\n"         \
+      "every=N saves every run to DIR/NAME/checkpoint.safetensors every N steps (and where\n" \
+      "Ctrl-C stopped it); the same compare with the same dir= resumes the saved runs where\n" \
+      "they stopped, with the numbers of an uninterrupted comparison (a folder holding another\n" \
+      "comparison's runs is refused, naming the key that differs).",                          \
       bl_complete_compare, bl_cmd_compare, BL_WRITES_TABLE },
 
 #endif

@@ -83,6 +83,8 @@ void bl_train_forget(const bl_model *m)
             bl_run_free(t->run);
             bl_dataset_free(t->data);
             clear_pending(t);
+            bl_tensor_free(t->lab_x);
+            free(t->lab_t);
             free(t);
             return;
         }
@@ -99,6 +101,7 @@ void bl_train_discard_run(const bl_model *m, FILE *out)
     t->run = NULL;
     clear_pending(t);
     t->from_checkpoint = 0;
+    t->lab_opt.step = 0;    /* step(m)'s count: the new weights' moments start at zero */
 }
 
 /* "CMD: message" from a loader's "shapes: ..." error; the trainer's own "train: " prefix is

@@ -270,15 +270,53 @@ int bl_cmd_save(bl_cmdargs *a)
     return 0;
 }
 
+/* load FILE into=MODEL: the weights of a plain state_dict into an existing model, strictly
+ * (bl_checkpoint_load_into); its run, data and optimizer state stay as they were. */
+static int load_into_model(bl_cmdargs *a, int pi, int ii)
+{
+    if (key_word(a, 0, "name") >= 0) {
+        bl_fail("load: name= makes a new model and into= loads into one: give one of them");
+        return bl_session_errat(a->s, a->w[key_word(a, 0, "name")].pos);
+    }
+    const char *mname = a->w[ii].text;
+    bl_value *v = bl_session_get(a->s, mname);
+    if (!v || v->kind != BL_V_HANDLE || v->htype != &bl_model_type) {
+        if (v) bl_fail("load: into=%s: '%s' is a %s, not a model", mname, mname, bl_val_kind_name(v));
+        else bl_fail("load: into=%s: no model '%s' (make one of the file's shape first, e.g. %s = gpt(...))", mname,
+                     mname, mname);
+        return bl_session_errat(a->s, a->w[ii].vpos);
+    }
+    bl_model *m = v->h;
+    int n = 0;
+    char note[512];
+    if (bl_checkpoint_load_into(a->w[pi].text, m, mname, &n, note, sizeof note) < 0) {
+        const char *e = bl_error();
+        if (strncmp(e, "load:", 5)) {
+            char msg[1024];
+            snprintf(msg, sizeof msg, "%s", e);
+            bl_fail("load: %s", msg);
+        }
+        return bl_session_errat(a->s, a->w[pi].pos);
+    }
+    bl_train_state *t = bl_train_get(m);
+    if (t) t->from_checkpoint = 1;  /* loaded weights: a vocab change of `data` is refused, not rebuilt */
+    fprintf(a->s->out, "loaded %d tensors (%zu parameters) into %s\n", n, bl_model_param_count(m), mname);
+    if (note[0])
+        fprintf(a->s->out, "  note: the checkpoint was made with %s; %s computes with its own switches\n", note, mname);
+    return 0;
+}
+
 int bl_cmd_load(bl_cmdargs *a)
 {
-    static const char *const keys[] = { "name", NULL };
+    static const char *const keys[] = { "name", "into", NULL };
     int pi;
     if (check_keys(a, 0, keys, 1, &pi) < 0) return -1;
     if (pi < 0) {
-        bl_fail("load: expected a file name (load FILE [name=NAME])");
+        bl_fail("load: expected a file name (load FILE [name=NAME] | load FILE into=MODEL)");
         return -1;
     }
+    int ii = key_word(a, 0, "into");
+    if (ii >= 0) return load_into_model(a, pi, ii);
     int ni = key_word(a, 0, "name");
     const char *name = ni >= 0 ? a->w[ni].text : NULL;
     int constant;

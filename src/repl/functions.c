@@ -9,6 +9,7 @@
 #include "repl/figures.h"
 #include "repl/functions_math.h"
 #include "repl/models.h"
+#include "repl/modellab.h"
 #include "repl/train.h"
 #include "core/error.h"
 #include "core/fmt.h"
@@ -24,12 +25,13 @@
 int bl_nargs(bl_callargs *a, int lo, int hi)
 {
     if (a->n >= lo && (hi < 0 || a->n <= hi)) return 0;
+    /* a called handle's name is no built-in's: then no synopsis (help NAME has it) */
     const bl_function *f = bl_function_find(a->fname);
-    if (hi == lo) bl_fail("%s: expected %d argument%s, got %d (%s)", a->fname, lo, lo == 1 ? "" : "s", a->n, f->synopsis);
+    const char *syn = f ? f->synopsis : "help functions";
+    if (hi == lo) bl_fail("%s: expected %d argument%s, got %d (%s)", a->fname, lo, lo == 1 ? "" : "s", a->n, syn);
     else if (a->n < lo) bl_fail("%s: expected at least %d argument%s, got %d (%s)", a->fname, lo, lo == 1 ? "" : "s",
-                                a->n, f->synopsis);
-    else bl_fail("%s: expected at most %d argument%s, got %d (%s)", a->fname, hi, hi == 1 ? "" : "s", a->n,
-                 f->synopsis);
+                                a->n, syn);
+    else bl_fail("%s: expected at most %d argument%s, got %d (%s)", a->fname, hi, hi == 1 ? "" : "s", a->n, syn);
     return bl_session_errat(a->s, a->n > hi && hi >= 0 ? a->vpos[hi] : a->pos);
 }
 
@@ -811,6 +813,7 @@ const bl_function bl_functions[] = {
     BL_FIGURE_FUNCTIONS
     BL_MODEL_FUNCTIONS
     BL_TRAIN_FUNCTIONS
+    BL_MODELLAB_FUNCTIONS
     { NULL, NULL, NULL, NULL },
 };
 

@@ -2,6 +2,7 @@
  * backward, zero_grad, detach, gradcheck; with the semantics of torch.Tensor.requires_grad_,
  * torch.autograd.backward, Tensor.grad = None, Tensor.detach and torch.autograd.gradcheck. */
 #include "repl/autograd.h"
+#include "repl/modellab.h"
 #include "core/error.h"
 #include "core/fmt.h"
 #include "core/rng.h"
@@ -61,13 +62,17 @@ static bl_value *f_zero_grad(bl_callargs *a)
     if (bl_nargs(a, 1, -1) < 0) return NULL;
     for (int i = 0; i < a->n; i++) {
         bl_value *x = a->v[i];
-        if (x->kind != BL_V_TENSOR) {
-            bl_fail("zero_grad: needs a tensor, got a %s", bl_val_kind_name(x));
+        if (x->kind != BL_V_TENSOR && !bl_lab_is_model(x)) {
+            bl_fail("zero_grad: needs a tensor or a model, got a %s", bl_val_kind_name(x));
             bl_session_errat(a->s, a->vpos[i]);
             return NULL;
         }
     }
     for (int i = 0; i < a->n; i++) {
+        if (bl_lab_is_model(a->v[i])) {     /* a model: its parameter gradients to 0 */
+            bl_lab_zero_grad(a->v[i]);
+            continue;
+        }
         bl_tensor_free(a->v[i]->grad);
         a->v[i]->grad = NULL;
     }
@@ -217,7 +222,8 @@ const bl_function bl_grad_functions[] = {
       "of y's shape). The saved tensors of the graph are freed afterwards, as in PyTorch: a second\n"
       "backward through it needs retain_graph=on in the first.", f_backward },
     { "zero_grad", "zero_grad(x, ...)",
-      "Drop each leaf's gradient: x.grad is none again (PyTorch's set_to_none).", f_zero_grad },
+      "Drop each leaf's gradient: x.grad is none again (PyTorch's set_to_none).\n"
+      "For a model m, zero_grad(m) sets its parameter gradients to 0 (optimizer.zero_grad()).", f_zero_grad },
     { "detach", "detach(x)",
       "A copy of x that needs no gradient (torch's x.detach()).", f_detach },
     { "gradcheck", "gradcheck(f, x, ..., eps=1e-3, atol=1e-3, rtol=1e-2, quiet=off)",

@@ -368,10 +368,6 @@ static int table_add(bl_session *s, const bl_ast *e, bl_callargs *a)
     const char *name = e->a->str;
     bl_value *tv = bl_session_get(s, name);
     bl_table *t = tv->tab;
-    if (a->n) {
-        bl_fail("add: give the row as column=value, e.g. t.add(scale=4, top=0.5)");
-        return bl_session_errat(s, a->vpos[0]);
-    }
     if (a->nk == 0) {
         bl_fail("add: give the row as column=value, e.g. t.add(scale=4, top=0.5)");
         return bl_session_errat(s, e->pos);
@@ -440,7 +436,7 @@ bl_value *bl_method(bl_session *s, const bl_ast *e)
     if (e->n > 64) return BL_FAILP("add: too many columns");
     bl_callargs a = { .s = s, .fname = "add", .pos = e->pos, .v = vals, .key = keys, .kv = vals,
                       .kpos = kpos, .kname = kname };
-    int rc = 0, np = 0;
+    int rc = 0;
     for (int i = 0; i < e->n && rc == 0; i++) {
         for (int j = 0; e->keys[i] && j < a.nk; j++)
             if (!strcmp(keys[j], e->keys[i])) {
@@ -449,9 +445,8 @@ bl_value *bl_method(bl_session *s, const bl_ast *e)
             }
         bl_value *v = rc ? NULL : bl_eval(s, e->items[i]);
         if (!v) { rc = -1; break; }
-        if (!e->keys[i]) {      /* refused below, at the value */
+        if (!e->keys[i]) {      /* a row is column=value only */
             bl_val_unref(v);
-            np = 1;
             bl_fail("add: give the row as column=value, e.g. t.add(scale=4, top=0.5)");
             rc = bl_session_errat(s, e->items[i]->pos);
             break;
@@ -459,7 +454,6 @@ bl_value *bl_method(bl_session *s, const bl_ast *e)
         keys[a.nk] = e->keys[i], kname[a.nk] = e->keypos[i], kpos[a.nk] = e->items[i]->pos;
         vals[a.nk++] = v;
     }
-    (void)np;
     /* the arguments may have reassigned the name: look again */
     tv = bl_session_get(s, e->a->str);
     if (rc == 0 && (!tv || tv->kind != BL_V_TABLE)) {

@@ -268,7 +268,7 @@ int bl_lex_more(bl_lex_state *st, const char *text)
         if (k == BL_T_LPAREN || k == BL_T_LBRACK) st->depth++;
         else if ((k == BL_T_RPAREN || k == BL_T_RBRACK) && st->depth > 0) st->depth--;
         else if (st->depth == 0 && st->header == 2 && k == BL_T_ASSIGN) st->header = 0;  /* def f(x) = ... */
-        else if (st->depth == 0 && st->header && st->header != 2 && k == BL_T_COLON) st->colon = 1;
+        else if (st->depth == 0 && st->header && k == BL_T_COLON) st->colon = 1;
         /* a newline's END only says the line ended; what came before it decides */
         if (ts.t[i].kind != BL_T_EOF && !(k == BL_T_END && text[ts.t[i].pos.off] == '\n')) st->last = k;
     }

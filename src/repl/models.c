@@ -1,5 +1,6 @@
 /* models.c - models as REPL values and the model commands (see models.h). */
 #include "repl/models.h"
+#include "repl/modellab.h"
 #include "core/fmt.h"
 #include "core/error.h"
 #include "models/config.h"
@@ -71,7 +72,7 @@ static bl_value *mfield(void *p, const char *name)
     return bl_val_num(strtod(buf, NULL));
 }
 
-const bl_handle_type bl_model_type = { "model", mfree, mprint, mfield, mdescribe, NULL, NULL };
+const bl_handle_type bl_model_type = { "model", mfree, mprint, mfield, mdescribe, NULL, bl_model_call };
 
 void bl_models_init(bl_session *s) { s->models = calloc(1, sizeof(mstate)); }
 

@@ -646,8 +646,8 @@ static int stmts(P *p, bl_block *b, int mode)
     b->n = 0;
     for (;;) {
         if (mode == LINE) {
-            if (b->n && (at_newline(p) || (p->inline_if && !accept(p, BL_T_END) && at_end(p)))) break;
-            if (b->n && at_newline(p)) break;
+            /* after a statement (and its ';'): the line's end, or a one-line if's else, ends it */
+            if (b->n && (at_newline(p) || (p->inline_if && at_end(p)))) break;
         } else {
             while (accept(p, BL_T_END)) {}
             if (peek(p)->kind == BL_T_EOF) break;
@@ -691,10 +691,12 @@ static int body(P *p, bl_stmt *s, bl_block *b, const bl_token *head, int is_if, 
     *stop = 0;
     int colon = accept(p, BL_T_COLON);
     if (colon && !at_end(p)) {      /* one line */
+        if (++p->depth > MAX_NESTING) return fail_at(p, head, "blocks nested too deeply") ? 0 : -1;
         int saved = p->inline_if;
         p->inline_if = is_if;
         int rc = stmts(p, b, LINE);
         p->inline_if = saved;
+        p->depth--;
         if (rc == 0 && is_if && (kw(p, "else") || kw(p, "elif"))) *stop = 1;
         return rc;
     }
@@ -739,12 +741,14 @@ static int if_stmt(P *p, bl_stmt *s)
     int stop;
     if (!(s->expr = expr(p)) || body(p, s, &s->body, head, 1, &stop) < 0) return -1;
     if (!stop) return 0;
-    if (kw(p, "elif")) {
+    if (kw(p, "elif")) {            /* an if of its own in the else part: nested once more */
         bl_stmt *e = aalloc(p->arena, sizeof *e);
         if (!e) return -1;
         e->pos = peek(p)->pos;
         s->orelse.n = 1, s->orelse.s = e;
+        if (++p->depth > MAX_NESTING) return fail_at(p, peek(p), "too many elif in one if") ? 0 : -1;
         int rc = if_stmt(p, e);
+        p->depth--;
         e->text = s->text;
         return rc;
     }
@@ -827,8 +831,6 @@ static int def_stmt(P *p, bl_stmt *s)
         s->body.n = 1, s->body.s = r;
         if (!at_end(p)) { fail_at(p, peek(p), "expected an operator or the end of the statement"); goto back; }
         rc = 0;
-    } else if (peek(p)->kind == BL_T_COLON) {
-        fail_at(p, peek(p), "expected '= EXPR' (one line) or the end of the line (a block up to 'end')");
     } else {
         int stop;
         rc = body(p, s, &s->body, head, 0, &stop);

@@ -2,7 +2,7 @@
  *
  *   program   := statement (END statement)*
  *   statement := 'def' NAME '(' params ')' '=' expr             a function in one line
- *              | 'def' NAME '(' params ')' END block 'end'       a function of several statements
+ *              | 'def' NAME '(' params ')' body                  a function of statements
  *              | 'for' NAME 'in' expr body                       a loop over a list, range(n) or
  *                                                               the first dimension of a tensor
  *              | 'while' expr body

@@ -31,6 +31,13 @@ typedef struct bl_train_state {
     bl_ckpt_info pending;
     bl_metrics *pending_hist;   /* pending's history as metrics (NULL when it has none) */
     int from_checkpoint;        /* the weights came from `load`: never rebuilt silently */
+    /* the model functions of the prompt (modellab.h) */
+    bl_tensor *lab_x;           /* m(xt, t)'s images: the graph's patch embedding reads them in
+                                   backward, so they live until the next call */
+    float *lab_t;               /* its times [B] */
+    bl_adamw lab_opt;           /* step(m) while the model has no run (before the first train) */
+    float lab_loss;             /* the last flow_loss / ce_loss (the loss step records in a run) */
+    long long lab_items;        /* its images or tokens */
     struct bl_train_state *next;
 } bl_train_state;
 
@@ -155,8 +162,14 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       "history, moments and data name, path and position back unchanged. Any name but one\n" \
       "of a picture or table (.png .svg .csv .json .md .txt, refused); .safetensors is usual.", \
       bl_complete_file, bl_cmd_save, 0 },                                                       \
-    { "load", "load FILE [name=NAME]",                                                         \
+    { "load", "load FILE [name=NAME] | load FILE into=MODEL",                                  \
       "Load a checkpoint as a new model, made current.\n"                                      \
+      "into=MODEL loads a plain PyTorch state_dict (safetensors.torch.save_file(m.state_dict()),\n" \
+      "no metadata needed; F16 and BF16 convert to float32) into an existing model of its shape,\n" \
+      "strictly as load_state_dict(strict=True): every missing, unexpected, wrongly shaped or\n" \
+      "non-finite tensor is named in one error and the model is left unchanged. TinyGPT's\n"  \
+      "lm_head.weight (tied) must equal transformer.wte.weight. The run and data stay. A\n"   \
+      "checkpoint made with other switches (norm, pos, ...) loads with a note naming them.\n" \
       "name=NAME takes any name an assignment takes, a command's too (name=train: read it as\n" \
       "train.params or (train), since a line that starts with train runs the command).\n"    \
       "Its run continues where it stopped (step, history, data position); the data is reopened\n" \

@@ -25,7 +25,8 @@ static int write_ckpt(const char *path, const bl_model *m, long steps, const jso
 {
     const bl_params *p = m->params;
     with_optim = with_optim && p->m && p->v;
-    int n = p->n * (with_optim ? 3 : 1);
+    const bl_tensor *wte = m->kind == BL_MODEL_GPT ? bl_params_find(p, "transformer.wte.weight") : NULL;
+    int n = p->n * (with_optim ? 3 : 1) + (wte != NULL);
     const char **names = calloc((size_t)n, sizeof *names);
     const bl_tensor **ts = calloc((size_t)n, sizeof *ts);
     bl_tensor *mv = with_optim ? calloc((size_t)2 * p->n, sizeof *mv) : NULL;
@@ -48,6 +49,10 @@ static int write_ckpt(const char *path, const bl_model *m, long steps, const jso
                 ts[p->n + 2 * i + k] = t;
             }
         }
+    }
+    if (wte) {  /* nanoGPT's state_dict holds the tied head under both names (load_state_dict(strict=True)) */
+        names[n - 1] = "lm_head.weight";
+        ts[n - 1] = wte;
     }
     meta_k[nmeta] = "format"; meta_v[nmeta++] = strdup(CKPT_FORMAT);
     meta_k[nmeta] = "kind"; meta_v[nmeta++] = strdup(bl_model_kind_name(m->kind));
@@ -159,6 +164,39 @@ static int load_into(const bl_st_file *f, const char *name, const bl_tensor *lik
                            k, path, name);
     memcpy(dst, t->data, t->numel * sizeof(float));
     return 0;
+}
+
+/* TinyGPT's lm_head.weight, when the file has one (nanoGPT's state_dict holds the tied head under
+ * both names): it must have wte's shape and equal the stored transformer.wte.weight (read from
+ * the file, so a load that has not copied yet can check). 0 when absent or equal; -1 + error, or
+ * with `why` != NULL the reason written there (n bytes of a caller's list) and -1. */
+#define TIED_WHY 160
+static int tied_head(const bl_st_file *f, const bl_model *m, const char *path, char *why)
+{
+    const bl_tensor *h = bl_st_get(f, "lm_head.weight"), *w = bl_st_get(f, "transformer.wte.weight");
+    char b[TIED_WHY], s1[64], s2[64];
+    if (!h || m->kind != BL_MODEL_GPT) return 0;
+    const bl_tensor *mw = bl_params_find(m->params, "transformer.wte.weight");
+    b[0] = 0;
+    if (bl_st_need_values(f, h) < 0)
+        snprintf(b, sizeof b, "lm_head.weight cannot be read (%s)", f->unheld[h - f->tensors]);
+    else if (!bl_same_shape(h, mw))
+        snprintf(b, sizeof b, "lm_head.weight has shape %s but the model needs %s (tied to transformer.wte.weight)",
+                 bl_shape_str(h, s1, sizeof s1), bl_shape_str(mw, s2, sizeof s2));
+    else if (w && w->data && bl_same_shape(w, h)) {
+        for (size_t k = 0; k < h->numel; k++)
+            if (h->data[k] != w->data[k] && !(isnan(h->data[k]) && isnan(w->data[k]))) {
+                snprintf(b, sizeof b, "lm_head.weight differs from transformer.wte.weight at element %zu (%g vs %g): "
+                         "TinyGPT ties them", k, (double)h->data[k], (double)w->data[k]);
+                break;
+            }
+    }
+    if (!b[0]) return 0;
+    if (why) {
+        snprintf(why, TIED_WHY, "%s", b);
+        return -1;
+    }
+    return bl_fail("load: %s: %s", path, b);
 }
 
 /* AdamW's moments, stored as optim.m.NAME / optim.v.NAME for every parameter or not at all; they
@@ -319,8 +357,9 @@ bl_model *bl_checkpoint_load(const char *path, bl_ckpt_info *info)
     char b[64];
     const char *fmt = bl_st_meta(f, "format"), *kind = bl_st_meta(f, "kind");
     if (!fmt || strcmp(fmt, CKPT_FORMAT) != 0) {
-        bl_fail("load: %s: not a blocklab checkpoint (metadata \"format\" is %s%s%s)", path,
-                fmt ? "\"" : "", fmt ? bl_fmt_shown(fmt, b, sizeof b) : "missing", fmt ? "\"" : "");
+        bl_fail("load: %s: not a blocklab checkpoint (metadata \"format\" is %s%s%s, expected \"%s\"); a plain "
+                "state_dict loads into a model of its shape: load %s into=MODEL", path,
+                fmt ? "\"" : "", fmt ? bl_fmt_shown(fmt, b, sizeof b) : "missing", fmt ? "\"" : "", CKPT_FORMAT, path);
         goto fail;
     }
     bl_config cfg;
@@ -356,6 +395,7 @@ bl_model *bl_checkpoint_load(const char *path, bl_ckpt_info *info)
     bl_params *p = m->params;
     for (int i = 0; i < p->n; i++)
         if (load_into(f, p->t[i].name, &p->t[i], p->t[i].data, path, 0) < 0) goto fail;
+    if (tied_head(f, m, path, NULL) < 0) goto fail;
     if (load_moments(f, p, step, path, &info->has_optim) < 0) goto fail;
     info->step = step;
     /* the run: "history" and "data" come together (save writes both for a run), and a run with
@@ -391,5 +431,107 @@ int bl_run_restore(bl_run *r, const bl_ckpt_info *info)
     r->opt.step = info->step;
     bl_batcher_seek(&r->batcher, info->drawn);
     if (r->metrics.nval) r->last_val = r->metrics.val_loss[r->metrics.nval - 1];
+    return 0;
+}
+
+/* Append "; " and the text to an error list, counting items past the room as "and N more". */
+typedef struct { char buf[900]; size_t len; int n, left; } errlist;
+
+static void err_add(errlist *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void err_add(errlist *e, const char *fmt, ...)
+{
+    char item[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(item, sizeof item, fmt, ap);
+    va_end(ap);
+    if (e->len + strlen(item) + 2 < sizeof e->buf - 40 && e->left == 0)
+        e->len += (size_t)snprintf(e->buf + e->len, sizeof e->buf - e->len, "%s%s", e->n ? "; " : "", item);
+    else
+        e->left++;
+    e->n++;
+}
+
+/* The switches of a blocklab checkpoint's config that differ from m's: weights of the same names
+ * and shapes may have been trained with another norm, position scheme or eps ("norm=rmsnorm
+ * (MNAME has layernorm)"). note[0] = 0 when the file has no config or they agree. */
+static void config_note(const bl_st_file *f, const bl_model *m, const char *mname, char *note, size_t n)
+{
+    static const char *const keys[] = { "norm", "pos", "mlp", "qk_norm", "rope_base", "eps", NULL };
+    const char *cs = bl_st_meta(f, "config");
+    json_t *cj = cs ? json_loads(cs, 0, NULL) : NULL;
+    bl_config c;
+    size_t len = 0;
+    note[0] = 0;
+    if (cj && bl_config_from_json(cj, &c) == 0 && c.kind == m->kind)
+        for (int i = 0; keys[i] && len < n; i++) {
+            char a[64], b[64];
+            if (!json_object_get(cj, keys[i]) || bl_config_get(&c, keys[i], a, sizeof a) < 0 ||
+                bl_config_get(&m->cfg, keys[i], b, sizeof b) < 0 || !strcmp(a, b))
+                continue;
+            len += (size_t)snprintf(note + len, n - len, "%s%s=%s (%s has %s)", len ? ", " : "", keys[i], a, mname, b);
+        }
+    bl_clear_error();
+    json_decref(cj);
+}
+
+int bl_checkpoint_load_into(const char *path, bl_model *m, const char *mname, int *nloaded, char *note, size_t nn)
+{
+    bl_st_file *f = bl_st_read(path);
+    if (!f) return -1;
+    bl_params *p = m->params;
+    errlist e;
+    memset(&e, 0, sizeof e);
+    char a[64], b[64];
+    const char *fmt = bl_st_meta(f, "format");
+    int blocklab = fmt && !strcmp(fmt, CKPT_FORMAT);    /* its optim.* moments are not weights */
+    for (int i = 0; i < p->n; i++) {
+        const bl_tensor *t = bl_st_get(f, p->t[i].name);
+        if (!t) { err_add(&e, "missing %s %s", p->t[i].name, bl_shape_str(&p->t[i], a, sizeof a)); continue; }
+        if (!bl_same_shape(t, &p->t[i])) {
+            err_add(&e, "%s has shape %s but %s needs %s", p->t[i].name, f->shapes[t - f->tensors], mname,
+                    bl_shape_str(&p->t[i], b, sizeof b));
+            continue;
+        }
+        if (!t->data) { err_add(&e, "%s cannot be read (%s)", p->t[i].name, f->unheld[t - f->tensors]); continue; }
+        for (size_t k = 0; k < t->numel; k++)
+            if (!isfinite(t->data[k])) {
+                err_add(&e, "%s holds %s at element %zu", p->t[i].name, isnan(t->data[k]) ? "nan" : "inf", k);
+                break;
+            }
+    }
+    for (int i = 0; i < f->n; i++) {
+        const char *nm = f->tensors[i].name;
+        if (bl_params_find(p, nm) || (blocklab && !strncmp(nm, "optim.", 6))) continue;
+        if (m->kind == BL_MODEL_GPT && !strcmp(nm, "lm_head.weight")) {
+            char why[TIED_WHY];
+            if (tied_head(f, m, path, why) < 0) err_add(&e, "%s", why);
+            continue;
+        }
+        err_add(&e, "unexpected %s %s", nm, f->shapes[i]);
+    }
+    int found = 0;
+    for (int i = 0; i < p->n; i++) found += bl_st_get(f, p->t[i].name) != NULL;
+    if (e.n && !found) {   /* another model's file: the list would name everything */
+        bl_fail("load: %s does not fit %s (nothing loaded): none of its %d parameters is in the file, whose %d "
+                "tensor%s start%s with %s (a state_dict of another kind of model?)", path, mname, p->n, f->n,
+                BL_PLURAL(f->n), f->n == 1 ? "s" : "", f->n ? f->tensors[0].name : "nothing");
+        bl_st_free(f);
+        return -1;
+    }
+    if (e.n) {
+        if (e.left) snprintf(e.buf + e.len, sizeof e.buf - e.len, "; and %d more", e.left);
+        bl_fail("load: %s does not fit %s (%d problem%s, nothing loaded): %s", path, mname, e.n, BL_PLURAL(e.n),
+                e.buf);
+        bl_st_free(f);
+        return -1;
+    }
+    for (int i = 0; i < p->n; i++) {
+        const bl_tensor *t = bl_st_get(f, p->t[i].name);
+        memcpy(p->t[i].data, t->data, t->numel * sizeof(float));
+    }
+    if (nloaded) *nloaded = p->n;
+    if (note && nn) config_note(f, m, mname, note, nn);
+    bl_st_free(f);
     return 0;
 }

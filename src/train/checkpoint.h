@@ -1,7 +1,9 @@
 /* checkpoint.h - save and load a model (and its run) as a safetensors file (DESIGN.md section 5).
  *
- * Tensors: every parameter under its PyTorch-style name (TinyGPT's tied lm_head is stored once,
- * as transformer.wte.weight), and when a run exists AdamW's moments as `optim.m.NAME` and
+ * Tensors: every parameter under its PyTorch-style name (TinyGPT's tied head is stored under both
+ * names, transformer.wte.weight and lm_head.weight, as nanoGPT's state_dict has it, so PyTorch's
+ * load_state_dict(strict=True) takes the file; on load lm_head.weight must equal
+ * transformer.wte.weight), and when a run exists AdamW's moments as `optim.m.NAME` and
  * `optim.v.NAME`. `__metadata__` (strings, JSON text where structured):
  *   format   "blocklab-checkpoint-1"
  *   kind     "dit" | "gpt"
@@ -60,6 +62,17 @@ int bl_checkpoint_save_info(const char *path, const bl_model *m, const bl_ckpt_i
  * be NULL. Returns a new model or NULL + error. */
 bl_model *bl_checkpoint_load(const char *path, bl_ckpt_info *info);
 void bl_ckpt_info_clear(bl_ckpt_info *info);
+
+/* Load the weights of a plain state_dict file (safetensors.torch.save_file(model.state_dict()):
+ * no metadata needed) into the existing model m, strictly, as torch's load_state_dict(strict=True):
+ * every parameter of m must be there with m's shape, and finite; nothing else may be there, except
+ * TinyGPT's lm_head.weight (the tied head, which must equal transformer.wte.weight) and, in a
+ * blocklab checkpoint (format "blocklab-checkpoint-1"), the optimizer's optim.* moments, which are
+ * ignored. F16, BF16 and the other dtypes convert to float32 (safetensors.h). Returns 0 (with
+ * *nloaded, may be NULL, the tensors copied), or -1 with ONE line naming every missing,
+ * unexpected, wrongly shaped or non-finite tensor ("load: PATH does not fit MNAME (3 problems,
+ * nothing loaded): missing blocks.0.attn.qkv.weight [72, 24]; ..."), m unchanged. */
+int bl_checkpoint_load_into(const char *path, bl_model *m, const char *mname, int *nloaded, char *note, size_t nn);
 
 /* Continue a run from what a checkpoint held: the step count, data position and history.
  * r must be a fresh run of the loaded model. Returns 0 or -1. */

@@ -1,8 +1,11 @@
 /* compare.c - fair ablations: variants trained round-robin from shared seeds (see compare.h). */
 #include "train/compare.h"
 #include "core/error.h"
+#include "train/checkpoint.h"
+#include <jansson.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -168,6 +171,10 @@ int bl_compare_round(bl_compare *c)
     for (int i = 0; i < c->n; i++) {
         bl_cmp_run *r = &c->r[i];
         if (r->failed || !r->run) continue;
+        if (bl_run_steps(r->run) > c->done) {     /* resumed ahead of the others: waits */
+            live++;
+            continue;
+        }
         if (bl_run_train(r->run, 1, NULL, NULL) < 0) {
             r->failed = 1;
             snprintf(r->error, sizeof r->error, "%s", bl_error());
@@ -279,5 +286,112 @@ int bl_compare_write(const bl_compare *c, const char *dir)
             return -1;
         }
     }
+    return 0;
+}
+
+/* DIR/NAME/FILE into buf; -1 + error when too long. */
+static int run_path(char *buf, size_t n, const char *dir, const char *name, const char *file)
+{
+    if (!dir || !*dir) return bl_fail("compare: empty folder name");
+    if (snprintf(buf, n, "%s/%s/%s", dir, name, file) >= (int)n)
+        return bl_fail("compare: %s: folder name too long", dir);
+    return 0;
+}
+
+int bl_compare_save(const bl_compare *c, const char *dir)
+{
+    if (bl_compare_write(c, dir) < 0) return -1;
+    const unsigned char *vocab = c->data->kind == BL_DATA_TEXT ? c->data->vocab : NULL;
+    int vocab_size = c->data->kind == BL_DATA_TEXT ? c->data->vocab_size : 0;
+    for (int i = 0; i < c->n; i++) {
+        const bl_cmp_run *r = &c->r[i];
+        char path[4200];
+        if (!r->run || bl_run_steps(r->run) == 0) continue;
+        if (run_path(path, sizeof path, dir, r->name, "checkpoint.safetensors") < 0) return -1;
+        if (bl_checkpoint_save(path, r->model, r->run, vocab, vocab_size) < 0) {
+            bl_error_prefix("compare");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The first key whose value differs between a and b (config JSON objects), or NULL. */
+static const char *config_diff(const json_t *a, const json_t *b)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)a, key, v)
+        if (!json_equal(v, json_object_get(b, key))) return key;
+    json_object_foreach((json_t *)b, key, v)
+        if (!json_object_get(a, key)) return key;
+    return NULL;
+}
+
+/* Replace run r by the one the checkpoint at path holds. */
+static int resume_run(bl_compare *c, bl_cmp_run *r, const char *path)
+{
+    bl_ckpt_info info;
+    memset(&info, 0, sizeof info);
+    bl_model *m = bl_checkpoint_load(path, &info);
+    if (!m) {
+        bl_error_prefix("compare");
+        return -1;
+    }
+    bl_run *run = NULL;
+    json_t *want = bl_config_to_json(&r->model->cfg), *got = bl_config_to_json(&m->cfg);
+    const char *key = want && got ? config_diff(want, got) : NULL;
+    int rc = -1;
+    if (!want || !got) bl_fail("compare: %s: out of memory", path);
+    else if (key)
+        bl_fail("compare: %s: holds another run (its config differs in %s); give another dir= or remove it",
+                path, key);
+    else if (m->kind != r->model->kind) bl_fail("compare: %s: holds another kind of model", path);
+    else if (strcmp(info.data_name, c->data->name))
+        bl_fail("compare: %s: was trained on %s, not %s", path, info.data_name, c->data->name);
+    else if (info.step > c->steps)
+        bl_fail("compare: %s: has taken %ld steps, more than steps=%d", path, info.step, c->steps);
+    else if (!(run = bl_run_new(m, c->data, r->run->val_n)))
+        bl_error_prefix("compare: %s", path);
+    else if (info.exam_n && info.exam_n != run->val_n)
+        bl_fail("compare: %s: took an exam of %d, not %d", path, info.exam_n, run->val_n);
+    else if (bl_run_restore(run, &info) < 0 || bl_metrics_reserve(&run->metrics, c->steps - (int)info.step) < 0)
+        bl_error_prefix("compare: %s", path);
+    else
+        rc = 0;
+    json_decref(want);
+    json_decref(got);
+    bl_ckpt_info_clear(&info);
+    if (rc < 0) {
+        bl_run_free(run);
+        bl_model_free(m);
+        return -1;
+    }
+    m->interrupted = r->model->interrupted;
+    bl_run_free(r->run);
+    bl_model_free(r->model);
+    r->model = m;
+    r->run = run;
+    return 0;
+}
+
+int bl_compare_resume(bl_compare *c, const char *dir, int *resumed)
+{
+    *resumed = 0;
+    for (int i = 0; i < c->n; i++) {
+        char path[4200];
+        struct stat sb;
+        if (run_path(path, sizeof path, dir, c->r[i].name, "checkpoint.safetensors") < 0) return -1;
+        if (stat(path, &sb) != 0) {
+            if (errno == ENOENT) continue;
+            return bl_fail("compare: %s: %s", path, strerror(errno));
+        }
+        if (resume_run(c, &c->r[i], path) < 0) return -1;
+        ++*resumed;
+    }
+    int least = c->steps;
+    for (int i = 0; i < c->n; i++)
+        if (bl_run_steps(c->r[i].run) < least) least = bl_run_steps(c->r[i].run);
+    c->done = least;
     return 0;
 }

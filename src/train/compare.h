@@ -84,7 +84,8 @@ bl_compare *bl_compare_new(const bl_config *base, const bl_dataset *ds, int val_
                            const char *const *names, const char *const *specs, int steps);
 void bl_compare_free(bl_compare *c);
 
-/* One round: every live run takes one training step (bl_run_train(r, 1): it evaluates every
+/* One round: every live run that has taken c->done steps (all of them, unless a resume left some
+ * ahead) takes one training step (bl_run_train(r, 1): it evaluates every
  * cfg.eval_every steps and at step 0), in order. A run that fails is marked and skipped from then
  * on. Returns the number of live runs after the round (0: all failed), or -1 when c->done ==
  * c->steps already. */
@@ -122,6 +123,21 @@ void bl_compare_summary(const bl_compare *c, bl_cmp_summary *s);
  * and DIR/NAME when missing. -1 + "compare: DIR: ..." when a folder cannot be made or a file
  * written. */
 int bl_compare_write(const bl_compare *c, const char *dir);
+
+/* Checkpoints, so that a long comparison survives a stop (issue 17): bl_compare_save writes every
+ * run that took a step to DIR/NAME/checkpoint.safetensors (bl_checkpoint_save: weights, AdamW
+ * moments, metrics, data position; each file atomically) and its metrics.json beside it.
+ * bl_compare_resume, on a comparison just made by bl_compare_new with the same arguments, replaces
+ * each run whose DIR/NAME/checkpoint.safetensors exists by the run that file holds; runs without
+ * one start fresh. c->done becomes the fewest steps any run has taken and bl_compare_round moves
+ * only the runs at c->done, so runs saved at different rounds (a stop between two files) line up
+ * again. As bl_run_train's resumption, a resumed comparison takes exactly the steps (data, noise,
+ * t, losses) of an uninterrupted one. *resumed = the number of runs loaded.
+ * -1 + "compare: DIR/NAME/checkpoint.safetensors: ..." when a file cannot be read or written, holds a
+ * different config (naming the first key that differs) or data, or more steps than planned;
+ * on a resume error the runs loaded so far stay loaded (the caller frees the comparison). */
+int bl_compare_save(const bl_compare *c, const char *dir);
+int bl_compare_resume(bl_compare *c, const char *dir, int *resumed);
 
 /* Make the output folder DIR and DIR/NAME for the n variants and seed2 (those that exist are
  * kept), before anything is attached, loaded or trained: a DIR that cannot be made or is not a

@@ -22,20 +22,30 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-void bl_run_sync_config(bl_run *r)
+void bl_adamw_from_config(bl_adamw *o, const bl_config *c)
 {
-    const bl_config *c = &r->model->cfg;
-    long step = r->opt.step;
-    bl_adamw_defaults(&r->opt, c->kind == BL_MODEL_GPT);
-    r->opt.lr = c->lr;
-    r->opt.beta1 = c->beta1;
-    r->opt.beta2 = c->beta2;
-    r->opt.warmup = c->warmup;
-    r->opt.cosine = c->cosine;
-    r->opt.total = c->steps;
-    r->opt.clip = c->clip;
-    r->opt.weight_decay = c->weight_decay;
-    r->opt.step = step;
+    long step = o->step;
+    bl_adamw_defaults(o, c->kind == BL_MODEL_GPT);
+    o->lr = c->lr;
+    o->beta1 = c->beta1;
+    o->beta2 = c->beta2;
+    o->warmup = c->warmup;
+    o->cosine = c->cosine;
+    o->total = c->steps;
+    o->clip = c->clip;
+    o->weight_decay = c->weight_decay;
+    o->step = step;
+}
+
+void bl_run_sync_config(bl_run *r) { bl_adamw_from_config(&r->opt, &r->model->cfg); }
+
+unsigned char *bl_decay_mask(const bl_params *p)
+{
+    unsigned char *d = calloc(p->total, 1);
+    if (!d) { bl_fail("train: out of memory"); return NULL; }
+    for (int i = 0; i < p->n; i++)   /* weight decay on matrices only (nanoGPT configure_optimizers) */
+        if (p->t[i].ndim >= 2) memset(d + p->info[i].offset, 1, p->t[i].numel);
+    return d;
 }
 
 static int check_fit(const bl_config *c, const bl_dataset *ds)
@@ -132,10 +142,7 @@ bl_run *bl_run_new(bl_model *m, const bl_dataset *ds, int val_n)
     if (bl_params_alloc_moments(m->params) < 0 || bl_batcher_init(&r->batcher, ds, c->seed) < 0) goto fail;
     r->batcher_ok = 1;
     bl_params *p = m->params;
-    r->decay = calloc(p->total, 1);
-    if (!r->decay) { bl_fail("train: out of memory"); goto fail; }
-    for (int i = 0; i < p->n; i++)   /* weight decay on matrices only (nanoGPT configure_optimizers) */
-        if (p->t[i].ndim >= 2) memset(r->decay + p->info[i].offset, 1, p->t[i].numel);
+    if (!(r->decay = bl_decay_mask(p))) goto fail;
     if (c->kind == BL_MODEL_DIT) {
         int shape[4] = {r->B, ds->C, ds->H, ds->W};
         r->x0 = bl_tensor_new(4, shape);
@@ -183,6 +190,7 @@ static bl_tensor *batch_loss(bl_run *r)
 {
     bl_model *m = r->model;
     uint64_t step = (uint64_t)r->opt.step, seed = m->cfg.seed;
+    m->dropout_step = step;     /* dropout masks keyed by the step (a resumed run draws the same) */
     if (m->kind == BL_MODEL_DIT) {
         bl_rng rng;
         if (bl_batch_images(&r->batcher, r->B, r->x0->data, NULL) < 0) return NULL;

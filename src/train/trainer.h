@@ -62,6 +62,12 @@ int bl_run_check_config(const bl_config *c, const bl_dataset *ds, int val_n);
 void bl_run_free(bl_run *r);
 /* Re-read the trainer keys from the model's config (after `set lr=...`); keeps the step count. */
 void bl_run_sync_config(bl_run *r);
+/* The AdamW settings of a config (lr, beta1, beta2, warmup, cosine, steps, clip, weight_decay)
+ * into o, keeping o->step. */
+void bl_adamw_from_config(bl_adamw *o, const bl_config *c);
+/* Which elements of p take weight decay: 1 for matrices (ndim >= 2), 0 for vectors (nanoGPT's
+ * configure_optimizers). p->total bytes (free()), or NULL + "train: out of memory". */
+unsigned char *bl_decay_mask(const bl_params *p);
 
 /* One training step. *loss (may be NULL) receives the batch loss. *spike (may be NULL) is set
  * to 1 when the step was a loss spike. Returns 0, or -1 on a NaN/inf loss or gradient

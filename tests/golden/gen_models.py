@@ -20,14 +20,20 @@ PyTorch names (the state_dict keys), so each file's parameters load with load_st
     losses            [4]: the loss at the initial weights and after 1, 2 and 3 AdamW steps, each
                       step on the same batch
     grad.NAME         d loss / d NAME at the initial weights (every `sample`-th element)
+    losses.bf16       (STATE_CASES) the loss at the initial weights rounded to bfloat16
     gen.prompt, gen.tokens, gen.margin   TinyGPT: greedy generation (prompt + 20 tokens) and the
                       smallest gap between the best and second-best logit over the steps
 __metadata__: kind, config (JSON {key: value as text}, for bl_config_set), sample, adam (JSON),
 generate (JSON), torch.
 
+For the STATE_CASES the generator also writes plain state_dicts without metadata (write_states):
+state_CASE.safetensors (initial weights), state_CASE_step3 (after the 3 AdamW steps) and
+state_CASE_bf16 (the initial weights in bfloat16).
+
 Everything is computed in float64 from float32-exact inputs, so the golden numbers are the exact
 answer rounded once to float32. Written with gen.py's safetensors writer.
 """
+import copy
 import json
 import math
 import os
@@ -54,6 +60,7 @@ BETAS = {"dit": (0.9, 0.999), "gpt": (0.9, 0.99)}
 SAMPLE_DEFAULT = 997     # default-shape cases store every 997-th gradient element
 MIN_MARGIN = 1e-3        # greedy steps must not be near-ties (float32 rounding could flip them)
 PROMPTS = 64             # prompts tried; the one whose continuation varies most is kept
+STATE_CASES = ("dit_base", "gpt_v1")   # plain state_dicts for `load FILE into=MODEL` (write_states)
 OUT_PROJ = ("c_proj.weight", "w3.weight")   # TinyGPT's residual-branch outputs (see init_small)
 
 
@@ -80,6 +87,10 @@ CASES = [
     ("gpt_v1_default", "gpt", {}, False),
     ("gpt_v2_default", "gpt", dict(V2), False),
     ("gpt_gqa_default", "gpt", dict(GQA), False),
+    # dropout 0.2 with blocklab's masks (torch_models.DropStream): on in the three AdamW steps,
+    # off for the last loss (an exam: blocklab does not record it, so draws no masks)
+    ("gpt_v1_drop", "gpt", dict(SMALL_GPT, dropout="0.2"), True),
+    ("dit_all4_drop", "dit", dict(SMALL_DIT, **ALL4, dropout="0.2"), True),
 ]
 
 
@@ -87,6 +98,8 @@ def torch_kw(config):
     """blocklab config keys (text) -> torch_models keyword arguments."""
     kw = {}
     for k, v in config.items():
+        if k == "dropout":
+            continue                    # a DropStream, attached by build()
         if k == "qk_norm":
             kw[k] = v == "on"
         elif k in ("norm", "pos", "mlp"):
@@ -101,7 +114,10 @@ def torch_kw(config):
 
 def build(kind, config):
     kw = torch_kw(config)
-    return (tm.TinyDiT(**kw) if kind == "dit" else tm.TinyGPT(**kw)).double()
+    model = (tm.TinyDiT(**kw) if kind == "dit" else tm.TinyGPT(**kw)).double()
+    if float(config.get("dropout", 0)) > 0:
+        tm.set_dropout(model, tm.DropStream(float(config["dropout"]), int(config.get("seed", 0))))
+    return model
 
 
 def pattern(n, salt):
@@ -223,6 +239,7 @@ def make_case(case, kind, config, small):
                 p.copy_(from_pattern(spec, tuple(p.shape)))
                 items.append(("pattern." + name, torch.tensor(spec, dtype=torch.float64), "F32"))
     batch = dit_batch(case, config, small, g, items) if kind == "dit" else gpt_batch(model, g, items)
+    init_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
 
     gen_meta = None
     if kind == "gpt":
@@ -247,6 +264,8 @@ def make_case(case, kind, config, small):
     losses = []
     for step in range(ADAM["steps"] + 1):
         opt.zero_grad()
+        if getattr(model, "drop", None):
+            model.drop.step, model.drop.active = step, step < ADAM["steps"]
         loss = model.loss(*batch)
         losses.append(float(loss))
         if step == ADAM["steps"]:
@@ -257,6 +276,8 @@ def make_case(case, kind, config, small):
                 items.append(("grad." + name, sampled(p.grad, sample), "F32"))
         opt.step()
     items.append(("losses", torch.tensor(losses, dtype=torch.float64), "F32"))
+    if case in STATE_CASES:
+        write_states(case, model, init_state, batch, items)
 
     full = dict(config)
     meta = {"format": "blocklab-golden-model-1", "generator": "tests/golden/gen_models.py",
@@ -276,6 +297,42 @@ def make_case(case, kind, config, small):
     path = os.path.join(HERE, f"models_{case}.safetensors")
     gen.st_write(path, tensors, meta)
     return path, losses
+
+
+def st_plain(path, state, dtype):
+    """A plain state_dict as safetensors.torch.save_file(model.state_dict()) writes it: every
+    state_dict key (TinyGPT's tied lm_head.weight too), no __metadata__."""
+    conv = {"F16": lambda a: a.astype("<f2").tobytes(), "F32": lambda a: a.astype("<f4").tobytes(),
+            "BF16": lambda a: (a.astype("<f4").view("<u4") >> 16).astype("<u2").tobytes()}
+    gen.st_write(path, [(k, dtype, list(v.shape), conv[dtype](v.detach().contiguous().numpy()))
+                        for k, v in state.items()])
+
+
+def write_states(case, model, init_state, batch, items):
+    """state_CASE.safetensors: the initial weights (F16, exact); state_CASE_step3: the weights
+    after the 3 AdamW steps (F32); state_CASE_bf16: the initial weights rounded to bfloat16 (by
+    truncation: exact in float32, as every bf16 is), with their loss in the case file as
+    `losses.bf16`; and files to refuse: state_CASE_badname (the first tensor's name misspelt
+    .weights), _badshape (the third tensor one row short), _missing (the last tensor left out),
+    _untied (TinyGPT: lm_head.weight half of transformer.wte.weight). Read by tests/scripts/modellab.bl (load FILE into=MODEL)."""
+    st_plain(os.path.join(HERE, f"state_{case}.safetensors"), init_state, "F16")
+    st_plain(os.path.join(HERE, f"state_{case}_step3.safetensors"), model.state_dict(), "F32")
+    bf = {k: torch.from_numpy((v.numpy().astype("<f4").view("<u4") & np.uint32(0xFFFF0000)).view("<f4"))
+          .double() for k, v in init_state.items()}
+    st_plain(os.path.join(HERE, f"state_{case}_bf16.safetensors"), bf, "BF16")
+    # files that must be refused whole (one line naming the tensor, the model unchanged)
+    bad = {"badname": {(k.replace(".weight", ".weights") if i == 0 else k): v
+                       for i, (k, v) in enumerate(init_state.items())},
+           "badshape": {k: (v[:-1] if i == 2 else v) for i, (k, v) in enumerate(init_state.items())},
+           "missing": {k: v for i, (k, v) in enumerate(init_state.items()) if i != len(init_state) - 1}}
+    if "lm_head.weight" in init_state:
+        bad["untied"] = dict(init_state, **{"lm_head.weight": init_state["lm_head.weight"] * 0.5})
+    for what, st in bad.items():
+        st_plain(os.path.join(HERE, f"state_{case}_{what}.safetensors"), st, "F16")
+    check = copy.deepcopy(model)
+    check.load_state_dict(bf, strict=True)
+    with torch.no_grad():
+        items.append(("losses.bf16", torch.tensor([float(check.loss(*batch))], dtype=torch.float64), "F32"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -309,8 +366,7 @@ def verify_checkpoint(path):
     """Load a blocklab checkpoint into torch_models and compare one forward pass.
 
     The checkpoint's tensors, less the optimizer's `optim.*` moments, are the state_dict:
-    TinyDiT loads with strict=True; TinyGPT with strict=False, where only a separate lm_head
-    (tied to transformer.wte.weight, stored once) could be missing. The forward pass is compared
+    both kinds load with strict=True (a TinyGPT checkpoint holds the tied lm_head.weight too). The forward pass is compared
     with PATH.forward.safetensors when test_golden_models wrote one beside the checkpoint
     (BL_GOLDEN_SAVE_DIR): `out` is blocklab's output on `x` (and `t`) or `ids`."""
     tensors, meta = st_read(path)
@@ -319,14 +375,8 @@ def verify_checkpoint(path):
     keys = {k: str(v) for k, v in cfg.items() if k in tm_keys(kind)}
     model = build(kind, keys)
     state = {k: v.double() for k, v in tensors.items() if not k.startswith("optim.")}
-    if kind == "dit":
-        model.load_state_dict(state, strict=True)
-        missing = []
-    else:
-        res = model.load_state_dict(state, strict=False)
-        missing, unexpected = list(res.missing_keys), list(res.unexpected_keys)
-        assert not unexpected, f"unexpected keys {unexpected}"
-        assert set(missing) <= {"lm_head.weight"}, f"missing keys {missing}"
+    model.load_state_dict(state, strict=True)   # TinyGPT's checkpoints hold lm_head.weight too
+    missing = []
     print(f"{path}: {kind}, {len(state)} tensors, {sum(v.numel() for v in state.values())} "
           f"parameters loaded (missing {missing or 'none'})")
     fwd = path + ".forward.safetensors"
@@ -360,7 +410,10 @@ if __name__ == "__main__":
         files = sys.argv[sys.argv.index("--verify-checkpoint") + 1:]
         sys.exit(max(verify_checkpoint(f) for f in files))
     total = 0
+    only = sys.argv[1:]         # case names: only those (default: every case)
     for case, kind, config, small in CASES:
+        if only and case not in only:
+            continue
         path, losses = make_case(case, kind, config, small)
         size = os.path.getsize(path)
         total += size

@@ -2,9 +2,11 @@
 of the C code. Used by gen.py (golden files) and bench/torch_ref.py (the PyTorch eager baseline).
 
 Parameter names are exactly blocklab's (PyTorch style), so state_dict() <-> safetensors round-trips.
-TinyGPT ties lm_head to transformer.wte (the tied weight is stored once, as transformer.wte.weight).
+TinyGPT ties lm_head to transformer.wte as nanoGPT does (one parameter, listed once by
+named_parameters() as transformer.wte.weight; state_dict() holds it under both names).
 """
 import math
+import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -60,6 +62,71 @@ def rope_table_2d(gh, gw, hd, base=100.0, prefix=0):
     return ang.cos().float(), ang.sin().float()
 
 
+M64 = (1 << 64) - 1
+
+
+def splitmix64(x):
+    """Steele et al. 2014's finaliser on a Python int (blocklab's bl_splitmix64)."""
+    x = (x + 0x9E3779B97F4A7C15) & M64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & M64
+    return x ^ (x >> 31)
+
+
+def fnv1a(s):
+    h = 0xCBF29CE484222325
+    for c in s.encode():
+        h = ((h ^ c) * 0x100000001B3) & M64
+    return h
+
+
+class DropStream:
+    """Dropout with the masks blocklab draws (written from the description in src/core/rng.h, not
+    from its code): element i of site s at step k is kept when
+        u = (splitmix64(key + i) >> 40) / 2^24 >= p,  key = sm(sm(sm(fnv1a("dropout") ^ seed) ^ k) ^ s)
+    and scaled by 1 / (1 - p) (both in float32, as blocklab computes them). Sites: 0 the GPT
+    embedding, 1 + 3 layer + {0 attention weights, 1 attention output, 2 MLP output}. Applied
+    only while `active` (training); `step` is the optimizer steps taken."""
+
+    def __init__(self, p, seed=0):
+        self.p = float(np.float32(p))
+        self.scale = float(np.float32(1) / (np.float32(1) - np.float32(p)))
+        self.seed, self.step, self.active = seed, 0, False
+
+    def key(self, site):
+        return splitmix64(splitmix64(splitmix64(fnv1a("dropout") ^ self.seed) ^ self.step) ^ site)
+
+    def keep(self, site, n):
+        with np.errstate(over="ignore"):
+            x = np.uint64(self.key(site)) + np.arange(n, dtype=np.uint64) + np.uint64(0x9E3779B97F4A7C15)
+            x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+            x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+            x ^= x >> np.uint64(31)
+        return (x >> np.uint64(40)).astype(np.float64) / 16777216.0 >= self.p
+
+    def __call__(self, x, site):
+        if not self.active or self.p == 0:
+            return x
+        k = torch.from_numpy(self.keep(site, x.numel())).reshape(x.shape).to(x.dtype)
+        return x * k * self.scale
+
+
+def drop(module, x, site):
+    """module.drop (a DropStream) at `site`, or x when the module has none."""
+    d = getattr(module, "drop", None)
+    return x if d is None else d(x, site)
+
+
+def set_dropout(model, stream):
+    """Give every dropout place of a TinyDiT / TinyGPT the stream (nanoGPT's places; DiT as timm's
+    Attention attn_drop / proj_drop and the MLP output)."""
+    model.drop = stream
+    blocks = model.blocks if hasattr(model, "blocks") else model.transformer.h
+    for i, b in enumerate(blocks):
+        b.drop = b.attn.drop = stream
+        b.layer = b.attn.layer = i
+
+
 class Attention(nn.Module):
     def __init__(self, dim, heads, kv_heads, qk_norm, bias, qkv_name="qkv", proj_name="proj"):
         super().__init__()
@@ -93,8 +160,10 @@ class Attention(nn.Module):
             att = att.masked_fill(~mask, float("-inf"))
         att = att.softmax(-1)
         self.probs = att.detach()
+        L = getattr(self, "layer", 0)
+        att = drop(self, att, 1 + 3 * L)                  # self.attn_dropout(att)
         y = (att @ v).transpose(1, 2).reshape(B, T, D)
-        return getattr(self, self.proj_name)(y)
+        return drop(self, getattr(self, self.proj_name)(y), 2 + 3 * L)   # self.resid_dropout(...)
 
 
 class GeluMlp(nn.Module):
@@ -185,7 +254,7 @@ class DiTBlock(nn.Module):
     def forward(self, x, c, rope):
         shift1, scale1, shift2, scale2 = self.adaLN_modulation(c).chunk(4, dim=1)
         x = x + self.attn(modulate(self.norm1(x), shift1, scale1), rope)
-        return x + self.mlp(modulate(self.norm2(x), shift2, scale2))
+        return x + drop(self, self.mlp(modulate(self.norm2(x), shift2, scale2)), 3 + 3 * getattr(self, "layer", 0))
 
 
 class TinyDiT(nn.Module):
@@ -249,7 +318,7 @@ class GPTBlock(nn.Module):
 
     def forward(self, x, rope):
         x = x + self.attn(self.ln_1(x), rope, causal=True)
-        return x + self.mlp(self.ln_2(x))
+        return x + drop(self, self.mlp(self.ln_2(x)), 3 + 3 * getattr(self, "layer", 0))
 
 
 class TinyGPT(nn.Module):
@@ -268,6 +337,8 @@ class TinyGPT(nn.Module):
         self.transformer.h = nn.ModuleList([GPTBlock(cfg) for _ in range(cfg["depth"])])
         eps = 1e-5 if cfg["norm"] == "layernorm" else 1e-6
         self.transformer.ln_f = make_norm(cfg["norm"], d, eps, affine=True, bias=False)
+        self.lm_head = nn.Linear(d, cfg["vocab"], bias=False)
+        self.lm_head.weight = self.transformer.wte.weight   # tied (nanoGPT)
 
     def forward(self, idx):
         B, T = idx.shape
@@ -278,10 +349,11 @@ class TinyGPT(nn.Module):
             x = x + self.transformer.wpe(torch.arange(T))
         else:
             rope = rope_table_1d(T, cfg["dim"] // cfg["heads"], cfg["rope_base"])
+        x = drop(self, x, 0)                              # self.transformer.drop(tok_emb + pos_emb)
         for b in self.transformer.h:
             x = b(x, rope)
         x = self.transformer.ln_f(x)
-        return x @ self.transformer.wte.weight.t()
+        return self.lm_head(x)
 
     def loss(self, tokens):
         """tokens [B, T+1]: inputs tokens[:, :-1], targets tokens[:, 1:], mean cross-entropy."""

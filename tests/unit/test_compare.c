@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "data/dataset.h"
 #include "models/model.h"
+#include "train/checkpoint.h"
 #include "train/compare.h"
 #include "train/trainer.h"
 #include "repl/value.h"
@@ -185,6 +186,86 @@ BL_TEST(metrics_files)
     bl_dataset_free(ds);
 }
 
+static void remove_run_dir(const char *dir, int n, const char *const *who)
+{
+    for (int i = 0; i < n; i++) {
+        char p[256];
+        snprintf(p, sizeof p, "%s/%s/metrics.json", dir, who[i]);
+        unlink(p);
+        snprintf(p, sizeof p, "%s/%s/checkpoint.safetensors", dir, who[i]);
+        unlink(p);
+        snprintf(p, sizeof p, "%s/%s", dir, who[i]);
+        rmdir(p);
+    }
+    rmdir(dir);
+}
+
+/* Issue 17: a comparison stopped and resumed from its checkpoints gives the numbers of an
+ * uninterrupted one: the same losses bit for bit, the same val points and the same table, also
+ * when the stop fell between two runs' files (one run saved a step ahead of the others). A
+ * folder holding another comparison's runs is refused, naming the key that differs. */
+BL_TEST(resume_equals_uninterrupted)
+{
+    bl_config base = tiny();
+    bl_dataset *ds = bl_data_shapes(0);
+    const char *names[] = {"base", "rms"};
+    const char *specs[] = {"", "norm:rmsnorm"};
+    const char *who[] = {"base", "rms", "seed2"};
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/bl-test-resume-%d", (int)getpid());
+    bl_compare *a = bl_compare_new(&base, ds, 8, 2, names, specs, 6);
+    for (int k = 0; a && k < 6; k++) bl_compare_round(a);
+    CHECK(a && bl_compare_finish(a, NULL, 0) == 0, "%s", bl_error());
+    /* the stopped one: 2 rounds saved, then run 0 alone saved after a third step */
+    bl_compare *b = bl_compare_new(&base, ds, 8, 2, names, specs, 6);
+    CHECK(b && bl_compare_make_dir(dir, 2, names) == 0, "%s", bl_error());
+    for (int k = 0; b && k < 2; k++) bl_compare_round(b);
+    CHECK(b && bl_compare_save(b, dir) == 0, "%s", bl_error());
+    if (b) bl_compare_round(b);
+    char p0[128];
+    snprintf(p0, sizeof p0, "%s/base/checkpoint.safetensors", dir);
+    CHECK(b && bl_checkpoint_save(p0, b->r[0].model, b->r[0].run, NULL, 0) == 0, "%s", bl_error());
+    bl_compare_free(b);
+    /* resumed */
+    bl_compare *c = bl_compare_new(&base, ds, 8, 2, names, specs, 6);
+    int resumed = -1;
+    CHECK(c && bl_compare_resume(c, dir, &resumed) == 0, "%s", bl_error());
+    CHECK(resumed == 3 && c && c->done == 2 && bl_run_steps(c->r[0].run) == 3, "resumed %d, done %d", resumed,
+          c ? c->done : -1);
+    int rounds = 0;
+    while (c && c->done < c->steps && bl_compare_round(c) == 3) rounds++;
+    CHECK(rounds == 4, "%d rounds after the resume", rounds);
+    CHECK(c && bl_compare_finish(c, NULL, 0) == 0, "%s", bl_error());
+    for (int i = 0; a && c && i < 3; i++) {
+        const bl_metrics *ma = &a->r[i].run->metrics, *mc = &c->r[i].run->metrics;
+        CHECK(mc->steps == 6 && !memcmp(ma->loss, mc->loss, 6 * sizeof(float)), "%s: losses differ", who[i]);
+        CHECK(ma->nval == mc->nval && !memcmp(ma->val_loss, mc->val_loss, (size_t)ma->nval * sizeof(float)),
+              "%s: val points differ", who[i]);
+        CHECK(a->r[i].val == c->r[i].val, "%s: val %.9g resumed %.9g", who[i], a->r[i].val, c->r[i].val);
+    }
+    if (a && c) {
+        bl_cmp_summary sa, sc;
+        bl_compare_summary(a, &sa);
+        bl_compare_summary(c, &sc);
+        CHECK(sa.gap == sc.gap && sa.row[1].delta == sc.row[1].delta && sa.row[1].exceeds == sc.row[1].exceeds,
+              "tables differ");
+    }
+    bl_compare_free(c);
+    /* another comparison in the same folder: refused, naming the key */
+    const char *other[] = {"", "mlp:swiglu"};
+    bl_compare *d = bl_compare_new(&base, ds, 8, 2, names, other, 6);
+    CHECK(d && bl_compare_resume(d, dir, &resumed) < 0, "another variant's checkpoint accepted");
+    CHECK_ERR("rms/checkpoint.safetensors: holds another run (its config differs in norm)");
+    bl_compare_free(d);
+    bl_compare *e = bl_compare_new(&base, ds, 8, 2, names, specs, 8);
+    CHECK(e && bl_compare_resume(e, dir, &resumed) < 0, "a checkpoint of another budget accepted");
+    CHECK_ERR("config differs in steps");
+    bl_compare_free(e);
+    bl_compare_free(a);
+    remove_run_dir(dir, 3, who);
+    bl_dataset_free(ds);
+}
+
 BL_TEST(bad_input)
 {
     bl_config base = tiny();
@@ -317,6 +398,7 @@ int main(void)
     RUN(round_robin_equals_standalone_runs);
     RUN(gap_and_marks_by_hand);
     RUN(metrics_files);
+    RUN(resume_equals_uninterrupted);
     RUN(bad_input);
     RUN(markdown_table);
     RUN(json_and_csv_tables);

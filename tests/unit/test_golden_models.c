@@ -42,6 +42,7 @@
 static const char *const CASES[] = {
     "dit_base", "dit_all4", "gpt_v1", "gpt_v2", "gpt_gqa",
     "dit_base_default", "dit_all4_default", "gpt_v1_default", "gpt_v2_default", "gpt_gqa_default",
+    "gpt_v1_drop", "dit_all4_drop",     /* dropout 0.2: PyTorch given blocklab's masks */
 };
 #define NCASES ((int)(sizeof CASES / sizeof CASES[0]))
 
@@ -345,6 +346,7 @@ static void run_case(const char *cname)
     bl_params *p = m->params;
     for (int s = 0; s <= 3 && steps == 3; s++) {
         bl_params_zero_grad(p);
+        m->dropout_step = (uint64_t)s;  /* the masks of step s (as the trainer sets it) */
         bl_tensor *loss = loss_of(m, &b, s < 3);
         CHECK(loss != NULL, "%s: loss: %s", cname, bl_error());
         if (!loss) break;

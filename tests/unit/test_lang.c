@@ -42,6 +42,8 @@ BL_TEST(incomplete_blocks)
         { "def f(x) = x * 2\n", 0 },
         { "def f(x, w=1)\n", 1 },
         { "def f(x)\n  return x\nend\n", 0 },
+        { "def f(x):\n", 1 },
+        { "def f(x): return x\n", 0 },
         { "if c\n  a = 1\nelse\n  a = 2\n", 1 },
         { "if c\n  a = 1\nelif d\n  a = 2\nelse\n  a = 3\nend", 0 },
         { "if c: a = 1 else: a = 2\n", 0 },
@@ -125,6 +127,8 @@ static const bl_handle_type adder = { "adder", h_free, NULL, NULL, NULL, NULL, h
 BL_TEST(call_values_from_c)
 {
     bl_session *s = fresh();
+    CHECK(run_in(s, "def p(x):\n  return x + 1\nend\ndef q(x): y = x; return y * 3\np(1); q(2)") == 0 &&
+          !strcmp(outbuf, "2\n6\n"), "def with ':' as Python writes it: %s%s", outbuf, errbuf);
     CHECK(run_in(s, "def f(x, w=2) = x * w + 1") == 0, "%s", errbuf);
     bl_value *f = bl_session_get(s, "f"), *arg = bl_val_num(20);
     bl_pos pos = { 0, 1, 1, 1 };
@@ -191,6 +195,22 @@ BL_TEST(errors_inside_functions_at_the_prompt)
     done(s);
 }
 
+/* t.add grows the table a name holds; another name keeps the table it had. */
+BL_TEST(table_grows)
+{
+    bl_session *s = fresh();
+    CHECK(run_in(s, "t = table(); t; for s in [1, 2]: t.add(a=s, b=s * 10)\nu = t; t.add(b=30, a=3)\nu; t.a; t.b") == 0 &&
+          !strcmp(outbuf, "(an empty table)\na   b\n1  10\n2  20\n[1, 2, 3]\n[10, 20, 30]\n"), "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "t.add(a=4)") < 0 && !strcmp(errbuf, "t:1:3: add: the table has 2 columns, the row 1\n"), "%s", errbuf);
+    CHECK(run_in(s, "t.add(a=4, c=1)") < 0 && !strcmp(errbuf, "t:1:12: add: the table has no column 'c' (its columns "
+                                                          "are set by the first row)\n"), "%s", errbuf);
+    CHECK(run_in(s, "t.add(a=[1], b=2)") < 0 && !strcmp(errbuf, "t:1:9: add: column 'a' takes a number, string or "
+                                                            "bool, not a list\n"), "%s", errbuf);
+    CHECK(run_in(s, "x = 1; x.add(a=1)") < 0 && strstr(errbuf, "add: call it on a variable holding a table"), "%s", errbuf);
+    CHECK(run_in(s, "numel(tensor(t.a))") == 0 && !strcmp(outbuf, "3\n"), "a failed add changed the table: %s", outbuf);
+    done(s);
+}
+
 /* A block of several lines is one statement of the history. */
 BL_TEST(block_enters_history_once)
 {
@@ -246,6 +266,7 @@ int main(void)
     RUN(call_values_from_c);
     RUN(scoping);
     RUN(errors_inside_functions_at_the_prompt);
+    RUN(table_grows);
     RUN(block_enters_history_once);
     RUN(interrupt_stops_a_loop);
     return bl_test_done();

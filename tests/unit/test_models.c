@@ -273,8 +273,14 @@ BL_TEST(test_config_errors)
     bl_config g = bl_config_default(BL_MODEL_GPT);
     CHECK(bl_config_set(&g, "pos", "rope2d") < 0, "rope2d on GPT");
     CHECK_ERR("pos: rope2d is for TinyDiT; TinyGPT takes learned or rope");
-    CHECK(bl_config_set(&g, "dropout", "0.1") < 0, "dropout");
-    CHECK_ERR("dropout: only 0 is implemented (got 0.1)");
+    /* dropout: both kinds, 0 <= p < 1 */
+    CHECK(bl_config_set(&g, "dropout", "0.2") == 0 && g.dropout == 0.2f, "dropout 0.2: %s", bl_error());
+    bl_config dd = bl_config_default(BL_MODEL_DIT);
+    CHECK(bl_config_set(&dd, "dropout", "0.1") == 0 && dd.dropout == 0.1f, "DiT dropout 0.1: %s", bl_error());
+    CHECK(bl_config_set(&g, "dropout", "1") < 0 && g.dropout == 0.2f, "dropout 1 accepted");
+    CHECK(bl_config_set(&g, "dropout", "-0.1") < 0, "dropout -0.1 accepted");
+    CHECK_ERR("dropout");
+    g.dropout = 0;
     CHECK(bl_config_set(&g, "patch", "2") < 0, "patch on GPT");
     CHECK_ERR("patch: not a TinyGPT setting");
     CHECK(bl_config_set(&g, "kv_heads", "auto") == 0 && bl_config_kv_heads(&g) == 4, "kv_heads auto");

@@ -2,11 +2,13 @@
  * shape variants each), forward against hand-computed values, errors, and the arena staying
  * put across training-like steps. */
 #include "core/blas.h"
+#include <math.h>
 #include <signal.h>
 #include <sys/time.h>
 #include "core/error.h"
 #include "core/graph.h"
 #include "core/ops.h"
+#include "core/rng.h"
 #include "core/tensor.h"
 #include "../check.h"
 #include "../gradcheck.h"
@@ -630,6 +632,67 @@ BL_TEST(test_arena_steady)
     bl_graph_free(g);
 }
 
+/* Dropout (bl_dropout, core/rng.h's stream): over 2^20 elements the kept fraction is 1 - p within
+ * 5 standard deviations (sqrt(p (1 - p) / n)) for several p, every kept value is x / (1 - p)
+ * (PyTorch's inverted dropout) and every other one 0; the same key gives the same mask and
+ * another key another; the gradient is the same mask times dy (finite differences); p = 0 is
+ * the identity and p outside [0, 1) an error. */
+static bl_tensor *f_dropout(bl_graph *g, bl_tensor **in, void *c) { return bl_dropout(g, in[0], 0.3f, *(uint64_t *)c); }
+
+BL_TEST(test_dropout)
+{
+    const int n = 1 << 20;
+    bl_graph *g = bl_graph_new();
+    bl_tensor *x = bl_tensor_new(1, (int[]){n});
+    for (int i = 0; i < n; i++) x->data[i] = 1.0f + (float)(i % 7);
+    const float ps[] = {0.1f, 0.2f, 0.5f, 0.9f};
+    for (int k = 0; k < 4; k++) {
+        float p = ps[k], s = 1.0f / (1.0f - p);
+        bl_graph_reset(g);
+        bl_tensor *y = bl_dropout(g, x, p, bl_dropout_key(0, 7, (uint64_t)k));
+        CHECK(y != NULL, "%s", bl_error());
+        if (!y) continue;
+        long kept = 0, bad = 0;
+        for (int i = 0; i < n; i++) {
+            if (y->data[i] != 0.0f) {
+                kept++;
+                bad += y->data[i] != x->data[i] * s;
+            }
+        }
+        double rate = (double)kept / n, sd = sqrt(p * (1.0 - p) / n);
+        CHECK(fabs(rate - (1.0 - p)) < 5 * sd, "p %g: kept %.5f, expected %.5f +- %.5f", p, rate, 1.0 - p, 5 * sd);
+        CHECK(bad == 0, "p %g: %ld kept values are not x / (1 - p)", p, bad);
+    }
+    /* same key, same mask; another step or site, another */
+    bl_graph_reset(g);
+    bl_tensor *a = bl_dropout(g, x, 0.5f, bl_dropout_key(0, 1, 2));
+    bl_tensor *b = bl_dropout(g, x, 0.5f, bl_dropout_key(0, 1, 2));
+    bl_tensor *c = bl_dropout(g, x, 0.5f, bl_dropout_key(0, 2, 2));
+    bl_tensor *d = bl_dropout(g, x, 0.5f, bl_dropout_key(0, 1, 3));
+    CHECK(a && b && c && d, "%s", bl_error());
+    if (a && b && c && d) {
+        long same_ab = 0, same_ac = 0, same_ad = 0;
+        for (int i = 0; i < n; i++) {
+            same_ab += (a->data[i] != 0) == (b->data[i] != 0);
+            same_ac += (a->data[i] != 0) == (c->data[i] != 0);
+            same_ad += (a->data[i] != 0) == (d->data[i] != 0);
+        }
+        CHECK(same_ab == n, "the same key gave another mask");
+        /* independent masks of p 0.5 agree on half the elements */
+        CHECK(fabs((double)same_ac / n - 0.5) < 0.005 && fabs((double)same_ad / n - 0.5) < 0.005,
+              "masks of other steps/sites agree on %.4f / %.4f", (double)same_ac / n, (double)same_ad / n);
+    }
+    CHECK(bl_dropout(g, x, 0.0f, 1) == x, "p 0 is not the identity");
+    CHECK(bl_dropout(g, x, 1.0f, 1) == NULL, "p 1 accepted");
+    CHECK_ERR("dropout: p must be in [0, 1), got 1");
+    bl_graph_free(g);
+    bl_tensor_free(x);
+    uint64_t key = bl_dropout_key(3, 0, 0);
+    bl_tensor *xs[1] = {mk("x", 1, 2.0f, 2, (int[]){4, 9})};
+    GRADCHECK("dropout", f_dropout, xs, &key);
+    free_all(xs, 1);
+}
+
 int main(void)
 {
     RUN(test_grad_linear);
@@ -637,6 +700,7 @@ int main(void)
     RUN(test_grad_add_mul);
     RUN(test_grad_pointwise);
     RUN(test_grad_embedding);
+    RUN(test_dropout);
     RUN(test_grad_losses);
     RUN(test_values_activations);
     RUN(test_values_linear_matmul);

@@ -52,9 +52,12 @@ static int train_losses(bl_run *r, int steps, float *out)
     return 0;
 }
 
-static void check_resume(bl_model_kind kind, bl_dataset *ds)
+/* 40 steps against 20 + save/load + 20 (dropout p: "0" or more; its masks are keyed by the step,
+ * so a resumed run draws the same ones, and they must change the losses). */
+static void check_resume(bl_model_kind kind, bl_dataset *ds, const char *dropout)
 {
     bl_config c = small(kind, kind == BL_MODEL_GPT ? "context" : NULL, "32");
+    bl_config_set(&c, "dropout", dropout);
     if (kind == BL_MODEL_GPT) { char v[8]; snprintf(v, sizeof v, "%d", ds->vocab_size); bl_config_set(&c, "vocab", v); }
     float full[40], part[40];
     bl_model *a = bl_model_new(&c);
@@ -98,6 +101,17 @@ static void check_resume(bl_model_kind kind, bl_dataset *ds)
     for (int i = 0; i < 40; i++)
         if (full[i] != part[i]) { same = 0; printf("# step %d: %.9g uninterrupted vs %.9g resumed\n", i + 1, full[i], part[i]); break; }
     CHECK(same, "20 + save/load + 20 steps differ from 40 steps");
+    if (c.dropout > 0) { /* the same run without dropout: the third loss differs (TinyDiT's
+                          * zero-initialised output layer makes its first loss independent of it) */
+        bl_config c0 = c;
+        c0.dropout = 0;
+        bl_model *z = bl_model_new(&c0);
+        bl_run *rz = z ? bl_run_new(z, ds, 16) : NULL;
+        float l0[3];
+        CHECK(rz && train_losses(rz, 3, l0) == 0 && l0[2] != full[2], "dropout did not change the loss");
+        bl_run_free(rz);
+        bl_model_free(z);
+    }
     CHECK(rc->metrics.steps == 40, "history continued: %d steps", rc->metrics.steps);
     bl_ckpt_info_clear(&info);
     bl_run_free(rc);
@@ -109,7 +123,8 @@ static void check_resume(bl_model_kind kind, bl_dataset *ds)
 BL_TEST(test_dit_resume_is_exact)
 {
     bl_dataset *ds = bl_data_shapes(3);
-    check_resume(BL_MODEL_DIT, ds);
+    check_resume(BL_MODEL_DIT, ds, "0");
+    check_resume(BL_MODEL_DIT, ds, "0.2");
     bl_dataset_free(ds);
 }
 
@@ -117,7 +132,8 @@ BL_TEST(test_gpt_resume_is_exact)
 {
     bl_dataset *ds = make_text();
     CHECK(ds != NULL, "%s", bl_error());
-    if (ds) check_resume(BL_MODEL_GPT, ds);
+    if (ds) check_resume(BL_MODEL_GPT, ds, "0");
+    if (ds) check_resume(BL_MODEL_GPT, ds, "0.2");
     bl_dataset_free(ds);
 }
 

@@ -1,0 +1,509 @@
+/* modellab.c - models as functions at the prompt (see modellab.h). */
+#include "repl/modellab.h"
+#include "core/error.h"
+#include "core/fmt.h"
+#include "models/tinydit.h"
+#include "models/tinygpt.h"
+#include "repl/autograd.h"
+#include "repl/models.h"
+#include "repl/train.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static bl_value *fail_at(bl_callargs *a, bl_pos pos)
+{
+    bl_session_errat(a->s, pos);
+    return NULL;
+}
+
+static int is_model(const bl_value *v) { return v->kind == BL_V_HANDLE && v->htype == &bl_model_type; }
+
+/* Argument i as a model of `kind` (BL_MODEL_DIT/GPT, or -1 for either), or NULL + error. */
+static bl_model *model_arg(bl_callargs *a, int i, int kind)
+{
+    if (a->n <= i || !is_model(a->v[i])) {
+        bl_fail("%s: the first argument must be a model, got %s", a->fname,
+                a->n <= i ? "nothing" : bl_val_kind_name(a->v[i]));
+        bl_session_errat(a->s, a->n <= i ? a->pos : a->vpos[i]);
+        return NULL;
+    }
+    bl_model *m = a->v[i]->h;
+    if (kind >= 0 && (int)m->kind != kind) {
+        bl_fail("%s: needs a %s model, but this is a %s (%s)", a->fname, kind == BL_MODEL_DIT ? "TinyDiT (dit)" :
+                "TinyGPT (gpt)", bl_model_kind_name(m->kind), kind == BL_MODEL_DIT ? "TinyGPT: ce_loss(m, tokens, "
+                "targets)" : "TinyDiT: flow_loss(m, x0, noise, t)");
+        bl_session_errat(a->s, a->vpos[i]);
+        return NULL;
+    }
+    return m;
+}
+
+/* The string argument i (a parameter name), or NULL + error. */
+static const char *str_arg(bl_callargs *a, int i, const char *what)
+{
+    if (a->v[i]->kind != BL_V_STR) {
+        bl_fail("%s: %s must be a string, got a %s", a->fname, what, bl_val_kind_name(a->v[i]));
+        bl_session_errat(a->s, a->vpos[i]);
+        return NULL;
+    }
+    return a->v[i]->str;
+}
+
+static bl_tensor *param_arg(bl_callargs *a, bl_model *m, int i)
+{
+    const char *name = str_arg(a, i, "the parameter name");
+    if (!name) return NULL;
+    bl_tensor *p = bl_params_find(m->params, name);
+    if (!p) {
+        bl_fail("%s: the model has no parameter '%s' (grads(m) or params MODEL depth=0 lists them)", a->fname, name);
+        bl_session_errat(a->s, a->vpos[i]);
+    }
+    return p;
+}
+
+/* A tensor argument of an exact dimension count; NULL + error naming `what` and its form. */
+static bl_tensor *tensor_arg(bl_callargs *a, int i, int ndim, const char *what, const char *form)
+{
+    bl_tensor *t = bl_arg_tensor(a, i);
+    if (!t) return NULL;
+    if (t->ndim != ndim) {
+        char s[64];
+        bl_fail("%s: %s must be %s, got %s", a->fname, what, form, bl_shape_str(t, s, sizeof s));
+        bl_session_errat(a->s, a->vpos[i]);
+        return NULL;
+    }
+    return t;
+}
+
+/* Integer ids from a [B, T] tensor into out (B*T ints): whole numbers from lo to hi. */
+static int ids_of(bl_callargs *a, int i, const bl_tensor *t, int lo, int hi, int *out, const char *what)
+{
+    for (size_t k = 0; k < t->numel; k++) {
+        float x = t->data[k];
+        if (!(x == floorf(x) && x >= lo && x <= hi)) {
+            bl_fail("%s: %s holds %g at element %zu, not a token id from %d to %d", a->fname, what, (double)x, k, lo, hi);
+            return bl_session_errat(a->s, a->vpos[i]);
+        }
+        out[k] = (int)x;
+    }
+    return 0;
+}
+
+/* Times t: a tensor [B] or one number for all B images, each in [0, 1]; written to out [B]. */
+static int times_of(bl_callargs *a, int i, int B, float *out)
+{
+    bl_tensor *t = bl_arg_tensor(a, i);
+    if (!t) return -1;
+    if (!(t->numel == 1 || (t->ndim == 1 && t->shape[0] == B))) {
+        char s[64];
+        bl_fail("%s: t must be [%d] (one time per image) or one number, got %s", a->fname, B,
+                bl_shape_str(t, s, sizeof s));
+        return bl_session_errat(a->s, a->vpos[i]);
+    }
+    for (int b = 0; b < B; b++) {
+        out[b] = t->data[t->numel == 1 ? 0 : b];
+        if (!(out[b] >= 0.0f && out[b] <= 1.0f)) {
+            bl_fail("%s: t[%d] = %g is outside [0, 1]", a->fname, b, (double)out[b]);
+            return bl_session_errat(a->s, a->vpos[i]);
+        }
+    }
+    return 0;
+}
+
+/* The value for a tensor of m's graph: with bl_ag_graph_value, so that backward of it runs the
+ * graph's backward into the model's gradients while the graph still holds this forward. */
+static bl_value *graph_value(bl_callargs *a, bl_value *owner, bl_model *m, bl_tensor *out)
+{
+    if (!out) return fail_at(a, a->pos);
+    /* without a value that keeps the model alive the node could outlive it: no gradient then */
+    if (!owner) return bl_val_tensor(bl_tensor_copy(out));
+    return bl_ag_graph_value(a->s, m->graph, &m->gen, out, owner);
+}
+
+/* m(xt, t) / m(tokens): first = the index of the first input argument. */
+static bl_value *run_forward(bl_callargs *a, bl_model *m, int first, bl_value *owner)
+{
+    int want = m->kind == BL_MODEL_DIT ? 2 : 1;
+    if (a->n - first != want) {
+        bl_fail("forward: a %s takes %s, got %d argument%s", bl_model_kind_name(m->kind),
+                want == 2 ? "images and times: m(xt, t)" : "token ids: m(tokens)", a->n - first,
+                BL_PLURAL(a->n - first));
+        return fail_at(a, a->pos);
+    }
+    int keep = 0;
+    if (bl_kw_bool(a, "keep", 0, &keep) < 0) return NULL;
+    bl_train_state *st = bl_train_get(m);
+    if (!st) return NULL;
+    int record = bl_ag_enabled(a->s);
+    bl_tensor *out = NULL;
+    if (m->kind == BL_MODEL_DIT) {
+        bl_tensor *x = tensor_arg(a, first, 4, "xt", "[B, C, H, W]");
+        if (!x) return NULL;
+        float *t = malloc((size_t)x->shape[0] * sizeof *t);
+        bl_tensor *xc = t ? bl_tensor_copy(x) : NULL;
+        if (!xc) {
+            free(t);
+            bl_fail("%s: out of memory", a->fname);
+            return NULL;
+        }
+        if (times_of(a, first + 1, x->shape[0], t) < 0) {
+            free(t);
+            bl_tensor_free(xc);
+            return NULL;
+        }
+        m->keep_taps = keep;
+        out = bl_dit_forward(m, xc, t, record);
+        m->keep_taps = 0;
+        /* the graph reads xc and t in backward: they live until the next m(...) */
+        bl_tensor_free(st->lab_x);
+        free(st->lab_t);
+        st->lab_x = xc;
+        st->lab_t = t;
+    } else {
+        bl_tensor *x = tensor_arg(a, first, 2, "tokens", "[B, T] (integer ids)");
+        if (!x) return NULL;
+        int *ids = malloc(x->numel * sizeof *ids);
+        if (!ids) { bl_fail("%s: out of memory", a->fname); return NULL; }
+        if (ids_of(a, first, x, 0, m->cfg.vocab - 1, ids, "tokens") < 0) { free(ids); return NULL; }
+        m->keep_taps = keep;
+        out = bl_gpt_forward(m, ids, x->shape[0], x->shape[1], record);   /* copies ids */
+        m->keep_taps = 0;
+        free(ids);
+    }
+    if (!out) {
+        bl_error_prefix("%s", a->fname);
+        return fail_at(a, a->pos);
+    }
+    return graph_value(a, owner, m, out);
+}
+
+bl_value *bl_model_call(void *model, bl_callargs *a)
+{
+    /* the variable called (a->fname) owns the model; messages and the argument helpers then
+     * speak of forward, the function with the same arguments after m */
+    bl_value *v = bl_session_get(a->s, a->fname), *owner = v && is_model(v) && v->h == model ? v : NULL;
+    for (int i = 0; !owner && i < a->s->nvars; i++)     /* called by another name (a function's argument) */
+        if (is_model(a->s->vals[i]) && a->s->vals[i]->h == model) owner = a->s->vals[i];
+    a->fname = "forward";
+    return run_forward(a, model, 0, owner);
+}
+
+bl_value *bl_fn_model_forward(bl_callargs *a)
+{
+    bl_model *m = model_arg(a, 0, -1);
+    return m ? run_forward(a, m, 1, a->v[0]) : NULL;
+}
+
+/* Remember a loss for step(m)'s run metrics. */
+static void note_loss(bl_model *m, const bl_tensor *loss, long long items)
+{
+    bl_train_state *st = bl_train_get(m);
+    if (st && loss) {
+        st->lab_loss = loss->data[0];
+        st->lab_items = items;
+    }
+}
+
+bl_value *bl_fn_flow_loss(bl_callargs *a)
+{
+    bl_model *m = model_arg(a, 0, BL_MODEL_DIT);
+    if (!m || bl_nargs(a, 4, 4) < 0) return NULL;
+    bl_tensor *x0 = tensor_arg(a, 1, 4, "x0", "[B, C, H, W]"), *e = x0 ? tensor_arg(a, 2, 4, "noise", "[B, C, H, W]") : NULL;
+    if (!e) return NULL;
+    if (!bl_same_shape(x0, e)) {
+        char s1[64], s2[64];
+        bl_fail("flow_loss: noise %s does not match x0 %s", bl_shape_str(e, s1, sizeof s1), bl_shape_str(x0, s2, sizeof s2));
+        return fail_at(a, a->vpos[2]);
+    }
+    float *t = malloc((size_t)x0->shape[0] * sizeof *t);
+    if (!t) { bl_fail("flow_loss: out of memory"); return NULL; }
+    if (times_of(a, 3, x0->shape[0], t) < 0) { free(t); return NULL; }
+    bl_tensor *loss = bl_dit_loss(m, x0, e, t, bl_ag_enabled(a->s));   /* copies x0, noise into the arena */
+    free(t);
+    if (!loss) {
+        bl_error_prefix("flow_loss");
+        return fail_at(a, a->pos);
+    }
+    note_loss(m, loss, x0->shape[0]);
+    return graph_value(a, a->v[0], m, loss);
+}
+
+bl_value *bl_fn_ce_loss(bl_callargs *a)
+{
+    bl_model *m = model_arg(a, 0, BL_MODEL_GPT);
+    if (!m || bl_nargs(a, 3, 3) < 0) return NULL;
+    bl_tensor *x = tensor_arg(a, 1, 2, "tokens", "[B, T] (integer ids)");
+    bl_tensor *y = x ? tensor_arg(a, 2, 2, "targets", "[B, T] (integer ids)") : NULL;
+    if (!y) return NULL;
+    if (!bl_same_shape(x, y)) {
+        char s1[64], s2[64];
+        bl_fail("ce_loss: targets %s do not match tokens %s", bl_shape_str(y, s1, sizeof s1), bl_shape_str(x, s2, sizeof s2));
+        return fail_at(a, a->vpos[2]);
+    }
+    int *ids = malloc(2 * x->numel * sizeof *ids);
+    if (!ids) { bl_fail("ce_loss: out of memory"); return NULL; }
+    bl_tensor *loss = NULL;
+    if (ids_of(a, 1, x, 0, m->cfg.vocab - 1, ids, "tokens") == 0 &&
+        ids_of(a, 2, y, -1, m->cfg.vocab - 1, ids + x->numel, "targets") == 0) {
+        loss = bl_gpt_loss_targets(m, ids, ids + x->numel, x->shape[0], x->shape[1], bl_ag_enabled(a->s));
+        if (!loss) {
+            bl_error_prefix("ce_loss");
+            bl_session_errat(a->s, a->pos);
+        }
+    }
+    free(ids);
+    if (!loss) return NULL;
+    note_loss(m, loss, (long long)x->numel);
+    return graph_value(a, a->v[0], m, loss);
+}
+
+bl_value *bl_fn_grad(bl_callargs *a)
+{
+    bl_model *m = model_arg(a, 0, -1);
+    if (!m || bl_nargs(a, 2, 2) < 0) return NULL;
+    bl_tensor *p = param_arg(a, m, 1);
+    if (!p) return NULL;
+    bl_tensor *g = bl_tensor_new(p->ndim, p->shape);
+    if (!g) return NULL;
+    memcpy(g->data, p->grad, p->numel * sizeof(float));
+    return bl_val_tensor(g);
+}
+
+static double norm2(const float *x, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += (double)x[i] * x[i];
+    return sqrt(s);
+}
+
+bl_value *bl_fn_grads(bl_callargs *a)
+{
+    bl_model *m = model_arg(a, 0, -1);
+    if (!m || bl_nargs(a, 1, 1) < 0) return NULL;
+    const char *cols[] = { "name", "shape", "grad_norm", "norm" };
+    bl_table *t = bl_table_new(4, cols);
+    const bl_params *p = m->params;
+    for (int i = 0; t && i < p->n; i++) {
+        char s[64], g[32], v[32];
+        bl_fmt_num(norm2(p->t[i].grad, p->t[i].numel), g, sizeof g);
+        bl_fmt_num(norm2(p->t[i].data, p->t[i].numel), v, sizeof v);
+        if (bl_table_addf(t, "%s\t%s\t%s\t%s", p->t[i].name, bl_shape_str(&p->t[i], s, sizeof s), g, v) < 0) {
+            bl_table_free(t);
+            t = NULL;
+        }
+    }
+    return bl_val_table(t);
+}
+
+int bl_lab_is_model(const bl_value *v) { return is_model(v); }
+
+void bl_lab_zero_grad(bl_value *v) { bl_params_zero_grad(((bl_model *)v->h)->params); }
+
+bl_value *bl_fn_step(bl_callargs *a)
+{
+    bl_model *m = model_arg(a, 0, -1);
+    if (!m || bl_nargs(a, 1, 1) < 0) return NULL;
+    bl_train_state *st = bl_train_get(m);
+    bl_params *p = m->params;
+    if (!st || bl_params_alloc_moments(p) < 0) return NULL;
+    bl_run *r = st->run;
+    bl_adamw *o = r ? &r->opt : &st->lab_opt;
+    if (r) bl_run_sync_config(r);
+    else bl_adamw_from_config(o, &m->cfg);
+    unsigned char *decay = r ? r->decay : bl_decay_mask(p);
+    if (!decay) return NULL;
+    float lr = bl_adamw_lr(o);
+    bl_adamw saved = *o;
+    /* bl_adamw_step scales the gradients in place when clipping: keep them as the user made them */
+    float *g = o->clip > 0 ? malloc(p->total * sizeof *g) : p->grads;
+    if (!g) {
+        if (!r) free(decay);
+        bl_fail("step: out of memory");
+        return NULL;
+    }
+    if (g != p->grads) memcpy(g, p->grads, p->total * sizeof *g);
+    double norm = bl_adamw_step(o, p->values, g, p->m, p->v, decay, p->total);
+    if (g != p->grads) free(g);
+    if (!r) free(decay);
+    if (!isfinite(norm)) {
+        *o = saved;
+        bl_fail("step: the gradient norm is %s: no update (zero_grad(m) and compute the loss again)",
+                isnan(norm) ? "nan" : "inf");
+        return NULL;
+    }
+    if (r && bl_metrics_step(&r->metrics, st->lab_loss, 0.0f, lr, st->lab_items) < 0) return NULL;
+    return bl_val_none();
+}
+
+bl_value *bl_fn_set_param(bl_callargs *a)
+{
+    bl_model *m = model_arg(a, 0, -1);
+    if (!m || bl_nargs(a, 3, 3) < 0) return NULL;
+    bl_tensor *p = param_arg(a, m, 1);
+    bl_tensor *v = p ? bl_arg_tensor(a, 2) : NULL;
+    if (!v) return NULL;
+    if (v->numel != 1 && !bl_same_shape(v, p)) {
+        char s1[64], s2[64];
+        bl_fail("set_param: %s is %s, the value %s (give that shape or one number)", a->v[1]->str,
+                bl_shape_str(p, s1, sizeof s1), bl_shape_str(v, s2, sizeof s2));
+        return fail_at(a, a->vpos[2]);
+    }
+    for (size_t k = 0; k < v->numel; k++)
+        if (!isfinite(v->data[k])) {
+            bl_fail("set_param: the value holds %s at element %zu: refused (the model would compute only nan)",
+                    isnan(v->data[k]) ? "nan" : "inf", k);
+            return fail_at(a, a->vpos[2]);
+        }
+    for (size_t k = 0; k < p->numel; k++) p->data[k] = v->data[v->numel == 1 ? 0 : k];
+    return bl_val_none();
+}
+
+bl_value *bl_fn_acts(bl_callargs *a)
+{
+    bl_model *m = model_arg(a, 0, -1);
+    if (!m || bl_nargs(a, 3, 3) < 0) return NULL;
+    const char *what = str_arg(a, 1, "what");
+    long layer;
+    if (!what || bl_arg_int(a, 2, 0, m->cfg.depth - 1, &layer) < 0) return NULL;
+    static const char *const names[] = { "in", "norm", "q", "k", "v", "attn", NULL };
+    bl_tensor *const *arr[] = { m->tap_in, m->tap_norm, m->tap_q, m->tap_k, m->tap_v, m->attn };
+    int w = -1;
+    for (int i = 0; names[i]; i++)
+        if (!strcmp(names[i], what)) w = i;
+    if (w < 0) {
+        bl_fail("acts: unknown activation '%s' (in, norm, q, k, v, attn)", what);
+        return fail_at(a, a->vpos[1]);
+    }
+    bl_tensor *t = arr[w][layer];
+    if (!t) {
+        bl_fail("acts: the last forward of the model did not keep %s of layer %ld (%s)", what, layer,
+                w >= 2 && w <= 4 ? "a forward with gradients keeps q, k, v only with keep=on: m(..., keep=on)"
+                                 : "run the model first: m(...) or a loss");
+        return fail_at(a, a->vpos[1]);
+    }
+    return bl_val_tensor(bl_tensor_copy(t));
+}
+
+/* batch(m): the next batch of the run's data (the run is made when absent, as train makes it). */
+bl_value *bl_fn_batch(bl_callargs *a)
+{
+    bl_model *m = model_arg(a, 0, -1);
+    if (!m || bl_nargs(a, 1, 1) < 0) return NULL;
+    bl_run *r = bl_train_run(a->s, m, "batch");
+    if (!r) return fail_at(a, a->pos);
+    bl_value *l = NULL;
+    if (m->kind == BL_MODEL_DIT) {
+        bl_tensor *x = bl_tensor_new(4, r->x0->shape);
+        if (!x) return NULL;
+        if (bl_batch_images(&r->batcher, r->B, x->data, NULL) < 0) {
+            bl_tensor_free(x);
+            bl_error_prefix("batch");
+            return fail_at(a, a->pos);
+        }
+        l = bl_val_list(1);
+        if (l && bl_val_list_set(l, 0, bl_val_tensor(x)) < 0) { bl_val_unref(l); return NULL; }
+        return l;
+    }
+    int B = r->B, T = r->T;
+    int *tok = malloc((size_t)B * (T + 1) * sizeof *tok);
+    bl_tensor *x = bl_tensor_new2(B, T), *y = bl_tensor_new2(B, T);
+    if (!tok || !x || !y || bl_batch_text(&r->batcher, B, T, tok) < 0) {
+        free(tok);
+        bl_tensor_free(x);
+        bl_tensor_free(y);
+        if (!bl_error()[0]) bl_fail("batch: out of memory");
+        return fail_at(a, a->pos);
+    }
+    for (int b = 0; b < B; b++)
+        for (int i = 0; i < T; i++) {
+            x->data[(size_t)b * T + i] = (float)tok[(size_t)b * (T + 1) + i];
+            y->data[(size_t)b * T + i] = (float)tok[(size_t)b * (T + 1) + i + 1];
+        }
+    free(tok);
+    l = bl_val_list(2);
+    if (!l) { bl_tensor_free(x); bl_tensor_free(y); return NULL; }
+    if (bl_val_list_set(l, 0, bl_val_tensor(x)) < 0 || bl_val_list_set(l, 1, bl_val_tensor(y)) < 0) {
+        bl_val_unref(l);
+        return NULL;
+    }
+    return l;
+}
+
+/* The vocabulary of TinyGPT m: the checkpoint's or the data's (opening the default text when
+ * none is attached, as train does). NULL + error. */
+static const bl_train_state *vocab_of(bl_callargs *a, bl_model *m)
+{
+    bl_train_state *st = bl_train_get(m);
+    if (!st) return NULL;
+    if (!st->vocab_size && !bl_train_data(a->s, m, a->fname)) return NULL;
+    if (!st->vocab_size && st->data && st->data->vocab_size == m->cfg.vocab) {
+        st->vocab_size = st->data->vocab_size;
+        memcpy(st->vocab, st->data->vocab, sizeof st->vocab);
+    }
+    if (!st->vocab_size) {
+        bl_fail("%s: the model has no vocabulary yet (data text [FILE] attaches one)", a->fname);
+        return NULL;
+    }
+    return st;
+}
+
+bl_value *bl_fn_encode(bl_callargs *a)
+{
+    bl_model *m = model_arg(a, 0, BL_MODEL_GPT);
+    if (!m || bl_nargs(a, 2, 2) < 0) return NULL;
+    const char *s = str_arg(a, 1, "the text");
+    const bl_train_state *st = s ? vocab_of(a, m) : NULL;
+    if (!st) return NULL;
+    size_t n = strlen(s);
+    if (n == 0) {
+        bl_fail("encode: the text is empty (a tensor has at least one element)");
+        return fail_at(a, a->vpos[1]);
+    }
+    bl_tensor *t = bl_tensor_new1((int)n);
+    if (!t) return NULL;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        int id = -1;
+        for (int k = 0; k < st->vocab_size; k++)
+            if (st->vocab[k] == c) id = k;
+        if (id < 0) {
+            char shown[16];
+            bl_tensor_free(t);
+            if (c >= 32 && c < 127) snprintf(shown, sizeof shown, "'%c'", c);
+            else snprintf(shown, sizeof shown, "byte %d", c);
+            bl_fail("encode: %s at position %zu is not in the model's vocabulary of %d characters", shown, i,
+                    st->vocab_size);
+            return fail_at(a, a->vpos[1]);
+        }
+        t->data[i] = (float)id;
+    }
+    return bl_val_tensor(t);
+}
+
+bl_value *bl_fn_decode(bl_callargs *a)
+{
+    bl_model *m = model_arg(a, 0, BL_MODEL_GPT);
+    if (!m || bl_nargs(a, 2, 2) < 0) return NULL;
+    bl_tensor *t = bl_arg_tensor(a, 1);
+    const bl_train_state *st = t ? vocab_of(a, m) : NULL;
+    if (!st) return NULL;
+    char *s = malloc(t->numel + 1);
+    int *ids = malloc(t->numel * sizeof *ids);
+    if (!s || !ids) {
+        free(s);
+        free(ids);
+        bl_fail("decode: out of memory");
+        return NULL;
+    }
+    bl_value *r = NULL;
+    if (ids_of(a, 1, t, 0, st->vocab_size - 1, ids, "tokens") == 0) {
+        for (size_t k = 0; k < t->numel; k++) s[k] = (char)st->vocab[ids[k]];
+        s[t->numel] = 0;
+        r = bl_val_str(s);
+    }
+    free(s);
+    free(ids);
+    return r;
+}
