@@ -173,8 +173,8 @@ bl_value *bl_fn_join(bl_callargs *a)
     if (bl_nargs(a, 1, 2) < 0) return NULL;
     bl_value *l = a->v[0];
     if (l->kind != BL_V_LIST || l->n < 1) {
-        bl_fail("%s: expected a list of tensors, e.g. %s([a, b], dim=0), got a %s", a->fname, a->fname,
-                l->kind == BL_V_LIST ? "empty list" : bl_val_kind_name(l));
+        bl_fail("%s: expected a list of tensors, e.g. %s([a, b], dim=0), got %s%s", a->fname, a->fname,
+                l->kind == BL_V_LIST ? "an empty list" : "a ", l->kind == BL_V_LIST ? "" : bl_val_kind_name(l));
         bl_session_errat(a->s, a->vpos[0]);
         return NULL;
     }
