@@ -17,19 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include "bench_util.h"
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Run src; on an error print it and exit. */
 static void run(bl_session *s, const char *src)

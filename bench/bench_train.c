@@ -35,23 +35,12 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "bench_util.h"
 
 #ifndef BL_SRCDIR
 #define BL_SRCDIR "."
 #endif
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Matrix FLOPs of one forward pass of a TinyDiT image (see the header comment). */
 static double dit_forward_flops(const bl_config *c)

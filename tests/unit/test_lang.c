@@ -226,18 +226,6 @@ BL_TEST(block_enters_history_once)
     done(s);
 }
 
-static timer_t ctrl_c_in(int ms)
-{
-    timer_t t;
-    struct sigevent ev;
-    memset(&ev, 0, sizeof ev);
-    ev.sigev_notify = SIGEV_SIGNAL;
-    ev.sigev_signo = SIGINT;
-    struct itimerspec when = { .it_value = { ms / 1000, (long)(ms % 1000) * 1000000L } };
-    if (timer_create(CLOCK_MONOTONIC, &ev, &t) != 0 || timer_settime(t, 0, &when, NULL) != 0) abort();
-    return t;
-}
-
 /* Ctrl-C stops a loop that never ends, inside a function too: the rest of the line does not
  * run, what the loop assigned is kept, and the statement it interrupted is abandoned. */
 BL_TEST(interrupt_stops_a_loop)

@@ -1373,19 +1373,6 @@ BL_TEST(interrupt_flag)
     CHECK(rmdir(dir) == 0, "a file was left in %s", dir);
 }
 
-/* SIGINT after ms milliseconds, as a Ctrl-C typed while a statement runs. */
-static timer_t ctrl_c_in(int ms)
-{
-    timer_t t;
-    struct sigevent ev;
-    memset(&ev, 0, sizeof ev);
-    ev.sigev_notify = SIGEV_SIGNAL;
-    ev.sigev_signo = SIGINT;
-    struct itimerspec when = { .it_value = { ms / 1000, (long)(ms % 1000) * 1000000L } };
-    if (timer_create(CLOCK_MONOTONIC, &ev, &t) != 0 || timer_settime(t, 0, &when, NULL) != 0) abort();
-    return t;
-}
-
 /* At the prompt, as in bash and Python, Ctrl-C abandons the rest of the line (and of a sourced
  * file), and what was assigned before it is kept; an assignment whose long computation it hit is
  * abandoned too (the name keeps its value). The flag stays set until the prompt clears it. */
