@@ -41,13 +41,15 @@ int bl_hist_parse(const char *buf, size_t n, void (*add)(void *ctx, const char *
     if (!entry) return bl_fail("out of memory");
     size_t elen = 0;
     int stamped = 0, too_long = 0, open = 0;
-    for (size_t i = 0; i <= end; i++) {
+    for (size_t i = 0;; i++) {
+        int at_end = i >= end;
         const char *ln = buf + i;
-        const char *nl = i < end ? memchr(ln, '\n', end - i) : NULL;
-        size_t len = i < end ? (nl ? (size_t)(nl - ln) : end - i) : 0;
-        int stamp = i < end && len >= 2 && ln[0] == '#' && strspn(ln + 1, "0123456789") == len - 1;
+        const char *nl = at_end ? NULL : memchr(ln, '\n', end - i);
+        size_t len = at_end ? 0 : nl ? (size_t)(nl - ln) : end - i;
+        int stamp = !at_end && len >= 2 && ln[0] == '#';
+        for (size_t k = 1; stamp && k < len; k++) stamp = ln[k] >= '0' && ln[k] <= '9';
         /* the entry so far ends at a timestamp line, at the end, or at each line when unstamped */
-        if (open && (stamp || i >= end || !stamped)) {
+        if (open && (stamp || at_end || !stamped)) {
             if (too_long) r->long_lines++;
             else if (elen) {
                 entry[elen] = '\0';
@@ -56,7 +58,7 @@ int bl_hist_parse(const char *buf, size_t n, void (*add)(void *ctx, const char *
             }
             elen = 0, too_long = 0, open = 0;
         }
-        if (i >= end) break;
+        if (at_end) break;
         if (stamp) {
             stamped = 1;
         } else {
