@@ -35,7 +35,7 @@ bl_graph *bl_graph_new_small(void)
 {
     bl_graph *g = bl_graph_new();
     if (g) {
-        g->min_chunk = 4096;
+        g->min_chunk = 1024;
         g->node_cap0 = 4;
     }
     return g;

@@ -53,7 +53,7 @@ struct bl_node {
 typedef struct bl_graph bl_graph;
 
 bl_graph *bl_graph_new(void);
-/* A graph for one small op (the prompt's autograd, repl/autograd.h): its arena grows from 4 KiB
+/* A graph for one small op (the prompt's autograd, repl/autograd.h): its arena grows from 1 KiB
  * chunks and its node array from 4 nodes instead of 1 MiB and 256. */
 bl_graph *bl_graph_new_small(void);
 void bl_graph_free(bl_graph *g);

@@ -351,8 +351,9 @@ static int check_walkable(const bl_agnode *n)
                        "tensors are freed: compute the value again, or give retain_graph=on to the "
                        "first backward (as PyTorch)");
     if (n->gen && *n->gen != n->gen0)
-        return bl_fail("backward: the model that made this value has run again since (a model keeps "
-                       "the activations of one forward at a time): compute the loss again");
+        return bl_fail("backward: the model that made this value has changed since (it ran again, was "
+                       "rebuilt, or step/set_param changed its weights; a model keeps the activations of "
+                       "one forward): compute the loss again");
     return 0;
 }
 

@@ -76,7 +76,7 @@ int bl_ag_refuse(bl_session *s, const char *what, int n, bl_value *const *v);
 /* A value for the output `out` of a graph the caller keeps (a model's training graph): when out
  * has a gradient and the graph records, the value's node runs bl_graph_backward_from on that
  * graph, provided *gen still equals the gen given here (the graph has not been reset since);
- * otherwise backward says "the graph that made this value has run again since (a model's
+ * otherwise backward says "the model that made this value has changed since (a model's
  * activations are kept for one forward at a time): compute it again". owner (may be NULL) is a
  * value kept alive while the node lives (the model handle). Parameters of that graph are leaves
  * whose gradients stay where the graph keeps them (the model's gradient buffer). */

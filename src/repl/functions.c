@@ -22,6 +22,19 @@
 #include <string.h>
 
 /* ---- argument helpers ---- */
+int bl_kw_only(bl_callargs *a, const char *const *keys)
+{
+    for (int j = 0; j < a->nk; j++) {
+        int ok = 0;
+        for (const char *const *k = keys; k && *k && !ok; k++) ok = !strcmp(*k, a->key[j]);
+        if (ok) continue;
+        const bl_function *f = bl_function_find(a->fname);
+        bl_fail("%s: unknown keyword '%s' (%s)", a->fname, a->key[j], f ? f->synopsis : "help functions");
+        return bl_session_errat(a->s, a->kname[j]);
+    }
+    return 0;
+}
+
 int bl_nargs(bl_callargs *a, int lo, int hi)
 {
     if (a->n >= lo && (hi < 0 || a->n <= hi)) return 0;
@@ -253,7 +266,8 @@ static bl_value *f_range(bl_callargs *a)
     if (n > 10000000L) return BL_FAILP("range: %ld numbers is more than the limit of 10000000", n);
     bl_value *l = bl_val_list((int)n);
     for (long i = 0; l && i < n; i++)
-        if (bl_val_list_set(l, (int)i, bl_val_num((double)(v[0] + i * v[2]))) < 0) {
+        if ((i % 65536 == 0 && bl_interrupted()) ||
+            bl_val_list_set(l, (int)i, bl_val_num((double)(v[0] + i * v[2]))) < 0) {
             bl_val_unref(l);
             return NULL;
         }

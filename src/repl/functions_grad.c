@@ -15,7 +15,8 @@
 static bl_value *f_requires_grad(bl_callargs *a)
 {
     int on;
-    if (bl_nargs(a, 1, 2) < 0) return NULL;
+    static const char *const keys[] = { "on", NULL };
+    if (bl_kw_only(a, keys) < 0 || bl_nargs(a, 1, 2) < 0) return NULL;
     if (a->n == 2 ? bl_val_truth(a->v[1]) < 0 : bl_kw_bool(a, "on", 1, &on) < 0) {
         if (a->n == 2) bl_session_errat(a->s, a->vpos[1]);
         return NULL;
@@ -46,9 +47,17 @@ static bl_value *f_requires_grad(bl_callargs *a)
 static bl_value *f_backward(bl_callargs *a)
 {
     int retain;
-    if (bl_nargs(a, 1, 2) < 0 || bl_kw_bool(a, "retain_graph", 0, &retain) < 0) return NULL;
+    static const char *const keys[] = { "g", "retain_graph", NULL };
+    if (bl_kw_only(a, keys) < 0 || bl_nargs(a, 1, 2) < 0 || bl_kw_bool(a, "retain_graph", 0, &retain) < 0)
+        return NULL;
     bl_tensor *g = NULL;
+    if (a->n == 2 && bl_kw(a, "g")) {
+        bl_fail("backward: the gradient given twice (as the second argument and as g=)");
+        bl_session_errat(a->s, a->vpos[1]);
+        return NULL;
+    }
     if (a->n == 2 && !(g = bl_arg_tensor(a, 1))) return NULL;
+    if (a->n == 1 && bl_kw(a, "g") && !(g = bl_kw_tensor(a, "g"))) return NULL;
     if (bl_ag_backward(a->s, a->v[0], g, retain) < 0) {
         bl_session_errat(a->s, a->vpos[a->n == 2 && strstr(bl_error(), "gradient [") ? 1 : 0]);
         return NULL;
@@ -59,7 +68,7 @@ static bl_value *f_backward(bl_callargs *a)
 /* zero_grad(x, ...): each leaf's .grad back to none (PyTorch's set_to_none default). */
 static bl_value *f_zero_grad(bl_callargs *a)
 {
-    if (bl_nargs(a, 1, -1) < 0) return NULL;
+    if (bl_kw_only(a, NULL) < 0 || bl_nargs(a, 1, -1) < 0) return NULL;
     for (int i = 0; i < a->n; i++) {
         bl_value *x = a->v[i];
         if (x->kind != BL_V_TENSOR && !bl_lab_is_model(x)) {
@@ -117,7 +126,8 @@ static bl_value *f_gradcheck(bl_callargs *a)
 {
     double eps, atol, rtol;
     int quiet;
-    if (bl_nargs(a, 2, 16) < 0 || bl_kw_num(a, "eps", 1e-3, &eps) < 0 || bl_kw_num(a, "atol", 1e-3, &atol) < 0 ||
+    static const char *const keys[] = { "eps", "atol", "rtol", "quiet", NULL };
+    if (bl_kw_only(a, keys) < 0 || bl_nargs(a, 2, 16) < 0 || bl_kw_num(a, "eps", 1e-3, &eps) < 0 || bl_kw_num(a, "atol", 1e-3, &atol) < 0 ||
         bl_kw_num(a, "rtol", 1e-2, &rtol) < 0 || bl_kw_bool(a, "quiet", 0, &quiet) < 0) return NULL;
     if (!(eps > 0 && eps < 1)) return BL_FAILP("gradcheck: eps must be in (0, 1), got %g", eps);
     int nx = a->n - 1;
@@ -190,6 +200,7 @@ static bl_value *f_gradcheck(bl_callargs *a)
             double num = (yv[0] - yv[1]) / h;
             double ana = x[i]->grad ? x[i]->grad->data[k] : 0;
             double err = fabs(num - ana), rel = err / (atol + rtol * fabs(num));
+            if (isnan(num) || isnan(ana)) err = rel = INFINITY;   /* nan is never right (torch fails it) */
             if (rel > worst) worst = rel, worst_err = err, worst_at = k;
         }
         if (worst > 1) ok = 0;

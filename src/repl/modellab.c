@@ -304,7 +304,7 @@ void bl_lab_zero_grad(bl_value *v) { bl_params_zero_grad(((bl_model *)v->h)->par
 bl_value *bl_fn_step(bl_callargs *a)
 {
     bl_model *m = model_arg(a, 0, -1);
-    if (!m || bl_nargs(a, 1, 1) < 0) return NULL;
+    if (!m || bl_kw_only(a, NULL) < 0 || bl_nargs(a, 1, 1) < 0) return NULL;
     bl_train_state *st = bl_train_get(m);
     bl_params *p = m->params;
     if (!st || bl_params_alloc_moments(p) < 0) return NULL;
@@ -325,6 +325,7 @@ bl_value *bl_fn_step(bl_callargs *a)
     }
     if (g != p->grads) memcpy(g, p->grads, p->total * sizeof *g);
     double norm = bl_adamw_step(o, p->values, g, p->m, p->v, decay, p->total);
+    m->gen++;   /* new weights: a loss computed before them is stale (as PyTorch's version check) */
     if (g != p->grads) free(g);
     if (!r) free(decay);
     if (!isfinite(norm)) {
@@ -340,7 +341,7 @@ bl_value *bl_fn_step(bl_callargs *a)
 bl_value *bl_fn_set_param(bl_callargs *a)
 {
     bl_model *m = model_arg(a, 0, -1);
-    if (!m || bl_nargs(a, 3, 3) < 0) return NULL;
+    if (!m || bl_kw_only(a, NULL) < 0 || bl_nargs(a, 3, 3) < 0) return NULL;
     bl_tensor *p = param_arg(a, m, 1);
     bl_tensor *v = p ? bl_arg_tensor(a, 2) : NULL;
     if (!v) return NULL;
@@ -357,6 +358,7 @@ bl_value *bl_fn_set_param(bl_callargs *a)
             return fail_at(a, a->vpos[2]);
         }
     for (size_t k = 0; k < p->numel; k++) p->data[k] = v->data[v->numel == 1 ? 0 : k];
+    m->gen++;   /* a loss computed before would backpropagate through the old weights: stale */
     return bl_val_none();
 }
 

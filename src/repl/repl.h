@@ -312,6 +312,10 @@ bl_value *bl_kw(bl_callargs *a, const char *key);
 int bl_kw_num(bl_callargs *a, const char *key, double def, double *x);
 int bl_kw_int(bl_callargs *a, const char *key, long def, long lo, long hi, long *x);
 int bl_kw_bool(bl_callargs *a, const char *key, int def, int *b);
+/* For a function that changes something (backward, step, set_param ...): -1 + "fname: unknown
+ * keyword 'k' (synopsis)" at the keyword when one of the call's keywords is not in keys
+ * (NULL-terminated; NULL: none taken), checked before it acts; 0 otherwise. */
+int bl_kw_only(bl_callargs *a, const char *const *keys);
 /* Check the number of positional arguments: lo <= n <= hi (hi < 0: any). */
 int bl_nargs(bl_callargs *a, int lo, int hi);
 

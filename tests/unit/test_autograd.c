@@ -9,6 +9,7 @@
 #include "../check.h"
 #include "repl_testutil.h"
 #include "repl/autograd.h"
+#include "repl/models.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -152,6 +153,7 @@ BL_TEST(autograd_errors_keep_values)
         { "backward(x, ones(3), retain_graph=\"yes\")", "retain_graph" },
         { "attention(q, q, q, weights=on)", "weights=on gives the weights without a gradient" },
         { "x.item", "has 3 elements" },
+        { "backward(x * 3, ones(3), g=ones(3))", "the gradient given twice" },
     };
     CHECK(out_of(s, "x = randn(3, grad=on)\nq = randn(2, 4, grad=on)\n") != NULL, "%s", errbuf);
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -159,6 +161,10 @@ BL_TEST(autograd_errors_keep_values)
         CHECK(rc < 0 && strstr(errbuf, bad[i].err) && !strchr(strchr(errbuf, '\n') + 1, '\n'),
               "%s: %s", bad[i].src, errbuf);
     }
+    /* an unknown keyword is refused before anything changes (x.grad stays none) */
+    static const char *kw[] = { "backward(x * 2, ones(3), foo=1)", "zero_grad(x, foo=1)", "requires_grad(x, foo=1)" };
+    for (size_t i = 0; i < sizeof kw / sizeof *kw; i++)
+        CHECK(run_in(s, kw[i]) < 0 && strstr(errbuf, "unknown keyword 'foo'"), "%s: %s", kw[i], errbuf);
     /* every value kept, x still a leaf with no gradient yet */
     CHECK(out_of(s, "x.requires_grad\nx.is_leaf\nq.shape\n") &&
           !strcmp(outbuf, "true\ntrue\n[2, 4]\n"), "%s%s", outbuf, errbuf);
@@ -197,8 +203,32 @@ BL_TEST(gradcheck_passes_and_fails)
     /* a gradient that is wrong on purpose: detach hides one path of x * x */
     CHECK(run_in(s, "def bad(x) = detach(x) * x\ngradcheck(bad, randn(5))") == 0 &&
           strstr(outbuf, "FAILED") && strstr(outbuf, "false\n"), "%s%s", outbuf, errbuf);
+    /* nan is never right: sqrt at -1 */
+    CHECK(run_in(s, "def h(x) = sqrt(x)\ngradcheck(h, tensor([4.0, -1.0, 9.0]))") == 0 &&
+          strstr(outbuf, "FAILED") && strstr(outbuf, "false\n"), "%s%s", outbuf, errbuf);
+    /* g= is backward's gradient keyword */
+    CHECK(run_in(s, "z = tensor([1.0, 2.0], grad=on)\nbackward(z * 3, g=tensor([1.0, 2.0]))\nz.grad") == 0 &&
+          strstr(outbuf, "tensor([3., 6.]"), "%s%s", outbuf, errbuf);
     CHECK(run_in(s, "gradcheck(3, randn(2))") < 0 && strstr(errbuf, "not a function"), "%s", errbuf);
     CHECK(run_in(s, "def f(x) = x\ngradcheck(f, randn(200, 200))") < 0 && strstr(errbuf, "at most 20000"), "%s", errbuf);
+    bl_session_free(s);
+}
+
+/* a loss whose model's weights changed since (set_param, step) is refused, as PyTorch's
+ * "modified by an inplace operation": its backward would mix old activations and new weights */
+BL_TEST(stale_model_losses_refused)
+{
+    bl_session *s = bl_session_new(0);
+    bl_models_init(s);
+    const char *setup = "model dit dim=32 depth=1 heads=2 patch=8 batch=2\nx0 = randn(2, 3, 32, 32)\n"
+                        "L = flow_loss(m1, x0, randn(2, 3, 32, 32), ones(2) * 0.5)\n";
+    CHECK(run_in(s, setup) == 0, "%s", errbuf);
+    CHECK(run_in(s, "set_param(m1, \"final_layer.linear.bias\", 0)\nbackward(L)") < 0 &&
+          strstr(errbuf, "has changed since"), "%s", errbuf);
+    CHECK(run_in(s, "L = flow_loss(m1, x0, randn(2, 3, 32, 32), ones(2) * 0.5)\nbackward(L, retain_graph=on)\n"
+                    "step(m1)\nbackward(L)") < 0 && strstr(errbuf, "has changed since"), "%s", errbuf);
+    CHECK(run_in(s, "step(m1, foo=1)") < 0 && strstr(errbuf, "unknown keyword 'foo'"), "%s", errbuf);
+    bl_models_free(s);
     bl_session_free(s);
 }
 
@@ -209,5 +239,6 @@ int main(void)
     RUN(gradients_accumulate_and_graphs_free);
     RUN(autograd_errors_keep_values);
     RUN(gradcheck_passes_and_fails);
+    RUN(stale_model_losses_refused);
     return bl_test_done();
 }
