@@ -317,9 +317,10 @@ static int cmd_help(bl_cmdargs *a)
         int col = 10;
         const bl_function *f;
         for (int fi = 0; (f = bl_function_at(fi)); fi++) {
-            int w = (int)strlen(f->name) + (f[1].name ? 1 : 0);
+            int more = bl_function_at(fi + 1) != NULL;   /* the next may be in another table */
+            int w = (int)strlen(f->name) + more;
             if (col + 1 + w > 79) fprintf(o, "\n "), col = 1;
-            col += fprintf(o, " %s%s", f->name, f[1].name ? "," : "\n");
+            col += fprintf(o, " %s%s", f->name, more ? "," : "\n");
         }
         return 0;
     }
