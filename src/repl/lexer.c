@@ -253,7 +253,16 @@ int bl_lex_more(bl_lex_state *st, const char *text)
             st->colon = 0;
             if (k != BL_T_END) st->header = 0, st->mid = 0;
         }
-        if (k == BL_T_END && st->depth == 0) {
+        int first_on_line = i == 0 || ts.t[i].pos.line > ts.t[i - 1].pos.line;
+        if (k == BL_T_NAME && first_on_line && st->blocks > 0 && (st->depth > 0 || continues(st->last)) &&
+            !strcmp(ts.t[i].str, "end")) {
+            /* `return x +` or `y = (1 +` then `end` (a keyword no expression holds): the block
+             * ends here all the same and the parser says what the line before lacks, instead of
+             * the rest of the file joining the block */
+            st->blocks--;
+            st->depth = 0;
+            st->header = 0, st->mid = 1;
+        } else if (k == BL_T_END && st->depth == 0) {
             /* a header that reaches the end of its statement opens a block (elif and else
              * continue the one that is open) */
             if (st->header == 1 || st->header == 2) st->blocks++;

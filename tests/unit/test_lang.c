@@ -55,6 +55,11 @@ BL_TEST(incomplete_blocks)
         { "end\n", 0 },
         { "s = \"for\"\n", 0 },
         { "print(end_of)\n", 0 },
+        /* a body line that ends in an operator or an open bracket does not swallow the `end`:
+         * the block ends there (the parser then says what is missing), not at the end of file */
+        { "def f(x)\n  return x +\nend\n", 0 },
+        { "def f(x)\n  y = (1 +\nend\n", 0 },
+        { "for i in [1]\n  y = i +\n    2\nend\n", 0 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         CHECK(bl_lex_incomplete(cases[i].src) == cases[i].more, "\"%s\": want %d", cases[i].src, cases[i].more);
