@@ -17,7 +17,7 @@
 # Environment (defaults in brackets):
 #   RUNS  the folder of the runs, the tables and the log   [/work/runs/EXP]
 #   BIN   the blocklab binary; keep one binary for all sittings of a table, so that a resumed run
-#         takes the same arithmetic                         [/work/runs/bin/blocklab]
+#         takes the same arithmetic              [/work/runs/bin/EXP/blocklab]
 #   DATA  the folder holding cifar10/ and tinyshakespeare.txt   [/work/shared/data]
 # The probe-FD classifier is cached in RUNS/cache (trained once). Progress: RUNS/log (line by
 # line), and the metrics so far in RUNS/compare-*/NAME/metrics.json (rewritten at every
@@ -30,7 +30,7 @@ case "$EXP" in
 esac
 here=$(cd "$(dirname "$0")/../.." && pwd)
 RUNS=${RUNS:-/work/runs/$EXP}
-BIN=${BIN:-/work/runs/bin/blocklab}
+BIN=${BIN:-/work/runs/bin/$EXP/blocklab}
 DATA=${DATA:-/work/shared/data}
 [ -x "$BIN" ] || { echo "run.sh: $BIN is not an executable (copy the built blocklab there)" >&2; exit 1; }
 mkdir -p "$RUNS/cache"
