@@ -190,6 +190,16 @@ bl_tensor *bl_dit_forward(bl_model *m, const bl_tensor *x, const float *t, int r
     return dit_net(m, (bl_tensor *)x, t);
 }
 
+bl_tensor *bl_dit_forward_input_grad(bl_model *m, const bl_tensor *x, const float *t, bl_tensor **x_in)
+{
+    *x_in = NULL;
+    if (check_images(m, "dit", x) < 0) return NULL;
+    if (!t) return BL_FAILP("dit: no timesteps given");
+    bl_model_begin(m, 1);
+    *x_in = bl_graph_input(m->graph, x, 1);
+    return *x_in ? dit_net(m, *x_in, t) : NULL;
+}
+
 bl_tensor *bl_dit_loss(bl_model *m, const bl_tensor *x0, const bl_tensor *noise, const float *t,
                        int record)
 {

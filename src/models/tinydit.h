@@ -27,6 +27,11 @@
  * parameters; the caller runs bl_graph_backward from a loss built on the result).
  * Returns an arena tensor [B, C, H, W], or NULL + "dit: ..." on a shape mismatch. */
 bl_tensor *bl_dit_forward(bl_model *m, const bl_tensor *x, const float *t, int record);
+/* The same, recording, with a gradient for the input: x is copied into m->graph as a tensor
+ * with a gradient, returned in *x_in (an arena tensor [B, C, H, W] whose grad holds d/dx after a
+ * backward of the graph from a value built on the result; the patch embedding's backward is
+ * the one that fills it). Errors as bl_dit_forward, or out of memory. */
+bl_tensor *bl_dit_forward_input_grad(bl_model *m, const bl_tensor *x, const float *t, bl_tensor **x_in);
 
 /* Flow-matching loss for one batch: x0 [B, C, H, W] in [-1, 1] (data), noise [B, C, H, W]
  * (standard normal), t [B] in [0, 1]; x_t = (1 - t) x0 + t noise, target = noise - x0,

@@ -259,6 +259,13 @@ bl_value *bl_ag_graph_value(bl_session *s, bl_graph *g, const unsigned *gen, bl_
     return v;
 }
 
+int bl_ag_add_input(bl_value *out, bl_value *in, bl_tensor *view)
+{
+    if (!out || !out->node) return bl_fail("autograd: internal error: no node to add an input to");
+    if (in->t->numel != view->numel) return bl_fail("autograd: internal error: an input's copy is not all of it");
+    return node_add_input(out->node, in, view);
+}
+
 const char *bl_ag_op(const bl_value *v)
 {
     return v && v->kind == BL_V_TENSOR && v->node ? v->node->op : NULL;

@@ -80,6 +80,13 @@ int bl_ag_refuse(bl_session *s, const char *what, int n, bl_value *const *v);
  * activations are kept for one forward at a time): compute it again". owner (may be NULL) is a
  * value kept alive while the node lives (the model handle). Parameters of that graph are leaves
  * whose gradients stay where the graph keeps them (the model's gradient buffer). */
+/* Make `in` (a value that needs a gradient) an argument of the node of out (a value made by
+ * bl_ag_graph_value): after out's graph ran backward, view->grad (a tensor of that graph with a
+ * gradient, the copy of in's tensor the graph read) goes to in as any op's argument gradient
+ * (a leaf's .grad, or on to the op that made in). 0, or -1 + error (out of memory, or out has no
+ * node: then nothing is recorded). */
+int bl_ag_add_input(bl_value *out, bl_value *in, bl_tensor *view);
+
 bl_value *bl_ag_graph_value(bl_session *s, bl_graph *g, const unsigned *gen, bl_tensor *out,
                             bl_value *owner);
 

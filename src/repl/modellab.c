@@ -136,8 +136,8 @@ static bl_value *run_forward(bl_callargs *a, bl_model *m, int first, bl_value *o
     if (bl_kw_bool(a, "keep", 0, &keep) < 0) return NULL;
     bl_train_state *st = bl_train_get(m);
     if (!st) return NULL;
-    int record = bl_ag_enabled(a->s);
-    bl_tensor *out = NULL;
+    int record = bl_ag_enabled(a->s), x_grad = 0;
+    bl_tensor *out = NULL, *x_in = NULL;
     if (m->kind == BL_MODEL_DIT) {
         bl_tensor *x = tensor_arg(a, first, 4, "xt", "[B, C, H, W]");
         if (!x) return NULL;
@@ -153,8 +153,10 @@ static bl_value *run_forward(bl_callargs *a, bl_model *m, int first, bl_value *o
             bl_tensor_free(xc);
             return NULL;
         }
+        /* d/dxt when xt needs a gradient (as torch: x.requires_grad_(); m(x, t).sum().backward()) */
+        x_grad = record && bl_val_needs_grad(a->v[first]) && owner;
         m->keep_taps = keep;
-        out = bl_dit_forward(m, xc, t, record);
+        out = x_grad ? bl_dit_forward_input_grad(m, xc, t, &x_in) : bl_dit_forward(m, xc, t, record);
         m->keep_taps = 0;
         /* the graph reads xc and t in backward: they live until the next m(...) */
         bl_tensor_free(st->lab_x);
@@ -176,7 +178,12 @@ static bl_value *run_forward(bl_callargs *a, bl_model *m, int first, bl_value *o
         bl_error_prefix("%s", a->fname);
         return fail_at(a, a->pos);
     }
-    return graph_value(a, owner, m, out);
+    bl_value *v = graph_value(a, owner, m, out);
+    if (v && x_grad && v->node && bl_ag_add_input(v, a->v[first], x_in) < 0) {
+        bl_val_unref(v);
+        return NULL;
+    }
+    return v;
 }
 
 bl_value *bl_model_call(void *model, bl_callargs *a)

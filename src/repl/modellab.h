@@ -45,7 +45,8 @@ bl_value *bl_fn_decode(bl_callargs *a);
       "TinyDiT: the predicted velocity [B, C, H, W] for images xt [B, C, H, W] and times t [B]\n" \
       "(or one number for all). TinyGPT: the logits [B, T, vocab] for integer tokens [B, T].\n" \
       "It is the model's training forward: backward(sum(out * g)) fills the parameter\n"      \
-      "gradients (grad, grads). keep=on keeps q, k and v too for acts().", bl_fn_model_forward }, \
+      "gradients (grad, grads), and d/dxt into xt.grad when xt needs a gradient\n"               \
+      "(requires_grad). keep=on keeps q, k and v too for acts().", bl_fn_model_forward },         \
     { "flow_loss", "flow_loss(m, x0, noise, t)",                                               \
       "The flow-matching loss of TinyDiT m on exactly this batch.\n"                          \
       "x_t = (1 - t) x0 + t noise, target noise - x0, loss = mean (m(x_t, t) - target)^2\n"  \
