@@ -2,6 +2,7 @@
 #include "repl/figures.h"
 #include "core/error.h"
 #include "core/fmt.h"
+#include "viz/termimg.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,9 +11,8 @@ static void ffree(void *p) { bl_fig_free(p); }
 
 static void fprint(void *p, FILE *out)
 {
-    const bl_figure *f = p;
-    bl_term_opts o = { .width = f->width };     /* width= of the picture: its columns */
-    if (bl_term_print(f, out, &o) < 0) fprintf(out, "<figure: %s>\n", bl_error());
+    const bl_figure *f = p;   /* width=, height= of the picture: its columns and rows at most */
+    if (bl_term_show(f, out) < 0) fprintf(out, "<figure: %s>\n", bl_error());
 }
 
 static void fdescribe(void *p, char *buf, size_t n)
