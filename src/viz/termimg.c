@@ -281,9 +281,9 @@ static int show_pixels(const bl_figure *f, FILE *out, bl_pic_mode mode, int tmux
     }
     cairo_surface_destroy(s);
     if (r == 0) {
-        /* kitty and iTerm2 leave the cursor on the picture's last row; sixel (xterm, foot) on the
-         * row below it: one line feed more, so that the next text starts under the picture */
-        fputs(mode == BL_PIC_SIXEL ? "\r" : "\r\n", out);
+        /* the cursor stays on the picture's last row (kitty, iTerm2, xterm's sixel): the next
+         * text starts on the row below */
+        fputs("\r\n", out);
         if (fflush(out) != 0) r = bl_fail("term: write error");
     }
     return r;
