@@ -10,7 +10,7 @@ int bl_complete_pictures(bl_session *s, int argi, const char *const *words, cons
 
 #define BL_PICTURE_COMMANDS                                                                        \
     { "pictures", "pictures [auto|kitty|iterm|sixel|blocks|ascii]",                                \
-      "Show how pictures appear on this terminal, or choose it for the session.\n"                 \
+      "Show or choose how the terminal shows pictures.\n"                 \
       "A picture printed on a terminal (plot, attn, rope, sample, lengen, heatmap(), ...) is\n"    \
       "the PNG's own drawing in pixels where the terminal can show them: kitty's graphics\n"       \
       "protocol (kitty, WezTerm, Ghostty, Konsole), iTerm2's inline images, or sixel (xterm\n"     \
@@ -20,7 +20,7 @@ int bl_complete_pictures(bl_session *s, int argi, const char *const *words, cons
       "alone; $BLOCKLAB_PICTURES=MODE chooses at start. Inside tmux the pictures go through its\n" \
       "passthrough (set -g allow-passthrough on), else half blocks; GNU screen gets half blocks.\n" \
       "Every picture fits the window: at most its width, and 2 rows less than its height so\n"     \
-      "that the statement and the prompt stay in view; width= and height= of a picture are\n"    \
+      "that the statement and the prompt stay in view; a picture's width and height are\n"    \
       "its columns and rows at most on a terminal (pixels only in a .png or .svg file).\n"        \
       "Output that is not a terminal (a pipe, a file, a script's transcript) gets blocks.\n"      \
       "Without a word: the mode and why, e.g. `pictures: sixel (the terminal's DA1 lists\n"      \

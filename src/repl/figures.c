@@ -34,7 +34,7 @@ const bl_handle_type bl_figure_type = { "figure", ffree, fprint, NULL, fdescribe
 bl_value *bl_val_figure(bl_figure *f) { return f ? bl_val_handle(&bl_figure_type, f) : NULL; }
 
 /* The range of scale= (figures.h); width= and height= take BL_FIG_MIN_SIDE .. BL_FIG_MAX_SIDE of
- * viz/plot.h (width from BL_FIG_MIN_COLS, the terminal's columns), checked by bl_fig_side_check
+ * viz/plot.h (from BL_FIG_MIN_COLS and BL_FIG_MIN_ROWS, the terminal's columns and rows), checked by bl_fig_side_check
  * here as in bl_fig_save, with the same message. */
 #define SCALE_MIN 0.1
 #define SCALE_MAX 8.0
