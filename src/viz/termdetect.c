@@ -81,6 +81,45 @@ int bl_term_parse_answers(const char *buf, size_t n, bl_term_answers *a)
     return da1;
 }
 
+/* ---- keys typed ahead ---- */
+
+static char pending[1024];
+static int npending, pending_at;
+
+int bl_term_pending_getc(void)
+{
+    return pending_at < npending ? (unsigned char)pending[pending_at++] : -1;
+}
+
+int bl_term_pending_count(void) { return npending - pending_at; }
+
+/* keep what of buf[0..n) is not an answer (APC G ... ST, CSI ? ... c, CSI 4 ; H ; W t) */
+static void keep_typed(const char *buf, size_t n)
+{
+    /* what is left of an earlier piece first */
+    memmove(pending, pending + pending_at, (size_t)(npending - pending_at));
+    npending -= pending_at, pending_at = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (buf[i] == 0x1b && i + 2 < n && buf[i + 1] == '_' && buf[i + 2] == 'G') {
+            size_t j = i + 3;
+            while (j + 1 < n && !(buf[j] == 0x1b && buf[j + 1] == '\\')) j++;
+            i = j + 1;
+            continue;
+        }
+        if (buf[i] == 0x1b && i + 1 < n && buf[i + 1] == '[') {
+            size_t j = i + 2;
+            int priv = j < n && buf[j] == '?';
+            j += priv;
+            while (j < n && ((buf[j] >= '0' && buf[j] <= '9') || buf[j] == ';')) j++;
+            if (j < n && ((priv && buf[j] == 'c') || (!priv && buf[j] == 't'))) {
+                i = j;
+                continue;
+            }
+        }
+        if (npending < (int)sizeof pending) pending[npending++] = buf[i];
+    }
+}
+
 static double now_ms(void)
 {
     struct timespec ts;
@@ -133,6 +172,7 @@ int bl_term_query(int in, int out, int timeout_ms, int tmux, bl_term_answers *a)
         if (bl_term_parse_answers(buf, n, &t) || n >= sizeof buf - 1) break;
     }
     bl_term_parse_answers(buf, n, a);
+    keep_typed(buf, n);
     tcsetattr(in, TCSANOW, &old);
     return 0;
 }

@@ -59,6 +59,12 @@ int bl_term_parse_answers(const char *buf, size_t n, bl_term_answers *a);
  * its mode cannot be set. */
 int bl_term_query(int in, int out, int timeout_ms, int tmux, bl_term_answers *a);
 
+/* Bytes that arrived with the answers but are not answers (keys typed ahead while a command ran)
+ * are kept for the line editor: bl_term_pending_getc returns the next (-1: none left),
+ * bl_term_pending_count how many are left. */
+int bl_term_pending_getc(void);
+int bl_term_pending_count(void);
+
 /* The pictures setting of this session (BL_PIC_AUTO: choose by bl_pic_choose's rules). Setting
  * it forgets the detected mode, so that the next picture asks again. */
 void bl_pic_set(bl_pic_mode m);
