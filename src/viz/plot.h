@@ -13,6 +13,9 @@
  * Every builder copies the caller's arrays, so a figure outlives the tensors it was made from.
  * The renderers are
  *   bl_term_print  (term.c)  braille curves and half-block heatmaps on a terminal or in a file
+ *   bl_term_show   (termimg.c) on a terminal: the PNG's drawing in pixels (kitty graphics, iTerm2
+ *                  inline images, sixel) where the terminal shows them, else bl_term_print,
+ *                  fitted to the window (termimg.h, termdetect.h)
  *   bl_fig_save    (save.c)  .png (cairo + libpng with tEXt chunks), .svg, .csv, .json, .txt
  *
  *   bl_figure *f = bl_fig_new(1, 2, "TinyGPT, 200 steps");
