@@ -5,6 +5,7 @@
  * blocks) or answers, the fitting of pictures into the window, and bl_term_show on a pty. */
 #include "core/error.h"
 #include "viz/plot.h"
+#include "viz/progress.h"
 #include "viz/termdetect.h"
 #include "viz/termimg.h"
 #include "../check.h"
@@ -357,6 +358,40 @@ BL_TEST(kitty_on_pty)
     bl_fig_free(f);
 }
 
+BL_TEST(status_line_after_a_resize)
+{
+    /* a bar of 80 characters drawn on 100 columns, then the window narrows to 50: a reflowing
+     * terminal (tmux) wrapped the old bar into 2 rows, so the redraw goes up 1 and erases down */
+    bl_status_line st = {0};
+    char bar[81];
+    memset(bar, '#', 80), bar[80] = 0;
+    unsetenv("XTERM_VERSION");
+    mem m;
+    mem_open(&m);
+    bl_status_draw(&st, m.f, 100, bar);
+    mem_close(&m);
+    CHECK(m.len == 84 && !memcmp(m.buf, "\r", 1) && !memcmp(m.buf + 81, "\033[K", 3), "first draw");
+    free(m.buf);
+    CHECK(bl_status_rows(&st, 100) == 1 && bl_status_rows(&st, 50) == 2 && bl_status_rows(&st, 30) == 3 &&
+          bl_status_rows(&st, 80) == 1, "rows of 80 characters");
+    mem_open(&m);
+    bl_status_draw(&st, m.f, 30, "step 2");
+    mem_close(&m);
+    CHECK(m.len == strlen("\r\033[2A\033[Jstep 2") && !memcmp(m.buf, "\r\033[2A\033[Jstep 2", m.len), "after narrowing: %.*s",
+          (int)m.len, m.buf);
+    free(m.buf);
+    /* xterm cuts lines instead: no moving up over earlier output */
+    setenv("XTERM_VERSION", "XTerm(379)", 1);
+    unsetenv("TMUX");
+    st.len = 80;
+    mem_open(&m);
+    bl_status_draw(&st, m.f, 30, "step 3");
+    mem_close(&m);
+    CHECK(!strcmp(m.buf, "\rstep 3\033[K"), "xterm: %s", m.buf);
+    free(m.buf);
+    unsetenv("XTERM_VERSION");
+}
+
 int main(void)
 {
     RUN(base64_rfc4648);
@@ -371,5 +406,6 @@ int main(void)
     RUN(fit);
     RUN(blocks_fit_the_window);
     RUN(kitty_on_pty);
+    RUN(status_line_after_a_resize);
     return bl_test_done();
 }
