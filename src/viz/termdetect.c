@@ -245,9 +245,13 @@ bl_pic_mode bl_pic_choose(int out_fd, int *tmux, const char **why)
     }
     bl_pic_mode m;
     const char *env = getenv("BLOCKLAB_PICTURES");
-    if (env && *env && strcmp(env, "auto") && bl_pic_parse(env, &m) == 0) {
-        *why = "$BLOCKLAB_PICTURES";
-        return m;
+    if (env && *env && strcmp(env, "auto")) {
+        if (bl_pic_parse(env, &m) == 0) {
+            *why = "$BLOCKLAB_PICTURES";
+            return m;
+        }
+        static int warned;   /* once a session, then as unset */
+        if (!warned++) fprintf(stderr, "blocklab: BLOCKLAB_PICTURES: %s; choosing as auto\n", bl_error());
     }
     if (!isatty(out_fd)) {   /* not asked, not kept: a later picture may go to the terminal */
         *why = "the output is not a terminal";

@@ -10,7 +10,8 @@
  *
  * The choice, first that applies (bl_pic_choose):
  *   1. the session's setting (`pictures MODE`, bl_pic_set) when not auto;
- *   2. $BLOCKLAB_PICTURES = kitty|iterm|sixel|blocks|ascii (auto or unset: go on);
+ *   2. $BLOCKLAB_PICTURES = kitty|iterm|sixel|blocks|ascii (auto or unset: go on; another value
+ *      is one warning on stderr, then as auto);
  *   3. output that is not a terminal: blocks (a file, a pipe, the examples' transcripts);
  *   4. GNU screen ($STY): blocks (its passthrough cuts long sequences);
  *   5. the terminal's answers (bl_term_query, standard input and output both terminals): an
