@@ -190,6 +190,7 @@ void bl_pic_set(bl_pic_mode m)
 {
     setting = m;
     detected = 0;
+    q_cols = q_rows = q_pxw = q_pxh = 0;
 }
 
 bl_pic_mode bl_pic_get(void) { return setting; }

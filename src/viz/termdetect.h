@@ -67,7 +67,7 @@ int bl_term_pending_getc(void);
 int bl_term_pending_count(void);
 
 /* The pictures setting of this session (BL_PIC_AUTO: choose by bl_pic_choose's rules). Setting
- * it forgets the detected mode, so that the next picture asks again. */
+ * it forgets the detected mode and the terminal's answers, so that the next picture asks again. */
 void bl_pic_set(bl_pic_mode m);
 bl_pic_mode bl_pic_get(void);
 

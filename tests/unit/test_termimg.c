@@ -224,7 +224,22 @@ BL_TEST(answering_terminal)
     CHECK(bl_term_query(sl, sl, 100, 0, &a) == 0, "%s", bl_error());
     CHECK(now_ms() - t0 < 90, "done at the DA1 answer, before the timeout");
     CHECK(a.answered && a.sixel && !a.kitty && a.px_w == 480 && a.px_h == 312, "sixel, 480 x 312");
-    close(ma), close(sl);
+    /* the choice on it, with no pixel size from TIOCGWINSZ: sixel, and cells of 480 / 80 x
+     * 312 / 24 pixels from the CSI 14 t answer */
+    CHECK(write(ma, ans, strlen(ans)) == (ssize_t)strlen(ans), "write");
+    int in = dup(STDIN_FILENO);
+    dup2(sl, STDIN_FILENO);
+    unsetenv("BLOCKLAB_PICTURES"), unsetenv("TMUX"), unsetenv("STY"), unsetenv("TERM_PROGRAM"), unsetenv("LC_TERMINAL");
+    bl_pic_set(BL_PIC_AUTO);
+    int tmux, cols, rows, cw, ch;
+    const char *why;
+    bl_pic_mode m = bl_pic_choose(sl, &tmux, &why);
+    CHECK(m == BL_PIC_SIXEL && !tmux, "%s (%s)", bl_pic_name(m), why);
+    CHECK(bl_term_window(sl, &cols, &rows, &cw, &ch) == 0 && cols == 80 && rows == 24 && cw == 6 && ch == 13,
+          "window %d x %d, cells %d x %d", cols, rows, cw, ch);
+    dup2(in, STDIN_FILENO);
+    close(in), close(ma), close(sl);
+    bl_pic_set(BL_PIC_AUTO);
 }
 
 BL_TEST(fit)
