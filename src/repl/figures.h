@@ -1,5 +1,6 @@
 /* figures.h - pictures (src/viz figures) as REPL values: printed on the terminal with
- * bl_term_print, written by `STATEMENT > FILE.png|svg|csv|json|txt` with bl_fig_save, and the
+ * bl_term_show (viz/termimg.h: pixels where the terminal shows them, else text, fitted to the
+ * window), written by `STATEMENT > FILE.png|svg|csv|json|txt` with bl_fig_save, and the
  * functions heatmap() and lineplot() that draw tensors. Plot commands make their pictures with
  * bl_val_figure, so `plot loss > loss.png` needs nothing more. */
 #ifndef BL_REPL_FIGURES_H
