@@ -24,7 +24,7 @@ cp "$dir"/*.bl "$tmp"/
 ln -s "$(cd "$(dirname "$0")" && pwd)/golden" "$tmp/golden"
 (
     cd "$tmp" || exit 99
-    BLOCKLAB_HISTORY=/dev/null NO_COLOR=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} \
+    BLOCKLAB_HISTORY=/dev/null BLOCKLAB_PICTURES= NO_COLOR=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} \
         "$bin" -q -k -x "$name.bl" </dev/null >actual.txt 2>&1
     echo "exit $?" >>actual.txt
     # wall-clock figures change from run to run: "3 steps in 0.5 s (6.5 it/s" -> "in T s (R it/s"

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -113,16 +114,19 @@ static int bind_run(bl_session *s, bl_cmp_run *r)
 }
 
 /* done0: the rounds done before this call (a resumed comparison's), not timed by t0 */
-static void progress(bl_session *s, const bl_compare *c, double t0, int done0, int final)
+static void progress(bl_session *s, const bl_compare *c, double t0, int done0, int final, bl_status_line *bar)
 {
     double dt = now_s() - t0;
+    struct winsize ws;
+    int cols = ioctl(fileno(s->out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
     if (!final) {
         double eta = c->done > done0 ? dt / (c->done - done0) * (c->steps - c->done) : -1;
-        char dur[24];   /* m:ss or h:mm:ss as train and dash write it; "?" before the first round */
-        fprintf(s->out, "\rcompare: step %d/%d of %d runs  %.1f s  ETA %s\033[K", c->done, c->steps, c->n, dt,
-                bl_fmt_duration(dur, sizeof dur, eta));
+        char dur[24], line[160];   /* m:ss or h:mm:ss as train and dash write it; "?" before the first round */
+        snprintf(line, sizeof line, "compare: step %d/%d of %d runs  %.1f s  ETA %s", c->done, c->steps, c->n, dt,
+                 bl_fmt_duration(dur, sizeof dur, eta));
+        bl_status_draw(bar, s->out, cols, line);
     } else {
-        fprintf(s->out, "\r\033[K");
+        bl_status_draw(bar, s->out, cols, "");
     }
     bl_interrupt_echo_overwritten();    /* a ^C the terminal echoed on the progress line */
     fflush(s->out);
@@ -274,6 +278,7 @@ int bl_cmd_compare(bl_cmdargs *a)
     int done0 = c->done;
     int live = c->n;
     int saved = 0;      /* -1: a checkpoint could not be written (training stops) */
+    bl_status_line bar = {0};
     while (c->done < c->steps && live > 0 && !bl_interrupted()) {
         live = bl_compare_round(c);
         if (o.every && (c->done % o.every == 0 || c->done == c->steps) && bl_compare_save(c, o.dir) < 0) {
@@ -281,11 +286,11 @@ int bl_cmd_compare(bl_cmdargs *a)
             break;
         }
         if (tty && (now_s() - last > 0.2 || c->done == c->steps)) {
-            progress(a->s, c, t0, done0, 0);
+            progress(a->s, c, t0, done0, 0, &bar);
             last = now_s();
         }
     }
-    if (tty) progress(a->s, c, t0, done0, 1);
+    if (tty) progress(a->s, c, t0, done0, 1, &bar);
     /* a stop between checkpoints: save where it stopped, so the next compare resumes there */
     if (saved == 0 && o.every && c->done % o.every && bl_compare_save(c, o.dir) < 0) saved = -1;
     if (saved < 0) {

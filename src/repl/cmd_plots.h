@@ -55,9 +55,9 @@ bl_figure *bl_plot_loss_figure(const bl_metrics *const *runs, const char *const 
     "width=1600 height=900 scale=1 size the file (" BL_FIG_SIDE_RANGE " pixels a side;\n"    \
     "scale=2: HiDPI); width= or height= alone keeps the 16:9 shape (width=400:\n"           \
     "400 x 225). A title too long for the width shrinks, then is cut with an\n"             \
-    "ellipsis. width= is also the columns on the terminal (from "                             \
-    BL_FIG_STR(BL_FIG_MIN_COLS) ").\n"                                                        \
-    "Redirected to a file, it prints nothing."
+    "ellipsis. On a terminal width= and height= are the columns (from "                      \
+    BL_FIG_STR(BL_FIG_MIN_COLS) ") and rows (from " BL_FIG_STR(BL_FIG_MIN_ROWS) ") to take\n"  \
+    "at most (help pictures). Redirected to a file, it prints nothing."
 
 int bl_cmd_plot(bl_cmdargs *a);
 int bl_cmd_attn(bl_cmdargs *a);

@@ -77,6 +77,7 @@ typedef struct {
     double t0, last_draw;
     float loss;
     bl_rate rate;           /* steps per second of training time: the exams are left out */
+    bl_status_line bar;     /* the bar as last drawn, for a redraw after a resize */
 } progress;
 
 void bl_progress_line(char *buf, size_t size, int width, int done, int total, const char *text)
@@ -125,7 +126,7 @@ static void draw(progress *p, const bl_run *r, int done, int n, int final)
         char text[256], line[320];
         bl_progress_text(text, sizeof text, width, head, val, speed, eta);
         bl_progress_line(line, sizeof line, width, done, n, text);
-        fprintf(o, "\r%s\033[K", line);
+        bl_status_draw(&p->bar, o, width, line);
         bl_interrupt_echo_overwritten();    /* a ^C the terminal echoed on the bar's line */
         if (final) fputc('\n', o);
         fflush(o);

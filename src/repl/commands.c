@@ -9,6 +9,7 @@
 #include "repl/autograd.h"
 #include "repl/models.h"
 #include "repl/cmd_plots.h"
+#include "repl/cmd_pictures.h"
 #include "repl/train.h"
 #include "repl/cmd_compare.h"
 #include "repl/histfile.h"
@@ -613,6 +614,7 @@ const bl_command bl_commands[] = {
     BL_TRAIN_COMMANDS
     BL_PLOT_COMMANDS
     BL_COMPARE_COMMANDS
+    BL_PICTURE_COMMANDS
     { NULL, NULL, NULL, NULL, NULL, 0 },
 };
 

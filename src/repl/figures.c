@@ -2,6 +2,7 @@
 #include "repl/figures.h"
 #include "core/error.h"
 #include "core/fmt.h"
+#include "viz/termimg.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,9 +11,8 @@ static void ffree(void *p) { bl_fig_free(p); }
 
 static void fprint(void *p, FILE *out)
 {
-    const bl_figure *f = p;
-    bl_term_opts o = { .width = f->width };     /* width= of the picture: its columns */
-    if (bl_term_print(f, out, &o) < 0) fprintf(out, "<figure: %s>\n", bl_error());
+    const bl_figure *f = p;   /* width=, height= of the picture: its columns and rows at most */
+    if (bl_term_show(f, out) < 0) fprintf(out, "<figure: %s>\n", bl_error());
 }
 
 static void fdescribe(void *p, char *buf, size_t n)
@@ -34,7 +34,7 @@ const bl_handle_type bl_figure_type = { "figure", ffree, fprint, NULL, fdescribe
 bl_value *bl_val_figure(bl_figure *f) { return f ? bl_val_handle(&bl_figure_type, f) : NULL; }
 
 /* The range of scale= (figures.h); width= and height= take BL_FIG_MIN_SIDE .. BL_FIG_MAX_SIDE of
- * viz/plot.h (width from BL_FIG_MIN_COLS, the terminal's columns), checked by bl_fig_side_check
+ * viz/plot.h (from BL_FIG_MIN_COLS and BL_FIG_MIN_ROWS, the terminal's columns and rows), checked by bl_fig_side_check
  * here as in bl_fig_save, with the same message. */
 #define SCALE_MIN 0.1
 #define SCALE_MAX 8.0

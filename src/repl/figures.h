@@ -1,5 +1,6 @@
 /* figures.h - pictures (src/viz figures) as REPL values: printed on the terminal with
- * bl_term_print, written by `STATEMENT > FILE.png|svg|csv|json|txt` with bl_fig_save, and the
+ * bl_term_show (viz/termimg.h: pixels where the terminal shows them, else text, fitted to the
+ * window), written by `STATEMENT > FILE.png|svg|csv|json|txt` with bl_fig_save, and the
  * functions heatmap() and lineplot() that draw tensors. Plot commands make their pictures with
  * bl_val_figure, so `plot loss > loss.png` needs nothing more. */
 #ifndef BL_REPL_FIGURES_H
@@ -16,8 +17,8 @@ bl_value *bl_val_figure(bl_figure *f);
 
 /* The size keys every picture takes: width= (logical pixels of .png/.svg, BL_FIG_MIN_SIDE ..
  * BL_FIG_MAX_SIDE of viz/plot.h, default 1600; also the columns when printed on a terminal, from
- * BL_FIG_MIN_COLS), height= (the same range, default 900; one of them alone keeps the 16:9 shape,
- * bl_fig_size) and scale= (PNG device pixels per logical pixel, [0.1, 8], default 1; 2 = HiDPI).
+ * BL_FIG_MIN_COLS), height= (the same range, default 900; also the rows on a terminal, from
+ * BL_FIG_MIN_ROWS; one of them alone keeps the 16:9 shape, bl_fig_size) and scale= (PNG device pixels per logical pixel, [0.1, 8], default 1; 2 = HiDPI).
  * Add BL_FIG_SIZE_KEYS to a command's key list. */
 #define BL_FIG_SIZE_KEYS "width", "height", "scale"
 #define BL_FIG_SIZE_SYNOPSIS "[width=1600] [height=900] [scale=1]"
@@ -41,7 +42,8 @@ bl_value *bl_fn_lineplot(bl_callargs *a);
       "check or heatmap(attention(q, k, v, weights=on)[0, 0]). Signed values get a diverging colour map\n" \
       "centred on 0. Printed on the terminal; `heatmap(x) > x.png` (.svg .csv .json .txt) saves it;\n" \
       "width=/height= (" BL_FIG_SIDE_RANGE " pixels a side, default 1600 x 900; one alone\n" \
-      "keeps 16:9) and scale=2 (HiDPI) size the file.", \
+      "keeps 16:9) and scale=2 (HiDPI) size the file; on a terminal width= and height= are\n" \
+      "its columns and rows at most (help pictures).", \
       bl_fn_heatmap },                                                                          \
     { "lineplot", "lineplot(y, x=, title=, label=, logy=off, width=, height=, scale=)",                                 \
       "A line picture of y against x (0, 1, ... by default). y is a 1-D tensor or list; a 2-D\n" \

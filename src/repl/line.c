@@ -3,6 +3,7 @@
 #include "repl/line.h"
 #include "repl/histfile.h"
 #include "core/error.h"
+#include "viz/termdetect.h"
 #include <errno.h>
 #include <readline/history.h>
 #include <readline/readline.h>
@@ -128,6 +129,13 @@ static char **attempt(const char *text, int start, int end)
     return rl_completion_matches(text, gen);
 }
 
+/* the keys typed while a picture asked the terminal what it shows (viz/termdetect.h) first */
+static int getc_typed_ahead(FILE *in)
+{
+    int c = bl_term_pending_getc();
+    return c >= 0 ? c : rl_getc(in);
+}
+
 void bl_line_init(bl_session *s)
 {
     sess = s;
@@ -137,6 +145,7 @@ void bl_line_init(bl_session *s)
     rl_completer_word_break_characters = rl_basic_word_break_characters;
     rl_completion_word_break_hook = word_breaks;
     rl_catch_signals = 0;       /* SIGINT is ours: it clears the line (see bl_line_read) */
+    rl_getc_function = getc_typed_ahead;
     using_history();
     const char *hs = getenv("BLOCKLAB_HISTSIZE");
     int size = bl_hist_size_parse(hs);
@@ -199,6 +208,10 @@ int bl_line_read(const char *prompt, char **out)
     got_line = got_eof = 0;
     rl_callback_handler_install(prompt, on_line);
     while (!got_line) {
+        if (bl_term_pending_count() > 0) {   /* keys typed ahead: no waiting for them */
+            rl_callback_read_char();
+            continue;
+        }
         fd_set fds;
         FD_ZERO(&fds);
         FD_SET(fileno(rl_instream ? rl_instream : stdin), &fds);

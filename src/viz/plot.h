@@ -13,6 +13,9 @@
  * Every builder copies the caller's arrays, so a figure outlives the tensors it was made from.
  * The renderers are
  *   bl_term_print  (term.c)  braille curves and half-block heatmaps on a terminal or in a file
+ *   bl_term_show   (termimg.c) on a terminal: the PNG's drawing in pixels (kitty graphics, iTerm2
+ *                  inline images, sixel) where the terminal shows them, else bl_term_print,
+ *                  fitted to the window (termimg.h, termdetect.h)
  *   bl_fig_save    (save.c)  .png (cairo + libpng with tEXt chunks), .svg, .csv, .json, .txt
  *
  *   bl_figure *f = bl_fig_new(1, 2, "TinyGPT, 200 steps");
@@ -263,12 +266,13 @@ typedef struct {
 
 /* The sides a picture file (.png, .svg) may have, in logical pixels: the one range of width= and
  * height=, which the REPL's key parsers, bl_fig_size, bl_fig_save and the help text use (and
- * test_repl checks the man page against). width= is also the columns of a picture printed on a
- * terminal, which may be as few as BL_FIG_MIN_COLS; such a width is refused when the picture goes
- * to a file. A PNG's device pixels (side x scale=) are at most BL_FIG_MAX_PIXELS a side. */
+ * test_repl checks the man page against). width= and height= are also the columns and rows of a
+ * picture printed on a terminal (at most: the window caps them), which may be as few as
+ * BL_FIG_MIN_COLS and BL_FIG_MIN_ROWS; such a side is refused when the picture goes to a file. A PNG's device pixels (side x scale=) are at most BL_FIG_MAX_PIXELS a side. */
 #define BL_FIG_MIN_SIDE 100
 #define BL_FIG_MAX_SIDE 8000
 #define BL_FIG_MIN_COLS 20
+#define BL_FIG_MIN_ROWS 5
 #define BL_FIG_MAX_PIXELS 16384
 #define BL_FIG_STR_(x) #x
 #define BL_FIG_STR(x) BL_FIG_STR_(x)
@@ -276,10 +280,10 @@ typedef struct {
 #define BL_FIG_SIDE_RANGE BL_FIG_STR(BL_FIG_MIN_SIDE) " to " BL_FIG_STR(BL_FIG_MAX_SIDE)
 
 /* 0 when v is a side (key "width" or "height") a picture may have: BL_FIG_MIN_SIDE ..
- * BL_FIG_MAX_SIDE, or from BL_FIG_MIN_COLS for a width when `terminal` (the picture may only be
- * printed). Else -1 and the one message every check gives, "WHO: width 9000 is out of range: a
- * picture file is 100 to 8000 pixels a side (a width from 20 sets the columns on a terminal)",
- * the part in brackets for a width. */
+ * BL_FIG_MAX_SIDE, or from BL_FIG_MIN_COLS for a width and BL_FIG_MIN_ROWS for a height when
+ * `terminal` (the picture may only be printed). Else -1 and the one message every check gives,
+ * "WHO: width 9000 is out of range: a picture file is 100 to 8000 pixels a side (a width from 20
+ * sets the columns on a terminal)", for a height "(a height from 5 sets the rows on a terminal)". */
 int bl_fig_side_check(const char *who, const char *key, double v, int terminal);
 
 /* The logical size of a file picture for the width w and height h asked (0 = not given):

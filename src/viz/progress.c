@@ -3,6 +3,7 @@
 #include "core/fmt.h"
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 char *bl_fmt_duration(char *buf, size_t n, double seconds)
@@ -96,4 +97,23 @@ double bl_rate_eta(const bl_rate *r, long steps_left, long exams_left)
     double rate = bl_rate_now(r);
     if (rate <= 0) return -1;
     return (steps_left > 0 ? steps_left / rate : 0) + (exams_left > 0 ? exams_left * bl_rate_exam_mean(r) : 0);
+}
+
+/* ---- status line ---- */
+
+int bl_status_rows(const bl_status_line *st, int cols)
+{
+    if (cols < 1 || st->len <= cols) return 1;
+    return (st->len + cols - 1) / cols;
+}
+
+void bl_status_draw(bl_status_line *st, FILE *out, int cols, const char *line)
+{
+    int cuts = getenv("XTERM_VERSION") && !getenv("TMUX") && !getenv("STY");
+    int up = cuts ? 0 : bl_status_rows(st, cols) - 1;
+    if (up > 0) fprintf(out, "\r\033[%dA\033[J%s", up, line);
+    else fprintf(out, "\r%s\033[K", line);
+    int n = 0;
+    for (const char *c = line; *c; c++) n += ((unsigned char)*c & 0xC0) != 0x80;   /* UTF-8 characters */
+    st->len = n;
 }

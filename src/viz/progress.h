@@ -17,6 +17,7 @@
 #define BL_VIZ_PROGRESS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* seconds as "m:ss" or "h:mm:ss" into buf (at least 16 bytes for any value); "?" when negative or
  * not finite. Returns buf. */
@@ -62,5 +63,24 @@ double bl_rate_exam_mean(const bl_rate *r);
 /* Seconds left: steps_left at bl_rate_now plus exams_left exams at the mean exam time; -1 while
  * no rate is known. */
 double bl_rate_eta(const bl_rate *r, long steps_left, long exams_left);
+
+/* ---- a status line redrawn in place (train's progress bar, compare's) ---- */
+
+/* The line last drawn: its characters (0: none yet). Zero it before the first draw. */
+typedef struct {
+    int len;
+} bl_status_line;
+
+/* Draw `line` over the status line at the cursor on a terminal `cols` columns wide: back to the
+ * start of the line, and when the last line drawn is longer than cols (the window has narrowed
+ * since), up over the rows a terminal that reflows its lines on a resize (tmux, kitty, VTE,
+ * iTerm2, WezTerm, foot, Konsole, Windows Terminal) wrapped it into, erasing them all (CSI J),
+ * so that no piece of the old line stays on the screen; xterm ($XTERM_VERSION outside tmux and
+ * screen) cuts lines instead of wrapping them and gets no moving up. Does not flush. */
+void bl_status_draw(bl_status_line *st, FILE *out, int cols, const char *line);
+
+/* The rows the last line drawn takes on a window `cols` wide after a reflow: ceil(len / cols),
+ * at least 1. For tests. */
+int bl_status_rows(const bl_status_line *st, int cols);
 
 #endif

@@ -346,12 +346,13 @@ static int save_json(const bl_figure *f, FILE *fp)
 int bl_fig_side_check(const char *who, const char *key, double v, int terminal)
 {
     int width = !strcmp(key, "width");
-    double lo = width && terminal ? BL_FIG_MIN_COLS : BL_FIG_MIN_SIDE;
+    double lo = terminal ? (width ? BL_FIG_MIN_COLS : BL_FIG_MIN_ROWS) : BL_FIG_MIN_SIDE;
     if (v >= lo && v <= BL_FIG_MAX_SIDE) return 0;
     char num[40];
     return bl_fail("%s: %s %s is out of range: a picture file is %d to %d pixels a side%s", who, key,
                    bl_fmt_g(v, num, sizeof num), BL_FIG_MIN_SIDE, BL_FIG_MAX_SIDE,
-                   width ? " (a width from " BL_FIG_STR(BL_FIG_MIN_COLS) " sets the columns on a terminal)" : "");
+                   width ? " (a width from " BL_FIG_STR(BL_FIG_MIN_COLS) " sets the columns on a terminal)"
+                         : " (a height from " BL_FIG_STR(BL_FIG_MIN_ROWS) " sets the rows on a terminal)");
 }
 
 void bl_fig_size(int w, int h, int *out_w, int *out_h)

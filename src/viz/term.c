@@ -548,6 +548,15 @@ static img_geom img_fit(const bl_panel *p, int pw, int ph)
     if (g.g > p->n) g.g = p->n;
     if (!p->grid_cols)
         while (g.g > 1 && g.g * (p->w + 1) - 1 > pw) g.g--;
+    if (!p->grid_cols && ph > 0) {
+        /* a height to keep (the window's): the images per row that make the images largest */
+        double best = -1;
+        for (int k = 1; k <= p->n; k++) {
+            int rows = (p->n + k - 1) / k, avail = ph - (p->title != NULL) - (rows - 1);
+            double f = fmin((double)(pw - (k - 1)) / (k * p->w), 2.0 * (avail / rows) / p->h);
+            if (f > best + 1e-9) best = f, g.g = k;
+        }
+    }
     g.rows = (p->n + g.g - 1) / g.g;
     int s = (pw - (g.g - 1)) / (g.g * p->w);
     if (s > 4) s = 4;

@@ -327,19 +327,20 @@ BL_TEST(picture_size_range_is_one)
     uint32_t w = 0, h = 0;
     const char *range = "is out of range: a picture file is 100 to 8000 pixels a side";
     const char *cols = " (a width from 20 sets the columns on a terminal)\n";
+    const char *rows = " (a height from 5 sets the rows on a terminal)\n";
     static const struct { const char *src, *who, *what; int width; } bad[] = {
         { "rope check width=9000", "rope", "width 9000", 1 },
-        { "rope check height=99", "rope", "height 99", 0 },
+        { "rope check height=4", "rope", "height 4", 0 },
         { "rope check height=8001", "rope", "height 8001", 0 },
         { "heatmap(ones(2, 2), width=9000)", "heatmap", "width 9000", 1 },
-        { "lineplot(ones(3), height=50)", "lineplot", "height 50", 0 },
+        { "lineplot(ones(3), height=0)", "lineplot", "height 0", 0 },
         { "rope check width=19", "rope", "width 19", 1 },
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char want[256];
         CHECK(run_in(s, bad[i].src) < 0, "%s accepted", bad[i].src);
         const char *colon = strchr(errbuf, ' ');   /* after "t:1:C:" */
-        snprintf(want, sizeof want, "%s: %s %s%s", bad[i].who, bad[i].what, range, bad[i].width ? cols : "\n");
+        snprintf(want, sizeof want, "%s: %s %s%s", bad[i].who, bad[i].what, range, bad[i].width ? cols : rows);
         CHECK(colon && !strcmp(colon + 1, want), "%s:\n  got  %s  want %s", bad[i].src, errbuf, want);
     }
     /* a width of 20 .. 99 prints on the terminal; to a file it is refused with the same words */
@@ -352,6 +353,12 @@ BL_TEST(picture_size_range_is_one)
     snprintf(cmd, sizeof cmd, "h = heatmap(ones(2, 2), width=99); h > %s", tmp("w99.svg"));
     CHECK(run_in(s, cmd) < 0, "width=99 written to a file");
     snprintf(want, sizeof want, "%s: width 99 %s%s", tmp("w99.svg"), range, cols);
+    CHECK(strstr(errbuf, want) != NULL, "\n  got  %s  want ...%s", errbuf, want);
+    /* so is a height of 5 .. 99: rows on the terminal (issue 16: width=80 height=20 was refused) */
+    CHECK(run_in(s, "heatmap(ones(2, 2), width=80, height=20)") == 0, "%s", errbuf);
+    snprintf(cmd, sizeof cmd, "rope check height=20 > %s", tmp("h20.png"));
+    CHECK(run_in(s, cmd) < 0, "height=20 written to a file");
+    snprintf(want, sizeof want, "%s: height 20 %s%s", tmp("h20.png"), range, rows);
     CHECK(strstr(errbuf, want) != NULL, "\n  got  %s  want ...%s", errbuf, want);
     /* the ends of the range are sides; one side alone keeps 16:9 within the range */
     snprintf(cmd, sizeof cmd, "heatmap(ones(2, 2), width=100, height=8000) > %s", tmp("ends.png"));

@@ -1,0 +1,101 @@
+#!/bin/sh
+# tmux_fit.sh - pictures fit the terminal, and train's progress bar survives a resize (TAP; issue
+# 16): in a private tmux server 100 x 40, a picture taller than the window (a 64 x 64 heatmap,
+# `attn` of a TinyGPT) leaves its statement and the prompt on the screen; after resize-window to
+# 100 x 24 the next picture fits the new window; width= and height= are columns and rows; keys
+# typed while the first picture asks the terminal what it shows are kept; a resize during `train`
+# leaves no stale piece of the bar. Skipped when tmux is missing.
+set -u
+bin=${BL_BUILDDIR:-$(pwd)}/blocklab
+if ! command -v tmux >/dev/null 2>&1; then echo "1..0 # SKIP tmux missing"; exit 0; fi
+if [ ! -x "$bin" ]; then echo "1..0 # SKIP $bin is not built"; exit 0; fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bl-fit.XXXXXX") || exit 99
+T="tmux -L blfit$$ -f /dev/null"
+cleanup() { $T kill-server >/dev/null 2>&1; rm -rf "$tmp"; }
+trap cleanup EXIT INT TERM
+unset TMUX STY KITTY_WINDOW_ID TERM_PROGRAM LC_TERMINAL BLOCKLAB_PICTURES
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); failed=1; echo "not ok $n - $1"; screen | sed 's/^/# | /'; }
+screen() { $T capture-pane -p -t t 2>/dev/null; }
+wait_for() { # a fixed string, up to 60 s
+    i=0
+    while [ $i -lt 600 ]; do
+        screen | grep -qF -- "$1" && return 0
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+# the prompt back on the last line that is not empty (the statement has finished)
+wait_prompt() {
+    i=0
+    while [ $i -lt 600 ]; do
+        [ "$(screen | grep -v '^ *$' | tail -1)" = "bl>" ] && return 0
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+keys() { $T send-keys -t t "$@"; }
+# the picture of statement $1 fits: the statement's line is on the screen, the prompt after it
+fits() {
+    keys C-l
+    sleep 0.3
+    keys "$1" Enter
+    wait_prompt
+    screen >"$tmp/screen"
+    grep -qF "bl> $1" "$tmp/screen" && [ "$(grep -v '^ *$' "$tmp/screen" | tail -1)" = "bl>" ]
+}
+
+HOME=$tmp $T new-session -d -s t -x 100 -y 40 "BLOCKLAB_HISTORY= $bin" || { echo "1..0 # SKIP tmux could not start"; exit 0; }
+wait_for "bl>" || { echo "1..0 # SKIP blocklab did not start in tmux"; exit 0; }
+
+# the first picture asks the terminal (tmux answers DA1 without sixel: half blocks); a statement
+# typed right behind it must not be eaten by the detection
+keys 'heatmap(randn(64, 64))' Enter 'print("typed", "ahead")' Enter
+if wait_for "typed ahead"; then ok "keys typed during the detection are kept"; else notok "keys typed during the detection are kept"; fi
+if fits 'heatmap(randn(64, 64))'; then ok "a 64 x 64 heatmap fits 100 x 40: statement and prompt in view"
+else notok "a 64 x 64 heatmap fits 100 x 40"; fi
+keys 'm = gpt(dim=32, depth=1, heads=4, batch=8, context=64)' Enter
+wait_prompt
+if fits 'attn m'; then ok "attn of a TinyGPT with 4 heads fits 100 x 40"; else notok "attn fits 100 x 40"; fi
+
+$T resize-window -t t -x 100 -y 24
+sleep 0.5
+if fits 'heatmap(randn(64, 64))'; then ok "after a resize to 100 x 24 the next picture fits the new window"
+else notok "after a resize to 100 x 24 the next picture fits"; fi
+if fits 'attn m'; then ok "attn fits 100 x 24"; else notok "attn fits 100 x 24"; fi
+
+# width= and height= are columns and rows on a terminal
+if fits 'heatmap(randn(64, 64), width=60, height=12)'; then
+    rows=$(awk '/^bl> heatmap/ {on = 1; next} /^bl>/ {on = 0} on' "$tmp/screen" | wc -l)
+    wide=$(awk '/^bl> heatmap/ {on = 1; next} /^bl>/ {on = 0} on {sub(/ +$/, ""); print}' "$tmp/screen" |
+           sed 's/▀/#/g; s/▄/#/g' | awk '{if (length > w) w = length} END {print w + 0}')
+    if [ "$rows" = 12 ] && [ "$wide" -le 60 ]; then ok "width=60 height=12: 12 rows, at most 60 columns"
+    else notok "width=60 height=12: $rows rows, $wide columns"; fi
+else notok "width=60 height=12 prints"; fi
+
+# a resize during train: the bar is drawn again with no piece of the old one left
+$T resize-window -t t -x 100 -y 40
+keys C-l 'train m 1000000' Enter
+if wait_for "it/s  ETA"; then ok "train draws its bar"; else notok "train draws its bar"; fi
+$T resize-window -t t -x 50 -y 40
+sleep 2
+bars=$(screen | grep -cE 'step [0-9]+ +loss')
+if [ "$bars" = 1 ]; then ok "after narrowing to 50 columns one bar, no stale piece"; else notok "after narrowing: $bars bars"; fi
+$T resize-window -t t -x 30 -y 40
+sleep 2
+bars=$(screen | grep -cE 'step [0-9]+')
+if [ "$bars" = 1 ]; then ok "after narrowing to 30 columns one bar"; else notok "after narrowing to 30: $bars bars"; fi
+$T resize-window -t t -x 100 -y 40
+sleep 2
+bars=$(screen | grep -cE 'step [0-9]+ +loss')
+if [ "$bars" = 1 ]; then ok "widened again: one bar"; else notok "widened again: $bars bars"; fi
+keys C-c
+wait_for "train: interrupted" >/dev/null
+keys 'quit' Enter
+
+echo "1..$n"
+exit $failed
