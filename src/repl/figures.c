@@ -38,6 +38,9 @@ bl_value *bl_val_figure(bl_figure *f) { return f ? bl_val_handle(&bl_figure_type
  * here as in bl_fig_save, with the same message. */
 #define SCALE_MIN 0.1
 #define SCALE_MAX 8.0
+/* the range of font= (figures.h) */
+#define FONT_MIN 0.5
+#define FONT_MAX 3.0
 
 /* Check f, store it as a value; f is freed on error, reported as "NAME: ..." (the command or
  * function that made it) instead of bl_fig_check's "plot: ...". */
@@ -91,14 +94,79 @@ static int kw_side(bl_callargs *a, const char *key, long *out)
     return -1;
 }
 
+/* a word's value that must be one of names (NULL-ended): its index, or -1 + error at the word */
+static int word_choice(bl_cmdargs *a, int i, const char *const *names, const char *what)
+{
+    for (int k = 0; names[k]; k++)
+        if (!strcmp(a->w[i].text, names[k])) return k;
+    bl_fail("%s: %s= takes %s, got '%s'", a->st->name, a->w[i].key, what, a->w[i].text);
+    return bl_session_errat(a->s, a->w[i].vpos);
+}
+
+/* xlim= / ylim= "LO:HI", "LO:" or ":HI" into has and v; 0 or -1 + error at the word */
+static int word_range(bl_cmdargs *a, int i, int has[2], double v[2])
+{
+    const char *t = a->w[i].text, *colon = strchr(t, ':');
+    int ok = colon != NULL;
+    for (int e = 0; ok && e < 2; e++) {
+        const char *p = e ? colon + 1 : t, *stop = e ? t + strlen(t) : colon;
+        if (p == stop) continue;
+        char *end;
+        v[e] = strtod(p, &end);
+        has[e] = 1;
+        ok = end == stop && isfinite(v[e]);
+    }
+    if (ok && !has[0] && !has[1]) ok = 0;
+    if (ok && has[0] && has[1] && !(v[0] < v[1])) ok = 0;
+    if (ok) return 0;
+    bl_fail("%s: %s= takes LO:HI, LO: or :HI with LO < HI (xlim=400: starts at 400), got '%s'", a->st->name,
+            a->w[i].key, t);
+    return bl_session_errat(a->s, a->w[i].vpos);
+}
+
+/* The slide keys of a command's words (BL_FIG_SLIDE_KEYS) into s */
+static int slide_words(bl_cmdargs *a, bl_slide *s)
+{
+    static const char *const logy[] = { "auto", "on", "off", NULL }, *const legend[] = { "auto", "outside", "none", NULL },
+                             *const theme[] = { "light", "dark", NULL };
+    memset(s, 0, sizeof *s);
+    int i, k;
+    if ((i = bl_opt_find(a, "title")) >= 0) s->set_title = 1, s->title = strcmp(a->w[i].text, "none") ? a->w[i].text : NULL;
+    if ((i = bl_opt_find(a, "xlim")) >= 0 && word_range(a, i, s->has_x, s->x) < 0) return -1;
+    if ((i = bl_opt_find(a, "ylim")) >= 0 && word_range(a, i, s->has_y, s->y) < 0) return -1;
+    if ((i = bl_opt_find(a, "logy")) >= 0) {
+        if ((k = word_choice(a, i, logy, "auto, on or off")) < 0) return -1;
+        s->logy = k == 0 ? BL_LOGY_AUTO : k == 1 ? BL_LOGY_ON : BL_LOGY_OFF;
+    }
+    if ((i = bl_opt_find(a, "legend")) >= 0) {
+        if ((k = word_choice(a, i, legend, "auto, outside or none")) < 0) return -1;
+        s->legend = k == 0 ? BL_LEGEND_AUTO : k == 1 ? BL_LEGEND_OUTSIDE : BL_LEGEND_OFF;
+    }
+    if ((i = bl_opt_find(a, "labels")) >= 0) s->labels = a->w[i].text;
+    if ((i = bl_opt_find(a, "theme")) >= 0) {
+        if ((k = word_choice(a, i, theme, "light or dark")) < 0) return -1;
+        s->theme = k == 0 ? BL_THEME_LIGHT : BL_THEME_DARK;
+    }
+    return bl_opt_num(a, "font", 0, FONT_MIN, FONT_MAX, &s->font);
+}
+
 int bl_cmd_figsize(bl_cmdargs *a, bl_figure *f)
 {
     long w, h;
     double sc;
+    bl_slide sl;
     if (opt_side(a, "width", &w) < 0 || opt_side(a, "height", &h) < 0 ||
-        bl_opt_num(a, "scale", 1, SCALE_MIN, SCALE_MAX, &sc) < 0)
+        bl_opt_num(a, "scale", 1, SCALE_MIN, SCALE_MAX, &sc) < 0 || slide_words(a, &sl) < 0)
         return -1;
-    if (f) f->width = (int)w, f->height = (int)h, f->scale = sc;
+    if (f) {
+        f->width = (int)w, f->height = (int)h, f->scale = sc;
+        if (bl_fig_slide(f, &sl) < 0) {
+            const char *e = bl_error();
+            char msg[256];
+            snprintf(msg, sizeof msg, "%s", strncmp(e, "plot: ", 6) ? e : e + 6);
+            return bl_fail("%s: %s", a->st->name, msg);
+        }
+    }
     return 0;
 }
 

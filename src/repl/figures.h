@@ -19,8 +19,21 @@ bl_value *bl_val_figure(bl_figure *f);
  * BL_FIG_MIN_COLS), height= (the same range, default 900; one of them alone keeps the 16:9 shape,
  * bl_fig_size) and scale= (PNG device pixels per logical pixel, [0.1, 8], default 1; 2 = HiDPI).
  * Add BL_FIG_SIZE_KEYS to a command's key list. */
-#define BL_FIG_SIZE_KEYS "width", "height", "scale"
+#define BL_FIG_SIZE_KEYS "width", "height", "scale", BL_FIG_SLIDE_KEYS
 #define BL_FIG_SIZE_SYNOPSIS "[width=1600] [height=900] [scale=1]"
+
+/* The slide keys every picture takes, read and applied in one place (bl_cmd_figsize, with
+ * viz/plot.h bl_fig_slide; the help text is BL_FIG_SLIDE_HELP, `help pictures`):
+ *   title=TEXT | title=none    the picture's title, or none
+ *   xlim=LO:HI, LO:, :HI       the x axis' range, an open end at the data's end (xlim=400:); the
+ *   ylim=LO:HI, LO:, :HI       y axis fits the data in view; ylim=0: starts the y axis at 0
+ *   logy=auto|on|off           auto: a log y axis only when the data spans more than a decade
+ *   legend=auto|outside|none   auto: inside where it covers no data, else outside the plot
+ *   labels=A,B,...             new names for the runs (the legend's colours, in order)
+ *   theme=light|dark           dark: a dark page for dark slides (files)
+ *   font=1                     text, margins and lines scaled, 0.5 to 3 (files; 1.5 for projectors)
+ * Part of BL_FIG_SIZE_KEYS, so every picture command that lists those takes them. */
+#define BL_FIG_SLIDE_KEYS "title", "xlim", "ylim", "logy", "legend", "labels", "theme", "font"
 
 /* The end of every picture command: read width=/height=/scale= of the command's words into f,
  * record the model's configuration (bl_config_summary, NULL = none) as the figure's config
@@ -28,8 +41,9 @@ bl_value *bl_val_figure(bl_figure *f);
  * the command's value a->result. Takes f (freed on error; NULL passes the error through).
  * Returns 0, or -1 with the error reported at the word. */
 int bl_cmd_figure(bl_cmdargs *a, bl_figure *f, const bl_config *model_cfg);
-/* width=, height=, scale= of the command's words into f (NULL: only check them, e.g. before a
- * command prints its numbers). Returns 0, or -1 with the error reported at the word. */
+/* width=, height=, scale= and the slide keys (BL_FIG_SLIDE_KEYS, applied with bl_fig_slide) of
+ * the command's words into f (NULL: only check them, e.g. before a command prints its numbers).
+ * Returns 0, or -1 with the error reported at the word. */
 int bl_cmd_figsize(bl_cmdargs *a, bl_figure *f);
 
 bl_value *bl_fn_heatmap(bl_callargs *a);
