@@ -221,6 +221,7 @@ void dr_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, const bl_ra
     box a = g.a;
     const bl_scale xs = g.xs, ys = g.ys;
     bl_axes_box *rec = dr_record_axes(d, b, a, &xs, &ys);
+    if (rec) rec->yfixed = p->has_ylim || p->has_yfrom;
     dr_panel_title(d, p, b, b.y + 16 * u);
     dr_axes_draw(d, p, b, &g);
     int dash[BL_LAYOUT_MAX_SERIES];
