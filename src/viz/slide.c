@@ -123,9 +123,9 @@ int bl_fig_slide(bl_figure *f, const bl_slide *s)
                 bl_panel_limits(p, 'y', r[0], r[1]);
             }
         }
+        if (s->labels && rename_runs(p, s->labels) < 0) return -1;   /* before legend=none hides them */
         if (s->legend == BL_LEGEND_OFF)
             for (int k = 0; k < p->nseries; k++) p->series[k].flags |= BL_NO_LEGEND;
-        if (s->labels && rename_runs(p, s->labels) < 0) return -1;
     }
     if (wants && !lines)
         return bl_fail("plot: xlim=, ylim=, logy= and labels= are for pictures with axes; this one has none");
