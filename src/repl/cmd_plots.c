@@ -151,8 +151,7 @@ int bl_cmd_plot(bl_cmdargs *a)
 int bl_complete_plot(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out)
 {
     static const char *const sub[] = { "loss", NULL };
-    static const char *const k[] = { "smooth=", "val=", "width=", "height=", "scale=", "title=", "xlim=", "ylim=",
-                                     "logy=", "legend=", "labels=", "theme=", "font=", NULL };
+    static const char *const k[] = { "smooth=", "val=", BL_FIG_KEY_WORDS, NULL };
     if (argi == 0) {
         bl_complete_from(sub, prefix, out);
         return 0;

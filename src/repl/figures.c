@@ -164,7 +164,16 @@ int bl_cmd_figsize(bl_cmdargs *a, bl_figure *f)
             const char *e = bl_error();
             char msg[256];
             snprintf(msg, sizeof msg, "%s", strncmp(e, "plot: ", 6) ? e : e + 6);
-            return bl_fail("%s: %s", a->st->name, msg);
+            bl_fail("%s: %s", a->st->name, msg);
+            /* at the word of the first key the message names (labels=, xlim=, ...) */
+            static const char *const named[] = { "labels", "xlim", "ylim", "logy", NULL };
+            for (int k = 0; named[k]; k++) {
+                char kk[16];
+                snprintf(kk, sizeof kk, "%s=", named[k]);
+                int i = bl_opt_find(a, named[k]);
+                if (i >= 0 && strstr(msg, kk)) return bl_session_errat(a->s, a->w[i].pos);
+            }
+            return -1;
         }
     }
     return 0;

@@ -34,6 +34,8 @@ bl_value *bl_val_figure(bl_figure *f);
  *   font=1                     text, margins and lines scaled, 0.5 to 3 (files; 1.5 for projectors)
  * Part of BL_FIG_SIZE_KEYS, so every picture command that lists those takes them. */
 #define BL_FIG_SLIDE_KEYS "title", "xlim", "ylim", "logy", "legend", "labels", "theme", "font"
+/* the keys every picture takes as tab completion offers them */
+#define BL_FIG_KEY_WORDS "width=", "height=", "scale=", "title=", "xlim=", "ylim=", "logy=", "legend=", "labels=", "theme=", "font="
 /* `help pictures`: the one paragraph every picture command's help points to */
 #define BL_FIG_SLIDE_HELP                                                                          \
     "Every picture (plot loss, attn, stats, rope table, rope check, qk growth, sample,\n"         \
