@@ -39,7 +39,8 @@ bl_value *bl_val_figure(bl_figure *f);
 /* `help pictures`: the one paragraph every picture command's help points to */
 #define BL_FIG_SLIDE_HELP                                                                          \
     "Every picture (plot loss, attn, stats, rope table, rope check, qk growth, sample,\n"         \
-    "lengen) takes these keys, for a picture put on a slide as it is:\n"                         \
+    "lengen, heatmap(), lineplot()) takes these keys, for a picture put on a slide as it\n"      \
+    "is (a function takes them as strings or numbers: xlim=\"400:\", xlim=[400, 900]):\n"      \
     "  title=TEXT          its title (title=\"v1 against v2\"); title=none: no title\n"           \
     "  xlim=LO:HI          the x axis' range; an end may stay open: xlim=400: starts at\n"      \
     "                      step 400 and runs to the data's end; the y axis then fits the\n"     \
@@ -74,16 +75,19 @@ bl_value *bl_fn_heatmap(bl_callargs *a);
 bl_value *bl_fn_lineplot(bl_callargs *a);
 
 #define BL_FIGURE_FUNCTIONS                                                                     \
-    { "heatmap", "heatmap(x, title=, diverging=auto, width=, height=, scale=)",                                         \
+    { "heatmap", "heatmap(x, title=, diverging=auto, width=, height=, scale=, theme=, font=)",                          \
       "A picture of a 2-D tensor (rows x columns). For example heatmap(score) for the RoPE\n" \
       "check or heatmap(attention(q, k, v, weights=on)[0, 0]). Signed values get a diverging colour map\n" \
       "centred on 0. Printed on the terminal; `heatmap(x) > x.png` (.svg .csv .json .txt) saves it;\n" \
       "width=/height= (" BL_FIG_SIDE_RANGE " pixels a side, default 1600 x 900; one alone\n" \
-      "keeps 16:9) and scale=2 (HiDPI) size the file.", \
+      "keeps 16:9) and scale=2 (HiDPI) size the file; theme=\"dark\", font=1.5 and title=\"none\" as\n" \
+      "for every picture (help pictures).", \
       bl_fn_heatmap },                                                                          \
-    { "lineplot", "lineplot(y, x=, title=, label=, logy=off, width=, height=, scale=)",                                 \
+    { "lineplot", "lineplot(y, x=, title=, label=, logy=off, xlim=, width=, height=, scale=)", \
       "A line picture of y against x (0, 1, ... by default). y is a 1-D tensor or list; a 2-D\n" \
-      "tensor draws one line per row. `lineplot(y) > y.png` saves it; width=, height=, scale= as heatmap.", \
+      "tensor draws one line per row. `lineplot(y) > y.png` saves it; width=, height=, scale= as heatmap.\n" \
+      "The slide keys as for every picture (help pictures), as strings or numbers: logy=\"auto\"\n" \
+      "(or on/off), xlim=\"400:\" or xlim=[400, 1000], legend=\"outside\".", \
       bl_fn_lineplot },
 
 #endif

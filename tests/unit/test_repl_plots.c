@@ -1339,9 +1339,26 @@ BL_TEST(slide_controls_at_two_sizes)
     snprintf(cmd, sizeof cmd, "stats x > %s", tmp("light.png"));
     CHECK(run_in(s, cmd) == 0, "%s", bl_error());
     CHECK((l = png_luma(tmp("light.png"), 2, 2)) > 0.9, "light theme's background luma %g", l);
+    /* the functions take the same keys, as strings, numbers or [lo, hi] */
+    const struct { const char *y; int log; } ly[] = {
+        { "[4.2, 2, 1, 0.5, 0.3]", 1 }, { "[0.32, 0.30, 0.28]", 0 }, { "[1, 10]", 0 }, { "[1, 10.5]", 1 }, { "[-1, 5, 50]", 0 },
+    };
+    for (size_t k = 0; k < sizeof ly / sizeof ly[0]; k++) {
+        snprintf(cmd, sizeof cmd, "lineplot(%s, logy=\"auto\") > %s", ly[k].y, tmp("ly.json"));
+        CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+        j = json_load_file(tmp("ly.json"), 0, NULL);
+        int lg = json_is_true(json_object_get(json_array_get(json_object_get(j, "panels"), 0), "logy"));
+        CHECK(lg == ly[k].log, "lineplot(%s, logy=\"auto\"): logy %d", ly[k].y, lg);
+        json_decref(j);
+    }
+    snprintf(cmd, sizeof cmd, "lineplot([4, 3, 2, 1, 0.5], xlim=[1, 3], title=\"none\", theme=\"dark\") > %s", tmp("lp.png"));
+    CHECK(traced(s, &lay, cmd) == 0 && (r = layout_axes(&lay, 0)) && r->xr.lo == 1 && r->xr.hi == 3,
+          "lineplot xlim=[1, 3]: x %g .. %g", r ? r->xr.lo : 0, r ? r->xr.hi : 0);
+    CHECK((l = png_luma(tmp("lp.png"), 2, 2)) >= 0 && l < 0.2, "lineplot theme=\"dark\": background luma %g", l);
     /* bad values: one-line errors, the session keeps its values */
     const char *bad[] = { "stats x xlim=5:1", "stats x xlim=:", "stats x ylim=a:2", "stats x logy=maybe", "stats x legend=left",
-                          "stats x theme=blue", "stats x font=9", "plot loss a b labels=one", "use a; attn xlim=1:2" };
+                          "stats x theme=blue", "stats x font=9", "plot loss a b labels=one", "use a; attn xlim=1:2",
+                          "lineplot([1, 2], xlim=\"3:1\")", "heatmap(x, font=9)", "lineplot([1, 2], logy=\"maybe\")" };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         CHECK(run_in(s, bad[k]) < 0, "%s accepted", bad[k]);
         CHECK(!strchr(bl_error(), '\n'), "%s: error of more than one line: %s", bad[k], bl_error());
