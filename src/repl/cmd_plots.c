@@ -77,16 +77,15 @@ static const bl_metrics *value_metrics(const bl_value *v)
 
 static int cmd_plot_loss(bl_cmdargs *a)
 {
-    static const char *const keys[] = { "smooth", "logy", "val", BL_FIG_SIZE_KEYS, NULL };
+    static const char *const keys[] = { "smooth", "val", BL_FIG_SIZE_KEYS, NULL };
     double smooth;
-    int logy = 1, val = 1, first_key = a->n;
+    int val = 1, first_key = a->n;
     for (int i = 1; i < a->n; i++)
         if (a->w[i].key) {
             first_key = i;
             break;
         }
     if (bl_opt_check(a, first_key, keys) < 0 || bl_opt_num(a, "smooth", 0.9, 0, 0.999, &smooth) < 0 ||
-        (bl_opt_find(a, "logy") >= 0 && bl_word_bool(a, bl_opt_find(a, "logy"), &logy) < 0) ||
         (bl_opt_find(a, "val") >= 0 && bl_word_bool(a, bl_opt_find(a, "val"), &val) < 0))
         return -1;
     int n = first_key - 1;
@@ -136,7 +135,9 @@ static int cmd_plot_loss(bl_cmdargs *a)
         n = k;
         if (k > 1) cfg = NULL;
     }
-    bl_figure *f = rc == 0 ? bl_plot_loss_figure(runs, labels, n, (float)smooth, logy, val) : NULL;
+    /* log y where the losses span more than a decade (logy=auto), unless logy= says otherwise */
+    bl_figure *f = rc == 0 ? bl_plot_loss_figure(runs, labels, n, (float)smooth, 0, val) : NULL;
+    if (f) f->logy_auto = 1;
     return bl_cmd_figure(a, f, cfg);
 }
 
@@ -150,7 +151,7 @@ int bl_cmd_plot(bl_cmdargs *a)
 int bl_complete_plot(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out)
 {
     static const char *const sub[] = { "loss", NULL };
-    static const char *const k[] = { "smooth=", "logy=", "val=", "width=", "height=", "scale=", NULL };
+    static const char *const k[] = { "smooth=", "val=", BL_FIG_KEY_WORDS, NULL };
     if (argi == 0) {
         bl_complete_from(sub, prefix, out);
         return 0;

@@ -57,7 +57,8 @@ bl_figure *bl_plot_loss_figure(const bl_metrics *const *runs, const char *const 
     "400 x 225). A title too long for the width shrinks, then is cut with an\n"             \
     "ellipsis. On a terminal width= and height= are the columns (from "                      \
     BL_FIG_STR(BL_FIG_MIN_COLS) ") and rows (from " BL_FIG_STR(BL_FIG_MIN_ROWS) ") to take\n"  \
-    "at most (help pictures). Redirected to a file, it prints nothing."
+    "at most (help pictures). Slide keys title= xlim= ylim= logy= legend= labels=\n"         \
+    "theme= font=: help slides. Redirected to a file, it prints nothing."
 
 int bl_cmd_plot(bl_cmdargs *a);
 int bl_cmd_attn(bl_cmdargs *a);
@@ -71,9 +72,10 @@ int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char
 #define BL_PLOT_COMMANDS \
     { "plot", "plot loss [MODELS...] [smooth=0.9]", \
       "Train loss curves of one or several runs.\n" \
-      "plot loss [MODELS...] [smooth=0.9] [logy=on] [val=on]: each model's\n" \
+      "plot loss [MODELS...] [smooth=0.9] [logy=auto] [val=on]: each model's\n" \
       "run in its own colour with a legend: the EMA (bias-corrected, weight\n" \
-      "smooth) over the faint raw loss, validation losses as markers, log y.\n" \
+      "smooth) over the faint raw loss, validation losses as markers; a log\n" \
+      "y axis when the losses span more than a decade (logy=on|off).\n" \
       "No MODELS: the current model. `plot loss a b > loss.png` saves it.\n" \
       "loss.csv: one row per point, columns run,curve,step,loss (curve raw,\n" \
       "ema or val).\n" \

@@ -142,7 +142,8 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
     { "sample", "sample [MODEL] [KEY=VALUE...]",                                               \
       "Generate images (TinyDiT) or text (TinyGPT).\n"                                         \
       "TinyDiT: n=16 steps=20 seed=0; the result is a picture (sample > s.png saves it;\n"    \
-      "width= height= scale= size the file as for plot loss).\n"                               \
+      "width= height= scale= size the file as for plot loss; slide keys title= theme=\n"     \
+      "font=: help slides).\n"                                                                \
       "TinyGPT: prompt=\"ROMEO:\" n=200 temperature=1 top_k=0 seed=0 cache=on sliding=off;\n" \
       "the result is the text. Characters outside the vocabulary are reported.\n"            \
       "Ctrl-C stops it with one line: the text so far is kept; TinyDiT makes no picture.",    \
@@ -151,7 +152,8 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       "Validation loss per position past the context.\n"                                       \
       "TinyGPT on windows factor x context long (pos=rope; pos=learned cannot go past its\n"   \
       "context): a picture of loss against position with the training context marked;\n"   \
-      "width= height= scale= size its file as for plot loss.\n"                               \
+      "width= height= scale= size its file as for plot loss; slide keys title= xlim= ylim=\n" \
+      "logy= legend= labels= theme= font=: help slides.\n"                                   \
       "`lengen > l.csv` writes columns position,loss (positions from 1).",                   \
       bl_complete_modelvar, bl_cmd_lengen, BL_WRITES_PICTURE },                                 \
     { "save", "save [MODEL] FILE",                                                             \

@@ -1,0 +1,60 @@
+/* draw_image.c - image panels: a grid of images scaled alike with sharp pixels (see draw_int.h). */
+#include "viz/draw_int.h"
+#include "viz/color.h"
+#include <math.h>
+
+/* ---- image grids ---- */
+
+images_geom dr_images_place(dctx *d, const bl_panel *p, box b)
+{
+    double u = d->u, top = b.y + (p->title ? 40 * u : 10 * u), ah = b.y + b.h - top;
+    images_geom r;
+    r.gap = 8 * u;
+    int g = p->grid_cols, best_g = 1;
+    double best = 0, best_h = 0;
+    if (!g) /* the number of columns that makes the images largest */
+        for (int k = 1; k <= p->n; k++) {
+            int rows = (p->n + k - 1) / k;
+            double s = fmin((b.w - (k - 1) * r.gap) / (k * p->w), (ah - (rows - 1) * r.gap) / (rows * p->h));
+            double h = rows * p->h * s;
+            if (s > best * (1 + 1e-9) || (s > best * (1 - 1e-9) && h > best_h)) best = s, best_g = k, best_h = h;
+        }
+    if (!g) g = best_g;
+    r.g = g, r.rows = (p->n + g - 1) / g;
+    r.s = fmax(0, fmin((b.w - (g - 1) * r.gap) / (g * p->w), (ah - (r.rows - 1) * r.gap) / (r.rows * p->h)));
+    double gw = g * p->w * r.s + (g - 1) * r.gap;
+    r.x0 = b.x + (b.w - gw) / 2, r.y0 = top;
+    r.used = top - b.y + r.rows * p->h * r.s + (r.rows - 1) * r.gap;
+    return r;
+}
+
+void dr_images(dctx *d, const bl_panel *p, box b)
+{
+    double u = d->u;
+    dr_panel_title(d, p, b, b.y + 16 * u);
+    images_geom ig = dr_images_place(d, p, b);
+    int g = ig.g;
+    double s = ig.s, x0 = ig.x0, top = ig.y0, gap = ig.gap;
+    cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, p->w, p->h);
+    if (cairo_surface_status(img)) return;
+    for (int i = 0; i < p->n; i++) {
+        cairo_surface_flush(img);
+        unsigned char *data = cairo_image_surface_get_data(img);
+        int stride = cairo_image_surface_get_stride(img);
+        for (int y = 0; y < p->h; y++)
+            for (int x = 0; x < p->w; x++) ((uint32_t *)(data + (long)y * stride))[x] = bl_image_rgb(p, i, x, y);
+        cairo_surface_mark_dirty(img);
+        double X = x0 + (i % g) * (p->w * s + gap), Y = top + (i / g) * (p->h * s + gap);
+        dr_record_block(d, BL_BLOCK_IMAGE, X, Y, X + p->w * s, Y + p->h * s, 0, 0);
+        cairo_save(d->cr);
+        cairo_translate(d->cr, X, Y);
+        cairo_scale(d->cr, s, s);
+        cairo_set_source_surface(d->cr, img, 0, 0);
+        cairo_pattern_set_filter(cairo_get_source(d->cr), CAIRO_FILTER_NEAREST);
+        cairo_rectangle(d->cr, 0, 0, p->w, p->h);
+        cairo_fill(d->cr);
+        cairo_restore(d->cr);
+    }
+    cairo_surface_destroy(img);
+}
+

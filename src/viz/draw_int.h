@@ -1,0 +1,139 @@
+/* draw_int.h - what the files drawing a figure with cairo share (internal to draw*.c): the
+ * drawing context, a panel's box, the house colours, text and line primitives (draw_text.c,
+ * draw.c), the layout recorder (draw.c), and each kind of panel's layout and drawing:
+ * draw_axes.c, draw_lines.c, draw_heat.c, draw_image.c. Sizes are in units (1 unit = 1 pixel
+ * at 1600 x 900; d->u page units) unless said otherwise. */
+#ifndef BL_VIZ_DRAW_INT_H
+#define BL_VIZ_DRAW_INT_H
+
+#include "viz/draw.h"
+#include "viz/scale.h"
+#include <stddef.h>
+#include <stdint.h>
+
+#define MAX_TICKS 16
+/* the colours of the page and of what is drawn in ink on it, by theme (bl_figure.theme) */
+typedef struct {
+    uint32_t bg, text, tick, grid, spine, frame;   /* frame: the legend's border */
+} dr_theme;
+#define C_TEXT (d->th.text)
+#define C_TICK (d->th.tick)
+#define C_GRID (d->th.grid)
+#define C_SPINE (d->th.spine)
+#define C_INK_DARK 0x222222u /* text on light cells of a map, whatever the theme */
+#define C_MARK 0xe8250cu /* the outline of a marked heatmap cell (vermilion, seen on viridis and RdBu) */
+
+typedef struct {
+    cairo_t *cr;
+    double u; /* size unit: 1 at 1600 x 900 */
+    cairo_matrix_t to_page; /* device -> page units (the inverse of the matrix drawing started with) */
+    bl_layout *trace;       /* or NULL: where each text is recorded (bl_draw_trace) */
+    int role, panel;        /* of the texts drawn now: BL_TEXT_*, the panel's index */
+    int series;             /* of the points drawn now: the series' index in its panel */
+    double fsize;           /* the font size set last, page units */
+    dr_theme th;            /* the colours */
+    int legend;             /* BL_LEGEND_AUTO or BL_LEGEND_OUTSIDE (bl_figure.legend) */
+} dctx;
+
+/* a panel's box; its horizontal texts (title, x label, notes) stay within tx0 .. tx1, which
+ * is the box itself unless the next column starts inside it (a compact grid of heatmaps) */
+typedef struct {
+    double x, y, w, h;
+    double tx0, tx1;
+} box;
+
+/* ---- primitives and the layout recorder (draw.c) ---- */
+
+void dr_rgb(cairo_t *cr, uint32_t c, double alpha);
+void dr_line(dctx *d, double x0, double y0, double x1, double y1, uint32_t color, double width);
+void dr_to_page(dctx *d, double *x, double *y);
+void dr_record_text(dctx *d, double x, double y, const char *s, double tw, const cairo_font_extents_t *fe);
+bl_axes_box *dr_record_axes(dctx *d, box b, box a, const bl_scale *xs, const bl_scale *ys);
+void dr_record_point(dctx *d, bl_axes_box *r, double x, double y);
+void dr_record_block(dctx *d, int kind, double x0, double y0, double x1, double y1, int rows, int cols);
+void dr_record_series(dctx *d, int s, int color, int dash, int dots);
+
+/* ---- text layout (draw_text.c) ---- */
+
+/* A title or label shrinks to no less than FIT_SHRINK of its size, nor below FIT_MIN_PX pixels
+ * (unless it was smaller than that to begin with), before it is cut. */
+#define FIT_SHRINK (2.0 / 3)
+#define FIT_MIN_PX 8.0
+
+void dr_font(dctx *d, double size, int bold, int mono);
+double dr_text_w(dctx *d, const char *s);
+/* text at (x, y): ax 0/0.5/1 = left/centre/right of x; y is the vertical middle of the text */
+void dr_text(dctx *d, double x, double y, const char *s, double ax, uint32_t color);
+void dr_text_vertical(dctx *d, double x, double y, const char *s, uint32_t color);
+double dr_least_size(const dctx *d, double size);
+void dr_text_fit(dctx *d, double x, double y, const char *s, double size, int bold, double maxw, uint32_t color,
+                 int vertical);
+double dr_room_at(box b, double x);
+void dr_panel_title(dctx *d, const bl_panel *p, box b, double y);
+void dr_text_panel(dctx *d, const bl_panel *p, box b);
+
+/* ---- axes (draw_axes.c) and lines panels (draw_lines.c) ---- */
+
+/* Where the parts of a lines panel go in box b: the plot area a, the axes' scales and the y
+ * tick labels; right and below: room kept free for a legend outside the plot area. */
+typedef struct {
+    box a;
+    bl_scale xs, ys;
+    char xlab[256], ylab[256], note[128];
+    int nyt, xmax_ticks;
+    double yt[MAX_TICKS], ystep;
+    char yl[MAX_TICKS][24];
+} lines_geom;
+
+void dr_axes_place(dctx *d, const bl_panel *p, box b, const bl_range *sx, const bl_range *sy, double right,
+                   double below, lines_geom *g);
+void dr_axes_draw(dctx *d, const bl_panel *p, box b, const lines_geom *g);
+void dr_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, const bl_range *sy);
+
+/* ---- heatmaps and colour bars (draw_heat.c) ---- */
+
+/* What a heatmap panel draws around its map. A figure whose maps would be small drops some of
+ * it, a step at a time (dr_heat_deco_at, plan_grid), before it shrinks the maps further. */
+typedef struct {
+    int bar;              /* its colour bar with its labels */
+    int ylab, rowticks;   /* its y label; its rows' tick labels */
+    int xlab, colticks;   /* its x label; its columns' tick labels */
+    int bar_room;         /* the room of a colour bar kept but none drawn: the maps of a
+                           * column above its shared bar stay aligned with the one beside it */
+} heat_deco;
+
+/* Where a heatmap goes in box b with decorations k, in page units: its cells (cw x ch), its
+ * left and top edge, the widest row label at 15 units (lw), the room its decorations take left
+ * and right of the map and below it (side_l, side_r, bottom), the width it needs from b's left
+ * edge (need) and the right end of its colour bar's labels (ink, the map's right edge without
+ * a bar); its labels' font size and which of them are drawn (label_fit). Square cells, unless
+ * the map is not square and that leaves most of the panel's height empty (a wide table such
+ * as RoPE's [16, 32]): then cells up to 3 times as tall as wide fill it. The map and its bar
+ * are centred in b when b is wider than they need. */
+typedef struct {
+    double left, top, cw, ch, lw, side_l, side_r, bottom, need, ink;
+    double label_size;
+    int every_r, every_c;
+} heat_geom;
+
+heat_geom dr_heat_place(dctx *d, const bl_panel *p, box b, heat_deco k);
+int dr_heat_thin(const bl_panel *p, const heat_geom *g, heat_deco k);
+void dr_thin_note(int kmin, int kmax, int which, char *buf, size_t n);
+heat_deco dr_heat_deco_at(const bl_figure *f, int i, int level);
+void dr_heatmap(dctx *d, const bl_panel *p, box b, heat_deco k);
+
+/* ---- images (draw_image.c) ---- */
+
+/* Where the images of an images panel go in box b: g a row, each scaled by s, the grid's top
+ * left corner (x0, y0), `gap` between them; used: the height from b's top to the grid's
+ * bottom. Without fixed columns, the number that makes the images largest, and of those the
+ * one that takes the most of b's height. */
+typedef struct {
+    int g, rows;
+    double s, x0, y0, gap, used;
+} images_geom;
+
+images_geom dr_images_place(dctx *d, const bl_panel *p, box b);
+void dr_images(dctx *d, const bl_panel *p, box b);
+
+#endif

@@ -1,0 +1,296 @@
+/* draw_lines.c - lines panels: the series (lines, markers, dashes where lines coincide) and the
+ * legend, inside the plot area where it covers the least data or outside it (see draw_int.h). */
+#include "viz/draw_int.h"
+#include "viz/color.h"
+#include <math.h>
+#include <string.h>
+
+/* ---- lines panels ---- */
+
+/* A legend: its entries (series with a label, not left out), one a row, or in up to ncol
+ * columns filled one column after the other, as matplotlib's, with as few columns as hold them
+ * in that many rows (4 entries in up to 3 columns: 2 x 2). Its text is LEGEND_SIZE units, and
+ * its box is measured in that font size (em), so that the whole legend shrinks with its text:
+ * padding, the line key and the gap after it, row height and the space between columns. */
+#define LEGEND_SIZE 17
+#define LEG_PAD (10.0 / 17)
+#define LEG_KEY (30.0 / 17)
+#define LEG_GAP (8.0 / 17)
+#define LEG_ROW (26.0 / 17)
+#define LEG_COLSEP 1.0
+/* a legend takes at most LEGEND_ROOM of the plot area's width and height; a larger one shrinks
+ * its text as titles do (least_size: to 2/3, not below 8 px) */
+#define LEGEND_ROOM 0.5
+/* legend=auto: it goes inside the plot area where it covers the least data (matplotlib's
+ * loc="best") when that covers none of the points nor of the samples along the lines; else
+ * outside the plot area, on the right or below (under the x label), whichever leaves the plot
+ * area larger, when the plot keeps at least LEGEND_KEEP of its area; else inside after all.
+ * legend=outside: outside whenever the plot keeps any area. */
+#define LEGEND_KEEP 0.4
+
+typedef struct {
+    int n, ncol, nrow;
+    double size;   /* font size, units */
+    double em;     /* the font size in page units */
+    double tw;     /* the widest label */
+    double w, h;   /* the box */
+    int where;     /* BL_LEGEND_* */
+    double x, y;   /* the box's top left corner */
+} legend_geom;
+
+static int legend_entry(const bl_series *se)
+{
+    return !(se->flags & BL_NO_LEGEND) && se->label[0];
+}
+
+/* the box of p's legend at `size` units in ncol columns */
+static void legend_measure(dctx *d, const bl_panel *p, double size, int ncol, legend_geom *L)
+{
+    L->n = 0, L->tw = 0;
+    dr_font(d, size, 0, 0);
+    for (int s = 0; s < p->nseries; s++)
+        if (legend_entry(&p->series[s])) L->tw = fmax(L->tw, dr_text_w(d, p->series[s].label)), L->n++;
+    L->size = size, L->em = size * d->u;
+    L->ncol = ncol < 1 ? 1 : ncol > L->n ? L->n : ncol;
+    L->nrow = L->n ? (L->n + L->ncol - 1) / L->ncol : 0;
+    if (L->nrow) L->ncol = (L->n + L->nrow - 1) / L->nrow;
+    double em = L->em, colw = (LEG_KEY + LEG_GAP) * em + L->tw;
+    L->w = 2 * LEG_PAD * em + L->ncol * colw + (L->ncol - 1) * LEG_COLSEP * em;
+    L->h = 2 * LEG_PAD * em + L->nrow * LEG_ROW * em - 6.0 / 17 * em;
+}
+
+/* The legend's size for a plot area aw x ah: LEGEND_SIZE, shrunk (not below least_size) to
+ * take at most LEGEND_ROOM of either side. */
+static void legend_size(dctx *d, const bl_panel *p, double aw, double ah, legend_geom *L)
+{
+    legend_measure(d, p, LEGEND_SIZE, 1, L);
+    if (!L->n) return;
+    double k = fmin(1, fmin(LEGEND_ROOM * aw / L->w, LEGEND_ROOM * ah / L->h));
+    if (k < 1) legend_measure(d, p, fmax(dr_least_size(d, LEGEND_SIZE), LEGEND_SIZE * k), 1, L);
+}
+
+/* Dash patterns, in line widths, for series drawn over others (matplotlib's "--", ":" and
+ * "-."): pattern k > 0 of line width lw, or a solid line (k 0), with flat ends for dashes */
+static void set_dash(cairo_t *cr, int k, double lw)
+{
+    static const double pat[3][4] = { {3.7, 1.6}, {1, 1.65}, {6.4, 1.6, 1, 1.6} };
+    static const int len[3] = {2, 2, 4};
+    if (k <= 0) {
+        cairo_set_dash(cr, NULL, 0, 0);
+        cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+        return;
+    }
+    double dd[4];
+    int j = (k - 1) % 3;
+    for (int i = 0; i < len[j]; i++) dd[i] = pat[j][i] * lw;
+    cairo_set_dash(cr, dd, len[j], 0);
+    cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
+}
+
+/* point i of series se lies on both scales (its x and y finite, > 0 on a log axis) */
+static int series_finite(const bl_series *se, int i, const bl_scale *xs, const bl_scale *ys)
+{
+    return i >= 0 && i < se->n && isfinite(bl_scale_pos(xs, se->x[i])) && isfinite(bl_scale_pos(ys, se->y[i]));
+}
+
+/* The dash pattern of each series of p drawn in plot area a (dash, room for n): 0, a solid
+ * line, unless half or more of its points (of the same index, both drawn) lie within a line's
+ * width (at least 2 pixels) of those of a line drawn before it, that would hide it or be hidden
+ * under it (LayerNorm's and RMSNorm's rms, both 1): then the first pattern none of those lines
+ * has, so that the one underneath shows through the gaps. Faint curves and points without a
+ * line are left alone. */
+static void series_dashes(dctx *d, const bl_panel *p, box a, const bl_scale *xs, const bl_scale *ys, int *dash, int n)
+{
+    double tol = fmax(2.6 * d->u, 2);
+    for (int s = 0; s < p->nseries && s < n; s++) {
+        const bl_series *se = &p->series[s];
+        dash[s] = 0;
+        if (se->flags & (BL_FAINT | BL_NO_LINE)) continue;
+        unsigned used = 0;
+        for (int r = 0; r < s; r++) {
+            const bl_series *q = &p->series[r];
+            if (q->flags & (BL_FAINT | BL_NO_LINE) || q->n != se->n) continue;
+            int both = 0, near = 0;
+            for (int i = 0; i < se->n; i++) {
+                if (!series_finite(se, i, xs, ys) || !series_finite(q, i, xs, ys)) continue;
+                double dx = a.w * (bl_scale_pos(xs, se->x[i]) - bl_scale_pos(xs, q->x[i]));
+                double dy = a.h * (bl_scale_pos(ys, se->y[i]) - bl_scale_pos(ys, q->y[i]));
+                both++, near += hypot(dx, dy) <= tol;
+            }
+            if (both && 2 * near >= both) used |= 1u << (dash[r] < 31 ? dash[r] : 31);
+        }
+        while (used & (1u << dash[s])) dash[s]++;
+    }
+}
+
+static void draw_legend(dctx *d, const bl_panel *p, const legend_geom *L, bl_axes_box *rec, const int *dash, int ndash)
+{
+    double u = d->u, em = L->em, bx = L->x, by = L->y;
+    if (rec) {
+        rec->legend = L->where, rec->lsize = em;
+        rec->lx0 = bx, rec->ly0 = by, rec->lx1 = bx + L->w, rec->ly1 = by + L->h;
+        dr_to_page(d, &rec->lx0, &rec->ly0), dr_to_page(d, &rec->lx1, &rec->ly1);
+    }
+    cairo_rectangle(d->cr, bx, by, L->w, L->h);
+    dr_rgb(d->cr, d->th.bg, 0.9);
+    cairo_fill_preserve(d->cr);
+    dr_rgb(d->cr, d->th.frame, 1);
+    cairo_set_line_width(d->cr, 1 * u);
+    cairo_stroke(d->cr);
+    dr_font(d, L->size, 0, 0);
+    double colw = (LEG_KEY + LEG_GAP) * em + L->tw + LEG_COLSEP * em, scale = L->size / LEGEND_SIZE;
+    int k = 0;
+    for (int s = 0; s < p->nseries; s++) {
+        const bl_series *se = &p->series[s];
+        if (!legend_entry(se)) continue;
+        int row = k % L->nrow, col = k / L->nrow;
+        double cy = by + LEG_PAD * em + (row + 0.5) * LEG_ROW * em - 3.0 / 17 * em;
+        double kx = bx + LEG_PAD * em + col * colw, keyw = LEG_KEY * em;
+        uint32_t c = bl_palette(se->color);
+        if (!(se->flags & BL_NO_LINE)) {   /* the key drawn as the line is, dashes too */
+            cairo_save(d->cr);
+            if (s < ndash && dash[s]) set_dash(d->cr, dash[s], 2.5 * scale * u);
+            dr_line(d, kx, cy, kx + keyw, cy, c, 2.5 * scale);
+            cairo_restore(d->cr);
+        }
+        if (se->flags & BL_MARKERS) {
+            cairo_new_path(d->cr);   /* not from the end of the text before it */
+            cairo_arc(d->cr, kx + keyw / 2, cy, 5 * u * scale, 0, 2 * M_PI);
+            dr_rgb(d->cr, c, 1);
+            cairo_fill_preserve(d->cr);
+            dr_rgb(d->cr, d->th.bg, 1);
+            cairo_set_line_width(d->cr, 1.2 * u * scale);
+            cairo_stroke(d->cr);
+        }
+        d->role = BL_TEXT_LEGEND;
+        dr_text(d, kx + keyw + LEG_GAP * em, cy, se->label, 0, C_TEXT);
+        k++;
+    }
+}
+
+/* Lay out panel p with its legend: the legend's size and place (L->where BL_LEGEND_NONE when
+ * it has no entries) and the panel's parts around it (g). */
+static void lines_layout(dctx *d, const bl_panel *p, box b, const bl_range *sx, const bl_range *sy, lines_geom *g,
+                         legend_geom *L)
+{
+    double u = d->u;
+    dr_axes_place(d, p, b, sx, sy, 0, 0, g);
+    box a = g->a;
+    legend_size(d, p, a.w, a.h, L);
+    L->where = BL_LEGEND_NONE;
+    if (!L->n || a.w <= 0 || a.h <= 0) return;
+    /* inside, where it covers the least (matplotlib's loc="best") */
+    double fx, fy, m = LEG_PAD * L->em;
+    bl_legend_cover c;
+    bl_legend_place(p, &g->xs, &g->ys, L->w / a.w, L->h / a.h, m / fmin(a.w, a.h), &fx, &fy, &c);
+    L->where = BL_LEGEND_INSIDE, L->x = a.x + fx * a.w, L->y = a.y + (1 - fy) * a.h - L->h;
+    if (d->legend != BL_LEGEND_OUTSIDE && c.samples == 0 && c.points == 0) return;
+    /* outside: on the right, one column beside the plot area's top; or below, under the x label,
+     * in as many columns as the panel's width holds */
+    lines_geom gr, gb;
+    legend_geom Lb;
+    double gap = 12 * u;
+    dr_axes_place(d, p, b, sx, sy, L->w + gap, 0, &gr);
+    int ncol = L->n;
+    for (; ncol > 1; ncol--) {
+        legend_measure(d, p, L->size, ncol, &Lb);
+        if (Lb.w <= b.w) break;
+    }
+    legend_measure(d, p, L->size, ncol, &Lb);
+    dr_axes_place(d, p, b, sx, sy, 0, Lb.h + gap / 2, &gb);
+    double full = a.w * a.h, ar = L->h <= gr.a.h ? gr.a.w * gr.a.h : 0, ab = Lb.w <= b.w ? gb.a.w * gb.a.h : 0;
+    if (fmax(ar, ab) < (d->legend == BL_LEGEND_OUTSIDE ? 1e-9 : LEGEND_KEEP) * full) return;   /* no room outside */
+    if (ar >= ab) {
+        *g = gr;
+        L->where = BL_LEGEND_RIGHT, L->x = g->a.x + g->a.w + gap, L->y = g->a.y;
+    } else {
+        *g = gb;
+        Lb.where = BL_LEGEND_BELOW;
+        Lb.x = fmin(fmax(g->a.x + g->a.w / 2 - Lb.w / 2, b.x), b.x + b.w - Lb.w);
+        Lb.y = b.y + b.h - Lb.h;
+        *L = Lb;
+    }
+}
+
+void dr_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, const bl_range *sy)
+{
+    double u = d->u;
+    lines_geom g;
+    legend_geom L;
+    lines_layout(d, p, b, sx, sy, &g, &L);
+    box a = g.a;
+    const bl_scale xs = g.xs, ys = g.ys;
+    bl_axes_box *rec = dr_record_axes(d, b, a, &xs, &ys);
+    if (rec) rec->yfixed = p->has_ylim || p->has_yfrom;
+    dr_panel_title(d, p, b, b.y + 16 * u);
+    dr_axes_draw(d, p, b, &g);
+    int dash[BL_LAYOUT_MAX_SERIES];
+    series_dashes(d, p, a, &xs, &ys, dash, BL_LAYOUT_MAX_SERIES);
+
+    /* series, clipped to the plot area */
+    cairo_save(d->cr);
+    cairo_rectangle(d->cr, a.x, a.y, a.w, a.h);
+    cairo_clip(d->cr);
+    cairo_set_line_join(d->cr, CAIRO_LINE_JOIN_ROUND);
+    cairo_set_line_cap(d->cr, CAIRO_LINE_CAP_ROUND);
+    for (int s = 0; s < p->nseries; s++) {
+        const bl_series *se = &p->series[s];
+        int faint = (se->flags & BL_FAINT) != 0;
+        d->series = s;
+        uint32_t col = bl_palette(se->color);
+        int dots = 0, ds = s < BL_LAYOUT_MAX_SERIES ? dash[s] : 0;
+        if (!(se->flags & BL_NO_LINE)) {
+            int pen = 0;
+            for (int i = 0; i < se->n; i++) {
+                double tx = bl_scale_pos(&xs, se->x[i]), ty = bl_scale_pos(&ys, se->y[i]);
+                if (!isfinite(tx) || !isfinite(ty)) {
+                    pen = 0;
+                    continue;
+                }
+                tx = fmax(-10, fmin(11, tx)), ty = fmax(-10, fmin(11, ty));
+                double X = a.x + a.w * tx, Y = a.y + a.h * (1 - ty);
+                if (tx >= 0 && tx <= 1 && ty >= 0 && ty <= 1) dr_record_point(d, rec, X, Y);
+                if (pen) cairo_line_to(d->cr, X, Y);
+                else cairo_move_to(d->cr, X, Y), cairo_line_to(d->cr, X, Y);
+                pen = 1;
+            }
+            double lw = (faint ? 1.4 : 2.6) * u;
+            dr_rgb(d->cr, col, faint ? 0.28 : 1);
+            cairo_set_line_width(d->cr, lw);
+            set_dash(d->cr, ds, lw);
+            cairo_stroke(d->cr);
+            set_dash(d->cr, 0, lw);
+            /* a finite point with no finite neighbour is no line at all: a dot */
+            if (!(se->flags & BL_MARKERS))
+                for (int i = 0; i < se->n; i++) {
+                    if (!series_finite(se, i, &xs, &ys) || series_finite(se, i - 1, &xs, &ys) ||
+                        series_finite(se, i + 1, &xs, &ys))
+                        continue;
+                    double X = a.x + a.w * bl_scale_pos(&xs, se->x[i]), Y = a.y + a.h * (1 - bl_scale_pos(&ys, se->y[i]));
+                    cairo_new_sub_path(d->cr);
+                    cairo_arc(d->cr, X, Y, 1.6 * lw, 0, 2 * M_PI);
+                    cairo_fill(d->cr);
+                    dots++;
+                }
+        }
+        if (se->flags & BL_MARKERS)
+            for (int i = 0; i < se->n; i++) {
+                double tx = bl_scale_pos(&xs, se->x[i]), ty = bl_scale_pos(&ys, se->y[i]);
+                if (!isfinite(tx) || !isfinite(ty)) continue;
+                if (se->flags & BL_NO_LINE && tx >= 0 && tx <= 1 && ty >= 0 && ty <= 1)
+                    dr_record_point(d, rec, a.x + a.w * tx, a.y + a.h * (1 - ty));
+                cairo_new_sub_path(d->cr);
+                cairo_arc(d->cr, a.x + a.w * tx, a.y + a.h * (1 - ty), 5.5 * u, 0, 2 * M_PI);
+                dr_rgb(d->cr, col, 1);
+                cairo_fill_preserve(d->cr);
+                dr_rgb(d->cr, d->th.bg, 1);
+                cairo_set_line_width(d->cr, 1.5 * u);
+                cairo_stroke(d->cr);
+                dots++;
+            }
+        dr_record_series(d, s, se->color, se->flags & BL_NO_LINE ? -1 : ds, dots);
+    }
+    cairo_restore(d->cr);
+    if (L.where != BL_LEGEND_NONE) draw_legend(d, p, &L, rec, dash, BL_LAYOUT_MAX_SERIES);
+}
+
