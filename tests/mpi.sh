@@ -110,7 +110,7 @@ else
     done
     wait $pid; rc=$?
     took=$(( $(date +%s) - start ))
-    if grep -q "rank 1 (.*) sent nothing for 5 s.*its runs are lost: rms" "$tmp/f/out" \
+    if grep -q "rank 1 (.*) sent nothing for [0-9]* s.*its runs are lost: rms" "$tmp/f/out" \
         && grep -q "^baseline " "$tmp/f/out" && [ "$took" -lt 100 ]; then
         ok 5 "a killed rank is named, the other runs tabulated, no hang ($took s)"
     else
@@ -123,7 +123,7 @@ mkdir "$tmp/s"
 (cd "$tmp/s" && timeout 120 mpirun $root --oversubscribe -np 2 "$bin" -q -f ../long.bl >out 2>&1) &
 pid=$!
 sleep 8
-kill -USR1 $(pgrep -f "mpirun .*-f ../long.bl")
+kill -USR1 $(pgrep -f "^mpirun .*-f ../long.bl")
 wait $pid; rc=$?
 if grep -q "compare: interrupted after" "$tmp/s/out" && grep -q "^rms " "$tmp/s/out" && grep -q "^baseline " "$tmp/s/out"; then
     ok 6 "SIGUSR1 to mpirun stops every rank and rank 0 tabulates"

@@ -83,7 +83,11 @@ void bl_dist_finalize(int rc)
     for (int i = 0; i < size; i++) any |= dead[i];
     fflush(stdout);
     fflush(stderr);
-    if (any) MPI_Abort(MPI_COMM_WORLD, rc ? rc : 1);   /* MPI_Finalize could wait for the dead */
+    if (any) {  /* MPI_Finalize could wait for a rank that hangs: the launcher ends them all */
+        fprintf(stderr, "blocklab: a rank died or hangs; ending the job with MPI_Abort (status %d)\n", rc ? rc : 1);
+        fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, rc ? rc : 1);
+    }
     MPI_Finalize();
     started = 0;
 }
