@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <time.h>
 #ifdef HAVE_MPI
 #include <mpi.h>
@@ -54,7 +55,10 @@ static int wait_for(MPI_Request *q, const char *what, int step)
         if (now_s() - t0 > limit)
             return bl_fail("train: not every rank joined the %s of step %d within %.0f s (BLOCKLAB_MPI_TIMEOUT): "
                            "a rank died or hangs", what, step, limit);
-        if (spin > 1000) bl_dist_nap();
+        /* libnbc moves a nonblocking collective on only inside MPI_Test: test often, leaving
+         * the core to the other ranks now and then (sleeping costs a millisecond a round) */
+        if (now_s() - t0 > 5) bl_dist_nap();
+        else if ((spin & 63) == 63) sched_yield();
     }
 }
 
