@@ -63,7 +63,7 @@ void bl_dist_share(const char *name, const char *text, int line);
 void bl_dist_end(int rc);
 /* Ranks > 0: run the statements rank 0 sends until it ends the session. Returns its status. */
 int bl_dist_follow(struct bl_session *s);
-/* For commands that make no sense over several ranks (dash): -1 + "CMD: not under MPI (N ranks):
+/* For commands that make no sense over several ranks (dash): -1 + "CMD: not available under MPI (N ranks):
  * WHY" when running on more than one rank, else 0. */
 int bl_dist_refuse(const char *cmd, const char *why);
 

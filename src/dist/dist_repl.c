@@ -64,5 +64,5 @@ int bl_dist_follow(bl_session *s)
 int bl_dist_refuse(const char *cmd, const char *why)
 {
     if (bl_dist_size() < 2) return 0;
-    return bl_fail("%s: not under MPI (%d ranks): %s", cmd, bl_dist_size(), why);
+    return bl_fail("%s: not available under MPI (%d ranks): %s", cmd, bl_dist_size(), why);
 }
