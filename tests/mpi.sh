@@ -10,7 +10,9 @@
 #        and the job ends well within the timeout (Open MPI's --enable-recovery keeps mpirun
 #        from ending the job at once);
 #   6.   SIGUSR1 to mpirun (the Ctrl-C mpirun forwards) stops every rank after its step and
-#        rank 0 still tabulates.
+#        rank 0 still tabulates;
+#   7.   a compare stopped on 2 ranks (every=N saves each rank's runs) and resumed on 3 ends with
+#        the table and losses of an uninterrupted one-process compare.
 # Run by `make check`; by hand: BL_BUILDDIR=/path/to/build sh tests/mpi.sh
 set -u
 bin=${BL_BUILDDIR:-$(pwd)}/blocklab
@@ -30,7 +32,7 @@ run() {     # run NP ARGS...: blocklab on NP ranks (0: one process, no MPI)
     if [ "$np" = 0 ]; then timeout 300 "$bin" "$@"
     else timeout 300 mpirun $root --oversubscribe -np "$np" "$bin" "$@"; fi
 }
-echo "1..6"
+echo "1..7"
 failed=0
 ok() { echo "ok $1 - $2"; }
 nok() { echo "not ok $1 - $2"; failed=1; }
@@ -130,5 +132,28 @@ if grep -q "compare: interrupted after" "$tmp/s/out" && grep -q "^rms " "$tmp/s/
 else
     nok 6 "SIGUSR1 to mpirun stops every rank and rank 0 tabulates (exit $rc)"
     tail -15 "$tmp/s/out" | sed 's/^/# /'
+fi
+
+cat >"$tmp/res.bl" <<'BL'
+model dit dim=16 depth=1 heads=2 batch=4 eval_every=10
+data shapes exam=8
+compare baseline rms=norm:rmsnorm qk=qk_norm:on steps=150 fd=off every=7 dir=out
+cmp_table > t.csv
+BL
+mkdir "$tmp/rref" "$tmp/r"
+(cd "$tmp/rref" && run 0 -q -f ../res.bl >log 2>&1)
+(cd "$tmp/r" && timeout 120 mpirun $root --oversubscribe -np 2 "$bin" -q -f ../res.bl >log1 2>&1) &
+pid=$!
+sleep 5
+kill -USR1 $(pgrep -f "^mpirun .*-f ../res.bl") 2>/dev/null
+wait $pid
+(cd "$tmp/r" && run 3 -q -f ../res.bl >log2 2>&1); rc=$?
+if [ $rc = 0 ] && grep -q "compare: resumed 4 of 4 runs" "$tmp/r/log2" && cut_table "$tmp/rref/t.csv" >"$tmp/a" \
+    && cut_table "$tmp/r/t.csv" >"$tmp/b" && cmp -s "$tmp/a" "$tmp/b" && losses "$tmp/rref" >"$tmp/la" \
+    && losses "$tmp/r" >"$tmp/lb" && cmp -s "$tmp/la" "$tmp/lb"; then
+    ok 7 "a compare stopped on 2 ranks and resumed on 3 equals the uninterrupted one ($(grep -o 'at step [0-9]*' "$tmp/r/log2"))"
+else
+    nok 7 "a compare stopped on 2 ranks and resumed on 3 equals the uninterrupted one (exit $rc)"
+    diff "$tmp/a" "$tmp/b" | sed 's/^/# /'; grep -h "compare:" "$tmp/r/log1" "$tmp/r/log2" | tail -5 | sed 's/^/# /'
 fi
 exit $failed
