@@ -21,7 +21,7 @@ if ! grep -q '^#define HAVE_MPI 1' "${BL_BUILDDIR:-$(pwd)}/config.h" 2>/dev/null
 fi
 if ! command -v mpirun >/dev/null 2>&1; then echo "1..0 # SKIP no mpirun"; exit 0; fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bl-mpi.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 export BLOCKLAB_HISTORY=/dev/null NO_COLOR=1 OMP_NUM_THREADS=1
 # containers often refuse the single-copy path of shared memory (ptrace): plain copies are enough
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
@@ -137,14 +137,15 @@ fi
 cat >"$tmp/res.bl" <<'BL'
 model dit dim=16 depth=1 heads=2 batch=4 eval_every=10
 data shapes exam=8
-compare baseline rms=norm:rmsnorm qk=qk_norm:on steps=150 fd=off every=7 dir=out
+compare baseline rms=norm:rmsnorm qk=qk_norm:on steps=400 fd=off every=7 dir=out
 cmp_table > t.csv
 BL
 mkdir "$tmp/rref" "$tmp/r"
 (cd "$tmp/rref" && run 0 -q -f ../res.bl >log 2>&1)
 (cd "$tmp/r" && timeout 120 mpirun $root --oversubscribe -np 2 "$bin" -q -f ../res.bl >log1 2>&1) &
 pid=$!
-sleep 5
+# stopped once the first checkpoints are there (step 7), long before step 400
+for i in $(seq 600); do [ -e "$tmp/r/out/seed2/checkpoint.safetensors" ] && break; sleep 0.1; done
 kill -USR1 $(pgrep -f "^mpirun .*-f ../res.bl") 2>/dev/null
 wait $pid
 (cd "$tmp/r" && run 3 -q -f ../res.bl >log2 2>&1); rc=$?
