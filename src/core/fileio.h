@@ -35,6 +35,11 @@ int bl_atomic_open(bl_atomic_file *af, const char *path);
  * "PATH: writing files is off (a sandbox)". For the fuzz targets (tests/fuzz), which run the
  * evaluator on random statements. Returns the previous setting. */
 int bl_fileio_readonly(int on);
+/* Write every file of this process into nothing from now on (on != 0): bl_atomic_open opens
+ * /dev/null and the commit succeeds, publishing nothing. For the ranks > 0 of an MPI run
+ * (src/dist), which run every statement rank 0 runs while rank 0 alone writes the files.
+ * Returns the previous setting. */
+int bl_fileio_discard(int on);
 int bl_atomic_commit(bl_atomic_file *af);
 void bl_atomic_abort(bl_atomic_file *af);
 /* Write n bytes to path atomically. */

@@ -3,7 +3,8 @@
  * A bl_graph is both:
  *   - an arena: every tensor an op produces during a forward pass is carved out of it with
  *     bl_graph_tensor(); bl_graph_reset() rewinds it. After the first step has sized it, later
- *     steps of the same shapes allocate nothing (the arena keeps one block of the high-water size);
+ *     steps of the same shapes allocate nothing (the arena keeps its chunks and rewinds them: the same
+ *     chunks, already mapped, serve the next step; 16 MiB ones with transparent huge pages);
  *   - a tape: when recording, each op appends one bl_node (its backward function, inputs, output,
  *     saved tensors, integer/float arguments). bl_graph_backward() seeds d(loss) = 1 and calls the
  *     nodes' backward functions in reverse order.

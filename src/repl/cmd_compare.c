@@ -5,6 +5,7 @@
 #include "repl/models.h"
 #include "repl/train.h"
 #include "train/compare.h"
+#include "dist/dist.h"
 #include "core/error.h"
 #include "viz/progress.h"
 #include <math.h>
@@ -196,7 +197,11 @@ static bl_probe *get_probe(bl_session *s, const bl_dataset *ds, const options *o
  * table shows - for what was not measured. skip_at is the Ctrl-C count that skips. */
 static int skip_at;
 
-static int measuring_interrupted(void) { return bl_interrupt_count() >= skip_at; }
+static int measuring_interrupted(void)
+{
+    bl_dist_compare_beat();     /* under MPI: rank 0 hears that this rank still measures */
+    return bl_interrupt_count() >= skip_at;
+}
 
 int bl_cmd_compare(bl_cmdargs *a)
 {
@@ -266,6 +271,8 @@ int bl_cmd_compare(bl_cmdargs *a)
     if (resumed)
         fprintf(a->s->out, "compare: resumed %d of %d runs from %s at step %d of %d\n", resumed, c->n, o.dir,
                 c->done, c->steps);
+    /* under MPI every rank trains its share of the runs (src/dist) */
+    bl_dist_compare_begin(c);
     /* the folder first (metrics so far, replaced at the end), so a bad dir= fails before training */
     if (bl_compare_write(c, o.dir) < 0) {
         bl_compare_free(c);
@@ -276,12 +283,17 @@ int bl_cmd_compare(bl_cmdargs *a)
     int tty = a->s->out == stdout && isatty(fileno(stdout));
     double t0 = now_s(), last = 0;
     int done0 = c->done;
-    int live = c->n;
+    int live = 0;
+    for (int i = 0; i < c->n; i++) live += !c->r[i].remote;
     int saved = 0;      /* -1: a checkpoint could not be written (training stops) */
     bl_status_line bar = {0};
-    while (c->done < c->steps && live > 0 && !bl_interrupted()) {
+    while (c->done < c->steps && live > 0) {
+        if (bl_dist_compare_poll(c, bl_interrupted())) {
+            bl_interrupt_raise();   /* another rank's Ctrl-C stops this one as its own would */
+            break;
+        }
         live = bl_compare_round(c);
-        if (o.every && (c->done % o.every == 0 || c->done == c->steps) && bl_compare_save(c, o.dir) < 0) {
+        if (o.every && (c->done % o.every == 0 || c->done == c->steps) && bl_dist_compare_save(c, o.dir) < 0) {
             saved = -1;
             break;
         }
@@ -292,7 +304,7 @@ int bl_cmd_compare(bl_cmdargs *a)
     }
     if (tty) progress(a->s, c, t0, done0, 1, &bar);
     /* a stop between checkpoints: save where it stopped, so the next compare resumes there */
-    if (saved == 0 && o.every && c->done % o.every && bl_compare_save(c, o.dir) < 0) saved = -1;
+    if (saved == 0 && o.every && c->done % o.every && bl_dist_compare_save(c, o.dir) < 0) saved = -1;
     if (saved < 0) {
         bl_compare_free(c);
         bl_probe_free(probe);
@@ -315,12 +327,14 @@ int bl_cmd_compare(bl_cmdargs *a)
         rc = 0;
         stopped = 1;
     }
+    /* under MPI: every rank's runs to every rank, the table from rank 0 */
+    if (bl_dist_compare_gather(c, a->s->out) < 0) rc = -1;
     if (stopped) bl_interrupt_reported(a->s);
     bl_probe_free(probe);
     bl_cmp_summary sum;
     bl_compare_summary(c, &sum);
     bl_table *t = make_table(c, &sum, o.fd, m->kind == BL_MODEL_GPT ? "tokens" : "images");
-    if (rc == 0 && bl_compare_write(c, o.dir) < 0) rc = -1;
+    if (rc == 0 && bl_dist_writer() && bl_compare_write(c, o.dir) < 0) rc = -1;
     for (int i = 0; rc == 0 && i < c->n; i++)
         if (bind_run(a->s, &c->r[i]) < 0) rc = -1;
     if (rc == 0)

@@ -39,7 +39,11 @@ int bl_complete_compare(bl_session *s, int argi, const char *const *words, const
       "every=N saves every run to DIR/NAME/checkpoint.safetensors every N steps (and where\n" \
       "Ctrl-C stopped it); the same compare with the same dir= resumes the saved runs where\n" \
       "they stopped, with the numbers of an uninterrupted comparison (a folder holding another\n" \
-      "comparison's runs is refused, naming the key that differs).",                          \
+      "comparison's runs is refused, naming the key that differs).\n"                        \
+      "Under MPI (mpirun -np N blocklab -f ...) run i trains on rank i mod N and rank 0\n"     \
+      "prints the one table (equal to one process's); ranks save their own runs (every=N:\n" \
+      "dir= on a shared folder); kill -USR1 on mpirun is Ctrl-C; a dead rank's runs are\n"   \
+      "reported lost after BLOCKLAB_MPI_TIMEOUT s (README: Several machines).",                          \
       bl_complete_compare, bl_cmd_compare, BL_WRITES_TABLE },
 
 #endif

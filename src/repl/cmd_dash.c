@@ -1,6 +1,7 @@
 /* cmd_dash.c - `dash`: the ncurses dashboard (viz/dash.h) around a model's run. The step callback
  * trains one step and copies what the frame shows (the forward pass resets the model's graph, so
  * the attention map and the per-token statistics are copied out of m->attn and m->tap_*). */
+#include "dist/dist.h"
 #include "repl/train.h"
 #include "repl/models.h"
 #include "core/error.h"
@@ -120,6 +121,8 @@ static int dash_demo(bl_cmdargs *a)
 
 int bl_cmd_dash(bl_cmdargs *a)
 {
+    if (bl_dist_refuse("dash", "the dashboard is one terminal's screen; use train (data-parallel) and plot loss") < 0)
+        return bl_session_errat(a->s, a->st->pos);
     if (a->n == 1 && !a->w[0].key && !strcmp(a->w[0].text, "demo") && !bl_session_get(a->s, "demo"))
         return dash_demo(a);
     int used;

@@ -1,4 +1,5 @@
 /* cmd_train.c - train, eval, save, load, metrics and run values (see train.h). */
+#include "dist/dist.h"
 #include "repl/train.h"
 #include "core/fmt.h"
 #include "core/suggest.h"
@@ -150,7 +151,8 @@ static int train_cb(bl_run *r, int i, int n, float loss, int evaluated, void *ct
         draw(p, r, i, n, 0);
         p->last_draw = now_s();
     }
-    return bl_interrupted();
+    /* data-parallel (MPI): every rank stops after the step some rank's Ctrl-C reached */
+    return r->reduce ? bl_dist_train_stopped() : bl_interrupted();
 }
 
 int bl_cmd_train(bl_cmdargs *a)
@@ -175,7 +177,7 @@ int bl_cmd_train(bl_cmdargs *a)
     int qi = key_word(a, used, "quiet");
     if (bl_word_int(a, pi, 1, 1000000000, &n) < 0 || (qi >= 0 && bl_word_bool(a, qi, &quiet) < 0)) return -1;
     bl_run *r = bl_train_run(a->s, m, "train");
-    if (!r) return bl_session_errat(a->s, a->st->pos);
+    if (!r || bl_dist_train_attach(r, bl_interrupted) < 0) return bl_session_errat(a->s, a->st->pos);
     progress p = { .s = a->s, .tty = on_terminal(a->s), .quiet = quiet, .t0 = now_s(), .loss = NAN };
     if (quiet) p.tty = 0;
     int from = bl_run_steps(r);
@@ -183,9 +185,17 @@ int bl_cmd_train(bl_cmdargs *a)
     bl_rate_start(&p.rate, p.t0, from);
     if (p.tty) draw(&p, r, 0, (int)n, 0);     /* at once: the exam at step 0 may take a while */
     int done = bl_run_train(r, (int)n, train_cb, &p);
+    int dp = r->reduce != NULL;
+    bl_dist_train_detach(r);
     int steps = bl_run_steps(r) - from;
     if (r->metrics.steps) p.loss = r->metrics.loss[r->metrics.steps - 1];
     if (steps > 0 || p.tty) draw(&p, r, steps, (int)n, 1);
+    if (dp && steps > 0 && !quiet) {     /* data-parallel: what the averaging costs */
+        double all, step_s = (now_s() - p.t0) / steps;
+        bl_dist_train_allreduce_s(&all);
+        fprintf(a->s->out, "train: %d ranks, allreduce %.1f ms per step (%.0f%% of the step)\n", bl_dist_size(),
+                1e3 * all / steps, 100 * all / steps / step_s);
+    }
     if (done < 0 && bl_train_exam_interrupted()) {
         /* Ctrl-C during the validation exam: the steps so far are kept */
         bl_interrupt_newline(a->s->out);
@@ -195,7 +205,7 @@ int bl_cmd_train(bl_cmdargs *a)
         return 0;
     }
     if (done < 0) return bl_session_errat(a->s, a->st->pos);
-    if (done < n && bl_interrupted()) {
+    if (done < n && (bl_interrupted() || bl_dist_train_stopped())) {
         bl_interrupt_newline(a->s->out);
         fprintf(a->s->out, "train: interrupted after step %d (model and run kept)\n", bl_run_steps(r));
         bl_interrupt_reported(a->s);

@@ -34,6 +34,9 @@ void bl_interrupt_install(void)
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = 0;            /* no SA_RESTART: a blocked read/select returns EINTR */
     sigaction(SIGINT, &sa, NULL);
+    /* Open MPI's mpirun ends the job at Ctrl-C but forwards SIGUSR1 to every rank: under MPI,
+     * kill -USR1 MPIRUN_PID is the Ctrl-C that stops compare and train after a step */
+    sigaction(SIGUSR1, &sa, NULL);
 }
 
 int bl_interrupted(void) { return hits > 0; }

@@ -5,6 +5,8 @@
 #include "repl/repl.h"
 #include "core/blas.h"
 #include "core/error.h"
+#include "core/fileio.h"
+#include "dist/dist.h"
 #include <errno.h>
 #include <locale.h>
 #include <stdlib.h>
@@ -28,6 +30,9 @@ static void usage(FILE *out)
           "  -x, --echo           print each statement before its output (a transcript)\n"
           "  -n, --no-rc          do not run the startup file at an interactive start\n"
           "  -s, --seed N         start the random generator from N (default 0)\n"
+          "      --mpi            start MPI even without a launcher's environment (mpirun -np N\n"
+          "                       blocklab starts it by itself): rank 0 reads, every rank runs\n"
+          "                       each statement; compare spreads its runs, train its batch\n"
           "  -h, --help           this text\n"
           "  -V, --version        the version, and what multiplies the matrices\n"
           "\n"
@@ -95,6 +100,7 @@ static void interactive(bl_session *s, int quiet)
         bl_session_add_history(s, h ? h : buf);
         free(h);
         bl_interrupt_clear();
+        bl_dist_share("<input>", buf, 1);      /* MPI: every rank runs it */
         bl_exec(s, "<input>", buf, 1);
         /* Ctrl-C: the rest of the line did not run (repl.h); said once, on a line of its own */
         if (bl_interrupted()) {
@@ -167,7 +173,7 @@ int main(int argc, char **argv)
     const char *gemm = getenv("BLOCKLAB_GEMM");
     if (gemm && *gemm && bl_gemm_set_backend(gemm) < 0)
         fprintf(stderr, "blocklab: BLOCKLAB_GEMM: %s; using %s\n", bl_error(), bl_gemm_backend());
-    int quiet = 0, keep = 0, echo = 0, nsrc = 0, rc = 0, no_rc = 0;
+    int quiet = 0, keep = 0, echo = 0, nsrc = 0, rc = 0, no_rc = 0, mpi = 0;
     const char *file = NULL;    /* the SCRIPT argument (one at most) */
     source *srcs = calloc((size_t)argc, sizeof *srcs);
     unsigned long long seed = 0;
@@ -194,6 +200,8 @@ int main(int argc, char **argv)
             keep = 1;
         } else if (!strcmp(a, "-n") || !strcmp(a, "--no-rc")) {
             no_rc = 1;
+        } else if (!strcmp(a, "--mpi")) {
+            mpi = 1;
         } else if (!strcmp(a, "-x") || !strcmp(a, "--echo")) {
             echo = 1;
         } else if ((!strcmp(a, "-f") || !strcmp(a, "--file")) && more) {
@@ -227,6 +235,12 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    /* under an MPI launcher (or --mpi): after the options (-h and -V need no MPI) */
+    if (bl_dist_init(&argc, &argv, mpi) < 0) {
+        fprintf(stderr, "blocklab: %s\n", bl_error());
+        free(srcs);
+        return 2;
+    }
     bl_session *s = bl_session_new(seed);
     if (!s) {
         fprintf(stderr, "blocklab: %s\n", bl_error());
@@ -237,6 +251,25 @@ int main(int argc, char **argv)
     s->echo = echo;
     bl_models_init(s);
     bl_interrupt_install();
+    if (bl_dist_rank() > 0) {
+        /* the other ranks run what rank 0 sends; rank 0 alone prints and writes files
+         * (BLOCKLAB_MPI_VERBOSE=1 keeps their output, for finding a rank that goes its own way) */
+        const char *v = getenv("BLOCKLAB_MPI_VERBOSE");
+        if (!(v && *v == '1')) {
+            FILE *null = freopen("/dev/null", "w", stdout);
+            (void)null;
+            null = freopen("/dev/null", "w", stderr);
+            (void)null;
+        }
+        bl_fileio_discard(1);
+        bl_dist_follow(s);     /* rank 0's exit status is the job's: this rank ends with 0 */
+        rc = 0;
+        bl_models_free(s);
+        bl_session_free(s);
+        free(srcs);
+        bl_dist_finalize(rc);
+        return rc;
+    }
     for (int i = 0, ne = 0; i < nsrc && !s->quit && !bl_interrupted(); i++) {
         /* errors name the string: -e#2:1:6 is line 1, column 6 of the second -e */
         char name[32];
@@ -267,8 +300,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "blocklab: interrupted\n");
         rc = 130;
     }
+    bl_dist_end(rc);
     bl_models_free(s);
     bl_session_free(s);
     free(srcs);
+    bl_dist_finalize(rc);
     return rc;
 }

@@ -3,6 +3,7 @@
 #include "repl/repl.h"
 #include "core/error.h"
 #include "core/fileio.h"
+#include "dist/dist.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,7 @@ static int run_chunk(bl_session *s, const char *name, sbuf *b, int line, int *fa
     if (!blank(b->buf)) {
         if (s->echo) echo(s, b->buf);
         if (s->depth == 0) bl_session_add_history(s, b->buf);
+        if (s->depth == 0) bl_dist_share(name, b->buf, line);     /* MPI: every rank runs it */
         if (bl_exec(s, name, b->buf, line) < 0) {
             *failed = 1;
             if (!s->keep_going) return -1;

@@ -132,7 +132,10 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       "keeps everything (the rest of the line does not run); a NaN or inf loss stops with the\n" \
       "weights of the last good step. `set lr=...` applies to the next step. A step whose loss\n" \
       "is above 1.5x the median of the previous 100 (from step 11) is a spike (metrics,\n"    \
-      "m.run.spikes).",                                                                         \
+      "m.run.spikes).\n"                                                                       \
+      "Under MPI (mpirun -np N) training is data-parallel: each rank takes B/N rows of the\n" \
+      "batch, gradients are averaged (MPI_Iallreduce), the weights compared every eval_every\n" \
+      "steps; exams and save on rank 0; kill -USR1 on mpirun stops all after one step.",      \
       bl_complete_modelvar, bl_cmd_train, 0 },                                                  \
     { "eval", "eval [MODEL]",                                                                  \
       "Print the validation loss on the fixed exam.\n"                                         \

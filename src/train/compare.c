@@ -170,7 +170,7 @@ int bl_compare_round(bl_compare *c)
     int live = 0;
     for (int i = 0; i < c->n; i++) {
         bl_cmp_run *r = &c->r[i];
-        if (r->failed || !r->run) continue;
+        if (r->failed || !r->run || r->remote) continue;
         if (bl_run_steps(r->run) > c->done) {     /* resumed ahead of the others: waits */
             live++;
             continue;
@@ -191,7 +191,7 @@ int bl_compare_finish(bl_compare *c, bl_probe *probe, int n_fd)
 {
     for (int i = 0; i < c->n; i++) {
         bl_cmp_run *r = &c->r[i];
-        if (r->failed || !r->run || bl_run_steps(r->run) == 0) continue;
+        if (r->failed || !r->run || r->remote || bl_run_steps(r->run) == 0) continue;
         const bl_metrics *m = &r->run->metrics;
         if (m->nval > 0 && m->val_step[m->nval - 1] == bl_run_steps(r->run)) r->val = m->val_loss[m->nval - 1];
         else if (isnan(r->val = bl_run_eval(r->run))) {
@@ -280,7 +280,7 @@ int bl_compare_write(const bl_compare *c, const char *dir)
             return bl_fail("compare: %s: folder name too long", dir);
         if (make_dir(sub) < 0) return -1;
         snprintf(file, sizeof file, "%s/metrics.json", sub);
-        if (!c->r[i].run) continue;
+        if (!c->r[i].run || c->r[i].remote) continue;
         if (bl_metrics_write(&c->r[i].run->metrics, file) < 0) {
             bl_error_prefix("compare");
             return -1;
@@ -306,7 +306,7 @@ int bl_compare_save(const bl_compare *c, const char *dir)
     for (int i = 0; i < c->n; i++) {
         const bl_cmp_run *r = &c->r[i];
         char path[4200];
-        if (!r->run || bl_run_steps(r->run) == 0) continue;
+        if (!r->run || r->remote || bl_run_steps(r->run) == 0) continue;
         if (run_path(path, sizeof path, dir, r->name, "checkpoint.safetensors") < 0) return -1;
         if (bl_checkpoint_save(path, r->model, r->run, vocab, vocab_size) < 0) {
             bl_error_prefix("compare");

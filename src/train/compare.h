@@ -46,6 +46,8 @@ typedef struct bl_cmp_run {
     char error[256];
     double val;                 /* final validation loss (NaN until bl_compare_finish) */
     double fd;                  /* probe-FD (NaN when not measured) */
+    int remote;                 /* trained by another MPI rank (src/dist): round, finish, save and
+                                 * write leave it alone until its numbers arrive */
 } bl_cmp_run;
 
 typedef struct bl_compare {

@@ -198,9 +198,19 @@ static bl_tensor *batch_loss(bl_run *r)
         bl_rng_fill_normal(&rng, r->noise->data, r->noise->numel, 0.0f, 1.0f);
         bl_rng_init(&rng, seed ^ bl_hash_str("t"), step);
         bl_rng_fill_uniform(&rng, r->t, (size_t)r->B, 0.0f, 1.0f);
-        return bl_dit_loss(m, r->x0, r->noise, r->t, 1);
+        if (!r->shard_n) return bl_dit_loss(m, r->x0, r->noise, r->t, 1);
+        /* data-parallel: this rank's rows of the batch */
+        size_t img = r->x0->numel / (size_t)r->B;
+        bl_tensor x0 = *r->x0, e = *r->noise;
+        x0.data += (size_t)r->shard_lo * img;
+        e.data += (size_t)r->shard_lo * img;
+        x0.shape[0] = e.shape[0] = r->shard_n;
+        x0.numel = e.numel = (size_t)r->shard_n * img;
+        return bl_dit_loss(m, &x0, &e, r->t + r->shard_lo, 1);
     }
     if (bl_batch_text(&r->batcher, r->B, r->T, r->tokens) < 0) return NULL;
+    if (r->shard_n)
+        return bl_gpt_loss(m, r->tokens + (size_t)r->shard_lo * (size_t)(r->T + 1), r->shard_n, r->T, 1);
     return bl_gpt_loss(m, r->tokens, r->B, r->T, 1);
 }
 
@@ -214,7 +224,8 @@ static int run_step(bl_run *r, float *loss_out, int *spike)
     bl_tensor *loss = batch_loss(r);
     if (!loss) { bl_batcher_seek(&r->batcher, drawn); return -1; }
     float L = loss->data[0];
-    if (!isfinite(L)) {
+    /* data-parallel: every rank goes on to the reduction, which gives all the same loss */
+    if (!isfinite(L) && !r->reduce) {
         bl_batcher_seek(&r->batcher, drawn);
         return bl_fail("train: loss is %s at step %d: stopped; the weights are those after step %d",
                        isnan(L) ? "nan" : "inf", next, next - 1);
@@ -223,6 +234,12 @@ static int run_step(bl_run *r, float *loss_out, int *spike)
     if (bl_graph_backward(m->graph, loss) < 0) {   /* the step is not taken: nor is its batch */
         bl_batcher_seek(&r->batcher, drawn);
         return -1;
+    }
+    if (r->reduce && (r->reduce(r, &L) < 0 || !isfinite(L))) {
+        bl_batcher_seek(&r->batcher, drawn);
+        if (isfinite(L)) return -1;
+        return bl_fail("train: loss is %s at step %d: stopped; the weights are those after step %d",
+                       isnan(L) ? "nan" : "inf", next, next - 1);
     }
     float lr = bl_adamw_lr(&r->opt);
     double norm = bl_adamw_step(&r->opt, p->values, p->grads, p->m, p->v, r->decay, p->total);
@@ -291,7 +308,7 @@ int bl_run_train(bl_run *r, int n, bl_train_cb cb, void *ctx)
     if (n < 0) return bl_fail("train: the number of steps must be positive, got %d", n);
     int every = r->model->cfg.eval_every;
     if (bl_metrics_reserve(&r->metrics, n) < 0) return -1;
-    if (every > 0 && r->metrics.nval == 0 && bl_run_steps(r) == 0) {
+    if (every > 0 && !r->no_exam && r->metrics.nval == 0 && bl_run_steps(r) == 0) {
         float v = bl_run_eval(r);
         if (isnan(v)) return -1;
         if (cb && cb(r, 0, n, NAN, 1, ctx)) return 0;
@@ -300,7 +317,7 @@ int bl_run_train(bl_run *r, int n, bl_train_cb cb, void *ctx)
         float L;
         if (bl_run_step(r, &L, NULL) < 0) return -1;
         int evaluated = 0;
-        if (every > 0 && bl_run_steps(r) % every == 0) {
+        if (every > 0 && !r->no_exam && bl_run_steps(r) % every == 0) {
             if (isnan(bl_run_eval(r))) return -1;
             evaluated = 1;
         }

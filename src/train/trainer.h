@@ -44,6 +44,14 @@ typedef struct bl_run {
     int *val_tokens;            /* GPT [val_n, T + 1] */
     float last_val;             /* NaN until evaluated */
     double eval_ms;             /* how long the last exam took (0 before the first) */
+    /* data-parallel training over MPI ranks (src/dist/dist_train.c; 0/NULL alone): the step's
+     * loss and gradients come from rows [shard_lo, shard_lo + shard_n) of the batch (every rank
+     * draws the whole batch, so data, noise and t are the one-process run's); reduce, after the
+     * backward, averages the gradients and *loss over the ranks (-1 + error stops the step);
+     * no_exam: bl_run_train leaves the exams to rank 0 */
+    int shard_lo, shard_n;
+    int (*reduce)(struct bl_run *r, float *loss);
+    int no_exam;
 } bl_run;
 
 /* Start a run of m on ds with the trainer keys of m->cfg (lr, batch, warmup, cosine, steps,

@@ -1,0 +1,108 @@
+/* dist.h - blocklab on several processes with MPI (issue 18; Open MPI or MPICH, MPI-3 calls only).
+ *
+ * Started by a launcher (mpirun -np N blocklab -f script.bl, srun blocklab ...; its environment
+ * says so) or with blocklab --mpi, the program is one REPL over N ranks:
+ *   - rank 0 reads the script or the prompt and sends each top-level statement to the others,
+ *     which run it too (dist_repl.c); only rank 0 prints and publishes files (the others write
+ *     into nothing, bl_fileio_discard);
+ *   - `compare` trains run i on rank i % N (round-robin among a rank's own runs), rank 0
+ *     gathers every run's numbers, prints the one table and writes the files (dist_compare.c);
+ *   - `train` splits the global batch over the ranks and averages the gradients with one
+ *     MPI_Iallreduce of one flat buffer per step (dist_train.c).
+ * Without MPI (a build without HAVE_MPI, or a program not started by a launcher) every function
+ * here is the one-process case: rank 0 of 1, nothing sent.
+ *
+ * No wait is without end while another rank owes an answer: receives poll (MPI_Iprobe /
+ * MPI_Test) against a deadline, BLOCKLAB_MPI_TIMEOUT seconds (default 120, and at least ten times
+ * the longest gap seen between a rank's messages); a rank that stays silent past it is reported
+ * dead by rank and host and left out from then on. Errors: -1 + bl_error().
+ */
+#ifndef BL_DIST_H
+#define BL_DIST_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* MPI_Init when a launcher started the program (OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK or
+ * SLURM_STEP_ID with PMI) or force (--mpi), then the ranks' host names. 0; -1 + error when force
+ * and this build has no MPI, or MPI_Init fails. */
+int bl_dist_init(int *argc, char ***argv, int force);
+/* MPI_Finalize (when a rank died: MPI_Abort with status rc, as MPI_Finalize may wait on it). */
+void bl_dist_finalize(int rc);
+int bl_dist_rank(void);                 /* 0 without MPI */
+int bl_dist_size(void);                 /* 1 without MPI */
+int bl_dist_on(void);                   /* MPI started (even with one rank) */
+const char *bl_dist_host(int rank);     /* the rank's MPI_Get_processor_name ("" unknown) */
+/* Seconds a rank may stay silent before it counts as dead (BLOCKLAB_MPI_TIMEOUT, default 120). */
+double bl_dist_timeout(void);
+int bl_dist_dead(int rank);
+void bl_dist_mark_dead(int rank);
+/* Whether this process publishes files: rank 0, or alone. */
+int bl_dist_writer(void);
+
+/* ---- messages between rank 0 and rank k (dist.c) ---- */
+enum { BL_TAG_STMT = 11, BL_TAG_END, BL_TAG_STOP, BL_TAG_BEAT, BL_TAG_RESULT, BL_TAG_ALL };
+/* Send n bytes to rank `to` (MPI_Isend, then MPI_Test until done or the timeout: a dead rank
+ * is marked). 0 or -1 + error. */
+int bl_dist_send(int to, int tag, const void *buf, size_t n);
+/* Whether a message with tag from rank `from` (-1: any) waits; *src gets its sender. */
+int bl_dist_pending(int from, int tag, int *src);
+/* Receive the message with tag from rank `from` (it must be pending, or is waited for up to
+ * timeout_s seconds; <= 0 waits as long as it takes): a malloc'd, NUL-terminated buffer, *n bytes.
+ * NULL + error on timeout. */
+char *bl_dist_recv(int from, int tag, double timeout_s, size_t *n);
+/* Sleep a little while polling (1 ms), so that a waiting rank leaves its core to others. */
+void bl_dist_nap(void);
+
+/* ---- the REPL (dist_repl.c) ---- */
+struct bl_session;
+/* Rank 0: send a top-level statement (name: the script's name, line: its first line) to every
+ * other rank, before running it. No-op alone. */
+void bl_dist_share(const char *name, const char *text, int line);
+/* Rank 0: the session ended (exit status rc): the other ranks leave bl_dist_follow. */
+void bl_dist_end(int rc);
+/* Ranks > 0: run the statements rank 0 sends until it ends the session. Returns its status. */
+int bl_dist_follow(struct bl_session *s);
+/* For commands that make no sense over several ranks (dash): -1 + "CMD: not available under MPI (N ranks):
+ * WHY" when running on more than one rank, else 0. */
+int bl_dist_refuse(const char *cmd, const char *why);
+
+#endif
+
+/* ---- compare over the ranks (dist_compare.c) ---- */
+struct bl_compare;
+/* A comparison starts (every rank, same arguments): under more than one rank, the runs this rank
+ * does not train (run i is rank i % N's) are marked remote (bl_compare_round, _finish, _save
+ * and _write leave them alone). No-op alone. */
+void bl_dist_compare_begin(struct bl_compare *c);
+/* Between two rounds. interrupted: this rank's Ctrl-C (or SIGUSR1, which mpirun forwards). Rank
+ * 0 hears the others' progress and, once interrupted, tells them to stop; the others report
+ * their progress and hear rank 0's stop. Returns 1 when this rank stops the comparison here. */
+int bl_dist_compare_poll(struct bl_compare *c, int interrupted);
+/* Ranks > 0: "still here" during a long measurement (called between exam chunks). */
+void bl_dist_compare_beat(void);
+/* bl_compare_save of this rank's own runs (published by every rank: checkpoints go where
+ * every rank's runs go, DIR/NAME, so a later compare resumes on any number of ranks). */
+int bl_dist_compare_save(const struct bl_compare *c, const char *dir);
+/* After bl_compare_finish on every rank: the others send their runs' numbers (metrics, val, fd,
+ * failure) to rank 0, which sends them all back, so every rank holds the whole comparison and
+ * c->done is the most rounds any rank took. A rank silent past the timeout is reported on out
+ * (rank 0: "compare: rank K (HOST) died ...: its runs A, B are lost") and its runs marked failed;
+ * every run that failed on another rank is reported as bl_cmd_compare reports its own
+ * ("compare: NAME stopped: ..."). 0, or -1 + error (out of memory). No-op alone. */
+int bl_dist_compare_gather(struct bl_compare *c, FILE *out);
+
+/* ---- data-parallel train (dist_train.c) ---- */
+struct bl_run;
+/* Under more than one rank: r's global batch is split over the ranks (rank k's rows from
+ * k*B/N), its gradients and loss averaged each step (bl_run's reduce hook: one MPI_Iallreduce
+ * of one flat buffer [B_k/B * grads, B_k/B * loss, stop]), the weights compared every
+ * eval_every steps by a checksum, and the exam left to rank 0. interrupted: this rank's Ctrl-C,
+ * added to every step's buffer so that all ranks stop after the same step. 0 (also alone), or
+ * -1 + "train: ..." when the batch has fewer rows than there are ranks. */
+int bl_dist_train_attach(struct bl_run *r, int (*interrupted)(void));
+void bl_dist_train_detach(struct bl_run *r);
+/* Whether the last step's reduction asked every rank to stop (some rank's Ctrl-C). */
+int bl_dist_train_stopped(void);
+/* Seconds spent in the last step's allreduce, and in all of them since attach (bench). */
+double bl_dist_train_allreduce_s(double *total);

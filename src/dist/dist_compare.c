@@ -1,0 +1,252 @@
+/* dist_compare.c - compare's runs spread over the ranks; rank 0 gathers (see dist.h). */
+#include "config.h"
+#include "dist/dist.h"
+#include "core/error.h"
+#include "core/fileio.h"
+#include "train/compare.h"
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef HAVE_MPI
+#include <mpi.h>
+#endif
+
+static int seq;                 /* which comparison this is (the same count on every rank) */
+
+#ifdef HAVE_MPI
+static double *heard, *gap;     /* per rank: when rank 0 last heard it, the longest silence */
+static MPI_Request beat_q = MPI_REQUEST_NULL;
+static char beat_buf[64];
+static int stop_sent;
+static const bl_compare *cur;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int owner(int i) { return i % bl_dist_size(); }
+
+static void heard_from(int k)
+{
+    double t = now_s();
+    if (heard[k] > 0 && t - heard[k] > gap[k]) gap[k] = t - heard[k];
+    heard[k] = t;
+}
+
+/* Rank 0: take every waiting progress message. */
+static void drain_beats(void)
+{
+    int src;
+    while (bl_dist_pending(-1, BL_TAG_BEAT, &src)) {
+        free(bl_dist_recv(src, BL_TAG_BEAT, 0, NULL));
+        heard_from(src);
+    }
+}
+
+void bl_dist_compare_begin(bl_compare *c)
+{
+    seq++;
+    int n = bl_dist_size();
+    if (n < 2) return;
+    if (!heard) {
+        heard = calloc((size_t)n, sizeof *heard);
+        gap = calloc((size_t)n, sizeof *gap);
+    }
+    for (int k = 0; heard && k < n; k++) heard[k] = now_s(), gap[k] = 0;
+    stop_sent = 0;
+    cur = c;
+    for (int i = 0; i < c->n; i++) c->r[i].remote = owner(i) != bl_dist_rank();
+    /* stale stop messages of an earlier comparison */
+    while (bl_dist_rank() > 0 && bl_dist_pending(0, BL_TAG_STOP, NULL)) free(bl_dist_recv(0, BL_TAG_STOP, 0, NULL));
+}
+
+void bl_dist_compare_beat(void)
+{
+    if (bl_dist_size() < 2 || bl_dist_rank() == 0) return;
+    int done = 0;
+    MPI_Test(&beat_q, &done, MPI_STATUS_IGNORE);
+    if (!done) return;                      /* the last one is still on its way */
+    int len = snprintf(beat_buf, sizeof beat_buf, "%d %d", seq, cur ? cur->done : 0);
+    MPI_Isend(beat_buf, len, MPI_BYTE, 0, BL_TAG_BEAT, MPI_COMM_WORLD, &beat_q);
+}
+
+int bl_dist_compare_poll(bl_compare *c, int interrupted)
+{
+    (void)c;
+    if (bl_dist_size() < 2) return interrupted;
+    if (bl_dist_rank() == 0) {
+        drain_beats();
+        if (interrupted && !stop_sent) {
+            char msg[32];
+            int len = snprintf(msg, sizeof msg, "%d", seq);
+            for (int k = 1; k < bl_dist_size(); k++)
+                if (!bl_dist_dead(k) && bl_dist_send(k, BL_TAG_STOP, msg, (size_t)len) < 0) bl_clear_error();
+            stop_sent = 1;
+        }
+        return interrupted;
+    }
+    bl_dist_compare_beat();
+    while (bl_dist_pending(0, BL_TAG_STOP, NULL)) {
+        char *m = bl_dist_recv(0, BL_TAG_STOP, 0, NULL);
+        if (m && atoi(m) == seq) interrupted = 1;
+        free(m);
+    }
+    return interrupted;
+}
+
+int bl_dist_compare_save(const bl_compare *c, const char *dir)
+{
+    int was = bl_fileio_discard(0);     /* a rank's own runs are published by that rank */
+    int rc = bl_compare_save(c, dir);
+    bl_fileio_discard(was);
+    return rc;
+}
+
+static json_t *num_or_null(double x) { return isnan(x) ? json_null() : json_real(x); }
+static double num_of(const json_t *j) { return json_is_number(j) ? json_number_value(j) : NAN; }
+
+/* {"seq", "done", "runs": [{"i", "failed", "error", "val", "fd", "metrics"}]} of the runs this
+ * rank holds (not remote); done < 0 when it trained none. */
+static char *pack(const bl_compare *c, int done)
+{
+    json_t *runs = json_array();
+    for (int i = 0; i < c->n; i++) {
+        const bl_cmp_run *r = &c->r[i];
+        if (r->remote) continue;
+        json_t *o = json_pack("{s:i, s:i, s:s}", "i", i, "failed", r->failed, "error", r->error);
+        json_object_set_new(o, "val", num_or_null(r->val));
+        json_object_set_new(o, "fd", num_or_null(r->fd));
+        if (r->run) json_object_set_new(o, "metrics", bl_metrics_to_json(&r->run->metrics));
+        json_array_append_new(runs, o);
+    }
+    json_t *j = json_pack("{s:i, s:i, s:o}", "seq", seq, "done", done, "runs", runs);
+    char *s = j ? json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
+    json_decref(j);
+    return s;
+}
+
+/* Take the runs of a packed message into c; *done = its done. -1 on a malformed message or
+ * another comparison's (seq). */
+static int unpack(bl_compare *c, const char *msg, int *done)
+{
+    json_t *j = json_loads(msg, 0, NULL);
+    if (!j || json_integer_value(json_object_get(j, "seq")) != seq) {
+        json_decref(j);
+        return -1;
+    }
+    *done = (int)json_integer_value(json_object_get(j, "done"));
+    size_t k;
+    json_t *o;
+    json_array_foreach(json_object_get(j, "runs"), k, o) {
+        int i = (int)json_integer_value(json_object_get(o, "i"));
+        if (i < 0 || i >= c->n) continue;
+        bl_cmp_run *r = &c->r[i];
+        r->failed = (int)json_integer_value(json_object_get(o, "failed"));
+        snprintf(r->error, sizeof r->error, "%s", json_string_value(json_object_get(o, "error")) ?: "");
+        r->val = num_of(json_object_get(o, "val"));
+        r->fd = num_of(json_object_get(o, "fd"));
+        json_t *m = json_object_get(o, "metrics");
+        if (m && r->run && bl_metrics_from_json(&r->run->metrics, m) == 0)
+            r->run->opt.step = r->run->metrics.steps;
+        r->remote = 0;
+    }
+    json_decref(j);
+    return 0;
+}
+
+int bl_dist_compare_gather(bl_compare *c, FILE *out)
+{
+    if (bl_dist_size() < 2) return 0;
+    int n = bl_dist_size(), me = bl_dist_rank();
+    int mine = 0;
+    for (int i = 0; i < c->n; i++) mine += !c->r[i].remote;
+    int done = mine ? c->done : -1;
+    if (me > 0) {
+        char *msg = pack(c, done);
+        if (!msg) return bl_fail("compare: out of memory");
+        int rc = bl_dist_send(0, BL_TAG_RESULT, msg, strlen(msg));
+        free(msg);
+        if (rc < 0) return -1;
+        char *all;
+        do {    /* rank 0's answer to this comparison (a stale one is skipped) */
+            all = bl_dist_recv(0, BL_TAG_ALL, 0, NULL);
+            if (!all) return -1;
+            int d, ok = unpack(c, all, &d) == 0;
+            free(all);
+            if (ok) {
+                c->done = d;
+                break;
+            }
+        } while (1);
+        cur = NULL;
+        return 0;
+    }
+    unsigned char *got = calloc((size_t)n, 1);
+    if (!got) return bl_fail("compare: out of memory");
+    for (int k = 1; k < n; k++) heard[k] = now_s();     /* the silence counts from here */
+    int best = done;
+    for (;;) {
+        drain_beats();
+        int src, left = 0;
+        while (bl_dist_pending(-1, BL_TAG_RESULT, &src)) {
+            char *m = bl_dist_recv(src, BL_TAG_RESULT, 0, NULL);
+            int d;
+            if (m && unpack(c, m, &d) == 0) {
+                got[src] = 1;
+                if (d > best) best = d;
+            }
+            free(m);
+        }
+        for (int k = 1; k < n; k++) {
+            if (got[k] || bl_dist_dead(k)) continue;
+            double limit = bl_dist_timeout();
+            if (10 * gap[k] > limit) limit = 10 * gap[k];
+            if (now_s() - heard[k] <= limit) {
+                left++;
+                continue;
+            }
+            bl_dist_mark_dead(k);
+            char names[512] = "";
+            for (int i = 0; i < c->n; i++) {
+                if (owner(i) != k) continue;
+                bl_cmp_run *r = &c->r[i];
+                r->failed = 1;
+                r->remote = 0;
+                r->val = r->fd = NAN;
+                snprintf(r->error, sizeof r->error, "rank %d (%s) died or hangs: nothing from it for %.0f s", k,
+                         bl_dist_host(k), limit);
+                size_t l = strlen(names);
+                snprintf(names + l, sizeof names - l, "%s%s", l ? ", " : "", r->name);
+            }
+            fprintf(out, "compare: rank %d (%s) sent nothing for %.0f s (BLOCKLAB_MPI_TIMEOUT): it died or hangs; "
+                    "%s%s\n", k, bl_dist_host(k), limit, *names ? "its runs are lost: " : "it held no run",
+                    names);
+        }
+        if (!left) break;
+        bl_dist_nap();
+    }
+    free(got);
+    for (int i = 0; i < c->n; i++)
+        if (c->r[i].failed && owner(i) != 0 && !bl_dist_dead(owner(i)))
+            fprintf(out, "compare: %s stopped: %s\n", c->r[i].name, c->r[i].error);
+    c->done = best < 0 ? c->done : best;
+    char *all = pack(c, c->done);
+    if (!all) return bl_fail("compare: out of memory");
+    for (int k = 1; k < n; k++)
+        if (!bl_dist_dead(k) && bl_dist_send(k, BL_TAG_ALL, all, strlen(all)) < 0) bl_clear_error();
+    free(all);
+    cur = NULL;
+    return 0;
+}
+#else
+void bl_dist_compare_begin(bl_compare *c) { (void)c; seq++; }
+int bl_dist_compare_poll(bl_compare *c, int interrupted) { (void)c; return interrupted; }
+void bl_dist_compare_beat(void) {}
+int bl_dist_compare_save(const bl_compare *c, const char *dir) { return bl_compare_save(c, dir); }
+int bl_dist_compare_gather(bl_compare *c, FILE *out) { (void)c, (void)out; return 0; }
+#endif

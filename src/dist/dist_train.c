@@ -1,0 +1,148 @@
+/* dist_train.c - data-parallel training: the batch split over the ranks, gradients averaged with
+ * one MPI_Iallreduce per step, weights compared by checksum (see dist.h). */
+#include "config.h"
+#include "dist/dist.h"
+#include "core/error.h"
+#include "train/trainer.h"
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sched.h>
+#include <time.h>
+#ifdef HAVE_MPI
+#include <mpi.h>
+#endif
+
+static int stopped;
+static double last_s, total_s;
+
+int bl_dist_train_stopped(void) { return stopped; }
+
+double bl_dist_train_allreduce_s(double *total)
+{
+    if (total) *total = total_s;
+    return last_s;
+}
+
+void bl_dist_train_detach(bl_run *r)
+{
+    r->shard_lo = r->shard_n = 0;
+    r->reduce = NULL;
+    r->no_exam = 0;
+}
+
+#ifdef HAVE_MPI
+static int (*intr)(void);
+static float *buf;
+static size_t cap;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Wait for a collective to finish, polling, at most the timeout. -1 + error. */
+static int wait_for(MPI_Request *q, const char *what, int step)
+{
+    double t0 = now_s(), limit = bl_dist_timeout();
+    for (int spin = 0;; spin++) {
+        int done = 0;
+        if (MPI_Test(q, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return bl_fail("train: the %s of step %d failed: a rank died", what, step);
+        if (done) return 0;
+        if (now_s() - t0 > limit)
+            return bl_fail("train: not every rank joined the %s of step %d within %.0f s (BLOCKLAB_MPI_TIMEOUT): "
+                           "a rank died or hangs", what, step, limit);
+        /* libnbc moves a nonblocking collective on only inside MPI_Test: test often, leaving
+         * the core to the other ranks now and then (sleeping costs a millisecond a round) */
+        if (now_s() - t0 > 5) bl_dist_nap();
+        else if ((spin & 63) == 63) sched_yield();
+    }
+}
+
+/* FNV-1a over the bytes of n floats. */
+static uint64_t checksum(const float *x, size_t n)
+{
+    const unsigned char *b = (const unsigned char *)x;
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n * sizeof(float); i++) h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+/* Every rank's checksum of the weights after `step` steps must be rank 0's. */
+static int check_weights(const bl_run *r, int step)
+{
+    const bl_params *p = r->model->params;
+    int n = bl_dist_size();
+    uint64_t mine = checksum(p->values, p->total), *all = calloc((size_t)n, sizeof *all);
+    if (!all) return bl_fail("train: out of memory");
+    MPI_Request q;
+    MPI_Iallgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, MPI_COMM_WORLD, &q);
+    int rc = wait_for(&q, "weight check", step);
+    for (int k = 1; rc == 0 && k < n; k++)
+        if (all[k] != all[0])
+            rc = bl_fail("train: the weights of rank %d (%s) differ from rank 0's after step %d (checksum %016llx, "
+                         "not %016llx): the ranks drifted apart; stopped", k, bl_dist_host(k), step,
+                         (unsigned long long)all[k], (unsigned long long)all[0]);
+    free(all);
+    return rc;
+}
+
+/* bl_run's reduce hook: buf = [w * grads, w * loss, stop], w = this rank's share of the batch;
+ * summed over the ranks it is the whole batch's mean gradient and loss. */
+static int reduce(bl_run *r, float *loss)
+{
+    bl_params *p = r->model->params;
+    size_t n = p->total;
+    int step = (int)r->opt.step + 1;
+    int every = r->model->cfg.eval_every;
+    if (every > 0 && r->opt.step > 0 && r->opt.step % every == 0 && check_weights(r, (int)r->opt.step) < 0)
+        return -1;
+    if (n + 2 > cap) {
+        float *nb = realloc(buf, (n + 2) * sizeof *buf);
+        if (!nb) return bl_fail("train: out of memory for the gradient buffer (%zu floats)", n + 2);
+        buf = nb;
+        cap = n + 2;
+    }
+    float w = (float)r->shard_n / (float)r->B;
+    for (size_t i = 0; i < n; i++) buf[i] = w * p->grads[i];
+    buf[n] = w * *loss;
+    buf[n + 1] = intr && intr() ? 1.0f : 0.0f;
+    double t0 = now_s();
+    MPI_Request q;
+    if (MPI_Iallreduce(MPI_IN_PLACE, buf, (int)(n + 2), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &q) != MPI_SUCCESS)
+        return bl_fail("train: the allreduce of step %d failed", step);
+    if (wait_for(&q, "gradient allreduce", step) < 0) return -1;
+    last_s = now_s() - t0;
+    total_s += last_s;
+    memcpy(p->grads, buf, n * sizeof *buf);
+    *loss = buf[n];
+    stopped = buf[n + 1] > 0;
+    return 0;
+}
+
+int bl_dist_train_attach(bl_run *r, int (*interrupted)(void))
+{
+    stopped = 0;
+    last_s = total_s = 0;
+    int n = bl_dist_size(), k = bl_dist_rank();
+    if (n < 2) return 0;
+    if (r->B < n)
+        return bl_fail("train: a batch of %d cannot be split over %d ranks (set batch=%d or more)", r->B, n, n);
+    r->shard_lo = (int)((long)k * r->B / n);
+    r->shard_n = (int)((long)(k + 1) * r->B / n) - r->shard_lo;
+    r->reduce = reduce;
+    r->no_exam = k > 0;
+    intr = interrupted;
+    return 0;
+}
+#else
+int bl_dist_train_attach(bl_run *r, int (*interrupted)(void))
+{
+    (void)r, (void)interrupted;
+    stopped = 0;
+    return 0;
+}
+#endif
