@@ -14,6 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+FILE *bl_cmd_text_out(bl_cmdargs *a)
+{
+    if (!a->st->redirect || bl_stmt_redirects_to(a->st, ".txt")) return a->s->out;
+    static FILE *null;
+    if (!null) null = fopen("/dev/null", "w");
+    return null ? null : a->s->out;
+}
+
 
 /* ---- plot loss ---- */
 
