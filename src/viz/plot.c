@@ -57,6 +57,7 @@ static void panel_clear(bl_panel *p)
     for (int i = 0; i < p->nseries; i++) {
         free(p->series[i].label);
         free(p->series[i].x);
+        free(p->series[i].y2);
         free(p->series[i].y);
     }
     free(p->series);
@@ -265,6 +266,20 @@ int bl_panel_line(bl_panel *p, const char *label, const float *x, const float *y
         if (p->series[i].color > used) used = p->series[i].color;
     s->color = (flags & BL_SAME_COLOR) && prev >= 0 ? prev : used + 1;
     return p->nseries++;
+}
+
+int bl_panel_band(bl_panel *p, const float *x, const float *lo, const float *hi, int n)
+{
+    if (!hi) return bl_fail("plot: band is empty");
+    int k = bl_panel_line(p, "", x, lo, n, BL_BAND | BL_NO_LINE | BL_NO_LEGEND | BL_SAME_COLOR);
+    if (k < 0) return -1;
+    bl_series *s = &p->series[k];
+    if (!(s->y2 = dup_floats(hi, n))) {
+        free(s->label), free(s->y), free(s->x);
+        p->nseries--;
+        return bl_fail("plot: out of memory");
+    }
+    return k;
 }
 
 int bl_panel_smoothed(bl_panel *p, const char *label, const float *x, const float *y, int n, float smooth)
