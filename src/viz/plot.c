@@ -127,19 +127,38 @@ static int text_index(bl_fig_data *d, const char *s)
     return d->nstrs++;
 }
 
-int bl_fig_row(bl_figure *f, ...)
+/* room for one more row of the table: the row's cells, or NULL + error */
+static double *row_room(bl_figure *f)
 {
     bl_fig_data *d = f->data;
-    if (!d) return bl_fail("plot: the figure has no table (bl_fig_table)");
+    if (!d) return BL_FAILP("plot: the figure has no table (bl_fig_table)");
     if (d->nrows == d->cap) {
         long nc = d->cap ? 2 * d->cap : 256;
-        if (nc > BL_PLOT_MAX_POINTS / d->ncols) return bl_fail("plot: the table has too many rows");
+        if (nc > BL_PLOT_MAX_POINTS / d->ncols) return BL_FAILP("plot: the table has too many rows");
         double *c = realloc(d->cells, (size_t)nc * (size_t)d->ncols * sizeof *c);
-        if (!c) return bl_fail("plot: out of memory");
+        if (!c) return BL_FAILP("plot: out of memory");
         d->cells = c;
         d->cap = nc;
     }
-    double *row = d->cells + (size_t)d->nrows * (size_t)d->ncols;
+    return d->cells + (size_t)d->nrows * (size_t)d->ncols;
+}
+
+int bl_fig_row_nums(bl_figure *f, const double *v)
+{
+    double *row = row_room(f);
+    if (!row) return -1;
+    for (int i = 0; i < f->data->ncols; i++)
+        if (f->data->types[i] == 's') return bl_fail("plot: bl_fig_row_nums: column %d holds text", i);
+    for (int i = 0; i < f->data->ncols; i++) row[i] = f->data->types[i] == 'i' ? (double)(int)v[i] : v[i];
+    f->data->nrows++;
+    return 0;
+}
+
+int bl_fig_row(bl_figure *f, ...)
+{
+    double *row = row_room(f);
+    if (!row) return -1;
+    bl_fig_data *d = f->data;
     va_list ap;
     va_start(ap, f);
     int rc = 0;

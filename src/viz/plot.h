@@ -140,6 +140,9 @@ int bl_fig_meta(bl_figure *f, const char *command, const char *config);
  * table already set, out of memory). */
 int bl_fig_table(bl_figure *f, const char *const *names, const char *types);
 int bl_fig_row(bl_figure *f, ...);
+/* A row of a table of numbers only ('i' and 'r' columns), one value a column from v (ncols
+ * doubles; an 'i' column takes the whole part). Returns 0 or -1 as bl_fig_row. */
+int bl_fig_row_nums(bl_figure *f, const double *v);
 
 /* Panel title and axis labels (each may be NULL to leave unchanged). Returns 0 or -1. */
 int bl_panel_labels(bl_panel *p, const char *title, const char *xlabel, const char *ylabel);
@@ -228,6 +231,11 @@ int bl_ema(const float *y, int n, float smooth, float *out);
 /* Trailing moving average: out[i] = mean of the finite values among y[max(0, i-window+1) .. i]
  * (NaN when none). window >= 1; out may not equal y. Returns 0 or -1. */
 int bl_moving_average(const float *y, int n, int window, float *out);
+
+/* Centred moving average: out[i] = mean of the finite values among y[i-half .. i+half] (cut at
+ * the ends; NaN when none), so a curve is not shifted as a trailing average shifts it. half >= 0
+ * (0 copies y); out may not equal y. Returns 0 or -1 with "smooth: ...". */
+int bl_centered_average(const float *y, int n, int half, float *out);
 
 /* Reduce n points to at most m >= 2 by averaging x and y over equal buckets of consecutive points
  * (finite values only). Writes to xo, yo (room for m) and returns the number written, or -1.
