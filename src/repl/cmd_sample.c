@@ -18,6 +18,15 @@ static int step_of(const bl_model *m)
     return t && t->has_pending ? (int)t->pending.step : 0;
 }
 
+/* The columns of the most square grid of n images: ceil(sqrt(n)) (16: 4 x 4, 10: 4 x 3). */
+static int square_cols(int n)
+{
+    int c = (int)ceil(sqrt((double)n));
+    while (c > 1 && (c - 1) * (c - 1) >= n) c--;
+    while (c * c < n) c++;
+    return c;
+}
+
 static int sample_dit(bl_cmdargs *a, bl_model *m, int used)
 {
     static const char *const keys[] = { "n", "steps", "seed", BL_FIG_SIZE_KEYS, NULL };
@@ -40,7 +49,7 @@ static int sample_dit(bl_cmdargs *a, bl_model *m, int used)
     snprintf(title, sizeof title, "TinyDiT samples: step %d, %ld Euler steps, seed %ld", step_of(m), steps, seed);
     bl_figure *f = bl_fig_new(1, 1, title);
     int rc = f ? bl_panel_images(bl_fig_panel(f, 0), x->data, (int)n, x->shape[1], x->shape[2], x->shape[3],
-                                 -1.0f, 1.0f, 0) : -1;
+                                 -1.0f, 1.0f, square_cols((int)n)) : -1;
     bl_tensor_free(x);
     if (rc < 0) {
         bl_fig_free(f);
