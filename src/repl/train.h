@@ -148,7 +148,7 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       "Ctrl-C stops it with one line: the text so far is kept; TinyDiT makes no picture.",    \
       bl_complete_modelvar, bl_cmd_sample, BL_WRITES_PICTURE | BL_WRITES_GPT_TEXT },            \
     { "lengen", "lengen [MODEL...] [factor=4] [windows=64] [smooth=N] [sliding=off]",            \
-      "Validation loss per position past the context, models overlaid.\n"                     \
+      "Loss per position past the context, overlaid.\n"                                      \
       "Each TinyGPT (lengen v1 v2: learned positions against RoPE) on windows factor x\n"     \
       "context long of its text's held-out part: the mean over windows= windows with a band\n" \
       "of one standard error, both a centred mean over 2N+1 positions (smooth=N, default\n"   \
