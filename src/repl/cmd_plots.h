@@ -80,12 +80,18 @@ int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char
 #define BL_PLOT_COMMANDS \
     { "plot", "plot loss [MODELS...] [smooth=0.9]", \
       "Train loss curves of one or several runs.\n" \
-      "plot loss [MODELS...] [smooth=0.9] [logy=on] [val=on]: each model's\n" \
+      "plot loss [MODELS...] [smooth=0.9] [logy=on] [val=on|off|only]\n" \
+      "[relative=NAME]: each model's\n" \
       "run in its own colour with a legend: the EMA (bias-corrected, weight\n" \
       "smooth) over the faint raw loss, validation losses as markers, log y.\n" \
       "No MODELS: the current model. `plot loss a b > loss.png` saves it.\n" \
       "loss.csv: one row per point, columns run,curve,step,loss (curve raw,\n" \
       "ema or val).\n" \
+      "val=only: the validation losses alone, joined. relative=NAME (one of\n" \
+      "MODELS): each run minus the baseline NAME (the EMA of the difference),\n" \
+      "linear y, the baseline at 0; a run named ...seed2 (compare's cmp_seed2)\n" \
+      "adds the seed gap as a band around 0. Its csv: run,curve,step,\n" \
+      "loss_minus_baseline (curve also seed_gap).\n" \
       BL_FIG_SIZE_HELP, \
       bl_complete_plot, bl_cmd_plot, BL_WRITES_PICTURE }, \
     { "attn", "attn [MODEL] [layer=0] [head=all|N] [query=N] [image=0]", \

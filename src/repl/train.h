@@ -141,7 +141,8 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       bl_complete_modelvar, bl_cmd_eval, 0 },                                                   \
     { "sample", "sample [MODEL] [KEY=VALUE...]",                                               \
       "Generate images (TinyDiT) or text (TinyGPT).\n"                                         \
-      "TinyDiT: n=16 steps=20 seed=0; the result is a picture (sample > s.png saves it;\n"    \
+      "TinyDiT: n=16 steps=20 seed=0; the result is a picture, the images in the most\n"     \
+      "square grid (16: 4 x 4) with sharp pixels (sample > s.png saves it;\n"                \
       "width= height= scale= size the file as for plot loss).\n"                               \
       "TinyGPT: prompt=\"ROMEO:\" n=200 temperature=1 top_k=0 seed=0 cache=on sliding=off;\n" \
       "the result is the text. Characters outside the vocabulary are reported.\n"            \
