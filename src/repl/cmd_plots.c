@@ -191,20 +191,19 @@ static const bl_metrics *value_metrics(const bl_value *v)
 
 static int cmd_plot_loss(bl_cmdargs *a)
 {
-    static const char *const keys[] = { "smooth", "logy", "val", "relative", BL_FIG_SIZE_KEYS, NULL };
+    static const char *const keys[] = { "smooth", "val", "relative", BL_FIG_SIZE_KEYS, NULL };
     double smooth;
-    int logy = 1, val = 1, first_key = a->n, vi = bl_opt_find(a, "val"), ri = bl_opt_find(a, "relative");
+    int val = 1, first_key = a->n, vi = bl_opt_find(a, "val"), ri = bl_opt_find(a, "relative");
     for (int i = 1; i < a->n; i++)
         if (a->w[i].key) {
             first_key = i;
             break;
         }
     if (bl_opt_check(a, first_key, keys) < 0 || bl_opt_num(a, "smooth", 0.9, 0, 0.999, &smooth) < 0 ||
-        (bl_opt_find(a, "logy") >= 0 && bl_word_bool(a, bl_opt_find(a, "logy"), &logy) < 0) ||
         (vi >= 0 && strcmp(a->w[vi].text, "only") && bl_word_bool(a, vi, &val) < 0))
         return -1;
     if (vi >= 0 && !strcmp(a->w[vi].text, "only")) val = 2;   /* val=only: the validation points alone */
-    if (ri >= 0 && bl_opt_find(a, "logy") >= 0 && logy) {
+    if (ri >= 0 && bl_opt_find(a, "logy") >= 0 && !strcmp(a->w[bl_opt_find(a, "logy")].text, "on")) {
         bl_fail("plot loss: relative= draws differences, below and above 0: no log axis (leave out logy=on)");
         return bl_session_errat(a->s, a->w[bl_opt_find(a, "logy")].pos);
     }
@@ -265,9 +264,12 @@ static int cmd_plot_loss(bl_cmdargs *a)
         bl_fail("plot loss: relative=%s is not one of the runs drawn (%s)", a->w[ri].text, names);
         rc = bl_session_errat(a->s, a->w[ri].vpos);
     }
+    /* log y where the losses span more than a decade (logy=auto), unless logy= says otherwise;
+     * differences (relative=) on a linear axis */
     bl_figure *f = rc == 0 ? base >= 0 ? bl_plot_loss_relative_figure(runs, labels, n, (float)smooth, val, base)
-                                       : bl_plot_loss_figure(runs, labels, n, (float)smooth, logy, val)
+                                       : bl_plot_loss_figure(runs, labels, n, (float)smooth, 0, val)
                            : NULL;
+    if (f && base < 0) f->logy_auto = 1;
     return bl_cmd_figure(a, f, cfg);
 }
 
@@ -281,7 +283,7 @@ int bl_cmd_plot(bl_cmdargs *a)
 int bl_complete_plot(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out)
 {
     static const char *const sub[] = { "loss", NULL };
-    static const char *const k[] = { "smooth=", "logy=", "val=", "relative=", "width=", "height=", "scale=", NULL };
+    static const char *const k[] = { "smooth=", "val=", "relative=", BL_FIG_KEY_WORDS, NULL };
     if (argi == 0) {
         bl_complete_from(sub, prefix, out);
         return 0;

@@ -61,6 +61,8 @@ bl_figure *bl_plot_loss_relative_figure(const bl_metrics *const *runs, const cha
     "400 x 225). A title too long for the width shrinks, then is cut with an\n"             \
     "ellipsis. width= is also the columns on the terminal (from "                             \
     BL_FIG_STR(BL_FIG_MIN_COLS) ").\n"                                                        \
+    "Slide keys title= xlim= ylim= logy= legend= labels= theme= font=:\n"                   \
+    "help pictures.\n"                                                                        \
     "Redirected to a file, it prints nothing."
 
 /* Where a command's text table goes: the session's output (the terminal, or the file of a
@@ -80,10 +82,11 @@ int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char
 #define BL_PLOT_COMMANDS \
     { "plot", "plot loss [MODELS...] [smooth=0.9]", \
       "Train loss curves of one or several runs.\n" \
-      "plot loss [MODELS...] [smooth=0.9] [logy=on] [val=on|off|only]\n" \
+      "plot loss [MODELS...] [smooth=0.9] [logy=auto] [val=on|off|only]\n" \
       "[relative=NAME]: each model's\n" \
       "run in its own colour with a legend: the EMA (bias-corrected, weight\n" \
-      "smooth) over the faint raw loss, validation losses as markers, log y.\n" \
+      "smooth) over the faint raw loss, validation losses as markers; a log\n" \
+      "y axis when the losses span more than a decade (logy=on|off).\n" \
       "No MODELS: the current model. `plot loss a b > loss.png` saves it.\n" \
       "loss.csv: one row per point, columns run,curve,step,loss (curve raw,\n" \
       "ema or val).\n" \

@@ -112,7 +112,7 @@ int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char
 {
     (void)s, (void)words;
     static const char *const sub[] = { "growth", NULL };
-    static const char *const k[] = { "scales=", "random=", "seed=", "tokens=", "head_dim=", "width=", "height=", "scale=", NULL };
+    static const char *const k[] = { "scales=", "random=", "seed=", "tokens=", "head_dim=", BL_FIG_KEY_WORDS, NULL };
     bl_complete_from(argi == 0 ? sub : k, prefix, out);
     return 0;
 }

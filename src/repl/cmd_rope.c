@@ -309,8 +309,8 @@ int bl_cmd_rope(bl_cmdargs *a)
 int bl_complete_rope(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out)
 {
     static const char *const sub[] = { "table", "check", NULL };
-    static const char *const tk[] = { "head_dim=", "base=", "grid=", "tokens=", "width=", "height=", "scale=", NULL };
-    static const char *const ck[] = { "dr=", "dc=", "head_dim=", "base=", "grid=", "width=", "height=", "scale=", NULL };
+    static const char *const tk[] = { "head_dim=", "base=", "grid=", "tokens=", BL_FIG_KEY_WORDS, NULL };
+    static const char *const ck[] = { "dr=", "dc=", "head_dim=", "base=", "grid=", BL_FIG_KEY_WORDS, NULL };
     if (argi == 0) bl_complete_from(sub, prefix, out);
     else bl_complete_from(!strcmp(words[0], "check") ? ck : tk, prefix, out);
     return 0;

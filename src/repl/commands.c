@@ -9,6 +9,7 @@
 #include "repl/autograd.h"
 #include "repl/models.h"
 #include "repl/cmd_plots.h"
+#include "repl/figures.h"
 #include "repl/train.h"
 #include "repl/cmd_compare.h"
 #include "repl/histfile.h"
@@ -575,9 +576,9 @@ int bl_complete_file(bl_session *s, int argi, const char *const *words, const ch
 const bl_command bl_commands[] = {
     { "help", "help [TOPIC]",
       "List the commands, or explain one of them.\n"
-      "Topics: functions, language, keys, every key of `help keys`, and every command and\n"
-      "function name, also with a sub-command (help rope check). A key of a command such\n"
-      "as width names the commands that take it.",
+      "Topics: functions, language, keys, pictures, every key of `help keys`, and every command\n"
+      "and function name, also with a sub-command (help rope check). A key of a command\n"
+      "such as width names the commands that take it.",
       bl_complete_topic, cmd_help, 0 },
     { "quit", "quit", "Leave blocklab (Ctrl-D does the same).", NULL, cmd_quit, 0 },
     { "exit", "exit", "Leave blocklab (the same as quit).", NULL, cmd_quit, 0 },
@@ -717,6 +718,7 @@ const bl_topic bl_topics[] = {
       "names the columns. t.add makes t the longer table; another name that held the table\n"
       "(u = t) keeps the old one, as values never change behind a name.\n"
       "Keywords (not names): def return for in while if elif else end break continue global." },
+    { "pictures", BL_FIG_SLIDE_HELP },
     { NULL, NULL },
 };
 

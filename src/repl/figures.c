@@ -38,6 +38,9 @@ bl_value *bl_val_figure(bl_figure *f) { return f ? bl_val_handle(&bl_figure_type
  * here as in bl_fig_save, with the same message. */
 #define SCALE_MIN 0.1
 #define SCALE_MAX 8.0
+/* the range of font= (figures.h) */
+#define FONT_MIN 0.5
+#define FONT_MAX 3.0
 
 /* Check f, store it as a value; f is freed on error, reported as "NAME: ..." (the command or
  * function that made it) instead of bl_fig_check's "plot: ...". */
@@ -91,14 +94,139 @@ static int kw_side(bl_callargs *a, const char *key, long *out)
     return -1;
 }
 
+/* text that must be one of names (NULL-ended): its index, or -1 + "WHO: KEY= takes WHAT, got ..." */
+static int choice(const char *who, const char *key, const char *text, const char *const *names, const char *what)
+{
+    for (int k = 0; names[k]; k++)
+        if (!strcmp(text, names[k])) return k;
+    return bl_fail("%s: %s= takes %s, got '%s'", who, key, what, text);
+}
+
+/* xlim= / ylim= "LO:HI", "LO:" or ":HI" into has and v; 0 or -1 + error */
+static int range_text(const char *who, const char *key, const char *t, int has[2], double v[2])
+{
+    const char *colon = strchr(t, ':');
+    int ok = colon != NULL;
+    for (int e = 0; ok && e < 2; e++) {
+        const char *p = e ? colon + 1 : t, *stop = e ? t + strlen(t) : colon;
+        if (p == stop) continue;
+        char *end;
+        v[e] = strtod(p, &end);
+        has[e] = 1;
+        ok = end == stop && isfinite(v[e]);
+    }
+    if (ok && !has[0] && !has[1]) ok = 0;
+    if (ok && has[0] && has[1] && !(v[0] < v[1])) ok = 0;
+    if (ok) return 0;
+    return bl_fail("%s: %s= takes LO:HI, LO: or :HI with LO < HI (xlim=400: starts at 400), got '%s'", who, key, t);
+}
+
+/* One slide key (BL_FIG_SLIDE_KEYS) given as text into s: the one parser of the commands' words
+ * and of heatmap()'s and lineplot()'s keywords. 0, or -1 + "WHO: ..." */
+static int slide_value(const char *who, const char *key, const char *text, bl_slide *s)
+{
+    static const char *const logy[] = { "auto", "on", "off", NULL }, *const legend[] = { "auto", "outside", "none", NULL },
+                             *const theme[] = { "light", "dark", NULL };
+    int k;
+    if (!strcmp(key, "title")) s->set_title = 1, s->title = strcmp(text, "none") ? text : NULL;
+    else if (!strcmp(key, "xlim")) return range_text(who, key, text, s->has_x, s->x);
+    else if (!strcmp(key, "ylim")) return range_text(who, key, text, s->has_y, s->y);
+    else if (!strcmp(key, "logy")) {
+        if ((k = choice(who, key, text, logy, "auto, on or off")) < 0) return -1;
+        s->logy = k == 0 ? BL_LOGY_AUTO : k == 1 ? BL_LOGY_ON : BL_LOGY_OFF;
+    } else if (!strcmp(key, "legend")) {
+        if ((k = choice(who, key, text, legend, "auto, outside or none")) < 0) return -1;
+        s->legend = k == 0 ? BL_LEGEND_AUTO : k == 1 ? BL_LEGEND_OUTSIDE : BL_LEGEND_OFF;
+    } else if (!strcmp(key, "labels")) s->labels = text;
+    else if (!strcmp(key, "theme")) {
+        if ((k = choice(who, key, text, theme, "light or dark")) < 0) return -1;
+        s->theme = k == 0 ? BL_THEME_LIGHT : BL_THEME_DARK;
+    } else if (!strcmp(key, "font")) {
+        char *end;
+        double v = strtod(text, &end);
+        if (end == text || *end || !(v >= FONT_MIN && v <= FONT_MAX))
+            return bl_fail("%s: font must be a number in [%g, %g] (1.5 for a projector), got '%s'", who, FONT_MIN,
+                           FONT_MAX, text);
+        s->font = v;
+    }
+    return 0;
+}
+
+static const char *const slide_keys[] = { BL_FIG_SLIDE_KEYS, NULL };
+
+/* The slide keys of a command's words into s, errors at the word */
+static int slide_words(bl_cmdargs *a, bl_slide *s)
+{
+    memset(s, 0, sizeof *s);
+    for (int k = 0; slide_keys[k]; k++) {
+        int i = bl_opt_find(a, slide_keys[k]);
+        if (i >= 0 && slide_value(a->st->name, slide_keys[k], a->w[i].text, s) < 0)
+            return bl_session_errat(a->s, a->w[i].vpos);
+    }
+    return 0;
+}
+
+/* The slide keys of a function's keywords into s (buf: room for their texts): strings as they
+ * are, numbers as numbers, true/false as on/off, a list [lo, hi] as lo:hi (null: an open end) */
+static int slide_kws(bl_callargs *a, bl_slide *s, char (*buf)[64])
+{
+    memset(s, 0, sizeof *s);
+    for (int k = 0; slide_keys[k]; k++) {
+        bl_value *v = bl_kw(a, slide_keys[k]);
+        if (!v) continue;
+        const char *text = buf[k];
+        if (v->kind == BL_V_STR) text = v->str;
+        else if (v->kind == BL_V_NUM) snprintf(buf[k], 64, "%.17g", v->num);
+        else if (v->kind == BL_V_BOOL) snprintf(buf[k], 64, "%s", v->num ? "on" : "off");
+        else if (v->kind == BL_V_LIST && v->n == 2) {
+            char e[2][30] = { "", "" };
+            for (int j = 0; j < 2; j++)
+                if (v->items[j]->kind == BL_V_NUM) snprintf(e[j], sizeof e[j], "%.17g", v->items[j]->num);
+                else if (v->items[j]->kind != BL_V_NONE) snprintf(e[j], sizeof e[j], "?");
+            snprintf(buf[k], 64, "%s:%s", e[0], e[1]);
+        } else
+            snprintf(buf[k], 64, "a %s", bl_val_kind_name(v));
+        if (slide_value(a->fname, slide_keys[k], text, s) == 0) continue;
+        for (int j = 0; j < a->nk; j++)
+            if (!strcmp(a->key[j], slide_keys[k])) return bl_session_errat(a->s, a->kpos[j]);
+        return -1;
+    }
+    return 0;
+}
+
+/* Apply s to f, an error of bl_fig_slide as "WHO: ..." */
+static int apply_slide(const char *who, bl_figure *f, const bl_slide *s)
+{
+    if (bl_fig_slide(f, s) == 0) return 0;
+    const char *e = bl_error();
+    char msg[256];
+    snprintf(msg, sizeof msg, "%s", strncmp(e, "plot: ", 6) ? e : e + 6);
+    return bl_fail("%s: %s", who, msg);
+}
+
 int bl_cmd_figsize(bl_cmdargs *a, bl_figure *f)
 {
     long w, h;
     double sc;
+    bl_slide sl;
     if (opt_side(a, "width", &w) < 0 || opt_side(a, "height", &h) < 0 ||
-        bl_opt_num(a, "scale", 1, SCALE_MIN, SCALE_MAX, &sc) < 0)
+        bl_opt_num(a, "scale", 1, SCALE_MIN, SCALE_MAX, &sc) < 0 || slide_words(a, &sl) < 0)
         return -1;
-    if (f) f->width = (int)w, f->height = (int)h, f->scale = sc;
+    if (f) {
+        f->width = (int)w, f->height = (int)h, f->scale = sc;
+        if (apply_slide(a->st->name, f, &sl) < 0) {
+            const char *msg = bl_error();
+            /* at the word of the first key the message names (labels=, xlim=, ...) */
+            static const char *const named[] = { "labels", "xlim", "ylim", "logy", NULL };
+            for (int k = 0; named[k]; k++) {
+                char kk[16];
+                snprintf(kk, sizeof kk, "%s=", named[k]);
+                int i = bl_opt_find(a, named[k]);
+                if (i >= 0 && strstr(msg, kk)) return bl_session_errat(a->s, a->w[i].pos);
+            }
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -123,8 +251,11 @@ static bl_value *fn_figure(bl_callargs *a, bl_figure *f)
 {
     long w, h;
     double sc;
+    bl_slide sl;
+    char buf[16][64];
     if (!f) return NULL;
-    if (kw_side(a, "width", &w) < 0 || kw_side(a, "height", &h) < 0 || bl_kw_num(a, "scale", 1, &sc) < 0) {
+    if (kw_side(a, "width", &w) < 0 || kw_side(a, "height", &h) < 0 || bl_kw_num(a, "scale", 1, &sc) < 0 ||
+        slide_kws(a, &sl, buf) < 0 || apply_slide(a->fname, f, &sl) < 0) {
         bl_fig_free(f);
         return NULL;
     }
@@ -180,11 +311,8 @@ bl_value *bl_fn_heatmap(bl_callargs *a)
 
 bl_value *bl_fn_lineplot(bl_callargs *a)
 {
-    const char *title, *label;
-    int logy;
-    if (bl_nargs(a, 1, 1) < 0 || kw_str(a, "title", &title) < 0 || kw_str(a, "label", &label) < 0 ||
-        bl_kw_bool(a, "logy", 0, &logy) < 0)
-        return NULL;
+    const char *title, *label;   /* logy= is a slide key (fn_figure): on, off or auto */
+    if (bl_nargs(a, 1, 1) < 0 || kw_str(a, "title", &title) < 0 || kw_str(a, "label", &label) < 0) return NULL;
     bl_tensor *y = bl_arg_tensor(a, 0);
     bl_tensor *x = y ? bl_kw_tensor(a, "x") : NULL;
     if (!y || a->s->has_errpos) return NULL;
@@ -208,7 +336,6 @@ bl_value *bl_fn_lineplot(bl_callargs *a)
         rc = bl_panel_line(p, lab, x ? x->data : NULL, y->data + (size_t)i * (size_t)n, n,
                            nser > 1 || label ? 0 : BL_NO_LEGEND) < 0 ? -1 : 0;
     }
-    if (rc == 0 && logy) bl_panel_log(p, 0, 1);
     if (rc == 0 && !x) bl_panel_xcount(p, 1);  /* x = 0, 1, ...: indices */
     if (rc < 0) {
         bl_fig_free(f);

@@ -19,8 +19,46 @@ bl_value *bl_val_figure(bl_figure *f);
  * BL_FIG_MIN_COLS), height= (the same range, default 900; one of them alone keeps the 16:9 shape,
  * bl_fig_size) and scale= (PNG device pixels per logical pixel, [0.1, 8], default 1; 2 = HiDPI).
  * Add BL_FIG_SIZE_KEYS to a command's key list. */
-#define BL_FIG_SIZE_KEYS "width", "height", "scale"
+#define BL_FIG_SIZE_KEYS "width", "height", "scale", BL_FIG_SLIDE_KEYS
 #define BL_FIG_SIZE_SYNOPSIS "[width=1600] [height=900] [scale=1]"
+
+/* The slide keys every picture takes, read and applied in one place (bl_cmd_figsize, with
+ * viz/plot.h bl_fig_slide; the help text is BL_FIG_SLIDE_HELP, `help pictures`):
+ *   title=TEXT | title=none    the picture's title, or none
+ *   xlim=LO:HI, LO:, :HI       the x axis' range, an open end at the data's end (xlim=400:); the
+ *   ylim=LO:HI, LO:, :HI       y axis fits the data in view; ylim=0: starts the y axis at 0
+ *   logy=auto|on|off           auto: a log y axis only when the data spans more than a decade
+ *   legend=auto|outside|none   auto: inside where it covers no data, else outside the plot
+ *   labels=A,B,...             new names for the runs (the legend's colours, in order)
+ *   theme=light|dark           dark: a dark page for dark slides (files)
+ *   font=1                     text, margins and lines scaled, 0.5 to 3 (files; 1.5 for projectors)
+ * Part of BL_FIG_SIZE_KEYS, so every picture command that lists those takes them. */
+#define BL_FIG_SLIDE_KEYS "title", "xlim", "ylim", "logy", "legend", "labels", "theme", "font"
+/* the keys every picture takes as tab completion offers them */
+#define BL_FIG_KEY_WORDS "width=", "height=", "scale=", "title=", "xlim=", "ylim=", "logy=", "legend=", "labels=", "theme=", "font="
+/* `help pictures`: the one paragraph every picture command's help points to */
+#define BL_FIG_SLIDE_HELP                                                                          \
+    "Every picture (plot loss, attn, stats, rope table, rope check, qk growth, sample,\n"         \
+    "lengen, heatmap(), lineplot()) takes these keys, for a picture put on a slide as it\n"      \
+    "is (a function takes them as strings or numbers: xlim=\"400:\", xlim=[400, 900]):\n"      \
+    "  title=TEXT          its title (title=\"v1 against v2\"); title=none: no title\n"           \
+    "  xlim=LO:HI          the x axis' range; an end may stay open: xlim=400: starts at\n"      \
+    "                      step 400 and runs to the data's end; the y axis then fits the\n"     \
+    "                      data in view\n"                                                       \
+    "  ylim=LO:HI          the y axis' range (ylim=0: starts it at 0, ylim=:3 ends it at 3)\n"  \
+    "  logy=auto|on|off    a log y axis; auto: only when the data spans more than a decade\n"  \
+    "                      (plot loss's default: losses 4.2 .. 0.3 are log, 0.28 .. 0.32 not)\n" \
+    "  legend=auto|outside|none  auto: inside where it covers no data, else beside or\n"       \
+    "                      below the plot; outside: always beside or below; none: no legend\n" \
+    "  labels=A,B,...      new names for the runs, one a colour of the legend in order\n"     \
+    "                      (plot loss cmp_v1 cmp_v2 labels=learned,RoPE; \"v1 val\" follows)\n"  \
+    "  theme=light|dark    dark: a dark page with light text, for dark slides\n"             \
+    "  font=1              text, margins and lines scaled by 0.5 to 3 (font=1.5 for a\n"     \
+    "                      projector)\n"                                                         \
+    "xlim, ylim, logy and labels are for pictures with axes (not attn's maps). theme and\n"   \
+    "font change the files (.png .svg); the others the terminal picture too. A file's\n"      \
+    "width= and height= are pixels. An axis fitted to its data runs on to a labelled tick\n"  \
+    "past it unless that leaves more than 15% of the axis empty."
 
 /* The end of every picture command: read width=/height=/scale= of the command's words into f,
  * record the model's configuration (bl_config_summary, NULL = none) as the figure's config
@@ -28,24 +66,28 @@ bl_value *bl_val_figure(bl_figure *f);
  * the command's value a->result. Takes f (freed on error; NULL passes the error through).
  * Returns 0, or -1 with the error reported at the word. */
 int bl_cmd_figure(bl_cmdargs *a, bl_figure *f, const bl_config *model_cfg);
-/* width=, height=, scale= of the command's words into f (NULL: only check them, e.g. before a
- * command prints its numbers). Returns 0, or -1 with the error reported at the word. */
+/* width=, height=, scale= and the slide keys (BL_FIG_SLIDE_KEYS, applied with bl_fig_slide) of
+ * the command's words into f (NULL: only check them, e.g. before a command prints its numbers).
+ * Returns 0, or -1 with the error reported at the word. */
 int bl_cmd_figsize(bl_cmdargs *a, bl_figure *f);
 
 bl_value *bl_fn_heatmap(bl_callargs *a);
 bl_value *bl_fn_lineplot(bl_callargs *a);
 
 #define BL_FIGURE_FUNCTIONS                                                                     \
-    { "heatmap", "heatmap(x, title=, diverging=auto, width=, height=, scale=)",                                         \
+    { "heatmap", "heatmap(x, title=, diverging=auto, width=, height=, scale=, theme=, font=)",                          \
       "A picture of a 2-D tensor (rows x columns). For example heatmap(score) for the RoPE\n" \
       "check or heatmap(attention(q, k, v, weights=on)[0, 0]). Signed values get a diverging colour map\n" \
       "centred on 0. Printed on the terminal; `heatmap(x) > x.png` (.svg .csv .json .txt) saves it;\n" \
       "width=/height= (" BL_FIG_SIDE_RANGE " pixels a side, default 1600 x 900; one alone\n" \
-      "keeps 16:9) and scale=2 (HiDPI) size the file.", \
+      "keeps 16:9) and scale=2 (HiDPI) size the file; theme=\"dark\", font=1.5 and title=\"none\" as\n" \
+      "for every picture (help pictures).", \
       bl_fn_heatmap },                                                                          \
-    { "lineplot", "lineplot(y, x=, title=, label=, logy=off, width=, height=, scale=)",                                 \
+    { "lineplot", "lineplot(y, x=, title=, label=, logy=off, xlim=, width=, height=, scale=)", \
       "A line picture of y against x (0, 1, ... by default). y is a 1-D tensor or list; a 2-D\n" \
-      "tensor draws one line per row. `lineplot(y) > y.png` saves it; width=, height=, scale= as heatmap.", \
+      "tensor draws one line per row. `lineplot(y) > y.png` saves it; width=, height=, scale= as heatmap.\n" \
+      "The slide keys as for every picture (help pictures), as strings or numbers: logy=\"auto\"\n" \
+      "(or on/off), xlim=\"400:\" or xlim=[400, 1000], legend=\"outside\".", \
       bl_fn_lineplot },
 
 #endif

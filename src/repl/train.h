@@ -143,7 +143,8 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       "Generate images (TinyDiT) or text (TinyGPT).\n"                                         \
       "TinyDiT: n=16 steps=20 seed=0; the result is a picture, the images in the most\n"     \
       "square grid (16: 4 x 4) with sharp pixels (sample > s.png saves it;\n"                \
-      "width= height= scale= size the file as for plot loss).\n"                               \
+      "width= height= scale= size the file as for plot loss; slide keys title= theme=\n"     \
+      "font=: help pictures).\n"                                                                \
       "TinyGPT: prompt=\"ROMEO:\" n=200 temperature=1 top_k=0 seed=0 cache=on sliding=off;\n" \
       "the result is the text. Characters outside the vocabulary are reported.\n"            \
       "Ctrl-C stops it with one line: the text so far is kept; TinyDiT makes no picture.",    \
@@ -156,7 +157,8 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       "context/8; 0: none), and the training context marked. A pos=learned model has no\n"  \
       "position past its context: it is drawn up to it, or with sliding=on past it (each\n" \
       "prediction past the context sees the last context tokens, as sample sliding=on).\n"  \
-      "width= height= scale= size its file as for plot loss.\n"                              \
+      "width= height= scale= size its file as for plot loss; slide keys title= xlim= ylim=\n" \
+      "logy= legend= labels= theme= font=: help pictures.\n"                                   \
       "`lengen v1 v2 > l.csv` writes position,v1,v2: each model's mean loss at each position\n" \
       "(from 1, unsmoothed; nan past a model's last position).",                            \
       bl_complete_modelvar, bl_cmd_lengen, BL_WRITES_PICTURE },                                 \

@@ -353,8 +353,13 @@ static void figure_thin(dctx *d, const bl_figure *f, const grid_plan *g, char *b
 
 int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
 {
+    static const dr_theme light = {0xffffffu, 0x222222u, 0x444444u, 0xe6e6e6u, 0x555555u, 0xccccccu},
+                          dark = {0x1b1d23u, 0xeeeeeeu, 0xccccccu, 0x3a3d45u, 0xaaaaaau, 0x5a5d66u};
     dctx d = {.cr = cr, .u = sqrt(fmin(w / BL_FIG_W, h / BL_FIG_H))}; /* text shrinks slower than the page */
     if (d.u < 0.25) d.u = 0.25;
+    if (f->font > 0) d.u *= f->font;   /* font=: text, margins and lines together */
+    d.th = f->theme == BL_THEME_DARK ? dark : light;
+    d.legend = f->legend;
     cairo_get_matrix(cr, &d.to_page);
     cairo_matrix_invert(&d.to_page);
     d.trace = trace_to, d.role = BL_TEXT_TITLE, d.panel = -1;
@@ -362,11 +367,11 @@ int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
         d.trace->w = w, d.trace->h = h, d.trace->u = d.u, d.trace->ntext = d.trace->lost = 0,
         d.trace->naxes = d.trace->npt = d.trace->lost_pt = d.trace->nblock = d.trace->nseries = 0;
     double u = d.u, margin = 24 * u;
-    cairo_set_source_rgb(cr, 1, 1, 1);
+    dr_rgb(cr, d.th.bg, 1);
     cairo_paint(cr);
     double top = margin;
     if (f->title) {
-        dr_text_fit(&d, w / 2, margin + 14 * u, f->title, 28, 1, w - 2 * margin, C_TEXT, 0);
+        dr_text_fit(&d, w / 2, margin + 14 * u, f->title, 28, 1, w - 2 * margin, d.th.text, 0);
         top += 44 * u;
     }
     bl_range sx, sy;
@@ -398,7 +403,7 @@ int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
         }
     }
     d.panel = -1, d.role = BL_TEXT_OTHER;
-    if (thin[0]) dr_text_fit(&d, w / 2, h - margin + 6 * u, thin, 15, 0, w - 2 * margin, C_TEXT, 0);
+    if (thin[0]) dr_text_fit(&d, w / 2, h - margin + 6 * u, thin, 15, 0, w - 2 * margin, d.th.text, 0);
     cairo_status_t st = cairo_status(cr);
     if (st) return bl_fail("draw: %s", cairo_status_to_string(st));
     return 0;

@@ -45,6 +45,8 @@ typedef struct {
     double bx0, by0, bx1, by1;    /* the panel's box, page units */
     double x0, y0, x1, y1;        /* the plot area (the axes), page units */
     bl_scale_range xr, yr;        /* the axes' ranges */
+    int yfixed;                   /* the y range is the picture's, not the data's (ylim, an axis
+                                   * from 0 such as an rms's) */
     int legend;                   /* BL_LEGEND_* */
     double lx0, ly0, lx1, ly1;    /* the legend's box, page units */
     double lsize;                 /* the legend's font size, page units */

@@ -117,7 +117,7 @@ static void annotate_cells(dctx *d, const bl_panel *p, double left, double top, 
             double t = bl_cmap_pos(v, vmin, vmax);
             if (isnan(t)) continue;
             bl_snprintf(buf, sizeof buf, p->annotate, (double)v);
-            uint32_t ink = bl_rgb_luma(bl_cmap_rgb(p->cmap, t)) > 0.55 ? C_TEXT : 0xffffffu;
+            uint32_t ink = bl_rgb_luma(bl_cmap_rgb(p->cmap, t)) > 0.55 ? C_INK_DARK : 0xffffffu;
             dr_text(d, left + (c + 0.5) * cw, top + (r + 0.5) * ch, buf, 0.5, ink);
         }
 }

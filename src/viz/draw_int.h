@@ -12,10 +12,15 @@
 #include <stdint.h>
 
 #define MAX_TICKS 16
-#define C_TEXT 0x222222u
-#define C_TICK 0x444444u
-#define C_GRID 0xe6e6e6u
-#define C_SPINE 0x555555u
+/* the colours of the page and of what is drawn in ink on it, by theme (bl_figure.theme) */
+typedef struct {
+    uint32_t bg, text, tick, grid, spine, frame;   /* frame: the legend's border */
+} dr_theme;
+#define C_TEXT (d->th.text)
+#define C_TICK (d->th.tick)
+#define C_GRID (d->th.grid)
+#define C_SPINE (d->th.spine)
+#define C_INK_DARK 0x222222u /* text on light cells of a map, whatever the theme */
 #define C_MARK 0xe8250cu /* the outline of a marked heatmap cell (vermilion, seen on viridis and RdBu) */
 
 typedef struct {
@@ -26,6 +31,8 @@ typedef struct {
     int role, panel;        /* of the texts drawn now: BL_TEXT_*, the panel's index */
     int series;             /* of the points drawn now: the series' index in its panel */
     double fsize;           /* the font size set last, page units */
+    dr_theme th;            /* the colours */
+    int legend;             /* BL_LEGEND_AUTO or BL_LEGEND_OUTSIDE (bl_figure.legend) */
 } dctx;
 
 /* a panel's box; its horizontal texts (title, x label, notes) stay within tx0 .. tx1, which

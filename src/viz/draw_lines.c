@@ -21,11 +21,11 @@
 /* a legend takes at most LEGEND_ROOM of the plot area's width and height; a larger one shrinks
  * its text as titles do (least_size: to 2/3, not below 8 px) */
 #define LEGEND_ROOM 0.5
-/* it goes inside the plot area where it covers the least data (matplotlib's loc="best") when
- * that covers at most LEGEND_COVER of the points and of the samples along the lines; else
+/* legend=auto: it goes inside the plot area where it covers the least data (matplotlib's
+ * loc="best") when that covers none of the points nor of the samples along the lines; else
  * outside the plot area, on the right or below (under the x label), whichever leaves the plot
- * area larger, when the plot keeps at least LEGEND_KEEP of its area; else inside after all */
-#define LEGEND_COVER 0.01
+ * area larger, when the plot keeps at least LEGEND_KEEP of its area; else inside after all.
+ * legend=outside: outside whenever the plot keeps any area. */
 #define LEGEND_KEEP 0.4
 
 typedef struct {
@@ -132,9 +132,9 @@ static void draw_legend(dctx *d, const bl_panel *p, const legend_geom *L, bl_axe
         dr_to_page(d, &rec->lx0, &rec->ly0), dr_to_page(d, &rec->lx1, &rec->ly1);
     }
     cairo_rectangle(d->cr, bx, by, L->w, L->h);
-    dr_rgb(d->cr, 0xffffff, 0.9);
+    dr_rgb(d->cr, d->th.bg, 0.9);
     cairo_fill_preserve(d->cr);
-    dr_rgb(d->cr, 0xcccccc, 1);
+    dr_rgb(d->cr, d->th.frame, 1);
     cairo_set_line_width(d->cr, 1 * u);
     cairo_stroke(d->cr);
     dr_font(d, L->size, 0, 0);
@@ -154,10 +154,11 @@ static void draw_legend(dctx *d, const bl_panel *p, const legend_geom *L, bl_axe
             cairo_restore(d->cr);
         }
         if (se->flags & BL_MARKERS) {
+            cairo_new_path(d->cr);   /* not from the end of the text before it */
             cairo_arc(d->cr, kx + keyw / 2, cy, 5 * u * scale, 0, 2 * M_PI);
             dr_rgb(d->cr, c, 1);
             cairo_fill_preserve(d->cr);
-            dr_rgb(d->cr, 0xffffff, 1);
+            dr_rgb(d->cr, d->th.bg, 1);
             cairo_set_line_width(d->cr, 1.2 * u * scale);
             cairo_stroke(d->cr);
         }
@@ -183,7 +184,7 @@ static void lines_layout(dctx *d, const bl_panel *p, box b, const bl_range *sx, 
     bl_legend_cover c;
     bl_legend_place(p, &g->xs, &g->ys, L->w / a.w, L->h / a.h, m / fmin(a.w, a.h), &fx, &fy, &c);
     L->where = BL_LEGEND_INSIDE, L->x = a.x + fx * a.w, L->y = a.y + (1 - fy) * a.h - L->h;
-    if (c.samples <= LEGEND_COVER * c.total && c.points <= LEGEND_COVER * c.npoints) return;
+    if (d->legend != BL_LEGEND_OUTSIDE && c.samples == 0 && c.points == 0) return;
     /* outside: on the right, one column beside the plot area's top; or below, under the x label,
      * in as many columns as the panel's width holds */
     lines_geom gr, gb;
@@ -198,7 +199,7 @@ static void lines_layout(dctx *d, const bl_panel *p, box b, const bl_range *sx, 
     legend_measure(d, p, L->size, ncol, &Lb);
     dr_axes_place(d, p, b, sx, sy, 0, Lb.h + gap / 2, &gb);
     double full = a.w * a.h, ar = L->h <= gr.a.h ? gr.a.w * gr.a.h : 0, ab = Lb.w <= b.w ? gb.a.w * gb.a.h : 0;
-    if (fmax(ar, ab) < LEGEND_KEEP * full) return;   /* no room outside: inside after all */
+    if (fmax(ar, ab) < (d->legend == BL_LEGEND_OUTSIDE ? 1e-9 : LEGEND_KEEP) * full) return;   /* no room outside */
     if (ar >= ab) {
         *g = gr;
         L->where = BL_LEGEND_RIGHT, L->x = g->a.x + g->a.w + gap, L->y = g->a.y;
@@ -248,6 +249,7 @@ void dr_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, const bl_ra
     box a = g.a;
     const bl_scale xs = g.xs, ys = g.ys;
     bl_axes_box *rec = dr_record_axes(d, b, a, &xs, &ys);
+    if (rec) rec->yfixed = p->has_ylim || p->has_yfrom;
     dr_panel_title(d, p, b, b.y + 16 * u);
     dr_axes_draw(d, p, b, &g);
     int dash[BL_LAYOUT_MAX_SERIES];
@@ -312,7 +314,7 @@ void dr_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, const bl_ra
                 cairo_arc(d->cr, a.x + a.w * tx, a.y + a.h * (1 - ty), 5.5 * u, 0, 2 * M_PI);
                 dr_rgb(d->cr, col, 1);
                 cairo_fill_preserve(d->cr);
-                dr_rgb(d->cr, 0xffffff, 1);
+                dr_rgb(d->cr, d->th.bg, 1);
                 cairo_set_line_width(d->cr, 1.5 * u);
                 cairo_stroke(d->cr);
                 dots++;

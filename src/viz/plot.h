@@ -114,6 +114,10 @@ typedef struct {
     int width, height;      /* size asked for by the picture: logical pixels of .png/.svg (0 = from
                              * the other side, bl_fig_size; width also the columns on a terminal) */
     double scale;           /* PNG device pixels per logical pixel (0 = 1; 2 = HiDPI) */
+    int legend;             /* BL_LEGEND_AUTO or BL_LEGEND_OUTSIDE (bl_fig_slide; files only) */
+    int logy_auto;          /* bl_fig_slide without logy= decides as logy=auto (plot loss) */
+    int theme;              /* BL_THEME_LIGHT or BL_THEME_DARK (files only) */
+    double font;            /* text, margins and lines scaled by this on files (0 = 1) */
 } bl_figure;
 
 /* A new empty figure of rows x cols panels (1..8 each) with an optional title (NULL = none).
@@ -218,6 +222,43 @@ int bl_panel_text(bl_panel *p, const char *text);
  * positive limits on log axes. Returns 0 or -1 with e.g.
  * "plot: log y axis needs values > 0, but series 'loss' has -0.5 at index 3". */
 int bl_fig_check(const bl_figure *f);
+
+/* ---- slide controls (slide.c) ---- */
+
+/* logy=: keep the picture's own choice, auto (log only when the data spans more than a decade),
+ * on, off */
+enum { BL_LOGY_KEEP, BL_LOGY_AUTO, BL_LOGY_ON, BL_LOGY_OFF };
+/* legend=: auto (inside where it covers no data, else outside), outside, none */
+enum { BL_LEGEND_AUTO, BL_LEGEND_OUTSIDE, BL_LEGEND_OFF };
+enum { BL_THEME_LIGHT, BL_THEME_DARK };
+
+/* What a lecturer sets on any picture before putting it on a slide (the REPL's title= xlim=
+ * ylim= logy= legend= labels= theme= font= keys, repl/figures.c). */
+typedef struct {
+    int set_title;         /* title given: title, or NULL for title=none */
+    const char *title;
+    int has_x[2], has_y[2];/* the ends of xlim= / ylim= given (xlim=400: sets the low end only) */
+    double x[2], y[2];
+    int logy;              /* BL_LOGY_* */
+    int legend;            /* BL_LEGEND_AUTO / _OUTSIDE / _OFF */
+    const char *labels;    /* NULL, or new names of the runs (legend colours) separated by commas */
+    int theme;             /* BL_THEME_* */
+    double font;           /* 0 or the font scale */
+} bl_slide;
+
+/* Whether the values y > 0 of a lines panel call for a log axis (logy=auto): every finite y of
+ * its series is > 0 and the largest is more than 10 times the smallest (more than a decade).
+ * A loss curve from 4.2 down to 0.3 is log; a compare of 0.28 against 0.32 is not. */
+int bl_panel_logy_auto(const bl_panel *p);
+
+/* Apply s to every lines panel of f (and the title, theme, font and legend to the figure): a
+ * new title or none; logy; the ends of xlim (an open end is the data's end) and ylim (an open
+ * end is fitted to the data shown); legend=none leaves every series out of the legend; labels
+ * rename the runs: the k-th colour of the legend (a run's curve and its "NAME val" points) takes
+ * the k-th name, the name replacing the start its entries share. Returns 0, or -1 with
+ * "plot: ..." (a range whose low end is not below its high end, labels for the wrong number of
+ * runs, no lines panel for xlim/ylim/logy/labels to apply to). */
+int bl_fig_slide(bl_figure *f, const bl_slide *s);
 
 /* ---- smoothing (before any downsampling) ---- */
 

@@ -77,7 +77,8 @@ typedef struct {
 } bl_range;
 
 /* The range of the finite points of a lines panel on x (axis_y 0) or y (1), only values > 0 on a
- * log axis, faint series left out when skip_faint. Returns 0 when there is no such point. */
+ * log axis, faint series left out when skip_faint; on y only the points whose x lies within
+ * the panel's fixed x limits (the y axis fits the data in view, as after xlim=400:). Returns 0 when there is no such point. */
 int bl_panel_data_range(const bl_panel *p, int axis_y, int skip_faint, double *lo, double *hi);
 
 /* The union of the data ranges of all lines panels when the figure shares that axis (r->has 0

@@ -179,10 +179,27 @@ static inline int layout_ticks(const bl_layout *L, const bl_axes_box *r, char ax
     return k;
 }
 
-/* Whether axis 'x' or 'y' of lines panel r ends at the first labelled tick past the data
- * [dlo, dhi] at each end: a tick at or past each end of the data, no labelled tick beyond that
- * one, and the axis no more than its 5% margin (in log units on a log axis) past it. 0, or 1
- * with what is wrong in why (n bytes). */
+/* The nice tick next past v (dir +1 up, -1 down) for ticks of linear step `step`, or on a log
+ * axis (step 0) of mantissas 1, 2, 5 */
+static inline double layout_next_tick(double v, double step, int dir)
+{
+    if (step > 0) return (dir > 0 ? ceil(v / step - 1e-9) : floor(v / step + 1e-9)) * step;
+    double e = floor(log10(v)), best = dir > 0 ? INFINITY : 0;
+    for (int k = -1; k <= 1; k++)
+        for (int m = 0; m < 3; m++) {
+            double t = (m == 0 ? 1 : m == 1 ? 2 : 5) * pow(10, e + k);
+            if (dir > 0 && t >= v * (1 - 1e-9)) best = fmin(best, t);
+            if (dir < 0 && t <= v * (1 + 1e-9)) best = fmax(best, t);
+        }
+    return best;
+}
+
+/* Whether axis 'x' or 'y' of lines panel r fits the data [dlo, dhi] at each end: the axis ends
+ * at the first labelled tick past the data (a tick at or past that end of the data, no labelled
+ * tick beyond that one, and the axis no more than its 5% margin, in log units on a log axis,
+ * past it); or, where that tick would leave more than 15% of the axis empty (an empty band on a
+ * slide), the axis ends within 5% of the axis past the data. 0, or 1 with what is wrong in why
+ * (n bytes). */
 static inline int layout_axis_fits(const bl_layout *L, const bl_axes_box *r, char axis, double dlo, double dhi,
                                    char *why, size_t n)
 {
@@ -190,16 +207,45 @@ static inline int layout_axis_fits(const bl_layout *L, const bl_axes_box *r, cha
     int k = layout_ticks(L, r, axis, v, 64);
     const bl_scale_range *s = axis == 'y' ? &r->yr : &r->xr;
 #define AXPOS(x) (s->log ? (log10(x) - log10(s->lo)) / (log10(s->hi) - log10(s->lo)) : ((x) - s->lo) / (s->hi - s->lo))
+#define LPOS(x, lo, hi) (s->log ? (log10(x) - log10(lo)) / (log10(hi) - log10(lo)) : ((x) - (lo)) / ((hi) - (lo)))
     if (k < 2) return snprintf(why, n, "%c axis has %d tick labels", axis, k), 1;
-    if (v[k - 1] < dhi * (1 - 1e-6) - 1e-9 || (k >= 2 && v[k - 2] >= dhi * (1 - 1e-6) - 1e-9) ||
-        1 - AXPOS(v[k - 1]) > 0.05 + 1e-6)
+    double step = s->log ? 0 : v[1] - v[0], up = layout_next_tick(dhi, step, 1), down = layout_next_tick(dlo, step, -1);
+    int band_hi = 1 - LPOS(dhi, s->lo, up) > 0.15, band_lo = LPOS(dlo, down, s->hi) > 0.15;
+    int fit_hi = band_hi && 1 - AXPOS(dhi) <= 0.05 + 1e-6 && s->hi >= dhi * (1 - 1e-6) - 1e-9;
+    int fit_lo = band_lo && AXPOS(dlo) <= 0.05 + 1e-6 && s->lo <= dlo * (1 + 1e-6) + 1e-9;
+    if (!fit_hi && (v[k - 1] < dhi * (1 - 1e-6) - 1e-9 || (k >= 2 && v[k - 2] >= dhi * (1 - 1e-6) - 1e-9) ||
+                    1 - AXPOS(v[k - 1]) > 0.05 + 1e-6))
         return snprintf(why, n, "%c axis %g .. %g (ticks %g .. %g, the last two %g %g) does not end at the first "
                         "labelled tick past the data's %g", axis, s->lo, s->hi, v[0], v[k - 1], v[k - 2], v[k - 1], dhi), 1;
-    if (v[0] > dlo * (1 + 1e-6) + 1e-9 || v[1] <= dlo * (1 + 1e-6) + 1e-9 || AXPOS(v[0]) > 0.05 + 1e-6)
+    if (!fit_lo && (v[0] > dlo * (1 + 1e-6) + 1e-9 || v[1] <= dlo * (1 + 1e-6) + 1e-9 || AXPOS(v[0]) > 0.05 + 1e-6))
         return snprintf(why, n, "%c axis %g .. %g (ticks %g %g .. %g) does not start at the first labelled tick "
                         "below the data's %g", axis, s->lo, s->hi, v[0], v[1], v[k - 1], dlo), 1;
+#undef LPOS
 #undef AXPOS
     return 0;
+}
+
+/* The data rule of slides: in each lines panel whose y range is fitted to its data (not fixed
+ * by ylim= or started at 0), the drawn points span at least min_span of the plot area's height
+ * (no empty band above or below the data). The number of problems; the first few in why. */
+static inline int layout_data_span_problems(const bl_layout *L, double min_span, char *why, size_t n)
+{
+    int bad = 0;
+    size_t at = 0;
+    why[0] = '\0';
+    for (int i = 0; i < L->naxes; i++) {
+        const bl_axes_box *r = &L->axes[i];
+        if (r->yfixed || r->npt < 2) continue;
+        double lo = INFINITY, hi = -INFINITY;
+        for (int k = r->pt0; k < r->pt0 + r->npt && k < L->npt; k++) lo = fmin(lo, L->pt[k].y), hi = fmax(hi, L->pt[k].y);
+        if (hi - lo < 1e-9) continue;   /* a flat line: nothing to span */
+        double span = (hi - lo) / (r->y1 - r->y0);
+        if (span < min_span && bad++ < 4 && at < n)
+            at += (size_t)snprintf(why + at, n - at, "panel %d's data spans %.0f%% of its plot's height (y %.1f..%.1f of "
+                                   "%.1f..%.1f, axis %g .. %g%s); ", r->panel, 100 * span, lo, hi, r->y0, r->y1, r->yr.lo,
+                                   r->yr.hi, r->yr.log ? " log" : "");
+    }
+    return bad;
 }
 
 /* ---- heatmaps, colour bars, images: maps kept square and readable ---- */

@@ -11,6 +11,7 @@
 #include "repl/models.h"
 #include "repl/repl.h"
 #include <jansson.h>
+#include <png.h>
 #include <stdint.h>
 #include <unistd.h>
 
@@ -478,7 +479,17 @@ BL_TEST(plot_loss_of_two_runs)
     CHECK(run_in(s, cmd) == 0, "%s", bl_error());
     json_t *j = json_load_file(tmp("loss.json"), 0, NULL);
     json_t *p = json_array_get(json_object_get(j, "panels"), 0), *se = json_object_get(p, "series");
-    CHECK(json_is_true(json_object_get(p, "logy")), "not log y");
+    /* logy=auto: a log axis only when the losses span more than a decade, decided here again */
+    double ylo = INFINITY, yhi = 0;
+    for (size_t i = 0; i < json_array_size(se); i++) {
+        json_t *ys = json_object_get(json_array_get(se, i), "y");
+        for (size_t k = 0; k < json_array_size(ys); k++) {
+            double v = json_number_value(json_array_get(ys, k));
+            ylo = fmin(ylo, v), yhi = fmax(yhi, v);
+        }
+    }
+    CHECK(yhi > ylo && json_is_true(json_object_get(p, "logy")) == (ylo > 0 && yhi > 10 * ylo),
+          "logy %d for losses %g .. %g", json_is_true(json_object_get(p, "logy")), ylo, yhi);
     const char *want[] = { "a", "a", "a val", "b", "b", "b val" };
     CHECK(json_array_size(se) == 6, "%zu series", json_array_size(se));
     for (size_t i = 0; i < json_array_size(se) && i < 6; i++) {
@@ -1300,11 +1311,134 @@ BL_TEST(attn_heads_share_one_colour_bar)
     session_free(s);
 }
 
+/* The luma (0 dark .. 1 light) of pixel (x, y) of a PNG, read back with libpng; -1 on error. */
+static double png_luma(const char *path, int x, int y)
+{
+    png_image im;
+    memset(&im, 0, sizeof im);
+    im.version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_file(&im, path)) return -1;
+    im.format = PNG_FORMAT_RGB;
+    unsigned char *buf = malloc(PNG_IMAGE_SIZE(im));
+    if (!buf || !png_image_finish_read(&im, NULL, buf, 0, NULL) || x >= (int)im.width || y >= (int)im.height) {
+        free(buf);
+        png_image_free(&im);
+        return -1;
+    }
+    const unsigned char *px = buf + 3 * ((size_t)y * im.width + (size_t)x);
+    double l = (0.2126 * px[0] + 0.7152 * px[1] + 0.0722 * px[2]) / 255;
+    free(buf);
+    return l;
+}
+
+/* The slide controls (help pictures) on every kind of picture, at 1600 x 900 and 800 x 450: no
+ * title cut or overlapping (layout_problems), a lines panel's data spans most of its plot's
+ * height (no empty band), its legend covers none of the drawn points, maps keep square cells;
+ * the controls do what they say (title, xlim and the y axis fitted to the data in view, labels,
+ * legend=none, logy=auto by the data's span), the dark theme's page is dark, read back with
+ * libpng, and bad values are one-line errors at the word. */
+BL_TEST(slide_controls_at_two_sizes)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[768], why[1024];
+    CHECK(run_in(s, "a = dit(dim=16, depth=1, heads=2, batch=4, eval_every=5); use a; data shapes exam=8; train 20 quiet=on\n"
+                    "b = dit(dim=16, depth=1, heads=2, batch=4, eval_every=5, norm=\"rmsnorm\"); use b; data shapes exam=8\n"
+                    "train 20 quiet=on; x = randn(8, 64) * 2 + 1\n"
+                    "g = gpt(dim=16, depth=1, heads=2, context=8, pos=\"rope\"); use g; data text") == 0, "%s", bl_error());
+    const char *views[] = {
+        "plot loss a b", "plot loss a b xlim=8: labels=first,second title=\"From step 8\"", "plot loss a b logy=on",
+        "plot loss a b legend=outside theme=dark font=1.5", "stats x", "stats x font=1.5 title=none", "qk growth",
+        "qk growth logy=off legend=outside", "rope table", "rope check", "use a; attn", "use g; attn layer=0",
+        "use g; lengen factor=2 windows=2",
+    };
+    const char *sizes[] = { "width=1600 height=900", "width=800 height=450" };
+    for (size_t v = 0; v < sizeof views / sizeof views[0]; v++)
+        for (int z = 0; z < 2; z++) {
+            snprintf(cmd, sizeof cmd, "%s %s > %s", views[v], sizes[z], tmp("slide.png"));
+            if (traced(s, &lay, cmd)) continue;
+            CHECK(layout_problems(&lay, why, sizeof why) == 0, "%s: %s", cmd, why);
+            CHECK(layout_data_span_problems(&lay, 0.7, why, sizeof why) == 0, "%s: %s", cmd, why);
+            CHECK(layout_legend_problems(&lay, 0, why, sizeof why) == 0, "%s: %s", cmd, why);
+            CHECK(layout_map_problems(&lay, 0, why, sizeof why) == 0, "%s: %s", cmd, why);
+        }
+    /* what the controls do */
+    snprintf(cmd, sizeof cmd, "plot loss a b xlim=8: labels=first,second title=\"From step 8\" > %s", tmp("sl.png"));
+    CHECK(traced(s, &lay, cmd) == 0, "%s", bl_error());
+    CHECK(layout_count(&lay, BL_TEXT_TITLE, -1, "From step 8") == 1, "title not drawn");
+    CHECK(layout_count(&lay, BL_TEXT_LEGEND, 0, "first") == 1 && layout_count(&lay, BL_TEXT_LEGEND, 0, "second val") == 1 &&
+              layout_count(&lay, BL_TEXT_LEGEND, 0, "a") == 0,
+          "labels= did not rename the runs");
+    const bl_axes_box *r = layout_axes(&lay, 0);
+    CHECK(r && r->xr.lo == 8 && r->xr.hi == 20, "xlim=8: gave x %g .. %g, expected 8 .. 20 (the last step)", r ? r->xr.lo : 0,
+          r ? r->xr.hi : 0);
+    snprintf(cmd, sizeof cmd, "plot loss a b title=none legend=none > %s", tmp("sl.png"));
+    CHECK(traced(s, &lay, cmd) == 0, "%s", bl_error());
+    CHECK(layout_count(&lay, BL_TEXT_TITLE, -1, "Train loss") == 0, "title=none drew a title");
+    CHECK((r = layout_axes(&lay, 0)) && r->legend == BL_LEGEND_NONE, "legend=none drew a legend");
+    /* the y axis fits the losses in view (step 8 on): read them from the .json, x >= 8 */
+    snprintf(cmd, sizeof cmd, "plot loss a b xlim=8: > %s", tmp("sl.json"));
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    json_t *j = json_load_file(tmp("sl.json"), 0, NULL);
+    json_t *se = json_object_get(json_array_get(json_object_get(j, "panels"), 0), "series");
+    double ylo = INFINITY, yhi = -INFINITY;
+    for (size_t i = 0; i < json_array_size(se); i++) {
+        json_t *xs = json_object_get(json_array_get(se, i), "x"), *ys = json_object_get(json_array_get(se, i), "y");
+        for (size_t k = 0; k < json_array_size(ys); k++)
+            if (json_number_value(json_array_get(xs, k)) >= 8) {
+                double y = json_number_value(json_array_get(ys, k));
+                ylo = fmin(ylo, y), yhi = fmax(yhi, y);
+            }
+    }
+    json_decref(j);
+    snprintf(cmd, sizeof cmd, "plot loss a b xlim=8: > %s", tmp("sl.png"));
+    CHECK(traced(s, &lay, cmd) == 0 && (r = layout_axes(&lay, 0)), "%s", bl_error());
+    double span = r->yr.log ? log10(yhi / ylo) / log10(r->yr.hi / r->yr.lo) : (yhi - ylo) / (r->yr.hi - r->yr.lo);
+    CHECK(r->yr.lo <= ylo && r->yr.hi >= yhi && span >= 0.7, "y axis %g .. %g for the losses in view %g .. %g", r->yr.lo,
+          r->yr.hi, ylo, yhi);
+    /* logy=auto on given data: test_viz's test_logy_auto; of plot loss: plot_loss_of_two_runs */
+    /* the dark theme's page is dark, the light one's light (the corner pixel, read with libpng) */
+    snprintf(cmd, sizeof cmd, "stats x theme=dark > %s", tmp("dark.png"));
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    double l = png_luma(tmp("dark.png"), 2, 2);
+    CHECK(l >= 0 && l < 0.2, "dark theme's background luma %g", l);
+    snprintf(cmd, sizeof cmd, "stats x > %s", tmp("light.png"));
+    CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+    CHECK((l = png_luma(tmp("light.png"), 2, 2)) > 0.9, "light theme's background luma %g", l);
+    /* the functions take the same keys, as strings, numbers or [lo, hi] */
+    const struct { const char *y; int log; } ly[] = {
+        { "[4.2, 2, 1, 0.5, 0.3]", 1 }, { "[0.32, 0.30, 0.28]", 0 }, { "[1, 10]", 0 }, { "[1, 10.5]", 1 }, { "[-1, 5, 50]", 0 },
+    };
+    for (size_t k = 0; k < sizeof ly / sizeof ly[0]; k++) {
+        snprintf(cmd, sizeof cmd, "lineplot(%s, logy=\"auto\") > %s", ly[k].y, tmp("ly.json"));
+        CHECK(run_in(s, cmd) == 0, "%s", bl_error());
+        j = json_load_file(tmp("ly.json"), 0, NULL);
+        int lg = json_is_true(json_object_get(json_array_get(json_object_get(j, "panels"), 0), "logy"));
+        CHECK(lg == ly[k].log, "lineplot(%s, logy=\"auto\"): logy %d", ly[k].y, lg);
+        json_decref(j);
+    }
+    snprintf(cmd, sizeof cmd, "lineplot([4, 3, 2, 1, 0.5], xlim=[1, 3], title=\"none\", theme=\"dark\") > %s", tmp("lp.png"));
+    CHECK(traced(s, &lay, cmd) == 0 && (r = layout_axes(&lay, 0)) && r->xr.lo == 1 && r->xr.hi == 3,
+          "lineplot xlim=[1, 3]: x %g .. %g", r ? r->xr.lo : 0, r ? r->xr.hi : 0);
+    CHECK((l = png_luma(tmp("lp.png"), 2, 2)) >= 0 && l < 0.2, "lineplot theme=\"dark\": background luma %g", l);
+    /* bad values: one-line errors, the session keeps its values */
+    const char *bad[] = { "stats x xlim=5:1", "stats x xlim=:", "stats x ylim=a:2", "stats x logy=maybe", "stats x legend=left",
+                          "stats x theme=blue", "stats x font=9", "plot loss a b labels=one", "use a; attn xlim=1:2",
+                          "lineplot([1, 2], xlim=\"3:1\")", "heatmap(x, font=9)", "lineplot([1, 2], logy=\"maybe\")" };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        CHECK(run_in(s, bad[k]) < 0, "%s accepted", bad[k]);
+        CHECK(!strchr(bl_error(), '\n'), "%s: error of more than one line: %s", bad[k], bl_error());
+    }
+    CHECK(bl_session_get(s, "x") && bl_session_get(s, "a"), "values lost after errors");
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
     if (!mkdtemp(tmpdir)) return 99;
     RUN(rope_check_scores_are_one_constant);
+    RUN(slide_controls_at_two_sizes);
     RUN(rope_check_other_offsets_each_once);
     RUN(loss_figure_ema_by_hand);
     RUN(files_png_svg_csv_json);
