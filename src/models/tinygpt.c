@@ -292,7 +292,7 @@ bl_tensor *bl_gpt_loss(bl_model *m, const int *tokens, int B, int T, int record)
     return flat ? bl_cross_entropy(m->graph, flat, tg) : NULL;
 }
 
-int bl_gpt_position_loss(bl_model *m, const int *tokens, int B, int L, float *loss)
+int bl_gpt_window_losses(bl_model *m, const int *tokens, int B, int L, float *loss)
 {
     if (check_gpt(m, "position loss") < 0 || check_window(m, "position loss", B, L, 0) < 0) return -1;
     if (check_ids(m, "position loss", tokens, (size_t)B * (L + 1), 0) < 0) return -1;
@@ -303,20 +303,31 @@ int bl_gpt_position_loss(bl_model *m, const int *tokens, int B, int L, float *lo
     bl_tensor *logits = gpt_net(m, in, B, L, 0, 0);
     if (!logits) return -1;
     int V = m->cfg.vocab;
-    for (int p = 0; p < L; p++) {
-        double sum = 0.0;
-        for (int b = 0; b < B; b++) {
+    for (int b = 0; b < B; b++)
+        for (int p = 0; p < L; p++) {
             /* cross-entropy = logsumexp(logits) - logits[target] */
             const float *l = logits->data + ((size_t)b * L + p) * V;
             float mx = l[0];
             for (int v = 1; v < V; v++) mx = l[v] > mx ? l[v] : mx;
             double se = 0.0;
             for (int v = 0; v < V; v++) se += exp((double)(l[v] - mx));
-            sum += log(se) + mx - l[tokens[(size_t)b * (L + 1) + p + 1]];
+            loss[(size_t)b * L + p] = (float)(log(se) + mx - l[tokens[(size_t)b * (L + 1) + p + 1]]);
         }
+    return 0;
+}
+
+int bl_gpt_position_loss(bl_model *m, const int *tokens, int B, int L, float *loss)
+{
+    float *all = B > 0 && L > 0 ? malloc((size_t)B * (size_t)L * sizeof *all) : NULL;
+    if (B > 0 && L > 0 && !all) return bl_fail("position loss: out of memory");
+    int rc = bl_gpt_window_losses(m, tokens, B, L, all);
+    for (int p = 0; rc == 0 && p < L; p++) {
+        double sum = 0.0;
+        for (int b = 0; b < B; b++) sum += all[(size_t)b * L + p];
         loss[p] = (float)(sum / B);
     }
-    return 0;
+    free(all);
+    return rc;
 }
 
 bl_gen_opts bl_gen_opts_default(void)

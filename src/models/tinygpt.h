@@ -36,6 +36,9 @@ bl_tensor *bl_gpt_loss_targets(bl_model *m, const int *ids, const int *targets, 
  * mean over the B windows of the cross-entropy (nats) of predicting tokens[:, p + 1].
  * Returns 0 or -1. */
 int bl_gpt_position_loss(bl_model *m, const int *tokens, int B, int L, float *loss);
+/* The same per window: loss[b * L + p] (B x L floats) = the cross-entropy (nats) of predicting
+ * tokens[b, p + 1] from tokens[b, 0 .. p] (lengen's mean and standard error over windows). */
+int bl_gpt_window_losses(bl_model *m, const int *tokens, int B, int L, float *loss);
 
 /* Generation options. */
 typedef struct bl_gen_opts {

@@ -9,8 +9,9 @@
  *
  * Each command leaves a figure value (repl/figures.h), so `rope check > rope.png` (.svg .csv
  * .json .txt) saves the picture. The numbers behind the pictures come from the functions below,
- * which the unit tests compare with DESIGN.md (sections 2 and 3). cmd_rope.c holds rope and
- * qk growth, cmd_plots.c the model pictures and the shared word helpers.
+ * which the unit tests compare with DESIGN.md (sections 2 and 3). cmd_rope.c holds rope, cmd_qk.c
+ * qk growth (the experiment itself is train/qkgrowth.c), cmd_plots.c the model pictures and the
+ * shared word helpers.
  */
 #ifndef BL_REPL_CMD_PLOTS_H
 #define BL_REPL_CMD_PLOTS_H
@@ -18,6 +19,7 @@
 #include "repl/models.h"
 #include "repl/repl.h"
 #include "train/metrics.h"
+#include "train/qkgrowth.h"
 #include "viz/plot.h"
 
 /* RoPE relative-position check on a grid x grid patch grid (2-D RoPE, DESIGN.md section 3):
@@ -32,22 +34,24 @@
  * multiple of 4, base <= 0, grid outside 1..32, an offset that leaves the grid). */
 int bl_rope_check_scores(int head_dim, float base, int grid, int dr, int dc, float *at, float *offs);
 
-/* Attention-logit growth (DESIGN.md section 2, QK-norm): x [64, 64] ~ N(0, 1) and projections
- * Wq, Wk [32, 64] ~ U(-1/8, 1/8) from fixed seeds; for each scale s: q = s x Wq^T, k = s x Wk^T
- * (one head, head_dim 32), with qk_norm both RMSNorm'd (eps 1e-6, no weight);
- * logits = q k^T / sqrt(32). max_logit[i] = max |logit| at scales[i]; top_weight[i] = mean over
- * queries of the largest softmax weight. Without QK-norm max_logit grows as s^2; with it, it
- * stays the same (at most sqrt(32)). Returns 0, or -1 with "qk growth: ..." (n < 1, a scale
- * outside (0, BL_QK_MAX_SCALE], logits that are not finite, out of memory). */
-#define BL_QK_MAX_SCALE 1e6
-int bl_qk_growth(const double *scales, int n, int qk_norm, float *max_logit, float *top_weight);
 
 /* The loss figure of n runs: for run i, train loss per step (EMA with bias correction at weight
  * `smooth` in [0, 1), raw curve faint), validation losses as markers in the same colour when
  * `val`, log y when `logy`; labels[i] names run i in the legend. NULL + "plot loss: ..." when
  * no run has a step or smooth is out of range. */
+/* val = 2 (val=only): the validation losses alone, joined by lines, named by the run, and no
+ * train curve ("Validation loss"). */
 bl_figure *bl_plot_loss_figure(const bl_metrics *const *runs, const char *const *labels, int n,
                                float smooth, int logy, int val);
+/* The same relative to run `base` (relative=NAME): each run's EMA minus the baseline's at the
+ * same step (over the steps both have; the EMA is linear, so this is the EMA of the difference),
+ * the baseline a line at 0, on a linear axis; val = 1 adds the validation differences as markers
+ * (at the steps the baseline has a val loss too), val = 2 draws only those, joined. A run whose
+ * label ends in "seed2" (compare's seed + 1 copy of the baseline, cmp_seed2) also gets the seed
+ * gap: a band from -|d| to |d| around 0, d its own difference. .csv: run,curve,step,
+ * loss_minus_baseline with curve ema, raw (smooth=0), val or seed_gap. NULL + "plot loss: ...". */
+bl_figure *bl_plot_loss_relative_figure(const bl_metrics *const *runs, const char *const *labels, int n,
+                                        float smooth, int val, int base);
 
 
 /* The help line of width= height= scale= (repl/figures.h), shared by every picture command. */
@@ -59,6 +63,11 @@ bl_figure *bl_plot_loss_figure(const bl_metrics *const *runs, const char *const 
     BL_FIG_STR(BL_FIG_MIN_COLS) ") and rows (from " BL_FIG_STR(BL_FIG_MIN_ROWS) ") to take\n"  \
     "at most (help pictures). Slide keys title= xlim= ylim= logy= legend= labels=\n"         \
     "theme= font=: help slides. Redirected to a file, it prints nothing."
+
+/* Where a command's text table goes: the session's output (the terminal, or the file of a
+ * `> FILE.txt` redirect), or a stream that discards everything when the statement writes its
+ * picture to a .png, .svg, .csv or .json file instead. */
+FILE *bl_cmd_text_out(bl_cmdargs *a);
 
 int bl_cmd_plot(bl_cmdargs *a);
 int bl_cmd_attn(bl_cmdargs *a);
@@ -72,13 +81,19 @@ int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char
 #define BL_PLOT_COMMANDS \
     { "plot", "plot loss [MODELS...] [smooth=0.9]", \
       "Train loss curves of one or several runs.\n" \
-      "plot loss [MODELS...] [smooth=0.9] [logy=auto] [val=on]: each model's\n" \
+      "plot loss [MODELS...] [smooth=0.9] [logy=auto] [val=on|off|only]\n" \
+      "[relative=NAME]: each model's\n" \
       "run in its own colour with a legend: the EMA (bias-corrected, weight\n" \
       "smooth) over the faint raw loss, validation losses as markers; a log\n" \
       "y axis when the losses span more than a decade (logy=on|off).\n" \
       "No MODELS: the current model. `plot loss a b > loss.png` saves it.\n" \
       "loss.csv: one row per point, columns run,curve,step,loss (curve raw,\n" \
       "ema or val).\n" \
+      "val=only: the validation losses alone, joined. relative=NAME (one of\n" \
+      "MODELS): each run minus the baseline NAME (the EMA of the difference),\n" \
+      "linear y, the baseline at 0; a run named ...seed2 (compare's cmp_seed2)\n" \
+      "adds the seed gap as a band around 0. Its csv: run,curve,step,\n" \
+      "loss_minus_baseline (curve also seed_gap).\n" \
       BL_FIG_SIZE_HELP, \
       bl_complete_plot, bl_cmd_plot, BL_WRITES_PICTURE }, \
     { "attn", "attn [MODEL] [layer=0] [head=all|N] [query=N] [image=0]", \
@@ -120,11 +135,16 @@ int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char
       "  the centre (grid-1, grid-1) of a (2 grid - 1)^2 grid, k at every offset.\n" \
       BL_FIG_SIZE_HELP, \
       bl_complete_rope, bl_cmd_rope, BL_WRITES_PICTURE }, \
-    { "qk", "qk growth [scales=1,2,4,8,16]", \
+    { "qk", "qk growth [random=on] [scales=1,4,16] [seed=0] [tokens=64] [head_dim=32]", \
       "Attention-logit growth with and without QK-norm.\n" \
-      "q, k = s x W (fixed x and W): max |logit| grows as s^2 and the top\n" \
-      "attention weight goes to 1 without QK-norm; with it both stay the\n" \
-      "same. Prints the numbers too. Scales are in (0, 1e6].\n" \
+      "random=on (the lecture's experiment): q, k [tokens, head_dim] ~ N(0, 1)\n" \
+      "from seed=, each times s; random=off: q, k = s x W (x [tokens, 64] and\n" \
+      "W fixed). Prints max |logit| and the mean top attention weight per\n" \
+      "scale and draws them against s: without QK-norm the logits grow as s^2\n" \
+      "and the top weight goes to 1; with it (RMSNorm of q and k) both stay\n" \
+      "the same. torch.manual_seed(0) gives 3.8/0.11, 60.5/0.90, 969/1.00\n" \
+      "against 3.4/0.10; blocklab draws its own q, k, so its numbers are\n" \
+      "close, not equal. Scales are in (0, 1e6].\n" \
       "qk.csv: columns qk_norm,scale,max_logit,top_weight (qk_norm off, on).\n" \
       BL_FIG_SIZE_HELP, \
       bl_complete_qk, bl_cmd_qk, BL_WRITES_PICTURE },

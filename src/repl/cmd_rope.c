@@ -1,6 +1,5 @@
-/* cmd_rope.c - `rope table`, `rope check` and `qk growth` (see cmd_plots.h): the RoPE tables and
- * relative-position property (DESIGN.md section 3, Su et al. 2021 "RoFormer") and the growth of
- * attention logits with and without QK-norm (DESIGN.md section 2, Dehghani et al. 2023). */
+/* cmd_rope.c - `rope table` and `rope check` (see cmd_plots.h): the RoPE tables and the
+ * relative-position property (DESIGN.md section 3, Su et al. 2021 "RoFormer"). */
 #include "repl/cmd_plots.h"
 #include "core/error.h"
 #include "core/ops.h"
@@ -10,17 +9,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Where a command's text table goes: the session's output (the terminal, or the file of a
- * `> FILE.txt` redirect), or nowhere when the statement writes its picture to a .png, .svg, .csv
- * or .json file instead (a stream that discards everything). */
-static FILE *text_out(bl_cmdargs *a)
-{
-    if (!a->st->redirect || bl_stmt_redirects_to(a->st, ".txt")) return a->s->out;
-    static FILE *null;
-    if (!null) null = fopen("/dev/null", "w");
-    return null ? null : a->s->out;
-}
 
 /* ---- rope check ---- */
 
@@ -121,7 +109,7 @@ static int cmd_rope_check(bl_cmdargs *a)
         return -1;
     }
     /* the text goes to the terminal, or into a .txt redirect; a .png/.csv/... file instead of it */
-    FILE *o = text_out(a);
+    FILE *o = bl_cmd_text_out(a);
     fprintf(o, "rope check: q = k = ones(%ld), 2-D RoPE base %g on a %dx%d grid, score q.k\n", hd, base, g, g);
     fprintf(o, "  q at (r, c)   k at (r%+ld, c%+ld)   score\n", dr, dc);
     /* a few of the position pairs, evenly spread over those on the grid */
@@ -325,158 +313,5 @@ int bl_complete_rope(bl_session *s, int argi, const char *const *words, const ch
     static const char *const ck[] = { "dr=", "dc=", "head_dim=", "base=", "grid=", BL_FIG_KEY_WORDS, NULL };
     if (argi == 0) bl_complete_from(sub, prefix, out);
     else bl_complete_from(!strcmp(words[0], "check") ? ck : tk, prefix, out);
-    return 0;
-}
-
-/* ---- qk growth ---- */
-
-enum { QKG_T = 64, QKG_D = 64, QKG_HD = 32 };
-
-int bl_qk_growth(const double *scales, int n, int qk_norm, float *max_logit, float *top_weight)
-{
-    if (n < 1) return bl_fail("qk growth: no scales");
-    for (int i = 0; i < n; i++)
-        if (!(scales[i] > 0 && scales[i] <= BL_QK_MAX_SCALE))
-            return bl_fail("qk growth: scales must be in (0, %g], got %g", BL_QK_MAX_SCALE, scales[i]);
-    bl_tensor *x = bl_tensor_new2(QKG_T, QKG_D), *wq = bl_tensor_new2(QKG_HD, QKG_D);
-    bl_tensor *wk = bl_tensor_new2(QKG_HD, QKG_D);
-    bl_graph *g = bl_graph_new();
-    int rc = x && wq && wk && g ? 0 : -1;
-    if (rc == 0) {
-        bl_rng r;
-        bl_rng_named(&r, 0, "qk growth x");
-        bl_rng_fill_normal(&r, x->data, x->numel, 0, 1);
-        bl_rng_named(&r, 0, "qk growth w");
-        float b = 1.0f / sqrtf((float)QKG_D);
-        bl_rng_fill_uniform(&r, wq->data, wq->numel, -b, b);
-        bl_rng_fill_uniform(&r, wk->data, wk->numel, -b, b);
-    }
-    for (int i = 0; rc == 0 && i < n; i++) {
-        bl_graph_reset(g);
-        bl_tensor *sx = bl_scale(g, x, (float)scales[i]);
-        bl_tensor *q = sx ? bl_linear(g, sx, wq, NULL) : NULL, *k = q ? bl_linear(g, sx, wk, NULL) : NULL;
-        if (k && qk_norm) {
-            q = bl_rmsnorm(g, q, NULL, 1e-6f);
-            k = q ? bl_rmsnorm(g, k, NULL, 1e-6f) : NULL;
-        }
-        bl_tensor q4, k4, *probs = NULL;
-        int sh[4] = { 1, 1, QKG_T, QKG_HD };
-        if (!k || bl_tensor_view_as(&q4, q, 4, sh) < 0 || bl_tensor_view_as(&k4, k, 4, sh) < 0 ||
-            !bl_attention(g, &q4, &k4, &k4, 0, NULL, 0, &probs)) {
-            rc = -1;
-            break;
-        }
-        float m = 0, top = 0;
-        for (int t = 0; t < QKG_T; t++) {
-            float best = 0;
-            for (int s = 0; s < QKG_T; s++) {
-                m = fmaxf(m, fabsf(dot(q->data + t * QKG_HD, k->data + s * QKG_HD, QKG_HD) / sqrtf(QKG_HD)));
-                best = fmaxf(best, probs->data[t * QKG_T + s]);
-            }
-            top += best / QKG_T;
-        }
-        if (!isfinite(m) || !isfinite(top)) {
-            rc = bl_fail("qk growth: the logits at scale %g are not finite (max |logit| %g)", scales[i], m);
-            break;
-        }
-        max_logit[i] = m;
-        top_weight[i] = top;
-    }
-    if (rc < 0 && !bl_error()[0]) bl_fail("qk growth: out of memory");
-    bl_tensor_free(x);
-    bl_tensor_free(wq);
-    bl_tensor_free(wk);
-    bl_graph_free(g);
-    return rc;
-}
-
-/* scales=1,2,4 (the word's text) into s[0..n). */
-static int parse_scales(bl_cmdargs *a, double *s, int max)
-{
-    int wi = bl_opt_find(a, "scales");
-    const char *p = wi >= 0 ? a->w[wi].text : "1,2,4,8,16";
-    int n = 0;
-    while (*p) {
-        char *end;
-        double v = strtod(p, &end);
-        if (end == p || (*end && *end != ',') || !(v > 0 && v <= BL_QK_MAX_SCALE) || n == max) {
-            bl_fail("qk growth: scales must be up to %d numbers in (0, %g] separated by commas, got '%s'", max,
-                    BL_QK_MAX_SCALE, a->w[wi].text);
-            return bl_session_errat(a->s, a->w[wi].vpos);
-        }
-        s[n++] = v;
-        p = *end ? end + 1 : end;
-    }
-    if (n == 0) {
-        bl_fail("qk growth: scales is empty");
-        return bl_session_errat(a->s, a->w[wi].vpos);
-    }
-    return n;
-}
-
-int bl_cmd_qk(bl_cmdargs *a)
-{
-    static const char *const keys[] = { "scales", BL_FIG_SIZE_KEYS, NULL };
-    if (a->n < 1 || a->w[0].key || strcmp(a->w[0].text, "growth")) {
-        bl_fail("qk: expected growth, got '%s'", a->n ? a->w[0].text : "");
-        return a->n ? bl_session_errat(a->s, a->w[0].pos) : -1;
-    }
-    double sc[32];
-    int n;
-    if (bl_opt_check(a, 1, keys) < 0 || (n = parse_scales(a, sc, 32)) < 0 || bl_cmd_figsize(a, NULL) < 0) return -1;
-    float ml[2][32], tw[2][32], xs[32];
-    if (bl_qk_growth(sc, n, 0, ml[0], tw[0]) < 0 || bl_qk_growth(sc, n, 1, ml[1], tw[1]) < 0) return -1;
-    const char *cols[] = { "scale", "max_logit", "growth", "top_weight", "max_logit_qk_norm", "top_weight_qk_norm" };
-    bl_table *t = bl_table_new(6, cols);
-    for (int i = 0; t && i < n; i++) {
-        xs[i] = (float)sc[i];
-        if (bl_table_addf(t, "%g\t%.4g\t%.4g\t%.3f\t%.4g\t%.3f", sc[i], ml[0][i], ml[0][i] / ml[0][0], tw[0][i],
-                          ml[1][i], tw[1][i]) < 0) {
-            bl_table_free(t);
-            t = NULL;
-        }
-    }
-    if (!t) return bl_fail("qk growth: out of memory");
-    FILE *o = text_out(a);
-    fprintf(o, "qk growth: x [64, 64] ~ N(0, 1), q, k = s x W [64, 32], logits q k^T / sqrt(32)\n");
-    bl_table_write_txt(t, o);
-    bl_table_free(t);
-    bl_figure *f = bl_fig_new(1, 2, "Attention logits against weight scale: QK-norm keeps them bounded");
-    bl_panel *p0 = f ? bl_fig_panel(f, 0) : NULL, *p1 = f ? bl_fig_panel(f, 1) : NULL;
-    int rc = f ? 0 : -1;
-    for (int k = 0; rc == 0 && k < 2; k++) {
-        const char *lab = k ? "qk_norm=on" : "qk_norm=off";
-        if (bl_panel_line(p0, lab, xs, ml[k], n, BL_MARKERS) < 0 || bl_panel_line(p1, lab, xs, tw[k], n, BL_MARKERS) < 0)
-            rc = -1;
-    }
-    if (rc == 0 && (bl_panel_labels(p0, "max |logit| (grows as scale^2)", "weight scale s", "max |logit|") < 0 ||
-                    bl_panel_labels(p1, "mean top attention weight", "weight scale s", "top weight") < 0))
-        rc = -1;
-    if (rc == 0) bl_panel_yfrom(p1, 0);   /* weights from 0; the top fitted, the legend finds its room */
-    if (rc < 0) {
-        bl_fig_free(f);
-        return -1;
-    }
-    /* the logits' axes fitted to the data, ending at the first labelled tick past it (1.45 .. 370
-     * on 1 .. 1000; fixed limits, 8 x the largest logit for the legend's room, ran it to 2960) */
-    bl_panel_log(p0, 1, 1);
-    bl_panel_log(p1, 1, 0);
-    /* the table (.csv): one row per scale, without and with QK-norm */
-    static const char *const tcols[] = { "qk_norm", "scale", "max_logit", "top_weight" };
-    rc = bl_fig_table(f, tcols, "srrr");
-    for (int k = 0; rc == 0 && k < 2; k++)
-        for (int i = 0; rc == 0 && i < n; i++) rc = bl_fig_row(f, k ? "on" : "off", sc[i], (double)ml[k][i], (double)tw[k][i]);
-    if (rc < 0) {
-        bl_fig_free(f);
-        return -1;
-    }
-    return bl_cmd_figure(a, f, NULL);
-}
-
-int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out)
-{
-    static const char *const sub[] = { "growth", NULL };
-    static const char *const k[] = { "scales=", BL_FIG_KEY_WORDS, NULL };
-    bl_complete_from(argi == 0 ? sub : k, prefix, out);
     return 0;
 }

@@ -1,5 +1,4 @@
-/* cmd_sample.c - sample (TinyDiT image grids, TinyGPT text) and lengen (loss per position past
- * the context) from the REPL (see train.h). */
+/* cmd_sample.c - sample (TinyDiT image grids, TinyGPT text) from the REPL (see train.h). */
 #include "repl/train.h"
 #include "repl/figures.h"
 #include "repl/models.h"
@@ -17,6 +16,15 @@ static int step_of(const bl_model *m)
     bl_train_state *t = bl_train_find(m);
     if (t && t->run) return bl_run_steps(t->run);
     return t && t->has_pending ? (int)t->pending.step : 0;
+}
+
+/* The columns of the most square grid of n images: ceil(sqrt(n)) (16: 4 x 4, 10: 4 x 3). */
+static int square_cols(int n)
+{
+    int c = (int)ceil(sqrt((double)n));
+    while (c > 1 && (c - 1) * (c - 1) >= n) c--;
+    while (c * c < n) c++;
+    return c;
 }
 
 static int sample_dit(bl_cmdargs *a, bl_model *m, int used)
@@ -41,7 +49,7 @@ static int sample_dit(bl_cmdargs *a, bl_model *m, int used)
     snprintf(title, sizeof title, "TinyDiT samples: step %d, %ld Euler steps, seed %ld", step_of(m), steps, seed);
     bl_figure *f = bl_fig_new(1, 1, title);
     int rc = f ? bl_panel_images(bl_fig_panel(f, 0), x->data, (int)n, x->shape[1], x->shape[2], x->shape[3],
-                                 -1.0f, 1.0f, 0) : -1;
+                                 -1.0f, 1.0f, square_cols((int)n)) : -1;
     bl_tensor_free(x);
     if (rc < 0) {
         bl_fig_free(f);
@@ -183,88 +191,4 @@ int bl_cmd_sample(bl_cmdargs *a)
     bl_model *m = bl_models_pick(a, &used);
     if (!m) return -1;
     return m->kind == BL_MODEL_DIT ? sample_dit(a, m, used) : sample_gpt(a, m, used);
-}
-
-int bl_cmd_lengen(bl_cmdargs *a)
-{
-    static const char *const keys[] = { "factor", "windows", BL_FIG_SIZE_KEYS, NULL };
-    int used;
-    long factor, windows;
-    bl_model *m = bl_models_pick(a, &used);
-    if (!m) return -1;
-    if (m->kind != BL_MODEL_GPT) {
-        bl_fail("lengen: needs a TinyGPT model (model gpt pos=rope), this one is TinyDiT");
-        return bl_session_errat(a->s, a->st->pos);
-    }
-    if (bl_opt_check(a, used, keys) < 0 || bl_opt_int(a, "factor", 4, 1, 64, &factor) < 0 ||
-        bl_opt_int(a, "windows", 8, 1, 256, &windows) < 0 || bl_cmd_figsize(a, NULL) < 0)
-        return -1;
-    int ctx = m->cfg.context, L = (int)factor * ctx;
-    /* everything that can fail is checked before the default text is attached (which rebuilds
-     * the model to the text's vocab): a failing lengen changes nothing */
-    if (m->cfg.pos == BL_POS_LEARNED && L > ctx) {
-        bl_fail("lengen: pos=learned has positions for %d tokens but %d were asked; use pos=rope to run "
-                "past the context (or factor=1)", ctx, L);
-        return bl_session_errat(a->s, a->st->pos);
-    }
-    bl_train_state *t = bl_train_get(m);
-    if (!t) return -1;
-    bl_dataset *deflt = t->data ? NULL : bl_train_open_default(m, "lengen");
-    const bl_dataset *ds = t->data ? t->data : deflt;
-    if (!ds) return bl_session_errat(a->s, a->st->pos);
-    int *ids = malloc((size_t)windows * (size_t)(L + 1) * sizeof *ids);
-    float *loss = malloc((size_t)L * sizeof *loss), *pos = malloc((size_t)L * sizeof *pos);
-    int rc = ids && loss && pos ? 0 : bl_fail("lengen: out of memory for %ld windows of %d", windows, L);
-    if (rc == 0 && ds->kind != BL_DATA_TEXT)
-        rc = bl_fail("lengen: the model's data is not a text (data text FILE)");
-    if (rc == 0 && bl_text_val_windows(ds, (int)windows, L, ids) < 0) {
-        char msg[1024];
-        snprintf(msg, sizeof msg, "%s", bl_error());
-        rc = bl_fail("lengen: %s (try a smaller factor=)", msg);
-    }
-    if (rc < 0) bl_dataset_free(deflt);
-    else if (deflt && !bl_train_attach_default(a->s, m, deflt, "lengen")) rc = -1;
-    if (rc == 0 && ds->vocab_size != m->cfg.vocab)
-        rc = bl_fail("lengen: the model's vocab is %d but its text has %d distinct bytes (data text FILE "
-                     "attaches a text and sets it)", m->cfg.vocab, ds->vocab_size);
-    if (rc == 0 && bl_gpt_position_loss(m, ids, (int)windows, L, loss) < 0) {
-        const char *e = bl_error();
-        if (strncmp(e, "lengen:", 7)) {
-            char msg[1024];
-            snprintf(msg, sizeof msg, "%s", e);
-            rc = bl_fail("lengen: %s", msg);
-        }
-        rc = -1;
-    }
-    bl_figure *f = NULL;
-    if (rc == 0) {
-        float lo = INFINITY, hi = -INFINITY;
-        for (int i = 0; i < L; i++) {
-            pos[i] = (float)(i + 1);
-            if (isfinite(loss[i])) lo = fminf(lo, loss[i]), hi = fmaxf(hi, loss[i]);
-        }
-        char title[160], pos_s[32], lab[64];
-        bl_config_get(&m->cfg, "pos", pos_s, sizeof pos_s);
-        snprintf(title, sizeof title, "loss per position, pos=%s, step %d, %ld windows", pos_s, step_of(m), windows);
-        snprintf(lab, sizeof lab, "training context %d", ctx);
-        float cx[2] = { (float)ctx, (float)ctx }, cy[2] = { lo, hi };
-        f = bl_fig_new(1, 1, title);
-        bl_panel *p = f ? bl_fig_panel(f, 0) : NULL;
-        static const char *const cols[] = { "position", "loss" };
-        if (!p || bl_panel_labels(p, NULL, "position", "val loss (nats)") < 0 ||
-            bl_panel_line(p, "val loss", pos, loss, L, 0) < 0 || bl_panel_line(p, lab, cx, cy, 2, 0) < 0 ||
-            bl_fig_table(f, cols, "ir") < 0)
-            rc = -1;
-        if (p) bl_panel_xcount(p, 1);
-        /* the table (.csv): the loss at each position (the context marker is only drawn) */
-        for (int i = 0; rc == 0 && i < L; i++) rc = bl_fig_row(f, i + 1, (double)loss[i]);
-    }
-    free(ids);
-    free(loss);
-    free(pos);
-    if (rc < 0) {
-        bl_fig_free(f);
-        return bl_session_errat(a->s, a->st->pos);
-    }
-    return bl_cmd_figure(a, f, NULL);
 }

@@ -144,20 +144,26 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       bl_complete_modelvar, bl_cmd_eval, 0 },                                                   \
     { "sample", "sample [MODEL] [KEY=VALUE...]",                                               \
       "Generate images (TinyDiT) or text (TinyGPT).\n"                                         \
-      "TinyDiT: n=16 steps=20 seed=0; the result is a picture (sample > s.png saves it;\n"    \
+      "TinyDiT: n=16 steps=20 seed=0; the result is a picture, the images in the most\n"     \
+      "square grid (16: 4 x 4) with sharp pixels (sample > s.png saves it;\n"                \
       "width= height= scale= size the file as for plot loss; slide keys title= theme=\n"     \
       "font=: help slides).\n"                                                                \
       "TinyGPT: prompt=\"ROMEO:\" n=200 temperature=1 top_k=0 seed=0 cache=on sliding=off;\n" \
       "the result is the text. Characters outside the vocabulary are reported.\n"            \
       "Ctrl-C stops it with one line: the text so far is kept; TinyDiT makes no picture.",    \
       bl_complete_modelvar, bl_cmd_sample, BL_WRITES_PICTURE | BL_WRITES_GPT_TEXT },            \
-    { "lengen", "lengen [MODEL] [factor=4] [windows=8]",                                       \
-      "Validation loss per position past the context.\n"                                       \
-      "TinyGPT on windows factor x context long (pos=rope; pos=learned cannot go past its\n"   \
-      "context): a picture of loss against position with the training context marked;\n"   \
+    { "lengen", "lengen [MODEL...] [factor=4] [windows=64] [smooth=N] [sliding=off]",            \
+      "Loss per position past the context, overlaid.\n"                                      \
+      "Each TinyGPT (lengen v1 v2: learned positions against RoPE) on windows factor x\n"     \
+      "context long of its text's held-out part: the mean over windows= windows with a band\n" \
+      "of one standard error, both a centred mean over 2N+1 positions (smooth=N, default\n"   \
+      "context/8; 0: none), and the training context marked. A pos=learned model has no\n"  \
+      "position past its context: it is drawn up to it, or with sliding=on past it (each\n" \
+      "prediction past the context sees the last context tokens, as sample sliding=on).\n"  \
       "width= height= scale= size its file as for plot loss; slide keys title= xlim= ylim=\n" \
       "logy= legend= labels= theme= font=: help slides.\n"                                   \
-      "`lengen > l.csv` writes columns position,loss (positions from 1).",                   \
+      "`lengen v1 v2 > l.csv` writes position,v1,v2: each model's mean loss at each position\n" \
+      "(from 1, unsmoothed; nan past a model's last position).",                            \
       bl_complete_modelvar, bl_cmd_lengen, BL_WRITES_PICTURE },                                 \
     { "save", "save [MODEL] FILE",                                                             \
       "Save the model and its run as a checkpoint.\n"                                          \

@@ -22,6 +22,10 @@ images_geom dr_images_place(dctx *d, const bl_panel *p, box b)
     if (!g) g = best_g;
     r.g = g, r.rows = (p->n + g - 1) / g;
     r.s = fmax(0, fmin((b.w - (g - 1) * r.gap) / (g * p->w), (ah - (r.rows - 1) * r.gap) / (r.rows * p->h)));
+    /* a whole number of page units a pixel where there is room (not under an overlay, which
+     * lines up with a map beside it): every image pixel the same
+     * square (nearest neighbour), none a unit wider than its neighbour */
+    if (!p->overlay && r.s >= 1 && floor(r.s) >= 0.85 * r.s) r.s = floor(r.s);   /* unless that loses much room */
     double gw = g * p->w * r.s + (g - 1) * r.gap;
     r.x0 = b.x + (b.w - gw) / 2, r.y0 = top;
     r.used = top - b.y + r.rows * p->h * r.s + (r.rows - 1) * r.gap;

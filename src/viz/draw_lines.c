@@ -212,6 +212,34 @@ static void lines_layout(dctx *d, const bl_panel *p, box b, const bl_range *sx, 
     }
 }
 
+/* A band (BL_BAND): the polygon along y (lo) and back along y2 (hi), filled translucent in its
+ * colour; each run of points where both edges are finite is one polygon. */
+static void draw_band(dctx *d, const bl_series *se, box a, const bl_scale *xs, const bl_scale *ys)
+{
+    int i = 0;
+    while (i < se->n) {
+        int j = i;
+        while (j < se->n && isfinite(bl_scale_pos(xs, se->x[j])) && isfinite(bl_scale_pos(ys, se->y[j])) &&
+               isfinite(bl_scale_pos(ys, se->y2[j])))
+            j++;
+        if (j > i) {
+            for (int k = i; k < j; k++) {
+                double X = a.x + a.w * fmax(-10, fmin(11, bl_scale_pos(xs, se->x[k])));
+                double Y = a.y + a.h * (1 - fmax(-10, fmin(11, bl_scale_pos(ys, se->y[k]))));
+                if (k == i) cairo_move_to(d->cr, X, Y);
+                else cairo_line_to(d->cr, X, Y);
+            }
+            for (int k = j - 1; k >= i; k--)
+                cairo_line_to(d->cr, a.x + a.w * fmax(-10, fmin(11, bl_scale_pos(xs, se->x[k]))),
+                              a.y + a.h * (1 - fmax(-10, fmin(11, bl_scale_pos(ys, se->y2[k])))));
+            cairo_close_path(d->cr);
+            dr_rgb(d->cr, bl_palette(se->color), 0.2);
+            cairo_fill(d->cr);
+        }
+        i = j > i ? j : i + 1;
+    }
+}
+
 void dr_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, const bl_range *sy)
 {
     double u = d->u;
@@ -233,6 +261,9 @@ void dr_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, const bl_ra
     cairo_clip(d->cr);
     cairo_set_line_join(d->cr, CAIRO_LINE_JOIN_ROUND);
     cairo_set_line_cap(d->cr, CAIRO_LINE_CAP_ROUND);
+    /* bands first, under every line */
+    for (int s = 0; s < p->nseries; s++)
+        if (p->series[s].flags & BL_BAND) draw_band(d, &p->series[s], a, &xs, &ys);
     for (int s = 0; s < p->nseries; s++) {
         const bl_series *se = &p->series[s];
         int faint = (se->flags & BL_FAINT) != 0;

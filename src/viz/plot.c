@@ -57,6 +57,7 @@ static void panel_clear(bl_panel *p)
     for (int i = 0; i < p->nseries; i++) {
         free(p->series[i].label);
         free(p->series[i].x);
+        free(p->series[i].y2);
         free(p->series[i].y);
     }
     free(p->series);
@@ -126,19 +127,38 @@ static int text_index(bl_fig_data *d, const char *s)
     return d->nstrs++;
 }
 
-int bl_fig_row(bl_figure *f, ...)
+/* room for one more row of the table: the row's cells, or NULL + error */
+static double *row_room(bl_figure *f)
 {
     bl_fig_data *d = f->data;
-    if (!d) return bl_fail("plot: the figure has no table (bl_fig_table)");
+    if (!d) return BL_FAILP("plot: the figure has no table (bl_fig_table)");
     if (d->nrows == d->cap) {
         long nc = d->cap ? 2 * d->cap : 256;
-        if (nc > BL_PLOT_MAX_POINTS / d->ncols) return bl_fail("plot: the table has too many rows");
+        if (nc > BL_PLOT_MAX_POINTS / d->ncols) return BL_FAILP("plot: the table has too many rows");
         double *c = realloc(d->cells, (size_t)nc * (size_t)d->ncols * sizeof *c);
-        if (!c) return bl_fail("plot: out of memory");
+        if (!c) return BL_FAILP("plot: out of memory");
         d->cells = c;
         d->cap = nc;
     }
-    double *row = d->cells + (size_t)d->nrows * (size_t)d->ncols;
+    return d->cells + (size_t)d->nrows * (size_t)d->ncols;
+}
+
+int bl_fig_row_nums(bl_figure *f, const double *v)
+{
+    double *row = row_room(f);
+    if (!row) return -1;
+    for (int i = 0; i < f->data->ncols; i++)
+        if (f->data->types[i] == 's') return bl_fail("plot: bl_fig_row_nums: column %d holds text", i);
+    for (int i = 0; i < f->data->ncols; i++) row[i] = f->data->types[i] == 'i' ? (double)(int)v[i] : v[i];
+    f->data->nrows++;
+    return 0;
+}
+
+int bl_fig_row(bl_figure *f, ...)
+{
+    double *row = row_room(f);
+    if (!row) return -1;
+    bl_fig_data *d = f->data;
     va_list ap;
     va_start(ap, f);
     int rc = 0;
@@ -265,6 +285,20 @@ int bl_panel_line(bl_panel *p, const char *label, const float *x, const float *y
         if (p->series[i].color > used) used = p->series[i].color;
     s->color = (flags & BL_SAME_COLOR) && prev >= 0 ? prev : used + 1;
     return p->nseries++;
+}
+
+int bl_panel_band(bl_panel *p, const float *x, const float *lo, const float *hi, int n)
+{
+    if (!hi) return bl_fail("plot: band is empty");
+    int k = bl_panel_line(p, "", x, lo, n, BL_BAND | BL_NO_LINE | BL_NO_LEGEND | BL_SAME_COLOR);
+    if (k < 0) return -1;
+    bl_series *s = &p->series[k];
+    if (!(s->y2 = dup_floats(hi, n))) {
+        free(s->label), free(s->y), free(s->x);
+        p->nseries--;
+        return bl_fail("plot: out of memory");
+    }
+    return k;
 }
 
 int bl_panel_smoothed(bl_panel *p, const char *label, const float *x, const float *y, int n, float smooth)

@@ -52,11 +52,13 @@ enum {
     BL_FAINT = 4,      /* faint style (the raw curve behind a smoothed one); no legend entry */
     BL_SAME_COLOR = 8, /* reuse the previous series' colour instead of the next palette colour */
     BL_NO_LEGEND = 16, /* leave out of the legend */
+    BL_BAND = 32,      /* a filled band from y to y2 (bl_panel_band); no line, no legend */
 };
 
 typedef struct {
     char *label;    /* legend text (may be "") */
     float *x, *y;   /* n points; NaN or Inf in y leaves a gap */
+    float *y2;      /* a band's upper edge (BL_BAND), n points; NULL otherwise */
     int n;
     unsigned flags; /* BL_MARKERS | ... */
     int color;      /* index into the palette (bl_palette) */
@@ -145,6 +147,9 @@ int bl_fig_meta(bl_figure *f, const char *command, const char *config);
  * table already set, out of memory). */
 int bl_fig_table(bl_figure *f, const char *const *names, const char *types);
 int bl_fig_row(bl_figure *f, ...);
+/* A row of a table of numbers only ('i' and 'r' columns), one value a column from v (ncols
+ * doubles; an 'i' column takes the whole part). Returns 0 or -1 as bl_fig_row. */
+int bl_fig_row_nums(bl_figure *f, const double *v);
 
 /* Panel title and axis labels (each may be NULL to leave unchanged). Returns 0 or -1. */
 int bl_panel_labels(bl_panel *p, const char *title, const char *xlabel, const char *ylabel);
@@ -168,6 +173,13 @@ void bl_panel_yfrom(bl_panel *p, double v);
  * from the palette in order (BL_SAME_COLOR reuses the previous one). Returns the series index,
  * or -1 with "plot: series 'LABEL' is empty" (n < 1), "plot: panel holds a heatmap", ... */
 int bl_panel_line(bl_panel *p, const char *label, const float *x, const float *y, int n, unsigned flags);
+
+/* A filled band between lo[i] and hi[i] at x[i] (n >= 1 points; x NULL = 0, 1, ...), e.g. a mean
+ * +- one standard error, in the colour of the series added before it (the next colour when it is
+ * the first), translucent, behind the lines, out of the legend; its edges count in the y range.
+ * A point where lo or hi is not finite leaves a gap. The terminal leaves bands out. Returns the
+ * series index, or -1 as bl_panel_line. */
+int bl_panel_band(bl_panel *p, const float *x, const float *lo, const float *hi, int n);
 
 /* The TensorBoard picture of a noisy curve: the raw series faint, and on top of it the EMA with
  * bias correction (bl_ema, weight `smooth` in [0, 1)) in the same colour, labelled `label`.
@@ -263,6 +275,11 @@ int bl_ema(const float *y, int n, float smooth, float *out);
 /* Trailing moving average: out[i] = mean of the finite values among y[max(0, i-window+1) .. i]
  * (NaN when none). window >= 1; out may not equal y. Returns 0 or -1. */
 int bl_moving_average(const float *y, int n, int window, float *out);
+
+/* Centred moving average: out[i] = mean of the finite values among y[i-half .. i+half] (cut at
+ * the ends; NaN when none), so a curve is not shifted as a trailing average shifts it. half >= 0
+ * (0 copies y); out may not equal y. Returns 0 or -1 with "smooth: ...". */
+int bl_centered_average(const float *y, int n, int half, float *out);
 
 /* Reduce n points to at most m >= 2 by averaging x and y over equal buckets of consecutive points
  * (finite values only). Writes to xo, yo (room for m) and returns the number written, or -1.

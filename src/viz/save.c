@@ -189,6 +189,7 @@ static int save_csv(const bl_figure *f, FILE *fp)
         if (p->kind == BL_PANEL_LINES) {
             for (int s = 0; s < p->nseries; s++) {
                 const bl_series *se = &p->series[s];
+                if (se->flags & BL_BAND) continue;   /* its edges are in the table of the command that drew it */
                 char name[300];
                 snprintf(name, sizeof name, "%s%s", se->label, (se->flags & BL_FAINT) ? " (raw)" : "");
                 for (int k = 0; k < se->n; k++) {
@@ -294,9 +295,10 @@ static json_t *panel_json(const bl_panel *p)
             const bl_series *se = &p->series[s];
             json_t *so = json_object();
             json_object_set_new(so, "label", json_string(se->label));
-            json_object_set_new(so, "style", json_string((se->flags & BL_FAINT) ? "raw" : (se->flags & BL_NO_LINE) ? "points" : "line"));
+            json_object_set_new(so, "style", json_string((se->flags & BL_BAND) ? "band" : (se->flags & BL_FAINT) ? "raw" : (se->flags & BL_NO_LINE) ? "points" : "line"));
             json_object_set_new(so, "x", p->xcount ? jcounts(se->x, se->n) : jfloats(se->x, se->n));
             json_object_set_new(so, "y", jfloats(se->y, se->n));
+            if (se->y2) json_object_set_new(so, "y2", jfloats(se->y2, se->n));   /* a band: y .. y2 */
             json_array_append_new(arr, so);
         }
         json_object_set_new(o, "series", arr);

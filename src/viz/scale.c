@@ -208,6 +208,9 @@ int bl_panel_data_range(const bl_panel *p, int axis_y, int skip_faint, double *l
             if (!isfinite(x) || !isfinite(y) || (logv && v <= 0)) continue;
             if (axis_y && p->has_xlim && !(x >= p->xlim[0] && x <= p->xlim[1])) continue;  /* out of view */
             *lo = fmin(*lo, v), *hi = fmax(*hi, v), any = 1;
+            /* a band's upper edge counts too */
+            double v2 = se->y2 && axis_y ? se->y2[i] : v;
+            if (isfinite(v2) && !(logv && v2 <= 0)) *lo = fmin(*lo, v2), *hi = fmax(*hi, v2);
         }
     }
     return any;

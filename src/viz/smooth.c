@@ -39,6 +39,21 @@ int bl_moving_average(const float *y, int n, int window, float *out)
     return 0;
 }
 
+int bl_centered_average(const float *y, int n, int half, float *out)
+{
+    if (half < 0) return bl_fail("smooth: centred half-width must be >= 0, got %d", half);
+    if (n < 1) return bl_fail("smooth: empty series");
+    if (out == y) return bl_fail("smooth: centred average cannot work in place");
+    for (int i = 0; i < n; i++) {
+        double sum = 0;
+        int cnt = 0;
+        for (int j = i - half < 0 ? 0 : i - half; j <= i + half && j < n; j++)
+            if (isfinite(y[j])) sum += y[j], cnt++;
+        out[i] = cnt ? (float)(sum / cnt) : NAN;
+    }
+    return 0;
+}
+
 int bl_downsample(const float *x, const float *y, int n, int m, float *xo, float *yo)
 {
     if (n < 1) return bl_fail("downsample: empty series");

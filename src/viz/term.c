@@ -137,7 +137,7 @@ static void draw_series(plot_area *a, const bl_series *se, const bl_scale *xs, c
 static char mark_of(const bl_panel *p, int s)
 {
     int k = 0;
-    for (int i = 0; i < s; i++) k += !(p->series[i].flags & BL_FAINT);
+    for (int i = 0; i < s; i++) k += !(p->series[i].flags & (BL_FAINT | BL_BAND));
     return MARKS[k % (int)(sizeof MARKS - 1)];
 }
 
@@ -227,7 +227,7 @@ static void draw_lines(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, 
     for (int s = 0; s < p->nseries; s++) {
         const bl_series *se = &p->series[s];
         int faint = (se->flags & BL_FAINT) != 0;
-        if (faint && !st->color) continue;
+        if ((faint && !st->color) || (se->flags & BL_BAND)) continue;   /* bands: files only */
         uint32_t fg = st->color ? bl_palette(se->color) : BL_NO_RGB;
         if (faint) fg = bl_rgb_mix(fg, 0x808080, 0.55);
         draw_series(&a, se, &xs, &ys, faint ? 0 : 1 + s, fg, braille ? 0 : mark_of(p, s), dot_of(p, s, st), st);

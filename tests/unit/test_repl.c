@@ -1227,7 +1227,7 @@ BL_TEST(help_topics)
                                                       "sub-command (help [TOPIC], help CMD SUB)\n"), "%s", errbuf);
     /* keys name the commands as typed: with the sub-commands that take them */
     CHECK(run("help smooth") < 0 &&
-          !strcmp(errbuf, "t:1:6: help: no topic 'smooth'; smooth= is a key of plot loss (help plot loss)\n"),
+          !strcmp(errbuf, "t:1:6: help: no topic 'smooth'; smooth= is a key of lengen, plot loss (help lengen)\n"),
           "%s", errbuf);
     CHECK(run("help width") < 0 &&
           !strcmp(errbuf, "t:1:6: help: no topic 'width'; width= is a key of sample, lengen, plot loss, attn, stats, "
