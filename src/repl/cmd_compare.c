@@ -337,9 +337,22 @@ int bl_cmd_compare(bl_cmdargs *a)
 int bl_complete_compare(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out)
 {
     (void)s, (void)argi, (void)words;
-    static const char *const cands[] = { "baseline", "steps=", "fd=", "n=", "probe_steps=", "dir=", "every=",
-                                         "rmsnorm=norm:rmsnorm", "qknorm=qk_norm:on", "swiglu=mlp:swiglu",
-                                         "rope2d=pos:rope2d", "rope=pos:rope", NULL };
+    static const char *const cands[] = { "baseline", "steps=", "fd=", "n=", "probe_steps=", "dir=", "every=", NULL };
     bl_complete_from(cands, prefix, out);
+    /* a variant per switch value that is no kind's default, named after the value ("rmsnorm=
+     * norm:rmsnorm") or, for on, after the key ("qknorm=qk_norm:on"): from the key table */
+    for (int i = 0; i < bl_config_nkeys(); i++) {
+        const bl_config_key *k = bl_config_key_at(i);
+        char v[32], name[32], word[96];
+        for (int j = 0; bl_config_key_in(k, BL_KEYS_CHOICES) && bl_config_choice_at(k, j, v, sizeof v); j++) {
+            if (!strcmp(v, k->def_dit) || !strcmp(v, k->def_gpt)) continue;
+            size_t o = 0;
+            for (const char *c = strcmp(v, "on") ? v : k->name; *c && o + 1 < sizeof name; c++)
+                if (*c != '_') name[o++] = *c;
+            name[o] = 0;
+            snprintf(word, sizeof word, "%s=%s:%s", name, k->name, v);
+            if (!strncmp(word, prefix, strlen(prefix))) bl_strlist_add(out, word);
+        }
+    }
     return 0;
 }

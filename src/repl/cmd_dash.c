@@ -99,13 +99,7 @@ static int dash_step(void *ctx, const bl_dash_view *v, bl_dash_frame *fr)
     fr->n_layers = c->m->cfg.depth;
     fr->n_heads = c->m->cfg.heads;
     /* the title: the model and its switches */
-    static const char *const keys[] = { "norm", "pos", "mlp", "qk_norm", NULL };
-    size_t len = (size_t)snprintf(fr->title, sizeof fr->title, "%s", bl_model_kind_name(c->m->kind));
-    for (int i = 0; keys[i] && len < sizeof fr->title; i++) {
-        char val[32];
-        if (bl_config_get(&c->m->cfg, keys[i], val, sizeof val) == 0)
-            len += (size_t)snprintf(fr->title + len, sizeof fr->title - len, " %s=%s", keys[i], val);
-    }
+    bl_config_summary(&c->m->cfg, BL_KEYS_CHOICES, fr->title, sizeof fr->title);
     return bl_run_steps(r) >= c->goal ? 1 : 0;
 }
 

@@ -507,7 +507,9 @@ int bl_cmd_stats(bl_cmdargs *a)
     if (fixed_forward(m, (int)layer, (int)image, &o, "stats") < 0) return -1;
     const float *xs[2] = { o.tin, o.tnorm };
     char after[64], title[160];
-    snprintf(after, sizeof after, "after %s", m->cfg.norm == BL_NORM_RMSNORM ? "rmsnorm" : "layernorm");
+    char norm[32];
+    bl_config_get(&m->cfg, "norm", norm, sizeof norm);
+    snprintf(after, sizeof after, "after %s", norm);
     const char *names[2] = { "before norm", after };
     snprintf(title, sizeof title, "%s layer %ld: before and after its first norm",
              m->kind == BL_MODEL_DIT ? "TinyDiT" : "TinyGPT", layer);

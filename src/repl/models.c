@@ -23,26 +23,11 @@ static void mfree(void *p)
     bl_model_free(p);
 }
 
-/* "dit norm=layernorm pos=learned mlp=gelu qk_norm=off kv_heads=4 dim=128 depth=4 heads=4":
- * the switches and the size, what tells two models of a lecture apart. */
-static char *summary(const bl_config *cfg, char *buf, size_t n)
-{
-    static const char *const keys[] = { "norm", "pos", "mlp", "qk_norm", "kv_heads", "dim", "depth",
-                                        "heads", NULL };
-    size_t len = (size_t)snprintf(buf, n, "%s", bl_model_kind_name(cfg->kind));
-    for (int i = 0; keys[i] && len < n; i++) {
-        char v[64];
-        if (bl_config_get(cfg, keys[i], v, sizeof v) == 0)
-            len += (size_t)snprintf(buf + len, n - len, " %s=%s", keys[i], v);
-    }
-    return buf;
-}
-
 static void mdescribe(void *p, char *buf, size_t n)
 {
     bl_model *m = p;
     char sum[512];
-    snprintf(buf, n, "%s, %zu parameters", summary(&m->cfg, sum, sizeof sum), bl_model_param_count(m));
+    snprintf(buf, n, "%s, %zu parameters", bl_config_summary(&m->cfg, BL_KEYS_BRIEF, sum, sizeof sum), bl_model_param_count(m));
 }
 
 static void mprint(void *p, FILE *out)
@@ -124,7 +109,7 @@ static bl_model *make(bl_model_kind kind, int n, const char *const *keys, const 
 static void announce(bl_session *s, const char *name, bl_model *m, const char *what)
 {
     char sum[512];
-    fprintf(s->out, "%s: %s%s, %zu parameters\n", name, what, summary(&m->cfg, sum, sizeof sum),
+    fprintf(s->out, "%s: %s%s, %zu parameters\n", name, what, bl_config_summary(&m->cfg, BL_KEYS_BRIEF, sum, sizeof sum),
             bl_model_param_count(m));
 }
 
@@ -363,7 +348,7 @@ int bl_cmd_set(bl_cmdargs *a)
         char sum[512];
         fprintf(a->s->out, "rebuilt %s, %zu parameters\n"
                 "  (initial values from seed %llu and each name: shared parameters are unchanged)\n",
-                summary(&m->cfg, sum, sizeof sum), bl_model_param_count(m),
+                bl_config_summary(&m->cfg, BL_KEYS_BRIEF, sum, sizeof sum), bl_model_param_count(m),
                 (unsigned long long)m->cfg.seed);
         bl_train_discard_run(m, a->s->out);
     } else {

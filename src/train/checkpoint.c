@@ -372,18 +372,15 @@ bl_model *bl_checkpoint_load(const char *path, bl_ckpt_info *info)
         /* the keys that make the model (its tensors' shapes and what they compute) must be there: a
          * missing one would take its default, and the file was refused as "tensor blocks.2... is
          * missing" instead of naming the key; the training settings may take their defaults */
-        static const char *const common[] = { "norm", "pos", "mlp", "qk_norm", "kv_heads", "dim", "depth", "heads",
-                                              "mlp_ratio", "multiple_of", "rope_base", "eps", NULL };
-        static const char *const dit[] = { "patch", "channels", "image_size", NULL };
-        static const char *const gpt[] = { "context", "vocab", NULL };
-        const char *const *lists[2] = { common, cfg.kind == BL_MODEL_DIT ? dit : gpt };
-        for (int l = 0; l < 2; l++)
-            for (const char *const *k = lists[l]; *k; k++)
-                if (!json_object_get(cj, *k)) {
-                    bl_fail("load: %s: metadata \"config\" has no \"%s\" (a %s checkpoint's config names %s)", path,
-                            *k, bl_model_kind_name(cfg.kind), "its switches and sizes");
-                    goto fail;
-                }
+        for (int i = 0; i < bl_config_nkeys(); i++) {
+            const bl_config_key *k = bl_config_key_at(i);
+            if (!bl_config_key_in(k, BL_KEYS_ARCH) || !bl_config_key_applies(k, cfg.kind)) continue;
+            if (!json_object_get(cj, k->name)) {
+                bl_fail("load: %s: metadata \"config\" has no \"%s\" (a %s checkpoint's config names %s)", path,
+                        k->name, bl_model_kind_name(cfg.kind), "its switches and sizes");
+                goto fail;
+            }
+        }
     }
     if (kind && strcmp(kind, bl_model_kind_name(cfg.kind))) {   /* absent: the config says */
         meta_fail(path, "kind", "is \"%s\" but the config is a %s", bl_fmt_shown(kind, b, sizeof b), bl_model_kind_name(cfg.kind));
@@ -457,19 +454,20 @@ static void err_add(errlist *e, const char *fmt, ...)
  * (MNAME has layernorm)"). note[0] = 0 when the file has no config or they agree. */
 static void config_note(const bl_st_file *f, const bl_model *m, const char *mname, char *note, size_t n)
 {
-    static const char *const keys[] = { "norm", "pos", "mlp", "qk_norm", "rope_base", "eps", NULL };
     const char *cs = bl_st_meta(f, "config");
     json_t *cj = cs ? json_loads(cs, 0, NULL) : NULL;
     bl_config c;
     size_t len = 0;
     note[0] = 0;
     if (cj && bl_config_from_json(cj, &c) == 0 && c.kind == m->kind)
-        for (int i = 0; keys[i] && len < n; i++) {
+        for (int i = 0; i < bl_config_nkeys() && len < n; i++) {
+            const char *key = bl_config_key_at(i)->name;
             char a[64], b[64];
-            if (!json_object_get(cj, keys[i]) || bl_config_get(&c, keys[i], a, sizeof a) < 0 ||
-                bl_config_get(&m->cfg, keys[i], b, sizeof b) < 0 || !strcmp(a, b))
+            if (!bl_config_key_in(bl_config_key_at(i), BL_KEYS_ARITH) || !json_object_get(cj, key) ||
+                bl_config_get(&c, key, a, sizeof a) < 0 || bl_config_get(&m->cfg, key, b, sizeof b) < 0 ||
+                !strcmp(a, b))
                 continue;
-            len += (size_t)snprintf(note + len, n - len, "%s%s=%s (%s has %s)", len ? ", " : "", keys[i], a, mname, b);
+            len += (size_t)snprintf(note + len, n - len, "%s%s=%s (%s has %s)", len ? ", " : "", key, a, mname, b);
         }
     bl_clear_error();
     json_decref(cj);
