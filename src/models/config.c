@@ -1,5 +1,6 @@
 /* config.c - the key table and its parsing, checking and JSON form (see config.h). */
 #include "models/config.h"
+#include "models/kind.h"
 #include "core/error.h"
 #include "core/suggest.h"
 #include "nn/nn.h"
@@ -153,9 +154,9 @@ int bl_config_key_applies(const bl_config_key *key, bl_model_kind kind)
     return (key->flags & (kind == BL_MODEL_DIT ? BL_KEY_DIT : BL_KEY_GPT)) != 0;
 }
 
-const char *bl_model_kind_name(bl_model_kind kind) { return kind == BL_MODEL_DIT ? "dit" : "gpt"; }
+const char *bl_model_kind_name(bl_model_kind kind) { return bl_kind_of(kind)->name; }
 
-static const char *kind_title(bl_model_kind kind) { return kind == BL_MODEL_DIT ? "TinyDiT" : "TinyGPT"; }
+static const char *kind_title(bl_model_kind kind) { return bl_kind_of(kind)->title; }
 
 int bl_model_kind_parse(const char *name, bl_model_kind *kind)
 {
