@@ -182,7 +182,12 @@ int bl_cmd_sample(bl_cmdargs *a)
     int used;
     bl_model *m = bl_models_pick(a, &used);
     if (!m) return -1;
-    return m->kind == BL_MODEL_DIT ? sample_dit(a, m, used) : sample_gpt(a, m, used);
+    /* each kind's sampler (models/kind.h has the rest of what differs) */
+    static int (*const sample_of[])(bl_cmdargs *, bl_model *, int) = {
+        [BL_MODEL_DIT] = sample_dit,
+        [BL_MODEL_GPT] = sample_gpt,
+    };
+    return sample_of[bl_kind_of(m->kind)->kind](a, m, used);
 }
 
 int bl_cmd_lengen(bl_cmdargs *a)
@@ -192,8 +197,8 @@ int bl_cmd_lengen(bl_cmdargs *a)
     long factor, windows;
     bl_model *m = bl_models_pick(a, &used);
     if (!m) return -1;
-    if (m->kind != BL_MODEL_GPT) {
-        bl_fail("lengen: needs a TinyGPT model (model gpt pos=rope), this one is TinyDiT");
+    if (!bl_kind_of(m->kind)->text) {
+        bl_fail("lengen: needs a TinyGPT model (model gpt pos=rope), this one is %s", bl_kind_of(m->kind)->title);
         return bl_session_errat(a->s, a->st->pos);
     }
     if (bl_opt_check(a, used, keys) < 0 || bl_opt_int(a, "factor", 4, 1, 64, &factor) < 0 ||
