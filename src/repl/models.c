@@ -399,7 +399,7 @@ int bl_cmd_show(bl_cmdargs *a)
         return bl_session_errat(a->s, a->w[used].pos);
     }
     FILE *o = a->s->out;
-    fprintf(o, "%s model, %zu parameters\n", m->kind == BL_MODEL_DIT ? "TinyDiT" : "TinyGPT",
+    fprintf(o, "%s model, %zu parameters\n", bl_kind_of(m->kind)->title,
             bl_model_param_count(m));
     show_keys(o, &m->cfg, BL_KEY_SWITCH, 0, "switches");
     show_keys(o, &m->cfg, ~0u, BL_KEY_SWITCH | BL_KEY_TRAIN, "shape");
@@ -413,7 +413,7 @@ int bl_cmd_params(bl_cmdargs *a)
     int used;
     bl_model *m = bl_models_pick(a, &used);
     if (!m) return -1;
-    long depth = m->kind == BL_MODEL_DIT ? 1 : 2;
+    long depth = bl_kind_of(m->kind)->params_depth;
     for (int i = used; i < a->n; i++) {
         if (!a->w[i].key || strcmp(a->w[i].key, "depth")) {
             bl_fail("params: expected depth=N, got '%s'", a->w[i].text);
@@ -459,7 +459,8 @@ int bl_cmd_params(bl_cmdargs *a)
 /* ---- functions ---- */
 bl_value *bl_fn_model(bl_callargs *a)
 {
-    bl_model_kind kind = a->fname[0] == 'd' ? BL_MODEL_DIT : BL_MODEL_GPT;
+    bl_model_kind kind = BL_MODEL_DIT;
+    bl_model_kind_parse(a->fname, &kind);   /* dit() or gpt(): each is named after its kind */
     if (bl_nargs(a, 0, 0) < 0) return NULL;
     const char *keys[64], *vals[64];
     char bufs[64][64];
