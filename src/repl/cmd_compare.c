@@ -345,7 +345,7 @@ int bl_complete_compare(bl_session *s, int argi, const char *const *words, const
         const bl_config_key *k = bl_config_key_at(i);
         char v[32], name[32], word[96];
         for (int j = 0; bl_config_key_in(k, BL_KEYS_CHOICES) && bl_config_choice_at(k, j, v, sizeof v); j++) {
-            if (!strcmp(v, k->def_dit) || !strcmp(v, k->def_gpt)) continue;
+            if ((k->def_dit && !strcmp(v, k->def_dit)) || (k->def_gpt && !strcmp(v, k->def_gpt))) continue;
             size_t o = 0;
             for (const char *c = strcmp(v, "on") ? v : k->name; *c && o + 1 < sizeof name; c++)
                 if (*c != '_') name[o++] = *c;
