@@ -1,5 +1,6 @@
 /* config.c - the key table and its parsing, checking and JSON form (see config.h). */
 #include "models/config.h"
+#include "models/kind.h"
 #include "core/error.h"
 #include "core/suggest.h"
 #include "nn/nn.h"
@@ -26,55 +27,57 @@ typedef struct {
 #define R BL_KEY_REBUILD
 #define SW BL_KEY_SWITCH
 #define TR BL_KEY_TRAIN
+#define SZ BL_KEY_SIZE
+#define A BL_KEY_ARCH
 #define OFF(f) offsetof(bl_config, f)
 #define MAXSEED 9007199254740991.0 /* 2^53 - 1: exact in JSON numbers */
 
 /* The one table. Choice values are listed in enum order (index = enum value). */
 static const key_row rows[] = {
-    {{"norm", BL_KEY_CHOICE, "layernorm|rmsnorm", 0, 0, "layernorm", "layernorm", D | G | R | SW,
+    {{"norm", BL_KEY_CHOICE, "layernorm|rmsnorm", 0, 0, "layernorm", "layernorm", D | G | R | SW | A,
       "normalisation in every block: layernorm (mean and variance) or rmsnorm (rms only)"},
      OFF(norm), S_ENUM},
-    {{"pos", BL_KEY_CHOICE, "learned|rope|rope2d", 0, 0, "learned", "learned", D | G | R | SW,
+    {{"pos", BL_KEY_CHOICE, "learned|rope|rope2d", 0, 0, "learned", "learned", D | G | R | SW | A,
       "positions: learned tables, rope (1-D, TinyGPT) or rope2d (rows and columns, TinyDiT)"},
      OFF(pos), S_ENUM},
-    {{"mlp", BL_KEY_CHOICE, "gelu|swiglu", 0, 0, "gelu", "gelu", D | G | R | SW,
+    {{"mlp", BL_KEY_CHOICE, "gelu|swiglu", 0, 0, "gelu", "gelu", D | G | R | SW | A,
       "feed-forward: gelu (fc1, GELU, fc2) or swiglu (w3(silu(w1 x) * w2 x))"},
      OFF(mlp), S_ENUM},
-    {{"qk_norm", BL_KEY_CHOICE, "off|on", 0, 0, "off", "off", D | G | R | SW,
+    {{"qk_norm", BL_KEY_CHOICE, "off|on", 0, 0, "off", "off", D | G | R | SW | A,
       "RMSNorm on each head's q and k before the scores"},
      OFF(qk_norm), S_ENUM},
-    {{"kv_heads", BL_KEY_INT, NULL, 1, 256, "auto", "auto", D | G | R | SW | KEY_AUTO,
+    {{"kv_heads", BL_KEY_INT, NULL, 1, 256, "auto", "auto", D | G | R | SW | KEY_AUTO | A,
       "key/value heads, a divisor of heads (grouped-query attention); auto = heads (plain MHA)"},
      OFF(kv_heads), S_INT},
-    {{"dim", BL_KEY_INT, NULL, 8, 4096, "128", "128", D | G | R, "width of the residual stream"},
+    {{"dim", BL_KEY_INT, NULL, 8, 4096, "128", "128", D | G | R | SZ | A, "width of the residual stream"},
      OFF(dim), S_INT},
-    {{"depth", BL_KEY_INT, NULL, 1, BL_MAX_DEPTH, "4", "4", D | G | R, "number of blocks"},
+    {{"depth", BL_KEY_INT, NULL, 1, BL_MAX_DEPTH, "4", "4", D | G | R | SZ | A, "number of blocks"},
      OFF(depth), S_INT},
-    {{"heads", BL_KEY_INT, NULL, 1, 256, "4", "4", D | G | R,
+    {{"heads", BL_KEY_INT, NULL, 1, 256, "4", "4", D | G | R | SZ | A,
       "attention heads (query heads); must divide dim"},
      OFF(heads), S_INT},
-    {{"mlp_ratio", BL_KEY_FLOAT, NULL, 0.25, 16, "4", "4", D | G | R,
+    {{"mlp_ratio", BL_KEY_FLOAT, NULL, 0.25, 16, "4", "4", D | G | R | A,
       "MLP hidden width / dim (swiglu uses 2/3 of it)"},
      OFF(mlp_ratio), S_FLOAT},
-    {{"multiple_of", BL_KEY_INT, NULL, 0, 4096, "0", "0", D | G | R,
+    {{"multiple_of", BL_KEY_INT, NULL, 0, 4096, "0", "0", D | G | R | A,
       "round the swiglu hidden width up to a multiple of this (0 = no rounding)"},
      OFF(multiple_of), S_INT},
-    {{"patch", BL_KEY_INT, NULL, 1, 64, "4", NULL, D | R, "patch size p (p x p pixels per token)"},
+    {{"patch", BL_KEY_INT, NULL, 1, 64, "4", NULL, D | R | A, "patch size p (p x p pixels per token)"},
      OFF(patch), S_INT},
-    {{"channels", BL_KEY_INT, NULL, 1, 4, "3", NULL, D | R, "image channels (3 colour, 1 grey)"},
+    {{"channels", BL_KEY_INT, NULL, 1, 4, "3", NULL, D | R | A, "image channels (3 colour, 1 grey)"},
      OFF(channels), S_INT},
-    {{"image_size", BL_KEY_INT, NULL, 4, 512, "32", NULL, D | R,
+    {{"image_size", BL_KEY_INT, NULL, 4, 512, "32", NULL, D | R | A,
       "image height and width in pixels; a multiple of patch"},
      OFF(image_size), S_INT},
-    {{"context", BL_KEY_INT, NULL, 1, 65536, NULL, "128", G | R,
+    {{"context", BL_KEY_INT, NULL, 1, 65536, NULL, "128", G | R | A,
       "training window in tokens (learned positions stop here)"},
      OFF(context), S_INT},
-    {{"vocab", BL_KEY_INT, NULL, 2, 1048576, NULL, "65", G | R, "vocabulary size (set by the text)"},
+    {{"vocab", BL_KEY_INT, NULL, 2, 1048576, NULL, "65", G | R | A, "vocabulary size (set by the text)"},
      OFF(vocab), S_INT},
-    {{"rope_base", BL_KEY_FLOAT, NULL, 1, 1e9, "100", "10000", D | G,
+    {{"rope_base", BL_KEY_FLOAT, NULL, 1, 1e9, "100", "10000", D | G | A,
       "RoPE frequency base (rope2d 100, rope 10000)"},
      OFF(rope_base), S_FLOAT},
-    {{"eps", BL_KEY_FLOAT, NULL, 1e-12, 0.1, "auto", "auto", D | G | KEY_AUTO,
+    {{"eps", BL_KEY_FLOAT, NULL, 1e-12, 0.1, "auto", "auto", D | G | KEY_AUTO | A,
       "norm epsilon; auto = 1e-5 for TinyGPT layernorm, 1e-6 otherwise"},
      OFF(eps), S_FLOAT},
     {{"dropout", BL_KEY_FLOAT, NULL, 0, 0.999, "0", "0", D | G,
@@ -133,14 +136,27 @@ const bl_config_key *bl_config_find_key(const char *name)
     return r ? &r->pub : NULL;
 }
 
+int bl_config_key_in(const bl_config_key *k, bl_key_set set)
+{
+    switch (set) {
+    case BL_KEYS_CHOICES: return (k->flags & BL_KEY_SWITCH) && k->type == BL_KEY_CHOICE;
+    case BL_KEYS_BRIEF: return (k->flags & (BL_KEY_SWITCH | BL_KEY_SIZE)) != 0;
+    case BL_KEYS_REBUILD: return (k->flags & BL_KEY_REBUILD) != 0;
+    case BL_KEYS_ARCH: return (k->flags & BL_KEY_ARCH) != 0;
+    case BL_KEYS_ARITH:
+        return (k->flags & BL_KEY_ARCH) && (k->type == BL_KEY_CHOICE || !(k->flags & BL_KEY_REBUILD));
+    }
+    return 0;
+}
+
 int bl_config_key_applies(const bl_config_key *key, bl_model_kind kind)
 {
     return (key->flags & (kind == BL_MODEL_DIT ? BL_KEY_DIT : BL_KEY_GPT)) != 0;
 }
 
-const char *bl_model_kind_name(bl_model_kind kind) { return kind == BL_MODEL_DIT ? "dit" : "gpt"; }
+const char *bl_model_kind_name(bl_model_kind kind) { return bl_kind_of(kind)->name; }
 
-static const char *kind_title(bl_model_kind kind) { return kind == BL_MODEL_DIT ? "TinyDiT" : "TinyGPT"; }
+static const char *kind_title(bl_model_kind kind) { return bl_kind_of(kind)->title; }
 
 int bl_model_kind_parse(const char *name, bl_model_kind *kind)
 {
@@ -164,6 +180,12 @@ static int choice_at(const char *choices, int i, char *buf, size_t n)
     memcpy(buf, s, len);
     buf[len] = 0;
     return 1;
+}
+
+int bl_config_choice_at(const bl_config_key *key, int i, char *buf, size_t n)
+{
+    if (n) buf[0] = 0;
+    return key->type == BL_KEY_CHOICE && i >= 0 && choice_at(key->choices, i, buf, n);
 }
 
 static int choice_index(const char *choices, const char *value)
@@ -352,12 +374,12 @@ int bl_config_needs_rebuild(const char *key)
     return (r->pub.flags & BL_KEY_REBUILD) != 0;
 }
 
-char *bl_config_summary(const bl_config *cfg, char *buf, size_t n)
+char *bl_config_summary(const bl_config *cfg, bl_key_set set, char *buf, size_t n)
 {
     size_t len = (size_t)snprintf(buf, n, "%s", bl_model_kind_name(cfg->kind));
     for (int i = 0; i < NROWS && len < n; i++) {
         const bl_config_key *k = &rows[i].pub;
-        if (!(k->flags & BL_KEY_REBUILD) || !bl_config_key_applies(k, cfg->kind)) continue;
+        if (!bl_config_key_in(k, set) || !bl_config_key_applies(k, cfg->kind)) continue;
         char v[32];
         bl_config_get(cfg, k->name, v, sizeof v);
         len += (size_t)snprintf(buf + len, n - len, " %s=%s", k->name, v);

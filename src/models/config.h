@@ -80,7 +80,20 @@ enum {
     BL_KEY_SWITCH = 8,      /* one of the five ablation switches */
     BL_KEY_TRAIN = 16,      /* a trainer hyper-parameter */
     BL_KEY_AUTO = 32,       /* also accepts "auto" (kv_heads = heads; eps by norm kind) */
+    BL_KEY_SIZE = 64,       /* one of the sizes a model's short summary names (dim depth heads) */
+    BL_KEY_ARCH = 128,      /* what the model computes: a checkpoint's config must hold it */
 };
+
+/* The sets of keys that callers list (each is a rule on the flags and type above, so a new row
+ * joins every list it belongs to without edits elsewhere). */
+typedef enum {
+    BL_KEYS_CHOICES,    /* the switches that are choices (norm pos mlp qk_norm): the dashboard title */
+    BL_KEYS_BRIEF,      /* the switches and the size (dim depth heads): a model's value and `model` */
+    BL_KEYS_REBUILD,    /* every key whose change rebuilds the model: figure metadata */
+    BL_KEYS_ARCH,       /* what makes the model: the keys a checkpoint must hold */
+    BL_KEYS_ARITH,      /* what weights of the same names and shapes can disagree on: the choices
+                         * and the architecture keys that apply in place (rope_base eps) */
+} bl_key_set;
 
 /* One row of the key table. */
 typedef struct bl_config_key {
@@ -101,6 +114,11 @@ const bl_config_key *bl_config_key_at(int i);
 const bl_config_key *bl_config_find_key(const char *name);
 /* 1 when `key` applies to `kind`. */
 int bl_config_key_applies(const bl_config_key *key, bl_model_kind kind);
+/* 1 when `key` is in the set `set` (whatever the kind; combine with bl_config_key_applies). */
+int bl_config_key_in(const bl_config_key *key, bl_key_set set);
+/* The choices of a BL_KEY_CHOICE key one by one: the i-th value into buf (NUL-terminated); 0 when
+ * there is no i-th value (or the key is not a choice). Index = the enum value. */
+int bl_config_choice_at(const bl_config_key *key, int i, char *buf, size_t n);
 
 /* Model kind names: "dit"/"gpt" <-> BL_MODEL_*. Returns -1 + error for an unknown name. */
 const char *bl_model_kind_name(bl_model_kind kind);
@@ -141,9 +159,10 @@ int bl_config_tokens(const bl_config *cfg);
 /* Hidden width of the MLP: mlp_ratio * dim (gelu) or bl_swiglu_hidden (swiglu). */
 int bl_config_mlp_hidden(const bl_config *cfg);
 
-/* One line "dit norm=layernorm pos=learned ... " with the architecture keys (for titles, PNG
- * tEXt chunks and `info`). Returns buf. */
-char *bl_config_summary(const bl_config *cfg, char *buf, size_t n);
+/* One line "dit norm=layernorm pos=learned ... ": the kind, then KEY=VALUE for each key of `set`
+ * that applies to the kind, in table order (BL_KEYS_CHOICES for the dashboard title, BL_KEYS_BRIEF
+ * for a model's value, BL_KEYS_REBUILD for PNG tEXt chunks). Returns buf (cut to n - 1 chars). */
+char *bl_config_summary(const bl_config *cfg, bl_key_set set, char *buf, size_t n);
 
 /* JSON object {"kind": "dit", "norm": "layernorm", "dim": 128, ...} with every key that applies
  * (numbers as numbers, choices as strings). NULL on out of memory. The caller owns the result. */

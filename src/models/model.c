@@ -108,13 +108,13 @@ bl_model *bl_model_new(const bl_config *cfg)
     int rc = m->params && m->graph ? 0 : -1;
     if (rc == 0) {
         b.p = m->params;
-        rc = cfg->kind == BL_MODEL_DIT ? bl_dit_declare(m, &b) : bl_gpt_declare(m, &b);
+        rc = bl_kind_of(cfg->kind)->declare(m, &b);
         if (b.failed) rc = -1;
     }
     if (rc == 0) rc = bl_params_finish(m->params, cfg->seed);
     if (rc == 0) {
         for (int i = 0; i < b.n; i++) *b.slot[i] = &m->params->t[b.idx[i]];
-        rc = cfg->kind == BL_MODEL_DIT ? bl_dit_setup(m) : bl_gpt_setup(m);
+        rc = bl_kind_of(cfg->kind)->setup(m);
     }
     free(b.slot);
     free(b.idx);
@@ -163,7 +163,7 @@ int bl_model_set(bl_model *m, const char *key, const char *value, int *rebuilt)
     m->cfg = c;
     /* in-place keys: only rope_base changes derived state (the RoPE tables) */
     if (c.rope_base != old.rope_base) {
-        int rc = m->kind == BL_MODEL_DIT ? bl_dit_setup(m) : bl_gpt_setup(m);
+        int rc = bl_kind_of(m->kind)->setup(m);
         if (rc < 0) {
             m->cfg = old;
             return -1;

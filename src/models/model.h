@@ -24,6 +24,7 @@
 #include "core/graph.h"
 #include <stdint.h>
 #include "models/config.h"
+#include "models/kind.h"
 #include "models/params.h"
 
 struct bl_dit;  /* TinyDiT's parameter pointers and RoPE tables (tinydit.c) */

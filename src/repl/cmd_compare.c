@@ -147,7 +147,7 @@ static int read_options(bl_cmdargs *a, int from, const bl_model *m, options *o)
     o->n = 500;
     o->probe_steps = 0;
     o->every = 0;
-    o->fd = m->kind == BL_MODEL_DIT;
+    o->fd = !bl_kind_of(m->kind)->text;
     o->dir = NULL;
     if ((i = opt_word(a, from, "steps")) >= 0 && bl_word_int(a, i, 1, 100000000, &o->steps) < 0) return -1;
     if ((i = opt_word(a, from, "n")) >= 0 && bl_word_int(a, i, 2, 100000, &o->n) < 0) return -1;
@@ -159,7 +159,7 @@ static int read_options(bl_cmdargs *a, int from, const bl_model *m, options *o)
         const bl_value *v = bl_session_get(a->s, a->w[i].text);
         if (v && (v->kind == BL_V_BOOL || v->kind == BL_V_NUM)) o->fd = v->num != 0;
         else if (bl_word_bool(a, i, &o->fd) < 0) return -1;
-        if (o->fd && m->kind != BL_MODEL_DIT) {
+        if (o->fd && bl_kind_of(m->kind)->text) {
             bl_fail("compare: fd=on needs a TinyDiT (probe-FD measures images)");
             return bl_session_errat(a->s, a->w[i].pos);
         }
@@ -238,7 +238,7 @@ int bl_cmd_compare(bl_cmdargs *a)
     bl_config base = m->cfg;
     if (!ds) {  /* the default data, opened but attached only when every variant can use it */
         if (!(deflt = bl_train_open_default(m, "compare"))) return bl_session_errat(a->s, a->st->pos);
-        if (m->kind == BL_MODEL_GPT && deflt->kind == BL_DATA_TEXT) base.vocab = deflt->vocab_size;  /* as attaching fits it */
+        if (bl_kind_of(m->kind)->text && deflt->kind == BL_DATA_TEXT) base.vocab = deflt->vocab_size;  /* as attaching fits it */
         ds = deflt;
     }
     if (bl_compare_check_data(&base, ds, ts ? ts->exam_n : 0, nv, names, specs, (int)o.steps, &bad) < 0) {
@@ -333,7 +333,7 @@ int bl_cmd_compare(bl_cmdargs *a)
     bl_probe_free(probe);
     bl_cmp_summary sum;
     bl_compare_summary(c, &sum);
-    bl_table *t = make_table(c, &sum, o.fd, m->kind == BL_MODEL_GPT ? "tokens" : "images");
+    bl_table *t = make_table(c, &sum, o.fd, bl_kind_of(m->kind)->unit);
     if (rc == 0 && bl_dist_writer() && bl_compare_write(c, o.dir) < 0) rc = -1;
     for (int i = 0; rc == 0 && i < c->n; i++)
         if (bind_run(a->s, &c->r[i]) < 0) rc = -1;
@@ -356,9 +356,22 @@ int bl_cmd_compare(bl_cmdargs *a)
 int bl_complete_compare(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out)
 {
     (void)s, (void)argi, (void)words;
-    static const char *const cands[] = { "baseline", "steps=", "fd=", "n=", "probe_steps=", "dir=", "every=",
-                                         "rmsnorm=norm:rmsnorm", "qknorm=qk_norm:on", "swiglu=mlp:swiglu",
-                                         "rope2d=pos:rope2d", "rope=pos:rope", NULL };
+    static const char *const cands[] = { "baseline", "steps=", "fd=", "n=", "probe_steps=", "dir=", "every=", NULL };
     bl_complete_from(cands, prefix, out);
+    /* a variant per switch value that is no kind's default, named after the value ("rmsnorm=
+     * norm:rmsnorm") or, for on, after the key ("qknorm=qk_norm:on"): from the key table */
+    for (int i = 0; i < bl_config_nkeys(); i++) {
+        const bl_config_key *k = bl_config_key_at(i);
+        char v[32], name[32], word[96];
+        for (int j = 0; bl_config_key_in(k, BL_KEYS_CHOICES) && bl_config_choice_at(k, j, v, sizeof v); j++) {
+            if ((k->def_dit && !strcmp(v, k->def_dit)) || (k->def_gpt && !strcmp(v, k->def_gpt))) continue;
+            size_t o = 0;
+            for (const char *c = strcmp(v, "on") ? v : k->name; *c && o + 1 < sizeof name; c++)
+                if (*c != '_') name[o++] = *c;
+            name[o] = 0;
+            snprintf(word, sizeof word, "%s=%s:%s", name, k->name, v);
+            if (!strncmp(word, prefix, strlen(prefix))) bl_strlist_add(out, word);
+        }
+    }
     return 0;
 }

@@ -39,7 +39,7 @@ static void fill_arrays(dashctx *c, const bl_dash_view *v, bl_dash_frame *fr)
         memcpy(c->attn, a->data + (size_t)head * c->T * c->T, (size_t)c->T * c->T * sizeof(float));
         fr->attn = c->attn;
         fr->attn_rows = fr->attn_cols = c->T;
-        if (c->labels && m->kind == BL_MODEL_GPT && c->r->tokens && c->t->vocab_size) {
+        if (c->labels && bl_kind_of(m->kind)->text && c->r->tokens && c->t->vocab_size) {
             for (int i = 0; i < c->T; i++) {
                 unsigned char ch = c->t->vocab[c->r->tokens[i] % c->t->vocab_size];
                 c->labels_buf[2 * i] = ch == '\n' ? '/' : (ch < 32 || ch > 126) ? '?' : (char)ch;
@@ -100,13 +100,7 @@ static int dash_step(void *ctx, const bl_dash_view *v, bl_dash_frame *fr)
     fr->n_layers = c->m->cfg.depth;
     fr->n_heads = c->m->cfg.heads;
     /* the title: the model and its switches */
-    static const char *const keys[] = { "norm", "pos", "mlp", "qk_norm", NULL };
-    size_t len = (size_t)snprintf(fr->title, sizeof fr->title, "%s", bl_model_kind_name(c->m->kind));
-    for (int i = 0; keys[i] && len < sizeof fr->title; i++) {
-        char val[32];
-        if (bl_config_get(&c->m->cfg, keys[i], val, sizeof val) == 0)
-            len += (size_t)snprintf(fr->title + len, sizeof fr->title - len, " %s=%s", keys[i], val);
-    }
+    bl_config_summary(&c->m->cfg, BL_KEYS_CHOICES, fr->title, sizeof fr->title);
     return bl_run_steps(r) >= c->goal ? 1 : 0;
 }
 
@@ -145,7 +139,7 @@ int bl_cmd_dash(bl_cmdargs *a)
     if (!r) return bl_session_errat(a->s, a->st->pos);
     dashctx c = { .m = m, .r = r, .t = bl_train_find(m), .goal = bl_run_steps(r) + steps,
                   .start = bl_run_steps(r) };
-    c.T = m->kind == BL_MODEL_GPT ? m->cfg.context : bl_config_tokens(&m->cfg);
+    c.T = bl_config_tokens(&m->cfg);   /* the context for TinyGPT */
     c.attn = malloc((size_t)c.T * c.T * sizeof(float));
     for (int k = 0; k < 3; k++) c.stats[k] = malloc((size_t)c.T * sizeof(float));
     c.labels_buf = malloc((size_t)c.T * 2);

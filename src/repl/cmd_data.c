@@ -50,7 +50,7 @@ int bl_train_set_pending(bl_train_state *t, bl_ckpt_info *info)
         clear_pending(t);
         return bl_fail("load: out of memory");
     }
-    bl_metrics_init(t->pending_hist, bl_model_param_count(m), m->kind == BL_MODEL_GPT ? "tokens" : "images");
+    bl_metrics_init(t->pending_hist, bl_model_param_count(m), bl_kind_of(m->kind)->unit);
     if (bl_metrics_from_json(t->pending_hist, t->pending.history) < 0) {
         clear_pending(t);
         return -1;
@@ -122,17 +122,16 @@ int bl_train_exam_interrupted(void) { return !strncmp(bl_error(), "eval: interru
 /* Refuse data of the wrong kind for m: TinyDiT trains on images, TinyGPT on text. */
 static int check_kind(const bl_model *m, int is_text, const char *cmd)
 {
-    if (m->kind == BL_MODEL_DIT && is_text)
-        return bl_fail("%s: TinyDiT needs images, not text (shapes, cifar10, mnist, fashion-mnist, images)", cmd);
-    if (m->kind == BL_MODEL_GPT && !is_text)
-        return bl_fail("%s: TinyGPT needs a text, not images (data text [FILE])", cmd);
-    return 0;
+    const bl_kind *k = bl_kind_of(m->kind);
+    if (!k->text == !is_text) return 0;
+    return bl_fail("%s: %s needs %s", cmd, k->title, k->text ? "a text, not images (data text [FILE])"
+                   : "images, not text (shapes, cifar10, mnist, fashion-mnist, images)");
 }
 
 /* Can GPT model m take the vocab of text ds? Not by a rebuild when its weights were loaded. */
 static int vocab_fits(const bl_model *m, const bl_train_state *t, const bl_dataset *ds, const char *cmd)
 {
-    if (m->kind != BL_MODEL_GPT || ds->kind != BL_DATA_TEXT || m->cfg.vocab == ds->vocab_size) return 0;
+    if (!bl_kind_of(m->kind)->text || ds->kind != BL_DATA_TEXT || m->cfg.vocab == ds->vocab_size) return 0;
     if (t->from_checkpoint)
         return bl_fail("%s: the text has %d distinct bytes but the loaded model's vocab is %d "
                        "(rebuilding would lose its weights)", cmd, ds->vocab_size, m->cfg.vocab);
@@ -142,7 +141,7 @@ static int vocab_fits(const bl_model *m, const bl_train_state *t, const bl_datas
 /* Make the vocab of GPT model m that of text ds (vocab_fits said it may): rebuild when it differs. */
 static int fit_vocab(bl_session *s, bl_model *m, bl_train_state *t, const bl_dataset *ds, const char *cmd)
 {
-    if (m->kind != BL_MODEL_GPT || ds->kind != BL_DATA_TEXT) return 0;
+    if (!bl_kind_of(m->kind)->text || ds->kind != BL_DATA_TEXT) return 0;
     if (m->cfg.vocab != ds->vocab_size) {
         bl_config cfg = m->cfg;
         cfg.vocab = ds->vocab_size;
@@ -190,7 +189,7 @@ static int attach(bl_session *s, bl_model *m, bl_train_state *t, bl_dataset *ds,
 
 bl_dataset *bl_train_open_default(const bl_model *m, const char *cmd)
 {
-    bl_dataset *ds = bl_data_open(m->kind == BL_MODEL_DIT ? "shapes" : "text", NULL, m->cfg.seed);
+    bl_dataset *ds = bl_data_open(bl_kind_of(m->kind)->data, NULL, m->cfg.seed);
     if (!ds) prefix_error(cmd);
     return ds;
 }
@@ -267,7 +266,7 @@ void bl_train_show(const bl_model *m, FILE *out)
     else if (pending && t->pending.data_name[0])
         fprintf(out, "  %-9s none attached (the checkpoint's run was on %s)\n", "data", pending_data(t, d, sizeof d));
     else fprintf(out, "  %-9s none attached (training uses %s)\n", "data",
-                 m->kind == BL_MODEL_DIT ? "shapes" : "the built-in text");
+                 bl_kind_of(m->kind)->data_title);
     const bl_run *r = t ? t->run : NULL;
     const bl_metrics *mt = bl_train_metrics(m);
     if (r || pending) {
@@ -300,7 +299,7 @@ int bl_cmd_data(bl_cmdargs *a)
             fprintf(a->s->out, "no data attached: the checkpoint's run (step %ld) was on %s (data KIND [PATH] "
                     "attaches data to continue it)\n", t->pending.step, pending_data(t, d, sizeof d));
         else fprintf(a->s->out, "no data attached: training uses %s (data KIND [PATH] attaches one)\n",
-                     m->kind == BL_MODEL_DIT ? "shapes" : "the built-in text");
+                     bl_kind_of(m->kind)->data_title);
         return 0;
     }
     long exam = 0;

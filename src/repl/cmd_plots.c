@@ -407,7 +407,7 @@ static int fixed_forward(bl_model *m, int layer, int image, fixed_out *o, const 
     bl_tensor *xt = NULL;
     int ids[64];
     m->keep_attn = 1;
-    if (m->kind == BL_MODEL_DIT) {
+    if (!bl_kind_of(m->kind)->text) {
         float t = 0.5f;
         rc = dit_input(m, o, &xt, image);
         if (rc == 0 && !bl_dit_forward(m, xt, &t, 0)) rc = -1;
@@ -450,7 +450,7 @@ static int layer_word(bl_cmdargs *a, const bl_model *m, long *layer)
 static int image_word(bl_cmdargs *a, const bl_model *m, long *image)
 {
     int i = bl_opt_find(a, "image");
-    if (i >= 0 && m->kind != BL_MODEL_DIT) {
+    if (i >= 0 && bl_kind_of(m->kind)->text) {
         bl_fail("%s: image= picks TinyDiT's input image; a TinyGPT model reads a fixed text", a->st->name);
         return bl_session_errat(a->s, a->w[i].pos);
     }
@@ -471,7 +471,7 @@ int bl_cmd_attn(bl_cmdargs *a)
     int hw = bl_opt_find(a, "head"), qw = bl_opt_find(a, "query");
     if (hw >= 0 && strcmp(a->w[hw].text, "all") && bl_word_int(a, hw, 0, m->cfg.heads - 1, &head) < 0) return -1;
     if (qw >= 0) {
-        if (m->kind != BL_MODEL_DIT) {
+        if (bl_kind_of(m->kind)->text) {
             bl_fail("attn: query= draws one patch's attention over the image, for TinyDiT models only");
             return bl_session_errat(a->s, a->w[qw].pos);
         }
@@ -488,7 +488,7 @@ int bl_cmd_attn(bl_cmdargs *a)
         snprintf(title, sizeof title, "TinyDiT layer %ld: attention of patch %ld (row %ld, col %ld)", layer, query,
                  query / o.gw, query % o.gw);
     else
-        snprintf(title, sizeof title, "%s layer %ld attention, %s", m->kind == BL_MODEL_DIT ? "TinyDiT" : "TinyGPT",
+        snprintf(title, sizeof title, "%s layer %ld attention, %s", bl_kind_of(m->kind)->title,
                  layer, o.desc);
     int cols = query >= 0 ? nh : nh <= 2 ? nh : nh <= 4 ? 2 : nh <= 9 ? 3 : 4, rows = query >= 0 ? 2 : (nh + cols - 1) / cols;
     bl_figure *f = bl_fig_new(rows, cols, title);
@@ -640,10 +640,12 @@ int bl_cmd_stats(bl_cmdargs *a)
     if (fixed_forward(m, (int)layer, (int)image, &o, "stats") < 0) return -1;
     const float *xs[2] = { o.tin, o.tnorm };
     char after[64], title[160];
-    snprintf(after, sizeof after, "after %s", m->cfg.norm == BL_NORM_RMSNORM ? "rmsnorm" : "layernorm");
+    char norm[32];
+    bl_config_get(&m->cfg, "norm", norm, sizeof norm);
+    snprintf(after, sizeof after, "after %s", norm);
     const char *names[2] = { "before norm", after };
     snprintf(title, sizeof title, "%s layer %ld: before and after its first norm",
-             m->kind == BL_MODEL_DIT ? "TinyDiT" : "TinyGPT", layer);
+             bl_kind_of(m->kind)->title, layer);
     bl_figure *f = stats_figure(title, xs, names, 2, o.L, o.D, (int)layer);
     fixed_free(&o);
     return bl_cmd_figure(a, f, &m->cfg);

@@ -190,5 +190,10 @@ int bl_cmd_sample(bl_cmdargs *a)
     int used;
     bl_model *m = bl_models_pick(a, &used);
     if (!m) return -1;
-    return m->kind == BL_MODEL_DIT ? sample_dit(a, m, used) : sample_gpt(a, m, used);
+    /* each kind's sampler (models/kind.h has the rest of what differs) */
+    static int (*const sample_of[])(bl_cmdargs *, bl_model *, int) = {
+        [BL_MODEL_DIT] = sample_dit,
+        [BL_MODEL_GPT] = sample_gpt,
+    };
+    return sample_of[bl_kind_of(m->kind)->kind](a, m, used);
 }

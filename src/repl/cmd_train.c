@@ -232,7 +232,7 @@ int bl_cmd_eval(bl_cmdargs *a)
     }
     if (isnan(v)) return bl_session_errat(a->s, a->st->pos);
     bl_fprintf(a->s->out, "val loss %.4f at step %d (%d held-out %s)\n", v, bl_run_steps(r), r->val_n,
-            m->kind == BL_MODEL_DIT ? "images" : "windows");
+            bl_kind_of(m->kind)->item);
     return 0;
 }
 
@@ -384,17 +384,18 @@ int bl_cmd_load(bl_cmdargs *a)
     bl_dataset *ds = bl_data_open(info.data_name, src, m->cfg.seed);
     char d[1200];
     if (ds) {
+        int text = bl_kind_of(m->kind)->text;   /* a text's vocab must be the checkpoint's */
         t->data = ds;
-        if (m->kind == BL_MODEL_GPT && ds->vocab_size == m->cfg.vocab && !t->vocab_size) {
+        if (text && ds->vocab_size == m->cfg.vocab && !t->vocab_size) {
             t->vocab_size = ds->vocab_size;
             memcpy(t->vocab, ds->vocab, sizeof t->vocab);
         }
-        if (m->kind == BL_MODEL_GPT && ds->vocab_size != m->cfg.vocab) {
+        if (text && ds->vocab_size != m->cfg.vocab) {
             fprintf(o, "  the data %s %s has changed (vocab %d, the model has %d): not attached\n",
                     info.data_name, src ? src : "(built in)", ds->vocab_size, m->cfg.vocab);
             bl_dataset_free(ds);
             t->data = NULL;
-        } else if (m->kind == BL_MODEL_GPT && memcmp(t->vocab, ds->vocab, (size_t)ds->vocab_size)) {
+        } else if (text && memcmp(t->vocab, ds->vocab, (size_t)ds->vocab_size)) {
             /* as many bytes, but other ones: its token ids would mean other characters */
             fprintf(o, "  the data %s %s has changed (its %d bytes are not the checkpoint's vocabulary): "
                     "not attached\n", info.data_name, src ? src : "(built in)", ds->vocab_size);
@@ -511,7 +512,7 @@ bl_value *bl_train_run_value(const bl_model *m, const char *cmd)
     if (!src) return BL_FAILP("%s: the model has not been trained yet (train N)", cmd);
     runval *r = calloc(1, sizeof *r);
     if (!r) return BL_FAILP("%s: out of memory", cmd);
-    bl_metrics_init(&r->m, bl_model_param_count(m), m->kind == BL_MODEL_GPT ? "tokens" : "images");
+    bl_metrics_init(&r->m, bl_model_param_count(m), bl_kind_of(m->kind)->unit);
     json_t *j = bl_metrics_to_json(src);
     int rc = j ? bl_metrics_from_json(&r->m, j) : -1;
     json_decref(j);

@@ -662,7 +662,7 @@ static int redirect_check(bl_session *s, const bl_stmt *st)
             int used;
             bl_model *m = bl_models_pick(&a, &used);
             if (!m) return bl_session_errat(s, st->pos);
-            if (m->kind == BL_MODEL_GPT) w = BL_WRITES_TEXT;
+            if (bl_kind_of(m->kind)->text) w = BL_WRITES_TEXT;
         }
         for (int i = 0; w && i < 4 && writes[w].exts[i]; i++) ok |= bl_stmt_redirects_to(st, writes[w].exts[i]);
         char name[64];

@@ -238,7 +238,7 @@ int bl_cmd_figure(bl_cmdargs *a, bl_figure *f, const bl_config *model_cfg)
         return -1;
     }
     char cfg[512];
-    if (model_cfg && bl_fig_meta(f, NULL, bl_config_summary(model_cfg, cfg, sizeof cfg)) < 0) {
+    if (model_cfg && bl_fig_meta(f, NULL, bl_config_summary(model_cfg, BL_KEYS_REBUILD, cfg, sizeof cfg)) < 0) {
         bl_fig_free(f);
         return -1;
     }

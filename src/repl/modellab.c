@@ -20,6 +20,33 @@ static bl_value *fail_at(bl_callargs *a, bl_pos pos)
 
 static int is_model(const bl_value *v) { return v->kind == BL_V_HANDLE && v->htype == &bl_model_type; }
 
+/* What the model lab does differently for each kind (models/kind.h has the names): the inputs of
+ * m(...) and its forward (0 with *out, NULL when the forward failed; -1 when an argument was
+ * refused, the error placed), batch(m), and the kind's loss function for errors. */
+/* m(...) of one kind: *out the output; x_in non-NULL asks for the input's gradient (TinyDiT's
+ * images: *x_in is their copy in the graph, whose grad backward fills; token ids have none) */
+typedef int (*lab_forward_fn)(bl_callargs *a, bl_model *m, int first, bl_train_state *st, int keep, int record,
+                              bl_tensor **x_in, bl_tensor **out);
+static int dit_forward(bl_callargs *a, bl_model *m, int first, bl_train_state *st, int keep, int record,
+                       bl_tensor **x_in, bl_tensor **out);
+static int gpt_forward(bl_callargs *a, bl_model *m, int first, bl_train_state *st, int keep, int record,
+                       bl_tensor **x_in, bl_tensor **out);
+static bl_value *dit_batch(bl_callargs *a, bl_run *r);
+static bl_value *gpt_batch(bl_callargs *a, bl_run *r);
+
+static const struct lab_kind {
+    int nargs;                  /* inputs of m(...) */
+    const char *args;           /* what they are, for errors */
+    const char *loss_call;      /* the kind's loss function, for errors */
+    lab_forward_fn forward;
+    bl_value *(*batch)(bl_callargs *a, bl_run *r);
+} lab_kinds[] = {
+    [BL_MODEL_DIT] = { 2, "images and times: m(xt, t)", "flow_loss(m, x0, noise, t)", dit_forward, dit_batch },
+    [BL_MODEL_GPT] = { 1, "token ids: m(tokens)", "ce_loss(m, tokens, targets)", gpt_forward, gpt_batch },
+};
+
+static const struct lab_kind *lab_kind(const bl_model *m) { return &lab_kinds[bl_kind_of(m->kind)->kind]; }
+
 /* Argument i as a model of `kind` (BL_MODEL_DIT/GPT, or -1 for either), or NULL + error. */
 static bl_model *model_arg(bl_callargs *a, int i, int kind)
 {
@@ -31,9 +58,9 @@ static bl_model *model_arg(bl_callargs *a, int i, int kind)
     }
     bl_model *m = a->v[i]->h;
     if (kind >= 0 && (int)m->kind != kind) {
-        bl_fail("%s: needs a %s model, but this is a %s (%s)", a->fname, kind == BL_MODEL_DIT ? "TinyDiT (dit)" :
-                "TinyGPT (gpt)", bl_model_kind_name(m->kind), kind == BL_MODEL_DIT ? "TinyGPT: ce_loss(m, tokens, "
-                "targets)" : "TinyDiT: flow_loss(m, x0, noise, t)");
+        const bl_kind *need = bl_kind_of((bl_model_kind)kind), *is = bl_kind_of(m->kind);
+        bl_fail("%s: needs a %s (%s) model, but this is a %s (%s: %s)", a->fname, need->title, need->name, is->name,
+                is->title, lab_kind(m)->loss_call);
         bl_session_errat(a->s, a->vpos[i]);
         return NULL;
     }
@@ -122,13 +149,56 @@ static bl_value *graph_value(bl_callargs *a, bl_value *owner, bl_model *m, bl_te
     return bl_ag_graph_value(a->s, m->graph, &m->gen, out, owner);
 }
 
+/* m(xt, t): the forward of TinyDiT m on images xt [B, C, H, W] and times t (argument first + 1),
+ * into *out. */
+static int dit_forward(bl_callargs *a, bl_model *m, int first, bl_train_state *st, int keep, int record, bl_tensor **x_in, bl_tensor **out)
+{
+    bl_tensor *x = tensor_arg(a, first, 4, "xt", "[B, C, H, W]");
+    if (!x) return -1;
+    float *t = malloc((size_t)x->shape[0] * sizeof *t);
+    bl_tensor *xc = t ? bl_tensor_copy(x) : NULL;
+    if (!xc) {
+        free(t);
+        return bl_fail("%s: out of memory", a->fname);
+    }
+    if (times_of(a, first + 1, x->shape[0], t) < 0) {
+        free(t);
+        bl_tensor_free(xc);
+        return -1;
+    }
+    m->keep_taps = keep;
+    *out = x_in ? bl_dit_forward_input_grad(m, xc, t, x_in) : bl_dit_forward(m, xc, t, record);
+    m->keep_taps = 0;
+    /* the graph reads xc and t in backward: they live until the next m(...) */
+    bl_tensor_free(st->lab_x);
+    free(st->lab_t);
+    st->lab_x = xc;
+    st->lab_t = t;
+    return 0;
+}
+
+/* m(tokens): the forward of TinyGPT m on token ids [B, T]. */
+static int gpt_forward(bl_callargs *a, bl_model *m, int first, bl_train_state *st, int keep, int record, bl_tensor **x_in, bl_tensor **out)
+{
+    (void)st;
+    bl_tensor *x = tensor_arg(a, first, 2, "tokens", "[B, T] (integer ids)");
+    if (!x) return -1;
+    int *ids = malloc(x->numel * sizeof *ids);
+    if (!ids) return bl_fail("%s: out of memory", a->fname);
+    if (ids_of(a, first, x, 0, m->cfg.vocab - 1, ids, "tokens") < 0) { free(ids); return -1; }
+    m->keep_taps = keep;
+    *out = bl_gpt_forward(m, ids, x->shape[0], x->shape[1], record);   /* copies ids */
+    m->keep_taps = 0;
+    free(ids);
+    return 0;
+}
+
 /* m(xt, t) / m(tokens): first = the index of the first input argument. */
 static bl_value *run_forward(bl_callargs *a, bl_model *m, int first, bl_value *owner)
 {
-    int want = m->kind == BL_MODEL_DIT ? 2 : 1;
-    if (a->n - first != want) {
-        bl_fail("forward: a %s takes %s, got %d argument%s", bl_model_kind_name(m->kind),
-                want == 2 ? "images and times: m(xt, t)" : "token ids: m(tokens)", a->n - first,
+    const struct lab_kind *lk = lab_kind(m);
+    if (a->n - first != lk->nargs) {
+        bl_fail("forward: a %s takes %s, got %d argument%s", bl_model_kind_name(m->kind), lk->args, a->n - first,
                 BL_PLURAL(a->n - first));
         return fail_at(a, a->pos);
     }
@@ -136,50 +206,18 @@ static bl_value *run_forward(bl_callargs *a, bl_model *m, int first, bl_value *o
     if (bl_kw_bool(a, "keep", 0, &keep) < 0) return NULL;
     bl_train_state *st = bl_train_get(m);
     if (!st) return NULL;
-    int record = bl_ag_enabled(a->s), x_grad = 0;
+    int record = bl_ag_enabled(a->s);
     bl_tensor *out = NULL, *x_in = NULL;
-    if (m->kind == BL_MODEL_DIT) {
-        bl_tensor *x = tensor_arg(a, first, 4, "xt", "[B, C, H, W]");
-        if (!x) return NULL;
-        float *t = malloc((size_t)x->shape[0] * sizeof *t);
-        bl_tensor *xc = t ? bl_tensor_copy(x) : NULL;
-        if (!xc) {
-            free(t);
-            bl_fail("%s: out of memory", a->fname);
-            return NULL;
-        }
-        if (times_of(a, first + 1, x->shape[0], t) < 0) {
-            free(t);
-            bl_tensor_free(xc);
-            return NULL;
-        }
-        /* d/dxt when xt needs a gradient (as torch: x.requires_grad_(); m(x, t).sum().backward()) */
-        x_grad = record && bl_val_needs_grad(a->v[first]) && owner;
-        m->keep_taps = keep;
-        out = x_grad ? bl_dit_forward_input_grad(m, xc, t, &x_in) : bl_dit_forward(m, xc, t, record);
-        m->keep_taps = 0;
-        /* the graph reads xc and t in backward: they live until the next m(...) */
-        bl_tensor_free(st->lab_x);
-        free(st->lab_t);
-        st->lab_x = xc;
-        st->lab_t = t;
-    } else {
-        bl_tensor *x = tensor_arg(a, first, 2, "tokens", "[B, T] (integer ids)");
-        if (!x) return NULL;
-        int *ids = malloc(x->numel * sizeof *ids);
-        if (!ids) { bl_fail("%s: out of memory", a->fname); return NULL; }
-        if (ids_of(a, first, x, 0, m->cfg.vocab - 1, ids, "tokens") < 0) { free(ids); return NULL; }
-        m->keep_taps = keep;
-        out = bl_gpt_forward(m, ids, x->shape[0], x->shape[1], record);   /* copies ids */
-        m->keep_taps = 0;
-        free(ids);
-    }
+    /* d/dxt when the images need a gradient (torch: x.requires_grad_(); m(x, t).sum().backward());
+     * a kind whose inputs are integer tokens leaves x_in NULL */
+    int x_grad = record && owner && bl_val_needs_grad(a->v[first]);
+    if (lk->forward(a, m, first, st, keep, record, x_grad ? &x_in : NULL, &out) < 0) return NULL;
     if (!out) {
         bl_error_prefix("%s", a->fname);
         return fail_at(a, a->pos);
     }
     bl_value *v = graph_value(a, owner, m, out);
-    if (v && x_grad && v->node && bl_ag_add_input(v, a->v[first], x_in) < 0) {
+    if (v && x_in && v->node && bl_ag_add_input(v, a->v[first], x_in) < 0) {
         bl_val_unref(v);
         return NULL;
     }
@@ -395,26 +433,24 @@ bl_value *bl_fn_acts(bl_callargs *a)
     return bl_val_tensor(bl_tensor_copy(t));
 }
 
-/* batch(m): the next batch of the run's data (the run is made when absent, as train makes it). */
-bl_value *bl_fn_batch(bl_callargs *a)
+/* batch(m) of a TinyDiT: [x0], the next images. */
+static bl_value *dit_batch(bl_callargs *a, bl_run *r)
 {
-    bl_model *m = model_arg(a, 0, -1);
-    if (!m || bl_nargs(a, 1, 1) < 0) return NULL;
-    bl_run *r = bl_train_run(a->s, m, "batch");
-    if (!r) return fail_at(a, a->pos);
-    bl_value *l = NULL;
-    if (m->kind == BL_MODEL_DIT) {
-        bl_tensor *x = bl_tensor_new(4, r->x0->shape);
-        if (!x) return NULL;
-        if (bl_batch_images(&r->batcher, r->B, x->data, NULL) < 0) {
-            bl_tensor_free(x);
-            bl_error_prefix("batch");
-            return fail_at(a, a->pos);
-        }
-        l = bl_val_list(1);
-        if (l && bl_val_list_set(l, 0, bl_val_tensor(x)) < 0) { bl_val_unref(l); return NULL; }
-        return l;
+    bl_tensor *x = bl_tensor_new(4, r->x0->shape);
+    if (!x) return NULL;
+    if (bl_batch_images(&r->batcher, r->B, x->data, NULL) < 0) {
+        bl_tensor_free(x);
+        bl_error_prefix("batch");
+        return fail_at(a, a->pos);
     }
+    bl_value *l = bl_val_list(1);
+    if (l && bl_val_list_set(l, 0, bl_val_tensor(x)) < 0) { bl_val_unref(l); return NULL; }
+    return l;
+}
+
+/* batch(m) of a TinyGPT: [tokens, targets], each [B, T], targets the tokens shifted by one. */
+static bl_value *gpt_batch(bl_callargs *a, bl_run *r)
+{
     int B = r->B, T = r->T;
     int *tok = malloc((size_t)B * (T + 1) * sizeof *tok);
     bl_tensor *x = bl_tensor_new2(B, T), *y = bl_tensor_new2(B, T);
@@ -431,13 +467,23 @@ bl_value *bl_fn_batch(bl_callargs *a)
             y->data[(size_t)b * T + i] = (float)tok[(size_t)b * (T + 1) + i + 1];
         }
     free(tok);
-    l = bl_val_list(2);
+    bl_value *l = bl_val_list(2);
     if (!l) { bl_tensor_free(x); bl_tensor_free(y); return NULL; }
     if (bl_val_list_set(l, 0, bl_val_tensor(x)) < 0 || bl_val_list_set(l, 1, bl_val_tensor(y)) < 0) {
         bl_val_unref(l);
         return NULL;
     }
     return l;
+}
+
+/* batch(m): the next batch of the run's data (the run is made when absent, as train makes it). */
+bl_value *bl_fn_batch(bl_callargs *a)
+{
+    bl_model *m = model_arg(a, 0, -1);
+    if (!m || bl_nargs(a, 1, 1) < 0) return NULL;
+    bl_run *r = bl_train_run(a->s, m, "batch");
+    if (!r) return fail_at(a, a->pos);
+    return lab_kind(m)->batch(a, r);
 }
 
 /* The vocabulary of TinyGPT m: the checkpoint's or the data's (opening the default text when

@@ -23,26 +23,11 @@ static void mfree(void *p)
     bl_model_free(p);
 }
 
-/* "dit norm=layernorm pos=learned mlp=gelu qk_norm=off kv_heads=4 dim=128 depth=4 heads=4":
- * the switches and the size, what tells two models of a lecture apart. */
-static char *summary(const bl_config *cfg, char *buf, size_t n)
-{
-    static const char *const keys[] = { "norm", "pos", "mlp", "qk_norm", "kv_heads", "dim", "depth",
-                                        "heads", NULL };
-    size_t len = (size_t)snprintf(buf, n, "%s", bl_model_kind_name(cfg->kind));
-    for (int i = 0; keys[i] && len < n; i++) {
-        char v[64];
-        if (bl_config_get(cfg, keys[i], v, sizeof v) == 0)
-            len += (size_t)snprintf(buf + len, n - len, " %s=%s", keys[i], v);
-    }
-    return buf;
-}
-
 static void mdescribe(void *p, char *buf, size_t n)
 {
     bl_model *m = p;
     char sum[512];
-    snprintf(buf, n, "%s, %zu parameters", summary(&m->cfg, sum, sizeof sum), bl_model_param_count(m));
+    snprintf(buf, n, "%s, %zu parameters", bl_config_summary(&m->cfg, BL_KEYS_BRIEF, sum, sizeof sum), bl_model_param_count(m));
 }
 
 static void mprint(void *p, FILE *out)
@@ -124,7 +109,7 @@ static bl_model *make(bl_model_kind kind, int n, const char *const *keys, const 
 static void announce(bl_session *s, const char *name, bl_model *m, const char *what)
 {
     char sum[512];
-    fprintf(s->out, "%s: %s%s, %zu parameters\n", name, what, summary(&m->cfg, sum, sizeof sum),
+    fprintf(s->out, "%s: %s%s, %zu parameters\n", name, what, bl_config_summary(&m->cfg, BL_KEYS_BRIEF, sum, sizeof sum),
             bl_model_param_count(m));
 }
 
@@ -363,7 +348,7 @@ int bl_cmd_set(bl_cmdargs *a)
         char sum[512];
         fprintf(a->s->out, "rebuilt %s, %zu parameters\n"
                 "  (initial values from seed %llu and each name: shared parameters are unchanged)\n",
-                summary(&m->cfg, sum, sizeof sum), bl_model_param_count(m),
+                bl_config_summary(&m->cfg, BL_KEYS_BRIEF, sum, sizeof sum), bl_model_param_count(m),
                 (unsigned long long)m->cfg.seed);
         bl_train_discard_run(m, a->s->out);
     } else {
@@ -414,7 +399,7 @@ int bl_cmd_show(bl_cmdargs *a)
         return bl_session_errat(a->s, a->w[used].pos);
     }
     FILE *o = a->s->out;
-    fprintf(o, "%s model, %zu parameters\n", m->kind == BL_MODEL_DIT ? "TinyDiT" : "TinyGPT",
+    fprintf(o, "%s model, %zu parameters\n", bl_kind_of(m->kind)->title,
             bl_model_param_count(m));
     show_keys(o, &m->cfg, BL_KEY_SWITCH, 0, "switches");
     show_keys(o, &m->cfg, ~0u, BL_KEY_SWITCH | BL_KEY_TRAIN, "shape");
@@ -428,7 +413,7 @@ int bl_cmd_params(bl_cmdargs *a)
     int used;
     bl_model *m = bl_models_pick(a, &used);
     if (!m) return -1;
-    long depth = m->kind == BL_MODEL_DIT ? 1 : 2;
+    long depth = bl_kind_of(m->kind)->params_depth;
     for (int i = used; i < a->n; i++) {
         if (!a->w[i].key || strcmp(a->w[i].key, "depth")) {
             bl_fail("params: expected depth=N, got '%s'", a->w[i].text);
@@ -474,7 +459,8 @@ int bl_cmd_params(bl_cmdargs *a)
 /* ---- functions ---- */
 bl_value *bl_fn_model(bl_callargs *a)
 {
-    bl_model_kind kind = a->fname[0] == 'd' ? BL_MODEL_DIT : BL_MODEL_GPT;
+    bl_model_kind kind = BL_MODEL_DIT;
+    bl_model_kind_parse(a->fname, &kind);   /* dit() or gpt(): each is named after its kind */
     if (bl_nargs(a, 0, 0) < 0) return NULL;
     const char *keys[64], *vals[64];
     char bufs[64][64];

@@ -1,7 +1,7 @@
 /* models.h - the model side of the REPL: model values, the model commands of the command table
  * (model, use, set, show, params) and the model functions (dit, gpt, param).
  *
- * Several models live at once as values (`a = dit(pos="rope2d")`, `model gpt` binds m1, m2, ...);
+ * Several models live at once as values (`a = dit(...)`, `model gpt` binds m1, m2, ...);
  * one is current (`use a`), and commands act on it or on a model named as their first word.
  */
 #ifndef BL_REPL_MODELS_H
@@ -50,7 +50,7 @@ bl_value *bl_fn_param(bl_callargs *a);   /* param(m, "name") */
       bl_complete_modelvar, bl_cmd_use, 0 },                                                    \
     { "set", "set [MODEL] KEY=VALUE...",                                                       \
       "Change switches, sizes or training settings.\n"                                         \
-      "Acts on the current model (or MODEL); the switches are norm pos mlp qk_norm kv_heads.\n" \
+      "Acts on the current model (or MODEL); the switches come first in `help keys`.\n"    \
       "A change of a switch or size rebuilds the model and says so:\n"                         \
       "every parameter starts again from (seed, its name), so parameters that both variants\n" \
       "share get identical initial values, and the training run is discarded. A value the\n"   \

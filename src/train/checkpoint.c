@@ -25,7 +25,7 @@ static int write_ckpt(const char *path, const bl_model *m, long steps, const jso
 {
     const bl_params *p = m->params;
     with_optim = with_optim && p->m && p->v;
-    const bl_tensor *wte = m->kind == BL_MODEL_GPT ? bl_params_find(p, "transformer.wte.weight") : NULL;
+    const bl_tensor *wte = bl_kind_of(m->kind)->text ? bl_params_find(p, "transformer.wte.weight") : NULL;
     int n = p->n * (with_optim ? 3 : 1) + (wte != NULL);
     const char **names = calloc((size_t)n, sizeof *names);
     const bl_tensor **ts = calloc((size_t)n, sizeof *ts);
@@ -175,7 +175,7 @@ static int tied_head(const bl_st_file *f, const bl_model *m, const char *path, c
 {
     const bl_tensor *h = bl_st_get(f, "lm_head.weight"), *w = bl_st_get(f, "transformer.wte.weight");
     char b[TIED_WHY], s1[64], s2[64];
-    if (!h || m->kind != BL_MODEL_GPT) return 0;
+    if (!h || !bl_kind_of(m->kind)->text) return 0;
     const bl_tensor *mw = bl_params_find(m->params, "transformer.wte.weight");
     b[0] = 0;
     if (bl_st_need_values(f, h) < 0)
@@ -286,7 +286,8 @@ static int parse_data(const json_t *dj, const char *path, bl_ckpt_info *info)
  * vocab (the rows of transformer.wte.weight). */
 static int parse_vocab(const json_t *vj, const bl_config *cfg, const char *path, bl_ckpt_info *info)
 {
-    if (cfg->kind != BL_MODEL_GPT) return meta_fail(path, "vocab", "is there, but a TinyDiT has no vocabulary");
+    if (!bl_kind_of(cfg->kind)->text)
+        return meta_fail(path, "vocab", "is there, but a %s has no vocabulary", bl_kind_of(cfg->kind)->title);
     if (!json_is_array(vj)) return meta_fail(path, "vocab", "is not a list of byte values");
     size_t n = json_array_size(vj);
     if (n != (size_t)cfg->vocab)
@@ -318,14 +319,14 @@ static int check_history(const json_t *hj, const bl_model *m, long step, const b
     long long hsteps;
     if (bl_json_count(json_object_get(hj, "steps"), 0, BL_METRICS_MAX_STEPS, &hsteps) == 0 && hsteps != step)
         return meta_fail(path, "step", "is %ld but the history has %lld steps", step, hsteps);
-    bl_metrics_init(&t, bl_model_param_count(m), m->kind == BL_MODEL_GPT ? "tokens" : "images");
+    bl_metrics_init(&t, bl_model_param_count(m), bl_kind_of(m->kind)->unit);
     if (bl_metrics_from_json(&t, hj) < 0) {
         char msg[512];
         const char *e = bl_error();
         snprintf(msg, sizeof msg, "%s", strncmp(e, "metrics: ", 9) ? e : e + 9);
         return meta_fail(path, "history", "is not a run's history: %s", msg);
     }
-    int per = m->kind == BL_MODEL_GPT ? m->cfg.context : 1;
+    int per = bl_kind_unit_per_item(&m->cfg);
     long long items = t.items;
     size_t params = t.params;
     bl_metrics_free(&t);
@@ -372,18 +373,15 @@ bl_model *bl_checkpoint_load(const char *path, bl_ckpt_info *info)
         /* the keys that make the model (its tensors' shapes and what they compute) must be there: a
          * missing one would take its default, and the file was refused as "tensor blocks.2... is
          * missing" instead of naming the key; the training settings may take their defaults */
-        static const char *const common[] = { "norm", "pos", "mlp", "qk_norm", "kv_heads", "dim", "depth", "heads",
-                                              "mlp_ratio", "multiple_of", "rope_base", "eps", NULL };
-        static const char *const dit[] = { "patch", "channels", "image_size", NULL };
-        static const char *const gpt[] = { "context", "vocab", NULL };
-        const char *const *lists[2] = { common, cfg.kind == BL_MODEL_DIT ? dit : gpt };
-        for (int l = 0; l < 2; l++)
-            for (const char *const *k = lists[l]; *k; k++)
-                if (!json_object_get(cj, *k)) {
-                    bl_fail("load: %s: metadata \"config\" has no \"%s\" (a %s checkpoint's config names %s)", path,
-                            *k, bl_model_kind_name(cfg.kind), "its switches and sizes");
-                    goto fail;
-                }
+        for (int i = 0; i < bl_config_nkeys(); i++) {
+            const bl_config_key *k = bl_config_key_at(i);
+            if (!bl_config_key_in(k, BL_KEYS_ARCH) || !bl_config_key_applies(k, cfg.kind)) continue;
+            if (!json_object_get(cj, k->name)) {
+                bl_fail("load: %s: metadata \"config\" has no \"%s\" (a %s checkpoint's config names %s)", path,
+                        k->name, bl_model_kind_name(cfg.kind), "its switches and sizes");
+                goto fail;
+            }
+        }
     }
     if (kind && strcmp(kind, bl_model_kind_name(cfg.kind))) {   /* absent: the config says */
         meta_fail(path, "kind", "is \"%s\" but the config is a %s", bl_fmt_shown(kind, b, sizeof b), bl_model_kind_name(cfg.kind));
@@ -457,19 +455,20 @@ static void err_add(errlist *e, const char *fmt, ...)
  * (MNAME has layernorm)"). note[0] = 0 when the file has no config or they agree. */
 static void config_note(const bl_st_file *f, const bl_model *m, const char *mname, char *note, size_t n)
 {
-    static const char *const keys[] = { "norm", "pos", "mlp", "qk_norm", "rope_base", "eps", NULL };
     const char *cs = bl_st_meta(f, "config");
     json_t *cj = cs ? json_loads(cs, 0, NULL) : NULL;
     bl_config c;
     size_t len = 0;
     note[0] = 0;
     if (cj && bl_config_from_json(cj, &c) == 0 && c.kind == m->kind)
-        for (int i = 0; keys[i] && len < n; i++) {
+        for (int i = 0; i < bl_config_nkeys() && len < n; i++) {
+            const char *key = bl_config_key_at(i)->name;
             char a[64], b[64];
-            if (!json_object_get(cj, keys[i]) || bl_config_get(&c, keys[i], a, sizeof a) < 0 ||
-                bl_config_get(&m->cfg, keys[i], b, sizeof b) < 0 || !strcmp(a, b))
+            if (!bl_config_key_in(bl_config_key_at(i), BL_KEYS_ARITH) || !json_object_get(cj, key) ||
+                bl_config_get(&c, key, a, sizeof a) < 0 || bl_config_get(&m->cfg, key, b, sizeof b) < 0 ||
+                !strcmp(a, b))
                 continue;
-            len += (size_t)snprintf(note + len, n - len, "%s%s=%s (%s has %s)", len ? ", " : "", keys[i], a, mname, b);
+            len += (size_t)snprintf(note + len, n - len, "%s%s=%s (%s has %s)", len ? ", " : "", key, a, mname, b);
         }
     bl_clear_error();
     json_decref(cj);
@@ -503,7 +502,7 @@ int bl_checkpoint_load_into(const char *path, bl_model *m, const char *mname, in
     for (int i = 0; i < f->n; i++) {
         const char *nm = f->tensors[i].name;
         if (bl_params_find(p, nm) || (blocklab && !strncmp(nm, "optim.", 6))) continue;
-        if (m->kind == BL_MODEL_GPT && !strcmp(nm, "lm_head.weight")) {
+        if (bl_kind_of(m->kind)->text && !strcmp(nm, "lm_head.weight")) {
             char why[TIED_WHY];
             if (tied_head(f, m, path, why) < 0) err_add(&e, "%s", why);
             continue;

@@ -198,7 +198,7 @@ int bl_compare_finish(bl_compare *c, bl_probe *probe, int n_fd)
             bl_error_prefix("compare: %s", r->name);
             return -1;
         }
-        if (probe && r->model->kind == BL_MODEL_DIT) {
+        if (probe && !bl_kind_of(r->model->kind)->text) {
             r->fd = bl_probe_fd_model(probe, r->model, c->data, n_fd, 0);
             if (r->fd < 0) {
                 r->fd = NAN;

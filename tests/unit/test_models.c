@@ -6,7 +6,11 @@
 #include "models/model.h"
 #include "models/params.h"
 #include "../check.h"
+#include <ctype.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* Same value for every key that applies (struct padding makes memcmp unreliable). */
 static int same_config(const bl_config *a, const bl_config *b)
@@ -237,7 +241,7 @@ BL_TEST(test_config_defaults_and_get)
                                  "clip", "weight_decay", "eval_every", "steps"};
     for (size_t i = 0; i < sizeof must / sizeof must[0]; i++)
         CHECK(bl_config_find_key(must[i]) != NULL, "key %s", must[i]);
-    CHECK(bl_config_summary(&g, buf, sizeof buf) && strstr(buf, "norm=rmsnorm"), "summary: %s", buf);
+    CHECK(bl_config_summary(&g, BL_KEYS_REBUILD, buf, sizeof buf) && strstr(buf, "norm=rmsnorm"), "summary: %s", buf);
 }
 
 BL_TEST(test_config_errors)
@@ -378,6 +382,94 @@ BL_TEST(test_copy_shared)
     bl_model_free(b);
 }
 
+/* The text of `man` between `from` and the first `to` after it (into a copy), or NULL. */
+static char *man_part(const char *man, const char *from, const char *to, char *buf, size_t n)
+{
+    const char *a = strstr(man, from), *b = a ? strstr(a + strlen(from), to) : NULL;
+    if (!b || (size_t)(b - a) >= n) return NULL;
+    memcpy(buf, a, (size_t)(b - a));
+    buf[b - a] = 0;
+    return buf;
+}
+
+/* Is word in text between characters that cannot be part of a key name (a font change \fB
+ * before it counts as a space)? */
+static int has_key_word(const char *text, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = strstr(text, word); p; p = strstr(p + 1, word)) {
+        int font = p - text >= 3 && p[-3] == '\\' && p[-2] == 'f';
+        int before = !font && p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+        if (!before && !isalnum((unsigned char)p[n]) && p[n] != '_') return 1;
+    }
+    return 0;
+}
+
+/* The bold words \fBa b c\fR of text, space-separated in one buffer. */
+static void bold_words(const char *text, char *out, size_t n)
+{
+    size_t o = 0;
+    out[0] = 0;
+    for (const char *p = strstr(text, "\\fB"); p; p = strstr(p, "\\fB")) {
+        p += 3;
+        const char *e = strstr(p, "\\fR");
+        if (!e) break;
+        for (; p < e && o + 2 < n; p++) out[o++] = *p == '\n' ? ' ' : *p;
+        out[o++] = ' ';
+        out[o] = 0;
+    }
+}
+
+/* The man page's KEYS section names every key of the table and, in each choice key's entry, every
+ * value; its two lists of keys (what a checkpoint's config must hold, what a loaded checkpoint's
+ * note compares) are the table's BL_KEYS_ARCH and BL_KEYS_ARITH sets, no more and no fewer. So a
+ * new key or value fails here until man/blocklab.1 documents it. */
+BL_TEST(test_config_keys_in_man)
+{
+    const char *src = getenv("BL_SRCDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/man/blocklab.1", src ? src : ".");
+    FILE *f = fopen(path, "r");
+    if (!f) SKIP("man/blocklab.1 not found (set BL_SRCDIR)");
+    static char man[1 << 18], keys[1 << 14], arch[2048], arith[1024], words[2048];
+    man[fread(man, 1, sizeof man - 1, f)] = '\0';
+    fclose(f);
+    CHECK(man_part(man, "\n.SH KEYS", "\n.SH ", keys, sizeof keys), "no KEYS section in the man page");
+    CHECK(man_part(man, "makes the model (", "a missing one", arch, sizeof arch),
+          "the man page's load paragraph does not list the keys that make the model");
+    CHECK(man_part(man, "other switches than the model (", ": the same names", arith, sizeof arith),
+          "the man page's load paragraph does not list the switches a note compares");
+    for (int i = 0; i < bl_config_nkeys(); i++) {
+        const bl_config_key *k = bl_config_key_at(i);
+        CHECK(has_key_word(keys, k->name), "key %s is not in the man page's KEYS section", k->name);
+        CHECK(has_key_word(arch, k->name) == bl_config_key_in(k, BL_KEYS_ARCH),
+              "key %s: the man page's list of the keys a checkpoint must hold disagrees with the table", k->name);
+        CHECK(has_key_word(arith, k->name) == bl_config_key_in(k, BL_KEYS_ARITH),
+              "key %s: the man page's list of the switches a load note compares disagrees with the table", k->name);
+        if (k->type != BL_KEY_CHOICE) continue;
+        /* the entry: from its ".B KEY" line to the next request line */
+        char head[64], v[32], bold[48];
+        snprintf(head, sizeof head, "\n.B %s\n", k->name);
+        const char *body = strstr(keys, head);
+        CHECK(body, "choice key %s has no entry (.TP, .B %s) in the man page's KEYS section", k->name, k->name);
+        if (!body) continue;
+        body += strlen(head);
+        const char *stop = strstr(body, "\n.");
+        char text[1024];
+        snprintf(text, sizeof text, "%.*s", stop ? (int)(stop - body) : (int)strlen(body), body);
+        for (int j = 0; bl_config_choice_at(k, j, v, sizeof v); j++) {
+            snprintf(bold, sizeof bold, "\\fB%s\\fR", v);
+            CHECK(strstr(text, bold), "%s=%s is not in the man page's entry of %s", k->name, v,
+                  k->name);
+        }
+    }
+    /* and the lists hold nothing but keys */
+    bold_words(arith, words, sizeof words);
+    for (char *w = strtok(words, " "); w; w = strtok(NULL, " "))
+        CHECK(bl_config_find_key(w), "the man page's list of the switches a load note compares names '%s', "
+              "not a key", w);
+}
+
 int main(void)
 {
     RUN(test_dit_published_counts);
@@ -391,5 +483,6 @@ int main(void)
     RUN(test_model_set);
     RUN(test_params_store);
     RUN(test_copy_shared);
+    RUN(test_config_keys_in_man);
     return bl_test_done();
 }

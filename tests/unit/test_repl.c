@@ -713,6 +713,10 @@ BL_TEST(completion)
         { "model dit qk_norm=o", 10, "qk_norm=on" }, { "set no", 4, "norm=" },
         { "set norm=r", 4, "norm=rmsnorm" }, { "model gpt pos=", 10, "pos=rope" },
         { "x = 1; see", 7, "seed" }, { "time x = mea", 9, "mean(" },
+        /* compare's variants, one per switch value that is no default, made from the key table */
+        { "compare r", 8, "rmsnorm=norm:rmsnorm" }, { "compare q", 8, "qknorm=qk_norm:on" },
+        { "compare sw", 8, "swiglu=mlp:swiglu" }, { "compare rope2", 8, "rope2d=pos:rope2d" },
+        { "compare rope=", 8, "rope=pos:rope" }, { "compare st", 8, "steps=" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         bl_strlist l = { 0 };
@@ -727,6 +731,12 @@ BL_TEST(completion)
     bl_strlist_free(&l);
     bl_complete_line(s, "model gpt pos=", "model gpt pos=" + 10, &l);
     for (int j = 0; j < l.n; j++) CHECK(strcmp(l.s[j], "pos=rope2d"), "rope2d offered for TinyGPT");
+    bl_strlist_free(&l);
+    bl_complete_line(s, "compare ", "compare " + 8, &l);   /* no variant of a default value */
+    for (int j = 0; j < l.n; j++)
+        CHECK(!strstr(l.s[j], ":layernorm") && !strstr(l.s[j], ":gelu") && !strstr(l.s[j], ":learned") &&
+              !strstr(l.s[j], ":off"), "compare offers the default %s", l.s[j]);
+    CHECK(l.n == 12, "compare offers %d words", l.n);
     bl_strlist_free(&l);
     bl_models_free(s);
     bl_session_free(s);

@@ -1,0 +1,44 @@
+/* kind.h - one row per model kind: what differs between TinyDiT and TinyGPT (tmux's cmd_entry,
+ * llama2.c's Config), so that callers read a field instead of testing the kind.
+ *
+ *   const bl_kind *k = bl_kind_of(m->kind);
+ *   printf("%d held-out %s\n", n, k->item);          // "images" / "windows"
+ *   if (k->text) ...                                 // vocab, context windows, tied head
+ *
+ * The rows are data plus the model's own construction (declare, setup); the loss, batch and exam
+ * of each kind are the trainer's (src/train/trainer.c keeps its per-kind table beside them), and
+ * sampling the REPL's (src/repl/cmd_sample.c), so that no layer reaches up.
+ */
+#ifndef BL_KIND_H
+#define BL_KIND_H
+
+#include "models/config.h"
+
+struct bl_model;
+struct bl_builder;
+
+typedef struct bl_kind {
+    bl_model_kind kind;
+    const char *name;        /* as typed: "dit", "gpt" (model dit, dit(...), checkpoint "kind") */
+    const char *title;       /* in messages: "TinyDiT", "TinyGPT" */
+    const char *unit;        /* what the throughput counts: "images", "tokens" */
+    const char *item;        /* one example of a batch or of the exam: "images", "windows" */
+    const char *data;        /* the data training opens when none is attached: "shapes", "text" */
+    const char *data_title;  /* that data in messages: "shapes", "the built-in text" */
+    int text;                /* 1: a next-character model on a text (vocab, context windows of tokens,
+                              * the tied head); 0: a denoiser of images (probe-FD, image=, query=) */
+    int params_depth;        /* the depth `params` lists by default */
+    /* declare the parameters into the builder (model_internal.h), then set up derived state
+     * (RoPE tables) once they are allocated; both return 0 or -1 with bl_error() */
+    int (*declare)(struct bl_model *m, struct bl_builder *b);
+    int (*setup)(struct bl_model *m);
+} bl_kind;
+
+/* The row of `kind` (never NULL for a valid kind; TinyDiT's for any other value). */
+const bl_kind *bl_kind_of(bl_model_kind kind);
+
+/* Examples per item of the throughput unit: the context for a text model (tokens per window), 1
+ * for images. */
+int bl_kind_unit_per_item(const bl_config *cfg);
+
+#endif
