@@ -11,7 +11,7 @@
  * Conventions every op follows (llm.c style):
  *   - forward: check shapes (bl_fail + return NULL on a mismatch), allocate the output with
  *     bl_graph_tensor(g, ..., bl_graph_wants_grad(g, inputs...)), compute, then
- *     `bl_node *n = bl_graph_node(g, "opname", op_backward, out)` and, when n != NULL, fill it;
+ *     `bl_node *n = bl_graph_node(g, BL_OP_NAME, op_backward, out)` and, when n != NULL, fill it;
  *   - backward *adds into* the grad of each input whose grad is not NULL (a tensor used twice
  *     needs no special case), reading out->grad; it never allocates.
  *   - activation grads are zeroed lazily: a new arena grad is only marked "logically zero"
@@ -31,15 +31,18 @@
 #ifndef BL_GRAPH_H
 #define BL_GRAPH_H
 
+#include "core/op.h"
 #include "core/tensor.h"
+#include <string.h>
 
 #define BL_NODE_MAXIN 6
+#define BL_NODE_ARGS 48             /* bytes for an op's saved arguments */
 
 typedef struct bl_node bl_node;
 typedef void (*bl_backward_fn)(bl_node *n);
 
 struct bl_node {
-    const char *op;                 /* op name, as in errors and help ("linear", "rope", ...) */
+    bl_op op;                       /* which op (core/op.h); bl_op_name(op) in errors and help */
     bl_backward_fn backward;
     bl_tensor *out;
     bl_tensor *in[BL_NODE_MAXIN];   /* inputs in the order the forward took them */
@@ -76,7 +79,7 @@ int bl_graph_wants_grad(const bl_graph *g, int n, bl_tensor *const *ts);
                         (bl_tensor *[]){__VA_ARGS__})
 /* Append a node for `out` and return it for the op to fill; NULL when there is nothing to
  * record (not recording, or out->grad == NULL). Sets op, backward and out. */
-bl_node *bl_graph_node(bl_graph *g, const char *op, bl_backward_fn backward, bl_tensor *out);
+bl_node *bl_graph_node(bl_graph *g, bl_op op, bl_backward_fn backward, bl_tensor *out);
 /* An arena tensor holding a copy of x (so the graph's saved inputs live as long as it does,
  * whatever happens to x), with a lazy gradient of its own when with_grad: an input whose
  * gradient the caller collects after backward (the prompt's autograd). NULL + error when out

@@ -45,7 +45,7 @@ bl_tensor *bl_embedding(bl_graph *g, bl_tensor *w, const int *ids, int n)
     if (!y) return NULL;
     for (int i = 0; i < n; i++)
         memcpy(y->data + (size_t)i * D, w->data + (size_t)ids[i] * D, (size_t)D * sizeof(float));
-    bl_node *nd = bl_graph_node(g, "embedding", embedding_backward, y);
+    bl_node *nd = bl_graph_node(g, BL_OP_EMBEDDING, embedding_backward, y);
     if (nd) { nd->in[0] = w; nd->ptr[0] = ids; }
     return y;
 }
@@ -109,7 +109,7 @@ bl_tensor *bl_cross_entropy(bl_graph *g, bl_tensor *logits, const int *targets)
     }
     /* every row ignored: PyTorch returns nan (0/0); we return 0 so a padded batch trains on */
     y->data[0] = count ? (float)(total / count) : 0.0f;
-    bl_node *n = bl_graph_node(g, "cross_entropy", cross_entropy_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_CROSS_ENTROPY, cross_entropy_backward, y);
     if (n) { n->in[0] = logits; n->save[0] = mxs; n->save[1] = lss; n->ptr[0] = targets; n->iarg[0] = count; }
     return y;
 }
@@ -145,7 +145,7 @@ bl_tensor *bl_mse(bl_graph *g, bl_tensor *pred, bl_tensor *target)
         sum += d * d;
     }
     y->data[0] = (float)(sum / (double)pred->numel);
-    bl_node *n = bl_graph_node(g, "mse", mse_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_MSE, mse_backward, y);
     if (n) { n->in[0] = pred; n->in[1] = target; }
     return y;
 }

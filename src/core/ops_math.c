@@ -68,9 +68,6 @@ static float *grad_of(bl_tensor *t) { return t && t->grad ? bl_grad_ready(t) : N
 
 /* ---- binary -------------------------------------------------------------------------------- */
 
-static const char *const bin_name[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum",
-                                       "eq", "ne", "lt", "le", "gt", "ge"};
-
 static float bin_f(bl_binop op, float a, float b)
 {
     switch (op) {
@@ -160,12 +157,12 @@ bl_tensor *bl_binary_op(bl_graph *g, bl_binop op, bl_tensor *a, bl_tensor *b)
 {
     if ((unsigned)op > BL_GE) return BL_FAILP("binary: unknown operator %d", (int)op);
     int nd, shape[BL_MAXDIM];
-    if (bc_shape(bin_name[op], 2, (bl_tensor *[]){a, b}, &nd, shape) < 0) return NULL;
+    if (bc_shape(bl_op_name(BL_OP_OF_BINOP(op)), 2, (bl_tensor *[]){a, b}, &nd, shape) < 0) return NULL;
     int diff = op < BL_EQ;
     bl_tensor *y = bl_graph_tensor(g, nd, shape, diff && BL_WANTS_GRAD(g, a, b));
     if (!y) return NULL;
     bl_math_binary_fw(op, a, b, y);
-    bl_node *n = bl_graph_node(g, bin_name[op], binary_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_OF_BINOP(op), binary_backward, y);
     if (n) {
         n->in[0] = a;
         n->in[1] = b;
@@ -175,9 +172,6 @@ bl_tensor *bl_binary_op(bl_graph *g, bl_binop op, bl_tensor *a, bl_tensor *b)
 }
 
 /* ---- unary --------------------------------------------------------------------------------- */
-
-static const char *const un_name[] = {"neg", "abs", "sqrt", "exp", "log", "sin", "cos", "tan",
-                                      "tanh", "sigmoid", "sign", "floor", "ceil", "erf"};
 
 static float un_f(bl_unop op, float x)
 {
@@ -238,11 +232,11 @@ static void unary_backward(bl_node *n)
 bl_tensor *bl_unary_op(bl_graph *g, bl_unop op, bl_tensor *x)
 {
     if ((unsigned)op > BL_ERF) return BL_FAILP("unary: unknown function %d", (int)op);
-    if (bl_ops_need(un_name[op], "x", x)) return NULL;
+    if (bl_ops_need(bl_op_name(BL_OP_OF_UNOP(op)), "x", x)) return NULL;
     bl_tensor *y = bl_graph_tensor(g, x->ndim, x->shape, BL_WANTS_GRAD(g, x));
     if (!y) return NULL;
     bl_math_unary_fw(op, x, y);
-    bl_node *n = bl_graph_node(g, un_name[op], unary_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_OF_UNOP(op), unary_backward, y);
     if (n) {
         n->in[0] = x;
         n->iarg[0] = (int)op;
@@ -265,7 +259,7 @@ bl_tensor *bl_pow_scalar(bl_graph *g, bl_tensor *x, float p)
     bl_tensor *y = bl_graph_tensor(g, x->ndim, x->shape, BL_WANTS_GRAD(g, x));
     if (!y) return NULL;
     for (size_t i = 0; i < x->numel; i++) y->data[i] = powf(x->data[i], p);
-    bl_node *n = bl_graph_node(g, "pow", pow_scalar_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_POW, pow_scalar_backward, y);
     if (n) {
         n->in[0] = x;
         n->farg[0] = p;
@@ -296,7 +290,7 @@ bl_tensor *bl_clamp(bl_graph *g, bl_tensor *x, float lo, float hi)
         if (!isnan(hi) && v > hi) v = hi;
         y->data[i] = v;
     }
-    bl_node *n = bl_graph_node(g, "clamp", clamp_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_CLAMP, clamp_backward, y);
     if (n) {
         n->in[0] = x;
         n->farg[0] = lo;
@@ -306,8 +300,6 @@ bl_tensor *bl_clamp(bl_graph *g, bl_tensor *x, float lo, float hi)
 }
 
 /* ---- reductions ------------------------------------------------------------------------------ */
-
-static const char *const red_name[] = {"sum", "mean", "var", "std", "rms", "min", "max"};
 
 /* x viewed as [outer, n, inner] around dim (BL_ALL_DIMS: [1, numel, 1]) */
 static void red_layout(const bl_tensor *x, int dim, size_t *outer, size_t *n, size_t *inner)
@@ -435,12 +427,12 @@ static int norm_dim(const char *op, const bl_tensor *x, int *dim)
 bl_tensor *bl_reduce_op(bl_graph *g, bl_reduce op, bl_tensor *x, int dim, int keepdim)
 {
     if ((unsigned)op > BL_MAX) return BL_FAILP("reduce: unknown reduction %d", (int)op);
-    if (bl_ops_need(red_name[op], "x", x) || norm_dim(red_name[op], x, &dim) < 0) return NULL;
+    if (bl_ops_need(bl_op_name(BL_OP_OF_REDUCE(op)), "x", x) || norm_dim(bl_op_name(BL_OP_OF_REDUCE(op)), x, &dim) < 0) return NULL;
     int shape[BL_MAXDIM], nd = bl_math_reduce_shape(x, dim, keepdim, shape);
     bl_tensor *y = bl_graph_tensor(g, nd, shape, BL_WANTS_GRAD(g, x));
     if (!y) return NULL;
     bl_math_reduce_fw(op, x, dim, y);
-    bl_node *n = bl_graph_node(g, red_name[op], reduce_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_OF_REDUCE(op), reduce_backward, y);
     if (n) {
         n->in[0] = x;
         n->iarg[0] = (int)op;
@@ -498,7 +490,7 @@ bl_tensor *bl_cumsum(bl_graph *g, bl_tensor *x, int dim)
                 y->data[at] = (float)s;
             }
         }
-    bl_node *n = bl_graph_node(g, "cumsum", cumsum_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_CUMSUM, cumsum_backward, y);
     if (n) {
         n->in[0] = x;
         n->iarg[0] = dim;
@@ -569,7 +561,7 @@ bl_tensor *bl_topk(bl_graph *g, bl_tensor *x, int k, int dim, int largest, bl_te
             }
         }
     if (indices) *indices = ix;
-    bl_node *n = bl_graph_node(g, "topk", topk_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_TOPK, topk_backward, y);
     if (n) {
         n->in[0] = x;
         n->save[0] = ix;
@@ -614,7 +606,7 @@ bl_tensor *bl_where(bl_graph *g, bl_tensor *cond, bl_tensor *a, bl_tensor *b)
         for (size_t j = 0; j < bc.len; j++)
             y->data[r * bc.len + j] = pc[j * bc.st[0][3]] != 0.0f ? pa[j * bc.st[1][3]] : pb[j * bc.st[2][3]];
     }
-    bl_node *n = bl_graph_node(g, "where", where_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_WHERE, where_backward, y);
     if (n) {
         n->in[0] = cond;
         n->in[1] = a;
@@ -658,7 +650,7 @@ bl_tensor *bl_masked_fill(bl_graph *g, bl_tensor *x, bl_tensor *mask, float valu
             y->data[o] = pm[j * bc.st[0][3]] != 0.0f ? value : x->data[o];
         }
     }
-    bl_node *n = bl_graph_node(g, "masked_fill", masked_fill_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_MASKED_FILL, masked_fill_backward, y);
     if (n) {
         n->in[0] = x;
         n->in[1] = mask;
@@ -684,14 +676,15 @@ static void tri_backward(bl_node *n)
 
 bl_tensor *bl_tri(bl_graph *g, bl_tensor *x, int diagonal, int upper)
 {
-    const char *op = upper ? "triu" : "tril";
+    bl_op id = upper ? BL_OP_TRIU : BL_OP_TRIL;
+    const char *op = bl_op_name(id);
     if (bl_ops_need(op, "x", x)) return NULL;
     if (x->ndim < 2) return BL_FAILP("%s: x must have at least 2 dimensions, got %s", op, BL_SHP(x));
     bl_tensor *y = bl_graph_tensor(g, x->ndim, x->shape, BL_WANTS_GRAD(g, x));
     if (!y) return NULL;
     int R = x->shape[x->ndim - 2], C = x->shape[x->ndim - 1];
     for (size_t o = 0; o < x->numel; o++) y->data[o] = tri_keep(o, R, C, diagonal, upper) ? x->data[o] : 0.0f;
-    bl_node *n = bl_graph_node(g, op, tri_backward, y);
+    bl_node *n = bl_graph_node(g, id, tri_backward, y);
     if (n) {
         n->in[0] = x;
         n->iarg[0] = diagonal;
@@ -754,7 +747,7 @@ bl_tensor *bl_cat(bl_graph *g, int n, bl_tensor *const *xs, int dim)
         bl_tensor **keep = bl_graph_alloc(g, (size_t)n * sizeof *keep);
         if (!keep) return NULL;
         memcpy(keep, xs, (size_t)n * sizeof *keep);
-        bl_node *nd = bl_graph_node(g, "cat", cat_backward, y);
+        bl_node *nd = bl_graph_node(g, BL_OP_CAT, cat_backward, y);
         if (nd) {
             nd->ptr[0] = keep;
             nd->iarg[0] = n;

@@ -29,7 +29,7 @@ static void strided_backward(bl_node *n)
     STRIDED_LOOP(y, x->grad[src] += y->grad[o]);
 }
 
-static bl_tensor *strided(bl_graph *g, const char *op, bl_tensor *x, int ndim, const int *shape,
+static bl_tensor *strided(bl_graph *g, bl_op op, bl_tensor *x, int ndim, const int *shape,
                           const long *stride, long offset)
 {
     if (bl_ops_need("as_strided", "x", x)) return NULL;
@@ -59,7 +59,7 @@ static bl_tensor *strided(bl_graph *g, const char *op, bl_tensor *x, int ndim, c
 bl_tensor *bl_as_strided(bl_graph *g, bl_tensor *x, int ndim, const int *shape, const long *stride,
                          long offset)
 {
-    return strided(g, "index", x, ndim, shape, stride, offset);
+    return strided(g, BL_OP_INDEX, x, ndim, shape, stride, offset);
 }
 
 bl_tensor *bl_transpose(bl_graph *g, bl_tensor *x, int d0, int d1)
@@ -74,5 +74,5 @@ bl_tensor *bl_transpose(bl_graph *g, bl_tensor *x, int d0, int d1)
         shape[k] = x->shape[from];
         stride[k] = st[from];
     }
-    return strided(g, "transpose", x, x->ndim, shape, stride, 0);
+    return strided(g, BL_OP_TRANSPOSE, x, x->ndim, shape, stride, 0);
 }

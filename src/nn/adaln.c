@@ -83,7 +83,7 @@ bl_tensor *bl_modulate(bl_graph *g, bl_tensor *x, bl_tensor *shift, bl_tensor *s
     for (int b = 0; b < B; b++)
         modulate_fw_one(x->data + (size_t)b * T * D, y->data + (size_t)b * T * D,
                         shift->data + (size_t)b * D, scale->data + (size_t)b * D, T, D);
-    bl_node *n = bl_graph_node(g, "modulate", modulate_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_MODULATE, modulate_backward, y);
     if (n) {
         n->assigns = 1u;   /* backward writes dx while it is logically zero */
         n->in[0] = x;
@@ -135,7 +135,7 @@ bl_tensor *bl_slice_last(bl_graph *g, bl_tensor *x, int start, int len)
     bl_tensor *y = bl_graph_tensor(g, x->ndim, shape, BL_WANTS_GRAD(g, x));
     if (!y) return NULL;
     slice_move(x->data, y->data, bl_nn_rows(x), D, start, len, 1);
-    bl_node *n = bl_graph_node(g, "slice", slice_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_SLICE, slice_backward, y);
     if (n) {
         n->in[0] = x;
         n->iarg[0] = start;

@@ -273,7 +273,7 @@ static bl_tensor *att_run(bl_graph *g, const att_shape *a, bl_tensor *q, bl_tens
     att_forward(a, q->data, packed ? q->data : k->data, packed ? q->data : v->data, P->data,
                 out->data, causal, mask, scale, Pd ? Pd->data : NULL, drop, key);
     if (probs) *probs = P;
-    bl_node *n = bl_graph_node(g, "attention", attention_backward, out);
+    bl_node *n = bl_graph_node(g, BL_OP_ATTENTION, attention_backward, out);
     if (n) {
         n->in[0] = q;
         n->in[1] = k;

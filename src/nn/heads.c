@@ -50,7 +50,7 @@ static bl_tensor *split_one(bl_graph *g, bl_tensor *qkv, int nh, int hd, int off
     bl_tensor *o = bl_graph_tensor(g, 4, (int[]){B, nh, T, hd}, BL_WANTS_GRAD(g, qkv));
     if (!o) return NULL;
     move_heads(qkv->data, o->data, B, T, nh, hd, qkv->shape[2], off, 1, 0);
-    bl_node *n = bl_graph_node(g, "split_heads", split_backward, o);
+    bl_node *n = bl_graph_node(g, BL_OP_SPLIT_HEADS, split_backward, o);
     if (n) {
         n->in[0] = qkv;
         n->iarg[0] = off;
@@ -106,7 +106,7 @@ bl_tensor *bl_merge_heads(bl_graph *g, bl_tensor *x)
     bl_tensor *o = bl_graph_tensor(g, 3, (int[]){B, T, H * hd}, BL_WANTS_GRAD(g, x));
     if (!o) return NULL;
     move_heads(o->data, x->data, B, T, H, hd, H * hd, 0, 0, 0);
-    bl_node *n = bl_graph_node(g, "merge_heads", merge_backward, o);
+    bl_node *n = bl_graph_node(g, BL_OP_MERGE_HEADS, merge_backward, o);
     if (n) n->in[0] = x;
     return o;
 }

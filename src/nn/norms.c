@@ -154,10 +154,11 @@ static void norm_backward(bl_node *n)
                        b && b->grad ? b->grad : NULL, 0, N, D);
 }
 
-/* The forward of both norms; `op` names the op in errors and on the tape. */
-static bl_tensor *norm_forward(bl_graph *g, const char *op, int kind, bl_tensor *x, bl_tensor *w,
+/* The forward of both norms; `id` is the op on the tape and names it in errors. */
+static bl_tensor *norm_forward(bl_graph *g, bl_op id, int kind, bl_tensor *x, bl_tensor *w,
                                bl_tensor *b, float eps)
 {
+    const char *op = bl_op_name(id);
     if (!x || x->ndim < 1) {
         bl_fail("%s: x must have at least 1 dimension", op);
         return NULL;
@@ -188,7 +189,7 @@ static bl_tensor *norm_forward(bl_graph *g, const char *op, int kind, bl_tensor 
                      b ? b->data : NULL, k * NORM_BLK,
                      k * NORM_BLK + NORM_BLK < N ? k * NORM_BLK + NORM_BLK : N, D, eps);
 
-    bl_node *n = bl_graph_node(g, op, norm_backward, y);
+    bl_node *n = bl_graph_node(g, id, norm_backward, y);
     if (n) {
         n->in[0] = x;
         n->in[1] = w;
@@ -206,17 +207,17 @@ static bl_tensor *norm_forward(bl_graph *g, const char *op, int kind, bl_tensor 
 
 bl_tensor *bl_layernorm(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b, float eps)
 {
-    return norm_forward(g, "layernorm", NORM_LAYER, x, w, b, eps);
+    return norm_forward(g, BL_OP_LAYERNORM, NORM_LAYER, x, w, b, eps);
 }
 
 bl_tensor *bl_rmsnorm(bl_graph *g, bl_tensor *x, bl_tensor *w, float eps)
 {
-    return norm_forward(g, "rmsnorm", NORM_RMS, x, w, NULL, eps);
+    return norm_forward(g, BL_OP_RMSNORM, NORM_RMS, x, w, NULL, eps);
 }
 
 bl_tensor *bl_qk_norm(bl_graph *g, bl_tensor *x, bl_tensor *w, float eps)
 {
-    return norm_forward(g, "qk_norm", NORM_RMS, x, w, NULL, eps);
+    return norm_forward(g, BL_OP_QK_NORM, NORM_RMS, x, w, NULL, eps);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -295,7 +296,8 @@ bl_tensor *bl_norm_modulate(bl_graph *g, bl_tensor *x, bl_tensor *shift, bl_tens
                             int rms, float eps, bl_tensor **tap)
 {
     char bx[64], b1[64], b2[64];
-    const char *op = rms ? "rmsnorm_modulate" : "layernorm_modulate";
+    bl_op id = rms ? BL_OP_RMSNORM_MODULATE : BL_OP_LAYERNORM_MODULATE;
+    const char *op = bl_op_name(id);
     if (tap) *tap = NULL;
     if (!x || x->ndim != 3 || !shift || !scale || shift->ndim != 2 ||
         !bl_same_shape(shift, scale) || shift->shape[0] != x->shape[0] ||
@@ -325,7 +327,7 @@ bl_tensor *bl_norm_modulate(bl_graph *g, bl_tensor *x, bl_tensor *shift, bl_tens
                        layer, eps);
     }
     if (tap) *tap = tp;
-    bl_node *n = bl_graph_node(g, op, norm_modulate_backward, y);
+    bl_node *n = bl_graph_node(g, id, norm_modulate_backward, y);
     if (n) {
         n->in[0] = x;
         n->in[1] = shift;

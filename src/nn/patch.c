@@ -86,7 +86,7 @@ bl_tensor *bl_patch_embed(bl_graph *g, bl_tensor *img, bl_tensor *w, bl_tensor *
     if (b)
         for (size_t t = 0; t < (size_t)B * T; t++)
             for (int d = 0; d < D; d++) y->data[t * D + d] += b->data[d];
-    bl_node *n = bl_graph_node(g, "patch_embed", patch_embed_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_PATCH_EMBED, patch_embed_backward, y);
     if (n) {
         n->in[0] = img;
         n->in[1] = w;
@@ -154,7 +154,7 @@ bl_tensor *bl_unpatchify(bl_graph *g, bl_tensor *x, int C, int H, int W, int p)
     bl_tensor *y = bl_graph_tensor(g, 4, (int[]){B, C, H, W}, BL_WANTS_GRAD(g, x));
     if (!y) return NULL;
     unpatch_move(x->data, y->data, B, C, H, W, p, 1);
-    bl_node *n = bl_graph_node(g, "unpatchify", unpatchify_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_UNPATCHIFY, unpatchify_backward, y);
     if (n) {
         n->in[0] = x;
         int ia[4] = {C, H, W, p};
@@ -221,7 +221,7 @@ bl_tensor *bl_pos2d_add(bl_graph *g, bl_tensor *x, bl_tensor *row, bl_tensor *co
                 const float *rr = row->data + (size_t)r * D, *cc = col->data + (size_t)c * D;
                 for (int d = 0; d < D; d++) y->data[o + d] = x->data[o + d] + rr[d] + cc[d];
             }
-    bl_node *n = bl_graph_node(g, "pos2d", pos2d_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_POS2D, pos2d_backward, y);
     if (n) {
         n->assigns = 1u;   /* backward writes dx while it is logically zero */
         n->in[0] = x;

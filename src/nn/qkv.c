@@ -195,7 +195,7 @@ bl_tensor *bl_qkv_prepare(bl_graph *g, bl_tensor *qkv, int H, int KVH, bl_tensor
             prep_fw(&a, qkv->data, y->data, rstd ? rstd->data : NULL,
                     scratch->data + (size_t)c * 3 * hd + 2 * hd, r0, r1);
     }
-    bl_node *n = bl_graph_node(g, "qkv_prepare", qkv_prepare_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_QKV_PREPARE, qkv_prepare_backward, y);
     if (n) {
         n->in[0] = qkv;
         n->in[1] = q_w;

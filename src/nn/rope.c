@@ -104,7 +104,7 @@ bl_tensor *bl_rope(bl_graph *g, bl_tensor *x, const bl_tensor *cos_t, const bl_t
     bl_tensor *y = bl_graph_tensor(g, x->ndim, x->shape, BL_WANTS_GRAD(g, x));
     if (!y) return NULL;
     rotate(x->data, y->data, cos_t->data, sin_t->data, x->numel / ((size_t)T * hd), T, hd, 1.0f, 0);
-    bl_node *n = bl_graph_node(g, "rope", rope_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_ROPE, rope_backward, y);
     if (n) {
         n->in[0] = x;
         n->ptr[0] = cos_t;
