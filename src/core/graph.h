@@ -51,7 +51,18 @@ struct bl_node {
     float farg[4];
     const void *ptr[2];             /* op data that must outlive the step (ids, targets, masks) */
     unsigned assigns;               /* bit i: backward handles in[i]'s lazy grad (bl_grad_take) */
+    _Alignas(8) unsigned char args[BL_NODE_ARGS];  /* the op's saved arguments (BL_NODE_SAVE) */
 };
+
+/* An op's saved arguments (sizes, flags, constants, pointers that outlive the step) are a struct
+ * of its own with named fields, declared in the op's file and kept in node.args:
+ *     typedef struct { int dim, k; } topk_args;
+ *     forward:   BL_NODE_SAVE(n, ((topk_args){dim, k}));
+ *     backward:  topk_args a; BL_NODE_LOAD(n, a);
+ * A struct larger than BL_NODE_ARGS bytes does not compile. */
+#define BL_NODE_FITS_(a) ((void)sizeof(char[sizeof(a) <= BL_NODE_ARGS ? 1 : -1]))
+#define BL_NODE_SAVE(n, a) (BL_NODE_FITS_(a), (void)memcpy((n)->args, &(a), sizeof(a)))
+#define BL_NODE_LOAD(n, a) (BL_NODE_FITS_(a), (void)memcpy(&(a), (n)->args, sizeof(a)))
 
 typedef struct bl_graph bl_graph;
 

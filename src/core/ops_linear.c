@@ -230,13 +230,19 @@ bl_tensor *bl_linear_gelu(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b)
 
 /* ---------------------------------------------------------------------------------------
  * matmul: a [..., M, K], b [..., K, N] (same batch dims) or b [K, N] shared -> [..., M, N]
- * iarg: 0 batches, 1 M, 2 N, 3 K, 4 shared b
  */
+typedef struct {
+    int batches, M, N, K;
+    int shared;             /* b is 2-D, one matrix for every batch */
+} matmul_args;
+
 static void matmul_backward(bl_node *n)
 {
     bl_tensor *a = n->in[0], *b = n->in[1], *y = n->out;
-    int nb = n->iarg[0], M = n->iarg[1], N = n->iarg[2], K = n->iarg[3];
-    if (n->iarg[4]) {  /* shared b: the batch is just more rows of one product */
+    matmul_args ar;
+    BL_NODE_LOAD(n, ar);
+    int nb = ar.batches, M = ar.M, N = ar.N, K = ar.K;
+    if (ar.shared) {  /* shared b: the batch is just more rows of one product */
         int R = nb * M;
         if (a->grad) bl_sgemm(0, 1, R, K, N, 1.0f, y->grad, b->data, 1.0f, a->grad);  /* da += dy b^T */
         if (b->grad) bl_sgemm(1, 0, K, N, R, 1.0f, a->data, y->grad, 1.0f, b->grad);  /* db += a^T dy */
@@ -282,7 +288,7 @@ bl_tensor *bl_matmul(bl_graph *g, bl_tensor *a, bl_tensor *b)
     bl_node *n = bl_graph_node(g, BL_OP_MATMUL, matmul_backward, y);
     if (n) {
         n->in[0] = a; n->in[1] = b;
-        n->iarg[0] = nb; n->iarg[1] = M; n->iarg[2] = N; n->iarg[3] = K; n->iarg[4] = shared;
+        BL_NODE_SAVE(n, ((matmul_args){nb, M, N, K, shared}));
     }
     return y;
 }
