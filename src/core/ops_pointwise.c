@@ -331,12 +331,19 @@ BL_SIMD_CLONES static void silu_bw(const float *x, const float *dy, float *dx, s
 }
 
 
+typedef struct {
+    pw_kind kind;
+    float s;                /* scale's factor */
+} pointwise_args;
+
 static void pointwise_backward(bl_node *n)
 {
     bl_tensor *x = n->in[0], *y = n->out;
     if (!x->grad) return;
-    pw_kind k = (pw_kind)n->iarg[0];
-    float s = n->farg[0];
+    pointwise_args a;
+    BL_NODE_LOAD(n, a);
+    pw_kind k = a.kind;
+    float s = a.s;
     const float *xd = x->data, *dy = y->grad;
     float *dx = x->grad;
     size_t N = x->numel;
@@ -367,7 +374,10 @@ static bl_tensor *pointwise(bl_graph *g, pw_kind k, bl_tensor *x, float s)
         PW_CHUNKED(N, silu_fw(xd + o, yd + o, len));
     }
     bl_node *n = bl_graph_node(g, pw_op[k], pointwise_backward, y);
-    if (n) { n->in[0] = x; n->iarg[0] = (int)k; n->farg[0] = s; }
+    if (n) {
+        n->in[0] = x;
+        BL_NODE_SAVE(n, ((pointwise_args){k, s}));
+    }
     return y;
 }
 
@@ -418,15 +428,22 @@ bl_tensor *bl_softmax(bl_graph *g, bl_tensor *x)
 }
 
 /* ---------------------------------------------------------------------------------------
- * dropout: y = x * keep / (1 - p), keep = bl_rng_at(key, i) >= p; node iarg = key halves,
- * farg = {p, 1 / (1 - p)}. The mask is drawn again in backward (no mask kept).
+ * dropout: y = x * keep / (1 - p), keep = bl_rng_at(key, i) >= p. The mask is drawn again in
+ * backward (no mask kept).
  */
+typedef struct {
+    uint64_t key;           /* the mask's stream */
+    float p, s;             /* drop probability, 1 / (1 - p) */
+} dropout_args;
+
 static void dropout_backward(bl_node *n)
 {
     bl_tensor *x = n->in[0], *y = n->out;
     if (!x->grad) return;
-    uint64_t key = (uint64_t)(uint32_t)n->iarg[0] | (uint64_t)(uint32_t)n->iarg[1] << 32;
-    float p = n->farg[0], s = n->farg[1];
+    dropout_args a;
+    BL_NODE_LOAD(n, a);
+    uint64_t key = a.key;
+    float p = a.p, s = a.s;
     long N = (long)x->numel;
 #pragma omp parallel for schedule(static) if (x->numel > BL_PAR_MIN)
     for (long i = 0; i < N; i++)
@@ -447,10 +464,7 @@ bl_tensor *bl_dropout(bl_graph *g, bl_tensor *x, float p, uint64_t key)
     bl_node *n = bl_graph_node(g, BL_OP_DROPOUT, dropout_backward, y);
     if (n) {
         n->in[0] = x;
-        n->iarg[0] = (int)(uint32_t)key;
-        n->iarg[1] = (int)(uint32_t)(key >> 32);
-        n->farg[0] = p;
-        n->farg[1] = s;
+        BL_NODE_SAVE(n, ((dropout_args){key, p, s}));
     }
     return y;
 }
