@@ -13,7 +13,7 @@
 #include <math.h>
 #include <string.h>
 
-/* Which normalisation a node is: iarg[0] of the node. */
+/* Which normalisation: LayerNorm, or RMSNorm (no mean, no bias). */
 enum { NORM_LAYER = 0, NORM_RMS = 1 };
 
 /* Rows are handled in blocks of NORM_BLK by kernels compiled for AVX-512 / AVX2 / baseline
@@ -129,11 +129,19 @@ BL_SIMD_CLONES static void norm_bw_params(const float *restrict x, const float *
     }
 }
 
-/* node: in = {x, w, b}, save = {mean (LayerNorm only), rstd, dy * w scratch}, iarg = {kind, D} */
+typedef struct {
+    int kind;               /* NORM_LAYER or NORM_RMS */
+    int D;                  /* the normalised (last) dimension */
+    float eps;
+} norm_args;
+
+/* node: in = {x, w, b}, save = {mean (LayerNorm only), rstd, dy * w scratch} */
 static void norm_backward(bl_node *n)
 {
     bl_tensor *x = n->in[0], *w = n->in[1], *b = n->in[2], *y = n->out;
-    int kind = n->iarg[0], D = n->iarg[1];
+    norm_args a;
+    BL_NODE_LOAD(n, a);
+    int kind = a.kind, D = a.D;
     size_t N = bl_nn_rows(x), nblk = (N + NORM_BLK - 1) / NORM_BLK;
     const float *mean = kind == NORM_LAYER ? n->save[0]->data : NULL;
     const float *rstd = n->save[1]->data;
@@ -198,9 +206,7 @@ static bl_tensor *norm_forward(bl_graph *g, bl_op id, int kind, bl_tensor *x, bl
         n->save[1] = rstd;
         n->save[2] = dn;
         n->assigns = 1u;
-        n->iarg[0] = kind;
-        n->iarg[1] = D;
-        n->farg[0] = eps;
+        BL_NODE_SAVE(n, ((norm_args){kind, D, eps}));
     }
     return y;
 }
@@ -273,12 +279,14 @@ BL_SIMD_CLONES static void normmod_bw_img(const float *restrict x, const float *
     }
 }
 
-/* node: in = {x, shift, scale}, save = {mean (LayerNorm) or NULL, rstd, scratch [threads, D]},
- * iarg = {layer}; assigns x */
+/* node: in = {x, shift, scale}, save = {mean (LayerNorm) or NULL, rstd, scratch [threads, D]};
+ * assigns x */
 static void norm_modulate_backward(bl_node *n)
 {
     bl_tensor *x = n->in[0], *sh = n->in[1], *sc = n->in[2], *y = n->out;
-    int B = x->shape[0], T = x->shape[1], D = x->shape[2], layer = n->iarg[0];
+    norm_args a;
+    BL_NODE_LOAD(n, a);
+    int B = x->shape[0], T = x->shape[1], D = x->shape[2], layer = a.kind == NORM_LAYER;
     int assign = x->grad && bl_grad_take(x);
     const float *mean = n->save[0] ? n->save[0]->data : NULL, *rstd = n->save[1]->data;
     float *scratch = n->save[2]->data;
@@ -335,8 +343,7 @@ bl_tensor *bl_norm_modulate(bl_graph *g, bl_tensor *x, bl_tensor *shift, bl_tens
         n->save[0] = mean;
         n->save[1] = rstd;
         n->save[2] = scratch;
-        n->iarg[0] = layer;
-        n->farg[0] = eps;
+        BL_NODE_SAVE(n, ((norm_args){layer ? NORM_LAYER : NORM_RMS, D, eps}));
         n->assigns = 1u;
     }
     return y;
