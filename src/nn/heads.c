@@ -34,13 +34,19 @@ static void move_heads(float *btc, float *bhtd, int B, int T, int nh, int hd, in
     }
 }
 
-/* split node: in = {qkv}, out [B, nh, T, hd], iarg = {off} */
+/* split node: in = {qkv}, out [B, nh, T, hd] */
+typedef struct {
+    int off;                /* the first head taken */
+} split_args;
+
 static void split_backward(bl_node *n)
 {
     bl_tensor *qkv = n->in[0], *o = n->out;
     if (!qkv->grad) return;
+    split_args a;
+    BL_NODE_LOAD(n, a);
     move_heads(qkv->grad, o->grad, o->shape[0], o->shape[2], o->shape[1], o->shape[3],
-               qkv->shape[2], n->iarg[0], 0, 1);
+               qkv->shape[2], a.off, 0, 1);
 }
 
 /* One of the three outputs of the split: heads [off, off + nh) of width hd. */
@@ -53,7 +59,7 @@ static bl_tensor *split_one(bl_graph *g, bl_tensor *qkv, int nh, int hd, int off
     bl_node *n = bl_graph_node(g, BL_OP_SPLIT_HEADS, split_backward, o);
     if (n) {
         n->in[0] = qkv;
-        n->iarg[0] = off;
+        BL_NODE_SAVE(n, ((split_args){off}));
     }
     return o;
 }
