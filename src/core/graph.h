@@ -5,7 +5,7 @@
  *     bl_graph_tensor(); bl_graph_reset() rewinds it. After the first step has sized it, later
  *     steps of the same shapes allocate nothing (the arena keeps one block of the high-water size);
  *   - a tape: when recording, each op appends one bl_node (its backward function, inputs, output,
- *     saved tensors, integer/float arguments). bl_graph_backward() seeds d(loss) = 1 and calls the
+ *     saved tensors, saved arguments by name). bl_graph_backward() seeds d(loss) = 1 and calls the
  *     nodes' backward functions in reverse order.
  *
  * Conventions every op follows (llm.c style):
@@ -47,9 +47,6 @@ struct bl_node {
     bl_tensor *out;
     bl_tensor *in[BL_NODE_MAXIN];   /* inputs in the order the forward took them */
     bl_tensor *save[4];             /* arena tensors the forward kept for backward */
-    int iarg[8];
-    float farg[4];
-    const void *ptr[2];             /* op data that must outlive the step (ids, targets, masks) */
     unsigned assigns;               /* bit i: backward handles in[i]'s lazy grad (bl_grad_take) */
     _Alignas(8) unsigned char args[BL_NODE_ARGS];  /* the op's saved arguments (BL_NODE_SAVE) */
 };

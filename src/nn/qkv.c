@@ -124,14 +124,24 @@ static void chunk_rows(size_t n, int c, size_t *r0, size_t *r1)
     *r1 = *r0 + step < n ? *r0 + step : n;
 }
 
-/* node: in = {qkv, qw, kw}, save = {rstd [rows, H + KVH] or NULL, scratch [chunks, 3 hd]},
- * ptr = {cos, sin} tensors, iarg = {H, KVH, hd, T}, farg = {eps}; assigns qkv */
+/* What the node keeps: the sizes and eps of qkv_args, the RoPE tables (the caller's, valid
+ * until backward) instead of their data. */
+typedef struct {
+    int H, KVH, hd, T;
+    float eps;
+    const bl_tensor *cos, *sin;
+} qkv_node_args;
+
+/* node: in = {qkv, qw, kw}, save = {rstd [rows, H + KVH] or NULL, scratch [chunks, 3 hd]};
+ * assigns qkv */
 static void qkv_prepare_backward(bl_node *n)
 {
     bl_tensor *x = n->in[0], *qw = n->in[1], *kw = n->in[2], *y = n->out;
     if (!x->grad && !(qw && qw->grad) && !(kw && kw->grad)) return;
-    const bl_tensor *ct = n->ptr[0], *st = n->ptr[1];
-    qkv_args a = {n->iarg[0], n->iarg[1], n->iarg[2], n->iarg[3], n->farg[0],
+    qkv_node_args na;
+    BL_NODE_LOAD(n, na);
+    const bl_tensor *ct = na.cos, *st = na.sin;
+    qkv_args a = {na.H, na.KVH, na.hd, na.T, na.eps,
                   qw ? qw->data : NULL, kw ? kw->data : NULL, ct ? ct->data : NULL,
                   st ? st->data : NULL};
     int hd = a.hd, assign = x->grad && bl_grad_take(x);
@@ -202,13 +212,7 @@ bl_tensor *bl_qkv_prepare(bl_graph *g, bl_tensor *qkv, int H, int KVH, bl_tensor
         n->in[2] = k_w;
         n->save[0] = rstd;
         n->save[1] = scratch;
-        n->ptr[0] = cos_t;
-        n->ptr[1] = sin_t;
-        n->iarg[0] = H;
-        n->iarg[1] = KVH;
-        n->iarg[2] = hd;
-        n->iarg[3] = T;
-        n->farg[0] = eps;
+        BL_NODE_SAVE(n, ((qkv_node_args){H, KVH, hd, T, eps, cos_t, sin_t}));
         n->assigns = 1u;
     }
     return y;
