@@ -22,48 +22,6 @@ enum { NORM_LAYER = 0, NORM_RMS = 1 };
  * `omp simd reduction` nested in the row loop), so every clone gives the same bits. */
 enum { NORM_BLK = 32, NORM_LANES = BL_NN_LANES };
 
-/* Row helpers shared by the norm kernels and the fused norm + modulate (inlined into the
- * clones). Statistics in double (D can be large and the variance small); layer = 0: RMSNorm. */
-static inline BL_VMATH_INLINE void norm_row_stats(const float *xr, int D, int layer, float eps,
-                                                  float *m, float *s)
-{
-    double mm = layer ? bl_nn_row_moment(xr, D, 0.0, 0) / D : 0.0;
-    double v = bl_nn_row_moment(xr, D, mm, 1) / D;
-    *s = (float)(1.0 / sqrt(v + (double)eps));
-    *m = (float)mm;
-}
-
-/* dx of one row from g = d(norm output) (llm.c layernorm_backward):
- * dx = s (g - mean(g) - xhat mean(g xhat)), xhat = (x - m) s, no mean(g) term for RMSNorm;
- * written (assign) or added. */
-static inline BL_VMATH_INLINE void norm_row_bw(const float *restrict xr, const float *restrict g,
-                                               float *restrict dxr, float m, float s, int D,
-                                               int layer, int assign)
-{
-    float a1[NORM_LANES] = {0}, a2[NORM_LANES] = {0}, dmean = 0.0f, dxhat = 0.0f;
-    int i = 0;
-    for (; i + NORM_LANES <= D; i += NORM_LANES)
-        for (int j = 0; j < NORM_LANES; j++) {
-            a1[j] += g[i + j];
-            a2[j] += g[i + j] * ((xr[i + j] - m) * s);
-        }
-    for (; i < D; i++) {
-        dmean += g[i];
-        dxhat += g[i] * ((xr[i] - m) * s);
-    }
-    dmean += bl_nn_lanes_sum_f(a1);
-    dxhat += bl_nn_lanes_sum_f(a2);
-    dmean = layer ? dmean / D : 0.0f;
-    dxhat /= D;
-    if (assign) {
-#pragma omp simd
-        for (i = 0; i < D; i++) dxr[i] = s * (g[i] - dmean - (xr[i] - m) * s * dxhat);
-    } else {
-#pragma omp simd
-        for (i = 0; i < D; i++) dxr[i] += s * (g[i] - dmean - (xr[i] - m) * s * dxhat);
-    }
-}
-
 /* Forward of rows [r0, r1): statistics in double (D can be large and the variance small),
  * y = (x - mean) * rstd (* w) (+ b). mean == NULL for RMSNorm. */
 BL_SIMD_CLONES static void norm_fw_rows(const float *restrict x, float *restrict y,
@@ -75,7 +33,7 @@ BL_SIMD_CLONES static void norm_fw_rows(const float *restrict x, float *restrict
         const float *xr = x + r * D;
         float *yr = y + r * D;
         float mf, s;
-        norm_row_stats(xr, D, mean != NULL, eps, &mf, &s);
+        bl_nn_norm_row_stats(xr, D, mean != NULL, eps, &mf, &s);
         if (mean) mean[r] = mf;
         rstd[r] = s;
         if (w || b) {
@@ -105,7 +63,7 @@ BL_SIMD_CLONES static void norm_bw_rows(const float *restrict x, const float *re
             for (int i = 0; i < D; i++) dn[i] = g[i] * w[i];
             g = dn;
         }
-        norm_row_bw(x + r * D, g, dx + r * D, mean ? mean[r] : 0.0f, rstd[r], D, mean != NULL, assign);
+        bl_nn_norm_row_bw(x + r * D, g, dx + r * D, mean ? mean[r] : 0.0f, rstd[r], D, mean != NULL, assign);
     }
 }
 
@@ -242,7 +200,7 @@ BL_SIMD_CLONES static void normmod_fw_img(const float *restrict x, float *restri
     for (int t = 0; t < T; t++) {
         const float *xr = x + (size_t)t * D;
         float *yr = y + (size_t)t * D, m, s;
-        norm_row_stats(xr, D, layer, eps, &m, &s);
+        bl_nn_norm_row_stats(xr, D, layer, eps, &m, &s);
         if (mean) mean[t] = m;
         rstd[t] = s;
 #pragma omp simd
@@ -274,7 +232,7 @@ BL_SIMD_CLONES static void normmod_bw_img(const float *restrict x, const float *
         if (dx) {
 #pragma omp simd
             for (int i = 0; i < D; i++) dn[i] = g[i] * (1.0f + sc[i]);
-            norm_row_bw(xr, dn, dx + (size_t)t * D, m, s, D, layer, assign);
+            bl_nn_norm_row_bw(xr, dn, dx + (size_t)t * D, m, s, D, layer, assign);
         }
     }
 }

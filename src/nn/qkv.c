@@ -13,6 +13,8 @@
  * Backward per (token, head), from dy:  g = RoPE back (turn by -angle);
  *   RMSNorm back (llm.c layernorm_backward without the mean):  xhat = x rstd,
  *   dx = rstd (g w - xhat mean(g w xhat)),  dw += g xhat;  v: dx = dy.
+ * The RMSNorm row formulas (statistics, dx) are the norms' own (bl_nn_norm_row_stats and
+ * bl_nn_norm_row_bw in nn_private.h); RoPE's row is bl_nn_rope_row.
  */
 #include "nn/nn.h"
 #include "nn/nn_private.h"
@@ -43,8 +45,8 @@ BL_SIMD_CLONES static void prep_fw(const qkv_args *a, const float *restrict x, f
             const float *xh = xr + (size_t)j * hd, *w = j < a->H ? a->qw : a->kw, *src = xh;
             float *yh = yr + (size_t)j * hd;
             if (w) { /* q = self.q_norm(q) */
-                float *dst = a->cos ? tmp : yh;
-                float s = (float)(1.0 / sqrt(bl_nn_row_moment(xh, hd, 0.0, 1) / hd + (double)a->eps));
+                float *dst = a->cos ? tmp : yh, m, s;
+                bl_nn_norm_row_stats(xh, hd, 0, a->eps, &m, &s);
                 rstd[r * nqk + j] = s;
 #pragma omp simd
                 for (int i = 0; i < hd; i++) dst[i] = xh[i] * s * w[i];
@@ -70,7 +72,8 @@ static inline BL_VMATH_INLINE void add_or_copy(float *restrict d, const float *r
 }
 
 /* Backward of rows [r0, r1): dx (= when assign, else +=; NULL: not wanted) from dy; dw partial
- * sums for q (dwp[0, hd)) and k (dwp[hd, 2 hd)). tmp: hd floats. */
+ * sums for q (dwp[0, hd)) and k (dwp[hd, 2 hd)). tmp: hd floats (RoPE's turned-back g, then
+ * g w for the RMSNorm row). */
 BL_SIMD_CLONES static void prep_bw(const qkv_args *a, const float *restrict x,
                                    const float *restrict dy, float *restrict dx,
                                    const float *restrict rstd, float *restrict dwp,
@@ -90,23 +93,13 @@ BL_SIMD_CLONES static void prep_bw(const qkv_args *a, const float *restrict x,
             if (w) {
                 const float *xh = x + o;
                 float s = rstd[r * nqk + j], *dw = dwp + (j < a->H ? 0 : hd);
-                float acc[BL_NN_LANES] = {0}, dxhat = 0.0f;
-                int i = 0;
-                for (; i + BL_NN_LANES <= hd; i += BL_NN_LANES)
-                    for (int l = 0; l < BL_NN_LANES; l++)
-                        acc[l] += g[i + l] * w[i + l] * (xh[i + l] * s);
-                for (; i < hd; i++) dxhat += g[i] * w[i] * (xh[i] * s);
-                dxhat += bl_nn_lanes_sum_f(acc);
-                dxhat /= hd;
-                if (d && assign) {
 #pragma omp simd
-                    for (i = 0; i < hd; i++) d[i] = s * (g[i] * w[i] - xh[i] * s * dxhat);
-                } else if (d) {
+                for (int i = 0; i < hd; i++) dw[i] += g[i] * (xh[i] * s);
+                if (d) { /* g may be tmp itself: each element read before it is written */
 #pragma omp simd
-                    for (i = 0; i < hd; i++) d[i] += s * (g[i] * w[i] - xh[i] * s * dxhat);
+                    for (int i = 0; i < hd; i++) tmp[i] = g[i] * w[i];
+                    bl_nn_norm_row_bw(xh, tmp, d, 0.0f, s, hd, 0, assign);
                 }
-#pragma omp simd
-                for (i = 0; i < hd; i++) dw[i] += g[i] * (xh[i] * s);
             } else if (d) {
                 add_or_copy(d, g, hd, assign);
             }
