@@ -164,7 +164,7 @@ int bl_graph_wants_grad(const bl_graph *g, int n, bl_tensor *const *ts)
     return 0;
 }
 
-bl_node *bl_graph_node(bl_graph *g, const char *op, bl_backward_fn backward, bl_tensor *out)
+bl_node *bl_graph_node(bl_graph *g, bl_op op, bl_backward_fn backward, bl_tensor *out)
 {
     if (!g->record || !out->grad) return NULL;
     if (g->nnodes == g->cap) {

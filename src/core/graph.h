@@ -6,13 +6,13 @@
  *     steps of the same shapes allocate nothing (the arena keeps its chunks and rewinds them: the same
  *     chunks, already mapped, serve the next step; 16 MiB ones with transparent huge pages);
  *   - a tape: when recording, each op appends one bl_node (its backward function, inputs, output,
- *     saved tensors, integer/float arguments). bl_graph_backward() seeds d(loss) = 1 and calls the
+ *     saved tensors, saved arguments by name). bl_graph_backward() seeds d(loss) = 1 and calls the
  *     nodes' backward functions in reverse order.
  *
  * Conventions every op follows (llm.c style):
  *   - forward: check shapes (bl_fail + return NULL on a mismatch), allocate the output with
  *     bl_graph_tensor(g, ..., bl_graph_wants_grad(g, inputs...)), compute, then
- *     `bl_node *n = bl_graph_node(g, "opname", op_backward, out)` and, when n != NULL, fill it;
+ *     `bl_node *n = bl_graph_node(g, BL_OP_NAME, op_backward, out)` and, when n != NULL, fill it;
  *   - backward *adds into* the grad of each input whose grad is not NULL (a tensor used twice
  *     needs no special case), reading out->grad; it never allocates.
  *   - activation grads are zeroed lazily: a new arena grad is only marked "logically zero"
@@ -32,24 +32,35 @@
 #ifndef BL_GRAPH_H
 #define BL_GRAPH_H
 
+#include "core/op.h"
 #include "core/tensor.h"
+#include <string.h>
 
 #define BL_NODE_MAXIN 6
+#define BL_NODE_ARGS 48             /* bytes for an op's saved arguments */
 
 typedef struct bl_node bl_node;
 typedef void (*bl_backward_fn)(bl_node *n);
 
 struct bl_node {
-    const char *op;                 /* op name, as in errors and help ("linear", "rope", ...) */
+    bl_op op;                       /* which op (core/op.h); bl_op_name(op) in errors and help */
     bl_backward_fn backward;
     bl_tensor *out;
     bl_tensor *in[BL_NODE_MAXIN];   /* inputs in the order the forward took them */
     bl_tensor *save[4];             /* arena tensors the forward kept for backward */
-    int iarg[8];
-    float farg[4];
-    const void *ptr[2];             /* op data that must outlive the step (ids, targets, masks) */
     unsigned assigns;               /* bit i: backward handles in[i]'s lazy grad (bl_grad_take) */
+    _Alignas(8) unsigned char args[BL_NODE_ARGS];  /* the op's saved arguments (BL_NODE_SAVE) */
 };
+
+/* An op's saved arguments (sizes, flags, constants, pointers that outlive the step) are a struct
+ * of its own with named fields, declared in the op's file and kept in node.args:
+ *     typedef struct { int dim, k; } topk_args;
+ *     forward:   BL_NODE_SAVE(n, ((topk_args){dim, k}));
+ *     backward:  topk_args a; BL_NODE_LOAD(n, a);
+ * A struct larger than BL_NODE_ARGS bytes does not compile. */
+#define BL_NODE_FITS_(a) ((void)sizeof(char[sizeof(a) <= BL_NODE_ARGS ? 1 : -1]))
+#define BL_NODE_SAVE(n, a) (BL_NODE_FITS_(a), (void)memcpy((n)->args, &(a), sizeof(a)))
+#define BL_NODE_LOAD(n, a) (BL_NODE_FITS_(a), (void)memcpy(&(a), (n)->args, sizeof(a)))
 
 typedef struct bl_graph bl_graph;
 
@@ -77,7 +88,7 @@ int bl_graph_wants_grad(const bl_graph *g, int n, bl_tensor *const *ts);
                         (bl_tensor *[]){__VA_ARGS__})
 /* Append a node for `out` and return it for the op to fill; NULL when there is nothing to
  * record (not recording, or out->grad == NULL). Sets op, backward and out. */
-bl_node *bl_graph_node(bl_graph *g, const char *op, bl_backward_fn backward, bl_tensor *out);
+bl_node *bl_graph_node(bl_graph *g, bl_op op, bl_backward_fn backward, bl_tensor *out);
 /* An arena tensor holding a copy of x (so the graph's saved inputs live as long as it does,
  * whatever happens to x), with a lazy gradient of its own when with_grad: an input whose
  * gradient the caller collects after backward (the prompt's autograd). NULL + error when out

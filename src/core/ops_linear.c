@@ -158,7 +158,7 @@ bl_tensor *bl_linear(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b)
     } else {
         bl_sgemm(0, 1, R, out, in, 1.0f, x->data, w->data, 0.0f, y->data);
     }
-    bl_node *n = bl_graph_node(g, "linear", linear_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_LINEAR, linear_backward, y);
     if (n) { n->in[0] = x; n->in[1] = w; n->in[2] = b; n->assigns = 1u; }
     return y;
 }
@@ -189,7 +189,7 @@ bl_tensor *bl_linear_add(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b, 
     if (b) bl_ops_add_rows(r->data, b->data, y->data, y->numel, (size_t)out);   /* r + b */
     else bl_ops_copy_or_add(y->data, r->data, y->numel, 1);
     bl_sgemm(0, 1, R, out, in, 1.0f, x->data, w->data, 1.0f, y->data);            /* + x W^T */
-    bl_node *n = bl_graph_node(g, "linear_add", linear_add_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_LINEAR_ADD, linear_add_backward, y);
     if (n) { n->in[0] = x; n->in[1] = w; n->in[2] = b; n->in[3] = r; n->assigns = 1u | 1u << 3; }
     return y;
 }
@@ -223,20 +223,26 @@ bl_tensor *bl_linear_gelu(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b)
     if (!d || (grad && !dh)) return NULL;
     lin_epi e = {b ? b->data : NULL, d->data, y->data, out};
     bl_ops_linear_rows(R, in, out, x->data, w->data, d->data, gelu_epi, &e);
-    bl_node *n = bl_graph_node(g, "linear_gelu", linear_gelu_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_LINEAR_GELU, linear_gelu_backward, y);
     if (n) { n->in[0] = x; n->in[1] = w; n->in[2] = b; n->save[0] = d; n->save[1] = dh; n->assigns = 1u; }
     return y;
 }
 
 /* ---------------------------------------------------------------------------------------
  * matmul: a [..., M, K], b [..., K, N] (same batch dims) or b [K, N] shared -> [..., M, N]
- * iarg: 0 batches, 1 M, 2 N, 3 K, 4 shared b
  */
+typedef struct {
+    int batches, M, N, K;
+    int shared;             /* b is 2-D, one matrix for every batch */
+} matmul_args;
+
 static void matmul_backward(bl_node *n)
 {
     bl_tensor *a = n->in[0], *b = n->in[1], *y = n->out;
-    int nb = n->iarg[0], M = n->iarg[1], N = n->iarg[2], K = n->iarg[3];
-    if (n->iarg[4]) {  /* shared b: the batch is just more rows of one product */
+    matmul_args ar;
+    BL_NODE_LOAD(n, ar);
+    int nb = ar.batches, M = ar.M, N = ar.N, K = ar.K;
+    if (ar.shared) {  /* shared b: the batch is just more rows of one product */
         int R = nb * M;
         if (a->grad) bl_sgemm(0, 1, R, K, N, 1.0f, y->grad, b->data, 1.0f, a->grad);  /* da += dy b^T */
         if (b->grad) bl_sgemm(1, 0, K, N, R, 1.0f, a->data, y->grad, 1.0f, b->grad);  /* db += a^T dy */
@@ -279,10 +285,10 @@ bl_tensor *bl_matmul(bl_graph *g, bl_tensor *a, bl_tensor *b)
     else
         gemm_batched(nb, 0, 0, M, N, K, a->data, (size_t)M * K, b->data, (size_t)K * N, 0.0f,
                      y->data, (size_t)M * N);
-    bl_node *n = bl_graph_node(g, "matmul", matmul_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_MATMUL, matmul_backward, y);
     if (n) {
         n->in[0] = a; n->in[1] = b;
-        n->iarg[0] = nb; n->iarg[1] = M; n->iarg[2] = N; n->iarg[3] = K; n->iarg[4] = shared;
+        BL_NODE_SAVE(n, ((matmul_args){nb, M, N, K, shared}));
     }
     return y;
 }

@@ -14,13 +14,19 @@
 #include <string.h>
 
 /* ---------------------------------------------------------------------------------------
- * embedding: w [V, D], ids[n] -> [n, D]; ptr[0] = ids
+ * embedding: w [V, D], ids[n] -> [n, D]
  */
+typedef struct {
+    const int *ids;         /* the caller's, valid until backward */
+} embedding_args;
+
 static void embedding_backward(bl_node *n)
 {
     bl_tensor *w = n->in[0], *y = n->out;
     if (!w->grad) return;
-    const int *ids = n->ptr[0];
+    embedding_args a;
+    BL_NODE_LOAD(n, a);
+    const int *ids = a.ids;
     size_t D = (size_t)w->shape[1];
     /* serial: the same id may appear twice */
     for (int i = 0; i < y->shape[0]; i++) {
@@ -45,23 +51,32 @@ bl_tensor *bl_embedding(bl_graph *g, bl_tensor *w, const int *ids, int n)
     if (!y) return NULL;
     for (int i = 0; i < n; i++)
         memcpy(y->data + (size_t)i * D, w->data + (size_t)ids[i] * D, (size_t)D * sizeof(float));
-    bl_node *nd = bl_graph_node(g, "embedding", embedding_backward, y);
-    if (nd) { nd->in[0] = w; nd->ptr[0] = ids; }
+    bl_node *nd = bl_graph_node(g, BL_OP_EMBEDDING, embedding_backward, y);
+    if (nd) {
+        nd->in[0] = w;
+        BL_NODE_SAVE(nd, ((embedding_args){ids}));
+    }
     return y;
 }
 
 /* ---------------------------------------------------------------------------------------
  * cross_entropy: logits [N, V] (or [..., V], rows flattened), targets[N] -> []
  * save[0] = mx [N] (each row's max), save[1] = ls [N] (log sum exp(z - mx) of each row),
- * ptr[0] = targets, iarg[0] = counted rows
  */
+typedef struct {
+    const int *targets;     /* the caller's, valid until backward; -1 = ignored */
+    int count;              /* rows counted in the mean */
+} cross_entropy_args;
+
 static void cross_entropy_backward(bl_node *n)
 {
     bl_tensor *z = n->in[0], *y = n->out, *mx = n->save[0], *ls = n->save[1];
-    if (!z->grad || n->iarg[0] == 0) return;
-    const int *t = n->ptr[0];
+    cross_entropy_args a;
+    BL_NODE_LOAD(n, a);
+    if (!z->grad || a.count == 0) return;
+    const int *t = a.targets;
     size_t V = (size_t)z->shape[z->ndim - 1], rows = z->numel / V;
-    float s = y->grad[0] / (float)n->iarg[0];
+    float s = y->grad[0] / (float)a.count;
 #pragma omp parallel for schedule(static) if (z->numel > BL_PAR_MIN)
     for (size_t r = 0; r < rows; r++) {
         if (t[r] < 0) continue;  /* ignore_index = -1 */
@@ -109,8 +124,13 @@ bl_tensor *bl_cross_entropy(bl_graph *g, bl_tensor *logits, const int *targets)
     }
     /* every row ignored: PyTorch returns nan (0/0); we return 0 so a padded batch trains on */
     y->data[0] = count ? (float)(total / count) : 0.0f;
-    bl_node *n = bl_graph_node(g, "cross_entropy", cross_entropy_backward, y);
-    if (n) { n->in[0] = logits; n->save[0] = mxs; n->save[1] = lss; n->ptr[0] = targets; n->iarg[0] = count; }
+    bl_node *n = bl_graph_node(g, BL_OP_CROSS_ENTROPY, cross_entropy_backward, y);
+    if (n) {
+        n->in[0] = logits;
+        n->save[0] = mxs;
+        n->save[1] = lss;
+        BL_NODE_SAVE(n, ((cross_entropy_args){targets, count}));
+    }
     return y;
 }
 
@@ -145,7 +165,7 @@ bl_tensor *bl_mse(bl_graph *g, bl_tensor *pred, bl_tensor *target)
         sum += d * d;
     }
     y->data[0] = (float)(sum / (double)pred->numel);
-    bl_node *n = bl_graph_node(g, "mse", mse_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_MSE, mse_backward, y);
     if (n) { n->in[0] = pred; n->in[1] = target; }
     return y;
 }

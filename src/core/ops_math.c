@@ -68,9 +68,6 @@ static float *grad_of(bl_tensor *t) { return t && t->grad ? bl_grad_ready(t) : N
 
 /* ---- binary -------------------------------------------------------------------------------- */
 
-static const char *const bin_name[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum",
-                                       "eq", "ne", "lt", "le", "gt", "ge"};
-
 static float bin_f(bl_binop op, float a, float b)
 {
     switch (op) {
@@ -139,7 +136,7 @@ static void bin_grad(bl_binop op, float a, float b, float y, float dy, float *ga
 static void binary_backward(bl_node *n)
 {
     bl_tensor *a = n->in[0], *b = n->in[1], *y = n->out;
-    bl_binop op = (bl_binop)n->iarg[0];
+    bl_binop op = (bl_binop)(n->op - BL_OP_ADD);    /* the node's op names the operator */
     float *da = a->grad, *db = b->grad;
     bc_t bc;
     bc_init(&bc, y->ndim, y->shape, 2, (const bl_tensor *[]){a, b});
@@ -160,24 +157,20 @@ bl_tensor *bl_binary_op(bl_graph *g, bl_binop op, bl_tensor *a, bl_tensor *b)
 {
     if ((unsigned)op > BL_GE) return BL_FAILP("binary: unknown operator %d", (int)op);
     int nd, shape[BL_MAXDIM];
-    if (bc_shape(bin_name[op], 2, (bl_tensor *[]){a, b}, &nd, shape) < 0) return NULL;
+    if (bc_shape(bl_op_name(BL_OP_OF_BINOP(op)), 2, (bl_tensor *[]){a, b}, &nd, shape) < 0) return NULL;
     int diff = op < BL_EQ;
     bl_tensor *y = bl_graph_tensor(g, nd, shape, diff && BL_WANTS_GRAD(g, a, b));
     if (!y) return NULL;
     bl_math_binary_fw(op, a, b, y);
-    bl_node *n = bl_graph_node(g, bin_name[op], binary_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_OF_BINOP(op), binary_backward, y);
     if (n) {
         n->in[0] = a;
         n->in[1] = b;
-        n->iarg[0] = (int)op;
     }
     return y;
 }
 
 /* ---- unary --------------------------------------------------------------------------------- */
-
-static const char *const un_name[] = {"neg", "abs", "sqrt", "exp", "log", "sin", "cos", "tan",
-                                      "tanh", "sigmoid", "sign", "floor", "ceil", "erf"};
 
 static float un_f(bl_unop op, float x)
 {
@@ -230,7 +223,7 @@ static float un_grad(bl_unop op, float x, float y, float dy)
 static void unary_backward(bl_node *n)
 {
     bl_tensor *x = n->in[0], *y = n->out;
-    bl_unop op = (bl_unop)n->iarg[0];
+    bl_unop op = (bl_unop)(n->op - BL_OP_NEG);
     if (!x->grad || op == BL_SIGN || op == BL_FLOOR || op == BL_CEIL) return;
     for (size_t i = 0; i < x->numel; i++) x->grad[i] += un_grad(op, x->data[i], y->data[i], y->grad[i]);
 }
@@ -238,23 +231,28 @@ static void unary_backward(bl_node *n)
 bl_tensor *bl_unary_op(bl_graph *g, bl_unop op, bl_tensor *x)
 {
     if ((unsigned)op > BL_ERF) return BL_FAILP("unary: unknown function %d", (int)op);
-    if (bl_ops_need(un_name[op], "x", x)) return NULL;
+    if (bl_ops_need(bl_op_name(BL_OP_OF_UNOP(op)), "x", x)) return NULL;
     bl_tensor *y = bl_graph_tensor(g, x->ndim, x->shape, BL_WANTS_GRAD(g, x));
     if (!y) return NULL;
     bl_math_unary_fw(op, x, y);
-    bl_node *n = bl_graph_node(g, un_name[op], unary_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_OF_UNOP(op), unary_backward, y);
     if (n) {
         n->in[0] = x;
-        n->iarg[0] = (int)op;
     }
     return y;
 }
 
 /* pow with a constant exponent p: dx += p x^(p-1) dy, 0 where p == 0 (torch pow_backward) */
+typedef struct {
+    float p;                /* the exponent */
+} pow_scalar_args;
+
 static void pow_scalar_backward(bl_node *n)
 {
     bl_tensor *x = n->in[0], *y = n->out;
-    float p = n->farg[0];
+    pow_scalar_args a;
+    BL_NODE_LOAD(n, a);
+    float p = a.p;
     if (!x->grad || p == 0.0f) return;
     for (size_t i = 0; i < x->numel; i++) x->grad[i] += y->grad[i] * p * powf(x->data[i], p - 1.0f);
 }
@@ -265,19 +263,25 @@ bl_tensor *bl_pow_scalar(bl_graph *g, bl_tensor *x, float p)
     bl_tensor *y = bl_graph_tensor(g, x->ndim, x->shape, BL_WANTS_GRAD(g, x));
     if (!y) return NULL;
     for (size_t i = 0; i < x->numel; i++) y->data[i] = powf(x->data[i], p);
-    bl_node *n = bl_graph_node(g, "pow", pow_scalar_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_POW, pow_scalar_backward, y);
     if (n) {
         n->in[0] = x;
-        n->farg[0] = p;
+        BL_NODE_SAVE(n, ((pow_scalar_args){p}));
     }
     return y;
 }
 
 /* clamp: dx += dy where lo <= x <= hi (torch clamp_backward; an absent bound always holds) */
+typedef struct {
+    float lo, hi;           /* the bounds; nan: none */
+} clamp_args;
+
 static void clamp_backward(bl_node *n)
 {
     bl_tensor *x = n->in[0], *y = n->out;
-    float lo = n->farg[0], hi = n->farg[1];
+    clamp_args a;
+    BL_NODE_LOAD(n, a);
+    float lo = a.lo, hi = a.hi;
     if (!x->grad) return;
     for (size_t i = 0; i < x->numel; i++) {
         float v = x->data[i];
@@ -296,18 +300,15 @@ bl_tensor *bl_clamp(bl_graph *g, bl_tensor *x, float lo, float hi)
         if (!isnan(hi) && v > hi) v = hi;
         y->data[i] = v;
     }
-    bl_node *n = bl_graph_node(g, "clamp", clamp_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_CLAMP, clamp_backward, y);
     if (n) {
         n->in[0] = x;
-        n->farg[0] = lo;
-        n->farg[1] = hi;
+        BL_NODE_SAVE(n, ((clamp_args){lo, hi}));
     }
     return y;
 }
 
 /* ---- reductions ------------------------------------------------------------------------------ */
-
-static const char *const red_name[] = {"sum", "mean", "var", "std", "rms", "min", "max"};
 
 /* x viewed as [outer, n, inner] around dim (BL_ALL_DIMS: [1, numel, 1]) */
 static void red_layout(const bl_tensor *x, int dim, size_t *outer, size_t *n, size_t *inner)
@@ -379,6 +380,10 @@ void bl_math_reduce_fw(bl_reduce op, const bl_tensor *x, int dim, bl_tensor *y)
             y->data[o * inner + i] = reduce_strided(op, x->data + o * n * inner + i, n, inner);
 }
 
+typedef struct {
+    int dim;                /* the reduced dimension, or BL_ALL_DIMS */
+} reduce_args;             /* also cumsum's: the dimension it runs along */
+
 /* dx_i += dy * d(reduction)/dx_i, per reduced row:
  *   sum 1   mean 1/n   var 2 (x_i - m) / n   std (x_i - m) / (n std) (0 where std == 0)
  *   rms x_i / (n rms) (0 where rms == 0)   max/min over a dim: 1 at the index returned;
@@ -386,8 +391,10 @@ void bl_math_reduce_fw(bl_reduce op, const bl_tensor *x, int dim, bl_tensor *y)
 static void reduce_backward(bl_node *n)
 {
     bl_tensor *x = n->in[0], *y = n->out;
-    bl_reduce op = (bl_reduce)n->iarg[0];
-    int dim = n->iarg[1];
+    bl_reduce op = (bl_reduce)(n->op - BL_OP_SUM);
+    reduce_args a;
+    BL_NODE_LOAD(n, a);
+    int dim = a.dim;
     if (!x->grad) return;
     size_t outer, len, inner;
     red_layout(x, dim, &outer, &len, &inner);
@@ -435,16 +442,15 @@ static int norm_dim(const char *op, const bl_tensor *x, int *dim)
 bl_tensor *bl_reduce_op(bl_graph *g, bl_reduce op, bl_tensor *x, int dim, int keepdim)
 {
     if ((unsigned)op > BL_MAX) return BL_FAILP("reduce: unknown reduction %d", (int)op);
-    if (bl_ops_need(red_name[op], "x", x) || norm_dim(red_name[op], x, &dim) < 0) return NULL;
+    if (bl_ops_need(bl_op_name(BL_OP_OF_REDUCE(op)), "x", x) || norm_dim(bl_op_name(BL_OP_OF_REDUCE(op)), x, &dim) < 0) return NULL;
     int shape[BL_MAXDIM], nd = bl_math_reduce_shape(x, dim, keepdim, shape);
     bl_tensor *y = bl_graph_tensor(g, nd, shape, BL_WANTS_GRAD(g, x));
     if (!y) return NULL;
     bl_math_reduce_fw(op, x, dim, y);
-    bl_node *n = bl_graph_node(g, red_name[op], reduce_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_OF_REDUCE(op), reduce_backward, y);
     if (n) {
         n->in[0] = x;
-        n->iarg[0] = (int)op;
-        n->iarg[1] = dim;
+        BL_NODE_SAVE(n, ((reduce_args){dim}));
     }
     return y;
 }
@@ -470,7 +476,9 @@ static void cumsum_backward(bl_node *n)
     bl_tensor *x = n->in[0], *y = n->out;
     if (!x->grad) return;
     size_t outer, len, inner;
-    red_layout(x, n->iarg[0], &outer, &len, &inner);
+    reduce_args a;
+    BL_NODE_LOAD(n, a);
+    red_layout(x, a.dim, &outer, &len, &inner);
     for (size_t o = 0; o < outer; o++)
         for (size_t i = 0; i < inner; i++) {
             double s = 0;
@@ -498,21 +506,27 @@ bl_tensor *bl_cumsum(bl_graph *g, bl_tensor *x, int dim)
                 y->data[at] = (float)s;
             }
         }
-    bl_node *n = bl_graph_node(g, "cumsum", cumsum_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_CUMSUM, cumsum_backward, y);
     if (n) {
         n->in[0] = x;
-        n->iarg[0] = dim;
+        BL_NODE_SAVE(n, ((reduce_args){dim}));
     }
     return y;
 }
+
+typedef struct {
+    int dim, k;             /* the dimension picked along, how many */
+} topk_args;
 
 /* topk: the values picked; dx[index] += dy (save[0]: the indices) */
 static void topk_backward(bl_node *n)
 {
     bl_tensor *x = n->in[0], *y = n->out, *idx = n->save[0];
     if (!x->grad) return;
-    size_t outer, len, inner, k = (size_t)n->iarg[1];
-    red_layout(x, n->iarg[0], &outer, &len, &inner);
+    topk_args a;
+    BL_NODE_LOAD(n, a);
+    size_t outer, len, inner, k = (size_t)a.k;
+    red_layout(x, a.dim, &outer, &len, &inner);
     for (size_t o = 0; o < outer; o++)
         for (size_t i = 0; i < inner; i++)
             for (size_t j = 0; j < k; j++) {
@@ -569,12 +583,11 @@ bl_tensor *bl_topk(bl_graph *g, bl_tensor *x, int k, int dim, int largest, bl_te
             }
         }
     if (indices) *indices = ix;
-    bl_node *n = bl_graph_node(g, "topk", topk_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_TOPK, topk_backward, y);
     if (n) {
         n->in[0] = x;
         n->save[0] = ix;
-        n->iarg[0] = dim;
-        n->iarg[1] = k;
+        BL_NODE_SAVE(n, ((topk_args){dim, k}));
     }
     return y;
 }
@@ -614,7 +627,7 @@ bl_tensor *bl_where(bl_graph *g, bl_tensor *cond, bl_tensor *a, bl_tensor *b)
         for (size_t j = 0; j < bc.len; j++)
             y->data[r * bc.len + j] = pc[j * bc.st[0][3]] != 0.0f ? pa[j * bc.st[1][3]] : pb[j * bc.st[2][3]];
     }
-    bl_node *n = bl_graph_node(g, "where", where_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_WHERE, where_backward, y);
     if (n) {
         n->in[0] = cond;
         n->in[1] = a;
@@ -658,7 +671,7 @@ bl_tensor *bl_masked_fill(bl_graph *g, bl_tensor *x, bl_tensor *mask, float valu
             y->data[o] = pm[j * bc.st[0][3]] != 0.0f ? value : x->data[o];
         }
     }
-    bl_node *n = bl_graph_node(g, "masked_fill", masked_fill_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_MASKED_FILL, masked_fill_backward, y);
     if (n) {
         n->in[0] = x;
         n->in[1] = mask;
@@ -673,40 +686,54 @@ static int tri_keep(size_t o, int R, int C, int d, int upper)
     return upper ? j - i >= d : j - i <= d;
 }
 
+typedef struct {
+    int diagonal;           /* torch's diagonal argument */
+    int upper;              /* 1: triu, 0: tril */
+} tri_args;
+
 static void tri_backward(bl_node *n)
 {
+    tri_args a;
+    BL_NODE_LOAD(n, a);
     bl_tensor *x = n->in[0], *y = n->out;
     if (!x->grad) return;
     int R = x->shape[x->ndim - 2], C = x->shape[x->ndim - 1];
     for (size_t o = 0; o < x->numel; o++)
-        if (tri_keep(o, R, C, n->iarg[0], n->iarg[1])) x->grad[o] += y->grad[o];
+        if (tri_keep(o, R, C, a.diagonal, a.upper)) x->grad[o] += y->grad[o];
 }
 
 bl_tensor *bl_tri(bl_graph *g, bl_tensor *x, int diagonal, int upper)
 {
-    const char *op = upper ? "triu" : "tril";
+    bl_op id = upper ? BL_OP_TRIU : BL_OP_TRIL;
+    const char *op = bl_op_name(id);
     if (bl_ops_need(op, "x", x)) return NULL;
     if (x->ndim < 2) return BL_FAILP("%s: x must have at least 2 dimensions, got %s", op, BL_SHP(x));
     bl_tensor *y = bl_graph_tensor(g, x->ndim, x->shape, BL_WANTS_GRAD(g, x));
     if (!y) return NULL;
     int R = x->shape[x->ndim - 2], C = x->shape[x->ndim - 1];
     for (size_t o = 0; o < x->numel; o++) y->data[o] = tri_keep(o, R, C, diagonal, upper) ? x->data[o] : 0.0f;
-    bl_node *n = bl_graph_node(g, op, tri_backward, y);
+    bl_node *n = bl_graph_node(g, id, tri_backward, y);
     if (n) {
         n->in[0] = x;
-        n->iarg[0] = diagonal;
-        n->iarg[1] = upper;
+        BL_NODE_SAVE(n, ((tri_args){diagonal, upper}));
     }
     return y;
 }
 
 /* ---- joining ----------------------------------------------------------------------------- */
 
-/* cat: ptr[0] the n inputs (arena copy), iarg {n, dim}; dx_k += its slice of dy */
+/* cat: dx_k += its slice of dy */
+typedef struct {
+    bl_tensor *const *xs;   /* the inputs (an arena copy of the caller's array) */
+    int count, dim;
+} cat_args;
+
 static void cat_backward(bl_node *n)
 {
-    bl_tensor *const *xs = n->ptr[0], *y = n->out;
-    int cnt = n->iarg[0], dim = n->iarg[1];
+    cat_args a;
+    BL_NODE_LOAD(n, a);
+    bl_tensor *const *xs = a.xs, *y = n->out;
+    int cnt = a.count, dim = a.dim;
     size_t outer, ylen, inner, at = 0;
     red_layout(y, dim, &outer, &ylen, &inner);
     for (int k = 0; k < cnt; k++) {
@@ -754,11 +781,9 @@ bl_tensor *bl_cat(bl_graph *g, int n, bl_tensor *const *xs, int dim)
         bl_tensor **keep = bl_graph_alloc(g, (size_t)n * sizeof *keep);
         if (!keep) return NULL;
         memcpy(keep, xs, (size_t)n * sizeof *keep);
-        bl_node *nd = bl_graph_node(g, "cat", cat_backward, y);
+        bl_node *nd = bl_graph_node(g, BL_OP_CAT, cat_backward, y);
         if (nd) {
-            nd->ptr[0] = keep;
-            nd->iarg[0] = n;
-            nd->iarg[1] = d;
+            BL_NODE_SAVE(nd, ((cat_args){keep, n, d}));
         }
     }
     return y;

@@ -200,10 +200,10 @@ static void mul_backward(bl_node *n)
     if (b->grad) bl_ops_colsum_add(b->grad, y->grad, a->data, y->numel / b->numel, b->numel); /* db += sum dy a */
 }
 
-static bl_tensor *bcast_op(bl_graph *g, const char *op, bc_kind k, bl_backward_fn bw, bl_tensor *a,
+static bl_tensor *bcast_op(bl_graph *g, bl_op op, bc_kind k, bl_backward_fn bw, bl_tensor *a,
                            bl_tensor *b)
 {
-    if (check_trailing(op, a, b) < 0) return NULL;
+    if (check_trailing(bl_op_name(op), a, b) < 0) return NULL;
     bl_tensor *y = bl_graph_tensor(g, a->ndim, a->shape, BL_WANTS_GRAD(g, a, b));
     if (!y) return NULL;
     bcast_kernel(k, a->data, b->data, y->data, a->numel, b->numel);
@@ -218,12 +218,12 @@ static bl_tensor *bcast_op(bl_graph *g, const char *op, bc_kind k, bl_backward_f
 
 bl_tensor *bl_add(bl_graph *g, bl_tensor *a, bl_tensor *b)
 {
-    return bcast_op(g, "add", BC_ADD, add_backward, a, b);
+    return bcast_op(g, BL_OP_ADD, BC_ADD, add_backward, a, b);
 }
 
 bl_tensor *bl_mul(bl_graph *g, bl_tensor *a, bl_tensor *b)
 {
-    return bcast_op(g, "mul", BC_MUL, mul_backward, a, b);
+    return bcast_op(g, BL_OP_MUL, BC_MUL, mul_backward, a, b);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -231,7 +231,7 @@ bl_tensor *bl_mul(bl_graph *g, bl_tensor *a, bl_tensor *b)
  */
 typedef enum { PW_SCALE, PW_GELU, PW_SILU } pw_kind;
 
-static const char *const pw_name[] = {"scale", "gelu", "silu"};
+static const bl_op pw_op[] = {BL_OP_SCALE, BL_OP_GELU, BL_OP_SILU};
 
 /* GELU and SiLU kernels on n contiguous elements (vectorised, see BL_SIMD_CLONES):
  *   gelu  y = x Phi(x),   dy/dx = Phi(x) + x phi(x)       Phi(x) = (1 + erf(x / sqrt 2)) / 2
@@ -331,12 +331,19 @@ BL_SIMD_CLONES static void silu_bw(const float *x, const float *dy, float *dx, s
 }
 
 
+typedef struct {
+    pw_kind kind;
+    float s;                /* scale's factor */
+} pointwise_args;
+
 static void pointwise_backward(bl_node *n)
 {
     bl_tensor *x = n->in[0], *y = n->out;
     if (!x->grad) return;
-    pw_kind k = (pw_kind)n->iarg[0];
-    float s = n->farg[0];
+    pointwise_args a;
+    BL_NODE_LOAD(n, a);
+    pw_kind k = a.kind;
+    float s = a.s;
     const float *xd = x->data, *dy = y->grad;
     float *dx = x->grad;
     size_t N = x->numel;
@@ -352,7 +359,7 @@ static void pointwise_backward(bl_node *n)
 
 static bl_tensor *pointwise(bl_graph *g, pw_kind k, bl_tensor *x, float s)
 {
-    if (bl_ops_need(pw_name[k], "x", x)) return NULL;
+    if (bl_ops_need(bl_op_name(pw_op[k]), "x", x)) return NULL;
     bl_tensor *y = bl_graph_tensor(g, x->ndim, x->shape, BL_WANTS_GRAD(g, x));
     if (!y) return NULL;
     const float *xd = x->data;
@@ -366,8 +373,11 @@ static bl_tensor *pointwise(bl_graph *g, pw_kind k, bl_tensor *x, float s)
     } else {
         PW_CHUNKED(N, silu_fw(xd + o, yd + o, len));
     }
-    bl_node *n = bl_graph_node(g, pw_name[k], pointwise_backward, y);
-    if (n) { n->in[0] = x; n->iarg[0] = (int)k; n->farg[0] = s; }
+    bl_node *n = bl_graph_node(g, pw_op[k], pointwise_backward, y);
+    if (n) {
+        n->in[0] = x;
+        BL_NODE_SAVE(n, ((pointwise_args){k, s}));
+    }
     return y;
 }
 
@@ -412,21 +422,28 @@ bl_tensor *bl_softmax(bl_graph *g, bl_tensor *x)
         float inv = (float)(1.0 / sum);
         for (size_t j = 0; j < V; j++) yr[j] *= inv;
     }
-    bl_node *n = bl_graph_node(g, "softmax", softmax_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_SOFTMAX, softmax_backward, y);
     if (n) n->in[0] = x;
     return y;
 }
 
 /* ---------------------------------------------------------------------------------------
- * dropout: y = x * keep / (1 - p), keep = bl_rng_at(key, i) >= p; node iarg = key halves,
- * farg = {p, 1 / (1 - p)}. The mask is drawn again in backward (no mask kept).
+ * dropout: y = x * keep / (1 - p), keep = bl_rng_at(key, i) >= p. The mask is drawn again in
+ * backward (no mask kept).
  */
+typedef struct {
+    uint64_t key;           /* the mask's stream */
+    float p, s;             /* drop probability, 1 / (1 - p) */
+} dropout_args;
+
 static void dropout_backward(bl_node *n)
 {
     bl_tensor *x = n->in[0], *y = n->out;
     if (!x->grad) return;
-    uint64_t key = (uint64_t)(uint32_t)n->iarg[0] | (uint64_t)(uint32_t)n->iarg[1] << 32;
-    float p = n->farg[0], s = n->farg[1];
+    dropout_args a;
+    BL_NODE_LOAD(n, a);
+    uint64_t key = a.key;
+    float p = a.p, s = a.s;
     long N = (long)x->numel;
 #pragma omp parallel for schedule(static) if (x->numel > BL_PAR_MIN)
     for (long i = 0; i < N; i++)
@@ -444,13 +461,10 @@ bl_tensor *bl_dropout(bl_graph *g, bl_tensor *x, float p, uint64_t key)
     long N = (long)x->numel;
 #pragma omp parallel for schedule(static) if (x->numel > BL_PAR_MIN)
     for (long i = 0; i < N; i++) y->data[i] = bl_rng_at(key, (uint64_t)i) >= p ? x->data[i] * s : 0.0f;
-    bl_node *n = bl_graph_node(g, "dropout", dropout_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_DROPOUT, dropout_backward, y);
     if (n) {
         n->in[0] = x;
-        n->iarg[0] = (int)(uint32_t)key;
-        n->iarg[1] = (int)(uint32_t)(key >> 32);
-        n->farg[0] = p;
-        n->farg[1] = s;
+        BL_NODE_SAVE(n, ((dropout_args){key, p, s}));
     }
     return y;
 }

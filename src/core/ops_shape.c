@@ -20,16 +20,22 @@
                 }                                                                                  \
     } while (0)
 
+typedef struct {
+    long stride[BL_MAXDIM];  /* elements of x per step of each output dimension (0 past ndim) */
+    long offset;             /* element of x at output index 0 */
+} strided_args;
+
 static void strided_backward(bl_node *n)
 {
     bl_tensor *x = n->in[0], *y = n->out;
     if (!x->grad) return;
-    long stride[BL_MAXDIM], offset = n->iarg[4];
-    for (int k = 0; k < BL_MAXDIM; k++) stride[k] = n->iarg[k];
+    strided_args a;
+    BL_NODE_LOAD(n, a);
+    const long *stride = a.stride, offset = a.offset;
     STRIDED_LOOP(y, x->grad[src] += y->grad[o]);
 }
 
-static bl_tensor *strided(bl_graph *g, const char *op, bl_tensor *x, int ndim, const int *shape,
+static bl_tensor *strided(bl_graph *g, bl_op op, bl_tensor *x, int ndim, const int *shape,
                           const long *stride, long offset)
 {
     if (bl_ops_need("as_strided", "x", x)) return NULL;
@@ -50,8 +56,9 @@ static bl_tensor *strided(bl_graph *g, const char *op, bl_tensor *x, int ndim, c
     bl_node *n = bl_graph_node(g, op, strided_backward, y);
     if (n) {
         n->in[0] = x;
-        for (int k = 0; k < BL_MAXDIM; k++) n->iarg[k] = k < ndim ? (int)stride[k] : 0;
-        n->iarg[4] = (int)offset;
+        strided_args a = {{0}, offset};
+        for (int k = 0; k < ndim; k++) a.stride[k] = stride[k];
+        BL_NODE_SAVE(n, a);
     }
     return y;
 }
@@ -59,7 +66,7 @@ static bl_tensor *strided(bl_graph *g, const char *op, bl_tensor *x, int ndim, c
 bl_tensor *bl_as_strided(bl_graph *g, bl_tensor *x, int ndim, const int *shape, const long *stride,
                          long offset)
 {
-    return strided(g, "index", x, ndim, shape, stride, offset);
+    return strided(g, BL_OP_INDEX, x, ndim, shape, stride, offset);
 }
 
 bl_tensor *bl_transpose(bl_graph *g, bl_tensor *x, int d0, int d1)
@@ -74,5 +81,5 @@ bl_tensor *bl_transpose(bl_graph *g, bl_tensor *x, int d0, int d1)
         shape[k] = x->shape[from];
         stride[k] = st[from];
     }
-    return strided(g, "transpose", x, x->ndim, shape, stride, 0);
+    return strided(g, BL_OP_TRANSPOSE, x, x->ndim, shape, stride, 0);
 }

@@ -12,14 +12,9 @@
 #include "core/ops_math.h"
 #include "core/blas.h"
 #include "core/error.h"
+#include "core/op.h"
 #include <math.h>
 #include <string.h>
-
-static const char *const binop_name[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum",
-                                         "eq", "ne", "lt", "le", "gt", "ge"};
-static const char *const unop_name[] = {"neg", "abs", "sqrt", "exp", "log", "sin", "cos", "tan",
-                                        "tanh", "sigmoid", "sign", "floor", "ceil", "erf"};
-static const char *const reduce_name[] = {"sum", "mean", "var", "std", "rms", "min", "max"};
 
 #define SHP(t) bl_shape_str((t), (char[64]){0}, 64)
 
@@ -82,9 +77,9 @@ static void bcast_walk(const bl_tensor *a, const bl_tensor *b, int nd, const int
 bl_tensor *bl_binary(bl_binop op, const bl_tensor *a, const bl_tensor *b)
 {
     if ((unsigned)op > BL_GE) return BL_FAILP("binary: unknown operator %d", (int)op);
-    if (!a || !b) return BL_FAILP("%s: missing operand (NULL tensor)", binop_name[op]);
+    if (!a || !b) return BL_FAILP("%s: missing operand (NULL tensor)", bl_op_name(BL_OP_OF_BINOP(op)));
     int nd, od[BL_MAXDIM];
-    if (bl_broadcast_shape(binop_name[op], a, b, &nd, od) < 0) return NULL;
+    if (bl_broadcast_shape(bl_op_name(BL_OP_OF_BINOP(op)), a, b, &nd, od) < 0) return NULL;
     bl_tensor *r = bl_tensor_new(nd, od);
     if (r) bl_math_binary_fw(op, a, b, r);
     return r;
@@ -93,7 +88,7 @@ bl_tensor *bl_binary(bl_binop op, const bl_tensor *a, const bl_tensor *b)
 bl_tensor *bl_unary(bl_unop op, const bl_tensor *a)
 {
     if ((unsigned)op > BL_ERF) return BL_FAILP("unary: unknown function %d", (int)op);
-    if (!a) return BL_FAILP("%s: missing operand (NULL tensor)", unop_name[op]);
+    if (!a) return BL_FAILP("%s: missing operand (NULL tensor)", bl_op_name(BL_OP_OF_UNOP(op)));
     bl_tensor *r = bl_tensor_new(a->ndim, a->shape);
     if (r) bl_math_unary_fw(op, a, r);   /* NumPy semantics: sqrt(-1) = nan, log 0 = -inf */
     return r;
@@ -102,8 +97,8 @@ bl_tensor *bl_unary(bl_unop op, const bl_tensor *a)
 static bl_tensor *reduce(bl_reduce op, const bl_tensor *a, int dim, int keepdim)
 {
     if ((unsigned)op > BL_MAX) return BL_FAILP("reduce: unknown reduction %d", (int)op);
-    if (!a) return BL_FAILP("%s: missing operand (NULL tensor)", reduce_name[op]);
-    if (dim != BL_ALL_DIMS && (dim = bl_dim_index(reduce_name[op], a, dim)) < 0) return NULL;
+    if (!a) return BL_FAILP("%s: missing operand (NULL tensor)", bl_op_name(BL_OP_OF_REDUCE(op)));
+    if (dim != BL_ALL_DIMS && (dim = bl_dim_index(bl_op_name(BL_OP_OF_REDUCE(op)), a, dim)) < 0) return NULL;
     int shape[BL_MAXDIM], nd = bl_math_reduce_shape(a, dim, keepdim, shape);
     bl_tensor *r = bl_tensor_new(nd, shape);
     if (r) bl_math_reduce_fw(op, a, dim, r);

@@ -206,29 +206,36 @@ bl_tensor *bl_model_norm_modulate(bl_model *m, bl_tensor *x, bl_tensor *shift, b
 /* QK-norm is an RMSNorm: eps 1e-6 (DESIGN.md 2) unless the user set eps. */
 static float qk_eps(const bl_config *c) { return c->eps > 0 ? c->eps : 1e-6f; }
 
-int bl_model_qkv(bl_model *m, int layer, bl_tensor *x, const bl_attn_params *a,
-                 const bl_tensor *cos, const bl_tensor *sin, bl_tensor **q, bl_tensor **k,
-                 bl_tensor **v)
+/* The fused projection with q = rope(q_norm(q)), k = rope(k_norm(k)) applied on its heads in
+ * place (bl_qkv_prepare: the reference's order, q_norm after the head split and before RoPE):
+ * [B, T, (H + 2 KVH) hd]. Training and inspection both take this one path. */
+static bl_tensor *qkv_prepared(bl_model *m, bl_tensor *x, const bl_attn_params *a,
+                               const bl_tensor *cos, const bl_tensor *sin)
 {
-    bl_graph *g = m->graph;
     int H = m->cfg.heads, KVH = bl_config_kv_heads(&m->cfg);
-    bl_tensor *qkv = bl_linear(g, x, a->qkv_w, a->qkv_b);
-    if (!qkv || bl_split_heads(g, qkv, H, KVH, q, k, v) < 0) return -1;
-    if (a->q_norm) {
-        /* q = self.q_norm(q); k = self.k_norm(k)  (after the head split, before RoPE) */
-        *q = bl_qk_norm(g, *q, a->q_norm, qk_eps(&m->cfg));
-        *k = *q ? bl_qk_norm(g, *k, a->k_norm, qk_eps(&m->cfg)) : NULL;
-        if (!*k) return -1;
-    }
-    if (cos) {
-        *q = bl_rope(g, *q, cos, sin);
-        *k = *q ? bl_rope(g, *k, cos, sin) : NULL;
-        if (!*k) return -1;
-    }
+    bl_tensor *qkv = bl_linear(m->graph, x, a->qkv_w, a->qkv_b);
+    if (qkv && (a->q_norm || cos))
+        qkv = bl_qkv_prepare(m->graph, qkv, H, KVH, a->q_norm, a->k_norm, qk_eps(&m->cfg), cos, sin);
+    return qkv;
+}
+
+/* The heads of a prepared projection as q, k, v [B, heads, T, hd], kept as the layer's taps. */
+static int split_taps(bl_model *m, int layer, bl_tensor *qkv, bl_tensor **q, bl_tensor **k,
+                      bl_tensor **v)
+{
+    int H = m->cfg.heads, KVH = bl_config_kv_heads(&m->cfg);
+    if (!qkv || bl_split_heads(m->graph, qkv, H, KVH, q, k, v) < 0) return -1;
     m->tap_q[layer] = *q;
     m->tap_k[layer] = *k;
     m->tap_v[layer] = *v;
     return 0;
+}
+
+int bl_model_qkv(bl_model *m, int layer, bl_tensor *x, const bl_attn_params *a,
+                 const bl_tensor *cos, const bl_tensor *sin, bl_tensor **q, bl_tensor **k,
+                 bl_tensor **v)
+{
+    return split_taps(m, layer, qkv_prepared(m, x, a, cos, sin), q, k, v);
 }
 
 /* The attention's output projection, added to the residual r when r != NULL (one op). */
@@ -269,33 +276,22 @@ bl_tensor *bl_model_attention(bl_model *m, int layer, bl_tensor *x, const bl_att
 {
     bl_graph *g = m->graph;
     bl_tensor **probs = m->keep_attn ? &m->attn[layer] : NULL;
-    if (bl_graph_recording(g) && drop_p(m) > 0.0f && !m->keep_taps) {
-        /* training with dropout: y = attn_dropout(P) v, r + resid_dropout(proj(y)) */
-        int H = m->cfg.heads, KVH = bl_config_kv_heads(&m->cfg);
-        bl_tensor *qkv = bl_linear(g, x, a->qkv_w, a->qkv_b);
-        if (qkv && (a->q_norm || cos))
-            qkv = bl_qkv_prepare(g, qkv, H, KVH, a->q_norm, a->k_norm, qk_eps(&m->cfg), cos, sin);
-        bl_tensor *y = qkv ? bl_attention_qkv_dropout(g, qkv, H, KVH, causal, NULL, 0.0f, probs, drop_p(m),
-                                                      drop_key(m, 1 + 3 * layer))
-                           : NULL;
+    int H = m->cfg.heads, KVH = bl_config_kv_heads(&m->cfg);
+    int inspect = !bl_graph_recording(g) || m->keep_taps;   /* the views read q, k, v */
+    float p = inspect ? 0.0f : drop_p(m);
+    /* one path for training and inspection: qk_norm, RoPE and attention straight on the fused
+     * projection (no merge copy); the taps split the heads off the same prepared projection
+     * that the attention reads */
+    bl_tensor *qkv = qkv_prepared(m, x, a, cos, sin), *q, *k, *v;
+    if (qkv && inspect && split_taps(m, layer, qkv, &q, &k, &v) < 0) return NULL;
+    bl_tensor *y = qkv ? bl_attention_qkv_dropout(g, qkv, H, KVH, causal, NULL, 0.0f, probs, p,
+                                                  p > 0.0f ? drop_key(m, 1 + 3 * layer) : 0)
+                       : NULL;
+    if (p > 0.0f) { /* training with dropout: r + resid_dropout(proj(attn_dropout(P) v)) */
         y = y ? bl_model_dropout(m, attn_out(m, y, a, NULL), 2 + 3 * layer) : NULL;
         return residual(m, r, y);
     }
-    if (bl_graph_recording(g) && !m->keep_taps) {
-        /* training: qk_norm, RoPE and attention straight on the fused projection, no split or
-         * merge copies (q and k are not tapped: the taps are for inspection, which does not
-         * record) */
-        int H = m->cfg.heads, KVH = bl_config_kv_heads(&m->cfg);
-        bl_tensor *qkv = bl_linear(g, x, a->qkv_w, a->qkv_b);
-        if (qkv && (a->q_norm || cos))
-            qkv = bl_qkv_prepare(g, qkv, H, KVH, a->q_norm, a->k_norm, qk_eps(&m->cfg), cos, sin);
-        bl_tensor *y = qkv ? bl_attention_qkv(g, qkv, H, KVH, causal, NULL, 0.0f, probs) : NULL;
-        return y ? attn_out(m, y, a, r) : NULL;
-    }
-    bl_tensor *q, *k, *v;
-    if (bl_model_qkv(m, layer, x, a, cos, sin, &q, &k, &v) < 0) return NULL;
-    bl_tensor *y = bl_attention(g, q, k, v, causal, NULL, 0.0f, probs);
-    return y ? bl_model_attn_proj(m, y, a, r) : NULL;
+    return y ? attn_out(m, y, a, r) : NULL;
 }
 
 /* The FFN of the `mlp` switch, + r when r != NULL (the add fused into the output projection). */

@@ -50,8 +50,9 @@ bl_tensor *bl_model_norm(bl_model *m, bl_tensor *x, bl_tensor *w);
 bl_tensor *bl_model_norm_modulate(bl_model *m, bl_tensor *x, bl_tensor *shift, bl_tensor *scale,
                                   bl_tensor **tap);
 
-/* x [B, T, D] -> q [B, H, T, hd], k, v [B, KVH, T, hd]: the fused projection, the head split,
- * qk_norm when on, RoPE when cos != NULL (tables [T, hd]). Records tap_q/tap_k of `layer`. */
+/* x [B, T, D] -> q [B, H, T, hd], k, v [B, KVH, T, hd]: the fused projection, qk_norm when on
+ * and RoPE when cos != NULL (tables [T, hd]) on its heads (bl_qkv_prepare, as in training), then
+ * the head split. Records tap_q/tap_k/tap_v of `layer`. */
 int bl_model_qkv(bl_model *m, int layer, bl_tensor *x, const bl_attn_params *a,
                  const bl_tensor *cos, const bl_tensor *sin, bl_tensor **q, bl_tensor **k,
                  bl_tensor **v);
@@ -61,9 +62,10 @@ bl_tensor *bl_model_attn_proj(bl_model *m, bl_tensor *y, const bl_attn_params *a
  * fused into the output projection); keeps attn[layer] when m->keep_attn. With dropout (a
  * recorded forward, cfg.dropout > 0) on the attention weights (site 1 + 3 layer) and on the
  * output projection (site 2 + 3 layer), added to r after it (nanoGPT's attn_dropout and
- * resid_dropout; timm's attn_drop and proj_drop). When
- * recording without qk_norm and RoPE it runs bl_attention_qkv on the fused projection (no head
- * split or merge copies, no q/k taps); otherwise bl_model_qkv, bl_attention, bl_model_attn_proj. */
+ * resid_dropout; timm's attn_drop and proj_drop). One path for training and inspection
+ * (llm.c's attention buffers serve both): bl_qkv_prepare and bl_attention_qkv on the fused
+ * projection (no merge copy); when the forward does not record or m->keep_taps, the q/k/v taps
+ * are split off the same prepared projection the attention reads (no dropout then). */
 bl_tensor *bl_model_attention(bl_model *m, int layer, bl_tensor *x, const bl_attn_params *a,
                               const bl_tensor *cos, const bl_tensor *sin, int causal, bl_tensor *r);
 /* The MLP of the `mlp` switch on x [..., D] (+ r, the residual stream, when not NULL), its

@@ -83,7 +83,7 @@ bl_tensor *bl_modulate(bl_graph *g, bl_tensor *x, bl_tensor *shift, bl_tensor *s
     for (int b = 0; b < B; b++)
         modulate_fw_one(x->data + (size_t)b * T * D, y->data + (size_t)b * T * D,
                         shift->data + (size_t)b * D, scale->data + (size_t)b * D, T, D);
-    bl_node *n = bl_graph_node(g, "modulate", modulate_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_MODULATE, modulate_backward, y);
     if (n) {
         n->assigns = 1u;   /* backward writes dx while it is logically zero */
         n->in[0] = x;
@@ -107,12 +107,18 @@ static void slice_move(float *a, float *s, size_t rows, int D, int start, int le
     }
 }
 
-/* node: in = {x}, iarg = {start} */
+/* node: in = {x} */
+typedef struct {
+    int start;              /* first column taken */
+} slice_args;
+
 static void slice_backward(bl_node *n)
 {
     bl_tensor *x = n->in[0], *y = n->out;
     if (!x->grad) return;
-    slice_move(x->grad, y->grad, bl_nn_rows(x), x->shape[x->ndim - 1], n->iarg[0],
+    slice_args a;
+    BL_NODE_LOAD(n, a);
+    slice_move(x->grad, y->grad, bl_nn_rows(x), x->shape[x->ndim - 1], a.start,
                y->shape[y->ndim - 1], 0);
 }
 
@@ -135,10 +141,10 @@ bl_tensor *bl_slice_last(bl_graph *g, bl_tensor *x, int start, int len)
     bl_tensor *y = bl_graph_tensor(g, x->ndim, shape, BL_WANTS_GRAD(g, x));
     if (!y) return NULL;
     slice_move(x->data, y->data, bl_nn_rows(x), D, start, len, 1);
-    bl_node *n = bl_graph_node(g, "slice", slice_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_SLICE, slice_backward, y);
     if (n) {
         n->in[0] = x;
-        n->iarg[0] = start;
+        BL_NODE_SAVE(n, ((slice_args){start}));
     }
     return y;
 }

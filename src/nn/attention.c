@@ -229,19 +229,28 @@ static void att_backward(const att_shape *a, const float *q, const float *k, con
     bl_par_end();
 }
 
+typedef struct {
+    int B, H, KVH, T, S, hd;
+    int nthreads;           /* rows of the scratch: one per thread */
+    int packed;             /* 1: in = {qkv} (bl_attention_qkv), 0: in = {q, k, v} */
+    float scale;            /* of the scores */
+    float keep_scale;       /* 1 / (1 - dropout p), 1 without dropout */
+} attention_args;
+
 /* node: in = {q, k, v} (bl_attention) or {qkv} (bl_attention_qkv), save = {probs, scratch,
- * dropped probs or NULL}, iarg = {B, H, KVH, T, S, hd, nthreads, packed}, farg = {scale,
- * 1 / (1 - dropout p)} */
+ * dropped probs or NULL} */
 static void attention_backward(bl_node *n)
 {
-    int *ia = n->iarg, packed = ia[7];
-    att_shape a = att_make(packed, ia[0], ia[1], ia[2], ia[3], ia[4], ia[5]);
+    attention_args ar;
+    BL_NODE_LOAD(n, ar);
+    int packed = ar.packed;
+    att_shape a = att_make(packed, ar.B, ar.H, ar.KVH, ar.T, ar.S, ar.hd);
     bl_tensor *q = n->in[0], *k = packed ? q : n->in[1], *v = packed ? q : n->in[2];
     /* packed: the one qkv grad is written whole while logically zero (node.assigns) */
     int assign = packed && q->grad && bl_grad_take(q);
     att_backward(&a, q->data, k->data, v->data, q->grad, k->grad, v->grad, n->out->grad,
-                 n->save[0]->data, n->save[1]->data, ia[6], n->farg[0], assign,
-                 n->save[2] ? n->save[2]->data : NULL, n->farg[1]);
+                 n->save[0]->data, n->save[1]->data, ar.nthreads, ar.scale, assign,
+                 n->save[2] ? n->save[2]->data : NULL, ar.keep_scale);
 }
 
 /* The shared second half of both ops: checks the scale, allocates out, P and scratch, runs the
@@ -273,7 +282,7 @@ static bl_tensor *att_run(bl_graph *g, const att_shape *a, bl_tensor *q, bl_tens
     att_forward(a, q->data, packed ? q->data : k->data, packed ? q->data : v->data, P->data,
                 out->data, causal, mask, scale, Pd ? Pd->data : NULL, drop, key);
     if (probs) *probs = P;
-    bl_node *n = bl_graph_node(g, "attention", attention_backward, out);
+    bl_node *n = bl_graph_node(g, BL_OP_ATTENTION, attention_backward, out);
     if (n) {
         n->in[0] = q;
         n->in[1] = k;
@@ -282,10 +291,8 @@ static bl_tensor *att_run(bl_graph *g, const att_shape *a, bl_tensor *q, bl_tens
         n->save[1] = scratch;
         n->save[2] = Pd;
         n->assigns = packed ? 1u : 0u;
-        int ia[8] = {a->B, a->H, a->KVH, a->T, a->S, a->hd, nth, packed};
-        memcpy(n->iarg, ia, sizeof ia);
-        n->farg[0] = scale;
-        n->farg[1] = drop > 0.0f ? 1.0f / (1.0f - drop) : 1.0f;
+        BL_NODE_SAVE(n, ((attention_args){a->B, a->H, a->KVH, a->T, a->S, a->hd, nth, packed, scale,
+                                          drop > 0.0f ? 1.0f / (1.0f - drop) : 1.0f}));
     }
     return out;
 }

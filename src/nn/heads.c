@@ -34,13 +34,19 @@ static void move_heads(float *btc, float *bhtd, int B, int T, int nh, int hd, in
     }
 }
 
-/* split node: in = {qkv}, out [B, nh, T, hd], iarg = {off} */
+/* split node: in = {qkv}, out [B, nh, T, hd] */
+typedef struct {
+    int off;                /* the first head taken */
+} split_args;
+
 static void split_backward(bl_node *n)
 {
     bl_tensor *qkv = n->in[0], *o = n->out;
     if (!qkv->grad) return;
+    split_args a;
+    BL_NODE_LOAD(n, a);
     move_heads(qkv->grad, o->grad, o->shape[0], o->shape[2], o->shape[1], o->shape[3],
-               qkv->shape[2], n->iarg[0], 0, 1);
+               qkv->shape[2], a.off, 0, 1);
 }
 
 /* One of the three outputs of the split: heads [off, off + nh) of width hd. */
@@ -50,10 +56,10 @@ static bl_tensor *split_one(bl_graph *g, bl_tensor *qkv, int nh, int hd, int off
     bl_tensor *o = bl_graph_tensor(g, 4, (int[]){B, nh, T, hd}, BL_WANTS_GRAD(g, qkv));
     if (!o) return NULL;
     move_heads(qkv->data, o->data, B, T, nh, hd, qkv->shape[2], off, 1, 0);
-    bl_node *n = bl_graph_node(g, "split_heads", split_backward, o);
+    bl_node *n = bl_graph_node(g, BL_OP_SPLIT_HEADS, split_backward, o);
     if (n) {
         n->in[0] = qkv;
-        n->iarg[0] = off;
+        BL_NODE_SAVE(n, ((split_args){off}));
     }
     return o;
 }
@@ -106,7 +112,7 @@ bl_tensor *bl_merge_heads(bl_graph *g, bl_tensor *x)
     bl_tensor *o = bl_graph_tensor(g, 3, (int[]){B, T, H * hd}, BL_WANTS_GRAD(g, x));
     if (!o) return NULL;
     move_heads(o->data, x->data, B, T, H, hd, H * hd, 0, 0, 0);
-    bl_node *n = bl_graph_node(g, "merge_heads", merge_backward, o);
+    bl_node *n = bl_graph_node(g, BL_OP_MERGE_HEADS, merge_backward, o);
     if (n) n->in[0] = x;
     return o;
 }

@@ -94,7 +94,7 @@ bl_tensor *bl_swiglu(bl_graph *g, bl_tensor *a, bl_tensor *b)
         size_t o = c * SWIGLU_CHUNK, len = N - o < SWIGLU_CHUNK ? N - o : SWIGLU_CHUNK;
         swiglu_fw_run(a->data + o, b->data + o, y->data + o, len);
     }
-    bl_node *n = bl_graph_node(g, "swiglu", swiglu_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_SWIGLU, swiglu_backward, y);
     if (n) {
         n->in[0] = a;
         n->in[1] = b;
@@ -195,7 +195,7 @@ bl_tensor *bl_linear_swiglu(bl_graph *g, bl_tensor *x, bl_tensor *w1, bl_tensor 
     swiglu_rows c = {x->data, w2->data, b1 ? b1->data : NULL, b2 ? b2->data : NULL,
                      a->data, v->data, h->data, in, H};
     bl_ops_linear_rows(R, in, H, x->data, w1->data, a->data, linear_swiglu_epi, &c);
-    bl_node *n = bl_graph_node(g, "linear_swiglu", linear_swiglu_backward, h);
+    bl_node *n = bl_graph_node(g, BL_OP_LINEAR_SWIGLU, linear_swiglu_backward, h);
     if (n) {
         bl_tensor *ins[] = {x, w1, b1, w2, b2};
         memcpy(n->in, ins, sizeof ins);

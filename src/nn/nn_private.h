@@ -10,6 +10,7 @@
 #include "core/graph.h"
 #include <stddef.h>
 #include "core/vmath.h"
+#include <math.h>
 #include <stdio.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -99,6 +100,50 @@ static inline BL_VMATH_INLINE double bl_nn_row_moment(const float *x, int D, dou
     double s = 0.0;
     for (; i < D; i++) s += pow2 ? ((double)x[i] - m) * ((double)x[i] - m) : (double)x[i] - m;
     return s + bl_nn_lanes_sum_d(acc);
+}
+
+/* The one home of the LayerNorm / RMSNorm row formulas: the norm kernels (norms.c), the fused
+ * norm + modulate and qk_norm on the fused projection (qkv.c) all call these (inlined into the
+ * clones). Row statistics of xr [D] in double (D can be large and the variance small): mean m
+ * (0 for RMSNorm: layer = 0) and s = 1 / sqrt(var + eps) (var = mean(x^2) for RMSNorm). */
+static inline BL_VMATH_INLINE void bl_nn_norm_row_stats(const float *xr, int D, int layer, float eps,
+                                                        float *m, float *s)
+{
+    double mm = layer ? bl_nn_row_moment(xr, D, 0.0, 0) / D : 0.0;
+    double v = bl_nn_row_moment(xr, D, mm, 1) / D;
+    *s = (float)(1.0 / sqrt(v + (double)eps));
+    *m = (float)mm;
+}
+
+/* dx of one row from g = d(norm output) (llm.c layernorm_backward):
+ * dx = s (g - mean(g) - xhat mean(g xhat)), xhat = (x - m) s, no mean(g) term for RMSNorm;
+ * written (assign) or added. g is d(y) times the weight (dnorm). */
+static inline BL_VMATH_INLINE void bl_nn_norm_row_bw(const float *restrict xr, const float *restrict g,
+                                                     float *restrict dxr, float m, float s, int D,
+                                                     int layer, int assign)
+{
+    float a1[BL_NN_LANES] = {0}, a2[BL_NN_LANES] = {0}, dmean = 0.0f, dxhat = 0.0f;
+    int i = 0;
+    for (; i + BL_NN_LANES <= D; i += BL_NN_LANES)
+        for (int j = 0; j < BL_NN_LANES; j++) {
+            a1[j] += g[i + j];
+            a2[j] += g[i + j] * ((xr[i + j] - m) * s);
+        }
+    for (; i < D; i++) {
+        dmean += g[i];
+        dxhat += g[i] * ((xr[i] - m) * s);
+    }
+    dmean += bl_nn_lanes_sum_f(a1);
+    dxhat += bl_nn_lanes_sum_f(a2);
+    dmean = layer ? dmean / D : 0.0f;
+    dxhat /= D;
+    if (assign) {
+#pragma omp simd
+        for (i = 0; i < D; i++) dxr[i] = s * (g[i] - dmean - (xr[i] - m) * s * dxhat);
+    } else {
+#pragma omp simd
+        for (i = 0; i < D; i++) dxr[i] += s * (g[i] - dmean - (xr[i] - m) * s * dxhat);
+    }
 }
 
 /* One head row of RoPE: the pairs (x[f], x[f+1]) turned by the angles of table rows c, s

@@ -13,7 +13,7 @@
 #include <math.h>
 #include <string.h>
 
-/* Which normalisation a node is: iarg[0] of the node. */
+/* Which normalisation: LayerNorm, or RMSNorm (no mean, no bias). */
 enum { NORM_LAYER = 0, NORM_RMS = 1 };
 
 /* Rows are handled in blocks of NORM_BLK by kernels compiled for AVX-512 / AVX2 / baseline
@@ -21,48 +21,6 @@ enum { NORM_LAYER = 0, NORM_RMS = 1 };
  * Row sums use NORM_LANES partial sums added in a fixed order (GCC does not vectorise an
  * `omp simd reduction` nested in the row loop), so every clone gives the same bits. */
 enum { NORM_BLK = 32, NORM_LANES = BL_NN_LANES };
-
-/* Row helpers shared by the norm kernels and the fused norm + modulate (inlined into the
- * clones). Statistics in double (D can be large and the variance small); layer = 0: RMSNorm. */
-static inline BL_VMATH_INLINE void norm_row_stats(const float *xr, int D, int layer, float eps,
-                                                  float *m, float *s)
-{
-    double mm = layer ? bl_nn_row_moment(xr, D, 0.0, 0) / D : 0.0;
-    double v = bl_nn_row_moment(xr, D, mm, 1) / D;
-    *s = (float)(1.0 / sqrt(v + (double)eps));
-    *m = (float)mm;
-}
-
-/* dx of one row from g = d(norm output) (llm.c layernorm_backward):
- * dx = s (g - mean(g) - xhat mean(g xhat)), xhat = (x - m) s, no mean(g) term for RMSNorm;
- * written (assign) or added. */
-static inline BL_VMATH_INLINE void norm_row_bw(const float *restrict xr, const float *restrict g,
-                                               float *restrict dxr, float m, float s, int D,
-                                               int layer, int assign)
-{
-    float a1[NORM_LANES] = {0}, a2[NORM_LANES] = {0}, dmean = 0.0f, dxhat = 0.0f;
-    int i = 0;
-    for (; i + NORM_LANES <= D; i += NORM_LANES)
-        for (int j = 0; j < NORM_LANES; j++) {
-            a1[j] += g[i + j];
-            a2[j] += g[i + j] * ((xr[i + j] - m) * s);
-        }
-    for (; i < D; i++) {
-        dmean += g[i];
-        dxhat += g[i] * ((xr[i] - m) * s);
-    }
-    dmean += bl_nn_lanes_sum_f(a1);
-    dxhat += bl_nn_lanes_sum_f(a2);
-    dmean = layer ? dmean / D : 0.0f;
-    dxhat /= D;
-    if (assign) {
-#pragma omp simd
-        for (i = 0; i < D; i++) dxr[i] = s * (g[i] - dmean - (xr[i] - m) * s * dxhat);
-    } else {
-#pragma omp simd
-        for (i = 0; i < D; i++) dxr[i] += s * (g[i] - dmean - (xr[i] - m) * s * dxhat);
-    }
-}
 
 /* Forward of rows [r0, r1): statistics in double (D can be large and the variance small),
  * y = (x - mean) * rstd (* w) (+ b). mean == NULL for RMSNorm. */
@@ -75,7 +33,7 @@ BL_SIMD_CLONES static void norm_fw_rows(const float *restrict x, float *restrict
         const float *xr = x + r * D;
         float *yr = y + r * D;
         float mf, s;
-        norm_row_stats(xr, D, mean != NULL, eps, &mf, &s);
+        bl_nn_norm_row_stats(xr, D, mean != NULL, eps, &mf, &s);
         if (mean) mean[r] = mf;
         rstd[r] = s;
         if (w || b) {
@@ -105,7 +63,7 @@ BL_SIMD_CLONES static void norm_bw_rows(const float *restrict x, const float *re
             for (int i = 0; i < D; i++) dn[i] = g[i] * w[i];
             g = dn;
         }
-        norm_row_bw(x + r * D, g, dx + r * D, mean ? mean[r] : 0.0f, rstd[r], D, mean != NULL, assign);
+        bl_nn_norm_row_bw(x + r * D, g, dx + r * D, mean ? mean[r] : 0.0f, rstd[r], D, mean != NULL, assign);
     }
 }
 
@@ -129,11 +87,19 @@ BL_SIMD_CLONES static void norm_bw_params(const float *restrict x, const float *
     }
 }
 
-/* node: in = {x, w, b}, save = {mean (LayerNorm only), rstd, dy * w scratch}, iarg = {kind, D} */
+typedef struct {
+    int kind;               /* NORM_LAYER or NORM_RMS */
+    int D;                  /* the normalised (last) dimension */
+    float eps;
+} norm_args;
+
+/* node: in = {x, w, b}, save = {mean (LayerNorm only), rstd, dy * w scratch} */
 static void norm_backward(bl_node *n)
 {
     bl_tensor *x = n->in[0], *w = n->in[1], *b = n->in[2], *y = n->out;
-    int kind = n->iarg[0], D = n->iarg[1];
+    norm_args a;
+    BL_NODE_LOAD(n, a);
+    int kind = a.kind, D = a.D;
     size_t N = bl_nn_rows(x), nblk = (N + NORM_BLK - 1) / NORM_BLK;
     const float *mean = kind == NORM_LAYER ? n->save[0]->data : NULL;
     const float *rstd = n->save[1]->data;
@@ -154,10 +120,11 @@ static void norm_backward(bl_node *n)
                        b && b->grad ? b->grad : NULL, 0, N, D);
 }
 
-/* The forward of both norms; `op` names the op in errors and on the tape. */
-static bl_tensor *norm_forward(bl_graph *g, const char *op, int kind, bl_tensor *x, bl_tensor *w,
+/* The forward of both norms; `id` is the op on the tape and names it in errors. */
+static bl_tensor *norm_forward(bl_graph *g, bl_op id, int kind, bl_tensor *x, bl_tensor *w,
                                bl_tensor *b, float eps)
 {
+    const char *op = bl_op_name(id);
     if (!x || x->ndim < 1) {
         bl_fail("%s: x must have at least 1 dimension", op);
         return NULL;
@@ -188,7 +155,7 @@ static bl_tensor *norm_forward(bl_graph *g, const char *op, int kind, bl_tensor 
                      b ? b->data : NULL, k * NORM_BLK,
                      k * NORM_BLK + NORM_BLK < N ? k * NORM_BLK + NORM_BLK : N, D, eps);
 
-    bl_node *n = bl_graph_node(g, op, norm_backward, y);
+    bl_node *n = bl_graph_node(g, id, norm_backward, y);
     if (n) {
         n->in[0] = x;
         n->in[1] = w;
@@ -197,26 +164,24 @@ static bl_tensor *norm_forward(bl_graph *g, const char *op, int kind, bl_tensor 
         n->save[1] = rstd;
         n->save[2] = dn;
         n->assigns = 1u;
-        n->iarg[0] = kind;
-        n->iarg[1] = D;
-        n->farg[0] = eps;
+        BL_NODE_SAVE(n, ((norm_args){kind, D, eps}));
     }
     return y;
 }
 
 bl_tensor *bl_layernorm(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b, float eps)
 {
-    return norm_forward(g, "layernorm", NORM_LAYER, x, w, b, eps);
+    return norm_forward(g, BL_OP_LAYERNORM, NORM_LAYER, x, w, b, eps);
 }
 
 bl_tensor *bl_rmsnorm(bl_graph *g, bl_tensor *x, bl_tensor *w, float eps)
 {
-    return norm_forward(g, "rmsnorm", NORM_RMS, x, w, NULL, eps);
+    return norm_forward(g, BL_OP_RMSNORM, NORM_RMS, x, w, NULL, eps);
 }
 
 bl_tensor *bl_qk_norm(bl_graph *g, bl_tensor *x, bl_tensor *w, float eps)
 {
-    return norm_forward(g, "qk_norm", NORM_RMS, x, w, NULL, eps);
+    return norm_forward(g, BL_OP_QK_NORM, NORM_RMS, x, w, NULL, eps);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -235,7 +200,7 @@ BL_SIMD_CLONES static void normmod_fw_img(const float *restrict x, float *restri
     for (int t = 0; t < T; t++) {
         const float *xr = x + (size_t)t * D;
         float *yr = y + (size_t)t * D, m, s;
-        norm_row_stats(xr, D, layer, eps, &m, &s);
+        bl_nn_norm_row_stats(xr, D, layer, eps, &m, &s);
         if (mean) mean[t] = m;
         rstd[t] = s;
 #pragma omp simd
@@ -267,17 +232,19 @@ BL_SIMD_CLONES static void normmod_bw_img(const float *restrict x, const float *
         if (dx) {
 #pragma omp simd
             for (int i = 0; i < D; i++) dn[i] = g[i] * (1.0f + sc[i]);
-            norm_row_bw(xr, dn, dx + (size_t)t * D, m, s, D, layer, assign);
+            bl_nn_norm_row_bw(xr, dn, dx + (size_t)t * D, m, s, D, layer, assign);
         }
     }
 }
 
-/* node: in = {x, shift, scale}, save = {mean (LayerNorm) or NULL, rstd, scratch [threads, D]},
- * iarg = {layer}; assigns x */
+/* node: in = {x, shift, scale}, save = {mean (LayerNorm) or NULL, rstd, scratch [threads, D]};
+ * assigns x */
 static void norm_modulate_backward(bl_node *n)
 {
     bl_tensor *x = n->in[0], *sh = n->in[1], *sc = n->in[2], *y = n->out;
-    int B = x->shape[0], T = x->shape[1], D = x->shape[2], layer = n->iarg[0];
+    norm_args a;
+    BL_NODE_LOAD(n, a);
+    int B = x->shape[0], T = x->shape[1], D = x->shape[2], layer = a.kind == NORM_LAYER;
     int assign = x->grad && bl_grad_take(x);
     const float *mean = n->save[0] ? n->save[0]->data : NULL, *rstd = n->save[1]->data;
     float *scratch = n->save[2]->data;
@@ -295,7 +262,8 @@ bl_tensor *bl_norm_modulate(bl_graph *g, bl_tensor *x, bl_tensor *shift, bl_tens
                             int rms, float eps, bl_tensor **tap)
 {
     char bx[64], b1[64], b2[64];
-    const char *op = rms ? "rmsnorm_modulate" : "layernorm_modulate";
+    bl_op id = rms ? BL_OP_RMSNORM_MODULATE : BL_OP_LAYERNORM_MODULATE;
+    const char *op = bl_op_name(id);
     if (tap) *tap = NULL;
     if (!x || x->ndim != 3 || !shift || !scale || shift->ndim != 2 ||
         !bl_same_shape(shift, scale) || shift->shape[0] != x->shape[0] ||
@@ -325,7 +293,7 @@ bl_tensor *bl_norm_modulate(bl_graph *g, bl_tensor *x, bl_tensor *shift, bl_tens
                        layer, eps);
     }
     if (tap) *tap = tp;
-    bl_node *n = bl_graph_node(g, op, norm_modulate_backward, y);
+    bl_node *n = bl_graph_node(g, id, norm_modulate_backward, y);
     if (n) {
         n->in[0] = x;
         n->in[1] = shift;
@@ -333,8 +301,7 @@ bl_tensor *bl_norm_modulate(bl_graph *g, bl_tensor *x, bl_tensor *shift, bl_tens
         n->save[0] = mean;
         n->save[1] = rstd;
         n->save[2] = scratch;
-        n->iarg[0] = layer;
-        n->farg[0] = eps;
+        BL_NODE_SAVE(n, ((norm_args){layer ? NORM_LAYER : NORM_RMS, D, eps}));
         n->assigns = 1u;
     }
     return y;

@@ -34,12 +34,18 @@ static void im2col(float *img, float *cols, int B, int C, int H, int W, int p, i
     }
 }
 
-/* node: in = {img, w, b}, save = {cols, dcols scratch (when img has a grad)},
- * iarg = {B, C, H, W, p} */
+/* An image batch's geometry: B images of C channels, H x W pixels, patches p x p. */
+typedef struct {
+    int B, C, H, W, p;
+} patch_args;
+
+/* node: in = {img, w, b}, save = {cols, dcols scratch (when img has a grad)} */
 static void patch_embed_backward(bl_node *n)
 {
     bl_tensor *img = n->in[0], *w = n->in[1], *b = n->in[2], *y = n->out;
-    int B = n->iarg[0], C = n->iarg[1], H = n->iarg[2], W = n->iarg[3], p = n->iarg[4];
+    patch_args a;
+    BL_NODE_LOAD(n, a);
+    int B = a.B, C = a.C, H = a.H, W = a.W, p = a.p;
     int D = w->shape[0], K = C * p * p, BT = B * (H / p) * (W / p);
     const float *cols = n->save[0]->data, *dy = y->grad;
     if (w->grad) bl_sgemm(1, 0, D, K, BT, 1.0f, dy, cols, 1.0f, w->grad);
@@ -86,15 +92,14 @@ bl_tensor *bl_patch_embed(bl_graph *g, bl_tensor *img, bl_tensor *w, bl_tensor *
     if (b)
         for (size_t t = 0; t < (size_t)B * T; t++)
             for (int d = 0; d < D; d++) y->data[t * D + d] += b->data[d];
-    bl_node *n = bl_graph_node(g, "patch_embed", patch_embed_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_PATCH_EMBED, patch_embed_backward, y);
     if (n) {
         n->in[0] = img;
         n->in[1] = w;
         n->in[2] = b;
         n->save[0] = cols;
         n->save[1] = dcols;
-        int ia[5] = {B, C, H, W, p};
-        memcpy(n->iarg, ia, sizeof ia);
+        BL_NODE_SAVE(n, ((patch_args){B, C, H, W, p}));
     }
     return y;
 }
@@ -124,12 +129,14 @@ static void unpatch_move(float *x, float *img, int B, int C, int H, int W, int p
     }
 }
 
-/* node: in = {x}, iarg = {C, H, W, p} */
+/* node: in = {x} */
 static void unpatchify_backward(bl_node *n)
 {
     bl_tensor *x = n->in[0], *y = n->out;
     if (!x->grad) return;
-    unpatch_move(x->grad, y->grad, x->shape[0], n->iarg[0], n->iarg[1], n->iarg[2], n->iarg[3], 0);
+    patch_args a;
+    BL_NODE_LOAD(n, a);
+    unpatch_move(x->grad, y->grad, x->shape[0], a.C, a.H, a.W, a.p, 0);
 }
 
 bl_tensor *bl_unpatchify(bl_graph *g, bl_tensor *x, int C, int H, int W, int p)
@@ -154,11 +161,10 @@ bl_tensor *bl_unpatchify(bl_graph *g, bl_tensor *x, int C, int H, int W, int p)
     bl_tensor *y = bl_graph_tensor(g, 4, (int[]){B, C, H, W}, BL_WANTS_GRAD(g, x));
     if (!y) return NULL;
     unpatch_move(x->data, y->data, B, C, H, W, p, 1);
-    bl_node *n = bl_graph_node(g, "unpatchify", unpatchify_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_UNPATCHIFY, unpatchify_backward, y);
     if (n) {
         n->in[0] = x;
-        int ia[4] = {C, H, W, p};
-        memcpy(n->iarg, ia, sizeof ia);
+        BL_NODE_SAVE(n, ((patch_args){B, C, H, W, p}));
     }
     return y;
 }
@@ -221,7 +227,7 @@ bl_tensor *bl_pos2d_add(bl_graph *g, bl_tensor *x, bl_tensor *row, bl_tensor *co
                 const float *rr = row->data + (size_t)r * D, *cc = col->data + (size_t)c * D;
                 for (int d = 0; d < D; d++) y->data[o + d] = x->data[o + d] + rr[d] + cc[d];
             }
-    bl_node *n = bl_graph_node(g, "pos2d", pos2d_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_POS2D, pos2d_backward, y);
     if (n) {
         n->assigns = 1u;   /* backward writes dx while it is logically zero */
         n->in[0] = x;

@@ -13,6 +13,8 @@
  * Backward per (token, head), from dy:  g = RoPE back (turn by -angle);
  *   RMSNorm back (llm.c layernorm_backward without the mean):  xhat = x rstd,
  *   dx = rstd (g w - xhat mean(g w xhat)),  dw += g xhat;  v: dx = dy.
+ * The RMSNorm row formulas (statistics, dx) are the norms' own (bl_nn_norm_row_stats and
+ * bl_nn_norm_row_bw in nn_private.h); RoPE's row is bl_nn_rope_row.
  */
 #include "nn/nn.h"
 #include "nn/nn_private.h"
@@ -43,8 +45,8 @@ BL_SIMD_CLONES static void prep_fw(const qkv_args *a, const float *restrict x, f
             const float *xh = xr + (size_t)j * hd, *w = j < a->H ? a->qw : a->kw, *src = xh;
             float *yh = yr + (size_t)j * hd;
             if (w) { /* q = self.q_norm(q) */
-                float *dst = a->cos ? tmp : yh;
-                float s = (float)(1.0 / sqrt(bl_nn_row_moment(xh, hd, 0.0, 1) / hd + (double)a->eps));
+                float *dst = a->cos ? tmp : yh, m, s;
+                bl_nn_norm_row_stats(xh, hd, 0, a->eps, &m, &s);
                 rstd[r * nqk + j] = s;
 #pragma omp simd
                 for (int i = 0; i < hd; i++) dst[i] = xh[i] * s * w[i];
@@ -70,7 +72,8 @@ static inline BL_VMATH_INLINE void add_or_copy(float *restrict d, const float *r
 }
 
 /* Backward of rows [r0, r1): dx (= when assign, else +=; NULL: not wanted) from dy; dw partial
- * sums for q (dwp[0, hd)) and k (dwp[hd, 2 hd)). tmp: hd floats. */
+ * sums for q (dwp[0, hd)) and k (dwp[hd, 2 hd)). tmp: hd floats (RoPE's turned-back g, then
+ * g w for the RMSNorm row). */
 BL_SIMD_CLONES static void prep_bw(const qkv_args *a, const float *restrict x,
                                    const float *restrict dy, float *restrict dx,
                                    const float *restrict rstd, float *restrict dwp,
@@ -90,23 +93,13 @@ BL_SIMD_CLONES static void prep_bw(const qkv_args *a, const float *restrict x,
             if (w) {
                 const float *xh = x + o;
                 float s = rstd[r * nqk + j], *dw = dwp + (j < a->H ? 0 : hd);
-                float acc[BL_NN_LANES] = {0}, dxhat = 0.0f;
-                int i = 0;
-                for (; i + BL_NN_LANES <= hd; i += BL_NN_LANES)
-                    for (int l = 0; l < BL_NN_LANES; l++)
-                        acc[l] += g[i + l] * w[i + l] * (xh[i + l] * s);
-                for (; i < hd; i++) dxhat += g[i] * w[i] * (xh[i] * s);
-                dxhat += bl_nn_lanes_sum_f(acc);
-                dxhat /= hd;
-                if (d && assign) {
 #pragma omp simd
-                    for (i = 0; i < hd; i++) d[i] = s * (g[i] * w[i] - xh[i] * s * dxhat);
-                } else if (d) {
+                for (int i = 0; i < hd; i++) dw[i] += g[i] * (xh[i] * s);
+                if (d) { /* g may be tmp itself: each element read before it is written */
 #pragma omp simd
-                    for (i = 0; i < hd; i++) d[i] += s * (g[i] * w[i] - xh[i] * s * dxhat);
+                    for (int i = 0; i < hd; i++) tmp[i] = g[i] * w[i];
+                    bl_nn_norm_row_bw(xh, tmp, d, 0.0f, s, hd, 0, assign);
                 }
-#pragma omp simd
-                for (i = 0; i < hd; i++) dw[i] += g[i] * (xh[i] * s);
             } else if (d) {
                 add_or_copy(d, g, hd, assign);
             }
@@ -124,14 +117,24 @@ static void chunk_rows(size_t n, int c, size_t *r0, size_t *r1)
     *r1 = *r0 + step < n ? *r0 + step : n;
 }
 
-/* node: in = {qkv, qw, kw}, save = {rstd [rows, H + KVH] or NULL, scratch [chunks, 3 hd]},
- * ptr = {cos, sin} tensors, iarg = {H, KVH, hd, T}, farg = {eps}; assigns qkv */
+/* What the node keeps: the sizes and eps of qkv_args, the RoPE tables (the caller's, valid
+ * until backward) instead of their data. */
+typedef struct {
+    int H, KVH, hd, T;
+    float eps;
+    const bl_tensor *cos, *sin;
+} qkv_node_args;
+
+/* node: in = {qkv, qw, kw}, save = {rstd [rows, H + KVH] or NULL, scratch [chunks, 3 hd]};
+ * assigns qkv */
 static void qkv_prepare_backward(bl_node *n)
 {
     bl_tensor *x = n->in[0], *qw = n->in[1], *kw = n->in[2], *y = n->out;
     if (!x->grad && !(qw && qw->grad) && !(kw && kw->grad)) return;
-    const bl_tensor *ct = n->ptr[0], *st = n->ptr[1];
-    qkv_args a = {n->iarg[0], n->iarg[1], n->iarg[2], n->iarg[3], n->farg[0],
+    qkv_node_args na;
+    BL_NODE_LOAD(n, na);
+    const bl_tensor *ct = na.cos, *st = na.sin;
+    qkv_args a = {na.H, na.KVH, na.hd, na.T, na.eps,
                   qw ? qw->data : NULL, kw ? kw->data : NULL, ct ? ct->data : NULL,
                   st ? st->data : NULL};
     int hd = a.hd, assign = x->grad && bl_grad_take(x);
@@ -195,20 +198,14 @@ bl_tensor *bl_qkv_prepare(bl_graph *g, bl_tensor *qkv, int H, int KVH, bl_tensor
             prep_fw(&a, qkv->data, y->data, rstd ? rstd->data : NULL,
                     scratch->data + (size_t)c * 3 * hd + 2 * hd, r0, r1);
     }
-    bl_node *n = bl_graph_node(g, "qkv_prepare", qkv_prepare_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_QKV_PREPARE, qkv_prepare_backward, y);
     if (n) {
         n->in[0] = qkv;
         n->in[1] = q_w;
         n->in[2] = k_w;
         n->save[0] = rstd;
         n->save[1] = scratch;
-        n->ptr[0] = cos_t;
-        n->ptr[1] = sin_t;
-        n->iarg[0] = H;
-        n->iarg[1] = KVH;
-        n->iarg[2] = hd;
-        n->iarg[3] = T;
-        n->farg[0] = eps;
+        BL_NODE_SAVE(n, ((qkv_node_args){H, KVH, hd, T, eps, cos_t, sin_t}));
         n->assigns = 1u;
     }
     return y;

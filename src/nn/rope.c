@@ -72,12 +72,18 @@ static void rotate(const float *src, float *dst, const float *cos_t, const float
     }
 }
 
-/* node: in = {x}, ptr = {cos, sin} */
+/* node: in = {x} */
+typedef struct {
+    const bl_tensor *cos, *sin;     /* the caller's tables [T, head_dim], valid until backward */
+} rope_args;
+
 static void rope_backward(bl_node *n)
 {
     bl_tensor *x = n->in[0], *y = n->out;
     if (!x->grad) return;
-    const bl_tensor *c = n->ptr[0], *s = n->ptr[1];
+    rope_args a;
+    BL_NODE_LOAD(n, a);
+    const bl_tensor *c = a.cos, *s = a.sin;
     int T = x->shape[x->ndim - 2], hd = x->shape[x->ndim - 1];
     rotate(y->grad, x->grad, c->data, s->data, x->numel / ((size_t)T * hd), T, hd, -1.0f, 1);
 }
@@ -104,11 +110,10 @@ bl_tensor *bl_rope(bl_graph *g, bl_tensor *x, const bl_tensor *cos_t, const bl_t
     bl_tensor *y = bl_graph_tensor(g, x->ndim, x->shape, BL_WANTS_GRAD(g, x));
     if (!y) return NULL;
     rotate(x->data, y->data, cos_t->data, sin_t->data, x->numel / ((size_t)T * hd), T, hd, 1.0f, 0);
-    bl_node *n = bl_graph_node(g, "rope", rope_backward, y);
+    bl_node *n = bl_graph_node(g, BL_OP_ROPE, rope_backward, y);
     if (n) {
         n->in[0] = x;
-        n->ptr[0] = cos_t;
-        n->ptr[1] = sin_t;
+        BL_NODE_SAVE(n, ((rope_args){cos_t, sin_t}));
     }
     return y;
 }

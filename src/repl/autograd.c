@@ -16,7 +16,7 @@ struct bl_agnode {
     int nin, capin;
     bl_value **in;              /* argument values that need a gradient (references) */
     bl_tensor **view;           /* their copies in g: view[i]->grad receives d(out)/d(in[i]) */
-    const char *op;             /* the last op recorded (for grad_fn=<op>) */
+    const char *op;             /* bl_op_name of the last op recorded (grad_fn=<op>), or "view" */
     bl_value *owner;            /* kept alive while the node lives (a model handle) */
     int freed;                  /* saved tensors given up after a backward without retain */
     bl_tensor *pending;         /* during backward: the gradient its users sent */
@@ -204,7 +204,7 @@ bl_value *bl_ag_end(bl_ag *ag, bl_tensor *out)
     }
     n->out = out;
     n->seq = ++next_seq;
-    n->op = bl_graph_node_count(n->g) ? bl_graph_node_at(n->g, bl_graph_node_count(n->g) - 1)->op : "view";
+    n->op = bl_graph_node_count(n->g) ? bl_op_name(bl_graph_node_at(n->g, bl_graph_node_count(n->g) - 1)->op) : "view";
     v->node = n;
     return v;
 }
@@ -254,7 +254,7 @@ bl_value *bl_ag_graph_value(bl_session *s, bl_graph *g, const unsigned *gen, bl_
     n->out = out;
     n->owner = bl_val_ref(owner);
     n->seq = ++next_seq;
-    n->op = bl_graph_node_count(g) ? bl_graph_node_at(g, bl_graph_node_count(g) - 1)->op : "model";
+    n->op = bl_graph_node_count(g) ? bl_op_name(bl_graph_node_at(g, bl_graph_node_count(g) - 1)->op) : "model";
     v->node = n;
     return v;
 }

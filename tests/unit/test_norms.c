@@ -101,7 +101,7 @@ BL_TEST(test_qk_norm_grad)
     /* the tape names the op */
     bl_graph *g = bl_graph_new();
     bl_tensor *y = bl_qk_norm(g, in[0], in[1], eps);
-    CHECK(y && bl_graph_node_count(g) == 1 && strcmp(bl_graph_node_at(g, 0)->op, "qk_norm") == 0,
+    CHECK(y && bl_graph_node_count(g) == 1 && bl_graph_node_at(g, 0)->op == BL_OP_QK_NORM,
           "qk_norm node");
     bl_graph_free(g);
     FREE_ALL(in);

@@ -8,6 +8,8 @@
 #include "core/error.h"
 #include "core/graph.h"
 #include "core/ops.h"
+#include "core/ops_math.h"
+#include "core/op.h"
 #include "core/rng.h"
 #include "core/tensor.h"
 #include "../check.h"
@@ -693,8 +695,47 @@ BL_TEST(test_dropout)
     free_all(xs, 1);
 }
 
+/* Every op has one name (op.h): distinct, found again by bl_op_lookup; the binary, unary and
+ * reduction blocks line up with tensor_math.h's enums (names written out here); a recorded node
+ * carries its op, whichever kernel made it. */
+BL_TEST(test_op_names)
+{
+    for (int i = 0; i < BL_OP_COUNT; i++) {
+        const char *a = bl_op_name((bl_op)i);
+        CHECK(a && a[0] && strcmp(a, "?") && bl_op_lookup(a) == i, "op %d name %s", i, a);
+    }
+    CHECK(bl_op_lookup("no_such_op") == -1 && bl_op_lookup(NULL) == -1, "unknown name");
+    CHECK(!strcmp(bl_op_name(BL_OP_COUNT), "?"), "out of range");
+    static const char *bin[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge"};
+    static const char *un[] = {"neg", "abs", "sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "sigmoid", "sign",
+                               "floor", "ceil", "erf"};
+    static const char *red[] = {"sum", "mean", "var", "std", "rms", "min", "max"};
+    for (int k = 0; k <= BL_GE; k++) CHECK(!strcmp(bl_op_name(BL_OP_OF_BINOP(k)), bin[k]), "binop %d", k);
+    for (int k = 0; k <= BL_ERF; k++) CHECK(!strcmp(bl_op_name(BL_OP_OF_UNOP(k)), un[k]), "unop %d", k);
+    for (int k = 0; k <= BL_MAX; k++) CHECK(!strcmp(bl_op_name(BL_OP_OF_REDUCE(k)), red[k]), "reduce %d", k);
+
+    bl_graph *g = bl_graph_new();
+    bl_tensor *a = bl_tensor_new(2, (int[]){2, 3}), *b = bl_tensor_new(2, (int[]){2, 3});
+    bl_tensor_require_grad(a);
+    bl_tensor_fill(a, 0.5f);
+    bl_tensor_fill(b, 2.0f);
+    bl_add(g, a, b);
+    bl_binary_op(g, BL_ADD, a, b);
+    bl_pow_scalar(g, a, 3.0f);
+    bl_binary_op(g, BL_POW, a, b);
+    bl_linear(g, a, b, NULL);
+    static const bl_op want[] = {BL_OP_ADD, BL_OP_ADD, BL_OP_POW, BL_OP_POW, BL_OP_LINEAR};
+    CHECK(bl_graph_node_count(g) == 5, "%d nodes", bl_graph_node_count(g));
+    for (int i = 0; i < 5 && i < bl_graph_node_count(g); i++)
+        CHECK(bl_graph_node_at(g, i)->op == want[i], "node %d is %s", i, bl_op_name(bl_graph_node_at(g, i)->op));
+    bl_graph_free(g);
+    bl_tensor_free(a);
+    bl_tensor_free(b);
+}
+
 int main(void)
 {
+    RUN(test_op_names);
     RUN(test_grad_linear);
     RUN(test_grad_matmul);
     RUN(test_grad_add_mul);
