@@ -3,6 +3,7 @@
 #include "viz/plot.h"
 #include "core/fmt.h"
 #include "viz/draw.h"
+#include "viz/termimg.h"
 #include "viz/color.h"
 #include "core/error.h"
 #include "core/fileio.h"
@@ -20,7 +21,11 @@
 
 /* ---- PNG ---- */
 
-static int write_png(FILE *fp, cairo_surface_t *s, const bl_figure *f)
+/* Encode the opaque ARGB32 image s as 8-bit RGB PNG, either to the file fp with zlib's default
+ * level and tEXt chunks from f, or (fp NULL) through libpng's write callback write_fn(io) with
+ * zlib level 1 and the SUB filter (bl_png_mem: a terminal picture is shown once, so speed
+ * counts more than size). 0, or -1 with "out of memory" / "libpng failed ...". */
+static int png_encode(cairo_surface_t *s, const bl_figure *f, FILE *fp, png_rw_ptr write_fn, void *io)
 {
     int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
     int stride = cairo_image_surface_get_stride(s);
@@ -38,14 +43,20 @@ static int write_png(FILE *fp, cairo_surface_t *s, const bl_figure *f)
         free(row);
         return bl_fail("libpng failed while writing");
     }
-    png_init_io(png, fp);
+    if (fp) {
+        png_init_io(png, fp);
+    } else {
+        png_set_write_fn(png, io, write_fn, NULL);
+        png_set_compression_level(png, 1);
+        png_set_filter(png, 0, PNG_FILTER_SUB);
+    }
     png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_text text[4];
     int nt = 0;
     const char *keys[4] = {"Software", "Title", "Command", "Config"};
-    const char *vals[4] = {BL_SOFTWARE, f->title, f->command, f->config};
-    for (int i = 0; i < 4; i++) {
+    const char *vals[4] = {BL_SOFTWARE, f ? f->title : NULL, f ? f->command : NULL, f ? f->config : NULL};
+    for (int i = 0; f && i < 4; i++) {
         if (!vals[i]) continue;
         memset(&text[nt], 0, sizeof text[nt]);
         text[nt].compression = PNG_TEXT_COMPRESSION_NONE;
@@ -54,11 +65,11 @@ static int write_png(FILE *fp, cairo_surface_t *s, const bl_figure *f)
         text[nt].text_length = strlen(vals[i]);
         nt++;
     }
-    png_set_text(png, info, text, nt);
+    if (nt) png_set_text(png, info, text, nt);
     png_write_info(png, info);
     for (int y = 0; y < h; y++) {
         const uint32_t *src = (const uint32_t *)(data + (long)y * stride);
-        for (int x = 0; x < w; x++) { /* opaque (white background): premultiplied = plain */
+        for (int x = 0; x < w; x++) { /* opaque (white or dark page): premultiplied = plain */
             row[3 * x] = (src[x] >> 16) & 255;
             row[3 * x + 1] = (src[x] >> 8) & 255;
             row[3 * x + 2] = src[x] & 255;
@@ -69,6 +80,24 @@ static int write_png(FILE *fp, cairo_surface_t *s, const bl_figure *f)
     png_destroy_write_struct(&png, &info);
     free(row);
     return 0;
+}
+
+/* libpng's write callback for bl_png_encode: the caller's byte sink */
+typedef struct {
+    void (*put)(void *io, const void *data, size_t n);
+    void *io;
+} png_sink;
+
+static void png_to_sink(png_structp png, png_bytep data, png_size_t n)
+{
+    png_sink *k = png_get_io_ptr(png);
+    k->put(k->io, data, n);
+}
+
+int bl_png_encode(cairo_surface_t *s, void (*put)(void *io, const void *data, size_t n), void *io)
+{
+    png_sink k = {put, io};
+    return png_encode(s, NULL, NULL, png_to_sink, &k);
 }
 
 static int save_png(const bl_figure *f, FILE *fp, int w, int h, double scale)
@@ -86,7 +115,7 @@ static int save_png(const bl_figure *f, FILE *fp, int w, int h, double scale)
     int r = bl_draw_figure(f, cr, w, h);
     cairo_destroy(cr);
     cairo_surface_flush(s);
-    if (!r) r = write_png(fp, s, f);
+    if (!r) r = png_encode(s, f, fp, NULL, NULL);
     cairo_surface_destroy(s);
     return r;
 }

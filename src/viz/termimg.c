@@ -3,7 +3,6 @@
 #include "viz/draw.h"
 #include "viz/term.h"
 #include "core/error.h"
-#include <png.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,50 +57,15 @@ static void mem_put(membuf *m, const void *data, size_t n)
     m->n += n;
 }
 
-static void png_to_mem(png_structp png, png_bytep data, png_size_t n) { mem_put(png_get_io_ptr(png), data, n); }
-static void png_flush_none(png_structp png) { (void)png; }
+
+static void mem_sink(void *io, const void *data, size_t n) { mem_put(io, data, n); }
 
 int bl_png_mem(cairo_surface_t *s, unsigned char **out, size_t *out_n)
 {
-    int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
-    int stride = cairo_image_surface_get_stride(s);
-    const unsigned char *data = cairo_image_surface_get_data(s);
     membuf m = {0};
-    unsigned char *row = malloc((size_t)w * 3);
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
-    png_infop info = png ? png_create_info_struct(png) : NULL;
-    if (!row || !png || !info) {
-        png_destroy_write_struct(&png, &info);
-        free(row);
-        return bl_fail("out of memory");
-    }
-    if (setjmp(png_jmpbuf(png))) {
-        png_destroy_write_struct(&png, &info);
-        free(row);
+    if (bl_png_encode(s, mem_sink, &m) < 0 || m.oom) {
         free(m.p);
-        return bl_fail("libpng failed while encoding");
-    }
-    png_set_write_fn(png, &m, png_to_mem, png_flush_none);
-    png_set_compression_level(png, 1);
-    png_set_filter(png, 0, PNG_FILTER_SUB);
-    png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
-                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(png, info);
-    for (int y = 0; y < h; y++) {
-        const uint32_t *src = (const uint32_t *)(data + (long)y * stride);
-        for (int x = 0; x < w; x++) {   /* opaque: premultiplied = plain */
-            row[3 * x] = (src[x] >> 16) & 255;
-            row[3 * x + 1] = (src[x] >> 8) & 255;
-            row[3 * x + 2] = src[x] & 255;
-        }
-        png_write_row(png, row);
-    }
-    png_write_end(png, info);
-    png_destroy_write_struct(&png, &info);
-    free(row);
-    if (m.oom) {
-        free(m.p);
-        return bl_fail("out of memory");
+        return m.oom ? bl_fail("out of memory") : -1;
     }
     *out = m.p, *out_n = m.n;
     return 0;

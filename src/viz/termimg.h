@@ -30,6 +30,9 @@ cairo_surface_t *bl_fig_raster(const bl_figure *f, int w, int h);
 /* The image as a PNG in memory (8-bit RGB, zlib level 1: a terminal picture is shown once, so
  * speed counts more than size). *png is malloc'ed. Returns 0 or -1 ("out of memory", libpng). */
 int bl_png_mem(cairo_surface_t *s, unsigned char **png, size_t *n);
+/* The same PNG handed to put(io, bytes, n) piece by piece (save.c, the one PNG encoder, which
+ * also writes the files: zlib level 1 and the SUB filter here). 0 or -1 (libpng, memory). */
+int bl_png_encode(cairo_surface_t *s, void (*put)(void *io, const void *data, size_t n), void *io);
 
 /* Standard base64 (RFC 4648, with '=' padding) of n bytes into out (room for 4 * ((n + 2) / 3)
  * bytes, no NUL written). Returns the length written. */
