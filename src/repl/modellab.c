@@ -40,9 +40,14 @@ static const struct lab_kind {
     const char *loss_call;      /* the kind's loss function, for errors */
     lab_forward_fn forward;
     bl_value *(*batch)(bl_callargs *a, bl_run *r);
+    const char *no_grad;        /* the inputs that take no gradient, and why (an error names them) */
 } lab_kinds[] = {
-    [BL_MODEL_DIT] = { 2, "images and times: m(xt, t)", "flow_loss(m, x0, noise, t)", dit_forward, dit_batch },
-    [BL_MODEL_GPT] = { 1, "token ids: m(tokens)", "ce_loss(m, tokens, targets)", gpt_forward, gpt_batch },
+    [BL_MODEL_DIT] = { 2, "images and times: m(xt, t)", "flow_loss(m, x0, noise, t)", dit_forward, dit_batch,
+                       "the times t take no gradient (the timestep features are not differentiated; "
+                       "the images xt do)" },
+    [BL_MODEL_GPT] = { 1, "token ids: m(tokens)", "ce_loss(m, tokens, targets)", gpt_forward, gpt_batch,
+                       "token ids take no gradient (they are integers; PyTorch refuses requires_grad "
+                       "on them)" },
 };
 
 static const struct lab_kind *lab_kind(const bl_model *m) { return &lab_kinds[bl_kind_of(m->kind)->kind]; }
@@ -194,6 +199,19 @@ static int gpt_forward(bl_callargs *a, bl_model *m, int first, bl_train_state *s
 }
 
 /* m(xt, t) / m(tokens): first = the index of the first input argument. */
+/* Refuse, naming the argument, an argument from..n-1 that needs a gradient the call cannot give
+ * (why: what takes none and why); not while gradients are off. 0, or -1 with the error. */
+static int refuse_grads(bl_callargs *a, int from, const char *why)
+{
+    for (int i = from; bl_ag_enabled(a->s) && i < a->n; i++)
+        if (bl_val_needs_grad(a->v[i])) {
+            bl_fail("%s: %s: use detach(...) on it, or no_grad", a->fname, why);
+            fail_at(a, a->vpos[i]);
+            return -1;
+        }
+    return 0;
+}
+
 static bl_value *run_forward(bl_callargs *a, bl_model *m, int first, bl_value *owner)
 {
     const struct lab_kind *lk = lab_kind(m);
@@ -207,6 +225,9 @@ static bl_value *run_forward(bl_callargs *a, bl_model *m, int first, bl_value *o
     bl_train_state *st = bl_train_get(m);
     if (!st) return NULL;
     int record = bl_ag_enabled(a->s);
+    /* an input that needs a gradient it cannot get is refused, not silently dropped: TinyDiT's
+     * first input (the images) takes one, nothing else does */
+    if (refuse_grads(a, first + (lk->forward == dit_forward), lk->no_grad) < 0) return NULL;
     bl_tensor *out = NULL, *x_in = NULL;
     /* d/dxt when the images need a gradient (torch: x.requires_grad_(); m(x, t).sum().backward());
      * a kind whose inputs are integer tokens leaves x_in NULL */
@@ -254,7 +275,10 @@ static void note_loss(bl_model *m, const bl_tensor *loss, long long items)
 bl_value *bl_fn_flow_loss(bl_callargs *a)
 {
     bl_model *m = model_arg(a, 0, BL_MODEL_DIT);
-    if (!m || bl_nargs(a, 4, 4) < 0) return NULL;
+    if (!m || bl_nargs(a, 4, 4) < 0 ||
+        refuse_grads(a, 1, "x0, noise and t take no gradient (the loss differentiates the parameters; "
+                           "m(xt, t) differentiates its images)") < 0)
+        return NULL;
     bl_tensor *x0 = tensor_arg(a, 1, 4, "x0", "[B, C, H, W]"), *e = x0 ? tensor_arg(a, 2, 4, "noise", "[B, C, H, W]") : NULL;
     if (!e) return NULL;
     if (!bl_same_shape(x0, e)) {
@@ -278,7 +302,9 @@ bl_value *bl_fn_flow_loss(bl_callargs *a)
 bl_value *bl_fn_ce_loss(bl_callargs *a)
 {
     bl_model *m = model_arg(a, 0, BL_MODEL_GPT);
-    if (!m || bl_nargs(a, 3, 3) < 0) return NULL;
+    if (!m || bl_nargs(a, 3, 3) < 0 ||
+        refuse_grads(a, 1, "token ids and targets take no gradient (they are integers)") < 0)
+        return NULL;
     bl_tensor *x = tensor_arg(a, 1, 2, "tokens", "[B, T] (integer ids)");
     bl_tensor *y = x ? tensor_arg(a, 2, 2, "targets", "[B, T] (integer ids)") : NULL;
     if (!y) return NULL;
