@@ -1440,6 +1440,37 @@ BL_TEST(slide_controls_at_two_sizes)
     session_free(s);
 }
 
+/* The picture fixes of a fresh-user test: labels= names lengen's models only, the training
+ * context marker keeps its name and is drawn dashed in no run's colour. */
+BL_TEST(lengen_labels_name_the_models_only)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512];
+    CHECK(run_in(s, "g = gpt(dim=16, depth=1, heads=2, context=8); h = gpt(dim=16, depth=1, heads=2, context=8, pos=\"rope\")\n"
+                    "use g; data text") == 0, "%s", bl_error());
+    snprintf(cmd, sizeof cmd, "lengen g h factor=2 windows=2 labels=learned,RoPE > %s", tmp("lg.png"));
+    if (traced(s, &lay, cmd) == 0) {
+        CHECK(layout_count(&lay, BL_TEXT_LEGEND, 0, "learned") == 1 && layout_count(&lay, BL_TEXT_LEGEND, 0, "RoPE") == 1 &&
+                  layout_count(&lay, BL_TEXT_LEGEND, 0, "training context 8") == 1,
+              "labels= did not name the two models and keep the marker's name");
+        int runs[2] = { -2, -2 }, nrun = 0, guide = 0;
+        for (int k = 0; k < lay.nseries; k++) {
+            const bl_series_style *st = &lay.series[k];
+            if (st->panel != 0 || st->dash < 0) continue;
+            if (st->dash == 0 && nrun < 2) runs[nrun++] = st->color;
+            else if (st->dash > 0) {
+                guide++;
+                CHECK(st->color != runs[0] && st->color != runs[1], "the marker has a run's colour %d", st->color);
+            }
+        }
+        CHECK(nrun == 2 && guide == 1, "%d solid runs, %d dashed markers (expected 2 and 1)", nrun, guide);
+    }
+    snprintf(cmd, sizeof cmd, "lengen g h factor=2 windows=2 labels=a,b,c > %s", tmp("lg.png"));
+    CHECK(run_in(s, cmd) < 0 && strstr(errbuf, "3 names for 2 runs"), "labels= of 3 names for 2 models: %s", errbuf);
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -1470,6 +1501,7 @@ int main(void)
     RUN(rms_and_weight_axes_end_at_first_tick_past_data);
     RUN(cell_values_readable_or_left_out);
     RUN(attn_heads_share_one_colour_bar);
+    RUN(lengen_labels_name_the_models_only);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
