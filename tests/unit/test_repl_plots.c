@@ -1471,6 +1471,40 @@ BL_TEST(lengen_labels_name_the_models_only)
     session_free(s);
 }
 
+/* xlim= and ylim= are honoured as given (ylim=LO: above the lowest loss starts the axis at LO),
+ * and a range holding no data point is a one-line error naming it, not an empty chart. */
+BL_TEST(axis_ranges_honoured_or_refused)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512];
+    CHECK(run_in(s, "g = gpt(dim=16, depth=1, heads=2, context=8); h = gpt(dim=16, depth=1, heads=2, context=8, pos=\"rope\")\n"
+                    "use g; data text; train g 12 quiet=on; train h 12 quiet=on") == 0, "%s", bl_error());
+    snprintf(cmd, sizeof cmd, "plot loss g h > %s", tmp("ax.png"));
+    const bl_axes_box *r;
+    if (traced(s, &lay, cmd) || !(r = layout_axes(&lay, 0))) {
+        session_free(s);
+        return;
+    }
+    double lo = r->yr.lo, hi = r->yr.hi, mid = (lo + hi) / 2;   /* the data reach both ends, less a 5% margin */
+    snprintf(cmd, sizeof cmd, "plot loss g h ylim=%.6f: > %s", mid, tmp("ax.png"));
+    CHECK(traced(s, &lay, cmd) == 0 && (r = layout_axes(&lay, 0)) && fabs(r->yr.lo - mid) < 1e-4,
+          "ylim=%.6f: gave y from %g (data's axis %g .. %g)", mid, r ? r->yr.lo : 0, lo, hi);
+    char bad[4][64];
+    snprintf(bad[0], sizeof bad[0], "ylim=%d:", (int)ceil(hi) + 1);
+    snprintf(bad[1], sizeof bad[1], "ylim=:%d", (int)floor(lo) - 1);
+    snprintf(bad[2], sizeof bad[2], "xlim=-100:-50");
+    snprintf(bad[3], sizeof bad[3], "xlim=1000:");
+    for (int k = 0; k < 4; k++) {
+        snprintf(cmd, sizeof cmd, "plot loss g h %s > %s", bad[k], tmp("ax.png"));
+        char want[320];
+        snprintf(want, sizeof want, "%s holds no data", bad[k]);
+        CHECK(run_in(s, cmd) < 0 && strstr(errbuf, want) && strcspn(errbuf, "\n") + 1 >= strlen(errbuf), "%s: %s", bad[k], errbuf);
+    }
+    CHECK(bl_session_get(s, "g") && bl_session_get(s, "h"), "values lost after errors");
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -1502,6 +1536,7 @@ int main(void)
     RUN(cell_values_readable_or_left_out);
     RUN(attn_heads_share_one_colour_bar);
     RUN(lengen_labels_name_the_models_only);
+    RUN(axis_ranges_honoured_or_refused);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
