@@ -1505,6 +1505,23 @@ BL_TEST(axis_ranges_honoured_or_refused)
     session_free(s);
 }
 
+/* A small font (font=0.5) asks for more x ticks than fit the tick table: the step must grow so
+ * that the ticks still reach the axis's end (they stopped at 30 of 0 .. 40). */
+BL_TEST(small_font_ticks_cover_the_axis)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512] = "lineplot([1", *e = cmd + strlen(cmd);
+    for (int i = 1; i <= 40; i++) e += sprintf(e, ", %d", 1 + i % 2);   /* y in 1 .. 2, x 0 .. 40 */
+    snprintf(e, sizeof cmd - (size_t)(e - cmd), "], font=0.5) > %s", tmp("fs.png"));
+    if (traced(s, &lay, cmd) == 0) {
+        const bl_axes_box *r = layout_axes(&lay, 0);
+        CHECK(r && r->xr.hi >= 40 && r->xr.hi < 42, "x axis ends at %g", r ? r->xr.hi : 0);
+        CHECK(layout_count(&lay, BL_TEXT_TICK, 0, "40") == 1, "no tick label at 40, the axis's end");
+    }
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -1537,6 +1554,7 @@ int main(void)
     RUN(attn_heads_share_one_colour_bar);
     RUN(lengen_labels_name_the_models_only);
     RUN(axis_ranges_honoured_or_refused);
+    RUN(small_font_ticks_cover_the_axis);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
