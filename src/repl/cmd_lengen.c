@@ -151,7 +151,7 @@ static bl_figure *lengen_figure(lg_run *r, int n, int windows, int half, int sli
         char c[64];
         snprintf(c, sizeof c, "training context %d", ctx);
         float cx[2] = { (float)ctx, (float)ctx }, cy[2] = { lo, hi };
-        rc = bl_panel_line(p, c, cx, cy, 2, 0) < 0 ? -1 : 0;
+        rc = bl_panel_line(p, c, cx, cy, 2, BL_GUIDE) < 0 ? -1 : 0;
     }
     if (rc == 0) bl_panel_xcount(p, 1);
     /* the table (.csv): position, then one column per model */

@@ -176,6 +176,11 @@ uint32_t bl_palette(int i)
     return tab10[((i % 10) + 10) % 10];
 }
 
+uint32_t bl_series_rgb(const bl_series *se)
+{
+    return se->flags & BL_GUIDE ? 0x999999 : bl_palette(se->color);
+}
+
 static const int cube[6] = {0, 95, 135, 175, 215, 255};
 
 static long dist2(uint32_t a, int r, int g, int b)

@@ -39,6 +39,9 @@ uint32_t bl_image_rgb(const bl_panel *p, int i, int x, int y);
 /* Series colour i of the palette (matplotlib's tab10, i taken modulo 10). */
 uint32_t bl_palette(int i);
 
+/* The colour series se is drawn in: its palette colour, or grey (#999999) for a BL_GUIDE line. */
+uint32_t bl_series_rgb(const bl_series *se);
+
 /* a * (1 - t) + b * t per channel */
 uint32_t bl_rgb_mix(uint32_t a, uint32_t b, double t);
 

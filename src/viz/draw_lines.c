@@ -104,8 +104,8 @@ static void series_dashes(dctx *d, const bl_panel *p, box a, const bl_scale *xs,
     double tol = fmax(2.6 * d->u, 2);
     for (int s = 0; s < p->nseries && s < n; s++) {
         const bl_series *se = &p->series[s];
-        dash[s] = 0;
-        if (se->flags & (BL_FAINT | BL_NO_LINE)) continue;
+        dash[s] = se->flags & BL_GUIDE ? 1 : 0;   /* a reference line: always dashed */
+        if (se->flags & (BL_FAINT | BL_NO_LINE | BL_GUIDE)) continue;
         unsigned used = 0;
         for (int r = 0; r < s; r++) {
             const bl_series *q = &p->series[r];
@@ -146,7 +146,7 @@ static void draw_legend(dctx *d, const bl_panel *p, const legend_geom *L, bl_axe
         int row = k % L->nrow, col = k / L->nrow;
         double cy = by + LEG_PAD * em + (row + 0.5) * LEG_ROW * em - 3.0 / 17 * em;
         double kx = bx + LEG_PAD * em + col * colw, keyw = LEG_KEY * em;
-        uint32_t c = bl_palette(se->color);
+        uint32_t c = bl_series_rgb(se);
         if (!(se->flags & BL_NO_LINE)) {   /* the key drawn as the line is, dashes too */
             cairo_save(d->cr);
             if (s < ndash && dash[s]) set_dash(d->cr, dash[s], 2.5 * scale * u);
@@ -233,7 +233,7 @@ static void draw_band(dctx *d, const bl_series *se, box a, const bl_scale *xs, c
                 cairo_line_to(d->cr, a.x + a.w * fmax(-10, fmin(11, bl_scale_pos(xs, se->x[k]))),
                               a.y + a.h * (1 - fmax(-10, fmin(11, bl_scale_pos(ys, se->y2[k])))));
             cairo_close_path(d->cr);
-            dr_rgb(d->cr, bl_palette(se->color), 0.2);
+            dr_rgb(d->cr, bl_series_rgb(se), 0.2);
             cairo_fill(d->cr);
         }
         i = j > i ? j : i + 1;
@@ -268,7 +268,7 @@ void dr_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, const bl_ra
         const bl_series *se = &p->series[s];
         int faint = (se->flags & BL_FAINT) != 0;
         d->series = s;
-        uint32_t col = bl_palette(se->color);
+        uint32_t col = bl_series_rgb(se);
         int dots = 0, ds = s < BL_LAYOUT_MAX_SERIES ? dash[s] : 0;
         if (!(se->flags & BL_NO_LINE)) {
             int pen = 0;

@@ -283,7 +283,7 @@ int bl_panel_line(bl_panel *p, const char *label, const float *x, const float *y
     int prev = p->nseries ? p->series[p->nseries - 1].color : -1, used = -1;
     for (int i = 0; i < p->nseries; i++)
         if (p->series[i].color > used) used = p->series[i].color;
-    s->color = (flags & BL_SAME_COLOR) && prev >= 0 ? prev : used + 1;
+    s->color = flags & BL_GUIDE ? -1 : (flags & BL_SAME_COLOR) && prev >= 0 ? prev : used + 1;
     return p->nseries++;
 }
 

@@ -53,6 +53,8 @@ enum {
     BL_SAME_COLOR = 8, /* reuse the previous series' colour instead of the next palette colour */
     BL_NO_LEGEND = 16, /* leave out of the legend */
     BL_BAND = 32,      /* a filled band from y to y2 (bl_panel_band); no line, no legend */
+    BL_GUIDE = 64,     /* a reference line, not a run (lengen's training context): grey, dashed,
+                        * no palette colour (color -1), its label kept by labels= */
 };
 
 typedef struct {
@@ -61,7 +63,7 @@ typedef struct {
     float *y2;      /* a band's upper edge (BL_BAND), n points; NULL otherwise */
     int n;
     unsigned flags; /* BL_MARKERS | ... */
-    int color;      /* index into the palette (bl_palette) */
+    int color;      /* index into the palette (bl_palette); -1 for a BL_GUIDE line */
 } bl_series;
 
 typedef struct {

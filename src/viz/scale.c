@@ -53,6 +53,7 @@ static int multiples(double lo, double hi, double step, double *t, int cap)
 static int linear_ticks(double lo, double hi, int max_ticks, double *t, int cap, double *step_out)
 {
     if (max_ticks < 2) max_ticks = 2;
+    if (cap >= 2 && max_ticks > cap) max_ticks = cap;   /* a step whose ticks all fit t: else they stop short of hi */
     double step = nice_num((hi - lo) / (max_ticks - 1), 0);
     int n = multiples(lo, hi, step, t, cap);
     if (n < 3 && max_ticks >= 3) { /* the ceiling step can leave one or two ticks: round it instead */

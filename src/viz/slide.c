@@ -4,6 +4,7 @@
 #include "viz/scale.h"
 #include "core/error.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +40,7 @@ static int rename_runs(bl_panel *p, const char *labels)
     const char *first[64];
     for (int s = 0; s < p->nseries; s++) {
         const bl_series *se = &p->series[s];
-        if ((se->flags & BL_NO_LEGEND) || !se->label[0]) continue;
+        if ((se->flags & (BL_NO_LEGEND | BL_GUIDE)) || !se->label[0]) continue;   /* runs only */
         int k = 0;
         while (k < ncol && colors[k] != se->color) k++;
         if (k == ncol && ncol < 64) colors[ncol] = se->color, first[ncol++] = se->label;
@@ -71,6 +72,38 @@ static int rename_runs(bl_panel *p, const char *labels)
     }
     for (int k = 0; k < ncol; k++) free(old[k]);
     return rc;
+}
+
+/* "LO:HI", "LO:" or ":HI" of a range given with has and v, into buf (for messages) */
+static const char *range_str(const int has[2], const double v[2], char *buf, size_t n)
+{
+    char a[32] = "", b[32] = "";
+    if (has[0]) snprintf(a, sizeof a, "%g", v[0]);
+    if (has[1]) snprintf(b, sizeof b, "%g", v[1]);
+    snprintf(buf, n, "%s:%s", a, b);
+    return buf;
+}
+
+/* 0 when some finite point of p lies in the range given on the axis (has and v, an open end
+ * unbounded; on y, among the points in view of x), else -1 and a one-line error naming where
+ * the data runs: an axis range holding no data would draw an empty chart. */
+static int range_holds_data(const bl_panel *p, int axis_y, const int has[2], const double v[2])
+{
+    for (int s = 0; s < p->nseries; s++) {
+        const bl_series *se = &p->series[s];
+        for (int i = 0; i < se->n; i++) {
+            double x = se->x[i], y = se->y[i], w = axis_y ? y : x;
+            if (!isfinite(x) || !isfinite(y)) continue;
+            if (axis_y && p->has_xlim && !(x >= p->xlim[0] && x <= p->xlim[1])) continue;
+            if ((!has[0] || w >= v[0]) && (!has[1] || w <= v[1])) return 0;
+        }
+    }
+    double lo, hi;
+    char r[80];
+    range_str(has, v, r, sizeof r);
+    if (!bl_panel_data_range(p, axis_y, 0, &lo, &hi)) return bl_fail("plot: %clim=%s: the picture has no data", axis_y ? 'y' : 'x', r);
+    return bl_fail("plot: %clim=%s holds no data (%s runs %g .. %g%s)", axis_y ? 'y' : 'x', r, axis_y ? "y" : "x", lo, hi,
+                   axis_y && p->has_xlim ? " in view" : "");
 }
 
 /* An open end of a range: the data's end on x; on y the data in view, with a 5% margin */
@@ -106,6 +139,7 @@ int bl_fig_slide(bl_figure *f, const bl_slide *s)
         lines++;
         if (s->has_x[0] || s->has_x[1]) {
             double r[2];
+            if (range_holds_data(p, 0, s->has_x, s->x) < 0) return -1;
             open_ends(p, 0, s->has_x, s->x, r);
             if (!(r[0] < r[1])) return bl_fail("plot: xlim needs its low end below its high end, got %g:%g", r[0], r[1]);
             bl_panel_limits(p, 'x', r[0], r[1]);
@@ -114,9 +148,10 @@ int bl_fig_slide(bl_figure *f, const bl_slide *s)
         if (logy == BL_LOGY_ON || logy == BL_LOGY_OFF) p->logy = logy == BL_LOGY_ON;
         else if (logy == BL_LOGY_AUTO) p->logy = bl_panel_logy_auto(p);
         if (s->has_y[0] || s->has_y[1]) {
-            double r[2];
-            if (s->has_y[0] && !s->has_y[1]) {   /* ylim=0: starts at 0, its top fitted */
-                bl_panel_yfrom(p, s->y[0]);
+            double r[2], lo, hi;
+            if (range_holds_data(p, 1, s->has_y, s->y) < 0) return -1;
+            if (s->has_y[0] && !s->has_y[1] && !(bl_panel_data_range(p, 1, 0, &lo, &hi) && s->y[0] > lo)) {
+                bl_panel_yfrom(p, s->y[0]);   /* ylim=0: starts at 0 (below the data), its top fitted */
             } else {
                 open_ends(p, 1, s->has_y, s->y, r);
                 if (!(r[0] < r[1])) return bl_fail("plot: ylim needs its low end below its high end, got %g:%g", r[0], r[1]);

@@ -165,7 +165,7 @@ static int legend(bl_canvas *c, const bl_panel *p, int x0, int y, int w, const s
         if (x > 0) x += 3;
         if (rows == 0 && x == 0) rows = 1;
         if (c) {
-            uint32_t fg = st->color ? bl_palette(se->color) : BL_NO_RGB;
+            uint32_t fg = st->color ? bl_series_rgb(se) : BL_NO_RGB;
             int k = bl_canvas_text(c, x0 + x, y + rows - 1, key, fg, -1);
             bl_canvas_text(c, x0 + x + k + 1, y + rows - 1, se->label, BL_NO_RGB, w - x - k - 1);
         }
@@ -228,7 +228,7 @@ static void draw_lines(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, 
         const bl_series *se = &p->series[s];
         int faint = (se->flags & BL_FAINT) != 0;
         if ((faint && !st->color) || (se->flags & BL_BAND)) continue;   /* bands: files only */
-        uint32_t fg = st->color ? bl_palette(se->color) : BL_NO_RGB;
+        uint32_t fg = st->color ? bl_series_rgb(se) : BL_NO_RGB;
         if (faint) fg = bl_rgb_mix(fg, 0x808080, 0.55);
         draw_series(&a, se, &xs, &ys, faint ? 0 : 1 + s, fg, braille ? 0 : mark_of(p, s), dot_of(p, s, st), st);
     }

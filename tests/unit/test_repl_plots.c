@@ -1440,6 +1440,88 @@ BL_TEST(slide_controls_at_two_sizes)
     session_free(s);
 }
 
+/* The picture fixes of a fresh-user test: labels= names lengen's models only, the training
+ * context marker keeps its name and is drawn dashed in no run's colour. */
+BL_TEST(lengen_labels_name_the_models_only)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512];
+    CHECK(run_in(s, "g = gpt(dim=16, depth=1, heads=2, context=8); h = gpt(dim=16, depth=1, heads=2, context=8, pos=\"rope\")\n"
+                    "use g; data text") == 0, "%s", bl_error());
+    snprintf(cmd, sizeof cmd, "lengen g h factor=2 windows=2 labels=learned,RoPE > %s", tmp("lg.png"));
+    if (traced(s, &lay, cmd) == 0) {
+        CHECK(layout_count(&lay, BL_TEXT_LEGEND, 0, "learned") == 1 && layout_count(&lay, BL_TEXT_LEGEND, 0, "RoPE") == 1 &&
+                  layout_count(&lay, BL_TEXT_LEGEND, 0, "training context 8") == 1,
+              "labels= did not name the two models and keep the marker's name");
+        int runs[2] = { -2, -2 }, nrun = 0, guide = 0;
+        for (int k = 0; k < lay.nseries; k++) {
+            const bl_series_style *st = &lay.series[k];
+            if (st->panel != 0 || st->dash < 0) continue;
+            if (st->dash == 0 && nrun < 2) runs[nrun++] = st->color;
+            else if (st->dash > 0) {
+                guide++;
+                CHECK(st->color != runs[0] && st->color != runs[1], "the marker has a run's colour %d", st->color);
+            }
+        }
+        CHECK(nrun == 2 && guide == 1, "%d solid runs, %d dashed markers (expected 2 and 1)", nrun, guide);
+    }
+    snprintf(cmd, sizeof cmd, "lengen g h factor=2 windows=2 labels=a,b,c > %s", tmp("lg.png"));
+    CHECK(run_in(s, cmd) < 0 && strstr(errbuf, "3 names for 2 runs"), "labels= of 3 names for 2 models: %s", errbuf);
+    session_free(s);
+}
+
+/* xlim= and ylim= are honoured as given (ylim=LO: above the lowest loss starts the axis at LO),
+ * and a range holding no data point is a one-line error naming it, not an empty chart. */
+BL_TEST(axis_ranges_honoured_or_refused)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512];
+    CHECK(run_in(s, "g = gpt(dim=16, depth=1, heads=2, context=8); h = gpt(dim=16, depth=1, heads=2, context=8, pos=\"rope\")\n"
+                    "use g; data text; train g 12 quiet=on; train h 12 quiet=on") == 0, "%s", bl_error());
+    snprintf(cmd, sizeof cmd, "plot loss g h > %s", tmp("ax.png"));
+    const bl_axes_box *r;
+    if (traced(s, &lay, cmd) || !(r = layout_axes(&lay, 0))) {
+        session_free(s);
+        return;
+    }
+    double lo = r->yr.lo, hi = r->yr.hi, mid = (lo + hi) / 2;   /* the data reach both ends, less a 5% margin */
+    snprintf(cmd, sizeof cmd, "plot loss g h ylim=%.6f: > %s", mid, tmp("ax.png"));
+    CHECK(traced(s, &lay, cmd) == 0 && (r = layout_axes(&lay, 0)) && fabs(r->yr.lo - mid) < 1e-4,
+          "ylim=%.6f: gave y from %g (data's axis %g .. %g)", mid, r ? r->yr.lo : 0, lo, hi);
+    char bad[4][64];
+    snprintf(bad[0], sizeof bad[0], "ylim=%d:", (int)ceil(hi) + 1);
+    snprintf(bad[1], sizeof bad[1], "ylim=:%d", (int)floor(lo) - 1);
+    snprintf(bad[2], sizeof bad[2], "xlim=-100:-50");
+    snprintf(bad[3], sizeof bad[3], "xlim=1000:");
+    for (int k = 0; k < 4; k++) {
+        snprintf(cmd, sizeof cmd, "plot loss g h %s > %s", bad[k], tmp("ax.png"));
+        char want[320];
+        snprintf(want, sizeof want, "%s holds no data", bad[k]);
+        CHECK(run_in(s, cmd) < 0 && strstr(errbuf, want) && strcspn(errbuf, "\n") + 1 >= strlen(errbuf), "%s: %s", bad[k], errbuf);
+    }
+    CHECK(bl_session_get(s, "g") && bl_session_get(s, "h"), "values lost after errors");
+    session_free(s);
+}
+
+/* A small font (font=0.5) asks for more x ticks than fit the tick table: the step must grow so
+ * that the ticks still reach the axis's end (they stopped at 30 of 0 .. 40). */
+BL_TEST(small_font_ticks_cover_the_axis)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512] = "lineplot([1", *e = cmd + strlen(cmd);
+    for (int i = 1; i <= 40; i++) e += sprintf(e, ", %d", 1 + i % 2);   /* y in 1 .. 2, x 0 .. 40 */
+    snprintf(e, sizeof cmd - (size_t)(e - cmd), "], font=0.5) > %s", tmp("fs.png"));
+    if (traced(s, &lay, cmd) == 0) {
+        const bl_axes_box *r = layout_axes(&lay, 0);
+        CHECK(r && r->xr.hi >= 40 && r->xr.hi < 42, "x axis ends at %g", r ? r->xr.hi : 0);
+        CHECK(layout_count(&lay, BL_TEXT_TICK, 0, "40") == 1, "no tick label at 40, the axis's end");
+    }
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -1470,6 +1552,9 @@ int main(void)
     RUN(rms_and_weight_axes_end_at_first_tick_past_data);
     RUN(cell_values_readable_or_left_out);
     RUN(attn_heads_share_one_colour_bar);
+    RUN(lengen_labels_name_the_models_only);
+    RUN(axis_ranges_honoured_or_refused);
+    RUN(small_font_ticks_cover_the_axis);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
