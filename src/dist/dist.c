@@ -19,7 +19,12 @@ int bl_dist_size(void) { return size; }
 int bl_dist_on(void) { return started; }
 int bl_dist_writer(void) { return rank == 0; }
 int bl_dist_dead(int r) { return dead && r >= 0 && r < size && dead[r]; }
-void bl_dist_mark_dead(int r) { if (dead && r >= 0 && r < size) dead[r] = 1; }
+static int lost_some;   /* a collective timed out or failed: some rank, unknown which, is gone */
+void bl_dist_mark_dead(int r)
+{
+    if (r < 0) lost_some = 1;
+    else if (dead && r < size) dead[r] = 1;
+}
 const char *bl_dist_host(int r) { return hosts && r >= 0 && r < size ? hosts[r] : ""; }
 
 double bl_dist_timeout(void)
@@ -79,7 +84,7 @@ int bl_dist_init(int *argc, char ***argv, int force)
 void bl_dist_finalize(int rc)
 {
     if (!started) return;
-    int any = 0;
+    int any = lost_some;
     for (int i = 0; i < size; i++) any |= dead[i];
     fflush(stdout);
     fflush(stderr);

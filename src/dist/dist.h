@@ -36,6 +36,8 @@ const char *bl_dist_host(int rank);     /* the rank's MPI_Get_processor_name (""
 /* Seconds a rank may stay silent before it counts as dead (BLOCKLAB_MPI_TIMEOUT, default 120). */
 double bl_dist_timeout(void);
 int bl_dist_dead(int rank);
+/* Count rank as dead (rank < 0: some rank, not known which, after a collective timed out):
+ * bl_dist_finalize then ends the job with MPI_Abort instead of waiting in MPI_Finalize. */
 void bl_dist_mark_dead(int rank);
 /* Whether this process publishes files: rank 0, or alone. */
 int bl_dist_writer(void);

@@ -49,12 +49,16 @@ static int wait_for(MPI_Request *q, const char *what, int step)
     double t0 = now_s(), limit = bl_dist_timeout();
     for (int spin = 0;; spin++) {
         int done = 0;
-        if (MPI_Test(q, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        if (MPI_Test(q, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+            bl_dist_mark_dead(-1);   /* MPI_Finalize would wait for it: the job ends by MPI_Abort */
             return bl_fail("train: the %s of step %d failed: a rank died", what, step);
+        }
         if (done) return 0;
-        if (now_s() - t0 > limit)
+        if (now_s() - t0 > limit) {
+            bl_dist_mark_dead(-1);
             return bl_fail("train: not every rank joined the %s of step %d within %.0f s (BLOCKLAB_MPI_TIMEOUT): "
                            "a rank died or hangs", what, step, limit);
+        }
         /* libnbc moves a nonblocking collective on only inside MPI_Test: test often, leaving
          * the core to the other ranks now and then (sleeping costs a millisecond a round) */
         if (now_s() - t0 > 5) bl_dist_nap();
