@@ -69,15 +69,19 @@ static int equal(const bl_value *a, const bl_value *b, const char *op)
                    "reduce them first (max, mean)", op, bl_val_kind_name(a), bl_val_kind_name(b));
 }
 
+/* a number, or a 0-d tensor (a tracked sum or mean): compared as a number, the answer a bool */
+static int scalar_of(const bl_value *v, double *x)
+{
+    if (is_numeric(v)) return *x = v->num, 1;
+    if (v->kind == BL_V_TENSOR && v->t->ndim == 0) return *x = v->t->data[0], 1;
+    return 0;
+}
+
 static bl_value *compare(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
 {
     int r;
-    if ((a->kind == BL_V_TENSOR && is_arraylike(b)) || (b->kind == BL_V_TENSOR && is_arraylike(a))) {
-        bl_value *t = bl_math_operator(s, e->op, a, b);   /* elementwise: a 0/1 tensor */
-        return t ? t : ERRAT(s, e->pos);
-    }
-    if (is_numeric(a) && is_numeric(b)) {
-        double x = a->num, y = b->num;
+    double x, y;
+    if (scalar_of(a, &x) && scalar_of(b, &y)) {
         switch (e->op) {
         case BL_T_LT: r = x < y; break;
         case BL_T_GT: r = x > y; break;
@@ -87,6 +91,10 @@ static bl_value *compare(bl_session *s, const bl_ast *e, bl_value *a, bl_value *
         default: r = x != y; break;
         }
         return bl_val_bool(r);
+    }
+    if ((a->kind == BL_V_TENSOR && is_arraylike(b)) || (b->kind == BL_V_TENSOR && is_arraylike(a))) {
+        bl_value *t = bl_math_operator(s, e->op, a, b);   /* elementwise: a 0/1 tensor */
+        return t ? t : ERRAT(s, e->pos);
     }
     if ((e->op == BL_T_EQ || e->op == BL_T_NE) && a->kind == b->kind &&
         (a->kind == BL_V_STR || a->kind == BL_V_LIST)) {
@@ -429,6 +437,15 @@ static bl_value *field(bl_session *s, const bl_ast *e, bl_value *v)
         }
         bl_fail("the table has no column '%s'", e->str);
         return ERRAT(s, e->pos);
+    }
+    if (v->kind == BL_V_NUM) {   /* an untracked reduction: the fields of torch's 0-d tensor */
+        if (!strcmp(e->str, "requires_grad")) return bl_val_bool(0);
+        if (!strcmp(e->str, "is_leaf")) return bl_val_bool(1);
+        if (!strcmp(e->str, "grad") || !strcmp(e->str, "grad_fn")) return bl_val_none();
+        if (!strcmp(e->str, "item")) return bl_val_num(v->num);
+        if (!strcmp(e->str, "ndim")) return bl_val_num(0);
+        if (!strcmp(e->str, "numel")) return bl_val_num(1);
+        if (!strcmp(e->str, "shape")) return bl_val_list(0);
     }
     bl_fail("a %s has no field '%s'", bl_val_kind_name(v), e->str);
     return ERRAT(s, e->pos);
