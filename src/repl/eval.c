@@ -159,8 +159,9 @@ static bl_value *binop(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
         return v;
     }
     if (!is_arraylike(a) || !is_arraylike(b)) {
-        bl_fail("'%s' needs numbers or tensors, got a %s and a %s", op_name(e->op),
-                bl_val_kind_name(a), bl_val_kind_name(b));
+        int str = e->op == BL_T_PLUS && (a->kind == BL_V_STR || b->kind == BL_V_STR);
+        bl_fail("'%s' needs numbers or tensors, got a %s and a %s%s", op_name(e->op),
+                bl_val_kind_name(a), bl_val_kind_name(b), str ? " (str(x) makes a value a string)" : "");
         return ERRAT(s, e->pos);
     }
     if (is_numeric(a) && is_numeric(b) && e->op != BL_T_AT && !bl_val_needs_grad(a) && !bl_val_needs_grad(b)) {
@@ -700,9 +701,57 @@ static int redirect_check(bl_session *s, const bl_stmt *st)
     return 0;
 }
 
+/* The text a command word written (EXPR) stands for: a string as it is, a number as the prompt
+ * prints it, a bool as on/off. NULL with the error at EXPR for anything else. Free it. */
+static char *word_text(bl_session *s, const bl_ast *e)
+{
+    bl_value *v = bl_eval(s, e);
+    if (!v) return NULL;
+    char buf[64];
+    const char *t = NULL;
+    if (v->kind == BL_V_STR) t = v->str;
+    else if (v->kind == BL_V_NUM) t = buf, bl_fmt_num(v->num, buf, sizeof buf);
+    else if (v->kind == BL_V_BOOL) t = v->num ? "on" : "off";
+    char *r = t ? strdup(t) : NULL;
+    if (!t) bl_fail("a command word written (...) must give a string or a number, not a %s", bl_val_kind_name(v));
+    else if (!r) bl_fail("out of memory");
+    bl_val_unref(v);
+    if (!r) bl_session_errat(s, e->pos);
+    return r;
+}
+
+/* A command with words (or a '> FILE') written (EXPR): run it with each replaced by its text. */
+static int exec_with_word_values(bl_session *s, const bl_stmt *st)
+{
+    bl_stmt copy = *st;
+    bl_word *w = calloc((size_t)st->nwords + 1, sizeof *w);
+    char **texts = calloc((size_t)st->nwords + 1, sizeof *texts);
+    int rc = w && texts ? 0 : -1;
+    if (rc < 0) bl_fail("out of memory"), rc = bl_session_errat(s, st->pos);
+    for (int i = 0; rc == 0 && i < st->nwords; i++) {
+        w[i] = st->words[i];
+        if (!w[i].expr) continue;
+        if (!(texts[i] = word_text(s, w[i].expr))) rc = -1;
+        w[i].text = texts[i], w[i].expr = NULL;
+    }
+    if (rc == 0 && st->redirect_expr) {
+        if (!(texts[st->nwords] = word_text(s, st->redirect_expr))) rc = -1;
+        copy.redirect = texts[st->nwords], copy.redirect_expr = NULL;
+    }
+    copy.words = w;
+    if (rc == 0) rc = bl_exec_stmt(s, &copy);
+    for (int i = 0; texts && i <= st->nwords; i++) free(texts[i]);
+    free(texts);
+    free(w);
+    return rc;
+}
+
 int bl_exec_stmt(bl_session *s, const bl_stmt *st)
 {
     if (st->kind >= BL_S_DEF) return bl_lang_stmt(s, st);
+    int exprs = st->kind == BL_S_CMD && st->redirect_expr;
+    for (int i = 0; st->kind == BL_S_CMD && i < st->nwords; i++) exprs |= st->words[i].expr != NULL;
+    if (exprs) return exec_with_word_values(s, st);
     bl_value *v = NULL;
     FILE *saved = s->out;
     bl_atomic_file txt = { 0 };

@@ -607,6 +607,29 @@ static bl_value *f_print(bl_callargs *a)
     return bl_val_none();
 }
 
+/* str(x): x as print shows it, as a string (Python's str): for names built in a loop,
+ * sample m > ("samples_" + str(k) + ".png"). */
+static bl_value *f_str(bl_callargs *a)
+{
+    if (bl_nargs(a, 1, 1) < 0) return NULL;
+    const bl_value *v = a->v[0];
+    if (v->kind == BL_V_STR) return bl_val_str(v->str);
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    if (!f) return BL_FAILP("str: out of memory");
+    if (v->kind == BL_V_TABLE || v->kind == BL_V_HANDLE) bl_val_print(v, f);
+    else bl_val_print_inline(v, f);
+    if (fclose(f) != 0 || !buf) {
+        free(buf);
+        return BL_FAILP("str: out of memory");
+    }
+    while (n > 0 && buf[n - 1] == '\n') buf[--n] = 0;
+    bl_value *r = bl_val_str(buf);
+    free(buf);
+    return r;
+}
+
 /* One cell of a table column: item r of a list, element r of a 1-D tensor, or the value itself
  * (a number or string given once is repeated on every row). */
 static void table_cell(const bl_value *v, int r, char *buf, size_t n)
@@ -813,6 +836,10 @@ const bl_function bl_functions[] = {
     { "print", "print(a, b, ...)",
       "Print the values on one line, separated by spaces. Each as the prompt shows it;\n"
       "a table, model or picture takes lines of its own.", f_print },
+    { "str", "str(x)",
+      "x as print shows it, as a string (Python's str). \"run\" + str(3) is \"run3\"; in a\n"
+      "command word written (EXPR) it names files in a loop: sample m > (\"s\" + str(k) + \".png\").",
+      f_str },
     { "table", "table(name=values, ...)",
       "A table with one column per keyword (lists, 1-D tensors or numbers). Print it or write\n"
       "it with `> file.csv`, `> file.json`, `> file.md` or `> file.txt`. table() is an empty\n"

@@ -471,16 +471,42 @@ static bl_pos span_pos(P *p, int from, int to)
     return pos;
 }
 
+/* A command word written as one parenthesised expression, (EXPR), tokens [from, to): its
+ * syntax tree, evaluated when the command runs (for name in runs: sample m > (name + ".png")).
+ * NULL when the word is not one such group (its text is then taken as written); a syntax error
+ * inside the brackets is the statement's error (*bad = 1). */
+static bl_ast *word_expr(P *p, int from, int to, int *bad)
+{
+    if (to - from < 2 || p->ts.t[from].kind != BL_T_LPAREN || p->ts.t[to - 1].kind != BL_T_RPAREN) return NULL;
+    int depth = 0;
+    for (int i = from; i < to; i++) {
+        bl_tok_kind k = p->ts.t[i].kind;
+        depth += k == BL_T_LPAREN || k == BL_T_LBRACK;
+        depth -= k == BL_T_RPAREN || k == BL_T_RBRACK;
+        if (depth == 0 && i < to - 1) return NULL;     /* (a)(b), (a)+b: not one group */
+    }
+    int save = p->i;
+    bl_tok_kind after = p->ts.t[to].kind;
+    p->ts.t[to].kind = BL_T_END;      /* the next word is not an operand: `train (n) -1` */
+    p->i = from;
+    bl_ast *e = expr(p);
+    p->ts.t[to].kind = after;
+    p->i = save;
+    if (!e) *bad = 1;
+    return e;
+}
+
 static int redirect(P *p, bl_stmt *s)
 {
     bl_token *gt = next(p);
-    int from = p->i;
+    int from = p->i, bad = 0;
     while (!at_end(p)) next(p);
     if (p->i == from) return fail_at(p, peek(p), "expected a file name after '>'") ? 0 : -1;
     s->redirect = span_text(p, from, p->i);
     s->redirect_pos = span_pos(p, from, p->i);
+    s->redirect_expr = word_expr(p, from, p->i, &bad);
     (void)gt;
-    return s->redirect ? 0 : -1;
+    return s->redirect && !bad ? 0 : -1;
 }
 
 static int command(P *p, bl_stmt *s, int raw)
@@ -540,6 +566,11 @@ static int command(P *p, bl_stmt *s, int raw)
             x->vpos = x->pos;
         }
         if (!x->text) goto fail;
+        if (!raw) {
+            int bad = 0;
+            x->expr = word_expr(p, x->key ? eq + 1 : from, p->i, &bad);
+            if (bad) goto fail;
+        }
         if (!raw && eq == from) {
             bl_fail("%s: '=' without a key before it (KEY=VALUE, with no space before '=')", s->name);
             *p->errpos = p->ts.t[eq].pos;

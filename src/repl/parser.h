@@ -70,6 +70,8 @@ typedef struct {
     const char *text;       /* the word, or the value part of key=value (strings unquoted) */
     const char *key;        /* NULL unless key=value */
     bl_pos pos, vpos;       /* the whole word; the value part */
+    bl_ast *expr;           /* the value written as (EXPR): evaluated when the command runs, its
+                               string or number replacing text; NULL otherwise */
 } bl_word;
 
 typedef enum {
@@ -97,6 +99,7 @@ struct bl_stmt {
     bl_pos rest_pos;
     const char *redirect;   /* '>' FILE, or NULL */
     bl_pos redirect_pos;
+    bl_ast *redirect_expr;  /* '>' (EXPR): the file name it evaluates to, when the statement runs */
     const char *text;       /* the whole statement's source text */
     bl_block body;          /* FOR, WHILE, IF, DEF (a one-line def: one RETURN) */
     bl_block orelse;        /* IF: the else part (an elif is an IF alone in it) */

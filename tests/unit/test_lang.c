@@ -190,7 +190,7 @@ BL_TEST(errors_inside_functions_at_the_prompt)
     CHECK(run_in(s, "def f(x)\n  y = 1\n  return x + \"a\"\nend") == 0, "%s", errbuf);
     CHECK(run_in(s, "z = f(2)") < 0, "no error");
     CHECK(!strcmp(errbuf, "      return x + \"a\"\n"
-                          "               ^ '+' needs numbers or tensors, got a number and a string\n"
+                          "               ^ '+' needs numbers or tensors, got a number and a string (str(x) makes a value a string)\n"
                           "  in f, line 3, called at t:1:5\n"), "%s", errbuf);
     /* 200 calls deep, or fewer where the C stack guard stops first (a sanitizer build's frames
      * are larger): N, then the repeated line said once with N - 2 */
