@@ -255,8 +255,10 @@ static int cmd_plot_loss(bl_cmdargs *a)
         if (k > 1) cfg = NULL;
     }
     int base = -1;
-    for (int i = 0; ri >= 0 && i < n; i++)
-        if (!strcmp(labels[i], a->w[ri].text)) base = i;
+    for (int i = 0; ri >= 0 && i < n; i++)     /* a compare's run by its name too: baseline = cmp_baseline */
+        if (!strcmp(labels[i], a->w[ri].text) ||
+            (!strncmp(labels[i], "cmp_", 4) && !strcmp(labels[i] + 4, a->w[ri].text) && base < 0))
+            base = i;
     if (rc == 0 && ri >= 0 && base < 0) {
         char names[512] = "";
         for (int i = 0; i < n; i++)

@@ -90,7 +90,8 @@ int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char
       "loss.csv: one row per point, columns run,curve,step,loss (curve raw,\n" \
       "ema or val).\n" \
       "val=only: the validation losses alone, joined. relative=NAME (one of\n" \
-      "MODELS): each run minus the baseline NAME (the EMA of the difference),\n" \
+      "MODELS; baseline names compare's cmp_baseline): each run minus the\n" \
+      "baseline NAME (the EMA of the difference),\n" \
       "linear y, the baseline at 0; a run named ...seed2 (compare's cmp_seed2)\n" \
       "adds the seed gap as a band around 0. Its csv: run,curve,step,\n" \
       "loss_minus_baseline (curve also seed_gap).\n" \
