@@ -287,11 +287,12 @@ int bl_cmd_compare(bl_cmdargs *a)
     for (int i = 0; i < c->n; i++) live += !c->r[i].remote;
     int saved = 0;      /* -1: a checkpoint could not be written (training stops) */
     bl_status_line bar = {0};
-    while (c->done < c->steps && live > 0) {
-        if (bl_dist_compare_poll(c, bl_interrupted())) {
-            bl_interrupt_raise();   /* another rank's Ctrl-C stops this one as its own would */
-            break;
-        }
+    /* under MPI every rank takes every round (also one whose runs all failed, or with none),
+     * so that all agree on the step where a Ctrl-C on any of them stops the comparison */
+    while (c->done < c->steps) {
+        int stop = bl_dist_compare_poll(c, bl_interrupted(), live);
+        if (stop == 1) bl_interrupt_raise();   /* another rank's Ctrl-C stops this one as its own would */
+        if (stop) break;
         live = bl_compare_round(c);
         if (o.every && (c->done % o.every == 0 || c->done == c->steps) && bl_dist_compare_save(c, o.dir) < 0) {
             saved = -1;
