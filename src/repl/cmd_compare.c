@@ -7,6 +7,7 @@
 #include "train/compare.h"
 #include "dist/dist.h"
 #include "core/error.h"
+#include "core/fileio.h"
 #include "viz/progress.h"
 #include <math.h>
 #include <stdlib.h>
@@ -280,7 +281,7 @@ int bl_cmd_compare(bl_cmdargs *a)
         int i = opt_word(a, used, "dir");
         return bl_session_errat(a->s, i >= 0 ? a->w[i].vpos : a->st->pos);
     }
-    int tty = a->s->out == stdout && isatty(fileno(stdout));
+    int tty = a->s->out == stdout && bl_is_terminal(fileno(stdout));
     double t0 = now_s(), last = 0;
     int done0 = c->done;
     int live = 0;
@@ -300,6 +301,14 @@ int bl_cmd_compare(bl_cmdargs *a)
         }
         if (tty && (now_s() - last > 0.2 || c->done == c->steps)) {
             progress(a->s, c, t0, done0, 0, &bar);
+            last = now_s();
+        } else if (!tty && c->done < c->steps && now_s() - (last ? last : t0) >= BL_PLAIN_PROGRESS_S) {
+            /* a log: now and then a plain line, never a bar redrawn with carriage returns */
+            double dt = now_s() - t0, eta = dt / (c->done - done0) * (c->steps - c->done);
+            char dur[24];
+            fprintf(a->s->out, "compare: step %d/%d of %d runs  %.0f s  ETA %s\n", c->done, c->steps, c->n, dt,
+                    bl_fmt_duration(dur, sizeof dur, eta));
+            fflush(a->s->out);
             last = now_s();
         }
     }

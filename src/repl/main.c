@@ -241,6 +241,8 @@ int main(int argc, char **argv)
         free(srcs);
         return 2;
     }
+    /* mpirun's pseudo-terminal is not the person's: plain progress lines, no colours */
+    if (bl_dist_on()) bl_terminal_distrust(1);
     bl_session *s = bl_session_new(seed);
     if (!s) {
         fprintf(stderr, "blocklab: %s\n", bl_error());
