@@ -21,7 +21,9 @@
 #        and the range, and a non-zero exit;
 #  11.   statements on rank 0's standard input: an error does not end the session;
 #  12.   progress in a log under mpirun (whose ranks get a pseudo-terminal): no carriage
-#        returns or escape sequences, the final line is there.
+#        returns or escape sequences, the final line is there;
+#  13.   SIGUSR1 during a data-parallel train: both ranks (BLOCKLAB_MPI_VERBOSE=1 lets rank 1
+#        print) end after the same step.
 # Run by `make check`; by hand: BL_BUILDDIR=/path/to/build sh tests/mpi.sh
 set -u
 bin=${BL_BUILDDIR:-$(pwd)}/blocklab
@@ -41,7 +43,7 @@ run() {     # run NP ARGS...: blocklab on NP ranks (0: one process, no MPI)
     if [ "$np" = 0 ]; then timeout 300 "$bin" "$@"
     else timeout 300 mpirun $root --oversubscribe -np "$np" "$bin" "$@"; fi
 }
-echo "1..12"
+echo "1..13"
 failed=0
 ok() { echo "ok $1 - $2"; }
 nok() { echo "not ok $1 - $2"; failed=1; }
@@ -235,4 +237,18 @@ if [ $rc = 0 ] && ! grep -q "$(printf '[\r\033]')" "$tmp/p/log" && grep -q "^ste
 else
     nok 12 "progress in a log under mpirun: plain lines, no carriage returns (exit $rc)"; head -c 400 "$tmp/p/log" | cat -A | sed 's/^/# /'
 fi
+
+mkdir "$tmp/d"
+(cd "$tmp/d" && BLOCKLAB_MPI_VERBOSE=1 timeout 120 mpirun $root --oversubscribe -np 2 "$bin" -q -e \
+    'model gpt dim=16 depth=1 heads=2 batch=4 context=8 eval_every=0; train 1000000' >log 2>&1) &
+pid=$!
+sleep 8
+kill -USR1 $(pgrep -f "^mpirun .* train 1000000")
+wait $pid
+steps=$(sed -n 's/^step \([0-9]*\): loss.*/\1/p' "$tmp/d/log" | sort | uniq -c | awk '{ print $1 "x" $2 }')
+case "$steps" in
+2x[0-9]*) ok 13 "SIGUSR1 during data-parallel train: both ranks stopped after step ${steps#2x}" ;;
+*) nok 13 "SIGUSR1 during data-parallel train: both ranks stop after the same step (got: $(echo $steps))"
+   tail -5 "$tmp/d/log" | sed 's/^/# /' ;;
+esac
 exit $failed

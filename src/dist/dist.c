@@ -224,6 +224,8 @@ void bl_dist_finalize(int rc)
     for (int i = 0; i < size; i++) any |= dead[i];
     fflush(stdout);
     fflush(stderr);
+    for (int k = 0; alive_q && k < size; k++)     /* one-byte sends: they complete on their own */
+        if (alive_q[k] != MPI_REQUEST_NULL) MPI_Request_free(&alive_q[k]);
     if (any) {  /* MPI_Finalize could wait for a rank that hangs: the launcher ends them all */
         fprintf(stderr, "blocklab: a rank died or hangs; ending the job with MPI_Abort (status %d)\n", rc ? rc : 1);
         fflush(stderr);
