@@ -276,7 +276,9 @@ int main(int argc, char **argv)
         }
     }
     if (nsrc == 0) {
-        if (isatty(STDIN_FILENO)) {
+        /* several ranks (srun --pty gives rank 0 a terminal): no line editor, whose wait for a
+         * key would leave the other ranks without word from rank 0 (dist.h) */
+        if (isatty(STDIN_FILENO) && bl_dist_size() < 2) {
             s->interactive = 1;
             /* the startup file, as redis-cli and gnuplot read theirs: its errors are shown, the
              * session starts anyway; a missing one is no error */
