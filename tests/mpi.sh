@@ -12,7 +12,18 @@
 #   6.   SIGUSR1 to mpirun (the Ctrl-C mpirun forwards) stops every rank after its step and
 #        rank 0 still tabulates;
 #   7.   a compare stopped on 2 ranks (every=N saves each rank's runs) and resumed on 3 ends with
-#        the table and losses of an uninterrupted one-process compare.
+#        the table and losses of an uninterrupted one-process compare;
+#   8.   rank 0 killed (SIGKILL) under --enable-recovery: rank 1 ends the job within the timeout
+#        with one line naming rank 0 (it used to wait forever);
+#   9.   SIGUSR1 stops every run of a compare on 2 ranks after the same step: each run's
+#        metrics.json has the step count the "interrupted after N" line says;
+#  10.   a bad BLOCKLAB_MPI_TIMEOUT is one line (once, not once per rank) naming the variable
+#        and the range, and a non-zero exit;
+#  11.   statements on rank 0's standard input: an error does not end the session;
+#  12.   progress in a log under mpirun (whose ranks get a pseudo-terminal): no carriage
+#        returns or escape sequences, the final line is there;
+#  13.   SIGUSR1 during a data-parallel train: both ranks (BLOCKLAB_MPI_VERBOSE=1 lets rank 1
+#        print) end after the same step.
 # Run by `make check`; by hand: BL_BUILDDIR=/path/to/build sh tests/mpi.sh
 set -u
 bin=${BL_BUILDDIR:-$(pwd)}/blocklab
@@ -32,7 +43,7 @@ run() {     # run NP ARGS...: blocklab on NP ranks (0: one process, no MPI)
     if [ "$np" = 0 ]; then timeout 300 "$bin" "$@"
     else timeout 300 mpirun $root --oversubscribe -np "$np" "$bin" "$@"; fi
 }
-echo "1..7"
+echo "1..13"
 failed=0
 ok() { echo "ok $1 - $2"; }
 nok() { echo "not ok $1 - $2"; failed=1; }
@@ -157,4 +168,87 @@ else
     nok 7 "a compare stopped on 2 ranks and resumed on 3 equals the uninterrupted one (exit $rc)"
     diff "$tmp/a" "$tmp/b" | sed 's/^/# /'; grep -h "compare:" "$tmp/r/log1" "$tmp/r/log2" | tail -5 | sed 's/^/# /'
 fi
+# rank K of a job started from folder DIR: its process id
+rank_pid() { for c in $(pgrep -f "$bin -q -f ../long.bl"); do
+    [ "$(readlink "/proc/$c/cwd")" = "$1" ] && tr '\0' '\n' <"/proc/$c/environ" 2>/dev/null \
+        | grep -qx "OMPI_COMM_WORLD_RANK=$2" && echo "$c"
+done; }
+if [ -z "$openmpi" ]; then
+    ok 8 "# SKIP the fault test needs Open MPI's --enable-recovery"
+else
+    mkdir "$tmp/k0"
+    start=$(date +%s)
+    (cd "$tmp/k0" && BLOCKLAB_MPI_TIMEOUT=5 timeout 120 mpirun $root --oversubscribe --enable-recovery -np 2 \
+        "$bin" -q -f ../long.bl >out 2>&1) &
+    pid=$!
+    sleep 8
+    killed=$(date +%s)
+    kill -9 $(rank_pid "$tmp/k0" 0) 2>/dev/null
+    wait $pid; rc=$?
+    took=$(( $(date +%s) - killed ))
+    # Open MPI 4.1's mpirun --enable-recovery exits 0 whatever the ranks do (README): rc not checked
+    if grep -q "^blocklab: rank 1 (.*): rank 0 (.*) sent nothing for [0-9]* s (BLOCKLAB_MPI_TIMEOUT): it died or hangs" \
+        "$tmp/k0/out" && [ "$took" -lt 30 ]; then
+        ok 8 "rank 0 killed: rank 1 ends the job with one line within the timeout ($took s after the kill)"
+    else
+        nok 8 "rank 0 killed: rank 1 ends the job with one line within the timeout ($took s, exit $rc)"
+        tail -8 "$tmp/k0/out" | sed 's/^/# /'
+    fi
+fi
+
+mkdir "$tmp/u"
+(cd "$tmp/u" && timeout 120 mpirun $root --oversubscribe -np 2 "$bin" -q -f ../long.bl >out 2>&1) &
+pid=$!
+sleep 8
+kill -USR1 $(pgrep -f "^mpirun .*-f ../long.bl")
+wait $pid
+n=$(sed -n 's/^compare: interrupted after \([0-9]*\) of .*/\1/p' "$tmp/u/out")
+steps=$(for r in baseline rms seed2; do tr ',' '\n' <"$tmp/u/runs/$r/metrics.json" | sed -n 's/^ *"steps": *//p'; done | sort -u)
+if [ -n "$n" ] && [ "$steps" = "$n" ]; then
+    ok 9 "SIGUSR1: every run of the compare stopped after step $n, as the table says"
+else
+    nok 9 "SIGUSR1: every run of the compare stopped after the same step (said $n, runs: $(echo $steps))"
+    tail -8 "$tmp/u/out" | sed 's/^/# /'
+fi
+
+for bad in abc 0 1e9 -3; do
+    BLOCKLAB_MPI_TIMEOUT=$bad timeout 60 mpirun $root --oversubscribe -np 2 "$bin" -q -e 1 >"$tmp/bt" 2>&1; rc=$?
+    if [ $rc = 0 ] || [ "$(grep -c "BLOCKLAB_MPI_TIMEOUT='$bad': expected seconds from 1 to 86400" "$tmp/bt")" != 1 ]; then
+        nok 10 "BLOCKLAB_MPI_TIMEOUT=$bad: one line, non-zero exit (exit $rc)"; sed 's/^/# /' "$tmp/bt" | head -5
+        bad=; break
+    fi
+done
+[ -n "$bad" ] && ok 10 "a bad BLOCKLAB_MPI_TIMEOUT is one line naming the range, exit non-zero"
+
+printf 'y = nosuch\n6 * 7\n' | timeout 60 mpirun $root --oversubscribe -np 2 "$bin" -q >"$tmp/in" 2>&1; rc=$?
+if grep -q "unknown name 'nosuch'" "$tmp/in" && grep -qx 42 "$tmp/in"; then
+    ok 11 "standard input under mpirun: the session goes on after an error"
+else
+    nok 11 "standard input under mpirun: the session goes on after an error (exit $rc)"; head -5 "$tmp/in" | sed 's/^/# /'
+fi
+
+mkdir "$tmp/p"
+(cd "$tmp/p" && timeout 120 mpirun $root --oversubscribe -np 2 "$bin" -q -e \
+    'model gpt dim=16 depth=1 heads=2 batch=4 context=8; train 20; compare baseline rms=norm:rmsnorm steps=5 fd=off dir=o' \
+    >log 2>&1); rc=$?
+if [ $rc = 0 ] && ! grep -q "$(printf '[\r\033]')" "$tmp/p/log" && grep -q "^step 20: loss" "$tmp/p/log" \
+    && grep -q "^compare: 3 runs" "$tmp/p/log"; then
+    ok 12 "progress in a log under mpirun: plain lines, no carriage returns"
+else
+    nok 12 "progress in a log under mpirun: plain lines, no carriage returns (exit $rc)"; head -c 400 "$tmp/p/log" | cat -A | sed 's/^/# /'
+fi
+
+mkdir "$tmp/d"
+(cd "$tmp/d" && BLOCKLAB_MPI_VERBOSE=1 timeout 120 mpirun $root --oversubscribe -np 2 "$bin" -q -e \
+    'model gpt dim=16 depth=1 heads=2 batch=4 context=8 eval_every=0; train 1000000' >log 2>&1) &
+pid=$!
+sleep 8
+kill -USR1 $(pgrep -f "^mpirun .* train 1000000")
+wait $pid
+steps=$(sed -n 's/^step \([0-9]*\): loss.*/\1/p' "$tmp/d/log" | sort | uniq -c | awk '{ print $1 "x" $2 }')
+case "$steps" in
+2x[0-9]*) ok 13 "SIGUSR1 during data-parallel train: both ranks stopped after step ${steps#2x}" ;;
+*) nok 13 "SIGUSR1 during data-parallel train: both ranks stop after the same step (got: $(echo $steps))"
+   tail -5 "$tmp/d/log" | sed 's/^/# /' ;;
+esac
 exit $failed

@@ -33,6 +33,10 @@ static int dir_problem(const char *path, const char *dir)
 
 static int readonly, discard;
 
+static int distrust;
+void bl_terminal_distrust(int on) { distrust = on; }
+int bl_is_terminal(int fd) { return !distrust && isatty(fd); }
+
 int bl_fileio_discard(int on)
 {
     int was = discard;

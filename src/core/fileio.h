@@ -40,6 +40,11 @@ int bl_fileio_readonly(int on);
  * (src/dist), which run every statement rank 0 runs while rank 0 alone writes the files.
  * Returns the previous setting. */
 int bl_fileio_discard(int on);
+/* Whether fd is a person's terminal: isatty(fd), but never after bl_terminal_distrust(1). Open
+ * MPI's mpirun gives every rank a pseudo-terminal even when its own output goes to a file, so
+ * under a launcher (src/dist) progress bars, colours and pictures take the file's forms. */
+int bl_is_terminal(int fd);
+void bl_terminal_distrust(int on);
 int bl_atomic_commit(bl_atomic_file *af);
 void bl_atomic_abort(bl_atomic_file *af);
 /* Write n bytes to path atomically. */

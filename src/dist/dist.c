@@ -2,10 +2,15 @@
 #include "config.h"
 #include "dist/dist.h"
 #include "core/error.h"
+#include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #ifdef HAVE_MPI
 #include <mpi.h>
 #endif
@@ -25,13 +30,47 @@ void bl_dist_mark_dead(int r)
     if (r < 0) lost_some = 1;
     else if (dead && r < size) dead[r] = 1;
 }
+int bl_dist_lost(void)
+{
+    int any = lost_some;
+    for (int i = 0; dead && i < size; i++) any |= dead[i];
+    return any;
+}
 const char *bl_dist_host(int r) { return hosts && r >= 0 && r < size ? hosts[r] : ""; }
 
-double bl_dist_timeout(void)
+static double timeout_s = 120;
+double bl_dist_timeout(void) { return timeout_s; }
+
+int bl_dist_read_timeout(void)
 {
     const char *e = getenv("BLOCKLAB_MPI_TIMEOUT");
-    double t = e && *e ? atof(e) : 0;
-    return t > 0 && isfinite(t) ? t : 120;
+    timeout_s = 120;
+    if (!e || !*e) return 0;
+    char *end;
+    errno = 0;
+    double t = strtod(e, &end);
+    while (*end == ' ') end++;
+    if (end == e || *end || errno || !isfinite(t) || t < BL_DIST_TIMEOUT_MIN || t > BL_DIST_TIMEOUT_MAX)
+        return bl_fail("BLOCKLAB_MPI_TIMEOUT='%.40s': expected seconds from %d to %d (how long a silent rank "
+                       "counts as alive; default 120)", e, BL_DIST_TIMEOUT_MIN, BL_DIST_TIMEOUT_MAX);
+    timeout_s = t;
+    return 0;
+}
+
+static int errfd = 2;      /* ranks > 0: their own standard error, kept for bl_dist_fatal */
+
+void bl_dist_quiet(void)
+{
+    const char *v = getenv("BLOCKLAB_MPI_VERBOSE");
+    if (v && *v == '1') return;
+    fflush(stdout);
+    fflush(stderr);
+    int fd = dup(STDERR_FILENO);
+    if (fd >= 0) errfd = fd;
+    FILE *null = freopen("/dev/null", "w", stdout);
+    (void)null;
+    null = freopen("/dev/null", "w", stderr);
+    (void)null;
 }
 
 void bl_dist_nap(void)
@@ -40,7 +79,7 @@ void bl_dist_nap(void)
     nanosleep(&ts, NULL);
 }
 
-static double now_s(void)
+double bl_dist_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -48,6 +87,94 @@ static double now_s(void)
 }
 
 #ifdef HAVE_MPI
+static pthread_t main_thread;
+static double heard0;               /* ranks > 0: when rank 0 was last heard */
+static MPI_Request *alive_q;        /* rank 0: the last "alive" message to each rank */
+static double alive_last;
+
+void bl_dist_fatal(const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    char line[700];
+    int n = snprintf(line, sizeof line, "blocklab: rank %d (%s): %s; ending the job (MPI_Abort)\n", rank,
+                     bl_dist_host(rank), msg);
+    fflush(stdout);
+    fflush(stderr);
+    if (n > 0 && write(errfd, line, (size_t)(n < (int)sizeof line ? n : (int)sizeof line - 1)) < 0) n = 0;
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    _exit(1);
+}
+
+void bl_dist_alive(void)
+{
+    if (!started || size < 2 || rank != 0 || !alive_q || !pthread_equal(pthread_self(), main_thread)) return;
+    double t = bl_dist_now(), every = timeout_s / 5 < 10 ? timeout_s / 5 : 10;
+    if (t - alive_last < every) return;
+    alive_last = t;
+    static char one = 1;
+    for (int k = 1; k < size; k++) {
+        if (dead[k]) continue;
+        int done = 1;
+        if (alive_q[k] != MPI_REQUEST_NULL && MPI_Test(&alive_q[k], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+            dead[k] = 1;
+            continue;
+        }
+        if (done) MPI_Isend(&one, 1, MPI_BYTE, k, BL_TAG_ALIVE, MPI_COMM_WORLD, &alive_q[k]);
+    }
+}
+
+void bl_dist_watch(double since)
+{
+    if (!started || size < 2) return;
+    if (rank == 0) {
+        bl_dist_alive();
+        return;
+    }
+    int flag = 1;
+    while (flag) {
+        MPI_Status st;
+        flag = 0;
+        if (MPI_Iprobe(0, BL_TAG_ALIVE, MPI_COMM_WORLD, &flag, &st) != MPI_SUCCESS) break;
+        if (flag) {
+            char b;
+            MPI_Recv(&b, 1, MPI_BYTE, 0, BL_TAG_ALIVE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            heard0 = bl_dist_now();
+        }
+    }
+    double t = bl_dist_now(), last = heard0 > since ? heard0 : since;
+    if (t - last > timeout_s)
+        bl_dist_fatal("rank 0 (%s) sent nothing for %.0f s (BLOCKLAB_MPI_TIMEOUT): it died or hangs",
+                      bl_dist_host(0), t - last);
+}
+
+int bl_dist_wait(void *req, double t0, const char *what)
+{
+    MPI_Request *q = req;
+    for (int spin = 0;; spin++) {
+        int done = 0;
+        if (MPI_Test(q, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+            bl_dist_mark_dead(-1);   /* MPI_Finalize would wait for it: the job ends by MPI_Abort */
+            return bl_fail("the %s failed: a rank died", what);
+        }
+        if (done) return 0;
+        bl_dist_watch(t0);      /* a follower ends here when rank 0 is gone */
+        double t = bl_dist_now();
+        if (t - t0 > timeout_s) {
+            bl_dist_mark_dead(-1);
+            return bl_fail("not every rank joined the %s within %.0f s (BLOCKLAB_MPI_TIMEOUT): a rank died or hangs",
+                           what, timeout_s);
+        }
+        /* libnbc moves a nonblocking collective on only inside MPI_Test: test often, leaving
+         * the core to the other ranks now and then (sleeping costs a millisecond a round) */
+        if (t - t0 > 5) bl_dist_nap();
+        else if ((spin & 63) == 63) sched_yield();
+    }
+}
+
 /* Started by a launcher: Open MPI, MPICH/Hydra and PMIx-based launchers (Slurm's srun --mpi=pmix
  * or pmi2) set one of these. */
 static int launched(void)
@@ -68,10 +195,19 @@ int bl_dist_init(int *argc, char ***argv, int force)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    /* the same environment on every rank: all of them stop here, rank 0 says why */
+    if (bl_dist_read_timeout() < 0) {
+        MPI_Finalize();
+        return -1;
+    }
     started = 1;
+    main_thread = pthread_self();
+    heard0 = bl_dist_now();
     hosts = calloc((size_t)size, sizeof *hosts);
     dead = calloc((size_t)size, 1);
-    if (!hosts || !dead) return bl_fail("mpi: out of memory");
+    alive_q = malloc((size_t)size * sizeof *alive_q);
+    if (!hosts || !dead || !alive_q) return bl_fail("mpi: out of memory");
+    for (int k = 0; k < size; k++) alive_q[k] = MPI_REQUEST_NULL;
     char me[MPI_MAX_PROCESSOR_NAME] = "";
     int len = 0;
     MPI_Get_processor_name(me, &len);
@@ -88,6 +224,8 @@ void bl_dist_finalize(int rc)
     for (int i = 0; i < size; i++) any |= dead[i];
     fflush(stdout);
     fflush(stderr);
+    for (int k = 0; alive_q && k < size; k++)     /* one-byte sends: they complete on their own */
+        if (alive_q[k] != MPI_REQUEST_NULL) MPI_Request_free(&alive_q[k]);
     if (any) {  /* MPI_Finalize could wait for a rank that hangs: the launcher ends them all */
         fprintf(stderr, "blocklab: a rank died or hangs; ending the job with MPI_Abort (status %d)\n", rc ? rc : 1);
         fflush(stderr);
@@ -106,7 +244,7 @@ int bl_dist_send(int to, int tag, const void *buf, size_t n)
         bl_dist_mark_dead(to);
         return bl_fail("mpi: rank %d (%s) cannot be reached", to, bl_dist_host(to));
     }
-    double t0 = now_s(), limit = bl_dist_timeout();
+    double t0 = bl_dist_now(), limit = bl_dist_timeout();
     for (int spin = 0;; spin++) {
         int done = 0;
         if (MPI_Test(&q, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
@@ -114,7 +252,8 @@ int bl_dist_send(int to, int tag, const void *buf, size_t n)
             return bl_fail("mpi: rank %d (%s) cannot be reached", to, bl_dist_host(to));
         }
         if (done) return 0;
-        if (now_s() - t0 > limit) {
+        bl_dist_watch(t0);
+        if (bl_dist_now() - t0 > limit) {
             MPI_Cancel(&q);
             MPI_Request_free(&q);
             bl_dist_mark_dead(to);
@@ -137,13 +276,14 @@ int bl_dist_pending(int from, int tag, int *src)
 
 char *bl_dist_recv(int from, int tag, double timeout_s, size_t *n)
 {
-    double t0 = now_s();
+    double t0 = bl_dist_now();
     MPI_Status st;
     for (int spin = 0;; spin++) {
         int flag = 0;
         if (MPI_Iprobe(from, tag, MPI_COMM_WORLD, &flag, &st) != MPI_SUCCESS) flag = 0;
         if (flag) break;
-        if (timeout_s > 0 && now_s() - t0 > timeout_s)
+        bl_dist_watch(t0);      /* waiting: rank 0 says it lives, a follower ends when it does not */
+        if (timeout_s > 0 && bl_dist_now() - t0 > timeout_s)
             return BL_FAILP("mpi: rank %d (%s) sent nothing for %.0f s", from, bl_dist_host(from), timeout_s);
         if (spin > 100) bl_dist_nap();
     }
@@ -157,6 +297,7 @@ char *bl_dist_recv(int from, int tag, double timeout_s, size_t *n)
     }
     buf[count] = 0;
     if (n) *n = (size_t)count;
+    if (st.MPI_SOURCE == 0) heard0 = bl_dist_now();
     return buf;
 }
 #else
@@ -167,6 +308,10 @@ int bl_dist_init(int *argc, char ***argv, int force)
                            "apt-get install -y libopenmpi-dev openmpi-bin)") : 0;
 }
 void bl_dist_finalize(int rc) { (void)rc; }
+void bl_dist_fatal(const char *fmt, ...) { (void)fmt; abort(); }
+void bl_dist_alive(void) {}
+void bl_dist_watch(double since) { (void)since; }
+int bl_dist_wait(void *req, double t0, const char *what) { (void)req, (void)t0; return bl_fail("%s: no MPI", what); }
 int bl_dist_send(int to, int tag, const void *buf, size_t n)
 {
     (void)to, (void)tag, (void)buf, (void)n;

@@ -15,7 +15,10 @@
  * No wait is without end while another rank owes an answer: receives poll (MPI_Iprobe /
  * MPI_Test) against a deadline, BLOCKLAB_MPI_TIMEOUT seconds (default 120, and at least ten times
  * the longest gap seen between a rank's messages); a rank that stays silent past it is reported
- * dead by rank and host and left out from then on. Errors: -1 + bl_error().
+ * dead by rank and host and left out from then on. Rank 0 says "alive" to the others while it
+ * works or waits (also for the next line of standard input); a rank > 0 that hears nothing from
+ * rank 0 for the timeout while it waits ends the job with one line and MPI_Abort, since nobody
+ * would read its results. Errors: -1 + bl_error().
  */
 #ifndef BL_DIST_H
 #define BL_DIST_H
@@ -35,15 +38,42 @@ int bl_dist_on(void);                   /* MPI started (even with one rank) */
 const char *bl_dist_host(int rank);     /* the rank's MPI_Get_processor_name ("" unknown) */
 /* Seconds a rank may stay silent before it counts as dead (BLOCKLAB_MPI_TIMEOUT, default 120). */
 double bl_dist_timeout(void);
+enum { BL_DIST_TIMEOUT_MIN = 1, BL_DIST_TIMEOUT_MAX = 86400 };
+/* Read BLOCKLAB_MPI_TIMEOUT (bl_dist_init does): 0, or -1 + "BLOCKLAB_MPI_TIMEOUT='X': expected
+ * seconds from 1 to 86400 ..." for what is not a number of seconds in that range. */
+int bl_dist_read_timeout(void);
+/* Seconds on a monotonic clock. */
+double bl_dist_now(void);
+/* Ranks > 0: standard output and error to /dev/null (unless BLOCKLAB_MPI_VERBOSE=1); the
+ * rank's own standard error is kept for bl_dist_fatal. */
+void bl_dist_quiet(void);
+/* The end of this rank and the job: "blocklab: rank K (HOST): MESSAGE; ending the job
+ * (MPI_Abort)" on the rank's own standard error, then MPI_Abort(MPI_COMM_WORLD, 1). */
+void bl_dist_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* Rank 0 (main thread): tell every other rank it lives, at most every BLOCKLAB_MPI_TIMEOUT/5 s
+ * (10 s at most); cheap enough for every safe point (bl_interrupted calls it). No-op elsewhere. */
+void bl_dist_alive(void);
+/* Called in every wait loop. Rank 0: bl_dist_alive. Ranks > 0: take rank 0's "alive" messages;
+ * when rank 0 has been silent for the timeout (counted from the later of its last word and
+ * `since`, the wait's start, seconds of bl_dist_now), bl_dist_fatal: rank 0 died or hangs. */
+void bl_dist_watch(double since);
+/* Wait for a nonblocking collective (MPI_Request *req, started at t0 = bl_dist_now()), polling
+ * with bl_dist_watch, at most the timeout. 0; -1 + "not every rank joined the WHAT within N s
+ * (BLOCKLAB_MPI_TIMEOUT)..." or "the WHAT failed: a rank died", and the job is marked to end
+ * by MPI_Abort (bl_dist_mark_dead(-1)). The request stays pending after a timeout: no later
+ * collective on MPI_COMM_WORLD may follow. */
+int bl_dist_wait(void *req, double t0, const char *what);
 int bl_dist_dead(int rank);
 /* Count rank as dead (rank < 0: some rank, not known which, after a collective timed out):
  * bl_dist_finalize then ends the job with MPI_Abort instead of waiting in MPI_Finalize. */
 void bl_dist_mark_dead(int rank);
+/* Whether some rank was marked dead (then no collective on MPI_COMM_WORLD is started again). */
+int bl_dist_lost(void);
 /* Whether this process publishes files: rank 0, or alone. */
 int bl_dist_writer(void);
 
 /* ---- messages between rank 0 and rank k (dist.c) ---- */
-enum { BL_TAG_STMT = 11, BL_TAG_END, BL_TAG_STOP, BL_TAG_BEAT, BL_TAG_RESULT, BL_TAG_ALL };
+enum { BL_TAG_STMT = 11, BL_TAG_END, BL_TAG_STOP, BL_TAG_BEAT, BL_TAG_RESULT, BL_TAG_ALL, BL_TAG_ALIVE };
 /* Send n bytes to rank `to` (MPI_Isend, then MPI_Test until done or the timeout: a dead rank
  * is marked). 0 or -1 + error. */
 int bl_dist_send(int to, int tag, const void *buf, size_t n);
@@ -77,10 +107,15 @@ struct bl_compare;
  * does not train (run i is rank i % N's) are marked remote (bl_compare_round, _finish, _save
  * and _write leave them alone). No-op alone. */
 void bl_dist_compare_begin(struct bl_compare *c);
-/* Between two rounds. interrupted: this rank's Ctrl-C (or SIGUSR1, which mpirun forwards). Rank
- * 0 hears the others' progress and, once interrupted, tells them to stop; the others report
- * their progress and hear rank 0's stop. Returns 1 when this rank stops the comparison here. */
-int bl_dist_compare_poll(struct bl_compare *c, int interrupted);
+/* Before each round, on every rank. interrupted: this rank's Ctrl-C (or SIGUSR1, which mpirun
+ * forwards); live: how many of its runs still train. Under more than one rank the ranks agree
+ * (one MPI_Iallreduce of [stopped, training] per round, waited for as bl_dist_wait does), so
+ * that every run of the comparison stops after the same step whichever rank was stopped
+ * first. Returns 0 (go on), 1 (stop: some rank was interrupted) or 2 (stop: no rank has a run
+ * left to train). Alone: the same from this rank's own flags. When a rank is lost (the check
+ * timed out), rank 0 says so on stderr and each rank goes on with its own flags; rank 0's
+ * Ctrl-C then reaches the others as a message. */
+int bl_dist_compare_poll(struct bl_compare *c, int interrupted, int live);
 /* Ranks > 0: "still here" during a long measurement (called between exam chunks). */
 void bl_dist_compare_beat(void);
 /* bl_compare_save of this rank's own runs (published by every rank: checkpoints go where

@@ -20,20 +20,15 @@ static double *heard, *gap;     /* per rank: when rank 0 last heard it, the long
 static MPI_Request beat_q = MPI_REQUEST_NULL;
 static char beat_buf[64];
 static int stop_sent;
+static int alone;              /* a stop check timed out: no more collectives in this comparison */
 static const bl_compare *cur;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static int owner(int i) { return i % bl_dist_size(); }
 
 static void heard_from(int k)
 {
-    double t = now_s();
+    double t = bl_dist_now();
     if (heard[k] > 0 && t - heard[k] > gap[k]) gap[k] = t - heard[k];
     heard[k] = t;
 }
@@ -57,8 +52,9 @@ void bl_dist_compare_begin(bl_compare *c)
         heard = calloc((size_t)n, sizeof *heard);
         gap = calloc((size_t)n, sizeof *gap);
     }
-    for (int k = 0; heard && k < n; k++) heard[k] = now_s(), gap[k] = 0;
+    for (int k = 0; heard && k < n; k++) heard[k] = bl_dist_now(), gap[k] = 0;
     stop_sent = 0;
+    alone = bl_dist_lost();
     cur = c;
     for (int i = 0; i < c->n; i++) c->r[i].remote = owner(i) != bl_dist_rank();
     /* stale stop messages of an earlier comparison */
@@ -67,6 +63,7 @@ void bl_dist_compare_begin(bl_compare *c)
 
 void bl_dist_compare_beat(void)
 {
+    bl_dist_alive();    /* rank 0 (measuring, say): the others hear it lives */
     if (bl_dist_size() < 2 || bl_dist_rank() == 0) return;
     int done = 0;
     MPI_Test(&beat_q, &done, MPI_STATUS_IGNORE);
@@ -75,10 +72,9 @@ void bl_dist_compare_beat(void)
     MPI_Isend(beat_buf, len, MPI_BYTE, 0, BL_TAG_BEAT, MPI_COMM_WORLD, &beat_q);
 }
 
-int bl_dist_compare_poll(bl_compare *c, int interrupted)
+/* The old way, once a rank is lost (no more collectives): rank 0 tells the others to stop. */
+static int poll_alone(int interrupted)
 {
-    (void)c;
-    if (bl_dist_size() < 2) return interrupted;
     if (bl_dist_rank() == 0) {
         drain_beats();
         if (interrupted && !stop_sent) {
@@ -97,6 +93,34 @@ int bl_dist_compare_poll(bl_compare *c, int interrupted)
         free(m);
     }
     return interrupted;
+}
+
+int bl_dist_compare_poll(bl_compare *c, int interrupted, int live)
+{
+    if (bl_dist_size() < 2) return interrupted ? 1 : live ? 0 : 2;
+    if (alone) {
+        if (poll_alone(interrupted)) return 1;
+        return live ? 0 : 2;
+    }
+    if (bl_dist_rank() == 0) drain_beats();
+    else bl_dist_compare_beat();
+    /* every rank, every round: whether some rank was stopped, whether some rank still trains */
+    int mine[2] = { interrupted != 0, live > 0 }, all[2] = { 0, 0 };
+    MPI_Request q;
+    char what[96];
+    snprintf(what, sizeof what, "stop check of compare step %d", c->done + 1);
+    if (MPI_Iallreduce(mine, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &q) != MPI_SUCCESS
+        || bl_dist_wait(&q, bl_dist_now(), what) < 0) {
+        /* a rank is gone: this rank goes on with its own runs; the gather names the lost one */
+        if (bl_dist_rank() == 0) {
+            fprintf(stderr, "compare: %s; the other ranks go on alone\n", bl_error());
+            fflush(stderr);
+        }
+        bl_clear_error();
+        alone = 1;
+        return bl_dist_compare_poll(c, interrupted, live);
+    }
+    return all[0] ? 1 : all[1] ? 0 : 2;
 }
 
 int bl_dist_compare_save(const bl_compare *c, const char *dir)
@@ -188,7 +212,7 @@ int bl_dist_compare_gather(bl_compare *c, FILE *out)
     }
     unsigned char *got = calloc((size_t)n, 1);
     if (!got) return bl_fail("compare: out of memory");
-    for (int k = 1; k < n; k++) heard[k] = now_s();     /* the silence counts from here */
+    for (int k = 1; k < n; k++) heard[k] = bl_dist_now();     /* the silence counts from here */
     int best = done;
     for (;;) {
         drain_beats();
@@ -206,7 +230,7 @@ int bl_dist_compare_gather(bl_compare *c, FILE *out)
             if (got[k] || bl_dist_dead(k)) continue;
             double limit = bl_dist_timeout();
             if (10 * gap[k] > limit) limit = 10 * gap[k];
-            if (now_s() - heard[k] <= limit) {
+            if (bl_dist_now() - heard[k] <= limit) {
                 left++;
                 continue;
             }
@@ -245,7 +269,11 @@ int bl_dist_compare_gather(bl_compare *c, FILE *out)
 }
 #else
 void bl_dist_compare_begin(bl_compare *c) { (void)c; seq++; }
-int bl_dist_compare_poll(bl_compare *c, int interrupted) { (void)c; return interrupted; }
+int bl_dist_compare_poll(bl_compare *c, int interrupted, int live)
+{
+    (void)c;
+    return interrupted ? 1 : live ? 0 : 2;
+}
 void bl_dist_compare_beat(void) {}
 int bl_dist_compare_save(const bl_compare *c, const char *dir) { return bl_compare_save(c, dir); }
 int bl_dist_compare_gather(bl_compare *c, FILE *out) { (void)c, (void)out; return 0; }

@@ -7,7 +7,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
 #include <time.h>
 #ifdef HAVE_MPI
 #include <mpi.h>
@@ -36,34 +35,14 @@ static int (*intr)(void);
 static float *buf;
 static size_t cap;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* Wait for a collective to finish, polling, at most the timeout. -1 + error. */
+/* Wait for a collective to finish, polling, at most the timeout. -1 + "train: ..." error. */
 static int wait_for(MPI_Request *q, const char *what, int step)
 {
-    double t0 = now_s(), limit = bl_dist_timeout();
-    for (int spin = 0;; spin++) {
-        int done = 0;
-        if (MPI_Test(q, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
-            bl_dist_mark_dead(-1);   /* MPI_Finalize would wait for it: the job ends by MPI_Abort */
-            return bl_fail("train: the %s of step %d failed: a rank died", what, step);
-        }
-        if (done) return 0;
-        if (now_s() - t0 > limit) {
-            bl_dist_mark_dead(-1);
-            return bl_fail("train: not every rank joined the %s of step %d within %.0f s (BLOCKLAB_MPI_TIMEOUT): "
-                           "a rank died or hangs", what, step, limit);
-        }
-        /* libnbc moves a nonblocking collective on only inside MPI_Test: test often, leaving
-         * the core to the other ranks now and then (sleeping costs a millisecond a round) */
-        if (now_s() - t0 > 5) bl_dist_nap();
-        else if ((spin & 63) == 63) sched_yield();
-    }
+    char w[96];
+    snprintf(w, sizeof w, "%s of step %d", what, step);
+    if (bl_dist_wait(q, bl_dist_now(), w) == 0) return 0;
+    bl_error_prefix("train");
+    return -1;
 }
 
 /* FNV-1a over the bytes of n floats. */
@@ -114,12 +93,12 @@ static int reduce(bl_run *r, float *loss)
     for (size_t i = 0; i < n; i++) buf[i] = w * p->grads[i];
     buf[n] = w * *loss;
     buf[n + 1] = intr && intr() ? 1.0f : 0.0f;
-    double t0 = now_s();
+    double t0 = bl_dist_now();
     MPI_Request q;
     if (MPI_Iallreduce(MPI_IN_PLACE, buf, (int)(n + 2), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &q) != MPI_SUCCESS)
         return bl_fail("train: the allreduce of step %d failed", step);
     if (wait_for(&q, "gradient allreduce", step) < 0) return -1;
-    last_s = now_s() - t0;
+    last_s = bl_dist_now() - t0;
     total_s += last_s;
     memcpy(p->grads, buf, n * sizeof *buf);
     *loss = buf[n];

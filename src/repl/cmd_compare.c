@@ -7,6 +7,7 @@
 #include "train/compare.h"
 #include "dist/dist.h"
 #include "core/error.h"
+#include "core/fileio.h"
 #include "viz/progress.h"
 #include <math.h>
 #include <stdlib.h>
@@ -280,18 +281,19 @@ int bl_cmd_compare(bl_cmdargs *a)
         int i = opt_word(a, used, "dir");
         return bl_session_errat(a->s, i >= 0 ? a->w[i].vpos : a->st->pos);
     }
-    int tty = a->s->out == stdout && isatty(fileno(stdout));
+    int tty = a->s->out == stdout && bl_is_terminal(fileno(stdout));
     double t0 = now_s(), last = 0;
     int done0 = c->done;
     int live = 0;
     for (int i = 0; i < c->n; i++) live += !c->r[i].remote;
     int saved = 0;      /* -1: a checkpoint could not be written (training stops) */
     bl_status_line bar = {0};
-    while (c->done < c->steps && live > 0) {
-        if (bl_dist_compare_poll(c, bl_interrupted())) {
-            bl_interrupt_raise();   /* another rank's Ctrl-C stops this one as its own would */
-            break;
-        }
+    /* under MPI every rank takes every round (also one whose runs all failed, or with none),
+     * so that all agree on the step where a Ctrl-C on any of them stops the comparison */
+    while (c->done < c->steps) {
+        int stop = bl_dist_compare_poll(c, bl_interrupted(), live);
+        if (stop == 1) bl_interrupt_raise();   /* another rank's Ctrl-C stops this one as its own would */
+        if (stop) break;
         live = bl_compare_round(c);
         if (o.every && (c->done % o.every == 0 || c->done == c->steps) && bl_dist_compare_save(c, o.dir) < 0) {
             saved = -1;
@@ -299,6 +301,14 @@ int bl_cmd_compare(bl_cmdargs *a)
         }
         if (tty && (now_s() - last > 0.2 || c->done == c->steps)) {
             progress(a->s, c, t0, done0, 0, &bar);
+            last = now_s();
+        } else if (!tty && c->done < c->steps && now_s() - (last ? last : t0) >= BL_PLAIN_PROGRESS_S) {
+            /* a log: now and then a plain line, never a bar redrawn with carriage returns */
+            double dt = now_s() - t0, eta = dt / (c->done - done0) * (c->steps - c->done);
+            char dur[24];
+            fprintf(a->s->out, "compare: step %d/%d of %d runs  %.0f s  ETA %s\n", c->done, c->steps, c->n, dt,
+                    bl_fmt_duration(dur, sizeof dur, eta));
+            fflush(a->s->out);
             last = now_s();
         }
     }

@@ -6,6 +6,7 @@
 #include "repl/models.h"
 #include "repl/parser.h"
 #include "core/error.h"
+#include "core/fileio.h"
 #include "viz/progress.h"
 #include <math.h>
 #include <stdlib.h>
@@ -22,7 +23,7 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static int on_terminal(bl_session *s) { return s->out == stdout && isatty(fileno(stdout)); }
+static int on_terminal(bl_session *s) { return s->out == stdout && bl_is_terminal(fileno(stdout)); }
 
 /* The columns of the terminal on stdout (80 when unknown). */
 static int term_width(void)
@@ -76,6 +77,7 @@ typedef struct {
     int tty, quiet;
     long goal;              /* the run's step count when this train ends */
     double t0, last_draw;
+    double last_line;       /* not a terminal: when the last plain progress line was written */
     float loss;
     bl_rate rate;           /* steps per second of training time: the exams are left out */
     bl_status_line bar;     /* the bar as last drawn, for a redraw after a resize */
@@ -150,6 +152,13 @@ static int train_cb(bl_run *r, int i, int n, float loss, int evaluated, void *ct
     if (p->tty && !p->quiet && (t - p->last_draw > 0.1 || i == n)) {
         draw(p, r, i, n, 0);
         p->last_draw = now_s();
+    } else if (!p->tty && !p->quiet && i < n && t - p->last_line >= BL_PLAIN_PROGRESS_S) {
+        /* a file or pipe (a log, or mpirun's output): now and then a plain line, never a bar
+         * redrawn with carriage returns */
+        bl_fprintf(p->s->out, "step %d: loss %.4f (%d of %d, %.1f it/s)\n", bl_run_steps(r), p->loss, i, n,
+                   i / (t - p->t0));
+        fflush(p->s->out);
+        p->last_line = t;
     }
     /* data-parallel (MPI): every rank stops after the step some rank's Ctrl-C reached */
     return r->reduce ? bl_dist_train_stopped() : bl_interrupted();
@@ -180,6 +189,7 @@ int bl_cmd_train(bl_cmdargs *a)
     if (!r || bl_dist_train_attach(r, bl_interrupted) < 0) return bl_session_errat(a->s, a->st->pos);
     progress p = { .s = a->s, .tty = on_terminal(a->s), .quiet = quiet, .t0 = now_s(), .loss = NAN };
     if (quiet) p.tty = 0;
+    p.last_line = p.t0;
     int from = bl_run_steps(r);
     p.goal = from + n;
     bl_rate_start(&p.rate, p.t0, from);

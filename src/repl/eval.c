@@ -862,7 +862,7 @@ void bl_report_error(bl_session *s)
             for (at++; at < len && ((unsigned char)line[at] & 0xc0) == 0x80;) at++;
         int carets = p.len > 1 && at + p.len <= len ? bl_text_width(line + at, p.len) : 1;
         if (carets < 1) carets = 1;
-        int color = isatty(fileno(s->err)) && !getenv("NO_COLOR");
+        int color = bl_is_terminal(fileno(s->err)) && !getenv("NO_COLOR");
         fprintf(s->err, "%*s%s", indent + col, "", color ? "\033[1;31m" : "");
         for (int i = 0; i < carets; i++) fputc('^', s->err);
         fprintf(s->err, " %s%s\n", msg, color ? "\033[0m" : "");

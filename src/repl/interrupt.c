@@ -7,6 +7,7 @@
  * A terminal echoes ^C where its cursor is, with no newline; messages about the interrupt start
  * on a line of their own through bl_interrupt_newline. */
 #include "repl/repl.h"
+#include "dist/dist.h"
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
@@ -39,7 +40,11 @@ void bl_interrupt_install(void)
     sigaction(SIGUSR1, &sa, NULL);
 }
 
-int bl_interrupted(void) { return hits > 0; }
+int bl_interrupted(void)
+{
+    bl_dist_alive();    /* under MPI, rank 0 at a safe point tells the others it lives (rate-limited) */
+    return hits > 0;
+}
 
 int bl_interrupt_count(void) { return hits; }
 

@@ -237,10 +237,12 @@ int main(int argc, char **argv)
     }
     /* under an MPI launcher (or --mpi): after the options (-h and -V need no MPI) */
     if (bl_dist_init(&argc, &argv, mpi) < 0) {
-        fprintf(stderr, "blocklab: %s\n", bl_error());
+        if (bl_dist_rank() == 0) fprintf(stderr, "blocklab: %s\n", bl_error());    /* once, not N times */
         free(srcs);
         return 2;
     }
+    /* mpirun's pseudo-terminal is not the person's: plain progress lines, no colours */
+    if (bl_dist_on()) bl_terminal_distrust(1);
     bl_session *s = bl_session_new(seed);
     if (!s) {
         fprintf(stderr, "blocklab: %s\n", bl_error());
@@ -254,13 +256,7 @@ int main(int argc, char **argv)
     if (bl_dist_rank() > 0) {
         /* the other ranks run what rank 0 sends; rank 0 alone prints and writes files
          * (BLOCKLAB_MPI_VERBOSE=1 keeps their output, for finding a rank that goes its own way) */
-        const char *v = getenv("BLOCKLAB_MPI_VERBOSE");
-        if (!(v && *v == '1')) {
-            FILE *null = freopen("/dev/null", "w", stdout);
-            (void)null;
-            null = freopen("/dev/null", "w", stderr);
-            (void)null;
-        }
+        bl_dist_quiet();
         bl_fileio_discard(1);
         bl_dist_follow(s);     /* rank 0's exit status is the job's: this rank ends with 0 */
         rc = 0;
@@ -280,7 +276,9 @@ int main(int argc, char **argv)
         }
     }
     if (nsrc == 0) {
-        if (isatty(STDIN_FILENO)) {
+        /* several ranks (srun --pty gives rank 0 a terminal): no line editor, whose wait for a
+         * key would leave the other ranks without word from rank 0 (dist.h) */
+        if (isatty(STDIN_FILENO) && bl_dist_size() < 2) {
             s->interactive = 1;
             /* the startup file, as redis-cli and gnuplot read theirs: its errors are shown, the
              * session starts anyway; a missing one is no error */
@@ -291,8 +289,16 @@ int main(int argc, char **argv)
                 bl_interrupt_clear();
             }
             interactive(s, quiet);
-        } else if (bl_run_file(s, "<stdin>", stdin) < 0) {
-            rc = 1;
+        } else {
+            if (bl_dist_size() > 1) {
+                /* under mpirun, rank 0's standard input is a pipe even at a terminal: a person
+                 * may be typing, so an error does not end the session (scripts: -f), and the
+                 * other ranks hear that rank 0 lives while it waits for the next line */
+                s->keep_going = 1;
+                setvbuf(stdin, NULL, _IONBF, 0);
+                bl_script_idle(bl_dist_alive);
+            }
+            if (bl_run_file(s, "<stdin>", stdin) < 0) rc = 1;
         }
     }
     if (bl_interrupted() && !s->interactive) {

@@ -207,6 +207,10 @@ int bl_exec(bl_session *s, const char *file, const char *src, int line);
 /* Run a script read from f (named `name` in messages) chunk by chunk: a statement may continue
  * over lines. Returns 0, or -1 after the first error (all errors with keep_going). */
 int bl_run_file(bl_session *s, const char *name, FILE *f);
+/* While bl_run_file waits for standard input, call idle about once a second (MPI: rank 0 tells
+ * the other ranks it lives while a person types). stdin must then be unbuffered (setvbuf
+ * _IONBF), since the wait looks at the descriptor. NULL: no hook. */
+void bl_script_idle(void (*idle)(void));
 /* Open a script: only a regular file (core/fileio.h bl_fopen_regular), so that a folder is not
  * read as nothing and a device (source /dev/zero) is not read forever. NULL + bl_error() (the
  * reason, without the path). */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/stat.h>
 
 typedef struct {
@@ -83,6 +84,17 @@ static int bad_line(bl_session *s, const char *name, const char *line, int off, 
     return -1;
 }
 
+static void (*idle_fn)(void);
+void bl_script_idle(void (*idle)(void)) { idle_fn = idle; }
+
+/* With an idle hook: wait until fd has input (or its end, an error, a signal), calling the hook
+ * about once a second meanwhile. */
+static void wait_input(int fd)
+{
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    while (poll(&p, 1, 1000) == 0) idle_fn();
+}
+
 /* getline with a limit: one line of f (with its newline) into *line; at most BL_SCRIPT_LINE_MAX
  * bytes: a longer line stops there with *long_line set (skip_line reads past its rest). Bytes
  * read (0 at the end of the input; -1 for a read error). */
@@ -91,7 +103,9 @@ static ssize_t read_line(FILE *f, char **line, size_t *cap, int *long_line)
     size_t n = 0;
     int c = 0;
     *long_line = 0;
-    while ((c = getc_unlocked(f)) != EOF) {
+    for (;;) {
+        if (idle_fn && f == stdin) wait_input(fileno(f));
+        if ((c = getc_unlocked(f)) == EOF) break;
         if (n == BL_SCRIPT_LINE_MAX) {
             *long_line = 1;
             ungetc(c, f);

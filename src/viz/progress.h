@@ -28,6 +28,9 @@ char *bl_fmt_duration(char *buf, size_t n, double seconds);
 void bl_fmt_val(char *buf, size_t n, double loss, long at, long step);
 
 #define BL_RATE_WINDOW 0.5
+/* Where the output is not a terminal (a log, a pipe, mpirun's output), train and compare write
+ * a plain progress line at most this often (seconds) instead of a bar redrawn with \r. */
+#define BL_PLAIN_PROGRESS_S 60
 typedef struct {
     double active;      /* training seconds before `since`, exams taken out */
     double since;       /* when the clock last started (running) */

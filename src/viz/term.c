@@ -3,6 +3,7 @@
 #include "viz/color.h"
 #include "viz/scale.h"
 #include "core/error.h"
+#include "core/fileio.h"
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -26,7 +27,7 @@ bl_color_mode bl_term_color_mode(FILE *out)
 {
     const char *nc = getenv("NO_COLOR");
     if (nc && *nc) return BL_COLOR_NONE;
-    if (!out || !isatty(fileno(out))) return BL_COLOR_NONE;
+    if (!out || !bl_is_terminal(fileno(out))) return BL_COLOR_NONE;
     const char *ct = getenv("COLORTERM");
     if (ct && (!strcmp(ct, "truecolor") || !strcmp(ct, "24bit"))) return BL_COLOR_TRUE;
     return BL_COLOR_256;
@@ -35,7 +36,7 @@ bl_color_mode bl_term_color_mode(FILE *out)
 int bl_term_width(FILE *out)
 {
     struct winsize ws;
-    if (out && isatty(fileno(out)) && ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+    if (out && bl_is_terminal(fileno(out)) && ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
         return ws.ws_col;
     const char *c = getenv("COLUMNS");
     int n = c ? atoi(c) : 0;

@@ -1,6 +1,7 @@
 /* termdetect.c - detecting the terminal's pictures and pixel size (see termdetect.h). */
 #include "viz/termdetect.h"
 #include "core/error.h"
+#include "core/fileio.h"
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -216,7 +217,7 @@ static int kitty_hint(void) { return env_set("KITTY_WINDOW_ID") || env_is("TERM_
 
 static bl_pic_mode detect(int out_fd, int tmux, const char **why)
 {
-    if (!isatty(out_fd)) return *why = "the output is not a terminal", BL_PIC_BLOCKS;
+    if (!bl_is_terminal(out_fd)) return *why = "the output is not a terminal", BL_PIC_BLOCKS;
     if (!tmux && env_set("STY")) return *why = "GNU screen (no passthrough for pictures)", BL_PIC_BLOCKS;
     bl_term_answers a;
     if (isatty(STDIN_FILENO) && bl_term_query(STDIN_FILENO, out_fd, 100, tmux, &a) == 0) {
@@ -254,7 +255,7 @@ bl_pic_mode bl_pic_choose(int out_fd, int *tmux, const char **why)
         static int warned;   /* once a session, then as unset */
         if (!warned++) fprintf(stderr, "blocklab: BLOCKLAB_PICTURES: %s; choosing as auto\n", bl_error());
     }
-    if (!isatty(out_fd)) {   /* not asked, not kept: a later picture may go to the terminal */
+    if (!bl_is_terminal(out_fd)) {   /* not asked, not kept: a later picture may go to the terminal */
         *why = "the output is not a terminal";
         return BL_PIC_BLOCKS;
     }
@@ -272,7 +273,7 @@ int bl_term_window(int fd, int *cols, int *rows, int *cell_w, int *cell_h)
 {
     struct winsize ws;
     *cols = *rows = *cell_w = *cell_h = 0;
-    if (!isatty(fd) || ioctl(fd, TIOCGWINSZ, &ws) < 0 || ws.ws_col == 0 || ws.ws_row == 0) return -1;
+    if (!bl_is_terminal(fd) || ioctl(fd, TIOCGWINSZ, &ws) < 0 || ws.ws_col == 0 || ws.ws_row == 0) return -1;
     *cols = ws.ws_col, *rows = ws.ws_row;
     if (ws.ws_xpixel > 0 && ws.ws_ypixel > 0) {
         *cell_w = ws.ws_xpixel / ws.ws_col, *cell_h = ws.ws_ypixel / ws.ws_row;
