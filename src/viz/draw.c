@@ -202,6 +202,33 @@ static void grid_compact(dctx *d, const bl_figure *f, grid_plan *g, double x0, d
     g->compact = 1;
 }
 
+/* pack a grid of images panels only (or empty) whose images, at the scale the rows' heights
+ * give them, need less than w0: each column as wide as its images and their colour-bar room,
+ * `gap` apart, the grid centred (the heads of `attn query=`, which left half the page empty
+ * between its columns) */
+static void grid_pack_images(dctx *d, const bl_figure *f, grid_plan *g, double x0, double w0, double gap)
+{
+    int nc = f->cols;
+    double need[BL_FIG_MAX_GRID] = {0}, total = 0;
+    for (int i = 0; i < f->rows * nc; i++) {
+        const bl_panel *p = &f->panels[i];
+        if (p->kind != BL_PANEL_IMAGES && p->kind != BL_PANEL_EMPTY) return;
+        if (p->kind != BL_PANEL_IMAGES) continue;
+        box b = panel_box(f, g, i);
+        images_geom ig = dr_images_place(d, p, b);
+        double gw = ig.g * p->w * ig.s + (ig.g - 1) * ig.gap + ig.bar;
+        if (p->title) {   /* room for its title at its smallest size */
+            dr_font(d, dr_least_size(d, 21), 1, 0);
+            gw = fmax(gw, dr_text_w(d, p->title));
+        }
+        need[i % nc] = fmax(need[i % nc], gw);
+    }
+    for (int c = 0; c < nc; c++) total += need[c] + (c + 1 < nc ? gap : 0);
+    if (total >= w0 - 1e-9 * w0) return;
+    double x = x0 + (w0 - total) / 2;
+    for (int c = 0; c < nc; c++) g->colx[c] = x, g->colw[c] = need[c], g->inl[c] = g->inr[c] = 0, x += need[c] + gap;
+}
+
 /* Whether text s at `size` units (18 for an axis label, 21 bold for a panel title) would be
  * cut in `room` even at its smallest size (least_size) */
 static int would_cut(dctx *d, const char *s, double size, int bold, double room)
@@ -298,6 +325,7 @@ static void plan_grid(dctx *d, const bl_figure *f, int level, double x0, double 
     double pad = total < H ? (H - total) / (nr + 1) : 0, y = y0 + pad;
     for (int r = 0; r < nr; r++) g->rowy[r] = y, y += g->rowh[r] + gap + pad;
     grid_compact(d, f, g, x0, w0, 8 * d->u);
+    grid_pack_images(d, f, g, x0, w0, gap);
     g->side = INFINITY;
     for (int i = 0; i < nr * nc; i++) {
         const bl_panel *p = &f->panels[i];
@@ -360,6 +388,7 @@ int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
     if (f->font > 0) d.u *= f->font;   /* font=: text, margins and lines together */
     d.th = f->theme == BL_THEME_DARK ? dark : light;
     d.legend = f->legend;
+    for (int i = 0; i < f->rows * f->cols; i++) d.img_bar |= f->panels[i].kind == BL_PANEL_IMAGES && f->panels[i].overlay;
     cairo_get_matrix(cr, &d.to_page);
     cairo_matrix_invert(&d.to_page);
     d.trace = trace_to, d.role = BL_TEXT_TITLE, d.panel = -1;

@@ -1027,7 +1027,11 @@ BL_TEST(qk_and_rope_grid_axes_end_at_first_tick_past_data)
  * query= were about a pixel), colour-bar labels apart ("0.15" was drawn over "0.05"), no tick
  * label on a map, nothing off the page, titles and labels as picture_layout_every_kind wants,
  * and no band across the page of more than 15% of its height left empty (at the default size
- * query= left 16% between its rows of maps and images and 22% at the bottom). */
+ * query= left 16% between its rows of maps and images and 22% at the bottom). query= draws each
+ * head's weights over the image itself (issue 16: at the image's scale; it drew them as a map
+ * beside the images, at another scale): square overlay cells, a colour bar beside each image,
+ * the query patch outlined exactly over its cell, and from 800 wide images a third of the page
+ * high or more. */
 BL_TEST(attn_maps_square_at_every_size)
 {
     bl_session *s = session();
@@ -1046,10 +1050,20 @@ BL_TEST(attn_maps_square_at_every_size)
             snprintf(cmd, sizeof cmd, "%s > %s", stmt, tmp("maps.png"));
             int rc = traced(s, &lay, cmd);
             if (rc) continue;
-            int maps = 0;
+            int maps = 0, bad;
             for (int b = 0; b < lay.nblock; b++) maps += lay.block[b].kind == BL_BLOCK_MAP;
-            CHECK(maps >= 1, "%s: no map drawn", stmt);
-            int bad = layout_map_problems(&lay, 0.15 * lay.h, why, sizeof why);
+            const char *q = strstr(forms[k], "query=");
+            if (q) {   /* the weights over the image at its scale, query patch outlined */
+                int qp = atoi(q + 6);
+                bad = layout_overlay_problems(&lay, qp / 8, qp % 8, why, sizeof why);
+                CHECK(bad == 0, "%s: %d overlay problems: %s", stmt, bad, why);
+                for (int b = 0; b < lay.nblock; b++)
+                    if (lay.block[b].kind == BL_BLOCK_IMAGE && widths[i] >= 800)
+                        CHECK(lay.block[b].y1 - lay.block[b].y0 >= 0.3 * lay.h, "%s: image %.1f high on a %g page", stmt,
+                              lay.block[b].y1 - lay.block[b].y0, lay.h);
+            } else
+                CHECK(maps >= 1, "%s: no map drawn", stmt);
+            bad = layout_map_problems(&lay, 0.15 * lay.h, why, sizeof why);
             CHECK(bad == 0, "%s: %d problems: %s", stmt, bad, why);
             bad = layout_problems(&lay, why, sizeof why);
             CHECK(bad == 0, "%s: %d layout problems: %s", stmt, bad, why);
