@@ -101,8 +101,10 @@ int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char
       "TinyDiT: validation image 0 (image=N) of its data (or shapes) at\n" \
       "t = 0.5; TinyGPT: a fixed text window, labelled with its characters.\n" \
       "Shows the L x L attention of one head or all heads (small multiples).\n" \
-      "query=N (TinyDiT): that patch's attention over the patch grid and\n" \
-      "over the image.\n" \
+      "query=N (TinyDiT): each head's weights of patch N (row N / grid,\n" \
+      "column N mod grid) over the patch grid, drawn as a translucent\n" \
+      "heat overlay on the clean image at the image's scale, patch N\n" \
+      "outlined, one colour bar range for all heads (PNG, SVG, terminal).\n" \
       "`attn layer=1 > attn.png` saves it. attn.csv: one row per query and\n" \
       "key, columns layer,head,query,key,prob (keys and queries numbered as\n" \
       "tokens; a TinyDiT patch at row r, column c is r * grid + c; with\n" \

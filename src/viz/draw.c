@@ -379,6 +379,29 @@ static void figure_thin(dctx *d, const bl_figure *f, const grid_plan *g, char *b
     if (kmax) dr_thin_note(kmin, kmax, which, buf, n);
 }
 
+/* Whether the figure's title s would be cut in maxw even at its smallest size (a long title at
+ * font=2 lost its end: "QK-norm keeps them b..."): then its two lines in l1 and l2 (n bytes
+ * each), split after the last ": " or ", " or else the last space that lets the first line fit,
+ * the second line fitted (and cut, if it must be) when drawn. */
+static int title_lines(dctx *d, const char *s, double maxw, char *l1, char *l2, size_t n)
+{
+    dr_font(d, dr_least_size(d, 28), 1, 0);
+    if (dr_text_w(d, s) <= maxw || strlen(s) >= n) return 0;
+    size_t len = strlen(s), best = 0, best_sp = 0;
+    for (size_t k = 1; k + 1 < len; k++) {
+        if (s[k] != ' ') continue;
+        memcpy(l1, s, k), l1[k] = 0;
+        if (dr_text_w(d, l1) > maxw) break;
+        best_sp = k;
+        if (s[k - 1] == ':' || s[k - 1] == ',') best = k;
+    }
+    if (!best) best = best_sp;
+    if (!best) return 0;
+    memcpy(l1, s, best), l1[best] = 0;
+    snprintf(l2, n, "%s", s + best + 1);
+    return 1;
+}
+
 int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
 {
     static const dr_theme light = {0xffffffu, 0x222222u, 0x444444u, 0xe6e6e6u, 0x555555u, 0xccccccu},
@@ -400,7 +423,13 @@ int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
     cairo_paint(cr);
     double top = margin;
     if (f->title) {
-        dr_text_fit(&d, w / 2, margin + 14 * u, f->title, 28, 1, w - 2 * margin, d.th.text, 0);
+        char l1[256], l2[256];
+        if (title_lines(&d, f->title, w - 2 * margin, l1, l2, sizeof l1)) {
+            dr_text_fit(&d, w / 2, margin + 14 * u, l1, 28, 1, w - 2 * margin, d.th.text, 0);
+            dr_text_fit(&d, w / 2, margin + 48 * u, l2, 28, 1, w - 2 * margin, d.th.text, 0);
+            top += 34 * u;
+        } else
+            dr_text_fit(&d, w / 2, margin + 14 * u, f->title, 28, 1, w - 2 * margin, d.th.text, 0);
         top += 44 * u;
     }
     bl_range sx, sy;

@@ -1536,6 +1536,35 @@ BL_TEST(small_font_ticks_cover_the_axis)
     session_free(s);
 }
 
+/* Slides at font=1.5 and font=2 (1600 x 900) and at 800 x 450: no title, panel title or axis
+ * label cut with an ellipsis where the picture has the room to say it on two lines (at font=2
+ * "Attention logits against the scale of q and k: QK-norm keeps them bounded" lost its end and
+ * attn query='s "..., t = 0.5" became "t =..."), and the layout rules hold. */
+BL_TEST(slide_titles_whole_at_large_fonts)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512], why[1024];
+    CHECK(run_in(s, "d = dit(dim=32, depth=1, heads=4); g = gpt(dim=16, depth=1, heads=2, context=8)") == 0, "%s", bl_error());
+    const char *views[] = { "qk growth", "rope check", "use d; attn query=27", "use d; stats", "rope table" };
+    const char *sizes[] = { "width=1600 height=900 font=1.5", "width=1600 height=900 font=2", "width=800 height=450" };
+    for (size_t v = 0; v < sizeof views / sizeof views[0]; v++)
+        for (int z = 0; z < 3; z++) {
+            snprintf(cmd, sizeof cmd, "%s %s > %s", views[v], sizes[z], tmp("big.png"));
+            if (traced(s, &lay, cmd)) continue;
+            CHECK(layout_problems(&lay, why, sizeof why) == 0, "%s: %s", cmd, why);
+            int titles = 0;
+            for (int i = 0; i < lay.ntext; i++) {
+                const bl_text_box *t = &lay.text[i];
+                if (t->role != BL_TEXT_TITLE) continue;
+                titles++;
+                CHECK(!strstr(t->text, "\xe2\x80\xa6"), "%s: title cut: '%s'", cmd, t->text);
+            }
+            CHECK(titles >= 1, "%s: no title", cmd);
+        }
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -1569,6 +1598,7 @@ int main(void)
     RUN(lengen_labels_name_the_models_only);
     RUN(axis_ranges_honoured_or_refused);
     RUN(small_font_ticks_cover_the_axis);
+    RUN(slide_titles_whole_at_large_fonts);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
