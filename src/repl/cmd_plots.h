@@ -58,9 +58,10 @@ bl_figure *bl_plot_loss_relative_figure(const bl_metrics *const *runs, const cha
 #define BL_FIG_SIZE_HELP                                                                     \
     "width=1600 height=900 scale=1 size the file (" BL_FIG_SIDE_RANGE " pixels a side;\n"    \
     "scale=2: HiDPI); width= or height= alone keeps the 16:9 shape (width=400:\n"           \
-    "400 x 225). A title too long for the width shrinks, then is cut with an\n"             \
-    "ellipsis. On a terminal width= and height= are the columns (from "                      \
-    BL_FIG_STR(BL_FIG_MIN_COLS) ") and rows (from " BL_FIG_STR(BL_FIG_MIN_ROWS) ") to take\n"  \
+    "400 x 225). A title too long for the width shrinks, then takes two lines\n"           \
+    "(the figure's) or is cut with an ellipsis. On a terminal width= and\n"                \
+    "height= are the columns (from " BL_FIG_STR(BL_FIG_MIN_COLS) ") and rows (from "          \
+    BL_FIG_STR(BL_FIG_MIN_ROWS) ") to take\n"                                                 \
     "at most (help pictures). Slide keys title= xlim= ylim= logy= legend= labels=\n"         \
     "theme= font=: help slides. Redirected to a file, it prints nothing."
 

@@ -361,8 +361,9 @@ int bl_fig_side_check(const char *who, const char *key, double v, int terminal);
 
 /* The logical size of a file picture for the width w and height h asked (0 = not given):
  * neither given is 1600 x 900; one given keeps the default 16:9 shape of a slide (width 400 is
- * 400 x 225, not a 400 x 900 strip; height 450 is 800 x 450; the other side rounded and kept in
- * BL_FIG_MIN_SIDE .. BL_FIG_MAX_SIDE); both given are kept as they are. */
+ * 400 x 225, not a 400 x 900 strip; width 100 is 100 x 56, not 100 x 100; height 450 is 800 x
+ * 450; the other side rounded, at most BL_FIG_MAX_SIDE: height 8000 is 8000 x 8000); both given
+ * are kept as they are. Only a side given must lie in BL_FIG_MIN_SIDE .. BL_FIG_MAX_SIDE. */
 void bl_fig_size(int w, int h, int *out_w, int *out_h);
 
 /* Save the figure; the format comes from the extension of `path`:

@@ -337,7 +337,8 @@ BL_TEST(picture_size_range_is_one)
     CHECK(run_in(s, cmd) < 0, "height=20 written to a file");
     snprintf(want, sizeof want, "%s: height 20 %s%s", tmp("h20.png"), range, rows);
     CHECK(strstr(errbuf, want) != NULL, "\n  got  %s  want ...%s", errbuf, want);
-    /* the ends of the range are sides; one side alone keeps 16:9 within the range */
+    /* the ends of the range are sides; one side alone keeps 16:9 (the other side at most 8000;
+     * width=100 alone was 100 x 100: the other side was kept at 100 or more) */
     snprintf(cmd, sizeof cmd, "heatmap(ones(2, 2), width=100, height=8000) > %s", tmp("ends.png"));
     CHECK(run_in(s, cmd) == 0, "%s", errbuf);
     CHECK(png_size(tmp("ends.png"), &w, &h) == 0 && w == 100 && h == 8000, "PNG %ux%u", w, h);
@@ -346,7 +347,17 @@ BL_TEST(picture_size_range_is_one)
     CHECK(png_size(tmp("tall.png"), &w, &h) == 0 && w == 8000 && h == 8000, "height=8000 alone: PNG %ux%u", w, h);
     snprintf(cmd, sizeof cmd, "heatmap(ones(2, 2), width=100) > %s", tmp("small.png"));
     CHECK(run_in(s, cmd) == 0, "%s", errbuf);
-    CHECK(png_size(tmp("small.png"), &w, &h) == 0 && w == 100 && h == 100, "width=100 alone: PNG %ux%u", w, h);
+    CHECK(png_size(tmp("small.png"), &w, &h) == 0 && w == 100 && h == 56, "width=100 alone: PNG %ux%u, want 100x56 (16:9)", w, h);
+    snprintf(cmd, sizeof cmd, "rope check width=100 > %s", tmp("small.svg"));
+    CHECK(run_in(s, cmd) == 0, "%s", errbuf);
+    size_t sn = 0;
+    unsigned char *svg = bl_test_slurp(tmp("small.svg"), &sn);
+    CHECK(svg && strstr((char *)svg, "width=\"100px\" height=\"56px\""), "width=100 alone: SVG %.200s", svg ? (char *)svg : "");
+    free(svg);
+    snprintf(cmd, sizeof cmd, "rope check height=100 > %s", tmp("small.png"));
+    CHECK(run_in(s, cmd) == 0 && png_size(tmp("small.png"), &w, &h) == 0 && w == 178 && h == 100,
+          "height=100 alone: PNG %ux%u, want 178x100", w, h);
+    unlink(tmp("small.svg"));
     unlink(tmp("ends.png")), unlink(tmp("tall.png")), unlink(tmp("small.png"));
     /* the help and the manual state the same range */
     CHECK(run_in(s, "help plot") == 0 && strstr(outbuf, "(100 to 8000 pixels a side;"), "help plot: %s", outbuf);
@@ -360,7 +371,7 @@ BL_TEST(picture_size_range_is_one)
         man[fread(man, 1, sizeof man - 1, f)] = 0;
         fclose(f);
         CHECK(strstr(man, "\\fB.svg\\fR (100 to 8000; 1600 x 900 by default)") != NULL, "the man page's range");
-        CHECK(strstr(man, "kept in\n100 to 8000") != NULL, "the man page's range for one side alone");
+        CHECK(strstr(man, "\\fBwidth=100\\fR is 100 x 56") != NULL, "the man page's size for one side alone");
         CHECK(!strstr(man, "16384 a side)\\fR") && !strstr(man, "at least\n100)"), "an old range in the man page");
     }
     session_free(s);
