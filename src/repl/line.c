@@ -129,11 +129,14 @@ static char **attempt(const char *text, int start, int end)
     return rl_completion_matches(text, gen);
 }
 
-/* the keys typed while a picture asked the terminal what it shows (viz/termdetect.h) first */
+static int read_key(void *in) { return rl_getc((FILE *)in); }
+
+/* the keys typed while a picture asked the terminal what it shows (viz/termdetect.h) first;
+ * then the keys, without a terminal's answer that came after the detection gave up waiting */
 static int getc_typed_ahead(FILE *in)
 {
     int c = bl_term_pending_getc();
-    return c >= 0 ? c : rl_getc(in);
+    return c >= 0 ? c : bl_term_late_filter(fileno(in), read_key, in);
 }
 
 void bl_line_init(bl_session *s)
