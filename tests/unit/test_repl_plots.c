@@ -1547,23 +1547,58 @@ BL_TEST(small_font_ticks_cover_the_axis)
     session_free(s);
 }
 
-/* Slides at font=1.5 and font=2 (1600 x 900) and at 800 x 450: no title, panel title or axis
- * label cut with an ellipsis where the picture has the room to say it on two lines (at font=2
- * "Attention logits against the scale of q and k: QK-norm keeps them bounded" lost its end and
- * attn query='s "..., t = 0.5" became "t =..."), and the layout rules hold. */
+/* The pixels of a PNG's map block b (page units = pixels at scale 1), one pixel in from its
+ * edge, that are the light page's white: a gap between cells (0 where the cells tile the map). */
+static long map_gaps(const char *path, const bl_block_box *b)
+{
+    png_image im;
+    memset(&im, 0, sizeof im);
+    im.version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_file(&im, path)) return -1;
+    im.format = PNG_FORMAT_RGB;
+    unsigned char *buf = malloc(PNG_IMAGE_SIZE(im));
+    if (!buf || !png_image_finish_read(&im, NULL, buf, 0, NULL)) {
+        free(buf);
+        png_image_free(&im);
+        return -1;
+    }
+    long white = 0;
+    for (int y = (int)ceil(b->y0) + 1; y < (int)floor(b->y1) - 1 && y < (int)im.height; y++)
+        for (int x = (int)ceil(b->x0) + 1; x < (int)floor(b->x1) - 1 && x < (int)im.width; x++) {
+            const unsigned char *px = buf + 3 * ((size_t)y * im.width + (size_t)x);
+            white += px[0] > 245 && px[1] > 245 && px[2] > 245;
+        }
+    free(buf);
+    return white;
+}
+
+/* Slides at font=1.5 and font=2 (1600 x 900) and at 800 x 450, every view a lecture shows: no
+ * title, panel title or axis label cut with an ellipsis where the picture has the room to say
+ * it on two lines (at font=2 "Attention logits against the scale of q and k: QK-norm keeps them
+ * bounded" lost its end and attn query='s "..., t = 0.5" became "t =..."), the layout rules
+ * (titles in the page and apart), legends in their panels over no data, square map cells, and
+ * no page-white gap between the cells of an attention map (read back from the PNG). */
 BL_TEST(slide_titles_whole_at_large_fonts)
 {
     bl_session *s = session();
     static bl_layout lay;
     char cmd[512], why[1024];
-    CHECK(run_in(s, "d = dit(dim=32, depth=1, heads=4); g = gpt(dim=16, depth=1, heads=2, context=8)") == 0, "%s", bl_error());
-    const char *views[] = { "qk growth", "rope check", "use d; attn query=27", "use d; stats", "rope table" };
+    CHECK(run_in(s, "d = dit(dim=32, depth=1, heads=4); g = gpt(dim=16, depth=1, heads=2, context=8)\n"
+                    "v1 = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2)\n"
+                    "v2 = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2, pos=\"rope\")\n"
+                    "s2 = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2, seed=1)\n"
+                    "train v1 6 quiet=on; train v2 6 quiet=on; train s2 6 quiet=on") == 0, "%s", errbuf);
+    const char *views[] = { "qk growth", "rope check", "use d; attn query=27", "use d; stats", "rope table", "rope table grid=8",
+                            "use d; attn", "use g; attn", "plot loss v1 v2 s2", "plot loss v1 v2 s2 relative=v1",
+                            "plot loss v1 v2 s2 val=only", "lengen v1 v2 windows=2", "use d; sample n=16 steps=1" };
     const char *sizes[] = { "width=1600 height=900 font=1.5", "width=1600 height=900 font=2", "width=800 height=450" };
     for (size_t v = 0; v < sizeof views / sizeof views[0]; v++)
         for (int z = 0; z < 3; z++) {
             snprintf(cmd, sizeof cmd, "%s %s > %s", views[v], sizes[z], tmp("big.png"));
             if (traced(s, &lay, cmd)) continue;
             CHECK(layout_problems(&lay, why, sizeof why) == 0, "%s: %s", cmd, why);
+            CHECK(layout_legend_problems(&lay, 0.02, why, sizeof why) == 0, "%s: %s", cmd, why);
+            CHECK(layout_map_problems(&lay, 0, why, sizeof why) == 0, "%s: %s", cmd, why);
             int titles = 0;
             for (int i = 0; i < lay.ntext; i++) {
                 const bl_text_box *t = &lay.text[i];
@@ -1572,6 +1607,12 @@ BL_TEST(slide_titles_whole_at_large_fonts)
                 CHECK(!strstr(t->text, "\xe2\x80\xa6"), "%s: title cut: '%s'", cmd, t->text);
             }
             CHECK(titles >= 1, "%s: no title", cmd);
+            if (strstr(views[v], "; attn") && !strstr(views[v], "query"))
+                for (int b = 0; b < lay.nblock; b++)
+                    if (lay.block[b].kind == BL_BLOCK_MAP) {
+                        long gaps = map_gaps(tmp("big.png"), &lay.block[b]);
+                        CHECK(gaps == 0, "%s: %ld white pixels between the cells of panel %d's map", cmd, gaps, lay.block[b].panel);
+                    }
         }
     session_free(s);
 }
