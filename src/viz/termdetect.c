@@ -153,10 +153,13 @@ static int unanswered;   /* a query of this session went unanswered (its answer 
 
 int bl_term_late_possible(void) { return unanswered; }
 
+static char held[64];
+static int nheld, at;   /* bytes read past an ESC that were no answer, still to return */
+
+int bl_term_held_count(void) { return nheld - at; }
+
 int bl_term_late_filter(int fd, int (*rd)(void *ctx), void *ctx)
 {
-    static char held[64];
-    static int nheld, at;
     for (;;) {
         if (at < nheld) return (unsigned char)held[at++];
         nheld = at = 0;

@@ -81,6 +81,9 @@ int bl_term_late_possible(void);
  * read from fd with rd and, when they make an answer (bl_term_answer_prefix), dropped; else
  * returned one by one. rd(ctx) reads one byte (-1 at the end). Returns the next key byte. */
 int bl_term_late_filter(int fd, int (*rd)(void *ctx), void *ctx);
+/* The bytes bl_term_late_filter read and holds to return (the rest of ESC [ A): input the line
+ * editor has, though the terminal has none left to read. */
+int bl_term_held_count(void);
 
 /* The pictures setting of this session (BL_PIC_AUTO: choose by bl_pic_choose's rules). Setting
  * it forgets the detected mode and the terminal's answers, so that the next picture asks again. */
