@@ -276,6 +276,16 @@ BL_TEST(late_answers_are_not_keys)
     got[n] = 0;
     CHECK(!strcmp(got, "ab\033[Ax\033[4~yz"), "keys read: '%s'", got);
     close(fd[0]);
+    /* an arrow key read past its ESC: the rest is held, and said to be there (readline would
+     * else take the ESC alone) */
+    if (pipe(fd) < 0) SKIP("no pipe");
+    CHECK(write(fd[1], "\033[A", 3) == 3, "write");
+    CHECK(bl_term_late_filter(fd[0], pipe_byte, &fd[0]) == 0x1b && bl_term_held_count() == 2, "ESC, then %d held",
+          bl_term_held_count());
+    CHECK(bl_term_late_filter(fd[0], pipe_byte, &fd[0]) == '[' && bl_term_late_filter(fd[0], pipe_byte, &fd[0]) == 'A' &&
+              bl_term_held_count() == 0,
+          "the held bytes in order");
+    close(fd[0]), close(fd[1]);
 }
 
 BL_TEST(fit)
