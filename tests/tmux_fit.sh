@@ -4,7 +4,8 @@
 # `attn` of a TinyGPT) leaves its statement and the prompt on the screen; after resize-window to
 # 100 x 24 the next picture fits the new window; width= and height= are columns and rows; keys
 # typed while the first picture asks the terminal what it shows are kept; a resize during `train`
-# leaves no stale piece of the bar. Skipped when tmux is missing.
+# leaves no stale piece of the bar; `pictures kitty` with tmux's allow-passthrough off says it
+# draws half blocks. Skipped when tmux is missing.
 set -u
 bin=${BL_BUILDDIR:-$(pwd)}/blocklab
 if ! command -v tmux >/dev/null 2>&1; then echo "1..0 # SKIP tmux missing"; exit 0; fi
@@ -95,6 +96,18 @@ bars=$(screen | grep -cE 'step [0-9]+ +loss')
 if [ "$bars" = 1 ]; then ok "widened again: one bar"; else notok "widened again: $bars bars"; fi
 keys C-c
 wait_for "train: interrupted" >/dev/null
+
+# kitty pictures set by hand inside tmux whose allow-passthrough is off were drawn blank: one
+# line says so and half blocks are drawn (tmux 3.3+ has the option)
+if $T set -g allow-passthrough off 2>/dev/null; then
+    keys C-l 'pictures kitty' Enter
+    if wait_for "allow-passthrough is off"; then ok "pictures kitty in tmux without passthrough: a one-line note"
+    else notok "pictures kitty in tmux without passthrough: a one-line note"; fi
+    keys C-l 'pictures' Enter
+    if wait_for "pictures: blocks (kitty pictures cannot pass tmux"; then ok "and blocks are drawn"
+    else notok "and blocks are drawn"; fi
+    keys 'pictures auto' Enter
+fi
 keys 'quit' Enter
 
 echo "1..$n"

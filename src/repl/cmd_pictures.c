@@ -16,6 +16,11 @@ int bl_cmd_pictures(bl_cmdargs *a)
         bl_pic_mode m;
         if (bl_pic_parse(a->w[0].text, &m) < 0) return bl_session_errat(a->s, a->w[0].pos);
         bl_pic_set(m);
+        /* kitty or iterm inside tmux that passes no pictures: one line saying what is drawn */
+        int tmux;
+        const char *why;
+        if ((m == BL_PIC_KITTY || m == BL_PIC_ITERM) && bl_pic_choose(STDOUT_FILENO, &tmux, &why) != m)
+            fprintf(a->s->out, "pictures: %s; drawing half blocks\n", why);
         return 0;
     }
     /* the terminal the pictures go to: standard output, also when this text is redirected */

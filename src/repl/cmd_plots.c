@@ -461,6 +461,20 @@ static int image_word(bl_cmdargs *a, const bl_model *m, long *image)
 
 /* ---- attn ---- */
 
+/* The columns of `attn query=`'s n square images (each with its colour bar, DR_BAR_ROOM) that
+ * make them largest on a 1600 x 900 page: 1 2 2 2 3 3 4 4 for 1 .. 8 heads. */
+static int query_cols(int n)
+{
+    int best = 1;
+    double top = 0;
+    for (int c = 1; c <= n; c++) {
+        int r = (n + c - 1) / c;
+        double s = fmin((1552.0 - (c - 1) * 36) / c - 110, (786.0 - (r - 1) * 36) / r - 40);
+        if (s > top + 1) top = s, best = c;
+    }
+    return best;
+}
+
 int bl_cmd_attn(bl_cmdargs *a)
 {
     static const char *const keys[] = { "layer", "head", "query", "image", BL_FIG_SIZE_KEYS, NULL };
@@ -485,14 +499,15 @@ int bl_cmd_attn(bl_cmdargs *a)
     int h0 = head >= 0 ? (int)head : 0, nh = head >= 0 ? 1 : o.H, L = o.L;
     if (query >= 0 && nh > 8) nh = 8;
     if (nh > 64) nh = 64;
-    char title[160];
+    char title[256];
     if (query >= 0)
-        snprintf(title, sizeof title, "TinyDiT layer %ld: attention of patch %ld (row %ld, col %ld)", layer, query,
-                 query / o.gw, query % o.gw);
+        snprintf(title, sizeof title, "TinyDiT layer %ld, query patch %ld (row %ld, col %ld): %s", layer, query,
+                 query / o.gw, query % o.gw, o.desc);
     else
         snprintf(title, sizeof title, "%s layer %ld attention, %s", bl_kind_of(m->kind)->title,
                  layer, o.desc);
-    int cols = query >= 0 ? nh : nh <= 2 ? nh : nh <= 4 ? 2 : nh <= 9 ? 3 : 4, rows = query >= 0 ? 2 : (nh + cols - 1) / cols;
+    /* query=: each head's weights over the patch grid laid over the image at its own scale */
+    int cols = query >= 0 ? query_cols(nh) : nh <= 2 ? nh : nh <= 4 ? 2 : nh <= 9 ? 3 : 4, rows = (nh + cols - 1) / cols;
     bl_figure *f = bl_fig_new(rows, cols, title);
     static const char *const names[] = { "layer", "head", "query", "key", "prob" };
     int rc = f ? bl_fig_table(f, names, "iiiir") : -1;
@@ -500,13 +515,14 @@ int bl_cmd_attn(bl_cmdargs *a)
     for (int h = h0; h < h0 + nh; h++)
         for (int i = 0; i < L * L; i++)
             if (query < 0 || i / L == query) vmax = fmaxf(vmax, o.attn[(size_t)h * L * L + i]);
+    int qr = (int)query / (o.gw > 0 ? o.gw : 1), qc = (int)query % (o.gw > 0 ? o.gw : 1);
     for (int k = 0; rc == 0 && k < nh; k++) {
         int h = h0 + k;
         const float *A = o.attn + (size_t)h * L * L;
         char pt[32];
         snprintf(pt, sizeof pt, "head %d", h);
-        bl_panel *p = bl_fig_panel(f, k);
         if (query < 0) {
+            bl_panel *p = bl_fig_panel(f, k);
             rc = bl_panel_heatmap(p, A, L, L, BL_CMAP_VIRIDIS) < 0 || bl_panel_heatmap_range(p, 0, vmax > 0 ? vmax : 1) < 0 ||
                          bl_panel_labels(p, pt, "key", "query") < 0 ||
                          (o.labels && bl_panel_heatmap_labels(p, (const char *const *)o.labels,
@@ -515,14 +531,11 @@ int bl_cmd_attn(bl_cmdargs *a)
                      : 0;
         } else {
             const float *row = A + (size_t)query * L;
-            bl_panel *pi = bl_fig_panel(f, nh + k);
-            rc = bl_panel_heatmap(p, row, o.gh, o.gw, BL_CMAP_VIRIDIS) < 0 ||
-                         bl_panel_heatmap_range(p, 0, vmax > 0 ? vmax : 1) < 0 ||
-                         bl_panel_labels(p, pt, "patch column", "patch row") < 0 ||
-                         bl_panel_heatmap_mark(p, (int)query / o.gw, (int)query % o.gw) < 0 ||
-                         bl_panel_images(pi, o.img, 2, o.C, o.S, o.S, -1, 1, 0) < 0 ||
-                         bl_panel_images_overlay(pi, row, o.gh, o.gw, 0.45f) < 0 ||
-                         bl_panel_labels(pi, o.desc, NULL, NULL) < 0
+            bl_panel *pi = bl_fig_panel(f, k);
+            rc = bl_panel_images(pi, o.img, 1, o.C, o.S, o.S, -1, 1, 0) < 0 ||
+                         bl_panel_images_overlay(pi, row, o.gh, o.gw, 0.6f) < 0 ||
+                         bl_panel_images_overlay_range(pi, 0, vmax > 0 ? vmax : 1) < 0 ||
+                         bl_panel_images_mark(pi, qr, qc, o.gh, o.gw) < 0 || bl_panel_labels(pi, pt, NULL, NULL) < 0
                      ? -1
                      : 0;
         }

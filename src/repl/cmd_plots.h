@@ -58,9 +58,10 @@ bl_figure *bl_plot_loss_relative_figure(const bl_metrics *const *runs, const cha
 #define BL_FIG_SIZE_HELP                                                                     \
     "width=1600 height=900 scale=1 size the file (" BL_FIG_SIDE_RANGE " pixels a side;\n"    \
     "scale=2: HiDPI); width= or height= alone keeps the 16:9 shape (width=400:\n"           \
-    "400 x 225). A title too long for the width shrinks, then is cut with an\n"             \
-    "ellipsis. On a terminal width= and height= are the columns (from "                      \
-    BL_FIG_STR(BL_FIG_MIN_COLS) ") and rows (from " BL_FIG_STR(BL_FIG_MIN_ROWS) ") to take\n"  \
+    "400 x 225). A title too long for the width shrinks, then takes two lines\n"           \
+    "(the figure's) or is cut with an ellipsis. On a terminal width= and\n"                \
+    "height= are the columns (from " BL_FIG_STR(BL_FIG_MIN_COLS) ") and rows (from "          \
+    BL_FIG_STR(BL_FIG_MIN_ROWS) ") to take\n"                                                 \
     "at most (help pictures). Slide keys title= xlim= ylim= logy= legend= labels=\n"         \
     "theme= font=: help slides. Redirected to a file, it prints nothing."
 
@@ -102,8 +103,10 @@ int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char
       "TinyDiT: validation image 0 (image=N) of its data (or shapes) at\n" \
       "t = 0.5; TinyGPT: a fixed text window, labelled with its characters.\n" \
       "Shows the L x L attention of one head or all heads (small multiples).\n" \
-      "query=N (TinyDiT): that patch's attention over the patch grid and\n" \
-      "over the image.\n" \
+      "query=N (TinyDiT): each head's weights of patch N (row N / grid,\n" \
+      "column N mod grid) over the patch grid, drawn as a translucent\n" \
+      "heat overlay on the clean image at the image's scale, patch N\n" \
+      "outlined, one colour bar range for all heads (PNG, SVG, terminal).\n" \
       "`attn layer=1 > attn.png` saves it. attn.csv: one row per query and\n" \
       "key, columns layer,head,query,key,prob (keys and queries numbered as\n" \
       "tokens; a TinyDiT patch at row r, column c is r * grid + c; with\n" \

@@ -33,6 +33,17 @@ static int parse_scales(bl_cmdargs *a, double *s, int max)
     return n;
 }
 
+/* -1, the shared key parsers' "qk: ..." (they name the command word) said as "qk growth: ...",
+ * the prefix of qk growth's own errors */
+static int as_growth(void)
+{
+    const char *e = bl_error();
+    if (strncmp(e, "qk: ", 4)) return -1;
+    char rest[512];
+    snprintf(rest, sizeof rest, "%s", e + 4);
+    return bl_fail("qk growth: %s", rest);
+}
+
 int bl_cmd_qk(bl_cmdargs *a)
 {
     static const char *const keys[] = { "scales", "random", "seed", "tokens", "head_dim", BL_FIG_SIZE_KEYS, NULL };
@@ -47,7 +58,7 @@ int bl_cmd_qk(bl_cmdargs *a)
         bl_opt_int(a, "seed", 0, 0, 9007199254740991L, &seed) < 0 ||
         bl_opt_int(a, "tokens", 64, 2, BL_QK_MAX_TOKENS, &tokens) < 0 ||
         bl_opt_int(a, "head_dim", 32, 2, BL_QK_MAX_HEAD_DIM, &hd) < 0 || bl_cmd_figsize(a, NULL) < 0)
-        return -1;
+        return as_growth();
     bl_qk_opts o = { .random = random, .tokens = (int)tokens, .head_dim = (int)hd, .seed = (uint64_t)seed };
     float ml[2][32], tw[2][32], xs[32];
     if (bl_qk_growth(&o, sc, n, 0, ml[0], tw[0]) < 0 || bl_qk_growth(&o, sc, n, 1, ml[1], tw[1]) < 0)
@@ -105,7 +116,7 @@ int bl_cmd_qk(bl_cmdargs *a)
         bl_fig_free(f);
         return -1;
     }
-    return bl_cmd_figure(a, f, NULL);
+    return bl_cmd_figure(a, f, NULL) < 0 ? as_growth() : 0;
 }
 
 int bl_complete_qk(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out)

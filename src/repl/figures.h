@@ -46,11 +46,14 @@ bl_value *bl_val_figure(bl_figure *f);
     "  xlim=LO:HI          the x axis' range; an end may stay open: xlim=400: starts at\n"      \
     "                      step 400 and runs to the data's end; the y axis then fits the\n"     \
     "                      data in view\n"                                                       \
-    "  ylim=LO:HI          the y axis' range (ylim=0: starts it at 0, ylim=:3 ends it at 3)\n"  \
+    "  ylim=LO:HI          the y axis' range (ylim=0: starts it at 0, ylim=:3 ends it at 3);\n" \
+    "                      a range without data is an error naming where the data run\n"      \
+    "                      (xlim=1000: holds no data (x runs 0 .. 300))\n"                      \
     "  logy=auto|on|off    a log y axis; auto: only when the data spans more than a decade\n"  \
     "                      (plot loss's default: losses 4.2 .. 0.3 are log, 0.28 .. 0.32 not)\n" \
-    "  legend=auto|outside|none  auto: inside where it covers no data, else beside or\n"       \
-    "                      below the plot; outside: always beside or below; none: no legend\n" \
+    "  legend=auto|outside|none  auto: inside where it covers no data (lines, points,\n"     \
+    "                      bands), else beside or below the plot; outside: always beside\n"   \
+    "                      or below; none: no legend\n"                                          \
     "  labels=A,B,...      new names for the runs, one a colour of the legend in order\n"     \
     "                      (plot loss cmp_v1 cmp_v2 labels=learned,RoPE; \"v1 val\" follows)\n"  \
     "  theme=light|dark    dark: a dark page with light text, for dark slides\n"             \

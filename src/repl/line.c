@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "viz/termdetect.h"
 #include <errno.h>
+#include <poll.h>
 #include <readline/history.h>
 #include <readline/readline.h>
 #include <stdio.h>
@@ -129,11 +130,25 @@ static char **attempt(const char *text, int start, int end)
     return rl_completion_matches(text, gen);
 }
 
-/* the keys typed while a picture asked the terminal what it shows (viz/termdetect.h) first */
+static int read_key(void *in) { return rl_getc((FILE *)in); }
+
+/* the keys typed while a picture asked the terminal what it shows (viz/termdetect.h) first;
+ * then the keys, without a terminal's answer that came after the detection gave up waiting */
 static int getc_typed_ahead(FILE *in)
 {
     int c = bl_term_pending_getc();
-    return c >= 0 ? c : rl_getc(in);
+    return c >= 0 ? c : bl_term_late_filter(fileno(in), read_key, in);
+}
+
+/* readline's question whether a key sequence goes on (ESC [ A after ESC): the bytes held by the
+ * key reader first, then the terminal within 0.1 s, as readline's own test waits */
+static int input_available(void)
+{
+    if (bl_term_pending_count() > 0 || bl_term_held_count() > 0) return 1;
+    int us = rl_set_keyboard_input_timeout(100000);   /* readline's wait, read back */
+    rl_set_keyboard_input_timeout(us);
+    struct pollfd pf = { fileno(rl_instream ? rl_instream : stdin), POLLIN, 0 };
+    return poll(&pf, 1, us / 1000) > 0;
 }
 
 void bl_line_init(bl_session *s)
@@ -146,6 +161,7 @@ void bl_line_init(bl_session *s)
     rl_completion_word_break_hook = word_breaks;
     rl_catch_signals = 0;       /* SIGINT is ours: it clears the line (see bl_line_read) */
     rl_getc_function = getc_typed_ahead;
+    rl_input_available_hook = input_available;
     using_history();
     const char *hs = getenv("BLOCKLAB_HISTSIZE");
     int size = bl_hist_size_parse(hs);
@@ -208,7 +224,7 @@ int bl_line_read(const char *prompt, char **out)
     got_line = got_eof = 0;
     rl_callback_handler_install(prompt, on_line);
     while (!got_line) {
-        if (bl_term_pending_count() > 0) {   /* keys typed ahead: no waiting for them */
+        if (bl_term_pending_count() > 0 || bl_term_held_count() > 0) {   /* keys typed ahead or held: no waiting */
             rl_callback_read_char();
             continue;
         }

@@ -157,9 +157,11 @@ bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
       "Each TinyGPT (lengen v1 v2: learned positions against RoPE) on windows factor x\n"     \
       "context long of its text's held-out part: the mean over windows= windows with a band\n" \
       "of one standard error, both a centred mean over 2N+1 positions (smooth=N, default\n"   \
-      "context/8; 0: none), and the training context marked. A pos=learned model has no\n"  \
-      "position past its context: it is drawn up to it, or with sliding=on past it (each\n" \
-      "prediction past the context sees the last context tokens, as sample sliding=on).\n"  \
+      "context/8; 0: none), and the training context marked (a grey dashed line, named\n"   \
+      "\"training context N\" in the legend; labels= names the models only). A pos=learned\n" \
+      "model has no position past its context: it is drawn up to it, or with sliding=on\n" \
+      "past it (each prediction past the context sees the last context tokens, as sample\n" \
+      "sliding=on).\n"                                                                        \
       "width= height= scale= size its file as for plot loss; slide keys title= xlim= ylim=\n" \
       "logy= legend= labels= theme= font=: help slides.\n"                                   \
       "`lengen v1 v2 > l.csv` writes position,v1,v2: each model's mean loss at each position\n" \

@@ -202,6 +202,33 @@ static void grid_compact(dctx *d, const bl_figure *f, grid_plan *g, double x0, d
     g->compact = 1;
 }
 
+/* pack a grid of images panels only (or empty) whose images, at the scale the rows' heights
+ * give them, need less than w0: each column as wide as its images and their colour-bar room,
+ * `gap` apart, the grid centred (the heads of `attn query=`, which left half the page empty
+ * between its columns) */
+static void grid_pack_images(dctx *d, const bl_figure *f, grid_plan *g, double x0, double w0, double gap)
+{
+    int nc = f->cols;
+    double need[BL_FIG_MAX_GRID] = {0}, total = 0;
+    for (int i = 0; i < f->rows * nc; i++) {
+        const bl_panel *p = &f->panels[i];
+        if (p->kind != BL_PANEL_IMAGES && p->kind != BL_PANEL_EMPTY) return;
+        if (p->kind != BL_PANEL_IMAGES) continue;
+        box b = panel_box(f, g, i);
+        images_geom ig = dr_images_place(d, p, b);
+        double gw = ig.g * p->w * ig.s + (ig.g - 1) * ig.gap + ig.bar;
+        if (p->title) {   /* room for its title at its smallest size */
+            dr_font(d, dr_least_size(d, 21), 1, 0);
+            gw = fmax(gw, dr_text_w(d, p->title));
+        }
+        need[i % nc] = fmax(need[i % nc], gw);
+    }
+    for (int c = 0; c < nc; c++) total += need[c] + (c + 1 < nc ? gap : 0);
+    if (total >= w0 - 1e-9 * w0) return;
+    double x = x0 + (w0 - total) / 2;
+    for (int c = 0; c < nc; c++) g->colx[c] = x, g->colw[c] = need[c], g->inl[c] = g->inr[c] = 0, x += need[c] + gap;
+}
+
 /* Whether text s at `size` units (18 for an axis label, 21 bold for a panel title) would be
  * cut in `room` even at its smallest size (least_size) */
 static int would_cut(dctx *d, const char *s, double size, int bold, double room)
@@ -298,6 +325,7 @@ static void plan_grid(dctx *d, const bl_figure *f, int level, double x0, double 
     double pad = total < H ? (H - total) / (nr + 1) : 0, y = y0 + pad;
     for (int r = 0; r < nr; r++) g->rowy[r] = y, y += g->rowh[r] + gap + pad;
     grid_compact(d, f, g, x0, w0, 8 * d->u);
+    grid_pack_images(d, f, g, x0, w0, gap);
     g->side = INFINITY;
     for (int i = 0; i < nr * nc; i++) {
         const bl_panel *p = &f->panels[i];
@@ -351,6 +379,29 @@ static void figure_thin(dctx *d, const bl_figure *f, const grid_plan *g, char *b
     if (kmax) dr_thin_note(kmin, kmax, which, buf, n);
 }
 
+/* Whether the figure's title s would be cut in maxw even at its smallest size (a long title at
+ * font=2 lost its end: "QK-norm keeps them b..."): then its two lines in l1 and l2 (n bytes
+ * each), split after the last ": " or ", " or else the last space that lets the first line fit,
+ * the second line fitted (and cut, if it must be) when drawn. */
+static int title_lines(dctx *d, const char *s, double maxw, char *l1, char *l2, size_t n)
+{
+    dr_font(d, dr_least_size(d, 28), 1, 0);
+    if (dr_text_w(d, s) <= maxw || strlen(s) >= n) return 0;
+    size_t len = strlen(s), best = 0, best_sp = 0;
+    for (size_t k = 1; k + 1 < len; k++) {
+        if (s[k] != ' ') continue;
+        memcpy(l1, s, k), l1[k] = 0;
+        if (dr_text_w(d, l1) > maxw) break;
+        best_sp = k;
+        if (s[k - 1] == ':' || s[k - 1] == ',') best = k;
+    }
+    if (!best) best = best_sp;
+    if (!best) return 0;
+    memcpy(l1, s, best), l1[best] = 0;
+    snprintf(l2, n, "%s", s + best + 1);
+    return 1;
+}
+
 int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
 {
     static const dr_theme light = {0xffffffu, 0x222222u, 0x444444u, 0xe6e6e6u, 0x555555u, 0xccccccu},
@@ -360,6 +411,7 @@ int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
     if (f->font > 0) d.u *= f->font;   /* font=: text, margins and lines together */
     d.th = f->theme == BL_THEME_DARK ? dark : light;
     d.legend = f->legend;
+    for (int i = 0; i < f->rows * f->cols; i++) d.img_bar |= f->panels[i].kind == BL_PANEL_IMAGES && f->panels[i].overlay;
     cairo_get_matrix(cr, &d.to_page);
     cairo_matrix_invert(&d.to_page);
     d.trace = trace_to, d.role = BL_TEXT_TITLE, d.panel = -1;
@@ -371,7 +423,13 @@ int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
     cairo_paint(cr);
     double top = margin;
     if (f->title) {
-        dr_text_fit(&d, w / 2, margin + 14 * u, f->title, 28, 1, w - 2 * margin, d.th.text, 0);
+        char l1[256], l2[256];
+        if (title_lines(&d, f->title, w - 2 * margin, l1, l2, sizeof l1)) {
+            dr_text_fit(&d, w / 2, margin + 14 * u, l1, 28, 1, w - 2 * margin, d.th.text, 0);
+            dr_text_fit(&d, w / 2, margin + 48 * u, l2, 28, 1, w - 2 * margin, d.th.text, 0);
+            top += 34 * u;
+        } else
+            dr_text_fit(&d, w / 2, margin + 14 * u, f->title, 28, 1, w - 2 * margin, d.th.text, 0);
         top += 44 * u;
     }
     bl_range sx, sy;

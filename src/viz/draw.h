@@ -60,8 +60,9 @@ typedef struct {
 } bl_layout_point;
 
 /* what else a drawn figure holds: a heatmap's map (its cells), a colour bar, an image of an
- * images panel */
-enum { BL_BLOCK_MAP, BL_BLOCK_BAR, BL_BLOCK_IMAGE };
+ * images panel (rows x cols: its overlay's cells, 0 without one), the outline of a marked
+ * cell (of a map or of the grid over an image; its outer edge) */
+enum { BL_BLOCK_MAP, BL_BLOCK_BAR, BL_BLOCK_IMAGE, BL_BLOCK_MARK };
 
 typedef struct {
     int panel, kind;       /* its panel's index, BL_BLOCK_* */

@@ -8,7 +8,7 @@
 
 /* a heatmap's colour bar, in size units: the gap after the map, the bar's width, and the gap
  * from the bar to its tick labels */
-#define BAR_GAP 24
+#define BAR_GAP DR_BAR_GAP
 #define BAR_W 24
 #define BAR_TEXT 9
 
@@ -63,7 +63,7 @@ static int bar_ticks(dctx *d, float vmin, float vmax, double h, double *t, doubl
     return m;
 }
 
-static void draw_colorbar(dctx *d, bl_cmap cmap, float vmin, float vmax, box bar)
+void dr_colorbar(dctx *d, bl_cmap cmap, float vmin, float vmax, box bar)
 {
     double u = d->u;
     cairo_save(d->cr);
@@ -92,6 +92,19 @@ static void draw_colorbar(dctx *d, bl_cmap cmap, float vmin, float vmax, box bar
         dr_line(d, bar.x + bar.w, yy, bar.x + bar.w + 5 * u, yy, C_SPINE, 1);
         dr_text(d, bar.x + bar.w + BAR_TEXT * u, yy, bl_tick_label(t[i], step, lab, sizeof lab), 0, C_TICK);
     }
+}
+
+void dr_mark(dctx *d, double x0, double y0, double cw, double ch, int row, int col)
+{
+    double lw = fmax(1, fmin(3 * d->u, fmin(cw, ch) / 5)), x = x0 + col * cw, y = y0 + row * ch;
+    cairo_save(d->cr);
+    cairo_set_antialias(d->cr, CAIRO_ANTIALIAS_NONE);
+    dr_rgb(d->cr, C_MARK, 1);
+    cairo_set_line_width(d->cr, lw);
+    cairo_rectangle(d->cr, x + lw / 2, y + lw / 2, cw - lw, ch - lw);
+    cairo_stroke(d->cr);
+    cairo_restore(d->cr);
+    dr_record_block(d, BL_BLOCK_MARK, x, y, x + cw, y + ch, 0, 0);
 }
 
 /* the value of each cell written in it, dark text on light cells and white on dark ones; left
@@ -187,7 +200,7 @@ heat_geom dr_heat_place(dctx *d, const bl_panel *p, box b, heat_deco k)
         g.lw = dr_text_w(d, bl_tick_label(p->rows - 1, 1, buf, sizeof buf));
     }
     g.side_l = (k.ylab ? 30 * u : 0) + (k.rowticks ? g.lw + 12 * u : 4 * u);
-    g.side_r = k.bar ? 110 * u : 4 * u;
+    g.side_r = k.bar ? DR_BAR_ROOM * u : 4 * u;
     g.top = b.y + (p->title ? 40 * u : 10 * u);
     char note[96];
     double t, x, n;
@@ -239,7 +252,7 @@ void dr_heatmap(dctx *d, const bl_panel *p, box b, heat_deco k)
     dr_panel_title(d, p, b, b.y + 16 * u);
     heat_geom g = dr_heat_place(d, p, b, k);
     double top = g.top, left = g.left, cw = g.cw, ch = g.ch, lw = g.lw;
-    double cell = fmin(cw, ch), hw = cw * p->cols, hh = ch * p->rows;
+    double hw = cw * p->cols, hh = ch * p->rows;
     cairo_save(d->cr);
     cairo_set_antialias(d->cr, CAIRO_ANTIALIAS_NONE);
     for (int r = 0; r < p->rows; r++)
@@ -256,17 +269,7 @@ void dr_heatmap(dctx *d, const bl_panel *p, box b, heat_deco k)
     cairo_set_line_width(d->cr, 1 * u);
     cairo_rectangle(d->cr, left, top, hw, hh);
     cairo_stroke(d->cr);
-    if (p->has_mark) {
-        /* an outline inside the marked cell, so that it covers no other cell */
-        double lw = fmax(1, fmin(3 * u, cell / 5));
-        cairo_save(d->cr);
-        cairo_set_antialias(d->cr, CAIRO_ANTIALIAS_NONE);
-        dr_rgb(d->cr, C_MARK, 1);
-        cairo_set_line_width(d->cr, lw);
-        cairo_rectangle(d->cr, left + p->mark_col * cw + lw / 2, top + p->mark_row * ch + lw / 2, cw - lw, ch - lw);
-        cairo_stroke(d->cr);
-        cairo_restore(d->cr);
-    }
+    if (p->has_mark) dr_mark(d, left, top, cw, ch, p->mark_row, p->mark_col);
     /* tick labels: the map's own labels, every one where they fit (label_fit), else every k-th
      * and a note; index ticks without labels */
     double t[MAX_TICKS], step, ty, xy, ny, room;
@@ -293,7 +296,7 @@ void dr_heatmap(dctx *d, const bl_panel *p, box b, heat_deco k)
     }
     if (k.bar && !k.bar_room) {
         box bar = {left + hw + BAR_GAP * u, top, BAR_W * u, hh, 0, 0};
-        draw_colorbar(d, p->cmap, vmin, vmax, bar);
+        dr_colorbar(d, p->cmap, vmin, vmax, bar);
     }
     /* the y label within the map's height */
     double cy = top + hh / 2, ly = 2 * fmin(cy - top, b.y + b.h - cy);

@@ -9,6 +9,8 @@ images_geom dr_images_place(dctx *d, const bl_panel *p, box b)
 {
     double u = d->u, top = b.y + (p->title ? 40 * u : 10 * u), ah = b.y + b.h - top;
     images_geom r;
+    r.bar = d->img_bar ? DR_BAR_ROOM * u : 0;   /* the overlay's colour bar, right of the grid */
+    b.w = fmax(0, b.w - r.bar);
     r.gap = 8 * u;
     int g = p->grid_cols, best_g = 1;
     double best = 0, best_h = 0;
@@ -22,12 +24,12 @@ images_geom dr_images_place(dctx *d, const bl_panel *p, box b)
     if (!g) g = best_g;
     r.g = g, r.rows = (p->n + g - 1) / g;
     r.s = fmax(0, fmin((b.w - (g - 1) * r.gap) / (g * p->w), (ah - (r.rows - 1) * r.gap) / (r.rows * p->h)));
-    /* a whole number of page units a pixel where there is room (not under an overlay, which
-     * lines up with a map beside it): every image pixel the same
+    /* a whole number of page units a pixel where there is room (not in a figure with an
+     * overlay, whose images are as large as they go, each with its bar): every image pixel the same
      * square (nearest neighbour), none a unit wider than its neighbour */
-    if (!p->overlay && r.s >= 1 && floor(r.s) >= 0.85 * r.s) r.s = floor(r.s);   /* unless that loses much room */
+    if (!d->img_bar && r.s >= 1 && floor(r.s) >= 0.85 * r.s) r.s = floor(r.s);   /* unless that loses much room */
     double gw = g * p->w * r.s + (g - 1) * r.gap;
-    r.x0 = b.x + (b.w - gw) / 2, r.y0 = top;
+    r.x0 = b.x + (b.w - gw) / 2, r.y0 = top;   /* the grid and its bar centred in b */
     r.used = top - b.y + r.rows * p->h * r.s + (r.rows - 1) * r.gap;
     return r;
 }
@@ -35,8 +37,10 @@ images_geom dr_images_place(dctx *d, const bl_panel *p, box b)
 void dr_images(dctx *d, const bl_panel *p, box b)
 {
     double u = d->u;
-    dr_panel_title(d, p, b, b.y + 16 * u);
     images_geom ig = dr_images_place(d, p, b);
+    box tb = b;   /* the title centred over the images, not over their colour bar's room */
+    tb.w = fmax(0, b.w - ig.bar);
+    dr_panel_title(d, p, tb, b.y + 16 * u);
     int g = ig.g;
     double s = ig.s, x0 = ig.x0, top = ig.y0, gap = ig.gap;
     cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, p->w, p->h);
@@ -49,7 +53,8 @@ void dr_images(dctx *d, const bl_panel *p, box b)
             for (int x = 0; x < p->w; x++) ((uint32_t *)(data + (long)y * stride))[x] = bl_image_rgb(p, i, x, y);
         cairo_surface_mark_dirty(img);
         double X = x0 + (i % g) * (p->w * s + gap), Y = top + (i / g) * (p->h * s + gap);
-        dr_record_block(d, BL_BLOCK_IMAGE, X, Y, X + p->w * s, Y + p->h * s, 0, 0);
+        dr_record_block(d, BL_BLOCK_IMAGE, X, Y, X + p->w * s, Y + p->h * s, p->overlay ? p->orows : 0,
+                        p->overlay ? p->ocols : 0);
         cairo_save(d->cr);
         cairo_translate(d->cr, X, Y);
         cairo_scale(d->cr, s, s);
@@ -58,7 +63,14 @@ void dr_images(dctx *d, const bl_panel *p, box b)
         cairo_rectangle(d->cr, 0, 0, p->w, p->h);
         cairo_fill(d->cr);
         cairo_restore(d->cr);
+        if (p->has_mark) dr_mark(d, X, Y, p->w * s / p->mcols, p->h * s / p->mrows, p->mark_row, p->mark_col);
     }
     cairo_surface_destroy(img);
+    /* the overlay's colour bar, as tall as the grid, DR_BAR_GAP right of it */
+    if (p->overlay) {
+        double gw = ig.g * p->w * s + (ig.g - 1) * gap, gh = ig.rows * p->h * s + (ig.rows - 1) * gap;
+        box bar = {x0 + gw + DR_BAR_GAP * u, top, 24 * u, gh, 0, 0};
+        dr_colorbar(d, BL_CMAP_VIRIDIS, p->omin, p->omax, bar);
+    }
 }
 

@@ -33,6 +33,9 @@ typedef struct {
     double fsize;           /* the font size set last, page units */
     dr_theme th;            /* the colours */
     int legend;             /* BL_LEGEND_AUTO or BL_LEGEND_OUTSIDE (bl_figure.legend) */
+    int img_bar;            /* some images panel of the figure has an overlay: every images
+                             * panel keeps DR_BAR_ROOM on the right of its grid (its colour bar,
+                             * or room that keeps the images of all panels at one scale) */
 } dctx;
 
 /* a panel's box; its horizontal texts (title, x label, notes) stay within tx0 .. tx1, which
@@ -121,6 +124,14 @@ int dr_heat_thin(const bl_panel *p, const heat_geom *g, heat_deco k);
 void dr_thin_note(int kmin, int kmax, int which, char *buf, size_t n);
 heat_deco dr_heat_deco_at(const bl_figure *f, int i, int level);
 void dr_heatmap(dctx *d, const bl_panel *p, box b, heat_deco k);
+/* the room a colour bar with its labels takes right of a map (units), and the gap before it */
+#define DR_BAR_ROOM 110
+#define DR_BAR_GAP 24
+/* a colour bar of cmap over [vmin, vmax] in `bar` (vmax at the top), its tick labels right of it */
+void dr_colorbar(dctx *d, bl_cmap cmap, float vmin, float vmax, box bar);
+/* the outline of cell (row, col) of cells cw x ch from (x0, y0), inside the cell so that it
+ * covers no other cell (C_MARK), recorded as BL_BLOCK_MARK */
+void dr_mark(dctx *d, double x0, double y0, double cw, double ch, int row, int col);
 
 /* ---- images (draw_image.c) ---- */
 
@@ -131,6 +142,7 @@ void dr_heatmap(dctx *d, const bl_panel *p, box b, heat_deco k);
 typedef struct {
     int g, rows;
     double s, x0, y0, gap, used;
+    double bar;   /* room kept right of the grid for a colour bar (dctx.img_bar), page units */
 } images_geom;
 
 images_geom dr_images_place(dctx *d, const bl_panel *p, box b);

@@ -451,6 +451,25 @@ int bl_panel_images_overlay(bl_panel *p, const float *values, int rows, int cols
     return 0;
 }
 
+int bl_panel_images_overlay_range(bl_panel *p, float lo, float hi)
+{
+    if (p->kind != BL_PANEL_IMAGES || !p->overlay) return bl_fail("plot: overlay range set on a panel without an overlay");
+    if (!(isfinite(lo) && isfinite(hi) && lo < hi)) return bl_fail("plot: overlay range needs lo < hi, got %g and %g", lo, hi);
+    p->omin = lo, p->omax = hi;
+    return 0;
+}
+
+int bl_panel_images_mark(bl_panel *p, int row, int col, int rows, int cols)
+{
+    if (p->kind != BL_PANEL_IMAGES) return bl_fail("plot: image mark set on a panel without images");
+    if (rows < 1 || cols < 1 || rows > p->h || cols > p->w)
+        return bl_fail("plot: mark grid %d x %d does not fit %d x %d images", rows, cols, p->h, p->w);
+    if (row < 0 || row >= rows || col < 0 || col >= cols)
+        return bl_fail("plot: mark (%d, %d) is outside the %d x %d grid", row, col, rows, cols);
+    p->has_mark = 1, p->mark_row = row, p->mark_col = col, p->mrows = rows, p->mcols = cols;
+    return 0;
+}
+
 int bl_panel_text(bl_panel *p, const char *text)
 {
     if (!text) return bl_fail("plot: text panel needs a text");

@@ -86,12 +86,16 @@ typedef struct {
     float vmin, vmax;
     char **row_labels, **col_labels; /* NULL or rows / cols strings */
     char *annotate;                  /* printf format for the value in each cell (files only), or NULL */
-    int has_mark, mark_row, mark_col; /* one cell outlined (bl_panel_heatmap_mark) */
+    int has_mark, mark_row, mark_col; /* one cell outlined (bl_panel_heatmap_mark; of an images
+                                       * panel: cell (row, col) of an mrows x mcols grid laid over
+                                       * every image, bl_panel_images_mark) */
+    int mrows, mcols;
     /* images: pixels[((i * c + ch) * h + y) * w + x] */
     float *pixels;
     int n, c, h, w, grid_cols;
     float lo, hi;
-    float *overlay; /* orows x ocols values drawn over every image (bl_panel_images_overlay) */
+    float *overlay; /* orows x ocols values drawn over every image (bl_panel_images_overlay), with
+                     * a colour bar of [omin, omax] beside the grid */
     int orows, ocols;
     float oalpha, omin, omax;
     /* text */
@@ -219,6 +223,15 @@ int bl_panel_images(bl_panel *p, const float *data, int n, int c, int h, int w, 
  * image, coloured with viridis over their [min, max] and blended with weight alpha in (0, 1].
  * Returns 0, or -1 ("plot: overlay needs an images panel", bad shape or alpha). */
 int bl_panel_images_overlay(bl_panel *p, const float *values, int rows, int cols, float alpha);
+/* Fix the overlay's colour range [lo, hi] (lo < hi), e.g. one range for the heads of `attn
+ * query=`. Returns 0, or -1 ("plot: overlay range needs lo < hi", or no overlay yet). */
+int bl_panel_images_overlay_range(bl_panel *p, float lo, float hi);
+
+/* Outline cell (row, col) of a rows x cols grid laid over every image of an images panel (PNG,
+ * SVG and the terminal), e.g. the query patch of `attn query=N` on the 8 x 8 patch grid: the
+ * outline lies inside the cell's pixels, at the image's own scale. Returns 0, or -1 with
+ * "plot: mark (r, c) is outside the R x C grid" or on a panel without images. */
+int bl_panel_images_mark(bl_panel *p, int row, int col, int rows, int cols);
 
 /* A text panel (text samples); lines are wrapped at the panel width. Returns 0 or -1. */
 int bl_panel_text(bl_panel *p, const char *text);
@@ -348,8 +361,9 @@ int bl_fig_side_check(const char *who, const char *key, double v, int terminal);
 
 /* The logical size of a file picture for the width w and height h asked (0 = not given):
  * neither given is 1600 x 900; one given keeps the default 16:9 shape of a slide (width 400 is
- * 400 x 225, not a 400 x 900 strip; height 450 is 800 x 450; the other side rounded and kept in
- * BL_FIG_MIN_SIDE .. BL_FIG_MAX_SIDE); both given are kept as they are. */
+ * 400 x 225, not a 400 x 900 strip; width 100 is 100 x 56, not 100 x 100; height 450 is 800 x
+ * 450; the other side rounded, at most BL_FIG_MAX_SIDE: height 8000 is 8000 x 8000); both given
+ * are kept as they are. Only a side given must lie in BL_FIG_MIN_SIDE .. BL_FIG_MAX_SIDE. */
 void bl_fig_size(int w, int h, int *out_w, int *out_h);
 
 /* Save the figure; the format comes from the extension of `path`:

@@ -389,8 +389,8 @@ int bl_fig_side_check(const char *who, const char *key, double v, int terminal)
 void bl_fig_size(int w, int h, int *out_w, int *out_h)
 {
     if (w <= 0 && h <= 0) w = BL_FIG_W, h = BL_FIG_H;
-    else if (h <= 0) h = (int)fmin(BL_FIG_MAX_SIDE, fmax(BL_FIG_MIN_SIDE, round(w * (double)BL_FIG_H / BL_FIG_W)));
-    else if (w <= 0) w = (int)fmin(BL_FIG_MAX_SIDE, fmax(BL_FIG_MIN_SIDE, round(h * (double)BL_FIG_W / BL_FIG_H)));
+    else if (h <= 0) h = (int)fmin(BL_FIG_MAX_SIDE, fmax(1, round(w * (double)BL_FIG_H / BL_FIG_W)));
+    else if (w <= 0) w = (int)fmin(BL_FIG_MAX_SIDE, fmax(1, round(h * (double)BL_FIG_W / BL_FIG_H)));
     *out_w = w, *out_h = h;
 }
 
@@ -412,7 +412,9 @@ int bl_fig_save(const bl_figure *f, const char *path, const bl_save_opts *o)
     int w, h;
     bl_fig_size(o->width, o->height, &w, &h);
     double scale = o->scale > 0 ? o->scale : 1;
-    if (bl_fig_side_check(path, "width", w, 0) < 0 || bl_fig_side_check(path, "height", h, 0) < 0) return -1;
+    /* the sides asked for (the other one follows them, bl_fig_size) */
+    if ((o->width > 0 || o->height <= 0) && bl_fig_side_check(path, "width", w, 0) < 0) return -1;
+    if ((o->height > 0 || o->width <= 0) && bl_fig_side_check(path, "height", h, 0) < 0) return -1;
     if (!(scale <= 8)) return bl_fail("%s: scale %g is out of range (0 .. 8]", path, scale);
     if (bl_fig_check(f)) return -1;
 

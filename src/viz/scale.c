@@ -291,8 +291,30 @@ int bl_legend_place(const bl_panel *p, const bl_scale *xs, const bl_scale *ys, d
     }
     for (int s = 0; s < p->nseries; s++) {
         const bl_series *se = &p->series[s];
-        double lx = 0, ly = 0;
+        double lx = 0, ly = 0, ly2 = 0;
         int have = 0;
+        if (se->flags & BL_BAND && se->y2) {
+            /* a band (relative='s seed gap, lengen's standard error): its area, 8 x 8 samples
+             * between two points, counts as data as a line's samples do (the legend sat on it) */
+            for (int i = 0; i < se->n; i++) {
+                double tx = bl_scale_pos(xs, se->x[i]), ty = bl_scale_pos(ys, se->y[i]), ty2 = bl_scale_pos(ys, se->y2[i]);
+                if (!isfinite(tx) || !isfinite(ty) || !isfinite(ty2)) {
+                    have = 0;
+                    continue;
+                }
+                for (int j = have ? 1 : 8; j <= 8; j++) {
+                    double f = j / 8.0, x = lx + (tx - lx) * f, y0 = ly + (ty - ly) * f, y1 = ly2 + (ty2 - ly2) * f;
+                    if (!have) x = tx, y0 = ty, y1 = ty2;
+                    for (int v = 0; v <= 8; v++) {
+                        double y = y0 + (y1 - y0) * v / 8.0;
+                        for (int k = 0; k < 9; k++) bad[k] += x >= bx[k] && x <= bx[k] + w && y >= by[k] && y <= by[k] + h;
+                        total++;
+                    }
+                }
+                lx = tx, ly = ty, ly2 = ty2, have = 1;
+            }
+            continue;
+        }
         for (int i = 0; i < se->n; i++) {
             double tx = bl_scale_pos(xs, se->x[i]), ty = bl_scale_pos(ys, se->y[i]);
             if (!isfinite(tx) || !isfinite(ty)) {

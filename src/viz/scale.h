@@ -36,14 +36,15 @@ int bl_index_ticks(int n, int max_ticks, double *ticks, int cap, double *step);
 /* Where a legend box covers the least of the panel's data, as matplotlib's loc="best": of upper
  * right, upper left, lower left, lower right, right, center left, lower center, upper center and
  * center (in this order, the first of the least covered wins), the one with the fewest data points
- * and samples along the drawn lines (8 a segment) inside. w, h: the box's size, m: its margin from
+ * and samples along the drawn lines (8 a segment) and over the bands (BL_BAND: 8 x 9 a segment,
+ * across from y to y2) inside. w, h: the box's size, m: its margin from
  * the edges, all as fractions of the plot area. Returns the index; *x0, *y0 the box's lower left
  * corner in the same fractions (y upwards). */
 int bl_legend_best(const bl_panel *p, const bl_scale *xs, const bl_scale *ys, double w, double h, double m,
                    double *x0, double *y0);
 
 /* What a legend box covers: data points and samples along the drawn lines (the points, and 8
- * a segment) under it, and of all of them. */
+ * a segment) and over the bands under it, and of all of them. */
 typedef struct {
     long samples, points;  /* under the box */
     long total, npoints;   /* in all */

@@ -455,6 +455,26 @@ static float cell_value(const bl_panel *p, heat_geom g, int px, int py)
     return n ? (float)(sum / n) : NAN;
 }
 
+/* a colour bar two pixels wide over `tr` lines from (bx, y), vmax on top and vmin at the bottom
+ * (both ends exactly the map's end colours), its labels 3 cells right of it */
+static void draw_cbar(bl_canvas *c, bl_cmap cmap, float vmin, float vmax, int bx, int y, int tr, const style *st)
+{
+    pixmap bar;
+    if (pixmap_init(&bar, 2, 2 * tr)) return;
+    for (int py = 0; py < 2 * tr; py++) {
+        double tt = 2 * tr > 1 ? 1.0 - (double)py / (2 * tr - 1) : 1.0;
+        for (int px = 0; px < 2; px++) {
+            bar.t[py * 2 + px] = (float)tt;
+            bar.rgb[py * 2 + px] = bl_cmap_rgb(cmap, tt);
+        }
+    }
+    pixmap_draw(c, &bar, bx, y, st);
+    pixmap_free(&bar);
+    char labs[MAX_TICKS + 2][24];
+    int rows[MAX_TICKS + 2], w, nl = cbar_labels(vmin, vmax, tr, rows, labs, &w);
+    for (int i = 0; i < nl; i++) bl_canvas_text(c, bx + 3, y + rows[i], labs[i], BL_NO_RGB, -1);
+}
+
 static void draw_heatmap(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, int ph, const style *st)
 {
     int y = y0, rw, cbw;
@@ -518,33 +538,32 @@ static void draw_heatmap(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw
         }
     }
 
-    /* colour bar: top = vmax, bottom = vmin, both ends exactly the map's ends */
     int bx = hx + g.dw + 2;
-    pixmap bar;
-    if (pixmap_init(&bar, 2, 2 * tr)) return;
-    for (int py = 0; py < 2 * tr; py++) {
-        double tt = 2 * tr > 1 ? 1.0 - (double)py / (2 * tr - 1) : 1.0;
-        for (int px = 0; px < 2; px++) {
-            bar.t[py * 2 + px] = (float)tt;
-            bar.rgb[py * 2 + px] = bl_cmap_rgb(p->cmap, tt);
-        }
-    }
-    pixmap_draw(c, &bar, bx, y, st);
-    pixmap_free(&bar);
+    draw_cbar(c, p->cmap, vmin, vmax, bx, y, tr, st);
     char note[96];
     if (bl_heat_note(p, note, sizeof note)) bl_canvas_text(c, hx, y + tr + 1, note, BL_NO_RGB, x0 + pw - hx);
-    char labs[MAX_TICKS + 2][24];
-    int rows[MAX_TICKS + 2], w, nl = cbar_labels(vmin, vmax, tr, rows, labs, &w);
-    for (int i = 0; i < nl; i++) bl_canvas_text(c, bx + 3, y + rows[i], labs[i], BL_NO_RGB, -1);
 }
 
 typedef struct {
     int g, rows, dw, dh; /* images per row, grid rows, pixels per image */
 } img_geom;
 
+/* the columns an images panel keeps right of its grid for its overlay's colour bar: a gap of
+ * 2, the bar (2), 1 and the widest label of a bar `rows` lines tall (0 without an overlay) */
+static int img_bar_cols(const bl_panel *p, int rows)
+{
+    if (!p->overlay) return 0;
+    char labs[MAX_TICKS + 2][24];
+    int r[MAX_TICKS + 2], w;
+    cbar_labels(p->omin, p->omax, rows > 1 ? rows : 2, r, labs, &w);
+    return 2 + 2 + 1 + w;
+}
+
 static img_geom img_fit(const bl_panel *p, int pw, int ph)
 {
     img_geom g;
+    pw -= img_bar_cols(p, 8);   /* the labels' width hardly depends on the bar's height */
+    if (pw < 1) pw = 1;
     g.g = p->grid_cols ? p->grid_cols : p->n;
     if (g.g > p->n) g.g = p->n;
     if (!p->grid_cols)
@@ -584,6 +603,22 @@ static int img_height(const bl_panel *p, int pw, int ph)
     return (p->title != NULL) + g.rows * ((g.dh + 1) / 2) + (g.rows - 1);
 }
 
+/* the outline of the marked cell of an images panel's grid (bl_panel_images_mark) in the
+ * pixels of one image m, in the mark's vermilion, where a cell is 3 pixels or more a side (a
+ * smaller one is filled) */
+static void mark_cell(pixmap *m, const bl_panel *p)
+{
+    int x0 = p->mark_col * m->w / p->mcols, x1 = (p->mark_col + 1) * m->w / p->mcols - 1;
+    int y0 = p->mark_row * m->h / p->mrows, y1 = (p->mark_row + 1) * m->h / p->mrows - 1;
+    int fill = x1 - x0 < 2 || y1 - y0 < 2;
+    for (int y = y0; y <= y1; y++)
+        for (int x = x0; x <= x1; x++)
+            if (fill || x == x0 || x == x1 || y == y0 || y == y1) {
+                m->rgb[(long)y * m->w + x] = 0xe8250cu;
+                m->t[(long)y * m->w + x] = 1;
+            }
+}
+
 static void draw_images(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, int ph, const style *st)
 {
     int y = y0;
@@ -599,10 +634,15 @@ static void draw_images(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw,
                 m.rgb[(long)py * g.dw + px] = rgb;
                 m.t[(long)py * g.dw + px] = (float)bl_rgb_luma(rgb);
             }
+        if (p->has_mark) mark_cell(&m, p);
         int gr = i / g.g, gc = i % g.g;
         pixmap_draw(c, &m, x0 + gc * (g.dw + 1), y + gr * ((g.dh + 1) / 2 + 1), st);
     }
     pixmap_free(&m);
+    if (p->overlay) {
+        int tr = g.rows * ((g.dh + 1) / 2) + (g.rows - 1);
+        draw_cbar(c, BL_CMAP_VIRIDIS, p->omin, p->omax, x0 + g.g * (g.dw + 1) + 1, y, tr, st);
+    }
 }
 
 /* ---- text panels ---- */

@@ -121,6 +121,65 @@ static void keep_typed(const char *buf, size_t n)
     }
 }
 
+int bl_term_answer_prefix(const char *buf, size_t n)
+{
+    if (n == 0 || buf[0] != 0x1b) return 0;
+    if (n == 1) return 1;
+    if (buf[1] == '_') {   /* APC G ... ESC \ */
+        if (n == 2) return 1;
+        if (buf[2] != 'G') return 0;
+        for (size_t i = 3; i + 1 < n; i++)
+            if (buf[i] == 0x1b) return buf[i + 1] == '\\' ? 2 : 0;
+        return 1;
+    }
+    if (buf[1] != '[') return 0;
+    size_t j = 2;
+    int priv = j < n && buf[j] == '?';
+    j += priv;
+    if (!priv && j < n && buf[j] != '4') return 0;   /* CSI 4 ; H ; W t */
+    int semis = 0;
+    for (; j < n; j++) {
+        char c = buf[j];
+        if (c >= '0' && c <= '9') continue;
+        if (c == ';') {
+            semis++;
+            continue;
+        }
+        return (priv && c == 'c') || (!priv && c == 't' && semis == 2) ? 2 : 0;
+    }
+    return 1;
+}
+
+static int unanswered;   /* a query of this session went unanswered (its answer may come late) */
+
+int bl_term_late_possible(void) { return unanswered; }
+
+static char held[64];
+static int nheld, at;   /* bytes read past an ESC that were no answer, still to return */
+
+int bl_term_held_count(void) { return nheld - at; }
+
+int bl_term_late_filter(int fd, int (*rd)(void *ctx), void *ctx)
+{
+    for (;;) {
+        if (at < nheld) return (unsigned char)held[at++];
+        nheld = at = 0;
+        int c = rd(ctx);
+        if (c != 0x1b || !unanswered) return c;
+        held[nheld++] = (char)c;
+        int kind = 1;
+        while (kind == 1 && nheld < (int)sizeof held) {
+            struct pollfd pf = { fd, POLLIN, 0 };
+            if (poll(&pf, 1, 30) <= 0) break;
+            int d = rd(ctx);
+            if (d < 0) break;
+            held[nheld++] = (char)d;
+            kind = bl_term_answer_prefix(held, (size_t)nheld);
+        }
+        if (kind == 2) nheld = 0;   /* a late answer: not a key */
+    }
+}
+
 static double now_ms(void)
 {
     struct timespec ts;
@@ -174,6 +233,7 @@ int bl_term_query(int in, int out, int timeout_ms, int tmux, bl_term_answers *a)
     }
     bl_term_parse_answers(buf, n, a);
     keep_typed(buf, n);
+    if (!a->answered) unanswered = 1;   /* its DA1 answer may still come, after the prompt */
     tcsetattr(in, TCSANOW, &old);
     return 0;
 }
@@ -235,6 +295,31 @@ static bl_pic_mode detect(int out_fd, int tmux, const char **why)
     return *why = "standard input is not a terminal to ask", BL_PIC_BLOCKS;
 }
 
+/* tmux's allow-passthrough (tmux 3.3+): 0 when tmux says "off", else 1 (on, all, or a tmux
+ * without the option, which passes everything); asked once a session */
+static int tmux_passes(void)
+{
+    static int known = -1;
+    if (known >= 0) return known;
+    known = 1;
+    FILE *p = popen("tmux show -gv allow-passthrough 2>/dev/null", "r");
+    if (!p) return known;
+    char line[32] = "";
+    if (fgets(line, sizeof line, p)) known = strncmp(line, "off", 3) != 0;
+    pclose(p);
+    return known;
+}
+
+/* kitty or iterm pictures set by hand inside tmux whose passthrough is off are drawn blank:
+ * blocks instead, saying why */
+static bl_pic_mode through_tmux(bl_pic_mode m, int in_tmux, const char **why)
+{
+    if (!in_tmux || (m != BL_PIC_KITTY && m != BL_PIC_ITERM) || tmux_passes()) return m;
+    *why = m == BL_PIC_KITTY ? "kitty pictures cannot pass tmux: allow-passthrough is off (tmux set -g allow-passthrough on)"
+                             : "iTerm2 pictures cannot pass tmux: allow-passthrough is off (tmux set -g allow-passthrough on)";
+    return BL_PIC_BLOCKS;
+}
+
 bl_pic_mode bl_pic_choose(int out_fd, int *tmux, const char **why)
 {
     int in_tmux = env_set("TMUX");
@@ -243,14 +328,14 @@ bl_pic_mode bl_pic_choose(int out_fd, int *tmux, const char **why)
     *tmux = in_tmux;
     if (setting != BL_PIC_AUTO) {
         *why = "chosen for this session by the pictures command";
-        return setting;
+        return through_tmux(setting, in_tmux, why);
     }
     bl_pic_mode m;
     const char *env = getenv("BLOCKLAB_PICTURES");
     if (env && *env && strcmp(env, "auto")) {
         if (bl_pic_parse(env, &m) == 0) {
             *why = "$BLOCKLAB_PICTURES";
-            return m;
+            return through_tmux(m, in_tmux, why);
         }
         static int warned;   /* once a session, then as unset */
         if (!warned++) fprintf(stderr, "blocklab: BLOCKLAB_PICTURES: %s; choosing as auto\n", bl_error());

@@ -66,6 +66,25 @@ int bl_term_query(int in, int out, int timeout_ms, int tmux, bl_term_answers *a)
 int bl_term_pending_getc(void);
 int bl_term_pending_count(void);
 
+/* Whether buf[0..n) is, or begins, an answer to bl_term_query's queries: 2 a whole answer (CSI ?
+ * digits and ; c, CSI 4 ; H ; W t, APC G ... ESC \), 1 the start of one (more bytes may make
+ * it one), 0 none (a key, e.g. ESC [ A or ESC [ 4 ~). */
+int bl_term_answer_prefix(const char *buf, size_t n);
+
+/* Whether a query went unanswered within its timeout this session (its answer may come late),
+ * so that the line editor drops answers among the keys it reads (bl_term_late_filter). */
+int bl_term_late_possible(void);
+
+/* A key reader for the line editor that drops a terminal's late answers (a DA1 answer that came
+ * after the 100 ms of the detection was typed at the prompt as "[?64;1;2;4c"): on ESC, when a
+ * query went unanswered (bl_term_late_possible), the bytes that follow within 30 ms each are
+ * read from fd with rd and, when they make an answer (bl_term_answer_prefix), dropped; else
+ * returned one by one. rd(ctx) reads one byte (-1 at the end). Returns the next key byte. */
+int bl_term_late_filter(int fd, int (*rd)(void *ctx), void *ctx);
+/* The bytes bl_term_late_filter read and holds to return (the rest of ESC [ A): input the line
+ * editor has, though the terminal has none left to read. */
+int bl_term_held_count(void);
+
 /* The pictures setting of this session (BL_PIC_AUTO: choose by bl_pic_choose's rules). Setting
  * it forgets the detected mode and the terminal's answers, so that the next picture asks again. */
 void bl_pic_set(bl_pic_mode m);
@@ -73,7 +92,10 @@ bl_pic_mode bl_pic_get(void);
 
 /* How pictures are printed on out_fd (standard input asked when both are terminals, once per
  * session; the answers are kept). *tmux: the pictures go through tmux's passthrough. why (may
- * be NULL): a short reason, e.g. "the terminal answered kitty's graphics query". */
+ * be NULL): a short reason, e.g. "the terminal answered kitty's graphics query". Inside tmux,
+ * kitty or iterm pictures chosen by the setting or $BLOCKLAB_PICTURES become blocks when tmux
+ * says `allow-passthrough` is off (`tmux show -gv allow-passthrough`, asked once; the pictures
+ * were blank), with why saying so. */
 bl_pic_mode bl_pic_choose(int out_fd, int *tmux, const char **why);
 
 /* The terminal window behind fd: cols x rows cells, each cell_w x cell_h pixels (from

@@ -266,7 +266,7 @@ static inline int layout_map_problems(const bl_layout *L, double min_side, char 
     } while (0)
     for (int i = 0; i < L->nblock; i++) {
         const bl_block_box *b = &L->block[i];
-        const char *kind = b->kind == BL_BLOCK_MAP ? "map" : b->kind == BL_BLOCK_BAR ? "colour bar" : "image";
+        const char *kind = b->kind == BL_BLOCK_MAP ? "map" : b->kind == BL_BLOCK_BAR ? "colour bar" : b->kind == BL_BLOCK_MARK ? "mark" : "image";
         if (b->x0 < -0.5 || b->y0 < -0.5 || b->x1 > L->w + 0.5 || b->y1 > L->h + 0.5)
             MAP_BAD("panel %d's %s (x %.1f..%.1f y %.1f..%.1f) leaves the page; ", b->panel, kind, b->x0, b->x1, b->y0, b->y1);
         if (b->kind != BL_BLOCK_MAP) continue;
@@ -291,12 +291,55 @@ static inline int layout_map_problems(const bl_layout *L, double min_side, char 
         }
         for (int k = 0; k < L->nblock; k++) {
             const bl_block_box *b = &L->block[k];
-            if (b->kind != BL_BLOCK_IMAGE && layout_overlap(a->x0, a->y0, a->x1, a->y1, b->x0, b->y0, b->x1, b->y1, 0.5))
+            if (b->kind != BL_BLOCK_IMAGE && b->kind != BL_BLOCK_MARK && layout_overlap(a->x0, a->y0, a->x1, a->y1, b->x0, b->y0, b->x1, b->y1, 0.5))
                 MAP_BAD("tick label '%s' of panel %d lies on panel %d's %s; ", a->text, a->panel, b->panel,
                         b->kind == BL_BLOCK_MAP ? "map" : "colour bar");
         }
     }
 #undef MAP_BAD
+    return bad;
+}
+
+/* The images drawn with an overlay (attn query=: a head's weights over the patch grid laid over
+ * the image): each image's overlay cells square (to a page unit) and the overlay as large as
+ * the image (the map at the image's own scale); beside each, in its panel, a colour bar as tall
+ * as the image; on each, the marked cell (row, col) outlined exactly over that cell of the
+ * grid. The number of problems (0 images with an overlay is one); the first few in why. */
+static inline int layout_overlay_problems(const bl_layout *L, int row, int col, char *why, size_t n)
+{
+    int bad = 0, seen = 0;
+    size_t at = 0;
+    why[0] = '\0';
+#define OV_BAD(...)                                                                           \
+    do {                                                                                      \
+        if (bad++ < 4 && at < n) at += (size_t)snprintf(why + at, n - at, __VA_ARGS__);       \
+    } while (0)
+    for (int i = 0; i < L->nblock; i++) {
+        const bl_block_box *im = &L->block[i];
+        if (im->kind != BL_BLOCK_IMAGE || im->rows < 1) continue;
+        seen++;
+        double cw = (im->x1 - im->x0) / im->cols, ch = (im->y1 - im->y0) / im->rows;
+        if (fabs(cw - ch) > 1) OV_BAD("panel %d's overlay cells are %.2f x %.2f, not square; ", im->panel, cw, ch);
+        const bl_block_box *bar = NULL, *mark = NULL;
+        for (int k = 0; k < L->nblock; k++) {
+            const bl_block_box *b = &L->block[k];
+            if (b->panel != im->panel) continue;
+            if (b->kind == BL_BLOCK_BAR) bar = b;
+            if (b->kind == BL_BLOCK_MARK && b->x0 >= im->x0 - 0.5 && b->x1 <= im->x1 + 0.5 && b->y0 >= im->y0 - 0.5 &&
+                b->y1 <= im->y1 + 0.5)
+                mark = b;
+        }
+        if (!bar || bar->x0 < im->x1 || fabs((bar->y1 - bar->y0) - (im->y1 - im->y0)) > 1)
+            OV_BAD("panel %d: no colour bar right of its image and as tall; ", im->panel);
+        if (!mark)
+            OV_BAD("panel %d: the query cell is not outlined on its image; ", im->panel);
+        else if (fabs(mark->x0 - (im->x0 + col * cw)) > 0.5 || fabs(mark->y0 - (im->y0 + row * ch)) > 0.5 ||
+                 fabs(mark->x1 - mark->x0 - cw) > 0.5 || fabs(mark->y1 - mark->y0 - ch) > 0.5)
+            OV_BAD("panel %d: the outline (x %.1f..%.1f y %.1f..%.1f) is not cell (%d, %d) of the image's grid; ", im->panel,
+                   mark->x0, mark->x1, mark->y0, mark->y1, row, col);
+    }
+    if (!seen) OV_BAD("no image with an overlay; ");
+#undef OV_BAD
     return bad;
 }
 

@@ -337,7 +337,8 @@ BL_TEST(picture_size_range_is_one)
     CHECK(run_in(s, cmd) < 0, "height=20 written to a file");
     snprintf(want, sizeof want, "%s: height 20 %s%s", tmp("h20.png"), range, rows);
     CHECK(strstr(errbuf, want) != NULL, "\n  got  %s  want ...%s", errbuf, want);
-    /* the ends of the range are sides; one side alone keeps 16:9 within the range */
+    /* the ends of the range are sides; one side alone keeps 16:9 (the other side at most 8000;
+     * width=100 alone was 100 x 100: the other side was kept at 100 or more) */
     snprintf(cmd, sizeof cmd, "heatmap(ones(2, 2), width=100, height=8000) > %s", tmp("ends.png"));
     CHECK(run_in(s, cmd) == 0, "%s", errbuf);
     CHECK(png_size(tmp("ends.png"), &w, &h) == 0 && w == 100 && h == 8000, "PNG %ux%u", w, h);
@@ -346,7 +347,17 @@ BL_TEST(picture_size_range_is_one)
     CHECK(png_size(tmp("tall.png"), &w, &h) == 0 && w == 8000 && h == 8000, "height=8000 alone: PNG %ux%u", w, h);
     snprintf(cmd, sizeof cmd, "heatmap(ones(2, 2), width=100) > %s", tmp("small.png"));
     CHECK(run_in(s, cmd) == 0, "%s", errbuf);
-    CHECK(png_size(tmp("small.png"), &w, &h) == 0 && w == 100 && h == 100, "width=100 alone: PNG %ux%u", w, h);
+    CHECK(png_size(tmp("small.png"), &w, &h) == 0 && w == 100 && h == 56, "width=100 alone: PNG %ux%u, want 100x56 (16:9)", w, h);
+    snprintf(cmd, sizeof cmd, "rope check width=100 > %s", tmp("small.svg"));
+    CHECK(run_in(s, cmd) == 0, "%s", errbuf);
+    size_t sn = 0;
+    unsigned char *svg = bl_test_slurp(tmp("small.svg"), &sn);
+    CHECK(svg && strstr((char *)svg, "width=\"100px\" height=\"56px\""), "width=100 alone: SVG %.200s", svg ? (char *)svg : "");
+    free(svg);
+    snprintf(cmd, sizeof cmd, "rope check height=100 > %s", tmp("small.png"));
+    CHECK(run_in(s, cmd) == 0 && png_size(tmp("small.png"), &w, &h) == 0 && w == 178 && h == 100,
+          "height=100 alone: PNG %ux%u, want 178x100", w, h);
+    unlink(tmp("small.svg"));
     unlink(tmp("ends.png")), unlink(tmp("tall.png")), unlink(tmp("small.png"));
     /* the help and the manual state the same range */
     CHECK(run_in(s, "help plot") == 0 && strstr(outbuf, "(100 to 8000 pixels a side;"), "help plot: %s", outbuf);
@@ -360,7 +371,7 @@ BL_TEST(picture_size_range_is_one)
         man[fread(man, 1, sizeof man - 1, f)] = 0;
         fclose(f);
         CHECK(strstr(man, "\\fB.svg\\fR (100 to 8000; 1600 x 900 by default)") != NULL, "the man page's range");
-        CHECK(strstr(man, "kept in\n100 to 8000") != NULL, "the man page's range for one side alone");
+        CHECK(strstr(man, "\\fBwidth=100\\fR is 100 x 56") != NULL, "the man page's size for one side alone");
         CHECK(!strstr(man, "16384 a side)\\fR") && !strstr(man, "at least\n100)"), "an old range in the man page");
     }
     session_free(s);
@@ -1027,7 +1038,11 @@ BL_TEST(qk_and_rope_grid_axes_end_at_first_tick_past_data)
  * query= were about a pixel), colour-bar labels apart ("0.15" was drawn over "0.05"), no tick
  * label on a map, nothing off the page, titles and labels as picture_layout_every_kind wants,
  * and no band across the page of more than 15% of its height left empty (at the default size
- * query= left 16% between its rows of maps and images and 22% at the bottom). */
+ * query= left 16% between its rows of maps and images and 22% at the bottom). query= draws each
+ * head's weights over the image itself (issue 16: at the image's scale; it drew them as a map
+ * beside the images, at another scale): square overlay cells, a colour bar beside each image,
+ * the query patch outlined exactly over its cell, and from 800 wide images a third of the page
+ * high or more. */
 BL_TEST(attn_maps_square_at_every_size)
 {
     bl_session *s = session();
@@ -1046,10 +1061,20 @@ BL_TEST(attn_maps_square_at_every_size)
             snprintf(cmd, sizeof cmd, "%s > %s", stmt, tmp("maps.png"));
             int rc = traced(s, &lay, cmd);
             if (rc) continue;
-            int maps = 0;
+            int maps = 0, bad;
             for (int b = 0; b < lay.nblock; b++) maps += lay.block[b].kind == BL_BLOCK_MAP;
-            CHECK(maps >= 1, "%s: no map drawn", stmt);
-            int bad = layout_map_problems(&lay, 0.15 * lay.h, why, sizeof why);
+            const char *q = strstr(forms[k], "query=");
+            if (q) {   /* the weights over the image at its scale, query patch outlined */
+                int qp = atoi(q + 6);
+                bad = layout_overlay_problems(&lay, qp / 8, qp % 8, why, sizeof why);
+                CHECK(bad == 0, "%s: %d overlay problems: %s", stmt, bad, why);
+                for (int b = 0; b < lay.nblock; b++)
+                    if (lay.block[b].kind == BL_BLOCK_IMAGE && widths[i] >= 800)
+                        CHECK(lay.block[b].y1 - lay.block[b].y0 >= 0.3 * lay.h, "%s: image %.1f high on a %g page", stmt,
+                              lay.block[b].y1 - lay.block[b].y0, lay.h);
+            } else
+                CHECK(maps >= 1, "%s: no map drawn", stmt);
+            bad = layout_map_problems(&lay, 0.15 * lay.h, why, sizeof why);
             CHECK(bad == 0, "%s: %d problems: %s", stmt, bad, why);
             bad = layout_problems(&lay, why, sizeof why);
             CHECK(bad == 0, "%s: %d layout problems: %s", stmt, bad, why);
@@ -1522,6 +1547,76 @@ BL_TEST(small_font_ticks_cover_the_axis)
     session_free(s);
 }
 
+/* The pixels of a PNG's map block b (page units = pixels at scale 1), one pixel in from its
+ * edge, that are the light page's white: a gap between cells (0 where the cells tile the map). */
+static long map_gaps(const char *path, const bl_block_box *b)
+{
+    png_image im;
+    memset(&im, 0, sizeof im);
+    im.version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_file(&im, path)) return -1;
+    im.format = PNG_FORMAT_RGB;
+    unsigned char *buf = malloc(PNG_IMAGE_SIZE(im));
+    if (!buf || !png_image_finish_read(&im, NULL, buf, 0, NULL)) {
+        free(buf);
+        png_image_free(&im);
+        return -1;
+    }
+    long white = 0;
+    for (int y = (int)ceil(b->y0) + 1; y < (int)floor(b->y1) - 1 && y < (int)im.height; y++)
+        for (int x = (int)ceil(b->x0) + 1; x < (int)floor(b->x1) - 1 && x < (int)im.width; x++) {
+            const unsigned char *px = buf + 3 * ((size_t)y * im.width + (size_t)x);
+            white += px[0] > 245 && px[1] > 245 && px[2] > 245;
+        }
+    free(buf);
+    return white;
+}
+
+/* Slides at font=1.5 and font=2 (1600 x 900) and at 800 x 450, every view a lecture shows: no
+ * title, panel title or axis label cut with an ellipsis where the picture has the room to say
+ * it on two lines (at font=2 "Attention logits against the scale of q and k: QK-norm keeps them
+ * bounded" lost its end and attn query='s "..., t = 0.5" became "t =..."), the layout rules
+ * (titles in the page and apart), legends in their panels over no data, square map cells, and
+ * no page-white gap between the cells of an attention map (read back from the PNG). */
+BL_TEST(slide_titles_whole_at_large_fonts)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512], why[1024];
+    CHECK(run_in(s, "d = dit(dim=32, depth=1, heads=4); g = gpt(dim=16, depth=1, heads=2, context=8)\n"
+                    "v1 = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2)\n"
+                    "v2 = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2, pos=\"rope\")\n"
+                    "s2 = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2, seed=1)\n"
+                    "train v1 6 quiet=on; train v2 6 quiet=on; train s2 6 quiet=on") == 0, "%s", errbuf);
+    const char *views[] = { "qk growth", "rope check", "use d; attn query=27", "use d; stats", "rope table", "rope table grid=8",
+                            "use d; attn", "use g; attn", "plot loss v1 v2 s2", "plot loss v1 v2 s2 relative=v1",
+                            "plot loss v1 v2 s2 val=only", "lengen v1 v2 windows=2", "use d; sample n=16 steps=1" };
+    const char *sizes[] = { "width=1600 height=900 font=1.5", "width=1600 height=900 font=2", "width=800 height=450" };
+    for (size_t v = 0; v < sizeof views / sizeof views[0]; v++)
+        for (int z = 0; z < 3; z++) {
+            snprintf(cmd, sizeof cmd, "%s %s > %s", views[v], sizes[z], tmp("big.png"));
+            if (traced(s, &lay, cmd)) continue;
+            CHECK(layout_problems(&lay, why, sizeof why) == 0, "%s: %s", cmd, why);
+            CHECK(layout_legend_problems(&lay, 0.02, why, sizeof why) == 0, "%s: %s", cmd, why);
+            CHECK(layout_map_problems(&lay, 0, why, sizeof why) == 0, "%s: %s", cmd, why);
+            int titles = 0;
+            for (int i = 0; i < lay.ntext; i++) {
+                const bl_text_box *t = &lay.text[i];
+                if (t->role != BL_TEXT_TITLE) continue;
+                titles++;
+                CHECK(!strstr(t->text, "\xe2\x80\xa6"), "%s: title cut: '%s'", cmd, t->text);
+            }
+            CHECK(titles >= 1, "%s: no title", cmd);
+            if (strstr(views[v], "; attn") && !strstr(views[v], "query"))
+                for (int b = 0; b < lay.nblock; b++)
+                    if (lay.block[b].kind == BL_BLOCK_MAP) {
+                        long gaps = map_gaps(tmp("big.png"), &lay.block[b]);
+                        CHECK(gaps == 0, "%s: %ld white pixels between the cells of panel %d's map", cmd, gaps, lay.block[b].panel);
+                    }
+        }
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -1555,6 +1650,7 @@ int main(void)
     RUN(lengen_labels_name_the_models_only);
     RUN(axis_ranges_honoured_or_refused);
     RUN(small_font_ticks_cover_the_axis);
+    RUN(slide_titles_whole_at_large_fonts);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);

@@ -242,6 +242,52 @@ BL_TEST(answering_terminal)
     bl_pic_set(BL_PIC_AUTO);
 }
 
+static int pipe_byte(void *ctx)
+{
+    unsigned char c;
+    return read(*(int *)ctx, &c, 1) == 1 ? c : -1;
+}
+
+/* A terminal's answer that comes after the detection gave up (100 ms) is not typed at the
+ * prompt: "[?64;1;2;4c" showed up as text. The line editor's key reader drops whole answers
+ * (DA1, CSI 4 ; H ; W t, kitty's APC G ... ESC \) once a query went unanswered, and keeps
+ * every key, escape sequences (arrows, End as ESC [ 4 ~) included. */
+BL_TEST(late_answers_are_not_keys)
+{
+    CHECK(bl_term_answer_prefix("\033[?64;1;2;4c", strlen("\033[?64;1;2;4c")) == 2 && bl_term_answer_prefix("\033[?64;1", strlen("\033[?64;1")) == 1 &&
+              bl_term_answer_prefix("\033[4;312;480t", strlen("\033[4;312;480t")) == 2 && bl_term_answer_prefix("\033[4~", strlen("\033[4~")) == 0 &&
+              bl_term_answer_prefix("\033[A", strlen("\033[A")) == 0 && bl_term_answer_prefix("\033_Gi=31;OK\033\\", strlen("\033_Gi=31;OK\033\\")) == 2 &&
+              bl_term_answer_prefix("\033b", strlen("\033b")) == 0,
+          "answers told from keys");
+    int ma, sl;
+    if (pty(&ma, &sl, 80, 24, 0) < 0) SKIP("no pty");
+    bl_term_answers a;
+    CHECK(bl_term_query(sl, sl, 100, 0, &a) == 0 && !a.answered, "a silent terminal");
+    close(ma), close(sl);
+    CHECK(bl_term_late_possible(), "an unanswered query is remembered");
+    int fd[2];
+    if (pipe(fd) < 0) SKIP("no pipe");
+    const char *in = "\033[?64;1;2;4cab\033[Ax\033[4~\033[4;312;480ty\033_Gi=31;OK\033\\z";
+    CHECK(write(fd[1], in, strlen(in)) == (ssize_t)strlen(in), "write");
+    close(fd[1]);
+    char got[64];
+    int n = 0, c;
+    while (n < 63 && (c = bl_term_late_filter(fd[0], pipe_byte, &fd[0])) >= 0) got[n++] = (char)c;
+    got[n] = 0;
+    CHECK(!strcmp(got, "ab\033[Ax\033[4~yz"), "keys read: '%s'", got);
+    close(fd[0]);
+    /* an arrow key read past its ESC: the rest is held, and said to be there (readline would
+     * else take the ESC alone) */
+    if (pipe(fd) < 0) SKIP("no pipe");
+    CHECK(write(fd[1], "\033[A", 3) == 3, "write");
+    CHECK(bl_term_late_filter(fd[0], pipe_byte, &fd[0]) == 0x1b && bl_term_held_count() == 2, "ESC, then %d held",
+          bl_term_held_count());
+    CHECK(bl_term_late_filter(fd[0], pipe_byte, &fd[0]) == '[' && bl_term_late_filter(fd[0], pipe_byte, &fd[0]) == 'A' &&
+              bl_term_held_count() == 0,
+          "the held bytes in order");
+    close(fd[0]), close(fd[1]);
+}
+
 BL_TEST(fit)
 {
     int w, h, r;
@@ -422,5 +468,6 @@ int main(void)
     RUN(blocks_fit_the_window);
     RUN(kitty_on_pty);
     RUN(status_line_after_a_resize);
+    RUN(late_answers_are_not_keys);
     return bl_test_done();
 }

@@ -439,6 +439,34 @@ BL_TEST(test_legend_best)
     bl_fig_free(f);
 }
 
+/* legend=auto keeps off a band (relative='s seed gap) as off a line: a line along y = 0.9
+ * covers the upper spots, a band from 0 to 0.5 over x 0 .. 5 the lower left one, the first
+ * free spot after them; the legend goes lower right (index 3). Counting the band's lower edge
+ * alone as a line put it lower left, on the band. */
+BL_TEST(test_legend_keeps_off_bands)
+{
+    float x[11], top[11], lo[6], hi[6];
+    for (int i = 0; i <= 10; i++) x[i] = (float)i, top[i] = 0.9f;
+    for (int i = 0; i <= 5; i++) lo[i] = 0.02f, hi[i] = 0.5f;
+    bl_figure *f = bl_fig_new(1, 1, NULL);
+    bl_panel *p = bl_fig_panel(f, 0);
+    CHECK(bl_panel_line(p, "top", x, top, 11, 0) >= 0 && bl_panel_band(p, x, lo, hi, 6) >= 0, "%s", bl_error());
+    bl_scale xs = {0, 10, 0}, ys = {0, 1, 0};
+    double bx, by;
+    bl_legend_cover c;
+    int k = bl_legend_place(p, &xs, &ys, 0.3, 0.3, 0.02, &bx, &by, &c);
+    CHECK(k == 3 && c.samples == 0, "spot %d covering %ld samples (want lower right, 3, covering none)", k, c.samples);
+    /* a band over the whole plot: every spot covers some, so legend=auto takes it outside */
+    float all_x[2] = {0, 10}, all_lo[2] = {0, 0}, all_hi[2] = {1, 1};
+    bl_figure *g = bl_fig_new(1, 1, NULL);
+    bl_panel *q = bl_fig_panel(g, 0);
+    CHECK(bl_panel_line(q, "mid", all_x, top, 2, 0) >= 0 && bl_panel_band(q, all_x, all_lo, all_hi, 2) >= 0, "%s", bl_error());
+    bl_legend_place(q, &xs, &ys, 0.3, 0.3, 0.02, &bx, &by, &c);
+    CHECK(c.samples > 0, "a band over the whole plot covers nothing under the legend");
+    bl_fig_free(f);
+    bl_fig_free(g);
+}
+
 /* dash's steps/s is a rate of training time, as a progress bar's: steps at 10 per second, a pause
  * of 10 s, then 10 per second again: every rate it shows is 10 (the wall clock's rate after the
  * pause would be 5 steps / 10.5 s, under 0.5). */
@@ -562,6 +590,7 @@ BL_TEST(test_logy_auto)
 int main(void)
 {
     RUN(test_legend_best);
+    RUN(test_legend_keeps_off_bands);
     RUN(test_heat_note);
     RUN(test_index_ticks);
     RUN(test_ema_bias_correction);
