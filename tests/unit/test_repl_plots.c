@@ -7,8 +7,11 @@
 #include "repl_testutil.h"
 #include "layout_check.h"
 #include "core/error.h"
-#include "repl/cmd_plots.h"
-#include "repl/models.h"
+#include "repl/views.h"
+#include "train/qkgrowth.h"
+#include "train/ropecheck.h"
+#include "viz/lossplot.h"
+#include "repl/modelvars.h"
 #include "repl/repl.h"
 #include <jansson.h>
 #include <png.h>
