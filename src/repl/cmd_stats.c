@@ -7,6 +7,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+enum { STATS_SERIES = 8 };   /* a tensor and its norms */
+
 /* Mean and rms over the last dim of x [N, D] into mean[N], rms[N]. */
 static void row_stats(const float *x, int N, int D, float *mean, float *rms)
 {
@@ -63,19 +65,23 @@ static int stats_tensor(bl_cmdargs *a, const bl_tensor *x, const char *name)
         bl_fail("stats: expects a tensor [..., D] with D >= 2 and at most 4096 rows, got %s", bl_shape_str(x, sh, sizeof sh));
         return bl_session_errat(a->s, a->w[0].pos);
     }
+    /* the tensor, then each norm of the `norm` switch (nn.h bl_norm_defs) without weights */
     bl_tensor x2;
     bl_graph_reset(a->s->g);
-    bl_tensor *ln = NULL, *rn = NULL;
-    if (bl_tensor_view_as(&x2, x, 2, (int[]){ N, D }) == 0) {
-        ln = bl_layernorm(a->s->g, &x2, NULL, NULL, 1e-6f);
-        rn = ln ? bl_rmsnorm(a->s->g, &x2, NULL, 1e-6f) : NULL;
+    const float *xs[STATS_SERIES] = { x->data };
+    const char *names[STATS_SERIES] = { name };
+    int ns = 1;
+    int rc = bl_tensor_view_as(&x2, x, 2, (int[]){ N, D });
+    for (const bl_norm_def *nd = bl_norm_defs; rc == 0 && nd->name && ns < STATS_SERIES; nd++, ns++) {
+        bl_tensor *y = nd->norm(a->s->g, &x2, NULL, 1e-6f);
+        if (!y) return -1;
+        xs[ns] = y->data;
+        names[ns] = nd->name;
     }
-    if (!rn) return -1;
-    const float *xs[3] = { x->data, ln->data, rn->data };
-    const char *names[3] = { name, "layernorm", "rmsnorm" };
+    if (rc < 0) return -1;
     char title[128];
     snprintf(title, sizeof title, "%s before and after a norm (no weights, eps 1e-6)", name);
-    bl_figure *f = stats_figure(title, xs, names, 3, N, D, -1);
+    bl_figure *f = stats_figure(title, xs, names, ns, N, D, -1);
     bl_graph_reset(a->s->g);
     return bl_cmd_figure(a, f, NULL);
 }
