@@ -1,6 +1,6 @@
 /* cmd_lengen.c - `lengen [MODEL...]`: validation loss per position past the training context,
  * several models on one picture (the lecture's v1 against v2), the mean over many windows with a
- * band of one standard error, smoothed, the context marked (see train.h; the numbers come from
+ * band of one standard error, smoothed, the context marked (see trainstate.h; the numbers come from
  * train/lengen.c). */
 #include "repl/trainstate.h"
 #include "repl/figures.h"

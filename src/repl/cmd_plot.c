@@ -9,7 +9,7 @@
 #include <string.h>
 
 /* The run history behind a value: a run value (`r = m.run`, a snapshot) or a model with a run
- * (repl/train.h keeps one per model) or a checkpoint's run not continued yet. NULL when none. */
+ * (repl/trainstate.h keeps one per model) or a checkpoint's run not continued yet. NULL when none. */
 static const bl_metrics *value_metrics(const bl_value *v)
 {
     if (!v || v->kind != BL_V_HANDLE) return NULL;

@@ -1,4 +1,4 @@
-/* cmd_qk.c - `qk growth` (see cmd_plots.h): the table and picture of the attention-logit growth
+/* cmd_qk.c - `qk growth` (see views.h): the table and picture of the attention-logit growth
  * experiment with and without QK-norm; the experiment itself is train/qkgrowth.c (DESIGN.md
  * section 2, Dehghani et al. 2023). */
 #include "repl/views.h"

@@ -1,4 +1,4 @@
-/* cmd_sample.c - sample (TinyDiT image grids, TinyGPT text) from the REPL (see train.h). */
+/* cmd_sample.c - sample (TinyDiT image grids, TinyGPT text) from the REPL (see trainstate.h). */
 #include "repl/trainstate.h"
 #include "repl/figures.h"
 #include "repl/modelvars.h"

@@ -124,7 +124,6 @@ static int cmd_stats(bl_cmdargs *a)
     return bl_cmd_figure(a, f, &m->cfg);
 }
 
-
 static const char help[] =
     "Per-token mean and rms before and after a norm.\n"
     "For a model: the residual stream entering layer N's first norm and\n"

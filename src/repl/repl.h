@@ -172,7 +172,7 @@ struct bl_session {
     char **hist;            /* statements entered, for `history` */
     int nhist, caphist;
     bl_graph *g;            /* scratch graph (recording off) for the ops the functions call */
-    void *models;           /* model state (src/repl/models.c) */
+    void *models;           /* model state (src/repl/modelvars.c) */
     int no_grad;            /* gradients are not recorded (no_grad STATEMENT; repl/autograd.h) */
     /* the language (lang.c): the code running (borrowed), the innermost call's variables, how
      * deep calls nest, the value a `return` gave */

@@ -31,7 +31,7 @@ void bl_fixed_free(bl_fixed_input *o)
     free(o->labels);
 }
 
-/* TinyDiT's fixed input: validation image 0 of the model's data (repl/train.h; `shapes` with
+/* TinyDiT's fixed input: validation image 0 of the model's data (repl/trainstate.h; `shapes` with
  * seed 0 when it has none), resized (nearest) and made grey to the model's size and channels,
  * noised to t = 0.5 with fixed noise. */
 static int dit_input(const bl_model *m, bl_fixed_input *o, bl_tensor **xt, int index)
@@ -77,7 +77,7 @@ static int dit_input(const bl_model *m, bl_fixed_input *o, bl_tensor **xt, int i
 }
 
 /* TinyGPT's fixed input: a sentence written with the model's vocabulary (the characters of the
- * text it was trained on, repl/train.h, else of the built-in text when the sizes agree); when
+ * text it was trained on, repl/trainstate.h, else of the built-in text when the sizes agree); when
  * the sentence needs a character outside it, or there is no vocabulary, ids 0, 1, 2, ...
  * labelled with their numbers. */
 static int gpt_input(const bl_model *m, bl_fixed_input *o, int *ids, int L)
