@@ -5,7 +5,7 @@
  *   h  = x + proj(attn(split(qkv(modulate(norm1(x), shift1, scale1)))))
  *   x' = h + mlp(modulate(norm2(h), shift2, scale2))
  * at batch 64, 64 tokens (an 8x8 grid), dim 128, 4 heads, mlp_ratio 4; loss = mse(x', 0),
- * built from the fused ops TinyDiT trains with (bl_norm_modulate, bl_qkv_prepare,
+ * built from the fused ops TinyDiT trains with (bl_layernorm_modulate / bl_rmsnorm_modulate, bl_qkv_prepare,
  * bl_attention_qkv, bl_linear_add, bl_mlp_*_add).
  * Variants: baseline (layernorm, gelu), rmsnorm, qk_norm, swiglu (hidden 341), rope2d, all four.
  *
@@ -123,7 +123,8 @@ static void step(variant *v)
                        x_in, c_in};
     for (size_t i = 0; i < sizeof ps / sizeof *ps; i++)
         if (ps[i]) bl_tensor_zero_grad(ps[i]);
-    int rms = (v->sw & SW_RMS) != 0;
+    bl_tensor *(*norm_modulate)(bl_graph *, bl_tensor *, bl_tensor *, bl_tensor *, float, bl_tensor **) =
+        v->sw & SW_RMS ? bl_rmsnorm_modulate : bl_layernorm_modulate;
 
     /* self.adaLN_modulation(c).chunk(4, dim=1) */
     bl_tensor *mod = bl_linear(g, bl_silu(g, c_in), v->ada_w, v->ada_b);
@@ -131,7 +132,7 @@ static void step(variant *v)
     bl_tensor *shift1 = bl_slice_last(g, mod, 0, D), *scale1 = bl_slice_last(g, mod, D, D);
     bl_tensor *shift2 = bl_slice_last(g, mod, 2 * D, D), *scale2 = bl_slice_last(g, mod, 3 * D, D);
     /* x + self.attn(modulate(self.norm1(x), shift_msa, scale_msa)) */
-    bl_tensor *qkv = bl_linear(g, bl_norm_modulate(g, x_in, shift1, scale1, rms, 1e-6f, NULL),
+    bl_tensor *qkv = bl_linear(g, norm_modulate(g, x_in, shift1, scale1, 1e-6f, NULL),
                                v->qkv_w, v->qkv_b);
     if (qkv && (v->sw & (SW_QKN | SW_ROPE)))
         qkv = bl_qkv_prepare(g, qkv, HEADS, HEADS, v->qn_w, v->kn_w, 1e-6f,
@@ -140,7 +141,7 @@ static void step(variant *v)
     bl_tensor *h = a ? bl_linear_add(g, a, v->proj_w, v->proj_b, x_in) : NULL;
     if (!h) die("attention");
     /* x + self.mlp(modulate(self.norm2(x), shift_mlp, scale_mlp)) */
-    bl_tensor *m = bl_norm_modulate(g, h, shift2, scale2, rms, 1e-6f, NULL);
+    bl_tensor *m = norm_modulate(g, h, shift2, scale2, 1e-6f, NULL);
     bl_tensor *out = v->sw & SW_SWIGLU ? bl_mlp_swiglu_add(g, m, v->w1, v->b1, v->w2, v->b2, v->w3, v->b3, h)
                                        : bl_mlp_gelu_add(g, m, v->fc1_w, v->fc1_b, v->fc2_w, v->fc2_b, h);
     bl_tensor *loss = out ? bl_mse(g, out, target) : NULL;

@@ -191,16 +191,13 @@ void bl_model_begin(bl_model *m, int record)
 
 bl_tensor *bl_model_norm(bl_model *m, bl_tensor *x, bl_tensor *w)
 {
-    float eps = bl_config_eps(&m->cfg);
-    if (m->cfg.norm == BL_NORM_RMSNORM) return bl_rmsnorm(m->graph, x, w, eps);
-    return bl_layernorm(m->graph, x, w, NULL, eps);
+    return bl_norm_defs[m->cfg.norm].norm(m->graph, x, w, bl_config_eps(&m->cfg));
 }
 
 bl_tensor *bl_model_norm_modulate(bl_model *m, bl_tensor *x, bl_tensor *shift, bl_tensor *scale,
                                   bl_tensor **tap)
 {
-    return bl_norm_modulate(m->graph, x, shift, scale, m->cfg.norm == BL_NORM_RMSNORM,
-                            bl_config_eps(&m->cfg), tap);
+    return bl_norm_defs[m->cfg.norm].modulate(m->graph, x, shift, scale, bl_config_eps(&m->cfg), tap);
 }
 
 /* QK-norm is an RMSNorm: eps 1e-6 (DESIGN.md 2) unless the user set eps. */

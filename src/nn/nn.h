@@ -39,12 +39,27 @@ bl_tensor *bl_rmsnorm(bl_graph *g, bl_tensor *x, bl_tensor *w, float eps);
 bl_tensor *bl_qk_norm(bl_graph *g, bl_tensor *x, bl_tensor *w, float eps);
 
 /* DiT's modulate(norm(x), shift, scale) as one op: x [B, T, D], shift and scale [B, D] ->
- * norm(x) (1 + scale) + shift, the norm without affine weights: LayerNorm, or RMSNorm when rms.
- * Same values as bl_modulate(bl_layernorm / bl_rmsnorm(x)) without the norm output stored.
+ * norm(x) (1 + scale) + shift, the norm without affine weights (LayerNorm, RMSNorm). Same values
+ * as bl_modulate(bl_layernorm / bl_rmsnorm(x)) without the norm output stored.
  * tap (optional): receives the first image's norm(x) [1, T, D] (for activation statistics).
  * Errors as bl_modulate's and the norms', named "layernorm_modulate" / "rmsnorm_modulate". */
-bl_tensor *bl_norm_modulate(bl_graph *g, bl_tensor *x, bl_tensor *shift, bl_tensor *scale,
-                            int rms, float eps, bl_tensor **tap);
+bl_tensor *bl_layernorm_modulate(bl_graph *g, bl_tensor *x, bl_tensor *shift, bl_tensor *scale, float eps,
+                                 bl_tensor **tap);
+bl_tensor *bl_rmsnorm_modulate(bl_graph *g, bl_tensor *x, bl_tensor *shift, bl_tensor *scale, float eps,
+                               bl_tensor **tap);
+
+/* The norms the models' `norm` switch picks from: row i is the switch's value i (the choices of
+ * its row in src/models/config.c, in order; test_models checks they agree), with its kernels.
+ * A new norm is a row here and its kernels in norms.c; the models call it through the row. */
+typedef struct {
+    const char *name;   /* the switch value: "layernorm" */
+    /* norm(x) * w over the last dim: x [..., D], w [D] or NULL (no bias); as bl_rmsnorm */
+    bl_tensor *(*norm)(bl_graph *g, bl_tensor *x, bl_tensor *w, float eps);
+    /* DiT's fused modulate(norm(x), shift, scale), as bl_rmsnorm_modulate */
+    bl_tensor *(*modulate)(bl_graph *g, bl_tensor *x, bl_tensor *shift, bl_tensor *scale, float eps,
+                           bl_tensor **tap);
+} bl_norm_def;
+extern const bl_norm_def bl_norm_defs[];   /* ends with a {NULL} row */
 
 /* The SwiGLU gate: silu(a) * b elementwise, a and b of one shape (Shazeer 2020). */
 bl_tensor *bl_swiglu(bl_graph *g, bl_tensor *a, bl_tensor *b);

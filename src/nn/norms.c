@@ -258,11 +258,12 @@ static void norm_modulate_backward(bl_node *n)
     }
 }
 
-bl_tensor *bl_norm_modulate(bl_graph *g, bl_tensor *x, bl_tensor *shift, bl_tensor *scale,
-                            int rms, float eps, bl_tensor **tap)
+/* The forward of both fused norms; `id` is the op on the tape and names it in errors. */
+static bl_tensor *norm_modulate(bl_graph *g, bl_op id, int kind, bl_tensor *x, bl_tensor *shift,
+                                bl_tensor *scale, float eps, bl_tensor **tap)
 {
     char bx[64], b1[64], b2[64];
-    bl_op id = rms ? BL_OP_RMSNORM_MODULATE : BL_OP_LAYERNORM_MODULATE;
+    int rms = kind == NORM_RMS;
     const char *op = bl_op_name(id);
     if (tap) *tap = NULL;
     if (!x || x->ndim != 3 || !shift || !scale || shift->ndim != 2 ||
@@ -306,3 +307,29 @@ bl_tensor *bl_norm_modulate(bl_graph *g, bl_tensor *x, bl_tensor *shift, bl_tens
     }
     return y;
 }
+
+bl_tensor *bl_layernorm_modulate(bl_graph *g, bl_tensor *x, bl_tensor *shift, bl_tensor *scale, float eps,
+                                 bl_tensor **tap)
+{
+    return norm_modulate(g, BL_OP_LAYERNORM_MODULATE, NORM_LAYER, x, shift, scale, eps, tap);
+}
+
+bl_tensor *bl_rmsnorm_modulate(bl_graph *g, bl_tensor *x, bl_tensor *shift, bl_tensor *scale, float eps,
+                               bl_tensor **tap)
+{
+    return norm_modulate(g, BL_OP_RMSNORM_MODULATE, NORM_RMS, x, shift, scale, eps, tap);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The norms the `norm` switch picks from (nn.h), one row each: its value and its kernels.
+ */
+static bl_tensor *layernorm_weight(bl_graph *g, bl_tensor *x, bl_tensor *w, float eps)
+{
+    return bl_layernorm(g, x, w, NULL, eps);
+}
+
+const bl_norm_def bl_norm_defs[] = {
+    { "layernorm", layernorm_weight, bl_layernorm_modulate },
+    { "rmsnorm", bl_rmsnorm, bl_rmsnorm_modulate },
+    { NULL, NULL, NULL },
+};

@@ -2,8 +2,8 @@
  * trains one step and copies what the frame shows (the forward pass resets the model's graph, so
  * the attention map and the per-token statistics are copied out of m->attn and m->tap_*). */
 #include "dist/dist.h"
-#include "repl/train.h"
-#include "repl/models.h"
+#include "repl/trainstate.h"
+#include "repl/modelvars.h"
 #include "core/error.h"
 #include "viz/dash.h"
 #include <math.h>
@@ -113,7 +113,7 @@ static int dash_demo(bl_cmdargs *a)
     return rc < 0 ? bl_session_errat(a->s, a->st->pos) : 0;
 }
 
-int bl_cmd_dash(bl_cmdargs *a)
+static int cmd_dash(bl_cmdargs *a)
 {
     if (bl_dist_refuse("dash", "the dashboard is one terminal's screen; use train (data-parallel) and plot loss") < 0)
         return bl_session_errat(a->s, a->st->pos);
@@ -179,3 +179,21 @@ int bl_cmd_dash(bl_cmdargs *a)
     }
     return 0;
 }
+
+static const char help[] =
+    "Train inside the live ncurses dashboard.\n"
+    "Loss curve, progress (the run's step, then this command's steps done of N with their\n"
+    "bar, as train's: \"step 365  31/150 [####....] 20%\"; the val loss with @STEP when\n"
+    "stale, as train writes it; steps/s of training time: a pause and the validation exams do\n"
+    "not count; the ETA adds the exams to come at their mean time), the attention map of\n"
+    "the last step and per-token statistics;\n"
+    "keys: q back (everything kept), p pause, v view, arrows layer and head, g log y.\n"
+    "steps= defaults to the model's steps key. `dash demo` shows a fake run.";
+
+const bl_command bl_cmd_dash_entry = {
+    .name = "dash",
+    .synopsis = "dash [MODEL] [steps=N] | dash demo",
+    .help = help,
+    .complete = bl_complete_modelvar,
+    .run = cmd_dash,
+};

@@ -1,10 +1,10 @@
 /* cmd_lengen.c - `lengen [MODEL...]`: validation loss per position past the training context,
  * several models on one picture (the lecture's v1 against v2), the mean over many windows with a
- * band of one standard error, smoothed, the context marked (see train.h; the numbers come from
+ * band of one standard error, smoothed, the context marked (see trainstate.h; the numbers come from
  * train/lengen.c). */
-#include "repl/train.h"
+#include "repl/trainstate.h"
 #include "repl/figures.h"
-#include "repl/models.h"
+#include "repl/modelvars.h"
 #include "core/error.h"
 #include "data/dataset.h"
 #include "train/lengen.h"
@@ -174,7 +174,7 @@ static bl_figure *lengen_figure(lg_run *r, int n, int windows, int half, int sli
     return f;
 }
 
-int bl_cmd_lengen(bl_cmdargs *a)
+static int cmd_lengen(bl_cmdargs *a)
 {
     static const char *const keys[] = { "factor", "windows", "smooth", "sliding", BL_FIG_SIZE_KEYS, NULL };
     lg_run r[LG_MAX_MODELS];
@@ -205,3 +205,27 @@ int bl_cmd_lengen(bl_cmdargs *a)
     if (!f) return bl_session_errat(a->s, a->st->pos);
     return bl_cmd_figure(a, f, cfg);
 }
+
+static const char help[] =
+    "Loss per position past the context, overlaid.\n"
+    "Each TinyGPT (lengen v1 v2: learned positions against RoPE) on windows factor x\n"
+    "context long of its text's held-out part: the mean over windows= windows with a band\n"
+    "of one standard error, both a centred mean over 2N+1 positions (smooth=N, default\n"
+    "context/8; 0: none), and the training context marked (a grey dashed line, named\n"
+    "\"training context N\" in the legend; labels= names the models only). A pos=learned\n"
+    "model has no position past its context: it is drawn up to it, or with sliding=on\n"
+    "past it (each prediction past the context sees the last context tokens, as sample\n"
+    "sliding=on).\n"
+    "width= height= scale= size its file as for plot loss; slide keys title= xlim= ylim=\n"
+    "logy= legend= labels= theme= font=: help slides.\n"
+    "`lengen v1 v2 > l.csv` writes position,v1,v2: each model's mean loss at each position\n"
+    "(from 1, unsmoothed; nan past a model's last position).";
+
+const bl_command bl_cmd_lengen_entry = {
+    .name = "lengen",
+    .synopsis = "lengen [MODEL...] [factor=4] [windows=64] [smooth=N] [sliding=off]",
+    .help = help,
+    .complete = bl_complete_modelvar,
+    .run = cmd_lengen,
+    .flags = BL_WRITES_PICTURE,
+};

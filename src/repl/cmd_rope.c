@@ -1,6 +1,7 @@
-/* cmd_rope.c - `rope table` and `rope check` (see cmd_plots.h): the RoPE tables and the
- * relative-position property (DESIGN.md section 3, Su et al. 2021 "RoFormer"). */
-#include "repl/cmd_plots.h"
+/* cmd_rope.c - `rope table` and `rope check`: the RoPE tables and the relative-position property
+ * (the check itself is train/ropecheck.c; DESIGN.md section 3, Su et al. 2021 "RoFormer"). */
+#include "repl/views.h"
+#include "train/ropecheck.h"
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/rng.h"
@@ -10,65 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- rope check ---- */
-
-/* q = ones(hd) rotated to each of the n x n grid positions by 2-D RoPE: out [n n, hd] (owned). */
-static bl_tensor *rotated_ones(bl_graph *g, int n, int hd, float base)
-{
-    int T = n * n;
-    bl_tensor *cos = bl_tensor_new2(T, hd), *sin = bl_tensor_new2(T, hd);
-    bl_tensor *x = bl_tensor_new4(1, 1, T, hd), *out = NULL;
-    if (cos && sin && x && bl_rope_table_2d(n, n, 0, hd, base, cos->data, sin->data) == 0) {
-        bl_tensor_fill(x, 1.0f);
-        bl_tensor *r = bl_rope(g, x, cos, sin);
-        if (r) out = bl_tensor_from(2, (int[]){ T, hd }, r->data);
-    }
-    bl_tensor_free(cos);
-    bl_tensor_free(sin);
-    bl_tensor_free(x);
-    return out;
-}
-
-static float dot(const float *a, const float *b, int n)
-{
-    double s = 0;
-    for (int i = 0; i < n; i++) s += (double)a[i] * b[i];
-    return (float)s;
-}
-
-int bl_rope_check_scores(int hd, float base, int grid, int dr, int dc, float *at, float *offs)
-{
-    if (hd < 4 || hd % 4 || hd > 1024)
-        return bl_fail("rope check: head_dim must be a multiple of 4 in [4, 1024], got %d", hd);
-    if (!(base > 0) || !isfinite(base)) return bl_fail("rope check: base must be > 0, got %g", base);
-    if (grid < 1 || grid > 32) return bl_fail("rope check: grid must be in [1, 32], got %d", grid);
-    if (abs(dr) >= grid || abs(dc) >= grid)
-        return bl_fail("rope check: offset (%d, %d) leaves the %dx%d grid", dr, dc, grid, grid);
-    bl_graph *g = bl_graph_new();
-    int n2 = 2 * grid - 1;
-    bl_tensor *q = g ? rotated_ones(g, grid, hd, base) : NULL;
-    bl_tensor *q2 = q && offs ? rotated_ones(g, n2, hd, base) : NULL;
-    int count = -1;
-    if (q && (q2 || !offs)) {
-        count = 0;
-        for (int r = 0; r < grid; r++)
-            for (int c = 0; c < grid; c++) {
-                int r2 = r + dr, c2 = c + dc;
-                float v = NAN;
-                if (r2 >= 0 && r2 < grid && c2 >= 0 && c2 < grid) {
-                    v = dot(q->data + (size_t)(r * grid + c) * hd, q->data + (size_t)(r2 * grid + c2) * hd, hd);
-                    count++;
-                }
-                if (at) at[r * grid + c] = v;
-            }
-        const float *centre = q2 ? q2->data + (size_t)((grid - 1) * n2 + grid - 1) * hd : NULL;
-        for (int i = 0; q2 && i < n2 * n2; i++) offs[i] = dot(centre, q2->data + (size_t)i * hd, hd);
-    }
-    bl_tensor_free(q);
-    bl_tensor_free(q2);
-    bl_graph_free(g);
-    return count;
-}
 
 static const char *const rope_table_keys[] = { "head_dim", "base", "grid", "tokens", BL_FIG_SIZE_KEYS, NULL };
 static const char *const rope_check_keys[] = { "dr", "dc", "head_dim", "base", "grid", BL_FIG_SIZE_KEYS, NULL };
@@ -298,7 +240,7 @@ static int cmd_rope_table(bl_cmdargs *a)
     return bl_cmd_figure(a, f, NULL);
 }
 
-int bl_cmd_rope(bl_cmdargs *a)
+static int cmd_rope(bl_cmdargs *a)
 {
     if (a->n >= 1 && !a->w[0].key && !strcmp(a->w[0].text, "table")) return cmd_rope_table(a);
     if (a->n >= 1 && !a->w[0].key && !strcmp(a->w[0].text, "check")) return cmd_rope_check(a);
@@ -306,7 +248,7 @@ int bl_cmd_rope(bl_cmdargs *a)
     return a->n ? bl_session_errat(a->s, a->w[0].pos) : -1;
 }
 
-int bl_complete_rope(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out)
+static int complete_rope(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out)
 {
     static const char *const sub[] = { "table", "check", NULL };
     static const char *const tk[] = { "head_dim=", "base=", "grid=", "tokens=", BL_FIG_KEY_WORDS, NULL };
@@ -315,3 +257,29 @@ int bl_complete_rope(bl_session *s, int argi, const char *const *words, const ch
     else bl_complete_from(!strcmp(words[0], "check") ? ck : tk, prefix, out);
     return 0;
 }
+
+static const char help[] =
+    "RoPE pictures: the tables and the relative check.\n"
+    "rope table [head_dim=32] [base=10000] [grid=0] [tokens=64]: cos and\n"
+    "sin [tokens, head_dim] and each pair's angle against position;\n"
+    "grid=8 shows the 2-D tables (base 100).\n"
+    "rope check [dr=1] [dc=2] [head_dim=32] [base=100] [grid=8]: q = k =\n"
+    "ones at every cell pair with offset (dr, dc) give one score; a heatmap\n"
+    "of the score against every offset, with the numbers printed.\n"
+    "As .csv, one table each. rope table: a row per token and feature,\n"
+    "  position,feature,pair,angle,cos,sin\n"
+    "  (grid=G: token,row,col,feature,pair,angle,cos,sin).\n"
+    "rope check: a row per q, k pair,\n"
+    "  block,q_row,q_col,k_row,k_col,dr,dc,score\n"
+    "  block pairs: the pairs at (dr, dc) on the grid; block offsets: q at\n"
+    "  the centre (grid-1, grid-1) of a (2 grid - 1)^2 grid, k at every offset.";
+
+const bl_command bl_cmd_rope_entry = {
+    .name = "rope",
+    .synopsis = "rope table|check [KEY=VALUE...]",
+    .help = help,
+    .help_more = bl_fig_size_help,
+    .complete = complete_rope,
+    .run = cmd_rope,
+    .flags = BL_WRITES_PICTURE,
+};

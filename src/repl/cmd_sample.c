@@ -1,7 +1,7 @@
-/* cmd_sample.c - sample (TinyDiT image grids, TinyGPT text) from the REPL (see train.h). */
-#include "repl/train.h"
+/* cmd_sample.c - sample (TinyDiT image grids, TinyGPT text) from the REPL (see trainstate.h). */
+#include "repl/trainstate.h"
 #include "repl/figures.h"
-#include "repl/models.h"
+#include "repl/modelvars.h"
 #include "core/error.h"
 #include "data/dataset.h"
 #include "models/tinydit.h"
@@ -185,7 +185,7 @@ static int sample_gpt(bl_cmdargs *a, bl_model *m, int used)
     return rc;
 }
 
-int bl_cmd_sample(bl_cmdargs *a)
+static int cmd_sample(bl_cmdargs *a)
 {
     int used;
     bl_model *m = bl_models_pick(a, &used);
@@ -197,3 +197,22 @@ int bl_cmd_sample(bl_cmdargs *a)
     };
     return sample_of[bl_kind_of(m->kind)->kind](a, m, used);
 }
+
+static const char help[] =
+    "Generate images (TinyDiT) or text (TinyGPT).\n"
+    "TinyDiT: n=16 steps=20 seed=0; the result is a picture, the images in the most\n"
+    "square grid (16: 4 x 4) with sharp pixels (sample > s.png saves it;\n"
+    "width= height= scale= size the file as for plot loss; slide keys title= theme=\n"
+    "font=: help slides).\n"
+    "TinyGPT: prompt=\"ROMEO:\" n=200 temperature=1 top_k=0 seed=0 cache=on sliding=off;\n"
+    "the result is the text. Characters outside the vocabulary are reported.\n"
+    "Ctrl-C stops it with one line: the text so far is kept; TinyDiT makes no picture.";
+
+const bl_command bl_cmd_sample_entry = {
+    .name = "sample",
+    .synopsis = "sample [MODEL] [KEY=VALUE...]",
+    .help = help,
+    .complete = bl_complete_modelvar,
+    .run = cmd_sample,
+    .flags = BL_WRITES_PICTURE | BL_WRITES_GPT_TEXT,
+};

@@ -24,7 +24,7 @@ static void complete_ident(bl_session *s, const char *word, int cmds, bl_strlist
         }                                                                        \
     } while (0)
     if (cmds)
-        for (const bl_command *c = bl_commands; c->name; c++) ADD(c->name, "");
+        for (const bl_command *const *c = bl_commands; *c; c++) ADD((*c)->name, "");
     for (int i = 0; i < s->nvars; i++) ADD(s->names[i], "");
     const bl_function *f;
     for (int fi = 0; (f = bl_function_at(fi)); fi++) ADD(f->name, "(");

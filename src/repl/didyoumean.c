@@ -15,7 +15,7 @@ const char *bl_dym_names(bl_session *s, const char *word, int what, char *buf, s
     if (what & BL_DYM_FUNCS)
         for (const bl_function *f = bl_functions; f->name; f++) bl_suggest_add(&sg, f->name);
     if (what & BL_DYM_CMDS)
-        for (const bl_command *c = bl_commands; c->name; c++) bl_suggest_add(&sg, c->name);
+        for (const bl_command *const *c = bl_commands; *c; c++) bl_suggest_add(&sg, (*c)->name);
     return bl_suggest_text(&sg, buf, n);
 }
 

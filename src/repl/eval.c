@@ -7,7 +7,7 @@
 #include "core/fileio.h"
 #include "core/tensor_math.h"
 #include "models/model.h"
-#include "repl/models.h"
+#include "repl/modelvars.h"
 #include "repl/autograd.h"
 #include "repl/functions_math.h"
 #include "repl/didyoumean.h"

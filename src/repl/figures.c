@@ -343,3 +343,39 @@ bl_value *bl_fn_lineplot(bl_callargs *a)
     }
     return fn_figure(a, f);
 }
+
+const char bl_fig_slide_help[] =
+    "Every picture (plot loss, attn, stats, rope table, rope check, qk growth, sample,\n"
+    "lengen, heatmap(), lineplot()) takes these keys, for a picture put on a slide as it\n"
+    "is (a function takes them as strings or numbers: xlim=\"400:\", xlim=[400, 900]):\n"
+    "  title=TEXT          its title (title=\"v1 against v2\"); title=none: no title\n"
+    "  xlim=LO:HI          the x axis' range; an end may stay open: xlim=400: starts at\n"
+    "                      step 400 and runs to the data's end; the y axis then fits the\n"
+    "                      data in view\n"
+    "  ylim=LO:HI          the y axis' range (ylim=0: starts it at 0, ylim=:3 ends it at 3);\n"
+    "                      a range without data is an error naming where the data run\n"
+    "                      (xlim=1000: holds no data (x runs 0 .. 300))\n"
+    "  logy=auto|on|off    a log y axis; auto: only when the data spans more than a decade\n"
+    "                      (plot loss's default: losses 4.2 .. 0.3 are log, 0.28 .. 0.32 not)\n"
+    "  legend=auto|outside|none  auto: inside where it covers no data (lines, points,\n"
+    "                      bands), else beside or below the plot; outside: always beside\n"
+    "                      or below; none: no legend\n"
+    "  labels=A,B,...      new names for the runs, one a colour of the legend in order\n"
+    "                      (plot loss cmp_v1 cmp_v2 labels=learned,RoPE; \"v1 val\" follows)\n"
+    "  theme=light|dark    dark: a dark page with light text, for dark slides\n"
+    "  font=1              text, margins and lines scaled by 0.5 to 3 (font=1.5 for a\n"
+    "                      projector)\n"
+    "xlim, ylim, logy and labels are for pictures with axes (not attn's maps). theme and\n"
+    "font change the files (.png .svg); the others the terminal picture too. A file's\n"
+    "width= and height= are pixels. An axis fitted to its data runs on to a labelled tick\n"
+    "past it unless that leaves more than 15% of the axis empty.";
+
+const char bl_fig_size_help[] =
+    "width=1600 height=900 scale=1 size the file (" BL_FIG_SIDE_RANGE " pixels a side;\n"
+    "scale=2: HiDPI); width= or height= alone keeps the 16:9 shape (width=400:\n"
+    "400 x 225). A title too long for the width shrinks, then takes two lines\n"
+    "(the figure's) or is cut with an ellipsis. On a terminal width= and\n"
+    "height= are the columns (from " BL_FIG_STR(BL_FIG_MIN_COLS) ") and rows (from "
+    BL_FIG_STR(BL_FIG_MIN_ROWS) ") to take\n"
+    "at most (help pictures). Slide keys title= xlim= ylim= logy= legend= labels=\n"
+    "theme= font=: help slides. Redirected to a file, it prints nothing.";

@@ -24,7 +24,7 @@ bl_value *bl_val_figure(bl_figure *f);
 #define BL_FIG_SIZE_SYNOPSIS "[width=1600] [height=900] [scale=1]"
 
 /* The slide keys every picture takes, read and applied in one place (bl_cmd_figsize, with
- * viz/plot.h bl_fig_slide; the help text is BL_FIG_SLIDE_HELP, `help slides`):
+ * viz/plot.h bl_fig_slide; the help text is bl_fig_slide_help, `help slides`):
  *   title=TEXT | title=none    the picture's title, or none
  *   xlim=LO:HI, LO:, :HI       the x axis' range, an open end at the data's end (xlim=400:); the
  *   ylim=LO:HI, LO:, :HI       y axis fits the data in view; ylim=0: starts the y axis at 0
@@ -38,31 +38,10 @@ bl_value *bl_val_figure(bl_figure *f);
 /* the keys every picture takes as tab completion offers them */
 #define BL_FIG_KEY_WORDS "width=", "height=", "scale=", "title=", "xlim=", "ylim=", "logy=", "legend=", "labels=", "theme=", "font="
 /* `help slides`: the one paragraph every picture command's help points to */
-#define BL_FIG_SLIDE_HELP                                                                          \
-    "Every picture (plot loss, attn, stats, rope table, rope check, qk growth, sample,\n"         \
-    "lengen, heatmap(), lineplot()) takes these keys, for a picture put on a slide as it\n"      \
-    "is (a function takes them as strings or numbers: xlim=\"400:\", xlim=[400, 900]):\n"      \
-    "  title=TEXT          its title (title=\"v1 against v2\"); title=none: no title\n"           \
-    "  xlim=LO:HI          the x axis' range; an end may stay open: xlim=400: starts at\n"      \
-    "                      step 400 and runs to the data's end; the y axis then fits the\n"     \
-    "                      data in view\n"                                                       \
-    "  ylim=LO:HI          the y axis' range (ylim=0: starts it at 0, ylim=:3 ends it at 3);\n" \
-    "                      a range without data is an error naming where the data run\n"      \
-    "                      (xlim=1000: holds no data (x runs 0 .. 300))\n"                      \
-    "  logy=auto|on|off    a log y axis; auto: only when the data spans more than a decade\n"  \
-    "                      (plot loss's default: losses 4.2 .. 0.3 are log, 0.28 .. 0.32 not)\n" \
-    "  legend=auto|outside|none  auto: inside where it covers no data (lines, points,\n"     \
-    "                      bands), else beside or below the plot; outside: always beside\n"   \
-    "                      or below; none: no legend\n"                                          \
-    "  labels=A,B,...      new names for the runs, one a colour of the legend in order\n"     \
-    "                      (plot loss cmp_v1 cmp_v2 labels=learned,RoPE; \"v1 val\" follows)\n"  \
-    "  theme=light|dark    dark: a dark page with light text, for dark slides\n"             \
-    "  font=1              text, margins and lines scaled by 0.5 to 3 (font=1.5 for a\n"     \
-    "                      projector)\n"                                                         \
-    "xlim, ylim, logy and labels are for pictures with axes (not attn's maps). theme and\n"   \
-    "font change the files (.png .svg); the others the terminal picture too. A file's\n"      \
-    "width= and height= are pixels. An axis fitted to its data runs on to a labelled tick\n"  \
-    "past it unless that leaves more than 15% of the axis empty."
+extern const char bl_fig_slide_help[];
+/* The paragraph of width= height= scale= every picture command's help ends with (its entry's
+ * help_more). */
+extern const char bl_fig_size_help[];
 
 /* The end of every picture command: read width=/height=/scale= of the command's words into f,
  * record the model's configuration (bl_config_summary, NULL = none) as the figure's config

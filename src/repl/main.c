@@ -1,7 +1,7 @@
 /* main.c - the blocklab program: options, the interactive loop, scripts. */
 #include "config.h"
 #include "repl/line.h"
-#include "repl/models.h"
+#include "repl/modelvars.h"
 #include "repl/repl.h"
 #include "core/blas.h"
 #include "core/error.h"

@@ -5,8 +5,8 @@
 #include "models/tinydit.h"
 #include "models/tinygpt.h"
 #include "repl/autograd.h"
-#include "repl/models.h"
-#include "repl/train.h"
+#include "repl/modelvars.h"
+#include "repl/trainstate.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

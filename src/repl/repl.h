@@ -49,6 +49,7 @@ typedef struct {
     const char *name;
     const char *synopsis;   /* "seed N" */
     const char *help;       /* a paragraph; lines separated by '\n' */
+    const char *help_more;  /* text several commands share, shown after help (bl_fig_size_help), or NULL */
     bl_completer complete;
     int (*run)(bl_cmdargs *a);  /* 0, or -1 with bl_fail + bl_session_errat */
     int flags;              /* BL_CMD_RAW, and what it leaves in a->result: BL_WRITES_* */
@@ -93,7 +94,8 @@ typedef struct {
     const char *help;
 } bl_topic;
 
-extern const bl_command bl_commands[];      /* ends with a {NULL} entry */
+/* Every command's entry (src/repl/cmd_NAME.c's bl_cmd_NAME_entry) in help order, then NULL. */
+extern const bl_command *const bl_commands[];
 extern const bl_function bl_functions[];    /* ends with a {NULL} entry */
 extern const bl_function bl_grad_functions[];   /* autograd (functions_grad.c), ends with {NULL} */
 extern const bl_function bl_math_functions[];   /* math (functions_math.c), ends with {NULL} */
@@ -102,6 +104,11 @@ const bl_command *bl_command_find(const char *name);
 /* The command of st as typed, with its sub-command when it has one ("rope check", "plot loss";
  * "train"), in buf (n bytes); returns buf. */
 const char *bl_command_typed(const bl_stmt *st, char *buf, size_t n);
+/* The i-th of c's sub-commands as its synopsis lists them ("rope table|check ...": 0 table,
+ * 1 check) in buf (n bytes): 1, or 0 when c has no sub-command i. */
+int bl_command_sub_at(const bl_command *c, int i, char *buf, size_t n);
+/* Is w one of c's sub-commands? */
+int bl_command_is_sub(const bl_command *c, const char *w);
 const bl_function *bl_function_find(const char *name);
 /* Every function of the language, in help order, from all tables: the i-th, or NULL past the
  * last (for (i = 0; (f = bl_function_at(i)); i++)). */
@@ -165,7 +172,7 @@ struct bl_session {
     char **hist;            /* statements entered, for `history` */
     int nhist, caphist;
     bl_graph *g;            /* scratch graph (recording off) for the ops the functions call */
-    void *models;           /* model state (src/repl/models.c) */
+    void *models;           /* model state (src/repl/modelvars.c) */
     int no_grad;            /* gradients are not recorded (no_grad STATEMENT; repl/autograd.h) */
     /* the language (lang.c): the code running (borrowed), the innermost call's variables, how
      * deep calls nest, the value a `return` gave */
@@ -282,6 +289,17 @@ void bl_interrupt_echo_overwritten(void);
 int bl_word_num(bl_cmdargs *a, int i, double *x);
 int bl_word_int(bl_cmdargs *a, int i, long lo, long hi, long *x);
 int bl_word_bool(bl_cmdargs *a, int i, int *b);
+/* Report the error at word i (at the command when there is none). Returns -1. */
+int bl_word_err(bl_cmdargs *a, int i);
+/* The words from index `from`: at most max_pos positional ones (*pos_i: the last, or -1), the
+ * rest key=value with a key among `keys` (NULL-ended); else -1 + "cmd: unexpected 'x' (synopsis)"
+ * or "cmd: unknown key 'k' (synopsis)" with the nearest key, at the word. */
+int bl_word_keys(bl_cmdargs *a, int from, const char *const *keys, int max_pos, int *pos_i);
+/* -1 + "cmd: too many arguments (synopsis)" at word max when there are more than max words. */
+int bl_word_max(bl_cmdargs *a, int max);
+/* Parse and run the statements after a raw command's name (time, no_grad); "CMD: give a
+ * statement, e.g. EXAMPLE" when there are none. 0 or -1. */
+int bl_cmd_run_rest(bl_cmdargs *a, const char *example);
 /* key=value words. bl_opt_check: every word from index `from` is key=value with a key in `keys`
  * (NULL-ended), else -1 + "cmd: unknown key 'x' (keys: a= b=)" at the word. bl_opt_find: the
  * index of the last word key=..., or -1. bl_opt_num / bl_opt_int / bl_opt_bool: its value as a

@@ -1,7 +1,7 @@
 /* qkgrowth.h - the attention-logit growth experiment of the QK-norm lecture (DESIGN.md section
  * 2; Dehghani et al. 2023, "Scaling Vision Transformers to 22B Parameters", section 3.1): how the
  * largest attention logit and the attention's sharpness grow with the scale of q and k, with and
- * without QK-norm. The REPL's `qk growth` prints and draws it (src/repl/cmd_rope.c).
+ * without QK-norm. The REPL's `qk growth` prints and draws it (src/repl/cmd_qk.c).
  *
  * Two forms:
  *   random (the lecture's own):  q, k [tokens, head_dim] ~ N(0, 1) drawn from `seed`, each

@@ -5,7 +5,7 @@
  * commands that train or compare (whose cost a number in the input sets) are skipped.
  * When loops come to the language, they count against the same statement budget. */
 #include "core/fileio.h"
-#include "repl/models.h"
+#include "repl/modelvars.h"
 #include "repl/repl.h"
 #include <stdlib.h>
 #include <string.h>

@@ -9,7 +9,7 @@
 #include "../check.h"
 #include "repl_testutil.h"
 #include "repl/autograd.h"
-#include "repl/models.h"
+#include "repl/modelvars.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

@@ -7,7 +7,7 @@
 #include "repl_testutil.h"
 #include "core/error.h"
 #include "repl/lexer.h"
-#include "repl/models.h"
+#include "repl/modelvars.h"
 #include "repl/repl.h"
 #include <signal.h>
 #include <stdlib.h>

@@ -5,6 +5,7 @@
 #include "models/config.h"
 #include "models/model.h"
 #include "models/params.h"
+#include "nn/nn.h"
 #include "../check.h"
 #include <ctype.h>
 #include <math.h>
@@ -470,6 +471,22 @@ BL_TEST(test_config_keys_in_man)
               "not a key", w);
 }
 
+/* The norm switch's values and the norm table the models call (nn.h bl_norm_defs) agree, row by
+ * row: a value without kernels (or kernels without a value) fails here, not at a forward. */
+BL_TEST(test_norm_table_matches_switch)
+{
+    const bl_config_key *k = bl_config_find_key("norm");
+    char v[64];
+    int i = 0;
+    CHECK(k != NULL, "no norm key");
+    for (; k && bl_config_choice_at(k, i, v, sizeof v); i++)
+        CHECK(bl_norm_defs[i].name && !strcmp(bl_norm_defs[i].name, v) && bl_norm_defs[i].norm &&
+              bl_norm_defs[i].modulate, "norm=%s: row %d of bl_norm_defs is %s", v, i,
+              bl_norm_defs[i].name ? bl_norm_defs[i].name : "missing");
+    CHECK(i >= 2 && bl_norm_defs[i].name == NULL, "bl_norm_defs has %s past the switch's %d values",
+          bl_norm_defs[i].name ? bl_norm_defs[i].name : "?", i);
+}
+
 int main(void)
 {
     RUN(test_dit_published_counts);
@@ -484,5 +501,6 @@ int main(void)
     RUN(test_params_store);
     RUN(test_copy_shared);
     RUN(test_config_keys_in_man);
+    RUN(test_norm_table_matches_switch);
     return bl_test_done();
 }

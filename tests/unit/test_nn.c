@@ -132,8 +132,8 @@ BL_TEST(test_modulate)
 
 /* norm_modulate: DiT's modulate(norm(x)) as one op, against a double loop for both norms,
  * the first-image tap, backward against finite differences, and its errors. */
-static bl_tensor *f_nm_layer(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_norm_modulate(g, in[0], in[1], in[2], 0, 1e-6f, NULL); }
-static bl_tensor *f_nm_rms(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_norm_modulate(g, in[0], in[1], in[2], 1, 1e-6f, NULL); }
+static bl_tensor *f_nm_layer(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_layernorm_modulate(g, in[0], in[1], in[2], 1e-6f, NULL); }
+static bl_tensor *f_nm_rms(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_rmsnorm_modulate(g, in[0], in[1], in[2], 1e-6f, NULL); }
 
 BL_TEST(test_norm_modulate)
 {
@@ -141,7 +141,7 @@ BL_TEST(test_norm_modulate)
     bl_tensor *in[3] = {MK("nm.x", 1, B, T, D), MK("nm.shift", 1, B, D), MK("nm.scale", 1, B, D)};
     for (int rms = 0; rms <= 1; rms++) {
         bl_graph *g = bl_graph_new();
-        bl_tensor *tap = NULL, *y = bl_norm_modulate(g, in[0], in[1], in[2], rms, 1e-6f, &tap);
+        bl_tensor *tap = NULL, *y = (rms ? bl_rmsnorm_modulate : bl_layernorm_modulate)(g, in[0], in[1], in[2], 1e-6f, &tap);
         CHECK(y && tap && tap->shape[0] == 1 && tap->shape[1] == T, "norm_modulate: %s", bl_error());
         double worst = 0, worst_tap = 0;
         for (int b = 0; y && b < B; b++)
@@ -163,7 +163,7 @@ BL_TEST(test_norm_modulate)
     GRADCHECK("layernorm_modulate", f_nm_layer, in, NULL);
     GRADCHECK("rmsnorm_modulate", f_nm_rms, in, NULL);
     bl_graph *g = bl_graph_new();
-    CHECK(bl_norm_modulate(g, in[0], in[1], in[0], 1, 1e-6f, NULL) == NULL, "bad scale accepted");
+    CHECK(bl_rmsnorm_modulate(g, in[0], in[1], in[0], 1e-6f, NULL) == NULL, "bad scale accepted");
     CHECK_ERR("rmsnorm_modulate: x must be [B, T, D] with shift and scale [B, D]");
     bl_graph_free(g);
     FREE_ALL(in);

@@ -5,10 +5,10 @@
 #include "repl_testutil.h"
 #include "core/error.h"
 #include "repl/lexer.h"
-#include "repl/models.h"
+#include "repl/modelvars.h"
 #include "repl/parser.h"
 #include "repl/repl.h"
-#include "repl/train.h"
+#include "repl/trainstate.h"
 #include "train/safetensors.h"
 #include "viz/progress.h"
 #include <ctype.h>
@@ -1505,7 +1505,8 @@ BL_TEST(help_and_manual_cover_everything)
     man[fread(man, 1, sizeof man - 1, f)] = '\0';
     fclose(f);
     int nc = 0, nf = 0;
-    for (const bl_command *c = bl_commands; c->name; c++, nc++) {
+    for (const bl_command *const *cp = bl_commands; *cp; cp++, nc++) {
+        const bl_command *c = *cp;
         CHECK(c->synopsis && !strncmp(c->synopsis, c->name, strlen(c->name)), "%s: synopsis", c->name);
         CHECK(c->help && strlen(c->help) > 10, "command %s has no help text", c->name);
         /* `help` lists the first line of each next to the synopsis: it must fit 80 columns */
@@ -1522,7 +1523,8 @@ BL_TEST(help_and_manual_cover_everything)
     }
     CHECK(nc >= 14 && nf >= 30, "%d commands, %d functions", nc, nf);
     /* help NAME works for each */
-    for (const bl_command *c = bl_commands; c->name; c++) {
+    for (const bl_command *const *cp = bl_commands; *cp; cp++) {
+        const bl_command *c = *cp;
         char cmd[64];
         snprintf(cmd, sizeof cmd, "help %s", c->name);
         CHECK(run(cmd) == 0 && !strncmp(outbuf, c->synopsis, strlen(c->synopsis)), "help %s:\n%s", c->name, outbuf);

@@ -1,4 +1,4 @@
-/* test_repl_plots.c - the picture commands (repl/cmd_plots.h): the numbers behind them against
+/* test_repl_plots.c - the picture commands (repl/views.h, viz/lossplot.h, train/ropecheck.h): the numbers behind them against
  * DESIGN.md and hand computation (RoPE's relative-position score in closed form, logit growth
  * s^2 without QK-norm and none with it, EMA with bias correction by hand, attention rows that
  * sum to 1 and a causal upper triangle, LayerNorm/RMSNorm statistics), the files they save (PNG
@@ -7,8 +7,11 @@
 #include "repl_testutil.h"
 #include "layout_check.h"
 #include "core/error.h"
-#include "repl/cmd_plots.h"
-#include "repl/models.h"
+#include "repl/views.h"
+#include "train/qkgrowth.h"
+#include "train/ropecheck.h"
+#include "viz/lossplot.h"
+#include "repl/modelvars.h"
 #include "repl/repl.h"
 #include <jansson.h>
 #include <png.h>
