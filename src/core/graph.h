@@ -75,6 +75,14 @@ void bl_graph_reset(bl_graph *g);
  * Off: inference only (no nodes, no grads). */
 void bl_graph_set_record(bl_graph *g, int on);
 int bl_graph_recording(const bl_graph *g);
+/* Transient grads on (default off): from now on the grad of a tensor an op produces gets no
+ * memory of its own at the forward; backward plans it (grads whose lifetimes on the tape do not
+ * overlap share blocks, e.g. layer i's with layer j's) and after the walk such grads point at an
+ * inaccessible reservation: only leaves' grads (bl_graph_input, grads asked for with
+ * bl_grad_ready before backward) and parameters' can be read after backward. The gradients
+ * backward computes are the same bits. For a training graph whose intermediate grads nobody
+ * reads (a model's): at TinyGPT's nanoGPT size it halves the activation memory. */
+void bl_graph_set_transient_grads(bl_graph *g, int on);
 
 /* Raw arena memory, 64-byte aligned, NOT initialised. NULL + error when out of memory. */
 void *bl_graph_alloc(bl_graph *g, size_t bytes);

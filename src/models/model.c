@@ -107,6 +107,7 @@ bl_model *bl_model_new(const bl_config *cfg)
     m->graph = bl_graph_new();
     int rc = m->params && m->graph ? 0 : -1;
     if (rc == 0) {
+        bl_graph_set_transient_grads(m->graph, 1);   /* nobody reads an activation's grad */
         b.p = m->params;
         rc = bl_kind_of(cfg->kind)->declare(m, &b);
         if (b.failed) rc = -1;
