@@ -5,6 +5,7 @@
  *
  * Usage: bench_gptmem [batch] [steps] [tinyshakespeare.txt]  (defaults 64, 5, the built-in text)
  * One JSON object per line: "gpt_step" per step (ms, arena MiB, resident MiB after the step),
+ * "gpt_exam" (an exam of 64 windows after them: ms, val loss, resident MiB), then one more step,
  * "gpt_arena_by_op" (MiB of op outputs and of the tensors ops saved for backward, per op, of the
  * last step's tape; the activation grads, planned by backward, are the rest of the arena), "gpt_mem" (max resident MiB from getrusage, loss after the last
  * step as exact hex, for bit-identity checks across builds). No assertions.
@@ -48,7 +49,7 @@ int main(int argc, char **argv)
     const char *val[] = {v, "384", "6", "6", "256", batch, "0.001", "0.2", "0"};
     if (bl_config_set_many(&c, 9, k, val) < 0) { fprintf(stderr, "bench_gptmem: %s\n", bl_error()); return 1; }
     bl_model *m = bl_model_new(&c);
-    bl_run *r = m ? bl_run_new(m, ds, 1) : NULL;
+    bl_run *r = m ? bl_run_new(m, ds, 64) : NULL;   /* an exam of 64 windows */
     if (!r) { fprintf(stderr, "bench_gptmem: %s\n", bl_error()); return 1; }
     float L = 0;
     for (int i = 1; i <= steps; i++) {
@@ -59,7 +60,13 @@ int main(int argc, char **argv)
                (double)bl_graph_arena_bytes(m->graph) / (1 << 20), rss_mib(), L);
         fflush(stdout);
     }
-    /* the tape of the last step: outputs (with grads) and saved tensors by op */
+    /* the exam (one chunk of 64 windows, not recorded) after the steps */
+    double t0 = now_ms();
+    float vloss = bl_run_eval(r);
+    printf("{\"bench\":\"gpt_exam\",\"windows\":64,\"ms\":%.0f,\"val\":%.6f,\"rss_mib\":%.0f}\n",
+           now_ms() - t0, vloss, rss_mib());
+    if (bl_run_step(r, &L, NULL) < 0) { fprintf(stderr, "bench_gptmem: %s\n", bl_error()); return 1; }
+    /* the tape of that last step: outputs and saved tensors by op */
     enum { NOPS = 256 };
     double out[NOPS] = {0}, save[NOPS] = {0};
     int cnt[NOPS] = {0};
@@ -80,7 +87,7 @@ int main(int argc, char **argv)
     getrusage(RUSAGE_SELF, &ru);
     union { float f; unsigned u; } bits = {L};
     printf("{\"bench\":\"gpt_mem\",\"batch\":%s,\"steps\":%d,\"max_rss_mib\":%.0f,\"params\":%zu,"
-           "\"loss_hex\":\"%08x\"}\n", batch, steps, (double)ru.ru_maxrss / 1024, bl_model_param_count(m), bits.u);
+           "\"loss_hex\":\"%08x\"}\n", batch, steps + 1, (double)ru.ru_maxrss / 1024, bl_model_param_count(m), bits.u);
     bl_run_free(r);
     bl_model_free(m);
     bl_dataset_free(ds);

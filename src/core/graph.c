@@ -96,7 +96,31 @@ void bl_graph_reset(bl_graph *g)
 }
 
 void bl_graph_set_record(bl_graph *g, int on) { g->record = on; }
+
+bl_graph_mark bl_graph_mark_now(const bl_graph *g)
+{
+    return (bl_graph_mark){g->cur, g->cur ? g->cur->used : 0, g->in_use, g->nnodes, g->nlazy};
+}
+
+int bl_graph_release(bl_graph *g, bl_graph_mark m)
+{
+    if (m.nnodes != g->nnodes || m.nlazy != g->nlazy)
+        return bl_fail("graph: cannot release activations a recorded tape still holds");
+    if (!m.chunk) { /* nothing was allocated at the mark: rewind all */
+        for (chunk *c = g->chunks; c; c = c->next) c->used = 0;
+        g->cur = g->chunks;
+        g->in_use = 0;
+        return 0;
+    }
+    chunk *c = m.chunk;
+    c->used = m.used;
+    for (chunk *n = c->next; n; n = n->next) n->used = 0;
+    g->cur = c;
+    g->in_use = m.in_use;
+    return 0;
+}
 void bl_graph_set_transient_grads(bl_graph *g, int on) { g->transient = on; }
+int bl_graph_transient_grads(const bl_graph *g) { return g->transient; }
 
 /* Where a transient grad points outside backward: an inaccessible reservation, so that a read
  * or write of a grad nobody planned faults at once instead of corrupting memory. */

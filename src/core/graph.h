@@ -83,7 +83,15 @@ int bl_graph_recording(const bl_graph *g);
  * backward computes are the same bits. For a training graph whose intermediate grads nobody
  * reads (a model's): at TinyGPT's nanoGPT size it halves the activation memory. */
 void bl_graph_set_transient_grads(bl_graph *g, int on);
+int bl_graph_transient_grads(const bl_graph *g);
 
+/* A point in the arena to come back to: bl_graph_release(g, mark) frees everything allocated
+ * since (those tensors become invalid), so the next allocations reuse that memory. For forwards
+ * that do not record: a model's exam rewinds after each block, keeping only the residual stream.
+ * Refused (-1 + error) when nodes or grads were made since the mark. */
+typedef struct { void *chunk; size_t used, in_use; int nnodes, nlazy; } bl_graph_mark;
+bl_graph_mark bl_graph_mark_now(const bl_graph *g);
+int bl_graph_release(bl_graph *g, bl_graph_mark m);
 /* Raw arena memory, 64-byte aligned, NOT initialised. NULL + error when out of memory. */
 void *bl_graph_alloc(bl_graph *g, size_t bytes);
 /* An arena tensor: data NOT initialised; grad only when with_grad, logically zero (lazily

@@ -7,6 +7,7 @@
 #include "core/ops.h"
 #include "core/blas.h"
 #include "core/ops_internal.h"
+#include "core/rng.h"
 #include <limits.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -195,18 +196,91 @@ bl_tensor *bl_linear_add(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b, 
 }
 
 /* ---------------------------------------------------------------------------------------
+ * linear_dropout_add: y = r + dropout(x W^T + b) (nanoGPT's x + resid_dropout(c_proj(...))) as
+ * one node: the composition linear, dropout, add with the same arithmetic (the projection as
+ * bl_linear makes it, dropped as bl_dropout, added as bl_add: r + d), but neither the projection
+ * nor its dropped copy is kept (two [R, out] tensors and their grads per sub-layer).
+ * Backward: dr += dy; dp = dy keep / (1 - p) (mask drawn again, as bl_dropout's backward); then
+ * linear's backward with dp. dp is made in place in dy on a graph with transient grads
+ * (graph.h), else in a scratch tensor.
+ * node: in = {x, w, b, r}, save = {dp scratch or NULL}, assigns x and r
+ */
+typedef struct {
+    uint64_t key;           /* the mask's stream (bl_rng_at(key, i) >= p keeps element i) */
+    float p, s;             /* drop probability, 1 / (1 - p) */
+} ldrop_args;
+
+static void linear_dropout_add_backward(bl_node *n)
+{
+    bl_tensor *x = n->in[0], *w = n->in[1], *b = n->in[2], *r = n->in[3], *y = n->out;
+    int in = w->shape[1], out = w->shape[0], R = (int)(x->numel / (size_t)in);
+    ldrop_args a;
+    BL_NODE_LOAD(n, a);
+    if (r->grad) bl_ops_copy_or_add(r->grad, y->grad, y->numel, bl_grad_take(r));   /* dr += dy */
+    float *dp = n->save[0] ? n->save[0]->data : y->grad, *dy = y->grad;
+    long N = (long)y->numel;
+#pragma omp parallel for schedule(static) if (y->numel > BL_PAR_MIN)
+    for (long i = 0; i < N; i++) dp[i] = bl_rng_at(a.key, (uint64_t)i) >= a.p ? dy[i] * a.s : 0.0f;
+    bl_ops_linear_grads(R, in, out, dp, x->data, w->data, x->grad, x_beta(x), w->grad);  /* dx, dW */
+    if (b && b->grad) bl_ops_colsum_add(b->grad, dp, NULL, (size_t)R, (size_t)out);
+}
+
+bl_tensor *bl_linear_dropout_add(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b, bl_tensor *r,
+                                 float p, uint64_t key)
+{
+    if (bl_ops_linear_check("linear_dropout_add", x, w, b) < 0 ||
+        bl_ops_need("linear_dropout_add", "residual", r))
+        return NULL;
+    if (!(p >= 0.0f && p < 1.0f)) return BL_FAILP("linear_dropout_add: p must be in [0, 1), got %g", (double)p);
+    int out = w->shape[0], in = w->shape[1], R = (int)(x->numel / (size_t)in);
+    if (r->numel != (size_t)R * out || r->shape[r->ndim - 1] != out)
+        return BL_FAILP("linear_dropout_add: residual %s does not match the output [%d, %d]", BL_SHP(r), R, out);
+    int grad = BL_WANTS_GRAD(g, x, w, b, r);
+    bl_tensor *y = bl_graph_tensor(g, r->ndim, r->shape, grad);
+    int scratch = grad && !bl_graph_transient_grads(g);
+    bl_tensor *dp = y && scratch ? bl_graph_tensor(g, 2, (int[]){R, out}, 0) : NULL;
+    if (!y || (scratch && !dp)) return NULL;
+    if (b) {  /* x W^T + b as bl_linear makes it */
+        lin_epi e = {b->data, y->data, y->data, out};
+        bl_ops_linear_rows(R, in, out, x->data, w->data, y->data, bias_epi, &e);
+    } else {
+        bl_sgemm(0, 1, R, out, in, 1.0f, x->data, w->data, 0.0f, y->data);
+    }
+    /* the dropout, stored, then r + it in a second pass (no multiply-add contraction: the bits
+     * of bl_dropout then bl_add) */
+    float s = 1.0f / (1.0f - p);
+    long N = (long)y->numel;
+    float *yd = y->data;
+    const float *rd = r->data;
+#pragma omp parallel for schedule(static) if (y->numel > BL_PAR_MIN)
+    for (long i = 0; i < N; i++) yd[i] = bl_rng_at(key, (uint64_t)i) >= p ? yd[i] * s : 0.0f;
+#pragma omp parallel for schedule(static) if (y->numel > BL_PAR_MIN)
+    for (long i = 0; i < N; i++) yd[i] = rd[i] + yd[i];
+    bl_node *n = bl_graph_node(g, BL_OP_LINEAR_DROPOUT_ADD, linear_dropout_add_backward, y);
+    if (n) {
+        n->in[0] = x; n->in[1] = w; n->in[2] = b; n->in[3] = r;
+        n->save[0] = dp;
+        n->assigns = 1u | 1u << 3;
+        BL_NODE_SAVE(n, ((ldrop_args){key, p, s}));
+    }
+    return y;
+}
+
+/* ---------------------------------------------------------------------------------------
  * linear_gelu: y = gelu(x W^T + b), one node. Forward keeps d = gelu'(h) instead of h, so
  * backward needs no erf:  dh = dy * d,  then linear's backward with dh.
- * node: in = {x, w, b}, save = {d [R, out], dh [R, out] scratch}
+ * node: in = {x, w, b}, save = {d [R, out], dh [R, out] scratch}; on a graph with transient grads
+ * (graph.h) no scratch: dh is made in place in dy, whose last use this is.
  */
 static void linear_gelu_backward(bl_node *n)
 {
     bl_tensor *x = n->in[0], *w = n->in[1], *b = n->in[2], *y = n->out;
-    bl_tensor *d = n->save[0], *dh = n->save[1];
+    bl_tensor *d = n->save[0];
+    float *dh = n->save[1] ? n->save[1]->data : y->grad;
     int in = w->shape[1], out = w->shape[0], R = (int)(x->numel / (size_t)in);
     /* dh = dy gelu'(h), with db += column sums of dh on the way */
-    bl_ops_mul_colsum(y->grad, d->data, dh->data, (size_t)R, (size_t)out, b && b->grad ? b->grad : NULL);
-    bl_ops_linear_grads(R, in, out, dh->data, x->data, w->data, x->grad, x_beta(x), w->grad);  /* dx, dW */
+    bl_ops_mul_colsum(y->grad, d->data, dh, (size_t)R, (size_t)out, b && b->grad ? b->grad : NULL);
+    bl_ops_linear_grads(R, in, out, dh, x->data, w->data, x->grad, x_beta(x), w->grad);  /* dx, dW */
 }
 
 bl_tensor *bl_linear_gelu(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b)
@@ -219,8 +293,9 @@ bl_tensor *bl_linear_gelu(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b)
     int grad = BL_WANTS_GRAD(g, x, w, b);
     bl_tensor *y = bl_graph_tensor(g, x->ndim, shape, grad);
     bl_tensor *d = y ? bl_graph_tensor(g, 2, (int[]){R, out}, 0) : NULL;
-    bl_tensor *dh = d && grad ? bl_graph_tensor(g, 2, (int[]){R, out}, 0) : NULL;
-    if (!d || (grad && !dh)) return NULL;
+    int scratch = grad && !bl_graph_transient_grads(g);
+    bl_tensor *dh = d && scratch ? bl_graph_tensor(g, 2, (int[]){R, out}, 0) : NULL;
+    if (!d || (scratch && !dh)) return NULL;
     lin_epi e = {b ? b->data : NULL, d->data, y->data, out};
     bl_ops_linear_rows(R, in, out, x->data, w->data, d->data, gelu_epi, &e);
     bl_node *n = bl_graph_node(g, BL_OP_LINEAR_GELU, linear_gelu_backward, y);
