@@ -43,6 +43,8 @@ struct bl_graph {
     int planned_seed;       /* the lazy entry seeded by that plan's backward */
     free_block *freel;      /* the plan's free list (its scratch, kept between steps) */
     int nfree, free_cap;
+    float *scratch;         /* bl_graph_scratch's block (arena), scratch_n floats; reset forgets it */
+    size_t scratch_n;
 };
 
 bl_graph *bl_graph_new(void)
@@ -86,6 +88,8 @@ void bl_graph_reset(bl_graph *g)
     g->nnodes = 0;
     g->nlazy = 0;
     g->planned_nodes = -1;
+    g->scratch = NULL;
+    g->scratch_n = 0;
     /* every chunk is kept and rewound: the next step of the same shapes takes the same chunks
      * in the same order and allocates nothing, and its pages are already mapped (replacing
      * them by one new chunk of the high-water size made the second step fault in every page
@@ -177,6 +181,17 @@ void *bl_graph_alloc(bl_graph *g, size_t bytes)
     g->in_use += bytes;
     if (g->in_use > g->high_water) g->high_water = g->in_use;
     return p;
+}
+
+float *bl_graph_scratch(bl_graph *g, size_t n)
+{
+    if (n > g->scratch_n) {
+        float *p = bl_graph_alloc(g, n * sizeof(float));
+        if (!p) return NULL;
+        g->scratch = p;
+        g->scratch_n = n;
+    }
+    return g->scratch;
 }
 
 /* Give arena tensor t (numel n) a lazy grad of its own, registered for zeroing after backward

@@ -94,6 +94,11 @@ bl_graph_mark bl_graph_mark_now(const bl_graph *g);
 int bl_graph_release(bl_graph *g, bl_graph_mark m);
 /* Raw arena memory, 64-byte aligned, NOT initialised. NULL + error when out of memory. */
 void *bl_graph_alloc(bl_graph *g, size_t bytes);
+/* n floats of scratch shared by every op of the graph (arena, NOT initialised): the same block
+ * for each caller while it is large enough, a larger one when not (the old one stays valid until
+ * reset). Its contents last until the next op uses it: for values an op recomputes in its own
+ * backward instead of keeping one copy per layer. NULL + error when out of memory. */
+float *bl_graph_scratch(bl_graph *g, size_t n);
 /* An arena tensor: data NOT initialised; grad only when with_grad, logically zero (lazily
  * zeroed, see above; it reads as zeros after backward). NULL on bad shape. */
 bl_tensor *bl_graph_tensor(bl_graph *g, int ndim, const int *shape, int with_grad);

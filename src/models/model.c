@@ -308,11 +308,11 @@ static bl_tensor *mlp_plain(bl_model *m, bl_tensor *x, const bl_mlp_params *f, b
 bl_tensor *bl_model_mlp(bl_model *m, int layer, bl_tensor *x, const bl_mlp_params *f, bl_tensor *r)
 {
     if (drop_p(m) > 0.0f && r) { /* r + dropout(mlp(x)): the output projection, dropout and add fused */
-        int gelu = m->cfg.mlp == BL_MLP_GELU;
-        bl_tensor *h = gelu ? bl_linear_gelu(m->graph, x, f->fc1_w, f->fc1_b)
-                            : bl_linear_swiglu(m->graph, x, f->w1_w, f->w1_b, f->w2_w, f->w2_b);
-        return h ? proj_dropout_add(m, h, gelu ? f->fc2_w : f->w3_w, gelu ? f->fc2_b : f->w3_b, r,
-                                    3 + 3 * layer) : NULL;
+        if (m->cfg.mlp == BL_MLP_GELU) /* the whole FFN one op: its hidden is recomputed in backward */
+            return bl_mlp_gelu_dropout_add(m->graph, x, f->fc1_w, f->fc1_b, f->fc2_w, f->fc2_b, r, drop_p(m),
+                                           drop_key(m, 3 + 3 * layer));
+        bl_tensor *h = bl_linear_swiglu(m->graph, x, f->w1_w, f->w1_b, f->w2_w, f->w2_b);
+        return h ? proj_dropout_add(m, h, f->w3_w, f->w3_b, r, 3 + 3 * layer) : NULL;
     }
     if (drop_p(m) > 0.0f) /* dropout(mlp(x)) */
         return bl_model_dropout(m, mlp_plain(m, x, f, NULL), 3 + 3 * layer);
