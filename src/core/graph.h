@@ -75,9 +75,30 @@ void bl_graph_reset(bl_graph *g);
  * Off: inference only (no nodes, no grads). */
 void bl_graph_set_record(bl_graph *g, int on);
 int bl_graph_recording(const bl_graph *g);
+/* Transient grads on (default off): from now on the grad of a tensor an op produces gets no
+ * memory of its own at the forward; backward plans it (grads whose lifetimes on the tape do not
+ * overlap share blocks, e.g. layer i's with layer j's) and after the walk such grads point at an
+ * inaccessible reservation: only leaves' grads (bl_graph_input, grads asked for with
+ * bl_grad_ready before backward) and parameters' can be read after backward. The gradients
+ * backward computes are the same bits. For a training graph whose intermediate grads nobody
+ * reads (a model's): at TinyGPT's nanoGPT size it halves the activation memory. */
+void bl_graph_set_transient_grads(bl_graph *g, int on);
+int bl_graph_transient_grads(const bl_graph *g);
 
+/* A point in the arena to come back to: bl_graph_release(g, mark) frees everything allocated
+ * since (those tensors become invalid), so the next allocations reuse that memory. For forwards
+ * that do not record: a model's exam rewinds after each block, keeping only the residual stream.
+ * Refused (-1 + error) when nodes or grads were made since the mark. */
+typedef struct { void *chunk; size_t used, in_use; int nnodes, nlazy; } bl_graph_mark;
+bl_graph_mark bl_graph_mark_now(const bl_graph *g);
+int bl_graph_release(bl_graph *g, bl_graph_mark m);
 /* Raw arena memory, 64-byte aligned, NOT initialised. NULL + error when out of memory. */
 void *bl_graph_alloc(bl_graph *g, size_t bytes);
+/* n floats of scratch shared by every op of the graph (arena, NOT initialised): the same block
+ * for each caller while it is large enough, a larger one when not (the old one stays valid until
+ * reset). Its contents last until the next op uses it: for values an op recomputes in its own
+ * backward instead of keeping one copy per layer. NULL + error when out of memory. */
+float *bl_graph_scratch(bl_graph *g, size_t n);
 /* An arena tensor: data NOT initialised; grad only when with_grad, logically zero (lazily
  * zeroed, see above; it reads as zeros after backward). NULL on bad shape. */
 bl_tensor *bl_graph_tensor(bl_graph *g, int ndim, const int *shape, int with_grad);

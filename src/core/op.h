@@ -18,6 +18,7 @@
 #define BL_OP_LIST(X)                                                                            \
     /* core/ops_linear.c */                                                                      \
     X(LINEAR, "linear") X(LINEAR_ADD, "linear_add") X(LINEAR_GELU, "linear_gelu")                \
+    X(LINEAR_DROPOUT_ADD, "linear_dropout_add") X(MLP_GELU_ADD, "mlp_gelu_add")                  \
     X(MATMUL, "matmul")                                                                          \
     /* core/ops_loss.c */                                                                        \
     X(EMBEDDING, "embedding") X(CROSS_ENTROPY, "cross_entropy") X(MSE, "mse")                    \

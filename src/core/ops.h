@@ -25,6 +25,22 @@ bl_tensor *bl_linear_gelu(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b)
  * block's x + proj(attn) or x + fc2(...)); y takes r's shape. Same errors as bl_linear, and
  * "linear_add: residual [..] does not match the output". */
 bl_tensor *bl_linear_add(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b, bl_tensor *r);
+/* r + dropout(x W^T + b, p) as one op (nanoGPT's x + resid_dropout(c_proj(y)) in training):
+ * the same numbers as bl_add(r, bl_dropout(bl_linear(x, w, b), p, key)), element i kept when
+ * bl_rng_at(key, i) >= p and then scaled by 1 / (1 - p), but neither the projection nor its
+ * dropped copy is stored. Shapes and errors as bl_linear_add, and "linear_dropout_add: p must be
+ * in [0, 1)". */
+bl_tensor *bl_linear_dropout_add(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b, bl_tensor *r,
+                                 float p, uint64_t key);
+/* r + drop(gelu(x W1^T + b1) W2^T + b2) as one op, drop being dropout(p, key) when p > 0 and
+ * nothing when p = 0: the GELU FFN with its residual (GPT-2 / nanoGPT's x + mlp(ln_2(x))). The
+ * same numbers as bl_linear_gelu then bl_linear_add (bl_linear_dropout_add when p > 0), but of
+ * the [..., H] hidden only x W1^T is kept for backward, which makes gelu and gelu' of it again
+ * (one pass) in the graph's shared scratch: one [R, H] tensor per layer instead of three.
+ * x [..., in], w1 [H, in], b1 [H] or NULL, w2 [out, H], b2 [out] or NULL, r [..., out] -> r's
+ * shape. Errors as bl_linear_add ("mlp_gelu_add: ..."), and p outside [0, 1). */
+bl_tensor *bl_mlp_gelu_dropout_add(bl_graph *g, bl_tensor *x, bl_tensor *w1, bl_tensor *b1, bl_tensor *w2,
+                                   bl_tensor *b2, bl_tensor *r, float p, uint64_t key);
 
 /* Batched matrix product. a [..., M, K], b [..., K, N] -> [..., M, N]; the leading (batch) dims
  * must be equal, or b may be 2-D [K, N] and is then shared by every batch. (torch.matmul) */

@@ -98,8 +98,8 @@ static int colsum_streams(size_t rows, size_t cols)
     return cols <= COLSUM_MAXC && rows >= 4 * COLSUM_CHUNKS && rows * cols > BL_PAR_MIN;
 }
 
-BL_SIMD_CLONES static void mul_run(const float *restrict a, const float *restrict b,
-                                   float *restrict y, size_t n)
+/* y may be a (in place: linear_gelu's backward turns dy into dh where it lies) */
+BL_SIMD_CLONES static void mul_run(const float *a, const float *restrict b, float *y, size_t n)
 {
 #pragma omp simd
     for (size_t i = 0; i < n; i++) y[i] = a[i] * b[i];

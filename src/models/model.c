@@ -107,6 +107,7 @@ bl_model *bl_model_new(const bl_config *cfg)
     m->graph = bl_graph_new();
     int rc = m->params && m->graph ? 0 : -1;
     if (rc == 0) {
+        bl_graph_set_transient_grads(m->graph, 1);   /* nobody reads an activation's grad */
         b.p = m->params;
         rc = bl_kind_of(cfg->kind)->declare(m, &b);
         if (b.failed) rc = -1;
@@ -262,10 +263,13 @@ bl_tensor *bl_model_dropout(bl_model *m, bl_tensor *x, int site)
     return x && p > 0.0f ? bl_dropout(m->graph, x, p, drop_key(m, site)) : x;
 }
 
-/* x + y (the residual add after a dropped-out branch); y when x is NULL. */
-static bl_tensor *residual(bl_model *m, bl_tensor *x, bl_tensor *y)
+/* r + dropout(h W^T + b) with the dropout of `site` (one op: neither the projection nor its
+ * dropped copy is kept); dropout(h W^T + b) when r is NULL. */
+static bl_tensor *proj_dropout_add(bl_model *m, bl_tensor *h, bl_tensor *w, bl_tensor *b, bl_tensor *r,
+                                   int site)
 {
-    return y && x ? bl_add(m->graph, x, y) : y;
+    if (!r) return bl_model_dropout(m, bl_linear(m->graph, h, w, b), site);
+    return bl_linear_dropout_add(m->graph, h, w, b, r, drop_p(m), drop_key(m, site));
 }
 
 bl_tensor *bl_model_attention(bl_model *m, int layer, bl_tensor *x, const bl_attn_params *a,
@@ -274,7 +278,7 @@ bl_tensor *bl_model_attention(bl_model *m, int layer, bl_tensor *x, const bl_att
     bl_graph *g = m->graph;
     bl_tensor **probs = m->keep_attn ? &m->attn[layer] : NULL;
     int H = m->cfg.heads, KVH = bl_config_kv_heads(&m->cfg);
-    int inspect = !bl_graph_recording(g) || m->keep_taps;   /* the views read q, k, v */
+    int inspect = (!bl_graph_recording(g) && !m->lean) || m->keep_taps;   /* the views read q, k, v */
     float p = inspect ? 0.0f : drop_p(m);
     /* one path for training and inspection: qk_norm, RoPE and attention straight on the fused
      * projection (no merge copy); the taps split the heads off the same prepared projection
@@ -284,10 +288,8 @@ bl_tensor *bl_model_attention(bl_model *m, int layer, bl_tensor *x, const bl_att
     bl_tensor *y = qkv ? bl_attention_qkv_dropout(g, qkv, H, KVH, causal, NULL, 0.0f, probs, p,
                                                   p > 0.0f ? drop_key(m, 1 + 3 * layer) : 0)
                        : NULL;
-    if (p > 0.0f) { /* training with dropout: r + resid_dropout(proj(attn_dropout(P) v)) */
-        y = y ? bl_model_dropout(m, attn_out(m, y, a, NULL), 2 + 3 * layer) : NULL;
-        return residual(m, r, y);
-    }
+    if (p > 0.0f) /* training with dropout: r + resid_dropout(proj(attn_dropout(P) v)) */
+        return y ? proj_dropout_add(m, y, a->proj_w, a->proj_b, r, 2 + 3 * layer) : NULL;
     return y ? attn_out(m, y, a, r) : NULL;
 }
 
@@ -302,8 +304,15 @@ static bl_tensor *mlp_plain(bl_model *m, bl_tensor *x, const bl_mlp_params *f, b
 
 bl_tensor *bl_model_mlp(bl_model *m, int layer, bl_tensor *x, const bl_mlp_params *f, bl_tensor *r)
 {
-    if (drop_p(m) > 0.0f) /* r + dropout(mlp(x)) */
-        return residual(m, r, bl_model_dropout(m, mlp_plain(m, x, f, NULL), 3 + 3 * layer));
+    if (drop_p(m) > 0.0f && r) { /* r + dropout(mlp(x)): the output projection, dropout and add fused */
+        if (m->cfg.mlp == BL_MLP_GELU) /* the whole FFN one op: its hidden is recomputed in backward */
+            return bl_mlp_gelu_dropout_add(m->graph, x, f->fc1_w, f->fc1_b, f->fc2_w, f->fc2_b, r, drop_p(m),
+                                           drop_key(m, 3 + 3 * layer));
+        bl_tensor *h = bl_linear_swiglu(m->graph, x, f->w1_w, f->w1_b, f->w2_w, f->w2_b);
+        return h ? proj_dropout_add(m, h, f->w3_w, f->w3_b, r, 3 + 3 * layer) : NULL;
+    }
+    if (drop_p(m) > 0.0f) /* dropout(mlp(x)) */
+        return bl_model_dropout(m, mlp_plain(m, x, f, NULL), 3 + 3 * layer);
     return mlp_plain(m, x, f, r);
 }
 

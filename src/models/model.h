@@ -64,6 +64,10 @@ typedef struct bl_model {
     /* 1: a recorded forward keeps the q, k, v taps too (the head split path instead of the fused
      * bl_attention_qkv; same numbers, a little slower): m(xt, t, keep=on) at the prompt */
     int keep_taps;
+    /* 1: a forward that does not record keeps no per-layer activations (attn and the taps stay
+     * NULL): TinyGPT releases each block's once it is done (the trainer's exam, which would
+     * otherwise hold every layer's attention probabilities and hidden activations at once) */
+    int lean;
     struct bl_dit *dit;     /* set for BL_MODEL_DIT */
     struct bl_gpt *gpt;     /* set for BL_MODEL_GPT */
 } bl_model;

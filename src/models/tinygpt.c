@@ -215,7 +215,26 @@ static bl_tensor *gpt_net(bl_model *m, const int *ids, int B, int T, int pos0, i
         sin = bl_model_table_view(m, s->sin + (size_t)pos0 * hd, T, hd);
         if (!cos || !sin) return NULL;
     }
+    /* lean (an exam): no tape and nobody reads the layers' activations, so each block's are
+     * released once the block is done; the residual stream alternates between two buffers made
+     * before the first block. The peak is one block's activations instead of depth blocks'. */
+    int lean = m->lean && !cached && !bl_graph_recording(g) && x;
+    bl_tensor *carry[2] = {NULL, NULL};
+    if (lean) {
+        carry[0] = bl_graph_tensor(g, 3, x->shape, 0);
+        carry[1] = carry[0] ? bl_graph_tensor(g, 3, x->shape, 0) : NULL;
+        if (!carry[1]) return NULL;
+    }
+    bl_graph_mark mark = bl_graph_mark_now(g);
     for (int i = 0; i < c->depth && x; i++) {
+        if (lean && i > 0) {
+            bl_tensor *keep = carry[i % 2];
+            memcpy(keep->data, x->data, x->numel * sizeof(float));
+            if (bl_graph_release(g, mark) < 0) return NULL;
+            m->attn[i - 1] = m->tap_in[i - 1] = m->tap_norm[i - 1] = NULL;
+            m->tap_q[i - 1] = m->tap_k[i - 1] = m->tap_v[i - 1] = NULL;
+            x = keep;
+        }
         gpt_block *k = &s->blk[i];
         /* x = x + self.attn(self.ln_1(x)) */
         m->tap_in[i] = x;

@@ -19,17 +19,20 @@
  *                     out written merged [B, T, H hd]: no head split or merge copies at all.
  *
  * Dropout on the attention weights (bl_attention_qkv_dropout; nanoGPT's attn_dropout, timm's
- * attn_drop): Pd = P * keep / (1 - p), out = Pd v, both P and Pd kept. Backward: dv += Pd^T dout,
- * dP = (dout v^T) * keep / (1 - p), then the softmax Jacobian with P as above. Where P > 0,
- * keep is Pd != 0 (Pd = P / (1 - p) > 0 when kept), and where P = 0, dS = 0 whatever dP, so the
- * mask need not be stored.
+ * attn_drop): Pd = P * keep / (1 - p), out = Pd v; P and the keep mask (one bit per weight,
+ * 1/32 of Pd) are kept, and each (batch, head)'s Pd is made again from them in a per-thread row
+ * where it is needed (the same bits: the same product), so dropout costs no second [B, H, T, S]
+ * tensor. Backward: dv += Pd^T dout, dP = (dout v^T) * keep / (1 - p) (taken where Pd != 0), then
+ * the softmax Jacobian with P as above (where P = 0, dS = 0 whatever dP).
  */
 #include "nn/nn.h"
 #include "nn/nn_private.h"
 #include "core/blas.h"
 #include "core/rng.h"
 #include "core/vmath.h"
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 /* Softmax of the first n scores of a row in place, nothing masked: max and sum in BL_NN_LANES
@@ -158,10 +161,22 @@ static att_shape att_make(int packed, int B, int H, int KVH, int T, int S, int h
 
 static size_t lay_at(att_lay l, int b, int h) { return b * l.sb + h * l.sh; }
 
-/* Forward over every (b, h): P [B, H, T, S] and out. q, k, v: base pointers (see att_shape). */
+/* Words of keep bits per (batch, head): T * S bits. */
+static size_t keep_words(size_t ts) { return (ts + 31) / 32; }
+
+/* Pd = P * keep * s for one (batch, head) from its P row block and keep bits. */
+static void dropped_probs(const float *restrict p, const uint32_t *restrict bits, float s,
+                          float *restrict pd, size_t ts)
+{
+    for (size_t j = 0; j < ts; j++) pd[j] = bits[j >> 5] >> (j & 31) & 1u ? p[j] * s : 0.0f;
+}
+
+/* Forward over every (b, h): P [B, H, T, S] and out. q, k, v: base pointers (see att_shape).
+ * With dropout (keep != NULL): keep bits drawn at the flat index of P, Pd made in the thread's
+ * row of pdrow (nth rows of T * S floats), s = 1 / (1 - drop). */
 static void att_forward(const att_shape *a, const float *q, const float *k, const float *v,
                         float *P, float *out, int causal, const att_mask *mask, float scale,
-                        float *Pd, float drop, uint64_t key)
+                        uint32_t *keep, float *pdrow, float drop, float s, uint64_t key)
 {
     int B = a->B, H = a->H, T = a->T, S = a->S, hd = a->hd, kv_mul = H / a->KVH;
     size_t ts = (size_t)T * S;
@@ -176,10 +191,14 @@ static void att_forward(const att_shape *a, const float *q, const float *k, cons
         bl_sgemm_ld(0, 1, T, S, hd, scale, qq, a->q.st, k + a->ko + kvo, a->kv.st, 0.0f, p, S);
         softmax_rows(p, T, S, causal, mask, mask ? b * mask->sb + h * mask->sh : 0);
         const float *pv = p;
-        if (Pd) { /* dropout: Pd = P * keep / (1 - p), keep drawn at the flat index of P */
-            float *pd = Pd + (size_t)bh * ts, s = 1.0f / (1.0f - drop);
+        if (keep) { /* dropout: keep drawn at the flat index of P, Pd = P * keep / (1 - p) */
+            uint32_t *bits = keep + (size_t)bh * keep_words(ts);
             uint64_t i0 = (uint64_t)bh * ts;
-            for (size_t j = 0; j < ts; j++) pd[j] = bl_rng_at(key, i0 + j) >= drop ? p[j] * s : 0.0f;
+            memset(bits, 0, keep_words(ts) * sizeof *bits);
+            for (size_t j = 0; j < ts; j++)
+                if (bl_rng_at(key, i0 + j) >= drop) bits[j >> 5] |= 1u << (j & 31);
+            float *pd = pdrow + (size_t)bl_nn_thread() * ts;
+            dropped_probs(p, bits, s, pd, ts);
             pv = pd;
         }
         bl_sgemm_ld(0, 0, T, hd, S, 1.0f, pv, S, v + a->vo + kvo, a->kv.st, 0.0f,
@@ -190,10 +209,11 @@ static void att_forward(const att_shape *a, const float *q, const float *k, cons
 
 /* Backward: dq, dk, dv (base pointers of the grads, NULL = not needed) += from dout, or =
  * when assign (all three logically zero: each block's first product then uses beta 0).
- * scratch: nth rows of T*S floats, one per thread. */
+ * scratch: nth rows of T*S floats, one per thread (2 nth with dropout: then the second nth hold
+ * each thread's Pd, made from P and the keep bits). */
 static void att_backward(const att_shape *a, const float *q, const float *k, const float *v,
                          float *dq, float *dk, float *dv, const float *dout, const float *P,
-                         float *scratch, int nth, float scale, int assign, const float *Pd, float ds)
+                         float *scratch, int nth, float scale, int assign, const uint32_t *keep, float ds)
 {
     int H = a->H, KVH = a->KVH, T = a->T, S = a->S, hd = a->hd, kv_mul = H / KVH;
     size_t ts = (size_t)T * S;
@@ -209,7 +229,11 @@ static void att_backward(const att_shape *a, const float *q, const float *k, con
             /* beta: dq of (b, h) is written once; dk, dv of (b, kh) by each head of the group */
             float bq = assign ? 0.0f : 1.0f, bkv = assign && h == kh * kv_mul ? 0.0f : 1.0f;
             const float *p = P + ((size_t)b * H + h) * ts, *g = dout + lay_at(a->o, b, h);
-            const float *pd = Pd ? Pd + ((size_t)b * H + h) * ts : NULL;
+            float *pd = NULL;
+            if (keep) {
+                pd = scratch + (size_t)(nth + bl_nn_thread()) * ts;
+                dropped_probs(p, keep + ((size_t)b * H + h) * keep_words(ts), ds, pd, ts);
+            }
             if (dv) /* dv += P^T dout (Pd^T dout with dropout) */
                 bl_sgemm_ld(1, 0, S, hd, T, 1.0f, pd ? pd : p, S, g, a->o.st, bkv, dv + a->vo + kvo, a->kv.st);
             if (!dq && !dk) continue;
@@ -238,7 +262,7 @@ typedef struct {
 } attention_args;
 
 /* node: in = {q, k, v} (bl_attention) or {qkv} (bl_attention_qkv), save = {probs, scratch,
- * dropped probs or NULL} */
+ * keep bits or NULL} */
 static void attention_backward(bl_node *n)
 {
     attention_args ar;
@@ -250,7 +274,7 @@ static void attention_backward(bl_node *n)
     int assign = packed && q->grad && bl_grad_take(q);
     att_backward(&a, q->data, k->data, v->data, q->grad, k->grad, v->grad, n->out->grad,
                  n->save[0]->data, n->save[1]->data, ar.nthreads, ar.scale, assign,
-                 n->save[2] ? n->save[2]->data : NULL, ar.keep_scale);
+                 n->save[2] ? (const uint32_t *)n->save[2]->data : NULL, ar.keep_scale);
 }
 
 /* The shared second half of both ops: checks the scale, allocates out, P and scratch, runs the
@@ -273,14 +297,20 @@ static bl_tensor *att_run(bl_graph *g, const att_shape *a, bl_tensor *q, bl_tens
     int grad = packed ? BL_WANTS_GRAD(g, q) : BL_WANTS_GRAD(g, q, k, v);
     bl_tensor *out = bl_graph_tensor(g, out_ndim, out_shape, grad);
     bl_tensor *P = bl_graph_tensor(g, 4, (int[]){a->B, a->H, a->T, a->S}, 0);
-    bl_tensor *Pd = drop > 0.0f ? bl_graph_tensor(g, 4, (int[]){a->B, a->H, a->T, a->S}, 0) : NULL;
-    if (!out || !P || (drop > 0.0f && !Pd)) return NULL;
-    /* backward's per-thread dS rows, sized now so that backward never allocates */
-    int nth = bl_nn_max_threads();
-    bl_tensor *scratch = grad ? bl_graph_tensor(g, 2, (int[]){nth, a->T * a->S}, 0) : NULL;
-    if (grad && !scratch) return NULL;
+    size_t ts = (size_t)a->T * a->S, words = (size_t)a->B * a->H * keep_words(ts);
+    if (words > INT_MAX) return BL_FAILP("attention: %d x %d weights are too many for dropout", a->B * a->H, a->T * a->S);
+    /* the keep bits as a tensor of as many floats as words (read as uint32_t) */
+    bl_tensor *keep = drop > 0.0f ? bl_graph_tensor(g, 1, (int[]){(int)words}, 0) : NULL;
+    if (!out || !P || (drop > 0.0f && !keep)) return NULL;
+    /* per-thread rows, sized now so that backward never allocates: backward's dS (and with
+     * dropout each thread's Pd, which the forward's product reads too) */
+    int nth = bl_nn_max_threads(), rows = drop > 0.0f ? 2 * nth : nth;
+    bl_tensor *scratch = grad || keep ? bl_graph_tensor(g, 2, (int[]){rows, a->T * a->S}, 0) : NULL;
+    if ((grad || keep) && !scratch) return NULL;
+    float keep_scale = drop > 0.0f ? 1.0f / (1.0f - drop) : 1.0f;
     att_forward(a, q->data, packed ? q->data : k->data, packed ? q->data : v->data, P->data,
-                out->data, causal, mask, scale, Pd ? Pd->data : NULL, drop, key);
+                out->data, causal, mask, scale, keep ? (uint32_t *)keep->data : NULL,
+                keep ? scratch->data + (size_t)nth * ts : NULL, drop, keep_scale, key);
     if (probs) *probs = P;
     bl_node *n = bl_graph_node(g, BL_OP_ATTENTION, attention_backward, out);
     if (n) {
@@ -289,10 +319,10 @@ static bl_tensor *att_run(bl_graph *g, const att_shape *a, bl_tensor *q, bl_tens
         n->in[2] = v;
         n->save[0] = P;
         n->save[1] = scratch;
-        n->save[2] = Pd;
+        n->save[2] = keep;
         n->assigns = packed ? 1u : 0u;
         BL_NODE_SAVE(n, ((attention_args){a->B, a->H, a->KVH, a->T, a->S, a->hd, nth, packed, scale,
-                                          drop > 0.0f ? 1.0f / (1.0f - drop) : 1.0f}));
+                                          keep_scale}));
     }
     return out;
 }

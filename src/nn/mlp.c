@@ -112,6 +112,11 @@ bl_tensor *bl_mlp_gelu_add(bl_graph *g, bl_tensor *x, bl_tensor *fc1_w, bl_tenso
                            bl_tensor *fc2_w, bl_tensor *fc2_b, bl_tensor *r)
 {
     /* self.c_proj(self.gelu(self.c_fc(x))) */
+    if (r) { /* r + ...: one op keeping only x W1^T of the hidden (ops.h) */
+        bl_tensor *y = bl_mlp_gelu_dropout_add(g, x, fc1_w, fc1_b, fc2_w, fc2_b, r, 0.0f, 0);
+        if (!y) bl_error_prefix("mlp_gelu");
+        return y;
+    }
     bl_tensor *a = bl_linear_gelu(g, x, fc1_w, fc1_b);   /* fused: see ops.h */
     bl_tensor *y = a ? ffn_out(g, a, fc2_w, fc2_b, r) : NULL;
     if (!y) bl_error_prefix("mlp_gelu");

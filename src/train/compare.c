@@ -154,9 +154,36 @@ bl_compare *bl_compare_new(const bl_config *base, const bl_dataset *ds, int val_
     return c;
 }
 
+/* Run r's model works on the comparison's shared arena (on = 1) or its own again (on = 0,
+ * whose per-layer views of the last forward are then gone: they were in the shared arena, which
+ * the next run's turn overwrites). The numbers do not depend on which arena holds them. */
+static int take_turn(bl_compare *c, bl_cmp_run *r, bl_graph **own, int on)
+{
+    bl_model *m = r->model;
+    if (on) {
+        if (!c->arena) {
+            if (!(c->arena = bl_graph_new())) return -1;
+            bl_graph_set_transient_grads(c->arena, 1);
+        }
+        *own = m->graph;
+        m->graph = c->arena;
+        return 0;
+    }
+    m->graph = *own;
+    m->gen++;   /* REPL values made from the shared arena are stale */
+    memset(m->attn, 0, sizeof m->attn);
+    memset(m->tap_in, 0, sizeof m->tap_in);
+    memset(m->tap_norm, 0, sizeof m->tap_norm);
+    memset(m->tap_q, 0, sizeof m->tap_q);
+    memset(m->tap_k, 0, sizeof m->tap_k);
+    memset(m->tap_v, 0, sizeof m->tap_v);
+    return 0;
+}
+
 void bl_compare_free(bl_compare *c)
 {
     if (!c) return;
+    bl_graph_free(c->arena);
     for (int i = 0; i < c->n; i++) {
         bl_run_free(c->r[i].run);
         bl_model_free(c->r[i].model);
@@ -175,7 +202,13 @@ int bl_compare_round(bl_compare *c)
             live++;
             continue;
         }
-        if (bl_run_train(r->run, 1, NULL, NULL) < 0) {
+        bl_graph *own;
+        int rc = take_turn(c, r, &own, 1);
+        if (rc == 0) {
+            rc = bl_run_train(r->run, 1, NULL, NULL);
+            take_turn(c, r, &own, 0);
+        }
+        if (rc < 0) {
             r->failed = 1;
             snprintf(r->error, sizeof r->error, "%s", bl_error());
             bl_clear_error();
@@ -194,9 +227,17 @@ int bl_compare_finish(bl_compare *c, bl_probe *probe, int n_fd)
         if (r->failed || !r->run || r->remote || bl_run_steps(r->run) == 0) continue;
         const bl_metrics *m = &r->run->metrics;
         if (m->nval > 0 && m->val_step[m->nval - 1] == bl_run_steps(r->run)) r->val = m->val_loss[m->nval - 1];
-        else if (isnan(r->val = bl_run_eval(r->run))) {
-            bl_error_prefix("compare: %s", r->name);
-            return -1;
+        else {
+            bl_graph *own;
+            r->val = NAN;
+            if (take_turn(c, r, &own, 1) == 0) {
+                r->val = bl_run_eval(r->run);
+                take_turn(c, r, &own, 0);
+            }
+            if (isnan(r->val)) {
+                bl_error_prefix("compare: %s", r->name);
+                return -1;
+            }
         }
         if (probe && !bl_kind_of(r->model->kind)->text) {
             r->fd = bl_probe_fd_model(probe, r->model, c->data, n_fd, 0);

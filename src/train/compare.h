@@ -56,6 +56,10 @@ typedef struct bl_compare {
     const bl_dataset *data;     /* not owned */
     int steps;                  /* planned steps per run */
     int done;                   /* rounds completed (every live run has taken this many steps) */
+    /* The one activation arena the runs take their turns on (steps, exams): runs are trained one
+     * after another, so holding one arena per run (a TinyGPT at nanoGPT size: about 2.5 GB each at
+     * batch 64) bought nothing. NULL until the first turn; owned. */
+    bl_graph *arena;
 } bl_compare;
 
 /* Apply a switch set to cfg: "KEY:VALUE[,KEY:VALUE...]" (":" or "=" between key and value; "" or

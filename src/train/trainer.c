@@ -183,7 +183,10 @@ static bl_tensor *dit_exam_loss(bl_run *r, int done, int n)
 
 static bl_tensor *gpt_exam_loss(bl_run *r, int done, int n)
 {
-    return bl_gpt_loss(r->model, r->val_tokens + (size_t)done * (size_t)(r->T + 1), n, r->T, 0);
+    r->model->lean = 1;   /* the exam reads the loss only: one block's activations at a time */
+    bl_tensor *loss = bl_gpt_loss(r->model, r->val_tokens + (size_t)done * (size_t)(r->T + 1), n, r->T, 0);
+    r->model->lean = 0;
+    return loss;
 }
 
 /* The trainer's row of each kind (models/kind.h has the rest). */

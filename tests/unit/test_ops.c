@@ -51,6 +51,16 @@ static bl_tensor *f_linear(bl_graph *g, bl_tensor **in, void *c) { (void)c; retu
 static bl_tensor *f_linear_nb(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_linear(g, in[0], in[1], NULL); }
 static bl_tensor *f_linear_add(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_linear_add(g, in[0], in[1], in[2], in[3]); }
 static bl_tensor *f_linear_gelu(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_linear_gelu(g, in[0], in[1], in[2]); }
+static bl_tensor *f_mlp_gelu_add(bl_graph *g, bl_tensor **in, void *c)
+{
+    float p = *(float *)c;
+    return bl_mlp_gelu_dropout_add(g, in[0], in[1], in[2], in[3], in[4], in[5], p, 999);
+}
+static bl_tensor *f_linear_dropout_add(bl_graph *g, bl_tensor **in, void *c)
+{
+    (void)c;
+    return bl_linear_dropout_add(g, in[0], in[1], in[2], in[3], 0.3f, 12345);
+}
 static bl_tensor *f_matmul(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_matmul(g, in[0], in[1]); }
 static bl_tensor *f_add(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_add(g, in[0], in[1]); }
 static bl_tensor *f_mul(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_mul(g, in[0], in[1]); }
@@ -82,8 +92,97 @@ BL_TEST(test_grad_linear)
     GRADCHECK("linear_add (residual)", f_linear_add, in5, NULL);
     bl_tensor *in6[3] = {MK("x3", 1, 2, 3, 5), MK("w", 1, 4, 5), MK("b", 1, 4)};
     GRADCHECK("linear_gelu", f_linear_gelu, in6, NULL);
+    /* the mask is fixed by the key: a smooth function of x, w, b, r */
+    bl_tensor *in7[4] = {MK("x3", 1, 2, 3, 5), MK("w", 1, 4, 5), MK("b", 1, 4), MK("r", 1, 2, 3, 4)};
+    GRADCHECK("linear_dropout_add", f_linear_dropout_add, in7, NULL);
+    float p0 = 0.0f, p3 = 0.3f;
+    bl_tensor *in8[6] = {MK("x3", 1, 2, 3, 5), MK("w1", 1, 7, 5), MK("b1", 1, 7), MK("w2", 1, 4, 7),
+                         MK("b2", 1, 4), MK("r", 1, 2, 3, 4)};
+    GRADCHECK("mlp_gelu_add", f_mlp_gelu_add, in8, &p0);
+    GRADCHECK("mlp_gelu_add with dropout", f_mlp_gelu_add, in8, &p3);
+    free_all(in8, 6);
     free_all(in, 3); free_all(in2, 2); free_all(in3, 3); free_all(in4, 3); free_all(in5, 4);
-    free_all(in6, 3);
+    free_all(in6, 3); free_all(in7, 4);
+}
+
+/* mlp_gelu_add gives the bits of linear_gelu then linear_add / linear_dropout_add, forward and
+ * backward, with and without dropout, on a plain graph and on one with transient grads. */
+BL_TEST(test_mlp_gelu_add_is_composition)
+{
+    for (int transient = 0; transient <= 1; transient++)
+        for (int drop = 0; drop <= 1; drop++) {
+            bl_tensor *x = MK("x", 1, 2, 70, 48), *w1 = MK("w1", 1, 96, 48), *b1 = MK("b1", 1, 96);
+            bl_tensor *w2 = MK("w2", 1, 40, 96), *r = MK("r", 1, 2, 70, 40);
+            float p = drop ? 0.2f : 0.0f, *res[2][5];
+            for (int fused = 0; fused <= 1; fused++) {
+                bl_graph *g = bl_graph_new();
+                bl_graph_set_transient_grads(g, transient);
+                bl_tensor *gx = bl_graph_input(g, x, 1), *gr = bl_graph_input(g, r, 1);
+                bl_tensor_zero_grad(w1); bl_tensor_zero_grad(b1); bl_tensor_zero_grad(w2);
+                bl_tensor *y;
+                if (fused) {
+                    y = bl_mlp_gelu_dropout_add(g, gx, w1, b1, w2, NULL, gr, p, 55);
+                } else {
+                    bl_tensor *h = bl_linear_gelu(g, gx, w1, b1);
+                    y = drop ? bl_linear_dropout_add(g, h, w2, NULL, gr, p, 55) : bl_linear_add(g, h, w2, NULL, gr);
+                }
+                bl_tensor *loss = y ? bl_mse(g, y, r) : NULL;
+                CHECK(loss && bl_graph_backward(g, loss) == 0, "backward: %s", bl_error());
+                const bl_tensor *src[5] = {y, gx, w1, b1, w2};
+                for (int k = 0; k < 5; k++) {
+                    const float *v = k == 0 ? src[k]->data : src[k]->grad;
+                    res[fused][k] = malloc(src[k]->numel * sizeof(float));
+                    memcpy(res[fused][k], v, src[k]->numel * sizeof(float));
+                }
+                bl_graph_free(g);
+            }
+            size_t n[5] = {r->numel, x->numel, w1->numel, b1->numel, w2->numel};
+            for (int k = 0; k < 5; k++) {
+                CHECK(!memcmp(res[0][k], res[1][k], n[k] * sizeof(float)),
+                      "%s differs (transient %d, dropout %d)", k ? "a grad" : "the output", transient, drop);
+                free(res[0][k]);
+                free(res[1][k]);
+            }
+            bl_tensor_free(x); bl_tensor_free(w1); bl_tensor_free(b1); bl_tensor_free(w2); bl_tensor_free(r);
+        }
+}
+
+/* linear_dropout_add gives the bits of its composition linear, dropout, add, forward and
+ * backward, on a plain graph and on one with transient grads (in-place backward). */
+BL_TEST(test_linear_dropout_add_is_composition)
+{
+    for (int transient = 0; transient <= 1; transient++) {
+        bl_tensor *x = MK("x", 1, 2, 70, 48), *w = MK("w", 1, 40, 48), *r = MK("r", 1, 2, 70, 40);
+        float *grads[2][3];
+        float *outs[2];
+        for (int fused = 0; fused <= 1; fused++) {
+            bl_graph *g = bl_graph_new();
+            bl_graph_set_transient_grads(g, transient);
+            bl_tensor *gx = bl_graph_input(g, x, 1), *gr = bl_graph_input(g, r, 1);
+            bl_tensor_zero_grad(w);
+            bl_tensor *y = fused ? bl_linear_dropout_add(g, gx, w, NULL, gr, 0.2f, 777)
+                                 : bl_add(g, gr, bl_dropout(g, bl_linear(g, gx, w, NULL), 0.2f, 777));
+            bl_tensor *loss = bl_mse(g, y, r);
+            CHECK(loss && bl_graph_backward(g, loss) == 0, "backward: %s", bl_error());
+            outs[fused] = malloc(y->numel * sizeof(float));
+            memcpy(outs[fused], y->data, y->numel * sizeof(float));
+            bl_tensor *ts[3] = {gx, w, gr};
+            for (int k = 0; k < 3; k++) {
+                grads[fused][k] = malloc(ts[k]->numel * sizeof(float));
+                memcpy(grads[fused][k], ts[k]->grad, ts[k]->numel * sizeof(float));
+            }
+            bl_graph_free(g);
+        }
+        CHECK(!memcmp(outs[0], outs[1], r->numel * sizeof(float)), "forward differs (transient %d)", transient);
+        size_t n[3] = {x->numel, w->numel, r->numel};
+        for (int k = 0; k < 3; k++)
+            CHECK(!memcmp(grads[0][k], grads[1][k], n[k] * sizeof(float)), "grad %d differs (transient %d)", k, transient);
+        for (int f = 0; f < 2; f++) {
+            free(outs[f]);
+            for (int k = 0; k < 3; k++) free(grads[f][k]);
+        }
+        bl_tensor_free(x); bl_tensor_free(w); bl_tensor_free(r);
+    }
 }
 
 BL_TEST(test_grad_matmul)
@@ -737,6 +836,8 @@ int main(void)
 {
     RUN(test_op_names);
     RUN(test_grad_linear);
+    RUN(test_linear_dropout_add_is_composition);
+    RUN(test_mlp_gelu_add_is_composition);
     RUN(test_grad_matmul);
     RUN(test_grad_add_mul);
     RUN(test_grad_pointwise);
