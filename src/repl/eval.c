@@ -149,6 +149,18 @@ static bl_value *binop(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
     if (e->op != BL_T_PLUS && e->op != BL_T_MINUS && e->op != BL_T_STAR && e->op != BL_T_SLASH &&
         e->op != BL_T_AT && e->op != BL_T_POW)
         return compare(s, e, a, b);
+    if (e->op == BL_T_PLUS && a->kind == BL_V_LIST && b->kind == BL_V_LIST) {   /* Python's: joined */
+        bl_value *l = bl_val_list(a->n + b->n);
+        for (int i = 0; l && i < a->n + b->n; i++) {
+            bl_value *it = i < a->n ? a->items[i] : b->items[i - a->n];
+            bl_val_ref(it);
+            if (bl_val_list_set(l, i, it) < 0) {
+                bl_val_unref(l);
+                l = NULL;
+            }
+        }
+        return l ? l : ERRAT(s, e->pos);
+    }
     if (e->op == BL_T_PLUS && a->kind == BL_V_STR && b->kind == BL_V_STR) {
         size_t n = strlen(a->str) + strlen(b->str) + 1;
         char *c = malloc(n);

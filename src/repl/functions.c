@@ -630,6 +630,20 @@ static bl_value *f_str(bl_callargs *a)
     return r;
 }
 
+/* len(x): Python's len: a list's items, a string's characters (bytes), a tensor's first
+ * dimension, a table's rows. A number or a 0-D tensor has none: an error, as in torch. */
+static bl_value *f_len(bl_callargs *a)
+{
+    if (bl_nargs(a, 1, 1) < 0) return NULL;
+    const bl_value *v = a->v[0];
+    if (v->kind == BL_V_LIST) return bl_val_num(v->n);
+    if (v->kind == BL_V_STR) return bl_val_num((double)strlen(v->str));
+    if (v->kind == BL_V_TABLE) return bl_val_num(v->tab->nrow);
+    if (v->kind == BL_V_TENSOR && v->t->ndim > 0) return bl_val_num(v->t->shape[0]);
+    return BL_FAILP("len: a %s has no length (len takes a list, string, tensor or table)",
+                    v->kind == BL_V_TENSOR ? "0-D tensor" : bl_val_kind_name(v));
+}
+
 /* One cell of a table column: item r of a list, element r of a 1-D tensor, or the value itself
  * (a number or string given once is repeated on every row). */
 static void table_cell(const bl_value *v, int r, char *buf, size_t n)
@@ -836,6 +850,9 @@ const bl_function bl_functions[] = {
     { "print", "print(a, b, ...)",
       "Print the values on one line, separated by spaces. Each as the prompt shows it;\n"
       "a table, model or picture takes lines of its own.", f_print },
+    { "len", "len(x)",
+      "The number of items of a list, characters of a string, rows of a table, or the first\n"
+      "dimension of a tensor (Python's len).", f_len },
     { "str", "str(x)",
       "x as print shows it, as a string (Python's str). \"run\" + str(3) is \"run3\"; in a\n"
       "command word written (EXPR) it names files in a loop: sample m > (\"s\" + str(k) + \".png\").",

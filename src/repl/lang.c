@@ -421,13 +421,64 @@ static int table_add(bl_session *s, const bl_ast *e, bl_callargs *a)
     return 0;
 }
 
+/* x.f(args) as PyTorch's tensor methods: the function f(x, args) (x.sum(dim=1), loss.backward(),
+ * x.requires_grad_()), a few under torch's other names (view, t, requires_grad_); x.item() and
+ * x.numel() read the field. NULL when f is no function (*handled = 0); else the call's value. */
+static bl_value *method_as_call(bl_session *s, const bl_ast *e, int *handled)
+{
+    static const struct { const char *torch, *name; } alias[] = {
+        { "view", "reshape" }, { "t", "transpose" }, { "requires_grad_", "requires_grad" },
+        { "pow", "pow" }, { "zero_grad", "zero_grad" },
+    };
+    const char *name = e->str;
+    for (size_t i = 0; i < sizeof alias / sizeof *alias; i++)
+        if (!strcmp(name, alias[i].torch)) name = alias[i].name;
+    *handled = 1;
+    if ((!strcmp(name, "item") || !strcmp(name, "numel")) && e->n == 0) {
+        bl_ast f = *e;
+        f.kind = BL_N_FIELD;
+        return bl_eval(s, &f);
+    }
+    if (!bl_function_find(name)) return (*handled = 0, (bl_value *)NULL);
+    int n = e->n + 1;
+    bl_ast **items = malloc((size_t)n * sizeof *items);
+    const char **keys = calloc((size_t)n, sizeof *keys);
+    bl_pos *keypos = calloc((size_t)n, sizeof *keypos);
+    bl_value *r = NULL;
+    if (items && keys && keypos) {
+        items[0] = e->a;
+        for (int i = 0; i < e->n; i++) {
+            items[i + 1] = e->items[i];
+            keys[i + 1] = e->keys ? e->keys[i] : NULL;
+            if (e->keypos) keypos[i + 1] = e->keypos[i];
+        }
+        bl_ast c = *e;
+        c.kind = BL_N_CALL, c.str = name, c.n = n, c.items = items, c.keys = keys, c.keypos = keypos;
+        r = bl_eval(s, &c);
+    } else {
+        bl_fail("out of memory");
+        bl_session_errat(s, e->pos);
+    }
+    free(items);
+    free(keys);
+    free(keypos);
+    return r;
+}
+
 bl_value *bl_method(bl_session *s, const bl_ast *e)
 {
     bl_value *tv = e->a->kind == BL_N_NAME ? bl_session_get(s, e->a->str) : NULL;
     if (!tv || tv->kind != BL_V_TABLE || strcmp(e->str, "add")) {
+        int handled = 0;
+        bl_value *r = tv && tv->kind == BL_V_TABLE ? NULL : method_as_call(s, e, &handled);
+        if (handled) return r;
         if (tv && tv->kind == BL_V_TABLE) bl_fail("a table has one method, add (t.add(col=value, ...))");
         else if (!strcmp(e->str, "add")) bl_fail("add: call it on a variable holding a table: t = table(); t.add(col=value)");
-        else bl_fail("'.%s(...)': only a table's add can be called this way", e->str);
+        else if (!strcmp(e->str, "zero_") || !strcmp(e->str, "append"))
+            bl_fail("'.%s(...)': values do not change in place here: %s", e->str,
+                    e->str[0] == 'z' ? "zero_grad(x) clears x.grad" : "xs = xs + [v] makes the longer list");
+        else bl_fail("'.%s(...)': no function %s(x, ...) (help functions lists them; x.f(...) calls f(x, ...))",
+                     e->str, e->str);
         return (bl_session_errat(s, e->pos), (bl_value *)NULL);
     }
     bl_value *vals[64];

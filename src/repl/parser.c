@@ -243,8 +243,9 @@ static bl_ast *primary(P *p)
             return fail_at(p, t, "expected a value");
         }
         if (!strcmp(t->str, "true") || !strcmp(t->str, "on") || !strcmp(t->str, "false") ||
-            !strcmp(t->str, "off")) {
-            if ((n = node(p, BL_N_BOOL, t))) n->num = t->str[0] == 't' || !strcmp(t->str, "on");
+            !strcmp(t->str, "off") || !strcmp(t->str, "True") || !strcmp(t->str, "False")) {
+            if ((n = node(p, BL_N_BOOL, t)))
+                n->num = t->str[0] == 't' || t->str[0] == 'T' || !strcmp(t->str, "on");   /* Python's True too */
             return n;
         }
         if ((n = node(p, BL_N_NAME, t))) n->str = astrndup(p->arena, t->str, strlen(t->str));
@@ -966,7 +967,8 @@ int bl_name_assignable(const char *s, int *constant)
     if (!(isalpha((unsigned char)s[0]) || s[0] == '_')) return 0;
     for (const char *c = s; *c; c++)
         if (!(isalnum((unsigned char)*c) || *c == '_')) return 0;
-    if (!strcmp(s, "true") || !strcmp(s, "false") || !strcmp(s, "on") || !strcmp(s, "off")) {
+    if (!strcmp(s, "true") || !strcmp(s, "false") || !strcmp(s, "on") || !strcmp(s, "off") ||
+        !strcmp(s, "True") || !strcmp(s, "False")) {
         if (constant) *constant = 1;
         return 0;
     }

@@ -15,7 +15,8 @@ const bl_topic bl_topics[] = {
       "key's value, or the file after >) written in brackets is an expression, evaluated as\n"
       "the command runs; its string or number is the word (a loop names its files so:\n"
       "for k in [1, 2]: train 100; plot loss > (\"loss\" + str(k) + \".png\")).\n"
-      "Values: numbers, strings \"...\", true/false (on/off), lists [1, 2], tensors, tables,\n"
+      "Values: numbers, strings \"...\", true/false (on/off; Python's True/False too), lists\n"
+      "[1, 2] (xs + [3] joins them as in Python; len(xs)), tensors, tables,\n"
       "models and runs. Numbers print with 6 significant digits, whole ones exactly, a\n"
       "negative zero as -0 (round(-0.5), as Python's -0.0). Models are handles: after\n"
       "b = a both names share one model, so set a dim=64 (or train) changes b too; every\n"
@@ -82,6 +83,9 @@ const bl_topic bl_topics[] = {
       "Tables grow a row at a time: t = table(), then t.add(scale=4, top=0.5); the first row\n"
       "names the columns. t.add makes t the longer table; another name that held the table\n"
       "(u = t) keeps the old one, as values never change behind a name.\n"
+      "x.f(a, key=v) calls the function f(x, a, key=v), as PyTorch's tensor methods read:\n"
+      "x.sum(dim=1), x.mean(), loss.backward(), x.requires_grad_(), x.view(2, 3) (reshape),\n"
+      "x.t() (transpose), x.item(); nothing changes in place (zero_grad(x) clears x.grad).\n"
       "Keywords (not names): def return for in while if elif else end break continue global." },
     { "slides", bl_fig_slide_help },
     { NULL, NULL },
