@@ -697,13 +697,16 @@ static int redirect_check(bl_session *s, const bl_stmt *st)
         for (int i = 0; w && i < 4 && writes[w].exts[i]; i++) ok |= bl_stmt_redirects_to(st, writes[w].exts[i]);
         char name[64];
         bl_command_typed(st, name, sizeof name);
-        if (!w) bl_fail("'%s' has no table or picture to write to %s (its text goes to a .txt file)", name, st->redirect);
+        bl_value *held = bl_session_get(s, st->redirect);    /* > name, meant as > (name)? */
+        const char *hint = held && held->kind == BL_V_STR ? " (to the file a variable names, write > (NAME))" : "";
+        if (!w) bl_fail("'%s' has no table or picture to write to %s (its text goes to a .txt file)%s", name,
+                        st->redirect, hint);
         else if (!ok) {
             char list[64] = ".txt";
             for (int i = 0; i < 4 && writes[w].exts[i]; i++)
                 snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
                          i + 1 < 4 && writes[w].exts[i + 1] ? ", " : " or ", writes[w].exts[i]);
-            bl_fail("%s: '%s' makes %s, written as %s", st->redirect, name, writes[w].what, list);
+            bl_fail("%s: '%s' makes %s, written as %s%s", st->redirect, name, writes[w].what, list, hint);
         }
         if (!ok) return bl_session_errat(s, st->redirect_pos);
     }
@@ -732,6 +735,29 @@ static char *word_text(bl_session *s, const bl_ast *e)
     return r;
 }
 
+/* The source text of a command statement from its words: NAME WORD KEY=VALUE ... > FILE, each
+ * word quoted when it holds white space. NULL when out of memory (the caller keeps its text). */
+static char *stmt_text(const bl_stmt *st)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    if (!f) return NULL;
+    fputs(st->name, f);
+    for (int i = 0; i < st->nwords; i++) {
+        const char *t = st->words[i].text;
+        int quote = strpbrk(t, " \t") != NULL;
+        fprintf(f, " %s%s%s%s%s", st->words[i].key ? st->words[i].key : "", st->words[i].key ? "=" : "",
+                quote ? "\"" : "", t, quote ? "\"" : "");
+    }
+    if (st->redirect) fprintf(f, " > %s", st->redirect);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
 /* A command with words (or a '> FILE') written (EXPR): run it with each replaced by its text. */
 static int exec_with_word_values(bl_session *s, const bl_stmt *st)
 {
@@ -751,7 +777,10 @@ static int exec_with_word_values(bl_session *s, const bl_stmt *st)
         copy.redirect = texts[st->nwords], copy.redirect_expr = NULL;
     }
     copy.words = w;
+    char *text = rc == 0 ? stmt_text(&copy) : NULL;   /* a file's Command says what ran */
+    if (text) copy.text = text;
     if (rc == 0) rc = bl_exec_stmt(s, &copy);
+    free(text);
     for (int i = 0; texts && i <= st->nwords; i++) free(texts[i]);
     free(texts);
     free(w);

@@ -851,8 +851,8 @@ const bl_function bl_functions[] = {
       "Print the values on one line, separated by spaces. Each as the prompt shows it;\n"
       "a table, model or picture takes lines of its own.", f_print },
     { "len", "len(x)",
-      "The number of items of a list, characters of a string, rows of a table, or the first\n"
-      "dimension of a tensor (Python's len).", f_len },
+      "The length of x (Python's len). Items of a list, characters of a string, rows of a\n"
+      "table, or the first dimension of a tensor.", f_len },
     { "str", "str(x)",
       "x as print shows it, as a string (Python's str). \"run\" + str(3) is \"run3\"; in a\n"
       "command word written (EXPR) it names files in a loop: sample m > (\"s\" + str(k) + \".png\").",

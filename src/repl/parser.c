@@ -585,7 +585,11 @@ static int command(P *p, bl_stmt *s, int raw)
             goto fail;
         }
         if (!raw && x->key && eq + 1 == p->i) {
-            bl_fail("%s: %s= without a value (KEY=VALUE, with no space after '=')", s->name, x->key);
+            /* a line ending in '=' continues: say so when the next line was taken in */
+            int joined = !at_end(p) && peek(p)->pos.line > p->ts.t[eq].pos.line;
+            bl_fail("%s: %s= without a value (KEY=VALUE, with no space after '=')%s", s->name, x->key,
+                    joined ? "; a line ending in '=' continues, so the next line was joined to it and did not run"
+                           : "");
             *p->errpos = x->pos;
             goto fail;
         }
