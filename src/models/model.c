@@ -177,17 +177,22 @@ size_t bl_model_param_count(const bl_model *m) { return m->params->total; }
 
 /* ---- forward pieces ---- */
 
-void bl_model_begin(bl_model *m, int record)
+void bl_model_forget_taps(bl_model *m)
 {
-    bl_graph_reset(m->graph);
     m->gen++;
-    bl_graph_set_record(m->graph, record);
     memset(m->attn, 0, sizeof m->attn);
     memset(m->tap_in, 0, sizeof m->tap_in);
     memset(m->tap_norm, 0, sizeof m->tap_norm);
     memset(m->tap_q, 0, sizeof m->tap_q);
     memset(m->tap_k, 0, sizeof m->tap_k);
     memset(m->tap_v, 0, sizeof m->tap_v);
+}
+
+void bl_model_begin(bl_model *m, int record)
+{
+    bl_graph_reset(m->graph);
+    bl_graph_set_record(m->graph, record);
+    bl_model_forget_taps(m);
 }
 
 bl_tensor *bl_model_norm(bl_model *m, bl_tensor *x, bl_tensor *w)

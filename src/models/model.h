@@ -78,6 +78,11 @@ typedef struct bl_model {
 bl_model *bl_model_new(const bl_config *cfg);
 void bl_model_free(bl_model *m);
 
+/* Forget the per-layer pointers of m's last forward (attention maps, taps: attn[], tap_*[]) and
+ * make the REPL's values made from them stale (gen + 1): for when the arena they point into is
+ * reset or handed to another model (compare's runs taking turns on one arena). No errors. */
+void bl_model_forget_taps(bl_model *m);
+
 /* Replace m's config by cfg and rebuild it: every parameter is re-initialised from (seed, name),
  * so parameters that both configs share get bit-identical initial values. On error m is left
  * unchanged. Returns 0 or -1. */

@@ -170,13 +170,7 @@ static int take_turn(bl_compare *c, bl_cmp_run *r, bl_graph **own, int on)
         return 0;
     }
     m->graph = *own;
-    m->gen++;   /* REPL values made from the shared arena are stale */
-    memset(m->attn, 0, sizeof m->attn);
-    memset(m->tap_in, 0, sizeof m->tap_in);
-    memset(m->tap_norm, 0, sizeof m->tap_norm);
-    memset(m->tap_q, 0, sizeof m->tap_q);
-    memset(m->tap_k, 0, sizeof m->tap_k);
-    memset(m->tap_v, 0, sizeof m->tap_v);
+    bl_model_forget_taps(m);   /* REPL values made from the shared arena are stale */
     return 0;
 }
 

@@ -1346,18 +1346,30 @@ BL_TEST(attn_heads_share_one_colour_bar)
     session_free(s);
 }
 
+/* A PNG's pixels as RGB rows, read back with libpng (free them); NULL on error. */
+static unsigned char *png_rgb(const char *path, png_image *im)
+{
+    memset(im, 0, sizeof *im);
+    im->version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_file(im, path)) return NULL;
+    im->format = PNG_FORMAT_RGB;
+    unsigned char *buf = malloc(PNG_IMAGE_SIZE(*im));
+    if (!buf || !png_image_finish_read(im, NULL, buf, 0, NULL)) {
+        free(buf);
+        png_image_free(im);
+        return NULL;
+    }
+    return buf;
+}
+
 /* The luma (0 dark .. 1 light) of pixel (x, y) of a PNG, read back with libpng; -1 on error. */
 static double png_luma(const char *path, int x, int y)
 {
     png_image im;
-    memset(&im, 0, sizeof im);
-    im.version = PNG_IMAGE_VERSION;
-    if (!png_image_begin_read_from_file(&im, path)) return -1;
-    im.format = PNG_FORMAT_RGB;
-    unsigned char *buf = malloc(PNG_IMAGE_SIZE(im));
-    if (!buf || !png_image_finish_read(&im, NULL, buf, 0, NULL) || x >= (int)im.width || y >= (int)im.height) {
+    unsigned char *buf = png_rgb(path, &im);
+    if (!buf) return -1;
+    if (x >= (int)im.width || y >= (int)im.height) {
         free(buf);
-        png_image_free(&im);
         return -1;
     }
     const unsigned char *px = buf + 3 * ((size_t)y * im.width + (size_t)x);
@@ -1555,16 +1567,8 @@ BL_TEST(small_font_ticks_cover_the_axis)
 static long map_gaps(const char *path, const bl_block_box *b)
 {
     png_image im;
-    memset(&im, 0, sizeof im);
-    im.version = PNG_IMAGE_VERSION;
-    if (!png_image_begin_read_from_file(&im, path)) return -1;
-    im.format = PNG_FORMAT_RGB;
-    unsigned char *buf = malloc(PNG_IMAGE_SIZE(im));
-    if (!buf || !png_image_finish_read(&im, NULL, buf, 0, NULL)) {
-        free(buf);
-        png_image_free(&im);
-        return -1;
-    }
+    unsigned char *buf = png_rgb(path, &im);
+    if (!buf) return -1;
     long white = 0;
     for (int y = (int)ceil(b->y0) + 1; y < (int)floor(b->y1) - 1 && y < (int)im.height; y++)
         for (int x = (int)ceil(b->x0) + 1; x < (int)floor(b->x1) - 1 && x < (int)im.width; x++) {
