@@ -1620,6 +1620,37 @@ BL_TEST(slide_titles_whole_at_large_fonts)
     session_free(s);
 }
 
+/* The lines of a wrapped figure title are drawn at one size (at font=2 attn query='s second
+ * line "t = 0.5" came out larger than the first), and so are the panel titles of one figure
+ * (rope table grid=8 font=2 drew its three in three sizes). */
+BL_TEST(titles_of_a_figure_share_one_size)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512];
+    CHECK(run_in(s, "d = dit(dim=32, depth=1, heads=4)") == 0, "%s", errbuf);
+    const char *views[] = { "use d; attn query=27 font=2", "rope table grid=8 font=2", "rope check width=800 font=1.5",
+                            "rope table font=2", "qk growth font=2", "use d; attn query=27 width=800 height=450" };
+    for (size_t v = 0; v < sizeof views / sizeof views[0]; v++) {
+        snprintf(cmd, sizeof cmd, "%s > %s", views[v], tmp("ts.png"));
+        if (traced(s, &lay, cmd)) continue;
+        for (int role = BL_TEXT_TITLE; role <= BL_TEXT_PANEL_TITLE; role++) {
+            double lo = INFINITY, hi = 0;
+            int n = 0;
+            for (int i = 0; i < lay.ntext; i++)
+                if (lay.text[i].role == role) lo = fmin(lo, lay.text[i].size), hi = fmax(hi, lay.text[i].size), n++;
+            CHECK(n == 0 || hi - lo < 1e-6 * hi, "%s: %d %s drawn from %.2f to %.2f", cmd, n,
+                  role == BL_TEXT_TITLE ? "title lines" : "panel titles", lo, hi);
+        }
+    }
+    int lines = 0;
+    snprintf(cmd, sizeof cmd, "use d; attn query=27 font=2 > %s", tmp("ts.png"));
+    if (!traced(s, &lay, cmd))
+        for (int i = 0; i < lay.ntext; i++) lines += lay.text[i].role == BL_TEXT_TITLE;
+    CHECK(lines == 2, "attn query=27 font=2: %d title lines, expected the title wrapped to 2", lines);
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -1654,6 +1685,7 @@ int main(void)
     RUN(axis_ranges_honoured_or_refused);
     RUN(small_font_ticks_cover_the_axis);
     RUN(slide_titles_whole_at_large_fonts);
+    RUN(titles_of_a_figure_share_one_size);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
