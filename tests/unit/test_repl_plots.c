@@ -1643,6 +1643,22 @@ BL_TEST(titles_of_a_figure_share_one_size)
                   role == BL_TEXT_TITLE ? "title lines" : "panel titles", lo, hi);
         }
     }
+    /* rope check width=800 font=1.5: the dc labels ran together ("-7-6-5"); cell values were drawn at 8 px */
+    snprintf(cmd, sizeof cmd, "rope check width=800 font=1.5 > %s", tmp("ts.png"));
+    if (!traced(s, &lay, cmd)) {
+        for (int i = 0; i < lay.ntext; i++) {
+            const bl_text_box *t = &lay.text[i];
+            if (t->role == BL_TEXT_OTHER && t->panel >= 0)
+                CHECK(t->size >= 10 * lay.u - 1e-6, "cell value '%s' at %.1f px", t->text, t->size);
+            for (int j = i + 1; j < lay.ntext; j++) {
+                const bl_text_box *q = &lay.text[j];
+                if (t->role != BL_TEXT_TICK || q->role != BL_TEXT_TICK || t->panel != q->panel) continue;
+                if (fabs(t->y0 - q->y0) > 1 || strlen(t->text) < 2 || strlen(q->text) < 2) continue;
+                CHECK(fmax(t->x0, q->x0) - fmin(t->x1, q->x1) >= 4 * lay.u, "ticks '%s' and '%s' %.1f px apart", t->text,
+                      q->text, fmax(t->x0, q->x0) - fmin(t->x1, q->x1));
+            }
+        }
+    }
     int lines = 0;
     snprintf(cmd, sizeof cmd, "use d; attn query=27 font=2 > %s", tmp("ts.png"));
     if (!traced(s, &lay, cmd))
