@@ -402,6 +402,23 @@ static int title_lines(dctx *d, const char *s, double maxw, char *l1, char *l2, 
     return 1;
 }
 
+/* each panel of f in its box of plan g */
+static void draw_panels(dctx *d, const bl_figure *f, const grid_plan *g, const bl_range *sx, const bl_range *sy)
+{
+    for (int i = 0; i < f->rows * f->cols; i++) {
+        const bl_panel *p = &f->panels[i];
+        box b = panel_box(f, g, i);
+        d->panel = i;
+        switch (p->kind) {
+        case BL_PANEL_LINES: dr_lines(d, p, b, sx, sy); break;
+        case BL_PANEL_HEATMAP: dr_heatmap(d, p, b, g->deco[i]); break;
+        case BL_PANEL_IMAGES: dr_images(d, p, b); break;
+        case BL_PANEL_TEXT: dr_text_panel(d, p, b); break;
+        default: break;
+        }
+    }
+}
+
 int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
 {
     static const dr_theme light = {0xffffffu, 0x222222u, 0x444444u, 0xe6e6e6u, 0x555555u, 0xccccccu},
@@ -425,8 +442,10 @@ int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
     if (f->title) {
         char l1[256], l2[256];
         if (title_lines(&d, f->title, w - 2 * margin, l1, l2, sizeof l1)) {
-            dr_text_fit(&d, w / 2, margin + 14 * u, l1, 28, 1, w - 2 * margin, d.th.text, 0);
-            dr_text_fit(&d, w / 2, margin + 48 * u, l2, 28, 1, w - 2 * margin, d.th.text, 0);
+            /* both lines at one size: the one the wider needs */
+            double sz = fmin(dr_fit_size(&d, l1, 28, 1, w - 2 * margin), dr_fit_size(&d, l2, 28, 1, w - 2 * margin));
+            dr_text_at(&d, w / 2, margin + 14 * u, l1, sz, 1, w - 2 * margin, d.th.text);
+            dr_text_at(&d, w / 2, margin + 48 * u, l2, sz, 1, w - 2 * margin, d.th.text);
             top += 34 * u;
         } else
             dr_text_fit(&d, w / 2, margin + 14 * u, f->title, 28, 1, w - 2 * margin, d.th.text, 0);
@@ -448,18 +467,13 @@ int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
         note_h = 22 * u;   /* the note in the margin, 2 units below the texts under the maps */
     }
     const grid_plan *g = &plans[level];
-    for (int i = 0; i < f->rows * f->cols; i++) {
-        const bl_panel *p = &f->panels[i];
-        box b = panel_box(f, g, i);
-        d.panel = i;
-        switch (p->kind) {
-        case BL_PANEL_LINES: dr_lines(&d, p, b, &sx, &sy); break;
-        case BL_PANEL_HEATMAP: dr_heatmap(&d, p, b, g->deco[i]); break;
-        case BL_PANEL_IMAGES: dr_images(&d, p, b); break;
-        case BL_PANEL_TEXT: dr_text_panel(&d, p, b); break;
-        default: break;
-        }
-    }
+    /* panel titles share one size: a first pass, thrown away, finds the smallest any needs */
+    d.ptitle = 21, d.measure = 1, d.trace = NULL;
+    cairo_push_group(cr);
+    draw_panels(&d, f, g, &sx, &sy);
+    cairo_pattern_destroy(cairo_pop_group(cr));
+    d.measure = 0, d.trace = trace_to;
+    draw_panels(&d, f, g, &sx, &sy);
     d.panel = -1, d.role = BL_TEXT_OTHER;
     if (thin[0]) dr_text_fit(&d, w / 2, h - margin + 6 * u, thin, 15, 0, w - 2 * margin, d.th.text, 0);
     cairo_status_t st = cairo_status(cr);

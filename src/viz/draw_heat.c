@@ -108,13 +108,14 @@ void dr_mark(dctx *d, double x0, double y0, double cw, double ch, int row, int c
 }
 
 /* the value of each cell written in it, dark text on light cells and white on dark ones; left
- * out when the widest text does not fit the cells */
+ * out when the widest text does not fit the cells at the smallest a tick label may be
+ * (dr_least_size of 15 units: at 8 pixels, rope check width=800's "26.09" could not be read) */
 static void annotate_cells(dctx *d, const bl_panel *p, double left, double top, double cw, double ch, float vmin,
                            float vmax)
 {
     /* about a third of the cell, at most 20 units; never below the smallest text (FIT_MIN_PX):
      * values that do not fit in their cells at that size are left out (the .csv has them) */
-    double cell = fmin(cw, ch), size = fmax(fmin(20, cell / d->u * 0.3), FIT_MIN_PX / d->u);
+    double cell = fmin(cw, ch), size = fmax(fmin(20, cell / d->u * 0.3), dr_least_size(d, 15));
     dr_font(d, size, 0, 0);
     char buf[64];
     double widest = 0;
@@ -151,7 +152,8 @@ static void heat_below(heat_deco k, int note, double *ticks, double *xlab, doubl
 /* The font size (units) of a heatmap's own row and column labels (such as TinyGPT's
  * characters) in cells cw x ch, the same for both whether or not they are drawn (so that the
  * maps of a figure are labelled alike): 15 units where every label fits (a row label's height
- * within its cell; two neighbouring column labels, each centred on its cell, 1.5 units apart),
+ * within its cell; two neighbouring column labels, each centred on its cell, 1.5 units apart, 5 when
+ * a label has more than one character, so that "-7 -6 -5" do not run together),
  * else the size at which they all fit, down to 8 pixels (or 15 units when that is less), the
  * smallest a title shrinks to; where they do not fit even so, every k-th: *every_r, *every_c
  * (1: all; one k for both when the map has both). */
@@ -159,6 +161,11 @@ static double label_fit(dctx *d, const bl_panel *p, double cw, double ch, int *e
 {
     double u = d->u, least = fmin(15, FIT_MIN_PX / u), pair = 0, widest = 0, gap = 1.5 * u;
     int rows = p->row_labels != NULL, cols = p->col_labels != NULL;
+    for (int c = 0; cols && c < p->cols; c++) {   /* labels of more than one character: 5 units */
+        int n = 0;
+        for (const char *q = p->col_labels[c]; *q; q++) n += ((unsigned char)*q & 0xc0) != 0x80;
+        if (n > 1) gap = 5 * u;
+    }
     dr_font(d, 15, 0, 0);
     cairo_font_extents_t fe;
     cairo_font_extents(d->cr, &fe);

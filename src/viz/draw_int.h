@@ -33,6 +33,9 @@ typedef struct {
     double fsize;           /* the font size set last, page units */
     dr_theme th;            /* the colours */
     int legend;             /* BL_LEGEND_AUTO or BL_LEGEND_OUTSIDE (bl_figure.legend) */
+    int measure;            /* the first pass of a figure: nothing is drawn (a group thrown
+                             * away), the panel titles only say the size they need */
+    double ptitle;          /* the size (units) of every panel title: the smallest any needs */
     int img_bar;            /* some images panel of the figure has an overlay: every images
                              * panel keeps DR_BAR_ROOM on the right of its grid (its colour bar,
                              * or room that keeps the images of all panels at one scale) */
@@ -69,6 +72,8 @@ double dr_text_w(dctx *d, const char *s);
 void dr_text(dctx *d, double x, double y, const char *s, double ax, uint32_t color);
 void dr_text_vertical(dctx *d, double x, double y, const char *s, uint32_t color);
 double dr_least_size(const dctx *d, double size);
+double dr_fit_size(dctx *d, const char *s, double size, int bold, double maxw);
+void dr_text_at(dctx *d, double x, double y, const char *s, double size, int bold, double maxw, uint32_t color);
 void dr_text_fit(dctx *d, double x, double y, const char *s, double size, int bold, double maxw, uint32_t color,
                  int vertical);
 double dr_room_at(box b, double x);

@@ -8,8 +8,9 @@
 /* ---- lines panels ---- */
 
 /* A legend: its entries (series with a label, not left out), one a row, or in up to ncol
- * columns filled one column after the other, as matplotlib's, with as few columns as hold them
- * in that many rows (4 entries in up to 3 columns: 2 x 2). Its text is LEGEND_SIZE units, and
+ * columns filled row by row, with as few columns as hold them in that many rows (4 entries in
+ * up to 3 columns: 2 x 2), so that a run's entries (its line, then those in its colour: "val",
+ * a band) stay side by side when the columns allow it (legend_columns). Its text is LEGEND_SIZE units, and
  * its box is measured in that font size (em), so that the whole legend shrinks with its text:
  * padding, the line key and the gap after it, row height and the space between columns. */
 #define LEGEND_SIZE 17
@@ -43,6 +44,25 @@ static int legend_entry(const bl_series *se)
     return !(se->flags & BL_NO_LEGEND) && se->label[0];
 }
 
+/* The cells (row * ncol + col) of p's legend entries in ncol columns filled row by row, a run's
+ * entries (a series and those after it in its colour, BL_SAME_COLOR) moved together to the
+ * next row when the rest of a row cannot hold them (slot: room for BL_LAYOUT_MAX_SERIES).
+ * Returns the rows. */
+static int legend_slots(const bl_panel *p, int ncol, int *slot)
+{
+    int n = 0, at = 0;
+    for (int s = 0; s < p->nseries && n < BL_LAYOUT_MAX_SERIES; s++) {
+        if (!legend_entry(&p->series[s])) continue;
+        if (n == 0 || !(p->series[s].flags & BL_SAME_COLOR)) {   /* a run starts: its size */
+            int len = 1;
+            for (int t = s + 1; t < p->nseries && (p->series[t].flags & BL_SAME_COLOR); t++) len += legend_entry(&p->series[t]);
+            if (len <= ncol && at % ncol + len > ncol) at += ncol - at % ncol;
+        }
+        slot[n++] = at++;
+    }
+    return n ? (at + ncol - 1) / ncol : 0;
+}
+
 /* the box of p's legend at `size` units in ncol columns */
 static void legend_measure(dctx *d, const bl_panel *p, double size, int ncol, legend_geom *L)
 {
@@ -52,11 +72,31 @@ static void legend_measure(dctx *d, const bl_panel *p, double size, int ncol, le
         if (legend_entry(&p->series[s])) L->tw = fmax(L->tw, dr_text_w(d, p->series[s].label)), L->n++;
     L->size = size, L->em = size * d->u;
     L->ncol = ncol < 1 ? 1 : ncol > L->n ? L->n : ncol;
-    L->nrow = L->n ? (L->n + L->ncol - 1) / L->ncol : 0;
-    if (L->nrow) L->ncol = (L->n + L->nrow - 1) / L->nrow;
+    int slot[BL_LAYOUT_MAX_SERIES];
+    L->nrow = legend_slots(p, L->ncol, slot);
     double em = L->em, colw = (LEG_KEY + LEG_GAP) * em + L->tw;
     L->w = 2 * LEG_PAD * em + L->ncol * colw + (L->ncol - 1) * LEG_COLSEP * em;
     L->h = 2 * LEG_PAD * em + L->nrow * LEG_ROW * em - 6.0 / 17 * em;
+}
+
+/* The columns of a legend below a plot, at `size` units, within width w: the most that fit,
+ * then as few as hold its entries in as few rows (Lb: scratch) */
+static int legend_columns(dctx *d, const bl_panel *p, double size, double w, legend_geom *Lb)
+{
+    int ncol = p->nseries > BL_LAYOUT_MAX_SERIES ? BL_LAYOUT_MAX_SERIES : p->nseries;
+    for (; ncol > 1; ncol--) {
+        legend_measure(d, p, size, ncol, Lb);
+        if (Lb->w <= w) break;
+    }
+    if (ncol <= 1) return 1;
+    legend_measure(d, p, size, ncol, Lb);
+    int rows = Lb->nrow;
+    while (ncol > 1) {   /* 4 entries in up to 3 columns: 2 x 2 */
+        legend_measure(d, p, size, ncol - 1, Lb);
+        if (Lb->nrow > rows) break;
+        ncol--;
+    }
+    return ncol;
 }
 
 /* The legend's size for a plot area aw x ah: LEGEND_SIZE, shrunk (not below least_size) to
@@ -101,7 +141,10 @@ static int series_finite(const bl_series *se, int i, const bl_scale *xs, const b
  * line are left alone. */
 static void series_dashes(dctx *d, const bl_panel *p, box a, const bl_scale *xs, const bl_scale *ys, int *dash, int n)
 {
-    double tol = fmax(2.6 * d->u, 2);
+    /* measured on a plot area of REF_W x REF_H units whatever the page's size, so that lines
+     * drawn solid at 1600 x 900 are not dashed at 800 x 450 */
+    const double REF_W = 1400, REF_H = 700, tol = 2.6;
+    (void)d, (void)a;
     for (int s = 0; s < p->nseries && s < n; s++) {
         const bl_series *se = &p->series[s];
         dash[s] = se->flags & BL_GUIDE ? 1 : 0;   /* a reference line: always dashed */
@@ -113,8 +156,8 @@ static void series_dashes(dctx *d, const bl_panel *p, box a, const bl_scale *xs,
             int both = 0, near = 0;
             for (int i = 0; i < se->n; i++) {
                 if (!series_finite(se, i, xs, ys) || !series_finite(q, i, xs, ys)) continue;
-                double dx = a.w * (bl_scale_pos(xs, se->x[i]) - bl_scale_pos(xs, q->x[i]));
-                double dy = a.h * (bl_scale_pos(ys, se->y[i]) - bl_scale_pos(ys, q->y[i]));
+                double dx = REF_W * (bl_scale_pos(xs, se->x[i]) - bl_scale_pos(xs, q->x[i]));
+                double dy = REF_H * (bl_scale_pos(ys, se->y[i]) - bl_scale_pos(ys, q->y[i]));
                 both++, near += hypot(dx, dy) <= tol;
             }
             if (both && 2 * near >= both) used |= 1u << (dash[r] < 31 ? dash[r] : 31);
@@ -139,15 +182,20 @@ static void draw_legend(dctx *d, const bl_panel *p, const legend_geom *L, bl_axe
     cairo_stroke(d->cr);
     dr_font(d, L->size, 0, 0);
     double colw = (LEG_KEY + LEG_GAP) * em + L->tw + LEG_COLSEP * em, scale = L->size / LEGEND_SIZE;
-    int k = 0;
-    for (int s = 0; s < p->nseries; s++) {
+    int k = 0, slot[BL_LAYOUT_MAX_SERIES];
+    legend_slots(p, L->ncol, slot);
+    for (int s = 0; s < p->nseries && k < BL_LAYOUT_MAX_SERIES; s++) {
         const bl_series *se = &p->series[s];
         if (!legend_entry(se)) continue;
-        int row = k % L->nrow, col = k / L->nrow;
+        int row = slot[k] / L->ncol, col = slot[k] % L->ncol;
         double cy = by + LEG_PAD * em + (row + 0.5) * LEG_ROW * em - 3.0 / 17 * em;
         double kx = bx + LEG_PAD * em + col * colw, keyw = LEG_KEY * em;
         uint32_t c = bl_series_rgb(se);
-        if (!(se->flags & BL_NO_LINE)) {   /* the key drawn as the line is, dashes too */
+        if (se->flags & BL_BAND) {   /* a band's key: a swatch of its fill */
+            cairo_rectangle(d->cr, kx, cy - 0.35 * em, keyw, 0.7 * em);
+            dr_rgb(d->cr, c, 0.2);
+            cairo_fill(d->cr);
+        } else if (!(se->flags & BL_NO_LINE)) {   /* the key drawn as the line is, dashes too */
             cairo_save(d->cr);
             if (s < ndash && dash[s]) set_dash(d->cr, dash[s], 2.5 * scale * u);
             dr_line(d, kx, cy, kx + keyw, cy, c, 2.5 * scale);
@@ -188,27 +236,32 @@ static void lines_layout(dctx *d, const bl_panel *p, box b, const bl_range *sx, 
     /* outside: on the right, one column beside the plot area's top; or below, under the x label,
      * in as many columns as the panel's width holds */
     lines_geom gr, gb;
-    legend_geom Lb;
+    legend_geom Lr, Lb;
     double gap = 12 * u;
-    dr_axes_place(d, p, b, sx, sy, L->w + gap, 0, &gr);
-    int ncol = L->n;
-    for (; ncol > 1; ncol--) {
-        legend_measure(d, p, L->size, ncol, &Lb);
-        if (Lb.w <= b.w) break;
-    }
-    legend_measure(d, p, L->size, ncol, &Lb);
-    dr_axes_place(d, p, b, sx, sy, 0, Lb.h + gap / 2, &gb);
-    double full = a.w * a.h, ar = L->h <= gr.a.h ? gr.a.w * gr.a.h : 0, ab = Lb.w <= b.w ? gb.a.w * gb.a.h : 0;
-    if (fmax(ar, ab) < (d->legend == BL_LEGEND_OUTSIDE ? 1e-9 : LEGEND_KEEP) * full) return;   /* no room outside */
-    if (ar >= ab) {
-        *g = gr;
-        L->where = BL_LEGEND_RIGHT, L->x = g->a.x + g->a.w + gap, L->y = g->a.y;
-    } else {
-        *g = gb;
-        Lb.where = BL_LEGEND_BELOW;
-        Lb.x = fmin(fmax(g->a.x + g->a.w / 2 - Lb.w / 2, b.x), b.x + b.w - Lb.w);
-        Lb.y = b.y + b.h - Lb.h;
-        *L = Lb;
+    /* outside, the legend keeps its full size, as the tick labels do (the inside one shrank to
+     * LEGEND_ROOM of the plot area): at font=2 it was clearly smaller than the ticks; the
+     * shrunk size again when the full one leaves no room */
+    for (int pass = 0; pass < 2; pass++) {
+        double size = pass ? L->size : LEGEND_SIZE;
+        legend_measure(d, p, size, 1, &Lr);
+        dr_axes_place(d, p, b, sx, sy, Lr.w + gap, 0, &gr);
+        int ncol = legend_columns(d, p, size, b.w, &Lb);
+        legend_measure(d, p, size, ncol, &Lb);
+        dr_axes_place(d, p, b, sx, sy, 0, Lb.h + gap / 2, &gb);
+        double full = a.w * a.h, ar = Lr.h <= gr.a.h ? gr.a.w * gr.a.h : 0, ab = Lb.w <= b.w ? gb.a.w * gb.a.h : 0;
+        if (fmax(ar, ab) < (d->legend == BL_LEGEND_OUTSIDE ? 1e-9 : LEGEND_KEEP) * full) continue;   /* no room */
+        if (ar >= ab) {
+            *g = gr;
+            Lr.where = BL_LEGEND_RIGHT, Lr.x = g->a.x + g->a.w + gap, Lr.y = g->a.y;
+            *L = Lr;
+        } else {
+            *g = gb;
+            Lb.where = BL_LEGEND_BELOW;
+            Lb.x = fmin(fmax(g->a.x + g->a.w / 2 - Lb.w / 2, b.x), b.x + b.w - Lb.w);
+            Lb.y = b.y + b.h - Lb.h;
+            *L = Lb;
+        }
+        return;
     }
 }
 

@@ -60,13 +60,14 @@ double dr_least_size(const dctx *d, double size)
  * cut after a character and ends with an ellipsis "…" (a slide title loses its end, never
  * its start nor its middle). Sets the font (size in units, as dr_font()) and leaves the text to
  * draw in buf (n bytes): s, or its cut, or "" when not even the ellipsis fits. Returns buf. */
-static const char *fit(dctx *d, const char *s, double size, int bold, double maxw, char *buf, size_t n)
+static const char *fit_to(dctx *d, const char *s, double size, double least, int bold, double maxw, char *buf,
+                          size_t n)
 {
     snprintf(buf, n, "%s", s);
     dr_font(d, size, bold, 0);
     double tw = dr_text_w(d, buf);
     if (tw <= maxw) return buf;
-    double least = dr_least_size(d, size), sz = size;
+    double sz = size;
     /* widths go with the size, nearly (hinting): aim at the size that fits, then step down */
     if (maxw > 0) sz = fmax(least, size * maxw / tw);
     else sz = least;
@@ -95,6 +96,29 @@ static const char *fit(dctx *d, const char *s, double size, int bold, double max
     return buf;
 }
 
+static const char *fit(dctx *d, const char *s, double size, int bold, double maxw, char *buf, size_t n)
+{
+    return fit_to(d, s, size, dr_least_size(d, size), bold, maxw, buf, n);
+}
+
+/* The size (units) fit() draws s at in maxw: size when it fits, else the size that fits, not
+ * below dr_least_size(size). Sets the font. */
+double dr_fit_size(dctx *d, const char *s, double size, int bold, double maxw)
+{
+    char buf[512];
+    fit(d, s, size, bold, maxw, buf, sizeof buf);
+    return d->fsize / d->u;
+}
+
+/* s centred on (x, y) at exactly `size` units, cut (as fit() cuts) when it is wider than maxw:
+ * the lines of one title, and the panel titles of one figure, share one size */
+void dr_text_at(dctx *d, double x, double y, const char *s, double size, int bold, double maxw, uint32_t color)
+{
+    char buf[512];
+    fit_to(d, s, size, size, bold, maxw, buf, sizeof buf);
+    dr_text(d, x, y, buf, 0.5, color);
+}
+
 /* s centred on (x, y), horizontal or turned upwards, fitted to maxw units by fit() */
 void dr_text_fit(dctx *d, double x, double y, const char *s, double size, int bold, double maxw, uint32_t color,
                      int vertical)
@@ -115,8 +139,12 @@ void dr_panel_title(dctx *d, const bl_panel *p, box b, double y)
 {
     if (!p->title) return;
     double cx = b.x + b.w / 2;
+    if (d->measure) {   /* the figure's first pass: the size each panel title needs */
+        d->ptitle = fmin(d->ptitle, dr_fit_size(d, p->title, 21, 1, dr_room_at(b, cx)));
+        return;
+    }
     d->role = BL_TEXT_PANEL_TITLE;
-    dr_text_fit(d, cx, y, p->title, 21, 1, dr_room_at(b, cx), C_TEXT, 0);
+    dr_text_at(d, cx, y, p->title, d->ptitle > 0 ? d->ptitle : 21, 1, dr_room_at(b, cx), C_TEXT);
 }
 
 /* ---- text panels ---- */

@@ -129,7 +129,8 @@ bl_figure *bl_plot_loss_relative_figure(const bl_metrics *const *runs, const cha
             /* the gap is noise itself: a centred mean over about 1/20 of the steps */
             if (rc == 0) bl_centered_average(e, npt, npt / 40, hi);
             for (int s = 0; rc == 0 && s < npt; s++) e[s] = -hi[s];
-            if (rc == 0) rc = bl_panel_band(p, x, e, hi, npt) < 0 ? -1 : 0;
+            int k = rc == 0 ? bl_panel_band(p, x, e, hi, npt) : -1;
+            if (k < 0 || bl_series_legend(p, k, "seed gap") < 0) rc = -1;   /* the band named */
             for (int s = 0; rc == 0 && s < npt; s++) rc = bl_fig_row(f, labels[i], "seed_gap", (int)x[s], (double)hi[s]);
             free(hi);
         }

@@ -301,6 +301,16 @@ int bl_panel_band(bl_panel *p, const float *x, const float *lo, const float *hi,
     return k;
 }
 
+int bl_series_legend(bl_panel *p, int k, const char *label)
+{
+    char *l = strdup(label);
+    if (!l) return bl_fail("plot: out of memory");
+    free(p->series[k].label);
+    p->series[k].label = l;
+    p->series[k].flags &= ~BL_NO_LEGEND;
+    return 0;
+}
+
 int bl_panel_smoothed(bl_panel *p, const char *label, const float *x, const float *y, int n, float smooth)
 {
     if (smooth == 0) return bl_panel_line(p, label, x, y, n, 0);

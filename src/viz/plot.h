@@ -186,6 +186,9 @@ int bl_panel_line(bl_panel *p, const char *label, const float *x, const float *y
  * A point where lo or hi is not finite leaves a gap. The terminal leaves bands out. Returns the
  * series index, or -1 as bl_panel_line. */
 int bl_panel_band(bl_panel *p, const float *x, const float *lo, const float *hi, int n);
+/* Name series k of p (0 <= k < p->nseries) in the legend as `label`, a band too (its key a
+ * swatch of its fill: relative='s "seed gap"). Returns 0, or -1 out of memory. */
+int bl_series_legend(bl_panel *p, int k, const char *label);
 
 /* The TensorBoard picture of a noisy curve: the raw series faint, and on top of it the EMA with
  * bias correction (bl_ema, weight `smooth` in [0, 1)) in the same colour, labelled `label`.

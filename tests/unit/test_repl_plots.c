@@ -1624,6 +1624,115 @@ BL_TEST(slide_titles_whole_at_large_fonts)
     session_free(s);
 }
 
+/* The lines of a wrapped figure title are drawn at one size (at font=2 attn query='s second
+ * line "t = 0.5" came out larger than the first), and so are the panel titles of one figure
+ * (rope table grid=8 font=2 drew its three in three sizes). */
+BL_TEST(titles_of_a_figure_share_one_size)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512];
+    CHECK(run_in(s, "d = dit(dim=32, depth=1, heads=4)") == 0, "%s", errbuf);
+    const char *views[] = { "use d; attn query=27 font=2", "rope table grid=8 font=2", "rope check width=800 font=1.5",
+                            "rope table font=2", "qk growth font=2", "use d; attn query=27 width=800 height=450" };
+    for (size_t v = 0; v < sizeof views / sizeof views[0]; v++) {
+        snprintf(cmd, sizeof cmd, "%s > %s", views[v], tmp("ts.png"));
+        if (traced(s, &lay, cmd)) continue;
+        for (int role = BL_TEXT_TITLE; role <= BL_TEXT_PANEL_TITLE; role++) {
+            double lo = INFINITY, hi = 0;
+            int n = 0;
+            for (int i = 0; i < lay.ntext; i++)
+                if (lay.text[i].role == role) lo = fmin(lo, lay.text[i].size), hi = fmax(hi, lay.text[i].size), n++;
+            CHECK(n == 0 || hi - lo < 1e-6 * hi, "%s: %d %s drawn from %.2f to %.2f", cmd, n,
+                  role == BL_TEXT_TITLE ? "title lines" : "panel titles", lo, hi);
+        }
+    }
+    /* rope check width=800 font=1.5: the dc labels ran together ("-7-6-5"); cell values were drawn at 8 px */
+    snprintf(cmd, sizeof cmd, "rope check width=800 font=1.5 > %s", tmp("ts.png"));
+    if (!traced(s, &lay, cmd)) {
+        for (int i = 0; i < lay.ntext; i++) {
+            const bl_text_box *t = &lay.text[i];
+            if (t->role == BL_TEXT_OTHER && t->panel >= 0)
+                CHECK(t->size >= 10 * lay.u - 1e-6, "cell value '%s' at %.1f px", t->text, t->size);
+            for (int j = i + 1; j < lay.ntext; j++) {
+                const bl_text_box *q = &lay.text[j];
+                if (t->role != BL_TEXT_TICK || q->role != BL_TEXT_TICK || t->panel != q->panel) continue;
+                if (fabs(t->y0 - q->y0) > 1 || strlen(t->text) < 2 || strlen(q->text) < 2) continue;
+                CHECK(fmax(t->x0, q->x0) - fmin(t->x1, q->x1) >= 4 * lay.u, "ticks '%s' and '%s' %.1f px apart", t->text,
+                      q->text, fmax(t->x0, q->x0) - fmin(t->x1, q->x1));
+            }
+        }
+    }
+    int lines = 0;
+    snprintf(cmd, sizeof cmd, "use d; attn query=27 font=2 > %s", tmp("ts.png"));
+    if (!traced(s, &lay, cmd))
+        for (int i = 0; i < lay.ntext; i++) lines += lay.text[i].role == BL_TEXT_TITLE;
+    CHECK(lines == 2, "attn query=27 font=2: %d title lines, expected the title wrapped to 2", lines);
+    session_free(s);
+}
+
+/* The legend text of `s` (NULL when not drawn) */
+static const bl_text_box *legend_text(const bl_layout *L, const char *s)
+{
+    for (int i = 0; i < L->ntext; i++)
+        if (L->text[i].role == BL_TEXT_LEGEND && !strcmp(L->text[i].text, s)) return &L->text[i];
+    return NULL;
+}
+
+/* plot loss relative= of four runs and their seed2 (a fresh user's slide): the seed gap band is
+ * named in the legend; a run's line and its "val" entry stay on one legend row (the legend
+ * below the plot filled column by column split them); the lines keep their style (solid or
+ * dashed) from 1600 x 900 to 800 x 450; at font=2 the legend outside the plot is as large as
+ * the tick labels (it was clearly smaller). */
+BL_TEST(relative_loss_legend_rows_and_styles)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    static bl_series_style big[BL_LAYOUT_MAX_SERIES];
+    char cmd[512];
+    int nbig = 0;
+    CHECK(run_in(s, "base = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2)\n"
+                    "rope = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2, pos=\"rope\")\n"
+                    "rms = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2, norm=\"rmsnorm\")\n"
+                    "seed2 = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2, seed=1)\n"
+                    "train base 6 quiet=on; train rope 6 quiet=on; train rms 6 quiet=on; train seed2 6 quiet=on") == 0,
+          "%s", errbuf);
+    const char *sizes[] = { "width=1600 height=900", "width=800 height=450", "font=2" };
+    for (int z = 0; z < 3; z++) {
+        snprintf(cmd, sizeof cmd, "plot loss base rope rms seed2 relative=base %s > %s", sizes[z], tmp("rel.png"));
+        if (traced(s, &lay, cmd)) continue;
+        CHECK(legend_text(&lay, "seed gap") != NULL, "%s: the seed gap band is not in the legend", cmd);
+        const char *runs[] = { "rope", "rms", "seed2" };
+        for (int r = 0; r < 3; r++) {
+            char v[64];
+            snprintf(v, sizeof v, "%s val", runs[r]);
+            const bl_text_box *a = legend_text(&lay, runs[r]), *b = legend_text(&lay, v);
+            int below = lay.axes[0].legend == BL_LEGEND_BELOW;
+            CHECK(a && b, "%s: no legend entries '%s' and '%s'", cmd, runs[r], v);
+            if (!a || !b) continue;
+            if (below)   /* rows: side by side on one row */
+                CHECK(fabs((a->y0 + a->y1) / 2 - (b->y0 + b->y1) / 2) < 1 && b->x0 > a->x0,
+                      "%s: '%s' and '%s' not side by side on one legend row", cmd, runs[r], v);
+            else   /* one column: one under the other */
+                CHECK(b->y0 > a->y0 && fabs(b->x0 - a->x0) < 1, "%s: '%s' not under '%s'", cmd, v, runs[r]);
+        }
+        if (z == 0) {
+            nbig = lay.nseries;
+            memcpy(big, lay.series, sizeof big);
+        } else if (z == 1) {
+            CHECK(lay.nseries == nbig, "%s: %d series, %d at 1600 x 900", cmd, lay.nseries, nbig);
+            for (int i = 0; i < nbig && i < lay.nseries; i++)
+                CHECK(lay.series[i].dash == big[i].dash, "%s: series %d drawn with dash %d, %d at 1600 x 900", cmd,
+                      lay.series[i].series, lay.series[i].dash, big[i].dash);
+        } else if (lay.axes[0].legend == BL_LEGEND_RIGHT || lay.axes[0].legend == BL_LEGEND_BELOW) {
+            double tick = 0;
+            for (int i = 0; i < lay.ntext; i++) if (lay.text[i].role == BL_TEXT_TICK) tick = fmax(tick, lay.text[i].size);
+            CHECK(lay.axes[0].lsize >= tick - 1e-6, "%s: legend text %.1f, tick labels %.1f", cmd, lay.axes[0].lsize, tick);
+        }
+    }
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -1658,6 +1767,8 @@ int main(void)
     RUN(axis_ranges_honoured_or_refused);
     RUN(small_font_ticks_cover_the_axis);
     RUN(slide_titles_whole_at_large_fonts);
+    RUN(titles_of_a_figure_share_one_size);
+    RUN(relative_loss_legend_rows_and_styles);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
