@@ -10,8 +10,8 @@
 #   setsid nohup sh docs/results/run.sh EXP >/dev/null 2>&1 &     in the background
 #
 # Stopping it (kill the blocklab process, or the machine going down) loses at most the steps
-# since the last checkpoint (every 250 steps, written atomically); the same command resumes the
-# runs from their checkpoints and gives the numbers of an uninterrupted run. A second copy of the
+# since the last checkpoint (written atomically every 250 steps for block-upgrades, every 50 for
+# gpt-nanogpt); the same command resumes the runs from their checkpoints and gives the numbers of an uninterrupted run. A second copy of the
 # same experiment started while one runs exits at once (a lock on RUNS/lock).
 #
 # Environment (defaults in brackets):
