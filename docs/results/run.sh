@@ -12,7 +12,8 @@
 # Stopping it (kill the blocklab process, or the machine going down) loses at most the steps
 # since the last checkpoint (written atomically every 250 steps for block-upgrades, every 50 for
 # gpt-nanogpt); the same command resumes the runs from their checkpoints and gives the numbers
-# of an uninterrupted run. A second copy of the same experiment started while one runs exits at once (a lock on RUNS/lock).
+# of an uninterrupted run. A second copy of the same experiment started while one runs exits at
+# once (a lock on RUNS/lock).
 #
 # Environment (defaults in brackets):
 #   RUNS  the folder of the runs, the tables and the log   [/work/runs/EXP]
