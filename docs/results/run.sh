@@ -5,6 +5,9 @@
 #                   full budget (examples/block-upgrades-full.bl)
 #   gpt-nanogpt     TinyGPT v1 against v2 at nanoGPT's shakespeare-char settings, batch 16
 #                   (examples/gpt-nanogpt-full.bl)
+#   gpt-v1-v2       TinyGPT v1 against v2 at context 128 (dim 128, depth 4, 2,000 steps each) and
+#                   their loss per position to 512 (examples/gpt-v1-v2-full.bl; no checkpoints:
+#                   about an hour, a stopped run starts again)
 #
 #   sh docs/results/run.sh EXP              run in the foreground (from the tree's root)
 #   setsid nohup sh docs/results/run.sh EXP >/dev/null 2>&1 &     in the background
@@ -26,8 +29,8 @@
 set -eu
 EXP=${1:-}
 case "$EXP" in
-    block-upgrades|gpt-nanogpt) ;;
-    *) echo "usage: run.sh block-upgrades|gpt-nanogpt" >&2; exit 2 ;;
+    block-upgrades|gpt-nanogpt|gpt-v1-v2) ;;
+    *) echo "usage: run.sh block-upgrades|gpt-nanogpt|gpt-v1-v2" >&2; exit 2 ;;
 esac
 here=$(cd "$(dirname "$0")/../.." && pwd)
 RUNS=${RUNS:-/work/runs/$EXP}
@@ -43,7 +46,8 @@ if [ "$EXP" = block-upgrades ]; then
     ln -sfn "$DATA/cifar10" "$RUNS/cifar-10-batches-bin"
 else
     [ -f "$DATA/tinyshakespeare.txt" ] || { echo "run.sh: $DATA holds no tinyshakespeare.txt" >&2; exit 1; }
-    cp "$here/examples/gpt-nanogpt-full.bl" "$RUNS/"
+    cp "$here/examples/$EXP-full.bl" "$RUNS/"
+    [ "$EXP" = gpt-nanogpt ] || cp "$here/examples/$EXP-run.bl" "$RUNS/"
     ln -sfn "$DATA/tinyshakespeare.txt" "$RUNS/tinyshakespeare.txt"
 fi
 cd "$RUNS"
