@@ -230,6 +230,29 @@ int bl_cmd_figsize(bl_cmdargs *a, bl_figure *f)
     return 0;
 }
 
+int bl_cmd_grid_cols(bl_cmdargs *a, int n, double ow, double oh, double aspect, int deflt, long *cols)
+{
+    long w, h;
+    int ci = bl_opt_find(a, "cols");
+    if (ci >= 0) return bl_word_int(a, ci, 1, n, cols);
+    if (opt_side(a, "width", &w) < 0 || opt_side(a, "height", &h) < 0) return -1;
+    int W, H;
+    bl_fig_size((int)w, (int)h, &W, &H);
+    /* the page less its margins and title (viz/draw.c), in units of a 1600 x 900 page */
+    double u = sqrt(fmin((double)W / BL_FIG_W, (double)H / BL_FIG_H)), gap = 36 * u;
+    double pw = W - 48 * u, ph = H - 48 * u - 78 * u, best = -1, at_deflt = -1;
+    *cols = deflt;
+    for (int c = 1; c <= n && c <= BL_FIG_MAX_GRID; c++) {
+        int r = (n + c - 1) / c;
+        if (r > BL_FIG_MAX_GRID || !bl_grid_cols_ok(n, c)) continue;
+        double s = fmin(((pw - (c - 1) * gap) / c - ow * u) / aspect, (ph - (r - 1) * gap) / r - oh * u);
+        if (c == deflt) at_deflt = s;
+        if (s > best * 1.05) best = s, *cols = c;   /* 5% larger, or the fewer columns */
+    }
+    if (at_deflt >= best / 1.05) *cols = deflt;   /* as large as the best: the usual shape */
+    return 0;
+}
+
 int bl_cmd_figure(bl_cmdargs *a, bl_figure *f, const bl_config *model_cfg)
 {
     if (!f) return -1;
