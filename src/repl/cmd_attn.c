@@ -128,9 +128,10 @@ static const char help[] =
     "key, columns layer,head,query,key,prob (keys and queries numbered as\n"
     "tokens; a TinyDiT patch at row r, column c is r * grid + c; with\n"
     "query=N the rows of query N); each query's probs sum to 1 over keys.\n"
-    "cols=N lays the heads out N to a row; without it the columns that make\n"
-    "the maps largest on the page (width= height=: 1280 x 720 gives 4 heads\n"
-    "in a row, a square page 2 x 2).";
+    "cols=N lays the heads out N to a row (attn cols=4: 4 heads in a row\n"
+    "across a 16:9 slide); without it 2 x 2 for 4 heads, unless the page's\n"
+    "shape makes another grid's maps a quarter larger (width=1600 height=400:\n"
+    "one row).";
 
 const bl_command bl_cmd_attn_entry = {
     .name = "attn",

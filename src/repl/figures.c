@@ -249,7 +249,9 @@ int bl_cmd_grid_cols(bl_cmdargs *a, int n, double ow, double oh, double aspect, 
         if (c == deflt) at_deflt = s;
         if (s > best * 1.05) best = s, *cols = c;   /* 5% larger, or the fewer columns */
     }
-    if (at_deflt >= best / 1.05) *cols = deflt;   /* as large as the best: the usual shape */
+    /* the usual shape unless another makes the pictures a quarter larger: a grid that fills the
+     * page's height (no empty band above and below, issue 16) over one a little larger */
+    if (at_deflt >= best / 1.25) *cols = deflt;
     return 0;
 }
 

@@ -217,9 +217,9 @@ static void grid_pack_images(dctx *d, const bl_figure *f, grid_plan *g, double x
         box b = panel_box(f, g, i);
         images_geom ig = dr_images_place(d, p, b);
         double gw = ig.g * p->w * ig.s + (ig.g - 1) * ig.gap + ig.bar;
-        if (p->title) {   /* room for its title at its smallest size */
+        if (p->title) {   /* room for its title on one line at its smallest size, clear of its neighbours' */
             dr_font(d, dr_least_size(d, 21), 1, 0);
-            gw = fmax(gw, dr_text_w(d, p->title));
+            gw = fmax(gw, dr_text_w(d, p->title) + (DR_TITLE_SEP - 12) * d->u + 1 + ig.bar);
         }
         need[i % nc] = fmax(need[i % nc], gw);
     }
@@ -488,7 +488,7 @@ int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
         draw_panels(&d, f, &plans[level], &sx, &sy);
         cairo_pattern_destroy(cairo_pop_group(cr));
         d.measure = 0, d.trace = trace_to;
-        if (round == 0) dr_title_choose(&d);
+        if (round == 0) dr_title_choose(&d, h);
         else d.ptitle = d.tneed[tl - 1] > 0 ? d.tneed[tl - 1] : dr_least_size(&d, 21);
         if (d.tlines == tl && round == 0) break;
         d.tlines = round == 0 ? d.tlines : tl;

@@ -13,24 +13,15 @@ images_geom dr_images_place(dctx *d, const bl_panel *p, box b)
     b.w = fmax(0, b.w - r.bar);
     r.gap = 8 * u;
     int g = p->grid_cols, best_g = 1;
-    double best = 0, fit = INFINITY, sk[BL_FIG_MAX_GRID * BL_FIG_MAX_GRID * 4 + 1];
-    int nk = p->n < (int)(sizeof sk / sizeof sk[0]) ? p->n : (int)(sizeof sk / sizeof sk[0]) - 1;
-    if (!g) { /* the columns that make the images largest; of those within 5% of it, the grid
-               * whose shape is nearest the room's (16 on a 16:9 page: 2 x 8, not 4 x 4 with
-               * bands at its sides) */
-        for (int k = 1; k <= nk; k++) {
+    double best = 0, best_h = 0;
+    if (!g) /* the number of columns that makes the images largest, of those that fill their rows */
+        for (int k = 1; k <= p->n; k++) {
+            if (!bl_grid_cols_ok(p->n, k)) continue;
             int rows = (p->n + k - 1) / k;
-            sk[k] = bl_grid_cols_ok(p->n, k) ? fmin((b.w - (k - 1) * r.gap) / (k * p->w), (ah - (rows - 1) * r.gap) / (rows * p->h)) : -1;
-            best = fmax(best, sk[k]);
+            double s = fmin((b.w - (k - 1) * r.gap) / (k * p->w), (ah - (rows - 1) * r.gap) / (rows * p->h));
+            double h = rows * p->h * s;
+            if (s > best * (1 + 1e-9) || (s > best * (1 - 1e-9) && h > best_h)) best = s, best_g = k, best_h = h;
         }
-        for (int k = 1; k <= nk; k++) {
-            int rows = (p->n + k - 1) / k;
-            if (!(sk[k] >= 0.95 * best) || !(sk[k] > 0)) continue;
-            double gw = k * p->w * sk[k] + (k - 1) * r.gap, gh = rows * p->h * sk[k] + (rows - 1) * r.gap;
-            double off = fabs(log((gw / gh) / (b.w / fmax(ah, 1e-9))));
-            if (off < fit - 1e-9) fit = off, best_g = k;
-        }
-    }
     if (!g) g = best_g;
     r.g = g, r.rows = (p->n + g - 1) / g;
     r.s = fmax(0, fmin((b.w - (g - 1) * r.gap) / (g * p->w), (ah - (r.rows - 1) * r.gap) / (r.rows * p->h)));

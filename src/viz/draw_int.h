@@ -89,10 +89,13 @@ double dr_room_at(box b, double x);
 #define DR_TITLE_SEP 28
 /* the room (page units) from a panel's top to what is under its title */
 double dr_title_top(dctx *d, const bl_panel *p);
-/* what the measuring pass found (dctx.tneed): the lines panel titles take (the fewest that keep
- * them at 85% of 21 units or more, else the lines that keep them largest) and their size,
- * in d->tlines and d->ptitle */
-void dr_title_choose(dctx *d);
+/* what the measuring pass found (dctx.tneed): the lines panel titles take and their size, in
+ * d->tlines and d->ptitle. On a page at least DR_TITLE_TALL units high (page_h page units) the
+ * fewest lines that keep them at 85% of 21 units or more; on a shorter one the fewest that keep
+ * them whole at their least size (shrunk first, wrapped only rather than cut); else the lines
+ * that keep them largest. */
+#define DR_TITLE_TALL 450
+void dr_title_choose(dctx *d, double page_h);
 /* Whether title s wraps onto DR_TITLE_LINES lines of `room` page units at its least size */
 int dr_title_cut(dctx *d, const char *s, double room);
 void dr_panel_title(dctx *d, const bl_panel *p, box b, double y);

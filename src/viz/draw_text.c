@@ -212,10 +212,14 @@ int dr_title_cut(dctx *d, const char *s, double room)
     return title_size(d, s, fmax(0, room - (DR_TITLE_SEP - 12) * d->u), DR_TITLE_LINES) <= 0;
 }
 
-void dr_title_choose(dctx *d)
+void dr_title_choose(dctx *d, double page_h)
 {
+    /* a page of DR_TITLE_TALL units or more wraps a title rather than shrink it below 85%; a
+     * shorter one (800 x 450 at font=2: 318 units) shrinks it and wraps only what would be cut,
+     * its height going to the pictures */
+    double keep = page_h / d->u >= DR_TITLE_TALL ? 0.85 * 21 : 1e-9;
     int k = 0;
-    while (k < DR_TITLE_LINES && d->tneed[k] < 0.85 * 21) k++;
+    while (k < DR_TITLE_LINES && d->tneed[k] < keep) k++;
     if (k == DR_TITLE_LINES) {   /* none keeps them large: the lines that keep them largest */
         k = 0;
         for (int i = 1; i < DR_TITLE_LINES; i++)

@@ -162,8 +162,8 @@ static int legend(bl_canvas *c, const bl_panel *p, int x0, int y, int w, const s
         else if (marks) snprintf(key, sizeof key, "%c", mark_of(p, s));
         else snprintf(key, sizeof key, "%s", st->unicode ? "━━" : "--");
         int need = bl_utf8_len(key) + 1 + bl_utf8_len(se->label);
-        if (x > 0 && x + 2 + need > w) x = 0, rows++;
-        if (x > 0) x += 2;
+        if (x > 0 && x + 3 + need > w) x = 0, rows++;
+        if (x > 0) x += 3;
         if (rows == 0 && x == 0) rows = 1;
         if (c) {
             uint32_t fg = st->color ? bl_series_rgb(se) : BL_NO_RGB;
@@ -272,7 +272,9 @@ static void draw_lines(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, 
     y = xr + 2;
     if (xlab[0]) text_center(c, ax + 1, pc, y++, xlab);
     if (noted) bl_canvas_text(c, ax + 1, y++, note, BL_NO_RGB, pw - yw - 2);
-    legend(c, p, x0, y, pw, st, !braille);
+    /* under the plot area when it takes no more rows there, else from the panel's left edge */
+    if (legend(NULL, p, 0, 0, pw - yw - 2, st, !braille) <= leg_rows) legend(c, p, ax + 1, y, pw - yw - 2, st, !braille);
+    else legend(c, p, x0, y, pw, st, !braille);
 }
 
 /* ---- heatmaps and images: square "pixels", two per cell (upper and lower half) ---- */

@@ -1795,10 +1795,14 @@ BL_TEST(panel_titles_wrap_apart)
                     }
                 }
             }
-    /* grids of pictures on a 16:9 slide fill its width: 4 heads of attn at 1280 x 720 and 16
-     * samples at 1600 x 900 leave under 25% of the width empty at the sides */
-    const char *grids[] = { "use d; attn width=1280 height=720", "use d; sample n=16 steps=1" };
-    for (int k = 0; k < 2; k++) {
+    /* grids of pictures fill a slide's width where that makes them largest or cols= asks: 16
+     * samples on a wide page (2 x 8; a 4 x 4 would leave 70% of the width empty at the sides)
+     * and with cols=8 at 1280 x 720, attn cols=4 at 1280 x 720 and attn on a wide page (one
+     * row) leave under 25% of the width empty */
+    const char *grids[] = { "use d; sample n=16 steps=1 width=1600 height=500",
+                            "use d; sample n=16 steps=1 cols=8 width=1280 height=720",
+                            "use d; attn cols=4 width=1280 height=720", "use d; attn width=1600 height=400" };
+    for (int k = 0; k < 4; k++) {
         snprintf(cmd, sizeof cmd, "%s > %s", grids[k], tmp("grid.png"));
         if (traced(s, &lay, cmd)) continue;
         double x0 = INFINITY, x1 = -INFINITY;
