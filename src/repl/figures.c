@@ -238,9 +238,10 @@ int bl_cmd_grid_cols(bl_cmdargs *a, int n, double ow, double oh, double aspect, 
     if (opt_side(a, "width", &w) < 0 || opt_side(a, "height", &h) < 0) return -1;
     int W, H;
     bl_fig_size((int)w, (int)h, &W, &H);
-    /* the page less its margins and title (viz/draw.c), in units of a 1600 x 900 page */
-    double u = sqrt(fmin((double)W / BL_FIG_W, (double)H / BL_FIG_H)), gap = 36 * u;
-    double pw = W - 48 * u, ph = H - 48 * u - 78 * u, best = -1, at_deflt = -1;
+    /* the page less its margins and title (viz/draw.c) in units, the page scaled to fill
+     * 1600 x 900 at least (its shape, not its size, decides: text shrinks slower than a page) */
+    double z = fmin((double)W / BL_FIG_W, (double)H / BL_FIG_H), u = 1, gap = 36;
+    double pw = W / z - 48, ph = H / z - 48 - 78, best = -1, at_deflt = -1;
     *cols = deflt;
     for (int c = 1; c <= n && c <= BL_FIG_MAX_GRID; c++) {
         int r = (n + c - 1) / c;
