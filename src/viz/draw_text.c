@@ -165,6 +165,7 @@ double dr_title_top(dctx *d, const bl_panel *p)
 static int wrap_title(dctx *d, const char *s, double maxw, int maxl, char (*line)[256], size_t n)
 {
     int k = 0, wide = 0;
+    for (int i = 0; i < maxl; i++) line[i][0] = '\0';   /* lines it does not fill are empty */
     while (*s == ' ') s++;
     while (*s) {
         size_t len = strlen(s), end = 0;
