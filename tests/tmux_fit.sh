@@ -5,7 +5,8 @@
 # 100 x 24 the next picture fits the new window; width= and height= are columns and rows; keys
 # typed while the first picture asks the terminal what it shows are kept; a resize during `train`
 # leaves no stale piece of the bar; `pictures kitty` with tmux's allow-passthrough off says it
-# draws half blocks. Skipped when tmux is missing.
+# draws half blocks; rope table's legend lists all its pairs at 70 x 20 and 120 x 50. Skipped
+# when tmux is missing.
 set -u
 bin=${BL_BUILDDIR:-$(pwd)}/blocklab
 if ! command -v tmux >/dev/null 2>&1; then echo "1..0 # SKIP tmux missing"; exit 0; fi
@@ -96,6 +97,22 @@ bars=$(screen | grep -cE 'step [0-9]+ +loss')
 if [ "$bars" = 1 ]; then ok "widened again: one bar"; else notok "widened again: $bars bars"; fi
 keys C-c
 wait_for "train: interrupted" >/dev/null
+
+# rope table's angle panel names every frequency pair it draws (6: pair 0, 3, .., 15) at 70 x 20
+# and at 120 x 50, its legend rows wrapped across the panel (it listed 4 of 6 at 120 x 50, the
+# rows counted for one width and drawn at another), and the picture fits the window
+for size in "70 20" "120 50"; do
+    set -- $size
+    $T resize-window -t t -x "$1" -y "$2"
+    sleep 0.5
+    if fits 'rope table'; then
+        got=$(grep -oE 'pair [0-9]+' "$tmp/screen" | sort -u | tr '\n' ' ')
+        if [ "$got" = "pair 0 pair 12 pair 15 pair 3 pair 6 pair 9 " ]; then ok "rope table at $1 x $2: all 6 pairs in its legend"
+        else notok "rope table at $1 x $2: legend entries '$got'"; fi
+    else notok "rope table fits $1 x $2"; fi
+done
+$T resize-window -t t -x 100 -y 40
+sleep 0.5
 
 # kitty pictures set by hand inside tmux whose allow-passthrough is off were drawn blank: one
 # line says so and half blocks are drawn (tmux 3.3+ has the option)

@@ -23,7 +23,7 @@ static int query_cols(int n)
 
 static int cmd_attn(bl_cmdargs *a)
 {
-    static const char *const keys[] = { "layer", "head", "query", "image", BL_FIG_SIZE_KEYS, NULL };
+    static const char *const keys[] = { "layer", "head", "query", "image", "cols", BL_FIG_SIZE_KEYS, NULL };
     int used;
     bl_model *m = bl_models_pick(a, &used);
     long layer, query = -1, head = -1, image;
@@ -53,7 +53,23 @@ static int cmd_attn(bl_cmdargs *a)
         snprintf(title, sizeof title, "%s layer %ld attention, %s", bl_kind_of(m->kind)->title,
                  layer, o.desc);
     /* query=: each head's weights over the patch grid laid over the image at its own scale */
-    int cols = query >= 0 ? query_cols(nh) : nh <= 2 ? nh : nh <= 4 ? 2 : nh <= 9 ? 3 : 4, rows = (nh + cols - 1) / cols;
+    /* cols=, else the columns that make the maps largest on the page asked for: a map needs about
+     * 70 units left of it (row labels, y label) and 110 above and below (title, column labels,
+     * x label); a query= image 110 right of it (its colour bar) and 40 above (its title) */
+    int deflt = query >= 0 ? query_cols(nh) : nh <= 2 ? nh : nh <= 4 ? 2 : nh <= 9 ? 3 : 4;
+    long gc;
+    if (bl_cmd_grid_cols(a, nh, query >= 0 ? 110 : 70, query >= 0 ? 40 : 110, 1, deflt, &gc) < 0) {
+        bl_fixed_free(&o);
+        return -1;
+    }
+    int cols = (int)gc, rows = (nh + cols - 1) / cols;
+    if (rows > BL_FIG_MAX_GRID) {
+        bl_fixed_free(&o);
+        bl_fail("attn: %d heads in %d columns need %d rows, more than %d (cols=%d or more)", nh, cols, rows,
+                BL_FIG_MAX_GRID, (nh + BL_FIG_MAX_GRID - 1) / BL_FIG_MAX_GRID);
+        int ci = bl_opt_find(a, "cols");
+        return bl_session_errat(a->s, ci >= 0 ? a->w[ci].vpos : a->st->pos);
+    }
     bl_figure *f = bl_fig_new(rows, cols, title);
     static const char *const names[] = { "layer", "head", "query", "key", "prob" };
     int rc = f ? bl_fig_table(f, names, "iiiir") : -1;
@@ -111,11 +127,15 @@ static const char help[] =
     "`attn layer=1 > attn.png` saves it. attn.csv: one row per query and\n"
     "key, columns layer,head,query,key,prob (keys and queries numbered as\n"
     "tokens; a TinyDiT patch at row r, column c is r * grid + c; with\n"
-    "query=N the rows of query N); each query's probs sum to 1 over keys.";
+    "query=N the rows of query N); each query's probs sum to 1 over keys.\n"
+    "cols=N lays the heads out N to a row (attn cols=4: 4 heads in a row\n"
+    "across a 16:9 slide); without it 2 x 2 for 4 heads, unless the page's\n"
+    "shape makes another grid's maps a quarter larger (width=1600 height=400:\n"
+    "one row).";
 
 const bl_command bl_cmd_attn_entry = {
     .name = "attn",
-    .synopsis = "attn [MODEL] [layer=0] [head=all|N] [query=N] [image=0]",
+    .synopsis = "attn [MODEL] [layer=0] [head=all|N] [query=N] [image=0] [cols=auto]",
     .help = help,
     .help_more = bl_fig_size_help,
     .complete = bl_complete_modelvar,

@@ -18,23 +18,16 @@ static int step_of(const bl_model *m)
     return t && t->has_pending ? (int)t->pending.step : 0;
 }
 
-/* The columns of the most square grid of n images: ceil(sqrt(n)) (16: 4 x 4, 10: 4 x 3). */
-static int square_cols(int n)
-{
-    int c = (int)ceil(sqrt((double)n));
-    while (c > 1 && (c - 1) * (c - 1) >= n) c--;
-    while (c * c < n) c++;
-    return c;
-}
-
 static int sample_dit(bl_cmdargs *a, bl_model *m, int used)
 {
-    static const char *const keys[] = { "n", "steps", "seed", BL_FIG_SIZE_KEYS, NULL };
-    long n, steps, seed;
+    static const char *const keys[] = { "n", "steps", "seed", "cols", BL_FIG_SIZE_KEYS, NULL };
+    long n, steps, seed, cols = 0;
     if (bl_opt_check(a, used, keys) < 0 || bl_opt_int(a, "n", 16, 1, 256, &n) < 0 ||
         bl_opt_int(a, "steps", 20, 1, 10000, &steps) < 0 ||
         bl_opt_int(a, "seed", 0, 0, 9007199254740991L, &seed) < 0 || bl_cmd_figsize(a, NULL) < 0)
         return -1;
+    int ci = bl_opt_find(a, "cols");
+    if (ci >= 0 && bl_word_int(a, ci, 1, n, &cols) < 0) return -1;
     bl_tensor *x = bl_dit_sample(m, (int)n, (int)steps, (uint64_t)seed);
     if (!x && bl_interrupted()) {   /* Ctrl-C: one plain line, as train says it, and nothing to write */
         bl_interrupt_newline(a->s->out);
@@ -49,7 +42,7 @@ static int sample_dit(bl_cmdargs *a, bl_model *m, int used)
     snprintf(title, sizeof title, "TinyDiT samples: step %d, %ld Euler steps, seed %ld", step_of(m), steps, seed);
     bl_figure *f = bl_fig_new(1, 1, title);
     int rc = f ? bl_panel_images(bl_fig_panel(f, 0), x->data, (int)n, x->shape[1], x->shape[2], x->shape[3],
-                                 -1.0f, 1.0f, square_cols((int)n)) : -1;
+                                 -1.0f, 1.0f, (int)cols) : -1;
     bl_tensor_free(x);
     if (rc < 0) {
         bl_fig_free(f);
@@ -200,8 +193,10 @@ static int cmd_sample(bl_cmdargs *a)
 
 static const char help[] =
     "Generate images (TinyDiT) or text (TinyGPT).\n"
-    "TinyDiT: n=16 steps=20 seed=0; the result is a picture, the images in the most\n"
-    "square grid (16: 4 x 4) with sharp pixels (sample > s.png saves it;\n"
+    "TinyDiT: n=16 steps=20 seed=0 cols=auto; the result is a picture, the images in\n"
+    "the full-row grid that makes them largest on the page (16 at 1600 x 900: 4 x 4;\n"
+    "on a wide page 2 x 8), or cols=N to a row (cols=8: 2 x 8), with sharp pixels\n"
+    "(sample > s.png saves it;\n"
     "width= height= scale= size the file as for plot loss; slide keys title= theme=\n"
     "font=: help slides).\n"
     "TinyGPT: prompt=\"ROMEO:\" n=200 temperature=1 top_k=0 seed=0 cache=on sliding=off;\n"

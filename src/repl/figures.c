@@ -230,6 +230,32 @@ int bl_cmd_figsize(bl_cmdargs *a, bl_figure *f)
     return 0;
 }
 
+int bl_cmd_grid_cols(bl_cmdargs *a, int n, double ow, double oh, double aspect, int deflt, long *cols)
+{
+    long w, h;
+    int ci = bl_opt_find(a, "cols");
+    if (ci >= 0) return bl_word_int(a, ci, 1, n, cols);
+    if (opt_side(a, "width", &w) < 0 || opt_side(a, "height", &h) < 0) return -1;
+    int W, H;
+    bl_fig_size((int)w, (int)h, &W, &H);
+    /* the page less its margins and title (viz/draw.c) in units, the page scaled to fill
+     * 1600 x 900 at least (its shape, not its size, decides: text shrinks slower than a page) */
+    double z = fmin((double)W / BL_FIG_W, (double)H / BL_FIG_H), u = 1, gap = 36;
+    double pw = W / z - 48, ph = H / z - 48 - 78, best = -1, at_deflt = -1;
+    *cols = deflt;
+    for (int c = 1; c <= n && c <= BL_FIG_MAX_GRID; c++) {
+        int r = (n + c - 1) / c;
+        if (r > BL_FIG_MAX_GRID || !bl_grid_cols_ok(n, c)) continue;
+        double s = fmin(((pw - (c - 1) * gap) / c - ow * u) / aspect, (ph - (r - 1) * gap) / r - oh * u);
+        if (c == deflt) at_deflt = s;
+        if (s > best * 1.05) best = s, *cols = c;   /* 5% larger, or the fewer columns */
+    }
+    /* the usual shape unless another makes the pictures a quarter larger: a grid that fills the
+     * page's height (no empty band above and below, issue 16) over one a little larger */
+    if (at_deflt >= best / 1.25) *cols = deflt;
+    return 0;
+}
+
 int bl_cmd_figure(bl_cmdargs *a, bl_figure *f, const bl_config *model_cfg)
 {
     if (!f) return -1;
@@ -374,7 +400,8 @@ const char bl_fig_size_help[] =
     "width=1600 height=900 scale=1 size the file (" BL_FIG_SIDE_RANGE " pixels a side;\n"
     "scale=2: HiDPI); width= or height= alone keeps the 16:9 shape (width=400:\n"
     "400 x 225). A title too long for the width shrinks, then takes two lines\n"
-    "(the figure's) or is cut with an ellipsis. On a terminal width= and\n"
+    "(the figure's; a panel's up to three, one size for all panels) or is cut\n"
+    "with an ellipsis. On a terminal width= and\n"
     "height= are the columns (from " BL_FIG_STR(BL_FIG_MIN_COLS) ") and rows (from "
     BL_FIG_STR(BL_FIG_MIN_ROWS) ") to take\n"
     "at most (help pictures). Slide keys title= xlim= ylim= logy= legend= labels=\n"

@@ -49,6 +49,14 @@ extern const char bl_fig_size_help[];
  * the command's value a->result. Takes f (freed on error; NULL passes the error through).
  * Returns 0, or -1 with the error reported at the word. */
 int bl_cmd_figure(bl_cmdargs *a, bl_figure *f, const bl_config *model_cfg);
+/* The columns of a grid of n pictures (attn's heads, sample's images): cols=N of the command's
+ * words (1 .. n), else the columns that make each picture largest on the page its width= and
+ * height= ask for (1600 x 900 without them, bl_fig_size): each is `aspect` (width / height)
+ * times as wide as high and needs ow x oh more units (1 unit = 1 px at 1600 x 900: its labels,
+ * title, colour bar) beside and above it; deflt unless another is more than 25% larger (a very
+ * wide or tall page: width=1600 height=400 lays 4 heads in a row). Add "cols"
+ * to the command's keys. Returns 0, or -1 with the error reported at the word. */
+int bl_cmd_grid_cols(bl_cmdargs *a, int n, double ow, double oh, double aspect, int deflt, long *cols);
 /* width=, height=, scale= and the slide keys (BL_FIG_SLIDE_KEYS, applied with bl_fig_slide) of
  * the command's words into f (NULL: only check them, e.g. before a command prints its numbers).
  * Returns 0, or -1 with the error reported at the word. */

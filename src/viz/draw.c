@@ -217,9 +217,9 @@ static void grid_pack_images(dctx *d, const bl_figure *f, grid_plan *g, double x
         box b = panel_box(f, g, i);
         images_geom ig = dr_images_place(d, p, b);
         double gw = ig.g * p->w * ig.s + (ig.g - 1) * ig.gap + ig.bar;
-        if (p->title) {   /* room for its title at its smallest size */
+        if (p->title) {   /* room for its title on one line at its smallest size, clear of its neighbours' */
             dr_font(d, dr_least_size(d, 21), 1, 0);
-            gw = fmax(gw, dr_text_w(d, p->title));
+            gw = fmax(gw, dr_text_w(d, p->title) + (DR_TITLE_SEP - 12) * d->u + 1 + ig.bar);
         }
         need[i % nc] = fmax(need[i % nc], gw);
     }
@@ -336,7 +336,7 @@ static void plan_grid(dctx *d, const bl_figure *f, int level, double x0, double 
         g->side = fmin(g->side, fmin(hw, hh));
         g->cut += g->deco[i].xlab && would_cut(d, p->xlabel, 18, 0, dr_room_at(b, cx));
         g->cut += g->deco[i].ylab && would_cut(d, p->ylabel, 18, 0, hh);
-        g->cut += would_cut(d, p->title, 21, 1, dr_room_at(b, b.x + b.w / 2));
+        g->cut += dr_title_cut(d, p->title, dr_room_at(b, b.x + b.w / 2));
     }
 }
 
@@ -419,6 +419,23 @@ static void draw_panels(dctx *d, const bl_figure *f, const grid_plan *g, const b
     }
 }
 
+/* The level of decorations that keeps the maps large (plans: DECO_LEVELS); when their labels
+ * are thinned, once more with room at the page's bottom for the note that says so (thin, n
+ * bytes, "" when none). Returns the level. */
+static int place(dctx *d, const bl_figure *f, double margin, double w, double h, double top, double gap,
+                 grid_plan *plans, char *thin, size_t n)
+{
+    double note_h = 0;
+    int level = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        level = choose_plan(d, f, margin, w - 2 * margin, top, h - top - margin - note_h, gap, w, plans);
+        figure_thin(d, f, &plans[level], thin, n);
+        if (!thin[0] || pass) break;
+        note_h = 22 * d->u;   /* the note in the margin, 2 units below the texts under the maps */
+    }
+    return level;
+}
+
 int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
 {
     static const dr_theme light = {0xffffffu, 0x222222u, 0x444444u, 0xe6e6e6u, 0x555555u, 0xccccccu},
@@ -454,26 +471,29 @@ int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
     bl_range sx, sy;
     bl_fig_shared_range(f, 0, 0, &sx);
     bl_fig_shared_range(f, 1, 0, &sy);
-    /* the level of decorations that keeps the maps large; when their labels are thinned, once
-     * more with room at the page's bottom for the note that says so */
     grid_plan plans[DECO_LEVELS];
-    double gap = 36 * u, note_h = 0;
+    double gap = 36 * u;
     char thin[96] = "";
     int level = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        level = choose_plan(&d, f, margin, w - 2 * margin, top, h - top - margin - note_h, gap, w, plans);
-        figure_thin(&d, f, &plans[level], thin, sizeof thin);
-        if (!thin[0] || pass) break;
-        note_h = 22 * u;   /* the note in the margin, 2 units below the texts under the maps */
+    /* the plan with panel titles on one line; when they need more (dr_title_choose), planned
+     * again with room for their lines */
+    d.tlines = 1;
+    for (int round = 0; round < 2; round++) {
+        int tl = d.tlines;
+        level = place(&d, f, margin, w, h, top, gap, plans, thin, sizeof thin);
+        /* panel titles share one size: a first pass, thrown away, finds what they need */
+        for (int k = 0; k < DR_TITLE_LINES; k++) d.tneed[k] = 21;
+        d.measure = 1, d.trace = NULL;
+        cairo_push_group(cr);
+        draw_panels(&d, f, &plans[level], &sx, &sy);
+        cairo_pattern_destroy(cairo_pop_group(cr));
+        d.measure = 0, d.trace = trace_to;
+        if (round == 0) dr_title_choose(&d, h);
+        else d.ptitle = d.tneed[tl - 1] > 0 ? d.tneed[tl - 1] : dr_least_size(&d, 21);
+        if (d.tlines == tl && round == 0) break;
+        d.tlines = round == 0 ? d.tlines : tl;
     }
-    const grid_plan *g = &plans[level];
-    /* panel titles share one size: a first pass, thrown away, finds the smallest any needs */
-    d.ptitle = 21, d.measure = 1, d.trace = NULL;
-    cairo_push_group(cr);
-    draw_panels(&d, f, g, &sx, &sy);
-    cairo_pattern_destroy(cairo_pop_group(cr));
-    d.measure = 0, d.trace = trace_to;
-    draw_panels(&d, f, g, &sx, &sy);
+    draw_panels(&d, f, &plans[level], &sx, &sy);
     d.panel = -1, d.role = BL_TEXT_OTHER;
     if (thin[0]) dr_text_fit(&d, w / 2, h - margin + 6 * u, thin, 15, 0, w - 2 * margin, d.th.text, 0);
     cairo_status_t st = cairo_status(cr);

@@ -15,7 +15,7 @@ void dr_axes_place(dctx *d, const bl_panel *p, box b, const bl_range *sx, const 
     if (p->xlabel || p->logx)
         snprintf(g->xlab, sizeof g->xlab, "%s%s", p->xlabel ? p->xlabel : "x", p->logx ? " (log scale)" : "");
     bl_lines_note(p, g->note, sizeof g->note);   /* under the x label: the points left out */
-    double top = b.y + (p->title ? 40 * u : 10 * u),
+    double top = b.y + dr_title_top(d, p),
            bottom = b.y + b.h - 34 * u - (g->xlab[0] ? 32 * u : 0) - (g->note[0] ? 24 * u : 0) - below;
     /* a y tick every 70 units or so; the y axis reaches to ticks past its data */
     int ymax_ticks = (int)fmax(3, (bottom - top) / (70 * u));

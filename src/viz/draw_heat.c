@@ -208,7 +208,7 @@ heat_geom dr_heat_place(dctx *d, const bl_panel *p, box b, heat_deco k)
     }
     g.side_l = (k.ylab ? 30 * u : 0) + (k.rowticks ? g.lw + 12 * u : 4 * u);
     g.side_r = k.bar ? DR_BAR_ROOM * u : 4 * u;
-    g.top = b.y + (p->title ? 40 * u : 10 * u);
+    g.top = b.y + dr_title_top(d, p);
     char note[96];
     double t, x, n;
     heat_below(k, bl_heat_note(p, note, sizeof note), &t, &x, &n, &g.bottom);

@@ -7,15 +7,16 @@
 
 images_geom dr_images_place(dctx *d, const bl_panel *p, box b)
 {
-    double u = d->u, top = b.y + (p->title ? 40 * u : 10 * u), ah = b.y + b.h - top;
+    double u = d->u, top = b.y + dr_title_top(d, p), ah = b.y + b.h - top;
     images_geom r;
     r.bar = d->img_bar ? DR_BAR_ROOM * u : 0;   /* the overlay's colour bar, right of the grid */
     b.w = fmax(0, b.w - r.bar);
     r.gap = 8 * u;
     int g = p->grid_cols, best_g = 1;
     double best = 0, best_h = 0;
-    if (!g) /* the number of columns that makes the images largest */
+    if (!g) /* the number of columns that makes the images largest, of those that fill their rows */
         for (int k = 1; k <= p->n; k++) {
+            if (!bl_grid_cols_ok(p->n, k)) continue;
             int rows = (p->n + k - 1) / k;
             double s = fmin((b.w - (k - 1) * r.gap) / (k * p->w), (ah - (rows - 1) * r.gap) / (rows * p->h));
             double h = rows * p->h * s;
@@ -43,6 +44,7 @@ void dr_images(dctx *d, const bl_panel *p, box b)
     dr_panel_title(d, p, tb, b.y + 16 * u);
     int g = ig.g;
     double s = ig.s, x0 = ig.x0, top = ig.y0, gap = ig.gap;
+    if (!(s > 0)) return;   /* no room left for the images (a tiny page at a large font) */
     cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, p->w, p->h);
     if (cairo_surface_status(img)) return;
     for (int i = 0; i < p->n; i++) {

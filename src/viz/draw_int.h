@@ -36,6 +36,10 @@ typedef struct {
     int measure;            /* the first pass of a figure: nothing is drawn (a group thrown
                              * away), the panel titles only say the size they need */
     double ptitle;          /* the size (units) of every panel title: the smallest any needs */
+    int tlines;             /* the lines every panel title has room for (1 .. DR_TITLE_LINES):
+                             * a title too long for one line at a readable size wraps */
+    double tneed[3];        /* the measuring pass: the largest size (units) at which every panel
+                             * title fits in 1, 2, 3 lines (0: some title does not, at its least) */
     int img_bar;            /* some images panel of the figure has an overlay: every images
                              * panel keeps DR_BAR_ROOM on the right of its grid (its colour bar,
                              * or room that keeps the images of all panels at one scale) */
@@ -77,6 +81,23 @@ void dr_text_at(dctx *d, double x, double y, const char *s, double size, int bol
 void dr_text_fit(dctx *d, double x, double y, const char *s, double size, int bold, double maxw, uint32_t color,
                  int vertical);
 double dr_room_at(box b, double x);
+/* Panel titles: 21 units bold, one size for all panels of a figure, wrapped onto at most
+ * DR_TITLE_LINES lines DR_TITLE_LH apart (more where the font is taller, on small pages) (dctx.tlines, chosen by dr_title_choose); neighbouring
+ * titles stay DR_TITLE_SEP apart (a gap that reads as one space ran two titles into one line). */
+#define DR_TITLE_LINES 3
+#define DR_TITLE_LH 25
+#define DR_TITLE_SEP 28
+/* the room (page units) from a panel's top to what is under its title */
+double dr_title_top(dctx *d, const bl_panel *p);
+/* what the measuring pass found (dctx.tneed): the lines panel titles take and their size, in
+ * d->tlines and d->ptitle. On a page at least DR_TITLE_TALL units high (page_h page units) the
+ * fewest lines that keep them at 85% of 21 units or more; on a shorter one the fewest that keep
+ * them whole at their least size (shrunk first, wrapped only rather than cut); else the lines
+ * that keep them largest. */
+#define DR_TITLE_TALL 450
+void dr_title_choose(dctx *d, double page_h);
+/* Whether title s wraps onto DR_TITLE_LINES lines of `room` page units at its least size */
+int dr_title_cut(dctx *d, const char *s, double room);
 void dr_panel_title(dctx *d, const bl_panel *p, box b, double y);
 void dr_text_panel(dctx *d, const bl_panel *p, box b);
 
@@ -142,7 +163,8 @@ void dr_mark(dctx *d, double x0, double y0, double cw, double ch, int row, int c
 
 /* Where the images of an images panel go in box b: g a row, each scaled by s, the grid's top
  * left corner (x0, y0), `gap` between them; used: the height from b's top to the grid's
- * bottom. Without fixed columns, the number that makes the images largest, and of those the
+ * bottom. Without fixed columns, the number that makes the images largest (of those whose rows
+ * are full, bl_grid_cols_ok), and of those the
  * one that takes the most of b's height. */
 typedef struct {
     int g, rows;

@@ -135,16 +135,127 @@ double dr_room_at(box b, double x)
     return fmax(0, 2 * fmin(x - b.tx0, b.tx1 - x));
 }
 
+/* ---- panel titles: one size for all, wrapped when a line would be too small ---- */
+
+/* the distance (page units) of a panel title's lines: DR_TITLE_LH units, or more where the
+ * font's height at 21 units (hinted, and at least FIT_MIN_PX) is more, on a small page */
+static double title_lh(dctx *d)
+{
+    cairo_font_extents_t fe;
+    double keep = d->fsize;
+    cairo_save(d->cr);   /* the font set now stays */
+    dr_font(d, fmax(21, FIT_MIN_PX / d->u), 1, 0);
+    cairo_font_extents(d->cr, &fe);
+    cairo_restore(d->cr);
+    d->fsize = keep;
+    return fmax(DR_TITLE_LH * d->u, fe.ascent + fe.descent + 1);
+}
+
+double dr_title_top(dctx *d, const bl_panel *p)
+{
+    int k = d->tlines > 1 ? d->tlines : 1;
+    if (!p->title) return 10 * d->u;
+    return 40 * d->u + (k > 1 ? (k - 1) * title_lh(d) : 0);
+}
+
+/* s wrapped at spaces onto lines of at most maxw page units in the font set (greedy: each line
+ * takes the words that fit; a word wider than maxw takes a line alone), at most maxl lines into
+ * line[] (n bytes each; the last takes the rest, cut when drawn). Returns the lines it needs,
+ * maxl + 1 or more when it does not fit in maxl (a word wider than maxw never fits). */
+static int wrap_title(dctx *d, const char *s, double maxw, int maxl, char (*line)[256], size_t n)
+{
+    int k = 0, wide = 0;
+    for (int i = 0; i < maxl; i++) line[i][0] = '\0';   /* lines it does not fill are empty */
+    while (*s == ' ') s++;
+    while (*s) {
+        size_t len = strlen(s), end = 0;
+        char buf[256];
+        for (size_t i = 1; i <= len && i < sizeof buf; i++) {   /* the most words that fit */
+            if (i < len && s[i] != ' ') continue;
+            memcpy(buf, s, i), buf[i] = 0;
+            if (dr_text_w(d, buf) > maxw) break;
+            end = i;
+        }
+        if (!end) {   /* a word wider than the line: alone on it */
+            wide = 1;
+            while (end < len && s[end] != ' ') end++;
+        }
+        if (k < maxl) snprintf(line[k], n, "%.*s", (int)(k == maxl - 1 ? len : end), s);
+        k++;
+        s += end;
+        while (*s == ' ') s++;
+    }
+    if (!k) snprintf(line[k++], n, "%s", "");
+    return wide && k <= maxl ? maxl + 1 : k;
+}
+
+/* the largest size (units, 21 down to its least) at which s fits in `lines` lines of maxw */
+static double title_size(dctx *d, const char *s, double maxw, int lines)
+{
+    char l[DR_TITLE_LINES][256];
+    double least = dr_least_size(d, 21);
+    for (double sz = 21;; sz = fmax(least, sz * 0.97)) {
+        dr_font(d, sz, 1, 0);
+        if (wrap_title(d, s, maxw, lines, l, sizeof l[0]) <= lines) return sz;
+        if (sz <= least) return 0;
+    }
+}
+
+/* the room of a panel title centred on cx in b, DR_TITLE_SEP clear of its neighbours' */
+static double title_room(dctx *d, box b, double cx)
+{
+    return fmax(0, dr_room_at(b, cx) - (DR_TITLE_SEP - 12) * d->u);
+}
+
+int dr_title_cut(dctx *d, const char *s, double room)
+{
+    if (!s || !s[0]) return 0;
+    return title_size(d, s, fmax(0, room - (DR_TITLE_SEP - 12) * d->u), DR_TITLE_LINES) <= 0;
+}
+
+void dr_title_choose(dctx *d, double page_h)
+{
+    /* a page of DR_TITLE_TALL units or more wraps a title rather than shrink it below 85%; a
+     * shorter one (800 x 450 at font=2: 318 units) shrinks it and wraps only what would be cut,
+     * its height going to the pictures */
+    double keep = page_h / d->u >= DR_TITLE_TALL ? 0.85 * 21 : 1e-9;
+    int k = 0;
+    while (k < DR_TITLE_LINES && d->tneed[k] < keep) k++;
+    if (k == DR_TITLE_LINES) {   /* none keeps them large: the lines that keep them largest */
+        k = 0;
+        for (int i = 1; i < DR_TITLE_LINES; i++)
+            if (d->tneed[i] > d->tneed[k] * 1.02) k = i;
+    }
+    d->tlines = k + 1;
+    d->ptitle = d->tneed[k] > 0 ? d->tneed[k] : dr_least_size(d, 21);
+}
+
 void dr_panel_title(dctx *d, const bl_panel *p, box b, double y)
 {
     if (!p->title) return;
-    double cx = b.x + b.w / 2;
+    double cx = b.x + b.w / 2, room = title_room(d, b, cx);
     if (d->measure) {   /* the figure's first pass: the size each panel title needs */
-        d->ptitle = fmin(d->ptitle, dr_fit_size(d, p->title, 21, 1, dr_room_at(b, cx)));
+        for (int k = 0; k < DR_TITLE_LINES; k++) d->tneed[k] = fmin(d->tneed[k], title_size(d, p->title, room, k + 1));
         return;
     }
     d->role = BL_TEXT_PANEL_TITLE;
-    dr_text_at(d, cx, y, p->title, d->ptitle > 0 ? d->ptitle : 21, 1, dr_room_at(b, cx), C_TEXT);
+    double sz = d->ptitle > 0 ? d->ptitle : 21;
+    int nl = d->tlines > 1 ? d->tlines : 1;
+    char l[DR_TITLE_LINES][256];
+    dr_font(d, sz, 1, 0);
+    int k = wrap_title(d, p->title, room, nl, l, sizeof l[0]);
+    if (k > nl) k = nl;   /* too long even so: its last line cut (dr_text_at) */
+    else if (k > 1) {     /* balanced: the narrowest lines that still take k */
+        double lo = 0, hi = room;
+        for (int it = 0; it < 14; it++) {
+            double mid = (lo + hi) / 2;
+            if (wrap_title(d, p->title, mid, k, l, sizeof l[0]) <= k) hi = mid;
+            else lo = mid;
+        }
+        wrap_title(d, p->title, hi, k, l, sizeof l[0]);
+    }
+    double lh = title_lh(d);
+    for (int i = 0; i < k; i++) dr_text_at(d, cx, y + i * lh, l[i], sz, 1, room, C_TEXT);
 }
 
 /* ---- text panels ---- */
@@ -154,7 +265,7 @@ void dr_text_panel(dctx *d, const bl_panel *p, box b)
     double u = d->u, y = b.y + 16 * u;
     if (p->title) {
         dr_panel_title(d, p, b, y);
-        y += 36 * u;
+        y += dr_title_top(d, p) - 4 * u;
     }
     dr_font(d, 18, 0, 1);
     d->role = BL_TEXT_OTHER;

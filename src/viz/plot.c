@@ -31,6 +31,15 @@ static float *dup_floats(const float *v, long n)
     return c;
 }
 
+int bl_grid_cols_ok(int n, int c)
+{
+    if (c < 1 || c > n) return 0;
+    if (n % c == 0) return 1;
+    for (int k = 2; k * k <= n; k++)
+        if (n % k == 0) return 0;
+    return 1;
+}
+
 bl_figure *bl_fig_new(int rows, int cols, const char *title)
 {
     if (rows < 1 || cols < 1 || rows > BL_FIG_MAX_GRID || cols > BL_FIG_MAX_GRID)

@@ -129,6 +129,11 @@ typedef struct {
     double font;            /* text, margins and lines scaled by this on files (0 = 1) */
 } bl_figure;
 
+/* Whether a grid of n pictures may have c columns when they are chosen for it: its rows full
+ * (c divides n), unless n has no divisor but 1 and n (7 images: 4 columns with 3 below), so
+ * that 16 images are 2 x 8, 4 x 4 or 8 x 2, never 6 to a row with two cells empty */
+int bl_grid_cols_ok(int n, int c);
+
 /* A new empty figure of rows x cols panels (1..8 each) with an optional title (NULL = none).
  * NULL with "plot: ..." on a bad grid or out of memory. */
 bl_figure *bl_fig_new(int rows, int cols, const char *title);

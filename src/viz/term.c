@@ -195,7 +195,9 @@ static void draw_lines(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, 
     if (p->xlabel || p->logx) snprintf(xlab, sizeof xlab, "%s%s", p->xlabel ? p->xlabel : "x", p->logx ? " (log)" : "");
     if (p->ylabel || p->logy) snprintf(ylab, sizeof ylab, "%s%s", p->ylabel ? p->ylabel : "y", p->logy ? " (log)" : "");
     int header = ylab[0] ? 1 : 0;
-    int leg_rows = legend(NULL, p, 0, 0, pw - 2, st, !braille);
+    /* the legend spans the panel's width (every entry, rows wrapped; the rows counted here
+     * are the rows drawn) */
+    int leg_rows = legend(NULL, p, 0, 0, pw, st, !braille);
     char note[128];   /* the points left out of the lines: said under the x label */
     int noted = bl_lines_note(p, note, sizeof note);
     int foot = 2 + (xlab[0] ? 1 : 0) + noted + leg_rows;
@@ -270,7 +272,9 @@ static void draw_lines(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, 
     y = xr + 2;
     if (xlab[0]) text_center(c, ax + 1, pc, y++, xlab);
     if (noted) bl_canvas_text(c, ax + 1, y++, note, BL_NO_RGB, pw - yw - 2);
-    legend(c, p, ax + 1, y, pw - yw - 2, st, !braille);
+    /* under the plot area when it takes no more rows there, else from the panel's left edge */
+    if (legend(NULL, p, 0, 0, pw - yw - 2, st, !braille) <= leg_rows) legend(c, p, ax + 1, y, pw - yw - 2, st, !braille);
+    else legend(c, p, x0, y, pw, st, !braille);
 }
 
 /* ---- heatmaps and images: square "pixels", two per cell (upper and lower half) ---- */
@@ -567,11 +571,12 @@ static img_geom img_fit(const bl_panel *p, int pw, int ph)
     g.g = p->grid_cols ? p->grid_cols : p->n;
     if (g.g > p->n) g.g = p->n;
     if (!p->grid_cols)
-        while (g.g > 1 && g.g * (p->w + 1) - 1 > pw) g.g--;
+        while (g.g > 1 && (g.g * (p->w + 1) - 1 > pw || !bl_grid_cols_ok(p->n, g.g))) g.g--;
     if (!p->grid_cols && ph > 0) {
         /* a height to keep (the window's): the images per row that make the images largest */
         double best = -1;
         for (int k = 1; k <= p->n; k++) {
+            if (!bl_grid_cols_ok(p->n, k)) continue;
             int rows = (p->n + k - 1) / k, avail = ph - (p->title != NULL) - (rows - 1);
             double f = fmin((double)(pw - (k - 1)) / (k * p->w), 2.0 * (avail / rows) / p->h);
             if (f > best + 1e-9) best = f, g.g = k;

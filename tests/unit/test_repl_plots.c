@@ -874,7 +874,7 @@ BL_TEST(lecture_views_layout)
                     "train v1 6 quiet=on; train v2 6 quiet=on; train seed2 6 quiet=on\n"
                     "d = dit(dim=32, depth=1, heads=4, batch=4); use d; train 2 quiet=on") == 0, "%s", errbuf);
     const char *kinds[] = { "lengen v1 v2 windows=4", "plot loss v1 v2 seed2 relative=v1", "plot loss v1 v2 seed2 val=only",
-                            "plot loss v1 v2 seed2 relative=v1 val=only", "sample n=16 steps=2", "qk growth" };
+                            "plot loss v1 v2 seed2 relative=v1 val=only", "sample n=16 steps=2 cols=4", "qk growth" };
     const int sizes[][2] = { { 1600, 900 }, { 800, 450 } };
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
         for (int i = 0; i < 2; i++) {
@@ -1733,6 +1733,87 @@ BL_TEST(relative_loss_legend_rows_and_styles)
     session_free(s);
 }
 
+/* The longest run of page-coloured columns of a PNG (page units = pixels) between x0 and x1 over
+ * rows y0 .. y1: how far apart the ink there is; -1 on error. A column is ink when a pixel
+ * differs from the page's top-left pixel by more than 60 in a channel. */
+static int blank_run(const char *path, double x0, double x1, double y0, double y1)
+{
+    png_image im;
+    unsigned char *buf = png_rgb(path, &im);
+    if (!buf) return -1;
+    int best = 0, run = 0;
+    for (int x = (int)ceil(x0); x < (int)floor(x1) && x < (int)im.width; x++) {
+        int ink = 0;
+        for (int y = (int)fmax(0, floor(y0)); y <= (int)ceil(y1) && y < (int)im.height && !ink; y++)
+            for (int c = 0; c < 3; c++) ink |= abs(buf[3 * ((size_t)y * im.width + (size_t)x) + c] - buf[c]) > 60;
+        run = ink ? 0 : run + 1;
+        if (run > best) best = run;
+    }
+    free(buf);
+    return best;
+}
+
+/* Panel titles wrap rather than run into each other or lose their end: every multi-panel
+ * picture at 800 .. 1920 wide (16:9) and font=1 .. 2 has no panel title cut with "…", no two
+ * panel titles' boxes overlapping, and between neighbouring titles on one line a gap of at
+ * least the font's size with no ink in the PNG (rope check width=800 font=1.5 drew its two
+ * titles a space apart, read as one line; rope table grid=8 font=2 cut its third). */
+BL_TEST(panel_titles_wrap_apart)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512];
+    CHECK(run_in(s, "d = dit(dim=32, depth=1, heads=4)") == 0, "%s", errbuf);
+    const char *views[] = { "rope check", "rope table grid=8", "rope table", "use d; attn", "use d; attn query=27",
+                            "qk growth", "use d; stats" };
+    const int widths[] = { 800, 1280, 1600, 1920 };
+    const double fonts[] = { 1, 1.5, 2, 2 };
+    for (size_t v = 0; v < sizeof views / sizeof views[0]; v++)
+        for (int wi = 0; wi < 4; wi++)
+            for (int fi = 0; fi < 4; fi++) {
+                snprintf(cmd, sizeof cmd, "%s width=%d height=%d font=%g > %s", views[v], widths[wi], widths[wi] * 9 / 16,
+                         fonts[fi], tmp("pt.png"));
+                if (traced(s, &lay, cmd)) continue;
+                for (int i = 0; i < lay.ntext; i++) {
+                    const bl_text_box *a = &lay.text[i];
+                    if (a->role != BL_TEXT_PANEL_TITLE) continue;
+                    CHECK(!strstr(a->text, "\xe2\x80\xa6"), "%s: panel title cut: '%s'", cmd, a->text);
+                    for (int j = 0; j < lay.ntext; j++) {
+                        const bl_text_box *b = &lay.text[j];
+                        if (b->role != BL_TEXT_PANEL_TITLE || b->panel == a->panel || b->x0 < a->x1 - 1) continue;
+                        if (b->y0 >= a->y1 || a->y0 >= b->y1) continue;   /* not on one line */
+                        int gap = blank_run(tmp("pt.png"), a->x0 + (a->x1 - a->x0) / 2, b->x0 + (b->x1 - b->x0) / 2,
+                                            fmax(a->y0, b->y0), fmin(a->y1, b->y1));
+                        CHECK(gap >= a->size, "%s: '%s' and '%s' %d pixels apart (font %g)", cmd, a->text, b->text,
+                              gap, a->size);
+                    }
+                    for (int j = i + 1; j < lay.ntext; j++) {
+                        const bl_text_box *b = &lay.text[j];
+                        if (b->role != BL_TEXT_PANEL_TITLE) continue;
+                        CHECK(layout_overlap(a->x0, a->y0, a->x1, a->y1, b->x0, b->y0, b->x1, b->y1, 0.5) == 0,
+                              "%s: panel titles '%s' and '%s' overlap", cmd, a->text, b->text);
+                    }
+                }
+            }
+    /* grids of pictures fill a slide's width where that makes them largest or cols= asks: 16
+     * samples on a wide page (2 x 8; a 4 x 4 would leave 70% of the width empty at the sides)
+     * and with cols=8 at 1280 x 720, attn cols=4 at 1280 x 720 and attn on a wide page (one
+     * row) leave under 25% of the width empty */
+    const char *grids[] = { "use d; sample n=16 steps=1 width=1600 height=500",
+                            "use d; sample n=16 steps=1 cols=8 width=1280 height=720",
+                            "use d; attn cols=4 width=1280 height=720", "use d; attn width=1600 height=400" };
+    for (int k = 0; k < 4; k++) {
+        snprintf(cmd, sizeof cmd, "%s > %s", grids[k], tmp("grid.png"));
+        if (traced(s, &lay, cmd)) continue;
+        double x0 = INFINITY, x1 = -INFINITY;
+        for (int b = 0; b < lay.nblock; b++)
+            if (lay.block[b].kind == BL_BLOCK_MAP || lay.block[b].kind == BL_BLOCK_IMAGE)
+                x0 = fmin(x0, lay.block[b].x0), x1 = fmax(x1, lay.block[b].x1);
+        CHECK(x1 - x0 >= 0.75 * lay.w, "%s: pictures span %g of %g pixels", cmd, x1 - x0, lay.w);
+    }
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -1769,6 +1850,7 @@ int main(void)
     RUN(slide_titles_whole_at_large_fonts);
     RUN(titles_of_a_figure_share_one_size);
     RUN(relative_loss_legend_rows_and_styles);
+    RUN(panel_titles_wrap_apart);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
