@@ -805,7 +805,7 @@ BL_TEST(test_op_names)
     }
     CHECK(bl_op_lookup("no_such_op") == -1 && bl_op_lookup(NULL) == -1, "unknown name");
     CHECK(!strcmp(bl_op_name(BL_OP_COUNT), "?"), "out of range");
-    static const char *bin[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge"};
+    static const char *bin[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "floor_divide", "remainder", "eq", "ne", "lt", "le", "gt", "ge"};
     static const char *un[] = {"neg", "abs", "sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "sigmoid", "sign",
                                "floor", "ceil", "erf"};
     static const char *red[] = {"sum", "mean", "var", "std", "rms", "min", "max"};
