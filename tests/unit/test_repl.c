@@ -79,6 +79,9 @@ BL_TEST(incomplete_lines)
     CHECK(bl_lex_incomplete("y = 1 +"), "trailing operator");
     CHECK(bl_lex_incomplete("y = 1 +   # comment"), "operator before a comment");
     CHECK(!bl_lex_incomplete("y = (1 + 2)"), "closed");
+    CHECK(bl_lex_incomplete("y = 7 //") && bl_lex_incomplete("y = 7 %"), "// and %% continue as / does");
+    CHECK(!bl_lex_incomplete("y = 1 if c else 2") && !bl_lex_incomplete("x[0, 1] = 5"), "a conditional, an index assignment");
+    CHECK(!bl_lex_incomplete("ys = [k for k in xs if k]"), "a comprehension opens no block");
     CHECK(!bl_lex_incomplete("plot loss > loss.png"), "redirect");
     CHECK(!bl_lex_incomplete("s = \"(\""), "bracket in a string");
     CHECK(!bl_lex_incomplete("s = 'open"), "an unterminated string is an error, not a continuation");
