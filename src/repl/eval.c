@@ -634,6 +634,25 @@ static int exec_with_word_values(bl_session *s, const bl_stmt *st)
     return rc;
 }
 
+/* x.grad = None: x's accumulated gradient is dropped, as zero_grad(x) does (PyTorch's idiom);
+ * any other value is an error (a gradient comes from backward). */
+static int clear_grad(bl_session *s, const bl_stmt *st, const bl_value *v)
+{
+    bl_value *x = bl_session_get(s, st->name);
+    if (v->kind != BL_V_NONE) {
+        bl_fail("x.grad = takes None only (backward fills .grad; zero_grad(x) clears it)");
+        return bl_session_errat(s, st->expr->pos);
+    }
+    if (!x || x->kind != BL_V_TENSOR) {
+        if (x) bl_fail("a %s has no .grad to clear", bl_val_kind_name(x));
+        else bl_fail("unknown name '%s'", st->name);
+        return bl_session_errat(s, st->target->a->pos);
+    }
+    bl_tensor_free(x->grad);
+    x->grad = NULL;
+    return 0;
+}
+
 int bl_exec_stmt(bl_session *s, const bl_stmt *st)
 {
     if (st->kind >= BL_S_DEF) return bl_lang_stmt(s, st);
@@ -672,7 +691,8 @@ int bl_exec_stmt(bl_session *s, const bl_stmt *st)
     s->out = saved;
     if (rc == 0 && st->kind == BL_S_ASSIGN) {
         /* None binds as any value (g = x.grad before a backward; r = print(1)), as Python's */
-        if (st->target) rc = bl_index_assign(s, st->target, v);
+        if (st->target && st->target->kind == BL_N_FIELD) rc = clear_grad(s, st, v);
+        else if (st->target) rc = bl_index_assign(s, st->target, v);
         else rc = bl_session_set(s, st->name, v);
     } else if (rc == 0 && st->redirect) {
         if (txt.f && st->kind == BL_S_EXPR && v && v->kind != BL_V_NONE) {

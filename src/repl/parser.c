@@ -719,9 +719,11 @@ static int simple(P *p, bl_stmt *s)
         return -1;
     }
     if (s->kind == BL_S_EXPR && peek(p)->kind == BL_T_ASSIGN) {
-        const bl_ast *root = s->expr;   /* x[i] = v, x[i][j] = v: a name indexed */
+        const bl_ast *root = s->expr;   /* x[i] = v, x[i][j] = v: a name indexed; x.grad = None */
         while (root->kind == BL_N_INDEX) root = root->a;
-        if (s->expr->kind != BL_N_INDEX || root->kind != BL_N_NAME)
+        int grad = s->expr->kind == BL_N_FIELD && !strcmp(s->expr->str, "grad") && s->expr->a->kind == BL_N_NAME;
+        if (grad) root = s->expr->a;
+        else if (s->expr->kind != BL_N_INDEX || root->kind != BL_N_NAME)
             return fail_at(p, peek(p), "can only assign to a name or to an index of one (x[i] = v)") ? 0 : -1;
         s->kind = BL_S_ASSIGN;
         s->target = s->expr;

@@ -14,6 +14,7 @@
  *              | NAME '=' expr                     assignment
  *              | NAME ('[' index (',' index)* ']')+ '=' expr    index assignment (x[0, 1] = v):
  *                                                 the name is rebound to a new value
+ *              | NAME '.' 'grad' '=' expr          x.grad = None (the value must be None)
  *              | expr ['>' FILE]                   the value is printed (or written to FILE)
  *   expr      := test ['if' test 'else' expr]      Python's conditional expression
  *   test      := sum (('<' | '<=' | '>' | '>=' | '==' | '!=' | 'is' | 'is' 'not') sum)?
@@ -101,7 +102,8 @@ struct bl_stmt {
     bl_pos pos;             /* first token */
     const char *name;       /* ASSIGN target, CMD name, DEF function name, FOR loop variable */
     bl_ast *target;         /* ASSIGN to an index (x[0, 1] = v): the INDEX node whose root is
-                               the NAME `name`; NULL for NAME = expr */
+                               the NAME `name`, or the FIELD node of x.grad = None; NULL for
+                               NAME = expr */
     bl_ast *expr;           /* EXPR, ASSIGN; RETURN (or NULL); FOR what it runs over; WHILE and
                                IF the condition */
     int nwords;             /* CMD */

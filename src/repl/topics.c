@@ -104,7 +104,8 @@ const bl_topic bl_topics[] = {
       "x = where(mask, v, x)). Gradients flow through it (y = x * 2; y[0] = 0; then\n"
       "y.sum().backward() gives x.grad [0, 2, 2]); a leaf that requires grad is refused, as\n"
       "PyTorch refuses it, except under no_grad. requires_grad=True is grad=on's PyTorch name:\n"
-      "tensor([1., 2.], requires_grad=True), randn(3, requires_grad=True).\n"
+      "tensor([1., 2.], requires_grad=True), randn(3, requires_grad=True). x.grad = None drops\n"
+      "x's gradient, as zero_grad(x).\n"
       "Keywords (not names): def return for in while if elif else end break continue global is;\n"
       "constants: true false on off True False None none." },
     { "slides", bl_fig_slide_help },
