@@ -23,11 +23,12 @@
     /* core/ops_loss.c */                                                                        \
     X(EMBEDDING, "embedding") X(CROSS_ENTROPY, "cross_entropy") X(MSE, "mse")                    \
     /* core/ops_shape.c */                                                                       \
-    X(INDEX, "index") X(TRANSPOSE, "transpose")                                                  \
+    X(INDEX, "index") X(TRANSPOSE, "transpose") X(INDEX_PUT, "index_put")                      \
     /* core/ops_math.c and core/tensor_math.c: binary (order of bl_binop) */                     \
     X(ADD, "add") X(SUB, "sub") X(MUL, "mul") X(DIV, "div") X(POW, "pow")                        \
-    X(MAXIMUM, "maximum") X(MINIMUM, "minimum") X(EQ, "eq") X(NE, "ne") X(LT, "lt")              \
-    X(LE, "le") X(GT, "gt") X(GE, "ge")                                                          \
+    X(MAXIMUM, "maximum") X(MINIMUM, "minimum") X(FLOOR_DIVIDE, "floor_divide")                  \
+    X(REMAINDER, "remainder") X(EQ, "eq") X(NE, "ne") X(LT, "lt") X(LE, "le") X(GT, "gt")        \
+    X(GE, "ge")                                                                                  \
     /* unary (order of bl_unop) */                                                               \
     X(NEG, "neg") X(ABS, "abs") X(SQRT, "sqrt") X(EXP, "exp") X(LOG, "log") X(SIN, "sin")        \
     X(COS, "cos") X(TAN, "tan") X(TANH, "tanh") X(SIGMOID, "sigmoid") X(SIGN, "sign")            \

@@ -82,6 +82,13 @@ bl_tensor *bl_mse(bl_graph *g, bl_tensor *pred, bl_tensor *target);
  * per element read) and inside x: else "as_strided: reads outside x". Op name "index". */
 bl_tensor *bl_as_strided(bl_graph *g, bl_tensor *x, int ndim, const int *shape, const long *stride,
                          long offset);
+/* x with the elements that bl_as_strided(x, ndim, shape, stride, offset) reads replaced by v's
+ * (v of that shape; the same restrictions): x[i, a:b] = v as a new tensor (torch's in-place
+ * index_put_ / as_strided_scatter, out of place). Backward: dx = dy outside the region, 0
+ * inside it; dv = dy at the region. Errors: a region outside x, v of another shape. Op name
+ * "index_put". */
+bl_tensor *bl_strided_put(bl_graph *g, bl_tensor *x, bl_tensor *v, int ndim, const int *shape,
+                          const long *stride, long offset);
 /* x with dimensions d0 and d1 swapped (negative count from the end), copied (torch.transpose).
  * Errors: a dimension out of range. Op name "transpose". */
 bl_tensor *bl_transpose(bl_graph *g, bl_tensor *x, int d0, int d1);

@@ -78,6 +78,8 @@ static float bin_f(bl_binop op, float a, float b)
     case BL_POW: return powf(a, b);
     case BL_MAXIMUM: return isnan(a) || isnan(b) ? NAN : a > b ? a : b;
     case BL_MINIMUM: return isnan(a) || isnan(b) ? NAN : a < b ? a : b;
+    case BL_FLOORDIV: return (float)bl_floordiv(a, b);
+    case BL_REMAINDER: return (float)bl_remainder(a, b);
     case BL_EQ: return a == b;
     case BL_NE: return a != b;
     case BL_LT: return a < b;
@@ -108,6 +110,8 @@ void bl_math_binary_fw(bl_binop op, const bl_tensor *a, const bl_tensor *b, bl_t
 
 /* d(a OP b)/da and /db times dy (y = a OP b):
  *   add: dy, dy   sub: dy, -dy   mul: dy b, dy a   div: dy / b, -dy a / b^2
+ *   remainder: dy, -dy floor_divide(a, b) (torch's derivatives.yaml); floor_divide: none (torch
+ *   has no derivative for it: the language refuses it on tensors that need a gradient)
  *   pow: dy b a^(b-1) (0 where b == 0), dy y log a (0 where a == 0 and b >= 0)
  *   maximum: dy to the larger, dy/2 to each when equal; minimum likewise */
 static void bin_grad(bl_binop op, float a, float b, float y, float dy, float *ga, float *gb)
@@ -129,6 +133,7 @@ static void bin_grad(bl_binop op, float a, float b, float y, float dy, float *ga
         else { *ga = 0.0f; *gb = dy; }
         break;
     }
+    case BL_REMAINDER: *ga = dy; *gb = -dy * (float)bl_floordiv(a, b); break;
     default: *ga = *gb = 0.0f; break;
     }
 }

@@ -1,7 +1,9 @@
 /* ops_shape.c - the strided gather behind slicing, indexing and transposes at the prompt
- * (torch.as_strided semantics, restricted to reads of distinct elements). */
+ * (torch.as_strided semantics, restricted to reads of distinct elements), and its scatter
+ * behind index assignment (x[i, a:b] = v). */
 #include "core/ops.h"
 #include "core/ops_internal.h"
+#include <stdlib.h>
 #include <string.h>
 
 /* Walk the output (ndim <= 4, padded to 4-D) and the source offset of each element. */
@@ -35,21 +37,29 @@ static void strided_backward(bl_node *n)
     STRIDED_LOOP(y, x->grad[src] += y->grad[o]);
 }
 
-static bl_tensor *strided(bl_graph *g, bl_op op, bl_tensor *x, int ndim, const int *shape,
-                          const long *stride, long offset)
+/* 0 when the strided region (ndim <= 4 sizes >= 1, strides, offset) lies inside x; -1 + error. */
+static int region_check(const char *what, const bl_tensor *x, int ndim, const int *shape, const long *stride,
+                        long offset)
 {
-    if (bl_ops_need("as_strided", "x", x)) return NULL;
-    if (ndim < 0 || ndim > BL_MAXDIM) return BL_FAILP("as_strided: %d dimensions (at most 4)", ndim);
+    if (ndim < 0 || ndim > BL_MAXDIM) return bl_fail("%s: %d dimensions (at most 4)", what, ndim);
     /* every element read must lie inside x (the extreme offsets of each dimension) */
     long lo = offset, hi = offset;
     for (int k = 0; k < ndim; k++) {
-        if (shape[k] < 1) return BL_FAILP("as_strided: dimension %d has size %d", k, shape[k]);
+        if (shape[k] < 1) return bl_fail("%s: dimension %d has size %d", what, k, shape[k]);
         long span = (long)(shape[k] - 1) * stride[k];
         if (span < 0) lo += span;
         else hi += span;
     }
     if (lo < 0 || hi >= (long)x->numel || (long)x->numel > 0x7fffffffL)
-        return BL_FAILP("as_strided: reads outside x %s (elements %ld..%ld)", BL_SHP(x), lo, hi);
+        return bl_fail("%s: reads outside x %s (elements %ld..%ld)", what, BL_SHP(x), lo, hi);
+    return 0;
+}
+
+static bl_tensor *strided(bl_graph *g, bl_op op, bl_tensor *x, int ndim, const int *shape,
+                          const long *stride, long offset)
+{
+    if (bl_ops_need("as_strided", "x", x)) return NULL;
+    if (region_check("as_strided", x, ndim, shape, stride, offset) < 0) return NULL;
     bl_tensor *y = bl_graph_tensor(g, ndim, shape, BL_WANTS_GRAD(g, x));
     if (!y) return NULL;
     STRIDED_LOOP(y, y->data[o] = x->data[src]);
@@ -82,4 +92,44 @@ bl_tensor *bl_transpose(bl_graph *g, bl_tensor *x, int d0, int d1)
         stride[k] = st[from];
     }
     return strided(g, BL_OP_TRANSPOSE, x, x->ndim, shape, stride, 0);
+}
+
+/* dx: dy outside the region (none of it where v went); dv: dy at the region. */
+static void put_backward(bl_node *n)
+{
+    bl_tensor *x = n->in[0], *v = n->in[1], *y = n->out;
+    strided_args a;
+    BL_NODE_LOAD(n, a);
+    const long *stride = a.stride, offset = a.offset;
+    if (v->grad) STRIDED_LOOP(v, v->grad[o] += y->grad[src]);
+    if (!x->grad) return;
+    unsigned char *hit = calloc(y->numel, 1);
+    if (!hit) return;   /* out of memory in backward: nothing to report it to (as the others) */
+    STRIDED_LOOP(v, hit[src] = 1);
+    for (size_t i = 0; i < y->numel; i++)
+        if (!hit[i]) x->grad[i] += y->grad[i];
+    free(hit);
+}
+
+bl_tensor *bl_strided_put(bl_graph *g, bl_tensor *x, bl_tensor *v, int ndim, const int *shape,
+                          const long *stride, long offset)
+{
+    if (bl_ops_need("index_put", "x", x) || bl_ops_need("index_put", "v", v)) return NULL;
+    if (region_check("index_put", x, ndim, shape, stride, offset) < 0) return NULL;
+    int same = v->ndim == ndim;
+    for (int k = 0; same && k < ndim; k++) same = v->shape[k] == shape[k];
+    if (!same) return BL_FAILP("index_put: v has shape %s, the region another", BL_SHP(v));
+    bl_tensor *y = bl_graph_tensor(g, x->ndim, x->shape, BL_WANTS_GRAD(g, x, v));
+    if (!y) return NULL;
+    memcpy(y->data, x->data, x->numel * sizeof *y->data);
+    STRIDED_LOOP(v, y->data[src] = v->data[o]);
+    bl_node *n = bl_graph_node(g, BL_OP_INDEX_PUT, put_backward, y);
+    if (n) {
+        n->in[0] = x;
+        n->in[1] = v;
+        strided_args a = {{0}, offset};
+        for (int k = 0; k < ndim; k++) a.stride[k] = stride[k];
+        BL_NODE_SAVE(n, a);
+    }
+    return y;
 }

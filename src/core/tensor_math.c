@@ -16,6 +16,23 @@
 #include <math.h>
 #include <string.h>
 
+double bl_floordiv(double a, double b)
+{
+    if (b == 0) return a / b;
+    double mod = fmod(a, b), div = (a - mod) / b;
+    if (mod != 0 && (b < 0) != (mod < 0)) div -= 1.0;
+    if (div == 0) return copysign(0.0, a / b);
+    double fl = floor(div);
+    return div - fl > 0.5 ? fl + 1.0 : fl;
+}
+
+double bl_remainder(double a, double b)
+{
+    double mod = fmod(a, b);
+    if (mod != 0 && (b < 0) != (mod < 0)) mod += b;
+    return mod;
+}
+
 #define SHP(t) bl_shape_str((t), (char[64]){0}, 64)
 
 /* NumPy broadcast of two shapes (as, an) and (bs, bn) into out; returns its ndim or -1. */

@@ -11,10 +11,18 @@
 
 /* The elementwise operations (torch's function of the same name; the comparisons give 0/1). */
 typedef enum { BL_ADD, BL_SUB, BL_MUL, BL_DIV, BL_POW, BL_MAXIMUM, BL_MINIMUM,
-               BL_EQ, BL_NE, BL_LT, BL_LE, BL_GT, BL_GE } bl_binop;
+               BL_FLOORDIV, BL_REMAINDER, BL_EQ, BL_NE, BL_LT, BL_LE, BL_GT, BL_GE } bl_binop;
 typedef enum { BL_NEG, BL_ABS, BL_SQRT, BL_EXP, BL_LOG, BL_SIN, BL_COS, BL_TAN, BL_TANH,
                BL_SIGMOID, BL_SIGN, BL_FLOOR, BL_CEIL, BL_ERF } bl_unop;
 typedef enum { BL_SUM, BL_MEAN, BL_VAR, BL_STD, BL_RMS, BL_MIN, BL_MAX } bl_reduce;
+
+/* a // b and a % b as torch.floor_divide and torch.remainder (and Python's // and % of floats):
+ * the quotient rounded down, and a - b * (a // b) with the sign of b (7 % -2 = -1, -7 % 2 = 1),
+ * computed as CPython's float_divmod (fmod, then corrected) so no rounding of a / b shows.
+ * b == 0: a / b (+-inf, nan) and nan, as torch on float tensors; a zero remainder keeps fmod's
+ * sign (torch.remainder(-3., 3.) = -0.). */
+double bl_floordiv(double a, double b);
+double bl_remainder(double a, double b);
 
 /* The broadcast shape of a and b into out (ndim into *ndim); -1 + "op: shapes [..] and [..]
  * cannot be broadcast" when incompatible. */

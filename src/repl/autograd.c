@@ -213,7 +213,11 @@ bl_value *bl_ag_leaf(bl_callargs *a, bl_value *v)
 {
     int on;
     if (!v) return NULL;
-    if (bl_kw_bool(a, "grad", 0, &on) < 0) {
+    /* requires_grad= is PyTorch's name for grad= (torch.randn(3, requires_grad=True)) */
+    int both = bl_kw(a, "grad") && bl_kw(a, "requires_grad");
+    if (both) bl_fail("%s: grad= and requires_grad= are one keyword (requires_grad= is PyTorch's name): give one",
+                      a->fname);
+    if (both || bl_kw_bool(a, bl_kw(a, "requires_grad") ? "requires_grad" : "grad", 0, &on) < 0) {
         bl_val_unref(v);
         return NULL;
     }

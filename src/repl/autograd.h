@@ -91,7 +91,7 @@ bl_value *bl_ag_graph_value(bl_session *s, bl_graph *g, const unsigned *gen, bl_
                             bl_value *owner);
 
 /* For the functions that make tensors (randn, zeros, ones, tensor, load): with the keyword
- * grad=on, v (owned; a number becomes a 0-D tensor) becomes a leaf that needs a gradient.
+ * grad=on (or requires_grad=True, PyTorch's name for it; not both), v (owned; a number becomes a 0-D tensor) becomes a leaf that needs a gradient.
  * Returns v, or NULL + error (a bad grad= value; v is released). */
 bl_value *bl_ag_leaf(bl_callargs *a, bl_value *v);
 

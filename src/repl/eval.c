@@ -34,6 +34,10 @@ static const char *op_name(bl_tok_kind k)
     case BL_T_EQ: return "==";
     case BL_T_NE: return "!=";
     case BL_T_POW: return "**";
+    case BL_T_FLOORDIV: return "//";
+    case BL_T_PERCENT: return "%";
+    case BL_T_IS: return "is";
+    case BL_T_ISNOT: return "is not";
     default: return "?";
     }
 }
@@ -77,10 +81,29 @@ static int scalar_of(const bl_value *v, double *x)
     return 0;
 }
 
+/* a is b: Python's identity, as far as blocklab's values show it: None is None, a bool is the
+ * same bool (True is True), and otherwise the same value (y = x; y is x), as CPython's objects;
+ * two numbers or strings computed apart are not the same value (as Python does not promise they
+ * are). */
+static int same(const bl_value *a, const bl_value *b)
+{
+    if (a->kind == BL_V_NONE || b->kind == BL_V_NONE) return a->kind == b->kind;
+    if (a->kind == BL_V_BOOL && b->kind == BL_V_BOOL) return a->num == b->num;
+    return a == b;
+}
+
 static bl_value *compare(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
 {
     int r;
     double x, y;
+    if (e->op == BL_T_IS || e->op == BL_T_ISNOT) return bl_val_bool(same(a, b) == (e->op == BL_T_IS));
+    if (a->kind == BL_V_NONE || b->kind == BL_V_NONE) {
+        /* None == x is false unless x is None, as Python's (and a tensor's: torch gives False) */
+        if (e->op == BL_T_EQ || e->op == BL_T_NE) return bl_val_bool(same(a, b) == (e->op == BL_T_EQ));
+        bl_fail("'%s' cannot compare a %s and a %s (test for None with `is None`)", op_name(e->op),
+                bl_val_kind_name(a), bl_val_kind_name(b));
+        return ERRAT(s, e->pos);
+    }
     if (scalar_of(a, &x) && scalar_of(b, &y)) {
         switch (e->op) {
         case BL_T_LT: r = x < y; break;
@@ -147,7 +170,7 @@ static bl_value *matmul_grad(bl_session *s, bl_value *av, bl_value *bv, bl_tenso
 static bl_value *binop(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
 {
     if (e->op != BL_T_PLUS && e->op != BL_T_MINUS && e->op != BL_T_STAR && e->op != BL_T_SLASH &&
-        e->op != BL_T_AT && e->op != BL_T_POW)
+        e->op != BL_T_AT && e->op != BL_T_POW && e->op != BL_T_FLOORDIV && e->op != BL_T_PERCENT)
         return compare(s, e, a, b);
     if (e->op == BL_T_PLUS && a->kind == BL_V_LIST && b->kind == BL_V_LIST) {   /* Python's: joined */
         bl_value *l = bl_val_list(a->n + b->n);
@@ -183,6 +206,15 @@ static bl_value *binop(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
         case BL_T_MINUS: return bl_val_num(x - y);
         case BL_T_STAR: return bl_val_num(x * y);
         case BL_T_POW: return bl_val_num(pow(x, y));
+        case BL_T_FLOORDIV: case BL_T_PERCENT:   /* Python's: the sign of the divisor */
+            if (y == 0) {
+                bl_fail("'%s' by zero (of numbers, as Python's ZeroDivisionError; of a tensor it is inf or nan, "
+                        "as torch)", op_name(e->op));
+                return ERRAT(s, e->pos);
+            }
+            if (e->op == BL_T_FLOORDIV) return bl_val_num(bl_floordiv(x, y));
+            x = bl_remainder(x, y);
+            return bl_val_num(x == 0 ? copysign(0.0, y) : x);
         default: return bl_val_num(x / y);   /* IEEE: 1/0 = inf, as NumPy */
         }
     }
@@ -207,200 +239,6 @@ static bl_value *binop(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
     return bl_val_tensor(r);
 }
 
-/* Python's slice.indices(): clamp start/stop for a dimension of size n and step st. */
-static int slice_indices(bl_session *s, const bl_ast *sl, int n, long *start, long *stop, long *step)
-{
-    long v[3];
-    const bl_ast *parts[3] = { sl->a, sl->b, sl->step };
-    for (int i = 0; i < 3; i++) {
-        v[i] = LONG_MIN;
-        if (!parts[i]) continue;
-        bl_value *x = bl_eval(s, parts[i]);
-        if (!x) return -1;
-        int ok = x->kind == BL_V_NUM && x->num == floor(x->num) && fabs(x->num) < 1e15;
-        double num = x->num;
-        bl_val_unref(x);
-        if (!ok) {
-            bl_fail("slice bounds must be whole numbers");
-            return bl_session_errat(s, parts[i]->pos);
-        }
-        v[i] = (long)num;
-    }
-    *step = v[2] == LONG_MIN ? 1 : v[2];
-    if (*step == 0) {
-        bl_fail("slice step cannot be zero");
-        return bl_session_errat(s, sl->step->pos);
-    }
-    long lo = *step < 0 ? -1 : 0, hi = *step < 0 ? n - 1 : n;
-    for (int i = 0; i < 2; i++) {
-        long x = v[i];
-        if (x == LONG_MIN) x = (i == 0) == (*step > 0) ? lo : hi;
-        else {
-            if (x < 0) x += n;
-            if (x < lo) x = lo;
-            if (x > hi) x = hi;
-        }
-        if (i == 0) *start = x;
-        else *stop = x;
-    }
-    if (v[0] == LONG_MIN) *start = *step > 0 ? 0 : n - 1;
-    if (v[1] == LONG_MIN) *stop = *step > 0 ? n : -1;
-    return 0;
-}
-
-/* How many indices start, start + step, ... lie before stop (slice_indices' results). */
-static long slice_count(long start, long stop, long step)
-{
-    if (step > 0) return stop > start ? (stop - start + step - 1) / step : 0;
-    return start > stop ? (start - stop - step - 1) / -step : 0;
-}
-
-/* l[a:b:c] of a list is the list of those items, as in Python (empty when none are selected),
- * whatever the items are. */
-static bl_value *slice_list(bl_session *s, const bl_ast *sl, const bl_value *l)
-{
-    long start = 0, stop = 0, step = 1;
-    if (slice_indices(s, sl, l->n, &start, &stop, &step) < 0) return NULL;
-    long n = slice_count(start, stop, step);
-    bl_value *r = bl_val_list((int)n);
-    if (!r) return ERRAT(s, sl->pos);
-    for (long i = 0; i < n; i++)   /* no deeper than l: cannot fail */
-        (void)bl_val_list_set(r, (int)i, bl_val_ref(l->items[start + i * step]));
-    return r;
-}
-
-/* "an empty list", "a list of 1 item", "a list of 3 items": a list's size as the index errors
- * say it. */
-static const char *list_size(int n, char *buf, size_t len)
-{
-    if (n == 0) snprintf(buf, len, "an empty list");
-    else snprintf(buf, len, "a list of %d item%s", n, BL_PLURAL(n));
-    return buf;
-}
-
-/* An index out of range for a list of n items, as Python's "list index out of range" with the
- * length: "index 5 is out of range for a list of 3 items". */
-static void list_index_error(double i, int n)
-{
-    char sz[48], num[64];
-    bl_fmt_num(i, num, sizeof num);
-    bl_fail("index %s is out of range for %s", num, list_size(n, sz, sizeof sz));
-}
-
-/* t[i, j:k, ...]; what names what was indexed in errors ("tensor", or "list" for a list of
- * lists indexed like the tensor it stands for: an index out of range then names the size of the
- * list it indexes, as a single index of a list does). */
-/* t[indices] (t: tv's tensor, or a list's as a tensor when tv is NULL) as a strided gather,
- * recorded when tv needs a gradient; first: the first index, evaluated already (or NULL). */
-static bl_value *index_tensor(bl_session *s, const bl_ast *e, bl_value *tv, bl_tensor *t, const char *what,
-                              bl_value *first)
-{
-    if (e->n > t->ndim) {
-        char sh[64];
-        bl_fail("index: %d indices for a %s of shape %s", e->n, what, bl_shape_str(t, sh, sizeof sh));
-        return ERRAT(s, e->items[t->ndim]->pos);
-    }
-    long start[BL_MAXDIM], step[BL_MAXDIM], count[BL_MAXDIM];
-    int keep[BL_MAXDIM], shape[BL_MAXDIM], nd = 0;
-    for (int d = 0; d < t->ndim; d++) {
-        const bl_ast *it = d < e->n ? e->items[d] : NULL;
-        int n = t->shape[d];
-        keep[d] = 1;
-        if (!it) {
-            start[d] = 0, step[d] = 1, count[d] = n;
-        } else if (it->kind == BL_N_SLICE) {
-            long a = 0, b = 0, st = 1;
-            if (slice_indices(s, it, n, &a, &b, &st) < 0) return NULL;
-            start[d] = a, step[d] = st;
-            count[d] = slice_count(a, b, st);
-            if (count[d] == 0) {
-                bl_fail("index: the slice selects nothing in dimension %d (size %d)", d, n);
-                return ERRAT(s, it->pos);
-            }
-        } else {
-            bl_value *x = d == 0 && first ? bl_val_ref(first) : bl_eval(s, it);   /* first: evaluated */
-            if (!x) return NULL;
-            int ok = x->kind == BL_V_NUM && x->num == floor(x->num);
-            double i = x->num;
-            bl_val_unref(x);
-            if (!ok) {
-                bl_fail("index: expected a whole number or a slice a:b");
-                return ERRAT(s, it->pos);
-            }
-            if (i < -n || i >= n) {
-                if (!strcmp(what, "list")) list_index_error(i, n);
-                else {
-                    char num[40];
-                    bl_fail("index: %s is out of range for dimension %d of size %d", bl_fmt_g(i, num, sizeof num), d, n);
-                }
-                return ERRAT(s, it->pos);
-            }
-            start[d] = (long)(i < 0 ? i + n : i), step[d] = 1, count[d] = 1, keep[d] = 0;
-        }
-        if (keep[d]) shape[nd++] = (int)count[d];
-    }
-    long stride[BL_MAXDIM], offset = 0, st = 1;
-    for (int d = t->ndim - 1, k = nd - 1; d >= 0; st *= t->shape[d], d--) {
-        offset += start[d] * st;
-        if (keep[d]) stride[k--] = step[d] * st;
-    }
-    bl_ag ag;
-    bl_graph *g = bl_ag_begin_vals(&ag, s, tv ? 1 : 0, &tv);
-    bl_tensor *x = g ? bl_ag_in(&ag, tv, t) : NULL;
-    bl_value *r = bl_ag_end(&ag, x ? bl_as_strided(g, x, nd, shape, stride, offset) : NULL);
-    bl_graph_reset(s->g);
-    return r ? r : ERRAT(s, e->pos);
-}
-
-static bl_value *index_value(bl_session *s, const bl_ast *e, bl_value *target)
-{
-    /* x[idx] with a tensor (or list) of indices: the rows it names (an embedding lookup) */
-    if (target->kind == BL_V_TENSOR && e->n == 1 && e->items[0]->kind != BL_N_SLICE) {
-        bl_value *i = bl_eval(s, e->items[0]);
-        if (!i) return NULL;
-        bl_value *r = NULL;
-        if (i->kind == BL_V_TENSOR || i->kind == BL_V_LIST) {
-            r = bl_math_take(s, target, i);
-            if (!r) bl_session_errat(s, e->items[0]->pos);
-        } else {
-            r = index_tensor(s, e, target, target->t, "tensor", i);
-        }
-        bl_val_unref(i);
-        return r;
-    }
-    if (target->kind == BL_V_TENSOR) return index_tensor(s, e, target, target->t, "tensor", NULL);
-    if (target->kind == BL_V_LIST && e->n == 1 && e->items[0]->kind != BL_N_SLICE) {
-        bl_value *x = bl_eval(s, e->items[0]);
-        if (!x) return NULL;
-        int ok = x->kind == BL_V_NUM && x->num == floor(x->num);
-        double i = x->num;
-        bl_val_unref(x);
-        if (!ok || i < -target->n || i >= target->n) {
-            if (ok) list_index_error(i, target->n);
-            else bl_fail("index: expected a whole number");
-            return ERRAT(s, e->items[0]->pos);
-        }
-        return bl_val_ref(target->items[(int)(i < 0 ? i + target->n : i)]);
-    }
-    if (target->kind == BL_V_LIST && e->n == 1) return slice_list(s, e->items[0], target);
-    if (target->kind == BL_V_LIST) {
-        /* index a list of lists like the tensor it stands for; a flat list has one dimension */
-        int nested = 0;
-        for (int i = 0; i < target->n; i++) nested |= target->items[i]->kind == BL_V_LIST;
-        if (!nested) {
-            char sz[48];
-            bl_fail("index: %s takes one index or one slice", list_size(target->n, sz, sizeof sz));
-            return ERRAT(s, e->items[1]->pos);
-        }
-        bl_tensor *t = bl_val_to_tensor(target, "index");
-        if (!t) return ERRAT(s, e->pos);
-        bl_value *r = index_tensor(s, e, NULL, t, "list", NULL);
-        bl_tensor_free(t);
-        return r;
-    }
-    bl_fail("index: cannot index a %s", bl_val_kind_name(target));
-    return ERRAT(s, e->pos);
-}
 
 static bl_value *field(bl_session *s, const bl_ast *e, bl_value *v)
 {
@@ -638,13 +476,22 @@ bl_value *bl_eval(bl_session *s, const bl_ast *e)
     case BL_N_INDEX: case BL_N_FIELD: {
         bl_value *t = bl_eval(s, e->a);
         if (!t) return NULL;
-        bl_value *r = e->kind == BL_N_INDEX ? index_value(s, e, t) : field(s, e, t);
+        bl_value *r = e->kind == BL_N_INDEX ? bl_index_value(s, e, t) : field(s, e, t);
         bl_val_unref(t);
         return r;
     }
     case BL_N_SLICE:
         bl_fail("a slice a:b can only appear inside []");
         return ERRAT(s, e->pos);
+    case BL_N_ELLIPSIS:
+        bl_fail("'...' can only appear inside [] (x[..., 0])");
+        return ERRAT(s, e->pos);
+    case BL_N_NONE: return bl_val_none();
+    case BL_N_COND: {
+        int t = bl_cond_truth(s, e->c, "if");
+        return t < 0 ? NULL : bl_eval(s, t ? e->a : e->b);
+    }
+    case BL_N_COMP: return bl_lang_comprehension(s, e);
     case BL_N_METHOD: return bl_method(s, e);
     }
     return NULL;
@@ -787,6 +634,25 @@ static int exec_with_word_values(bl_session *s, const bl_stmt *st)
     return rc;
 }
 
+/* x.grad = None: x's accumulated gradient is dropped, as zero_grad(x) does (PyTorch's idiom);
+ * any other value is an error (a gradient comes from backward). */
+static int clear_grad(bl_session *s, const bl_stmt *st, const bl_value *v)
+{
+    bl_value *x = bl_session_get(s, st->name);
+    if (v->kind != BL_V_NONE) {
+        bl_fail("x.grad = takes None only (backward fills .grad; zero_grad(x) clears it)");
+        return bl_session_errat(s, st->expr->pos);
+    }
+    if (!x || x->kind != BL_V_TENSOR) {
+        if (x) bl_fail("a %s has no .grad to clear", bl_val_kind_name(x));
+        else bl_fail("unknown name '%s'", st->name);
+        return bl_session_errat(s, st->target->a->pos);
+    }
+    bl_tensor_free(x->grad);
+    x->grad = NULL;
+    return 0;
+}
+
 int bl_exec_stmt(bl_session *s, const bl_stmt *st)
 {
     if (st->kind >= BL_S_DEF) return bl_lang_stmt(s, st);
@@ -824,12 +690,10 @@ int bl_exec_stmt(bl_session *s, const bl_stmt *st)
     }
     s->out = saved;
     if (rc == 0 && st->kind == BL_S_ASSIGN) {
-        if (v->kind == BL_V_NONE) {
-            bl_fail("nothing to assign: the right side has no value");
-            rc = bl_session_errat(s, st->expr->pos);
-        } else {
-            rc = bl_session_set(s, st->name, v);
-        }
+        /* None binds as any value (g = x.grad before a backward; r = print(1)), as Python's */
+        if (st->target && st->target->kind == BL_N_FIELD) rc = clear_grad(s, st, v);
+        else if (st->target) rc = bl_index_assign(s, st->target, v);
+        else rc = bl_session_set(s, st->name, v);
     } else if (rc == 0 && st->redirect) {
         if (txt.f && st->kind == BL_S_EXPR && v && v->kind != BL_V_NONE) {
             bl_atomic_abort(&txt);      /* a value (not print's text): written as values are */

@@ -762,9 +762,10 @@ const bl_function bl_functions[] = {
     { "randn", "randn(d0, d1, ..., mean=0, std=1, grad=off)",
       "A tensor of normal random numbers from the session's generator. `seed N` restarts it,\n"
       "so a script gives the same numbers every run. Up to 4 sizes; at most 2^28 elements;\n"
-      "std >= 0. grad=on makes it a leaf that needs a gradient (help backward).", f_fill },
-    { "zeros", "zeros(d0, d1, ..., grad=off)", "A tensor of zeros with the given shape. grad=on makes it a leaf that needs a gradient.", f_fill },
-    { "ones", "ones(d0, d1, ..., grad=off)", "A tensor of ones with the given shape. grad=on makes it a leaf that needs a gradient.", f_fill },
+      "std >= 0. grad=on (or PyTorch's requires_grad=True) makes it a leaf that needs a gradient\n"
+      "(help backward).", f_fill },
+    { "zeros", "zeros(d0, d1, ..., grad=off)", "A tensor of zeros with the given shape. grad=on (requires_grad=True) makes it a leaf that needs a gradient.", f_fill },
+    { "ones", "ones(d0, d1, ..., grad=off)", "A tensor of ones with the given shape. grad=on (requires_grad=True) makes it a leaf that needs a gradient.", f_fill },
     { "range", "range([start,] stop[, step])",
       "The list start, start+step, ... below stop (Python's range).\n"
       "Whole numbers, for loops: for i in range(n). Empty when there are none; at most\n"
@@ -772,8 +773,8 @@ const bl_function bl_functions[] = {
     { "arange", "arange([start,] stop[, step])",
       "The 1-D tensor start, start+step, ... below stop (NumPy's arange).", f_arange },
     { "tensor", "tensor([[1, 2], [3, 4]], grad=off)",
-      "A tensor from (nested) lists of numbers; the nesting must be rectangular. grad=on makes it a\n"
-      "leaf that needs a gradient (a single number then stays a 0-D tensor).", f_tensor },
+      "A tensor from (nested) lists of numbers; the nesting must be rectangular. grad=on (PyTorch's\n"
+      "requires_grad=True) makes it a leaf that needs a gradient (a single number then stays a 0-D tensor).", f_tensor },
     { "reshape", "reshape(x, d0, d1, ...)",
       "x with another shape of the same number of elements. One size may be -1 (inferred).", f_reshape },
     { "transpose", "transpose(x, d0=-2, d1=-1)",

@@ -350,6 +350,8 @@ bl_value *bl_math_operator(bl_session *s, int op, bl_value *a, bl_value *b)
     case BL_T_STAR: bop = BL_MUL, name = "*"; break;
     case BL_T_SLASH: bop = BL_DIV, name = "/"; break;
     case BL_T_POW: bop = BL_POW, name = "**"; break;
+    case BL_T_FLOORDIV: bop = BL_FLOORDIV, name = "//"; break;
+    case BL_T_PERCENT: bop = BL_REMAINDER, name = "%"; break;
     case BL_T_LT: bop = BL_LT, name = "<"; break;
     case BL_T_LE: bop = BL_LE, name = "<="; break;
     case BL_T_GT: bop = BL_GT, name = ">"; break;
@@ -358,6 +360,8 @@ bl_value *bl_math_operator(bl_session *s, int op, bl_value *a, bl_value *b)
     case BL_T_NE: bop = BL_NE, name = "!="; break;
     default: return BL_FAILP("operator %d is not elementwise", op);
     }
+    /* torch.floor_divide has no derivative: refused, as torch refuses its backward */
+    if (bop == BL_FLOORDIV && bl_ag_refuse(s, "//", 2, (bl_value *[]){a, b}) < 0) return NULL;
     bl_tensor *ta = a->kind == BL_V_TENSOR ? NULL : bl_val_to_tensor(a, name);
     bl_tensor *tb = b->kind == BL_V_TENSOR ? NULL : bl_val_to_tensor(b, name);
     bl_value *r = NULL;

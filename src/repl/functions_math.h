@@ -27,8 +27,9 @@ bl_value *bl_fn_cumsum(bl_callargs *a);
 bl_value *bl_fn_topk(bl_callargs *a);
 bl_value *bl_fn_timestep_features(bl_callargs *a);
 
-/* The operators of eval.c on tensors (a or b a tensor or list): + - * / ** and the comparisons
- * < <= > >= == != (0/1 tensors), recorded when an operand needs a gradient; op is the token. */
+/* The operators of eval.c on tensors (a or b a tensor or list): + - * / ** // % (torch.floor_divide,
+ * torch.remainder) and the comparisons < <= > >= == != (0/1 tensors), recorded when an operand
+ * needs a gradient (// refuses one: torch has no derivative for it); op is the token. */
 bl_value *bl_math_operator(bl_session *s, int op, bl_value *a, bl_value *b);
 /* -x of a tensor value, recorded. */
 bl_value *bl_math_neg(bl_session *s, bl_value *x);

@@ -227,12 +227,11 @@ static int def_stmt(bl_session *s, const bl_stmt *st)
     return rc;
 }
 
-/* The truth of a condition: a bool or number. */
-static int truth(bl_session *s, const bl_ast *e, const char *what)
+int bl_cond_truth(bl_session *s, const bl_ast *e, const char *what)
 {
     bl_value *v = bl_eval(s, e);
     if (!v) return -1;
-    int t = v->kind == BL_V_BOOL || v->kind == BL_V_NUM ? v->num != 0 : -1;
+    int t = v->kind == BL_V_BOOL || v->kind == BL_V_NUM ? v->num != 0 : v->kind == BL_V_NONE ? 0 : -1;
     if (t < 0) {
         bl_fail("%s: the condition is a %s, not true/false or a number (for a tensor, reduce it "
                 "first: max(x) > 0, allclose(a, b))", what, bl_val_kind_name(v));
@@ -255,17 +254,79 @@ static bl_value *item(const bl_value *v, int i)
     return bl_val_tensor(r);
 }
 
-static int for_stmt(bl_session *s, const bl_stmt *st)
+/* What a for loop (or a comprehension: what) runs over: e's value and its number of items in
+ * *n; NULL + error at e for a value that has no items. */
+static bl_value *iterable(bl_session *s, const bl_ast *e, const char *what, int *n)
 {
-    bl_value *over = bl_eval(s, st->expr);
-    if (!over) return -1;
-    int n = over->kind == BL_V_LIST ? over->n : over->kind == BL_V_TENSOR ? over->t->shape[0] : -1;
-    if (n < 0) {
-        bl_fail("for: cannot loop over a %s (a list, range(n) or a tensor, by its first dimension)",
+    bl_value *over = bl_eval(s, e);
+    if (!over) return NULL;
+    *n = over->kind == BL_V_LIST ? over->n : over->kind == BL_V_TENSOR ? over->t->shape[0] : -1;
+    if (*n < 0) {
+        bl_fail("%s: cannot loop over a %s (a list, range(n) or a tensor, by its first dimension)", what,
                 bl_val_kind_name(over));
         bl_val_unref(over);
-        return bl_session_errat(s, st->expr->pos);
+        bl_session_errat(s, e->pos);
+        return NULL;
     }
+    return over;
+}
+
+/* The value name holds in the scope an assignment binds it in (borrowed), or NULL. */
+static bl_value *bound_here(bl_session *s, const char *name)
+{
+    bl_frame *f = s->frame;
+    int global = 0;
+    for (int i = 0; f && i < f->nglobal; i++) global |= !strcmp(f->global[i], name);
+    int n = f && !global ? f->nvars : s->nvars;
+    char **names = f && !global ? f->names : s->names;
+    bl_value **vals = f && !global ? f->vals : s->vals;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(names[i], name)) return vals[i];
+    return NULL;
+}
+
+bl_value *bl_lang_comprehension(bl_session *s, const bl_ast *e)
+{
+    int n;
+    bl_value *over = iterable(s, e->b, "list comprehension", &n);
+    if (!over) return NULL;
+    bl_value *saved = bl_val_ref(bound_here(s, e->str));   /* NULL: none */
+    bl_value **got = calloc((size_t)n + 1, sizeof *got);
+    int k = 0, ok = got != NULL;
+    if (!got) bl_fail("out of memory");
+    for (int i = 0; ok && i < n; i++) {
+        if (bl_interrupted()) { ok = 0; bl_fail("interrupted"); break; }
+        bl_value *x = item(over, i);
+        ok = x && bl_session_set(s, e->str, x) == 0;
+        bl_val_unref(x);
+        int t = !ok ? -1 : e->c ? bl_cond_truth(s, e->c, "if") : 1;
+        if (t < 0) { ok = 0; break; }
+        if (t && !(got[k++] = bl_eval(s, e->a))) ok = 0;
+    }
+    /* the variable is the comprehension's own: the name is as it was before */
+    if (saved) bl_session_set(s, e->str, saved);
+    else if (bound_here(s, e->str)) bl_session_del(s, e->str);
+    bl_val_unref(saved);
+    bl_val_unref(over);
+    bl_value *l = ok ? bl_val_list(k) : NULL;
+    for (int i = 0; i < k; i++) {
+        if (l && bl_val_list_set(l, i, got[i]) < 0) {
+            bl_val_unref(l);
+            l = NULL;
+        } else if (!l) {
+            bl_val_unref(got[i]);
+        }
+    }
+    free(got);
+    if (!l && !s->has_errpos) bl_session_errat(s, e->pos);
+    return l;
+}
+
+static int for_stmt(bl_session *s, const bl_stmt *st)
+{
+    int n;
+    bl_value *over = iterable(s, st->expr, "for", &n);
+    if (!over) return -1;
     int rc = 0;
     for (int i = 0; i < n && !bl_interrupted(); i++) {
         bl_value *x = item(over, i);
@@ -287,7 +348,7 @@ static int for_stmt(bl_session *s, const bl_stmt *st)
 static int while_stmt(bl_session *s, const bl_stmt *st)
 {
     while (!bl_interrupted()) {
-        int t = truth(s, st->expr, "while");
+        int t = bl_cond_truth(s, st->expr, "while");
         if (t <= 0) return t;
         int rc = bl_exec_block(s, &st->body);
         if (rc == BL_FLOW_BREAK) return 0;
@@ -303,7 +364,7 @@ int bl_lang_stmt(bl_session *s, const bl_stmt *st)
     case BL_S_FOR: return for_stmt(s, st);
     case BL_S_WHILE: return while_stmt(s, st);
     case BL_S_IF: {
-        int t = truth(s, st->expr, "if");
+        int t = bl_cond_truth(s, st->expr, "if");
         return t < 0 ? -1 : bl_exec_block(s, t ? &st->body : &st->orelse);
     }
     case BL_S_RETURN:

@@ -28,7 +28,7 @@ static int continues(bl_tok_kind k)
     switch (k) {
     case BL_T_LPAREN: case BL_T_LBRACK: case BL_T_ASSIGN: case BL_T_PLUS: case BL_T_MINUS: case BL_T_STAR: case BL_T_SLASH:
     case BL_T_AT: case BL_T_LT: case BL_T_LE: case BL_T_GE: case BL_T_EQ: case BL_T_NE:
-    case BL_T_POW:
+    case BL_T_POW: case BL_T_FLOORDIV: case BL_T_PERCENT:
         return 1;
     default:
         return 0;
@@ -191,7 +191,8 @@ int bl_lex(const char *src, int line, int col, bl_tokens *out, bl_pos *errpos)
             case '+': t.kind = BL_T_PLUS; break;
             case '-': t.kind = BL_T_MINUS; break;
             case '*': if (d == '*') { t.kind = BL_T_POW; two = 1; } else t.kind = BL_T_STAR; break;
-            case '/': t.kind = BL_T_SLASH; break;
+            case '/': if (d == '/') { t.kind = BL_T_FLOORDIV; two = 1; } else t.kind = BL_T_SLASH; break;
+            case '%': t.kind = BL_T_PERCENT; break;
             case '@': t.kind = BL_T_AT; break;
             case ';': t.kind = BL_T_END; break;
             case '=': if (d == '=') { t.kind = BL_T_EQ; two = 1; } else t.kind = BL_T_ASSIGN; break;
@@ -299,6 +300,7 @@ const char *bl_tok_desc(const bl_token *t, char *buf, size_t n)
         [BL_T_PLUS] = "+", [BL_T_MINUS] = "-", [BL_T_STAR] = "*", [BL_T_SLASH] = "/",
         [BL_T_AT] = "@", [BL_T_GT] = ">", [BL_T_LT] = "<", [BL_T_LE] = "<=", [BL_T_GE] = ">=",
         [BL_T_EQ] = "==", [BL_T_NE] = "!=", [BL_T_POW] = "**",
+        [BL_T_FLOORDIV] = "//", [BL_T_PERCENT] = "%", [BL_T_IS] = "is", [BL_T_ISNOT] = "is not",
     };
     switch (t->kind) {
     case BL_T_EOF: case BL_T_END: snprintf(buf, n, "end of statement"); break;

@@ -17,7 +17,9 @@ typedef enum {
     BL_T_EOF, BL_T_END /* ';' or newline */, BL_T_NUM, BL_T_STR, BL_T_NAME,
     BL_T_LPAREN, BL_T_RPAREN, BL_T_LBRACK, BL_T_RBRACK, BL_T_COMMA, BL_T_ASSIGN, BL_T_DOT,
     BL_T_COLON, BL_T_PLUS, BL_T_MINUS, BL_T_STAR, BL_T_SLASH, BL_T_AT, BL_T_GT, BL_T_LT,
-    BL_T_LE, BL_T_GE, BL_T_EQ, BL_T_NE, BL_T_POW /* ** */, BL_T_OTHER
+    BL_T_LE, BL_T_GE, BL_T_EQ, BL_T_NE, BL_T_POW /* ** */, BL_T_FLOORDIV /* // */, BL_T_PERCENT,
+    BL_T_IS, BL_T_ISNOT /* never made by the lexer: the parser's operators `is`, `is not` */,
+    BL_T_OTHER
 } bl_tok_kind;
 
 /* A place in the source: byte offset, 1-based line and column, length in bytes. */

@@ -107,6 +107,9 @@ static bl_ast *node(P *p, bl_node_kind k, const bl_token *t)
 }
 
 static bl_ast *expr(P *p);
+static bl_ast *test(P *p);
+static int kw(P *p, const char *w);
+static int comprehension(P *p, bl_ast *n, bl_ast *elem, const bl_token *open);
 
 /* A growable list of nodes (and keys), copied into the arena when done. */
 typedef struct {
@@ -182,6 +185,12 @@ static int items(P *p, bl_ast *n, bl_tok_kind close, int mode, const bl_token *o
                 goto fail;
             }
             a = mode == 2 ? index_item(p) : expr(p);
+            if (a && mode == 0 && l.n == 0 && kw(p, "for")) {     /* [f(k) for k in xs] */
+                free(l.items);
+                free(l.keys);
+                free(l.kpos);
+                return comprehension(p, n, a, open);
+            }
             if (!a || list_push(&l, a, key, kpos) < 0) goto fail;
             if (accept(p, BL_T_COMMA)) {
                 if (accept(p, close)) break;   /* a trailing comma is fine */
@@ -208,6 +217,13 @@ static bl_ast *index_item(P *p)
 {
     bl_token *t = peek(p);
     bl_ast *start = NULL;
+    if (t->kind == BL_T_DOT && t[1].kind == BL_T_DOT && t[2].kind == BL_T_DOT && !t[1].space_before &&
+        !t[2].space_before) {       /* ... : the dimensions the other indices do not name */
+        bl_ast *n = node(p, BL_N_ELLIPSIS, t);
+        if (n) n->pos.len = 3;
+        next(p), next(p), next(p);
+        return n;
+    }
     if (t->kind != BL_T_COLON) {
         start = expr(p);
         if (!start) return NULL;
@@ -248,6 +264,7 @@ static bl_ast *primary(P *p)
                 n->num = t->str[0] == 't' || t->str[0] == 'T' || !strcmp(t->str, "on");   /* Python's True too */
             return n;
         }
+        if (!strcmp(t->str, "None") || !strcmp(t->str, "none")) return node(p, BL_N_NONE, t);
         if ((n = node(p, BL_N_NAME, t))) n->str = astrndup(p->arena, t->str, strlen(t->str));
         return n && n->str ? n : NULL;
     case BL_T_LPAREN:
@@ -410,23 +427,29 @@ static bl_ast *binary_level(P *p, int level)
     static const bl_tok_kind ops[3][7] = {
         { BL_T_LT, BL_T_LE, BL_T_GT, BL_T_GE, BL_T_EQ, BL_T_NE, BL_T_EOF },
         { BL_T_PLUS, BL_T_MINUS, BL_T_EOF },
-        { BL_T_STAR, BL_T_SLASH, BL_T_AT, BL_T_EOF },
+        { BL_T_STAR, BL_T_SLASH, BL_T_FLOORDIV, BL_T_PERCENT, BL_T_AT, BL_T_EOF },
     };
     bl_ast *a = level == 2 ? unary(p) : binary_level(p, level + 1);
     while (a) {
         bl_token *t = peek(p);
         int hit = 0;
         for (int j = 0; ops[level][j] != BL_T_EOF; j++) hit |= t->kind == ops[level][j];
+        bl_tok_kind op = t->kind;
+        if (level == 0 && kw(p, "is")) hit = 1, op = BL_T_IS;
         if (!hit || (t->kind == BL_T_GT && is_redirect(p))) break;
         int file_hint = t->kind == BL_T_GT && looks_like_file(p);
         next(p);
+        if (op == BL_T_IS && kw(p, "not")) {    /* is not: one operator, its position both words */
+            op = BL_T_ISNOT;
+            next(p);
+        }
         bl_ast *b = level == 2 ? unary(p) : binary_level(p, level + 1);
         if (!b) return NULL;
         bl_ast *n = node(p, BL_N_BINOP, t);
         if (!n) return NULL;
-        n->op = t->kind, n->a = a, n->b = b, n->file_hint = file_hint;
+        n->op = op, n->a = a, n->b = b, n->file_hint = file_hint;
         a = n;
-        if (level == 0 && ((peek(p)->kind == BL_T_GT && !is_redirect(p)) ||
+        if (level == 0 && ((peek(p)->kind == BL_T_GT && !is_redirect(p)) || kw(p, "is") ||
                            peek(p)->kind == BL_T_LT || peek(p)->kind == BL_T_LE ||
                            peek(p)->kind == BL_T_GE || peek(p)->kind == BL_T_EQ ||
                            peek(p)->kind == BL_T_NE))
@@ -435,12 +458,58 @@ static bl_ast *binary_level(P *p, int level)
     return a;
 }
 
-static bl_ast *expr(P *p)
+/* A comparison or anything tighter: expr without Python's conditional (a for loop's and a
+ * comprehension's iterable, the conditions of a conditional and a comprehension). */
+static bl_ast *test(P *p)
 {
     if (++p->depth > MAX_NESTING) return fail_at(p, peek(p), "expression nested too deeply");
     bl_ast *e = binary_level(p, 0);
     p->depth--;
     return e;
+}
+
+/* test ['if' test 'else' expr]: Python's conditional expression; only the branch chosen is
+ * evaluated. */
+static bl_ast *expr(P *p)
+{
+    bl_ast *e = test(p);
+    if (!e || !kw(p, "if")) return e;
+    bl_token *t = next(p);
+    if (++p->depth > MAX_NESTING) return fail_at(p, t, "expression nested too deeply");
+    bl_ast *n = node(p, BL_N_COND, t);
+    if (!n || !(n->c = test(p))) return NULL;
+    if (!kw(p, "else")) return fail_at(p, peek(p), "expected 'else' (x if COND else y)");
+    next(p);
+    if (!(n->b = expr(p))) return NULL;
+    n->a = e;
+    p->depth--;
+    return n;
+}
+
+/* After '[' elem 'for': NAME 'in' test ['if' test] ']' into n (a BL_N_COMP). 0 or -1. */
+static int comprehension(P *p, bl_ast *n, bl_ast *elem, const bl_token *open)
+{
+    n->kind = BL_N_COMP;
+    n->a = elem;
+    next(p);    /* for */
+    bl_token *v = next(p);
+    if (v->kind != BL_T_NAME || !bl_name_assignable(v->str, NULL)) {
+        p->i -= v->kind != BL_T_EOF;
+        return fail_at(p, v, "expected the loop variable's name after for") ? 0 : -1;
+    }
+    if (!(n->str = astrndup(p->arena, v->str, strlen(v->str)))) return -1;
+    if (!kw(p, "in")) return fail_at(p, peek(p), "expected 'in' ([x for NAME in LIST])") ? 0 : -1;
+    next(p);
+    if (!(n->b = test(p))) return -1;
+    if (kw(p, "if")) {
+        next(p);
+        if (!(n->c = test(p))) return -1;
+    }
+    if (accept(p, BL_T_RBRACK)) return 0;
+    char what[96];
+    snprintf(what, sizeof what, "expected ']' to end the list comprehension (the '[' at column %d is open)",
+             open->pos.col);
+    return fail_at(p, peek(p), what) ? 0 : -1;
 }
 
 /* Is the token at the parser's position the keyword w? */
@@ -649,8 +718,19 @@ static int simple(P *p, bl_stmt *s)
     if (!(s->expr = expr(p))) {
         return -1;
     }
-    if (s->kind == BL_S_EXPR && peek(p)->kind == BL_T_ASSIGN)
-        return fail_at(p, peek(p), "can only assign to a name") ? 0 : -1;
+    if (s->kind == BL_S_EXPR && peek(p)->kind == BL_T_ASSIGN) {
+        const bl_ast *root = s->expr;   /* x[i] = v, x[i][j] = v: a name indexed; x.grad = None */
+        while (root->kind == BL_N_INDEX) root = root->a;
+        int grad = s->expr->kind == BL_N_FIELD && !strcmp(s->expr->str, "grad") && s->expr->a->kind == BL_N_NAME;
+        if (grad) root = s->expr->a;
+        else if (s->expr->kind != BL_N_INDEX || root->kind != BL_N_NAME)
+            return fail_at(p, peek(p), "can only assign to a name or to an index of one (x[i] = v)") ? 0 : -1;
+        s->kind = BL_S_ASSIGN;
+        s->target = s->expr;
+        s->name = root->str;
+        next(p);
+        if (!(s->expr = expr(p))) return -1;
+    }
     if (s->kind == BL_S_EXPR && peek(p)->kind == BL_T_GT && redirect(p, s) < 0) return -1;
     if (!at_end(p)) {
         if (peek(p)->kind == BL_T_GT)
@@ -955,7 +1035,8 @@ static int statement(P *p, bl_stmt *s)
 }
 
 const char *const bl_keywords[] = {
-    "def", "return", "for", "in", "while", "if", "elif", "else", "end", "break", "continue", "global", NULL
+    "def", "return", "for", "in", "while", "if", "elif", "else", "end", "break", "continue", "global", "is",
+    NULL
 };
 
 int bl_is_keyword(const char *name)
@@ -972,7 +1053,7 @@ int bl_name_assignable(const char *s, int *constant)
     for (const char *c = s; *c; c++)
         if (!(isalnum((unsigned char)*c) || *c == '_')) return 0;
     if (!strcmp(s, "true") || !strcmp(s, "false") || !strcmp(s, "on") || !strcmp(s, "off") ||
-        !strcmp(s, "True") || !strcmp(s, "False")) {
+        !strcmp(s, "True") || !strcmp(s, "False") || !strcmp(s, "None") || !strcmp(s, "none")) {
         if (constant) *constant = 1;
         return 0;
     }

@@ -12,17 +12,22 @@
  *              | COMMAND word* ['>' FILE]          a name from the command table, not followed
  *                                                 by '=' or an adjacent '('
  *              | NAME '=' expr                     assignment
+ *              | NAME ('[' index (',' index)* ']')+ '=' expr    index assignment (x[0, 1] = v):
+ *                                                 the name is rebound to a new value
+ *              | NAME '.' 'grad' '=' expr          x.grad = None (the value must be None)
  *              | expr ['>' FILE]                   the value is printed (or written to FILE)
- *   expr      := sum (('<' | '<=' | '>' | '>=' | '==' | '!=') sum)?
+ *   expr      := test ['if' test 'else' expr]      Python's conditional expression
+ *   test      := sum (('<' | '<=' | '>' | '>=' | '==' | '!=' | 'is' | 'is' 'not') sum)?
  *                ('>' followed by one file name ending in .txt .csv .json .md .png .svg up to
  *                the end of the statement is output redirection instead: bl_redirect_exts)
  *   sum       := product (('+' | '-') product)*
- *   product   := unary (('*' | '/' | '@') unary)*
+ *   product   := unary (('*' | '/' | '//' | '%' | '@') unary)*
  *   unary     := '-' unary | postfix
  *   postfix   := primary ('(' args ')' | '[' index (',' index)* ']' | '.' NAME ['(' args ')'])*
- *   index     := expr | [expr] ':' [expr] [':' [expr]]
+ *   index     := expr | [expr] ':' [expr] [':' [expr]] | '...'     (None: a new dimension)
  *   args      := [arg (',' arg)*],  arg := NAME '=' expr | expr
- *   primary   := NUMBER | STRING | NAME | '(' expr ')' | '[' [expr (',' expr)*] ']'
+ *   primary   := NUMBER | STRING | NAME | None | '(' expr ')' | '[' [expr (',' expr)*] ']'
+ *              | '[' expr 'for' NAME 'in' test ['if' test] ']'   a list comprehension
  *   params    := [NAME ['=' expr] (',' NAME ['=' expr])*]      defaults after the others
  *   body      := [':'] END block ('end' | 'elif' | 'else')       a block: lines up to its end
  *              | ':' statement (';' statement)*                 one line: up to the line's end
@@ -45,7 +50,11 @@
 
 typedef enum {
     BL_N_NUM, BL_N_STR, BL_N_BOOL, BL_N_NAME, BL_N_LIST, BL_N_BINOP, BL_N_NEG, BL_N_CALL,
-    BL_N_INDEX, BL_N_FIELD, BL_N_SLICE, BL_N_METHOD
+    BL_N_INDEX, BL_N_FIELD, BL_N_SLICE, BL_N_METHOD,
+    BL_N_NONE,      /* None (or none) */
+    BL_N_COND,      /* a if c else b: a in a, b in b, the condition in c */
+    BL_N_COMP,      /* [a for str in b if c]: c NULL without the if */
+    BL_N_ELLIPSIS   /* ... inside [] */
 } bl_node_kind;
 
 typedef struct bl_ast bl_ast;
@@ -60,6 +69,7 @@ struct bl_ast {
     bl_ast *a, *b;          /* BINOP operands; INDEX/FIELD/METHOD target in a; SLICE: a = start,
                                b = stop */
     bl_ast *step;           /* SLICE step or NULL */
+    bl_ast *c;              /* COND, COMP: the condition (COMP: or NULL) */
     int n;                  /* LIST items, CALL and METHOD args, INDEX indices */
     bl_ast **items;
     const char **keys;      /* CALL: keys[i] is the keyword of argument i or NULL */
@@ -91,6 +101,9 @@ struct bl_stmt {
     bl_stmt_kind kind;
     bl_pos pos;             /* first token */
     const char *name;       /* ASSIGN target, CMD name, DEF function name, FOR loop variable */
+    bl_ast *target;         /* ASSIGN to an index (x[0, 1] = v): the INDEX node whose root is
+                               the NAME `name`, or the FIELD node of x.grad = None; NULL for
+                               NAME = expr */
     bl_ast *expr;           /* EXPR, ASSIGN; RETURN (or NULL); FOR what it runs over; WHILE and
                                IF the condition */
     int nwords;             /* CMD */
@@ -143,7 +156,7 @@ const char *bl_redirect_ext_of(const char *name, size_t n);
 int bl_stmt_redirects_to(const bl_stmt *st, const char *ext);
 
 /* Whether NAME = ... may bind s: a name as the lexer reads one (a letter or _, then letters,
- * digits and _) other than the constants true, false, on and off. Command and function names
+ * digits and _) other than the constants true, false, on, off, True, False, None and none. Command and function names
  * are names too (`train = 3`: a line that starts with train runs the command, so such a
  * variable is read inside an expression, as (train) or train.params). load ... name=NAME takes
  * exactly these. 1 or 0; *constant says which rule refused it. */

@@ -202,6 +202,10 @@ void bl_session_free(bl_session *s);
 int bl_session_set(bl_session *s, const char *name, bl_value *v);
 bl_value *bl_session_get(bl_session *s, const char *name);
 int bl_session_del(bl_session *s, const char *name);
+/* Rebind name where it is bound: as bl_session_set, except that in a function a global it reads
+ * (and has not assigned) is rebound as the global, as Python's xs[0] = v in a function changes
+ * the global list xs. 0 or -1 + error. */
+int bl_session_rebind(bl_session *s, const char *name, bl_value *v);
 void bl_session_reseed(bl_session *s, uint64_t seed);
 void bl_session_add_history(bl_session *s, const char *stmt);
 
@@ -257,6 +261,27 @@ void bl_report_error(bl_session *s);
 bl_value *bl_call_value(bl_session *s, bl_value *f, int n, bl_value **args, bl_pos pos);
 /* Evaluate an expression; new value or NULL + error. */
 bl_value *bl_eval(bl_session *s, const bl_ast *e);
+/* target[indices] for the BL_N_INDEX node e (index.c): a tensor's strided view (whole numbers,
+ * slices a:b:c, None for a new dimension of size 1, one ... for the dimensions not named;
+ * recorded for autograd), a tensor's rows picked by a tensor or list of whole numbers, a list's
+ * item or slice, a list of lists indexed as the tensor it stands for. New value or NULL + error
+ * at the offending index (torch / Python semantics and messages). */
+bl_value *bl_index_value(bl_session *s, const bl_ast *e, bl_value *target);
+/* The assignment TARGET = v where TARGET is the BL_N_INDEX node e (x[0, 1] = v, x[:, 0] = y,
+ * xs[2] = v, x[i][j] = v): the value of the name at the root of e made anew with the indexed
+ * part replaced, and the name rebound to it (Python's x[i] = v as x = x.index_put(...): another
+ * name that held the old value keeps it). v broadcasts to the indexed region as in PyTorch; a
+ * leaf that requires grad is refused while gradients are on (PyTorch's in-place error), and a
+ * value that needs a gradient (or v that does) gives one recorded through the assignment. 0, or
+ * -1 + error at the index or the value (nothing is rebound). */
+int bl_index_assign(bl_session *s, const bl_ast *e, bl_value *v);
+/* The truth of a condition (if, while, x if c else y, a comprehension's if): a bool or number,
+ * None false; 1, 0, or -1 + "what: the condition is a tensor ..." at e. */
+int bl_cond_truth(bl_session *s, const bl_ast *e, const char *what);
+/* [elem for NAME in over if cond] (BL_N_COMP): a new list, NAME bound to each item of over as a
+ * for loop binds it (a list's items, range(n), a tensor's rows) and put back afterwards, as
+ * Python 3 keeps a comprehension's variable to itself. NULL + error. */
+bl_value *bl_lang_comprehension(bl_session *s, const bl_ast *e);
 
 /* Write the value of a statement to a file (`STATEMENT > FILE`), atomically: handles with a
  * save method (figures: .png .svg .csv .json .txt) write themselves; tables and tensors go to

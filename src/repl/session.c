@@ -115,6 +115,18 @@ bl_value *bl_session_get(bl_session *s, const char *name)
     return i < 0 ? NULL : s->vals[i];
 }
 
+int bl_session_rebind(bl_session *s, const char *name, bl_value *v)
+{
+    bl_frame *f = s->frame;
+    if (f && find(scope_of(s, name), name) < 0 && find((scope){ &s->nvars, &s->capvars, &s->names, &s->vals }, name) >= 0) {
+        s->frame = NULL;    /* a global the function reads: rebound where it is */
+        int rc = bl_session_set(s, name, v);
+        s->frame = f;
+        return rc;
+    }
+    return bl_session_set(s, name, v);
+}
+
 int bl_session_del(bl_session *s, const char *name)
 {
     scope sc = scope_of(s, name);

@@ -139,7 +139,7 @@ void bl_val_unref(bl_value *v)
 const char *bl_val_kind_name(const bl_value *v)
 {
     switch (v->kind) {
-    case BL_V_NONE: return "nothing";
+    case BL_V_NONE: return "None";
     case BL_V_NUM: return "number";
     case BL_V_BOOL: return "bool";
     case BL_V_STR: return "string";
@@ -380,7 +380,7 @@ static void print_inline(const bl_value *v, FILE *out, int quote)
 {
     char buf[256];
     switch (v->kind) {
-    case BL_V_NONE: fputs("none", out); break;
+    case BL_V_NONE: fputs("None", out); break;
     case BL_V_NUM: bl_fmt_num(v->num, buf, sizeof buf); fputs(buf, out); break;
     case BL_V_BOOL: fputs(v->num ? "true" : "false", out); break;
     case BL_V_STR: quote ? print_quoted(v->str, out) : (void)fputs(v->str, out); break;
@@ -405,7 +405,7 @@ void bl_val_print_inline(const bl_value *v, FILE *out)
         char extra[64];
         bl_ag_describe(v, extra, sizeof extra);
         print_tensor(v->t, extra, out);
-    } else if (v->kind != BL_V_NONE) print_inline(v, out, 0);
+    } else print_inline(v, out, 0);
 }
 
 void bl_val_print(const bl_value *v, FILE *out)

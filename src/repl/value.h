@@ -120,7 +120,8 @@ void bl_val_print(const bl_value *v, FILE *out);
 void bl_val_print_tensor(const bl_tensor *t, FILE *out);
 /* A value as bl_val_print shows it, without the final newline, so print(a, b) can go on after
  * it: a tensor as bl_val_print_tensor, a number, bool, string or list as the prompt shows it,
- * nothing for none (tables, models and pictures take lines of their own: bl_val_print). */
+ * None as Python's print shows it (tables, models and pictures take lines of their own:
+ * bl_val_print, which shows nothing for None, as Python's prompt does not). */
 void bl_val_print_inline(const bl_value *v, FILE *out);
 /* A number as the REPL writes it ("3", "0.316228", "1e-06", "nan", "inf"). */
 void bl_fmt_num(double x, char *buf, size_t n);

@@ -11,5 +11,5 @@ set -eu
     # switch values: "a|b|c" choices
     grep -ho '"[a-z0-9_]*|[a-z0-9_|]*"' src/models/config.c | tr -d '"' | tr '|' '\n'
     printf '%s\n' '(' ')' '[' ']' ',' ';' '=' '==' '!=' '<=' '>=' '<' '>' '+' '-' '*' '/' '@' '.' ':' '#' \
-        '"' 'NEWLINE' 'on' 'off' 'true' 'false' '> out.txt' '> out.csv' '> out.json' '> out.png' '1e9' '-1' '0.5' 'nan' 'inf'
+        '"' 'NEWLINE' 'on' 'off' 'true' 'false' '//' '%' '**' '...' ' is ' ' is not ' 'None' ' if ' ' else ' ' for ' ' in ' '> out.txt' '> out.csv' '> out.json' '> out.png' '1e9' '-1' '0.5' 'nan' 'inf'
 } | sort -u | awk 'length($0) > 0 { gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); if ($0 == "NEWLINE") $0 = "\\x0a"; printf "\"%s\"\n", $0 }'

@@ -76,6 +76,18 @@ static bl_tensor *f_embedding(bl_graph *g, bl_tensor **in, void *c)
 static bl_tensor *f_ce(bl_graph *g, bl_tensor **in, void *c) { return bl_cross_entropy(g, in[0], c); }
 static bl_tensor *f_mse(bl_graph *g, bl_tensor **in, void *c) { (void)c; return bl_mse(g, in[0], in[1]); }
 
+/* x[:, 1:3] = v (x [3, 4], v [3, 2]) and x[::-1, 0] = v (v [3], negative stride) */
+static bl_tensor *f_put_cols(bl_graph *g, bl_tensor **in, void *c)
+{
+    (void)c;
+    return bl_strided_put(g, in[0], in[1], 2, (int[]){3, 2}, (long[]){4, 1}, 1);
+}
+static bl_tensor *f_put_rev(bl_graph *g, bl_tensor **in, void *c)
+{
+    (void)c;
+    return bl_strided_put(g, in[0], in[1], 1, (int[]){3}, (long[]){-4}, 8);
+}
+
 /* ---------------------------------------------------------------- finite-difference checks */
 
 BL_TEST(test_grad_linear)
@@ -217,6 +229,40 @@ BL_TEST(test_grad_add_mul)
     GRADCHECK("mul x * x", f_mul, twice, NULL);
     GRADCHECK("add x + x", f_add, twice, NULL);
     free_all(same, 2); free_all(row, 2); free_all(mat, 2); free_all(sc, 2); bl_tensor_free(x);
+}
+
+BL_TEST(test_grad_index_put)
+{
+    bl_tensor *in[2] = {MK("x", 1, 3, 4), MK("v", 1, 3, 2)};
+    GRADCHECK("index_put x[:, 1:3] = v", f_put_cols, in, NULL);
+    bl_tensor *rev[2] = {MK("x", 1, 3, 4), MK("v", 1, 3)};
+    GRADCHECK("index_put x[::-1, 0] = v", f_put_rev, rev, NULL);
+    /* the values: v where the region is, x elsewhere (written out by hand) */
+    bl_graph *g = bl_graph_new();
+    bl_tensor *y = f_put_rev(g, rev, NULL);
+    int ok = y && y->numel == 12;
+    for (int i = 0; ok && i < 12; i++)
+        ok = y->data[i] == (i % 4 ? rev[0]->data[i] : rev[1]->data[2 - i / 4]);
+    CHECK(ok, "x[::-1, 0] = v: values");
+    CHECK(!bl_strided_put(g, rev[0], in[1], 1, (int[]){3}, (long[]){-4}, 8) && strstr(bl_error(), "index_put: v has shape"),
+          "a v of another shape: %s", bl_error());
+    CHECK(!bl_strided_put(g, rev[0], rev[1], 1, (int[]){3}, (long[]){4}, 8) && strstr(bl_error(), "outside"),
+          "a region outside x: %s", bl_error());
+    CHECK(g && bl_graph_node_count(g) == 1 && bl_graph_node_at(g, 0)->op == BL_OP_INDEX_PUT, "one index_put node");
+    bl_graph_free(g);
+    free_all(in, 2); free_all(rev, 2);
+}
+
+/* torch.floor_divide and torch.remainder (PyTorch 2: tests/golden/lang_python.py), b = 0 too */
+BL_TEST(test_floordiv_remainder)
+{
+    static const double a[] = {-7, 7, -7.5, 5, 1, -3, 0.5}, b[] = {2, -2, 2, 3, 0, 3, -1};
+    static const double fd[] = {-4, -4, -4, 1, INFINITY, -1, -1}, rem[] = {1, -1, 0.5, 2, NAN, -0.0, -0.5};
+    for (int i = 0; i < 7; i++) {
+        double q = bl_floordiv(a[i], b[i]), r = bl_remainder(a[i], b[i]);
+        CHECK(q == fd[i], "%g // %g = %g", a[i], b[i], q);
+        CHECK(isnan(rem[i]) ? isnan(r) : r == rem[i] && signbit(r) == signbit(rem[i]), "%g %% %g = %g", a[i], b[i], r);
+    }
 }
 
 BL_TEST(test_grad_pointwise)
@@ -805,7 +851,7 @@ BL_TEST(test_op_names)
     }
     CHECK(bl_op_lookup("no_such_op") == -1 && bl_op_lookup(NULL) == -1, "unknown name");
     CHECK(!strcmp(bl_op_name(BL_OP_COUNT), "?"), "out of range");
-    static const char *bin[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge"};
+    static const char *bin[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "floor_divide", "remainder", "eq", "ne", "lt", "le", "gt", "ge"};
     static const char *un[] = {"neg", "abs", "sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "sigmoid", "sign",
                                "floor", "ceil", "erf"};
     static const char *red[] = {"sum", "mean", "var", "std", "rms", "min", "max"};
@@ -841,6 +887,8 @@ int main(void)
     RUN(test_grad_matmul);
     RUN(test_grad_add_mul);
     RUN(test_grad_pointwise);
+    RUN(test_grad_index_put);
+    RUN(test_floordiv_remainder);
     RUN(test_grad_embedding);
     RUN(test_dropout);
     RUN(test_grad_losses);

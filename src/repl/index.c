@@ -1,0 +1,418 @@
+/* index.c - indexing at the prompt: x[i, a:b, None, ...] of tensors and lists (reading, as a
+ * strided view recorded for autograd) and index assignment x[i, a:b] = v, which rebinds the
+ * name to a new value (values never change behind another name: repl.h, value.h). */
+#include "repl/repl.h"
+#include "repl/autograd.h"
+#include "core/ops.h"
+#include "core/ops_math.h"
+#include "core/error.h"
+#include "core/fmt.h"
+#include "repl/functions_math.h"
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ERRAT(s, pos) (bl_session_errat((s), (pos)), (bl_value *)NULL)
+
+/* Python's slice.indices(): clamp start/stop for a dimension of size n and step st. */
+static int slice_indices(bl_session *s, const bl_ast *sl, int n, long *start, long *stop, long *step)
+{
+    long v[3];
+    const bl_ast *parts[3] = { sl->a, sl->b, sl->step };
+    for (int i = 0; i < 3; i++) {
+        v[i] = LONG_MIN;
+        if (!parts[i]) continue;
+        bl_value *x = bl_eval(s, parts[i]);
+        if (!x) return -1;
+        int ok = x->kind == BL_V_NUM && x->num == floor(x->num) && fabs(x->num) < 1e15;
+        double num = x->num;
+        bl_val_unref(x);
+        if (!ok) {
+            bl_fail("slice bounds must be whole numbers");
+            return bl_session_errat(s, parts[i]->pos);
+        }
+        v[i] = (long)num;
+    }
+    *step = v[2] == LONG_MIN ? 1 : v[2];
+    if (*step == 0) {
+        bl_fail("slice step cannot be zero");
+        return bl_session_errat(s, sl->step->pos);
+    }
+    long lo = *step < 0 ? -1 : 0, hi = *step < 0 ? n - 1 : n;
+    for (int i = 0; i < 2; i++) {
+        long x = v[i];
+        if (x == LONG_MIN) x = (i == 0) == (*step > 0) ? lo : hi;
+        else {
+            if (x < 0) x += n;
+            if (x < lo) x = lo;
+            if (x > hi) x = hi;
+        }
+        if (i == 0) *start = x;
+        else *stop = x;
+    }
+    if (v[0] == LONG_MIN) *start = *step > 0 ? 0 : n - 1;
+    if (v[1] == LONG_MIN) *stop = *step > 0 ? n : -1;
+    return 0;
+}
+
+/* How many indices start, start + step, ... lie before stop (slice_indices' results). */
+static long slice_count(long start, long stop, long step)
+{
+    if (step > 0) return stop > start ? (stop - start + step - 1) / step : 0;
+    return start > stop ? (start - stop - step - 1) / -step : 0;
+}
+
+/* l[a:b:c] of a list is the list of those items, as in Python (empty when none are selected),
+ * whatever the items are. */
+static bl_value *slice_list(bl_session *s, const bl_ast *sl, const bl_value *l)
+{
+    long start = 0, stop = 0, step = 1;
+    if (slice_indices(s, sl, l->n, &start, &stop, &step) < 0) return NULL;
+    long n = slice_count(start, stop, step);
+    bl_value *r = bl_val_list((int)n);
+    if (!r) return ERRAT(s, sl->pos);
+    for (long i = 0; i < n; i++)   /* no deeper than l: cannot fail */
+        (void)bl_val_list_set(r, (int)i, bl_val_ref(l->items[start + i * step]));
+    return r;
+}
+
+/* "an empty list", "a list of 1 item", "a list of 3 items": a list's size as the index errors
+ * say it. */
+static const char *list_size(int n, char *buf, size_t len)
+{
+    if (n == 0) snprintf(buf, len, "an empty list");
+    else snprintf(buf, len, "a list of %d item%s", n, BL_PLURAL(n));
+    return buf;
+}
+
+/* An index out of range for a list of n items, as Python's "list index out of range" with the
+ * length: "index 5 is out of range for a list of 3 items". */
+static void list_index_error(double i, int n)
+{
+    char sz[48], num[64];
+    bl_fmt_num(i, num, sizeof num);
+    bl_fail("index %s is out of range for %s", num, list_size(n, sz, sizeof sz));
+}
+
+/* The part of a tensor an index names: a strided view of it (bl_as_strided's arguments), with a
+ * dimension of size 1 and stride 0 for each None. */
+typedef struct {
+    int nd, shape[BL_MAXDIM];
+    long stride[BL_MAXDIM], offset;
+} region;
+
+/* The region of t (shape only: t's data is not read) that e's indices name: whole numbers
+ * (negative from the end), slices, None (a new dimension of size 1) and one ... (the dimensions
+ * the others do not name), as torch's basic indexing. first: the first index, evaluated already
+ * (or NULL). what names what was indexed in errors ("tensor", or "list" for a list of lists
+ * indexed like the tensor it stands for: an index out of range then names the size of the list
+ * it indexes, as a single index of a list does). 0, or -1 + error at the offending index. */
+static int index_region(bl_session *s, const bl_ast *e, const bl_tensor *t, const char *what, bl_value *first,
+                        region *r)
+{
+    int named = 0, ellipsis = -1;
+    bl_value *vals[64] = { 0 };
+    if (e->n > 64) {
+        bl_fail("index: more than 64 indices");
+        return bl_session_errat(s, e->items[64]->pos);
+    }
+    int rc = 0;
+    for (int i = 0; i < e->n && rc == 0; i++) {
+        const bl_ast *it = e->items[i];
+        if (it->kind == BL_N_ELLIPSIS) {
+            if (ellipsis >= 0) {
+                bl_fail("index: an index can only have a single ellipsis ('...')");
+                rc = bl_session_errat(s, it->pos);
+            }
+            ellipsis = i;
+            continue;
+        }
+        if (it->kind != BL_N_SLICE) {
+            vals[i] = i == 0 && first ? bl_val_ref(first) : bl_eval(s, it);   /* first: evaluated */
+            if (!vals[i]) rc = -1;
+            else if (vals[i]->kind == BL_V_NONE) continue;
+        }
+        named++;
+    }
+    if (rc == 0 && named > t->ndim) {
+        char sh[64];
+        bl_fail("index: %d indices for a %s of shape %s", named, what, bl_shape_str(t, sh, sizeof sh));
+        int k = 0, at = 0;      /* at the first index past t's dimensions */
+        for (int i = 0; i < e->n; i++)
+            if (e->items[i]->kind != BL_N_ELLIPSIS && !(vals[i] && vals[i]->kind == BL_V_NONE) && k++ == t->ndim) at = i;
+        rc = bl_session_errat(s, e->items[at]->pos);
+    }
+    long st[BL_MAXDIM];     /* t's (contiguous) strides */
+    for (int d = t->ndim - 1, m = 1; d >= 0; m *= t->shape[d], d--) st[d] = m;
+    r->nd = 0, r->offset = 0;
+    int d = 0;  /* t's dimension the next index names */
+    for (int i = 0; rc == 0 && i <= e->n; i++) {
+        const bl_ast *it = i < e->n ? e->items[i] : NULL;
+        int full = !it ? t->ndim - d : it->kind == BL_N_ELLIPSIS ? t->ndim - named : 0;
+        for (int k = 0; k < full; k++, d++) {     /* the dimensions not named: whole */
+            if (r->nd == BL_MAXDIM) goto toomany;
+            r->shape[r->nd] = t->shape[d], r->stride[r->nd++] = st[d];
+        }
+        if (!it || it->kind == BL_N_ELLIPSIS) continue;
+        if (vals[i] && vals[i]->kind == BL_V_NONE) {      /* None: a new dimension of size 1 */
+            if (r->nd == BL_MAXDIM) goto toomany;
+            r->shape[r->nd] = 1, r->stride[r->nd++] = 0;
+            continue;
+        }
+        int n = t->shape[d];
+        if (it->kind == BL_N_SLICE) {
+            long a = 0, b = 0, step = 1;
+            if (slice_indices(s, it, n, &a, &b, &step) < 0) { rc = -1; break; }
+            long count = slice_count(a, b, step);
+            if (count == 0) {
+                bl_fail("index: the slice selects nothing in dimension %d (size %d)", d, n);
+                rc = bl_session_errat(s, it->pos);
+                break;
+            }
+            if (r->nd == BL_MAXDIM) goto toomany;
+            r->offset += a * st[d];
+            r->shape[r->nd] = (int)count, r->stride[r->nd++] = step * st[d];
+        } else {
+            int ok = vals[i]->kind == BL_V_NUM && vals[i]->num == floor(vals[i]->num);
+            double x = vals[i]->num;
+            if (!ok) {
+                bl_fail("index: expected a whole number, a slice a:b, None or ...");
+                rc = bl_session_errat(s, it->pos);
+                break;
+            }
+            if (x < -n || x >= n) {
+                if (!strcmp(what, "list")) list_index_error(x, n);
+                else {
+                    char num[40];
+                    bl_fail("index: %s is out of range for dimension %d of size %d", bl_fmt_g(x, num, sizeof num), d, n);
+                }
+                rc = bl_session_errat(s, it->pos);
+                break;
+            }
+            r->offset += (long)(x < 0 ? x + n : x) * st[d];
+        }
+        d++;
+    }
+    for (int i = 0; i < e->n; i++) bl_val_unref(vals[i]);
+    return rc;
+toomany:
+    for (int i = 0; i < e->n; i++) bl_val_unref(vals[i]);
+    bl_fail("index: the result would have more than %d dimensions", BL_MAXDIM);
+    return bl_session_errat(s, e->pos);
+}
+
+/* t[indices] (t: tv's tensor, or a list's as a tensor when tv is NULL) as a strided gather,
+ * recorded when tv needs a gradient; first: the first index, evaluated already (or NULL). */
+static bl_value *index_tensor(bl_session *s, const bl_ast *e, bl_value *tv, bl_tensor *t, const char *what,
+                              bl_value *first)
+{
+    region r;
+    if (index_region(s, e, t, what, first, &r) < 0) return NULL;
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin_vals(&ag, s, tv ? 1 : 0, &tv);
+    bl_tensor *x = g ? bl_ag_in(&ag, tv, t) : NULL;
+    bl_value *v = bl_ag_end(&ag, x ? bl_as_strided(g, x, r.nd, r.shape, r.stride, r.offset) : NULL);
+    bl_graph_reset(s->g);
+    return v ? v : ERRAT(s, e->pos);
+}
+
+bl_value *bl_index_value(bl_session *s, const bl_ast *e, bl_value *target)
+{
+    /* x[idx] with a tensor (or list) of indices: the rows it names (an embedding lookup) */
+    if (target->kind == BL_V_TENSOR && e->n == 1 && e->items[0]->kind != BL_N_SLICE &&
+        e->items[0]->kind != BL_N_ELLIPSIS) {
+        bl_value *i = bl_eval(s, e->items[0]);
+        if (!i) return NULL;
+        bl_value *r = NULL;
+        if (i->kind == BL_V_TENSOR || i->kind == BL_V_LIST) {
+            r = bl_math_take(s, target, i);
+            if (!r) bl_session_errat(s, e->items[0]->pos);
+        } else {
+            r = index_tensor(s, e, target, target->t, "tensor", i);
+        }
+        bl_val_unref(i);
+        return r;
+    }
+    if (target->kind == BL_V_TENSOR) return index_tensor(s, e, target, target->t, "tensor", NULL);
+    if (target->kind == BL_V_LIST && e->n == 1 && e->items[0]->kind != BL_N_SLICE) {
+        bl_value *x = bl_eval(s, e->items[0]);
+        if (!x) return NULL;
+        int ok = x->kind == BL_V_NUM && x->num == floor(x->num);
+        double i = x->num;
+        bl_val_unref(x);
+        if (!ok || i < -target->n || i >= target->n) {
+            if (ok) list_index_error(i, target->n);
+            else bl_fail("index: expected a whole number");
+            return ERRAT(s, e->items[0]->pos);
+        }
+        return bl_val_ref(target->items[(int)(i < 0 ? i + target->n : i)]);
+    }
+    if (target->kind == BL_V_LIST && e->n == 1) return slice_list(s, e->items[0], target);
+    if (target->kind == BL_V_LIST) {
+        /* index a list of lists like the tensor it stands for; a flat list has one dimension */
+        int nested = 0;
+        for (int i = 0; i < target->n; i++) nested |= target->items[i]->kind == BL_V_LIST;
+        if (!nested) {
+            char sz[48];
+            bl_fail("index: %s takes one index or one slice", list_size(target->n, sz, sizeof sz));
+            return ERRAT(s, e->items[1]->pos);
+        }
+        bl_tensor *t = bl_val_to_tensor(target, "index");
+        if (!t) return ERRAT(s, e->pos);
+        bl_value *r = index_tensor(s, e, NULL, t, "list", NULL);
+        bl_tensor_free(t);
+        return r;
+    }
+    bl_fail("index: cannot index a %s", bl_val_kind_name(target));
+    return ERRAT(s, e->pos);
+}
+
+/* ---- index assignment: x[i, a:b] = v as a new value ---- */
+
+/* xs[i] = v and xs[a:b] = ys of a list: a new list. */
+static bl_value *put_list(bl_session *s, const bl_ast *e, bl_value *l, bl_value *v)
+{
+    if (e->n != 1) {
+        bl_fail("index assignment: a list takes one index (xs[i] = v; in a list of lists xs[i][j] = v)");
+        return ERRAT(s, e->items[1]->pos);
+    }
+    const bl_ast *it = e->items[0];
+    long start, stop, step = 1, n;
+    bl_value *r;
+    if (it->kind == BL_N_SLICE) {       /* xs[a:b] = ys: Python's, the step 1 only */
+        if (slice_indices(s, it, l->n, &start, &stop, &step) < 0) return NULL;
+        if (step != 1) {
+            bl_fail("index assignment: a list slice with a step is not supported (build the list: xs = [...])");
+            return ERRAT(s, it->pos);
+        }
+        if (v->kind != BL_V_LIST) {
+            bl_fail("index assignment: xs[a:b] = takes a list, got a %s (Python: can only assign an iterable)",
+                    bl_val_kind_name(v));
+            return ERRAT(s, it->pos);
+        }
+        if (stop < start) stop = start;
+        n = l->n - (stop - start) + v->n;
+        if (!(r = bl_val_list((int)n))) return ERRAT(s, e->pos);
+        for (long i = 0, k = 0; i < l->n + v->n; i++) {
+            bl_value *x = i < start ? l->items[i] : i < start + v->n ? v->items[i - start]
+                        : i - v->n >= stop ? l->items[i - v->n] : NULL;
+            if (x && bl_val_list_set(r, (int)k++, bl_val_ref(x)) < 0) {
+                bl_val_unref(r);
+                return ERRAT(s, e->pos);
+            }
+        }
+        return r;
+    }
+    bl_value *x = bl_eval(s, it);
+    if (!x) return NULL;
+    int ok = x->kind == BL_V_NUM && x->num == floor(x->num);
+    double i = x->num;
+    bl_val_unref(x);
+    if (!ok || i < -l->n || i >= l->n) {
+        if (ok) list_index_error(i, l->n);
+        else bl_fail("index assignment: a list index must be a whole number or a slice a:b");
+        return ERRAT(s, it->pos);
+    }
+    int at = (int)(i < 0 ? i + l->n : i);
+    if (!(r = bl_val_list(l->n))) return ERRAT(s, e->pos);
+    for (int k = 0; k < l->n; k++)
+        if (bl_val_list_set(r, k, bl_val_ref(k == at ? v : l->items[k])) < 0) {
+            bl_val_unref(r);
+            return ERRAT(s, e->pos);
+        }
+    return r;
+}
+
+/* x[indices] = v of a tensor: a new tensor, recorded when x or v needs a gradient. */
+static bl_value *put_tensor(bl_session *s, const bl_ast *e, bl_value *x, bl_value *v)
+{
+    bl_value *first = NULL;
+    if (e->n == 1 && e->items[0]->kind != BL_N_SLICE && e->items[0]->kind != BL_N_ELLIPSIS) {
+        if (!(first = bl_eval(s, e->items[0]))) return NULL;
+        if (first->kind == BL_V_TENSOR || first->kind == BL_V_LIST) {
+            bl_val_unref(first);
+            bl_fail("index assignment takes whole numbers, slices, None and ... (for a mask or index tensor, "
+                    "x = where(mask, v, x))");
+            return ERRAT(s, e->items[0]->pos);
+        }
+    }
+    region r;
+    int rc = index_region(s, e, x->t, "tensor", first, &r);
+    bl_val_unref(first);
+    if (rc < 0) return NULL;
+    if (v->kind != BL_V_TENSOR && v->kind != BL_V_NUM && v->kind != BL_V_BOOL && v->kind != BL_V_LIST) {
+        bl_fail("index assignment: cannot put a %s into a tensor (a number, a list of numbers or a tensor)",
+                bl_val_kind_name(v));
+        return ERRAT(s, e->pos);
+    }
+    if (x->requires_grad && bl_ag_enabled(s)) {     /* PyTorch's RuntimeError, word for word */
+        bl_fail("a view of a leaf Variable that requires grad is being used in an in-place operation "
+                "(change it under no_grad, or assign into a copy: y = x * 1)");
+        return ERRAT(s, e->pos);
+    }
+    bl_tensor *own = v->kind == BL_V_TENSOR ? NULL : bl_val_to_tensor(v, "index assignment");
+    const bl_tensor *vt = own ? own : v->kind == BL_V_TENSOR ? v->t : NULL;
+    if (!vt) return ERRAT(s, e->pos);
+    /* v broadcasts to the region as torch's copy_: from the right, each size equal or 1; sizes
+     * beyond the region's dimensions must be 1 (dropped) */
+    int ok = 1, lead = vt->ndim - r.nd, shape[BL_MAXDIM], nd = 0;
+    for (int k = 0; k < vt->ndim; k++) {
+        if (k < lead) ok &= vt->shape[k] == 1;
+        else ok &= vt->shape[k] == 1 || vt->shape[k] == r.shape[k - lead];
+        if (k >= lead) shape[nd++] = vt->shape[k];
+    }
+    if (!ok) {
+        char a[64], b[64];
+        bl_tensor probe = { .ndim = r.nd };
+        memcpy(probe.shape, r.shape, sizeof r.shape);
+        bl_fail("index assignment: a value of shape %s does not broadcast to the indexed part's shape %s",
+                bl_shape_str(vt, a, sizeof a), bl_shape_str(&probe, b, sizeof b));
+        bl_tensor_free(own);
+        return ERRAT(s, e->pos);
+    }
+    int exact = nd == r.nd;
+    for (int k = 0; exact && k < nd; k++) exact = shape[k] == r.shape[k];
+    bl_tensor *zeros = exact ? NULL : bl_tensor_new(r.nd, r.shape);
+    bl_value *both[2] = { x, v->kind == BL_V_TENSOR ? v : NULL };
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin_vals(&ag, s, both[1] ? 2 : 1, both);
+    bl_tensor *tx = g && (exact || zeros) ? bl_ag_in(&ag, x, x->t) : NULL;
+    bl_tensor *tv = tx ? bl_ag_in(&ag, both[1], (bl_tensor *)vt) : NULL;
+    if (tv && lead > 0) tv = bl_graph_view(g, tv, nd, shape);    /* the leading sizes 1 dropped */
+    if (tv && !exact) {     /* broadcast: v + zeros of the region's shape (the gradient sums back) */
+        bl_tensor *z = bl_ag_const(&ag, zeros);
+        tv = z ? bl_binary_op(g, BL_ADD, tv, z) : NULL;
+    }
+    bl_value *out = bl_ag_end(&ag, tv ? bl_strided_put(g, tx, tv, r.nd, r.shape, r.stride, r.offset) : NULL);
+    bl_graph_reset(s->g);
+    bl_tensor_free(zeros);
+    bl_tensor_free(own);
+    if (out && x->requires_grad && out->kind == BL_V_TENSOR) {
+        /* under no_grad a leaf changes and stays the leaf it was, its .grad kept (torch's in place) */
+        out->requires_grad = 1;
+        if (x->grad && !(out->grad = bl_tensor_copy(x->grad))) {
+            bl_val_unref(out);
+            out = NULL;
+        }
+    }
+    return out ? out : ERRAT(s, e->pos);
+}
+
+int bl_index_assign(bl_session *s, const bl_ast *e, bl_value *v)
+{
+    bl_value *base = bl_eval(s, e->a);      /* x, or x[i] for x[i][j] = v */
+    if (!base) return -1;
+    bl_value *nv = NULL;
+    if (base->kind == BL_V_LIST) nv = put_list(s, e, base, v);
+    else if (base->kind == BL_V_TENSOR) nv = put_tensor(s, e, base, v);
+    else {
+        bl_fail("index assignment: a %s cannot be indexed (a tensor or a list can)", bl_val_kind_name(base));
+        bl_session_errat(s, e->pos);
+    }
+    bl_val_unref(base);
+    if (!nv) return -1;
+    int rc = e->a->kind == BL_N_INDEX ? bl_index_assign(s, e->a, nv) : bl_session_rebind(s, e->a->str, nv);
+    bl_val_unref(nv);
+    return rc < 0 ? bl_session_errat(s, e->pos) : 0;
+}
