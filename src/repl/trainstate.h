@@ -111,12 +111,5 @@ void bl_progress_line(char *buf, size_t size, int width, int done, int total, co
  * so the ETA stays once a rate is known (a longer head is then cut by bl_progress_line). */
 void bl_progress_text(char *buf, size_t size, int width, const char *head, const char *val, const char *rate,
                       const char *eta);
-bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
-
-#define BL_TRAIN_FUNCTIONS                                                                      \
-    { "run", "run(m)",                                                                          \
-      "A snapshot of model m's training run. Fields: steps, loss (a tensor of the losses), val\n" \
-      "([k, 2]: step, loss), ms_per_step, spikes, items, params. r = run(m); r > r.json writes\n" \
-      "metrics.json. m.run is the same.", bl_fn_run },
 
 #endif
