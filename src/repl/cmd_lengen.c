@@ -90,13 +90,7 @@ static int run_one(bl_cmdargs *a, lg_run *r, int factor, int windows, int slidin
         rc = bl_fail("lengen: %s's vocab is %d but its text has %d distinct bytes (data text FILE attaches a text "
                      "and sets it)", r->name, m->cfg.vocab, ds->vocab_size);
     if (rc == 0 && bl_lengen(m, ids, windows, r->L, sliding, r->mean, r->se) < 0) {
-        const char *e = bl_error();
-        if (strncmp(e, "lengen:", 7)) {
-            char msg[1024];
-            snprintf(msg, sizeof msg, "%s", e);
-            bl_fail("lengen: %s", msg);
-        }
-        rc = -1;
+        rc = bl_error_as("lengen", NULL);
     }
     free(ids);
     return rc;

@@ -48,10 +48,7 @@ static bl_value *checked_value(bl_figure *f, const char *name)
 {
     if (!f) return NULL;
     if (bl_fig_check(f) < 0) {
-        char msg[256];
-        const char *e = bl_error();
-        snprintf(msg, sizeof msg, "%s", strncmp(e, "plot: ", 6) ? e : e + 6);
-        bl_fail("%s: %s", name, msg);
+        bl_error_as(name, "plot");
         bl_fig_free(f);
         return NULL;
     }
@@ -198,10 +195,7 @@ static int slide_kws(bl_callargs *a, bl_slide *s, char (*buf)[64])
 static int apply_slide(const char *who, bl_figure *f, const bl_slide *s)
 {
     if (bl_fig_slide(f, s) == 0) return 0;
-    const char *e = bl_error();
-    char msg[256];
-    snprintf(msg, sizeof msg, "%s", strncmp(e, "plot: ", 6) ? e : e + 6);
-    return bl_fail("%s: %s", who, msg);
+    return bl_error_as(who, "plot");
 }
 
 int bl_cmd_figsize(bl_cmdargs *a, bl_figure *f)
