@@ -52,8 +52,9 @@ static const struct lab_kind {
 
 static const struct lab_kind *lab_kind(const bl_model *m) { return &lab_kinds[bl_kind_of(m->kind)->kind]; }
 
-/* Argument i as a model of `kind` (BL_MODEL_DIT/GPT, or -1 for either), or NULL + error. */
-static bl_model *model_arg(bl_callargs *a, int i, int kind)
+/* Argument i as a model whose kind's `text` flag (kind.h) is `text` (1: the next-character model,
+ * 0: the image model, -1: either), or NULL + error. */
+static bl_model *model_arg(bl_callargs *a, int i, int text)
 {
     if (a->n <= i || !is_model(a->v[i])) {
         bl_fail("%s: the first argument must be a model, got %s", a->fname,
@@ -62,8 +63,8 @@ static bl_model *model_arg(bl_callargs *a, int i, int kind)
         return NULL;
     }
     bl_model *m = a->v[i]->h;
-    if (kind >= 0 && (int)m->kind != kind) {
-        const bl_kind *need = bl_kind_of((bl_model_kind)kind), *is = bl_kind_of(m->kind);
+    const bl_kind *is = bl_kind_of(m->kind), *need = text >= 0 ? bl_kind_with_text(text) : NULL;
+    if (need && is->text != text) {
         bl_fail("%s: needs a %s (%s) model, but this is a %s (%s: %s)", a->fname, need->title, need->name, is->name,
                 is->title, lab_kind(m)->loss_call);
         bl_session_errat(a->s, a->vpos[i]);
@@ -274,7 +275,7 @@ static void note_loss(bl_model *m, const bl_tensor *loss, long long items)
 
 static bl_value *fn_flow_loss(bl_callargs *a)
 {
-    bl_model *m = model_arg(a, 0, BL_MODEL_DIT);
+    bl_model *m = model_arg(a, 0, 0);
     if (!m || bl_nargs(a, 4, 4) < 0 ||
         refuse_grads(a, 1, "x0, noise and t take no gradient (the loss differentiates the parameters; "
                            "m(xt, t) differentiates its images)") < 0)
@@ -301,7 +302,7 @@ static bl_value *fn_flow_loss(bl_callargs *a)
 
 static bl_value *fn_ce_loss(bl_callargs *a)
 {
-    bl_model *m = model_arg(a, 0, BL_MODEL_GPT);
+    bl_model *m = model_arg(a, 0, 1);
     if (!m || bl_nargs(a, 3, 3) < 0 ||
         refuse_grads(a, 1, "token ids and targets take no gradient (they are integers)") < 0)
         return NULL;
@@ -532,7 +533,7 @@ static const bl_train_state *vocab_of(bl_callargs *a, bl_model *m)
 
 static bl_value *fn_encode(bl_callargs *a)
 {
-    bl_model *m = model_arg(a, 0, BL_MODEL_GPT);
+    bl_model *m = model_arg(a, 0, 1);
     if (!m || bl_nargs(a, 2, 2) < 0) return NULL;
     const char *s = str_arg(a, 1, "the text");
     const bl_train_state *st = s ? vocab_of(a, m) : NULL;
@@ -565,7 +566,7 @@ static bl_value *fn_encode(bl_callargs *a)
 
 static bl_value *fn_decode(bl_callargs *a)
 {
-    bl_model *m = model_arg(a, 0, BL_MODEL_GPT);
+    bl_model *m = model_arg(a, 0, 1);
     if (!m || bl_nargs(a, 2, 2) < 0) return NULL;
     bl_tensor *t = bl_arg_tensor(a, 1);
     const bl_train_state *st = t ? vocab_of(a, m) : NULL;

@@ -236,7 +236,7 @@ int bl_models_adopt(bl_session *s, bl_model *m, const char *name)
 /* ---- functions ---- */
 static bl_value *fn_model(bl_callargs *a)
 {
-    bl_model_kind kind = BL_MODEL_DIT;
+    bl_model_kind kind = bl_kind_at(0)->kind;
     bl_model_kind_parse(a->fname, &kind);   /* dit() or gpt(): each is named after its kind */
     if (bl_nargs(a, 0, 0) < 0) return NULL;
     const char *keys[64], *vals[64];
