@@ -20,6 +20,29 @@ const char *bl_error(void) { return bl_errbuf; }
 
 void bl_clear_error(void) { bl_errbuf[0] = 0; }
 
+/* Does s start with "name:" for the n bytes of name? */
+static int starts_with_name(const char *s, const char *name, size_t n)
+{
+    return !strncmp(s, name, n) && s[n] == ':';
+}
+
+int bl_error_as(const char *who, const char *drop)
+{
+    const char *rest = bl_errbuf;
+    if (starts_with_name(rest, who, strlen(who))) return -1;
+    for (const char *d = drop; d && *d;) {
+        size_t n = strcspn(d, "|");
+        if (starts_with_name(rest, d, n) && rest[n + 1] == ' ') {
+            rest += n + 2;
+            break;
+        }
+        d += n + (d[n] == '|');
+    }
+    char old[sizeof bl_errbuf];
+    memcpy(old, rest, strlen(rest) + 1);
+    return bl_fail("%s: %s", who, old);
+}
+
 void bl_error_prefix(const char *fmt, ...)
 {
     char pre[512], old[1024];

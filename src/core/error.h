@@ -25,6 +25,14 @@ void bl_clear_error(void);
 /* Prefix the current error with "what: " (for example the file name), keeping the rest. */
 void bl_error_prefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Say the current error as `who`'s (a command: "load", "rope table"): a message that already
+ * starts with "who:" stays; otherwise a leading "NAME: " whose NAME is one of `drop`'s
+ * '|'-separated names (a lower layer's prefix, e.g. "generate" or "rope|rope2d"; NULL = none) is
+ * removed and "who: " written before the rest. Returns -1. For example
+ * bl_error_as("sample", "generate") makes "generate: prompt is empty" "sample: prompt is empty"
+ * and keeps "sample: n must be > 0". */
+int bl_error_as(const char *who, const char *drop);
+
 #define BL_FAILP(...) (bl_fail(__VA_ARGS__), (void *)0)
 
 /* The plural ending for a count in a message: "%zu byte%s", n, BL_PLURAL(n) ("1 byte", "2 bytes"). */

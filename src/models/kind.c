@@ -9,9 +9,20 @@ static const bl_kind kinds[] = {
                        bl_gpt_declare, bl_gpt_setup },
 };
 
+#define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
+
 const bl_kind *bl_kind_of(bl_model_kind kind)
 {
-    return (unsigned)kind < sizeof kinds / sizeof kinds[0] ? &kinds[kind] : &kinds[BL_MODEL_DIT];
+    return (unsigned)kind < NKINDS ? &kinds[kind] : &kinds[BL_MODEL_DIT];
+}
+
+const bl_kind *bl_kind_at(int i) { return i >= 0 && i < NKINDS ? &kinds[i] : NULL; }
+
+const bl_kind *bl_kind_with_text(int text)
+{
+    for (int i = 0; i < NKINDS; i++)
+        if (kinds[i].text == text) return &kinds[i];
+    return NULL;
 }
 
 int bl_kind_unit_per_item(const bl_config *cfg) { return bl_kind_of(cfg->kind)->text ? cfg->context : 1; }

@@ -37,6 +37,12 @@ typedef struct bl_kind {
 /* The row of `kind` (never NULL for a valid kind; TinyDiT's for any other value). */
 const bl_kind *bl_kind_of(bl_model_kind kind);
 
+/* The i-th row (from 0), or NULL past the last: for (i = 0; (k = bl_kind_at(i)); i++). */
+const bl_kind *bl_kind_at(int i);
+/* The first row whose `text` flag is `text` (1: the next-character model, 0: the image model),
+ * or NULL when none: what a function that needs a text model names in its error. */
+const bl_kind *bl_kind_with_text(int text);
+
 /* Examples per item of the throughput unit: the context for a text model (tokens per window), 1
  * for images. */
 int bl_kind_unit_per_item(const bl_config *cfg);

@@ -50,7 +50,7 @@ static int cmd_data(bl_cmdargs *a)
     if (bl_train_check_kind(m, !strcmp(kind, "text"), "data") < 0) return bl_session_errat(a->s, a->w[used].pos);
     bl_dataset *ds = bl_data_open(kind, path, m->cfg.seed);
     if (!ds) {
-        bl_train_prefix_error("data");
+        bl_error_as("data", "train");
         return bl_session_errat(a->s, a->w[path ? used + 1 : used].pos);
     }
     if (bl_train_check_kind(m, ds->kind == BL_DATA_TEXT, "data") < 0) {
@@ -59,7 +59,7 @@ static int cmd_data(bl_cmdargs *a)
     }
     /* what train would refuse of this data with this model, refused now: the old data stays */
     if (bl_run_check_data(m, ds, (int)exam) < 0) {
-        bl_train_prefix_error("data");
+        bl_error_as("data", "train");
         bl_dataset_free(ds);
         return bl_session_errat(a->s, a->w[path ? used + 1 : used].pos);
     }

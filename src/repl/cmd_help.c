@@ -2,6 +2,7 @@
  * a command with its sub-command (help rope check), and for a key such as width= the commands
  * that take it. The text is the tables' (each command's entry, the function tables). */
 #include "repl/repl.h"
+#include "repl/didyoumean.h"
 #include "repl/figures.h"
 #include "repl/modelvars.h"
 #include "core/suggest.h"
@@ -207,7 +208,7 @@ static int cmd_help(bl_cmdargs *a)
         char dym[160];
         bl_suggest_init(&sg, t);
         for (const bl_command *const *c = bl_commands; *c; c++) bl_suggest_add(&sg, (*c)->name);
-        for (const bl_function *f = bl_functions; f->name; f++) bl_suggest_add(&sg, f->name);
+        bl_dym_add_functions(&sg);
         for (const bl_topic *tp = bl_topics; tp->name; tp++) bl_suggest_add(&sg, tp->name);
         bl_fail("help: no command, function or topic '%s' (try help)%s", t, bl_suggest_text(&sg, dym, sizeof dym));
     }

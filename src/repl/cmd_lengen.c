@@ -61,7 +61,8 @@ static int pick_models(bl_cmdargs *a, lg_run *r, int *first_key)
 static int run_one(bl_cmdargs *a, lg_run *r, int factor, int windows, int sliding)
 {
     bl_model *m = r->m;
-    if (m->kind != BL_MODEL_GPT) return bl_fail("lengen: %s is a TinyDiT; lengen needs a TinyGPT (model gpt)", r->name);
+    const bl_kind *is = bl_kind_of(m->kind), *need = bl_kind_with_text(1);
+    if (!is->text) return bl_fail("lengen: %s is a %s; lengen needs a %s (model %s)", r->name, is->title, need->title, need->name);
     int ctx = m->cfg.context, learned = m->cfg.pos == BL_POS_LEARNED;
     /* a learned-position model has no position past its context: drawn up to it, or past it
      * with the sliding window */
@@ -90,13 +91,7 @@ static int run_one(bl_cmdargs *a, lg_run *r, int factor, int windows, int slidin
         rc = bl_fail("lengen: %s's vocab is %d but its text has %d distinct bytes (data text FILE attaches a text "
                      "and sets it)", r->name, m->cfg.vocab, ds->vocab_size);
     if (rc == 0 && bl_lengen(m, ids, windows, r->L, sliding, r->mean, r->se) < 0) {
-        const char *e = bl_error();
-        if (strncmp(e, "lengen:", 7)) {
-            char msg[1024];
-            snprintf(msg, sizeof msg, "%s", e);
-            bl_fail("lengen: %s", msg);
-        }
-        rc = -1;
+        rc = bl_error_as("lengen", NULL);
     }
     free(ids);
     return rc;

@@ -27,12 +27,7 @@ static int load_into_model(bl_cmdargs *a, int pi, int ii)
     int n = 0;
     char note[512];
     if (bl_checkpoint_load_into(a->w[pi].text, m, mname, &n, note, sizeof note) < 0) {
-        const char *e = bl_error();
-        if (strncmp(e, "load:", 5)) {
-            char msg[1024];
-            snprintf(msg, sizeof msg, "%s", e);
-            bl_fail("load: %s", msg);
-        }
+        bl_error_as("load", NULL);
         return bl_session_errat(a->s, a->w[pi].pos);
     }
     bl_train_state *t = bl_train_get(m);
@@ -67,12 +62,7 @@ static int cmd_load(bl_cmdargs *a)
     memset(&info, 0, sizeof info);
     bl_model *m = bl_checkpoint_load(path, &info);
     if (!m) {
-        const char *e = bl_error();
-        if (strncmp(e, "load:", 5)) {
-            char msg[1024];
-            snprintf(msg, sizeof msg, "%s", e);
-            bl_fail("load: %s", msg);
-        }
+        bl_error_as("load", NULL);
         bl_ckpt_info_clear(&info);
         return bl_session_errat(a->s, a->w[pi].pos);
     }

@@ -35,9 +35,10 @@ static int cmd_model(bl_cmdargs *a)
 
 static int complete_model(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out)
 {
-    static const char *const kinds[] = { "dit", "gpt", NULL };
     if (argi == 0) {
-        bl_complete_from(kinds, prefix, out);
+        const bl_kind *k;
+        for (int i = 0; (k = bl_kind_at(i)); i++)
+            if (!strncmp(k->name, prefix, strlen(prefix))) bl_strlist_add(out, k->name);
         return 0;
     }
     bl_model_kind kind;

@@ -35,14 +35,7 @@ static int parse_scales(bl_cmdargs *a, double *s, int max)
 
 /* -1, the shared key parsers' "qk: ..." (they name the command word) said as "qk growth: ...",
  * the prefix of qk growth's own errors */
-static int as_growth(void)
-{
-    const char *e = bl_error();
-    if (strncmp(e, "qk: ", 4)) return -1;
-    char rest[512];
-    snprintf(rest, sizeof rest, "%s", e + 4);
-    return bl_fail("qk growth: %s", rest);
-}
+static int as_growth(void) { return bl_error_as("qk growth", "qk"); }
 
 static int cmd_qk(bl_cmdargs *a)
 {

@@ -155,11 +155,7 @@ static int cmd_rope_table(bl_cmdargs *a)
                  : bl_rope_table_1d(T, H, (float)base, 0, cos, sin);
     if (rc < 0) {
         /* "rope: ..." from nn names the problem (odd head_dim, not a multiple of 4): one prefix */
-        char msg[256];
-        const char *e = bl_error();
-        if (!strncmp(e, "rope: ", 6) || !strncmp(e, "rope2d: ", 8)) e = strchr(e, ' ') + 1;
-        snprintf(msg, sizeof msg, "%s", e);
-        bl_fail("rope table: %s", msg);
+        bl_error_as("rope table", "rope|rope2d");
         bl_session_errat(a->s, a->w[bl_opt_find(a, "head_dim") >= 0 ? bl_opt_find(a, "head_dim") : 0].pos);
     }
     char title[128];

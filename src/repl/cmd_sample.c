@@ -153,12 +153,7 @@ static int sample_gpt(bl_cmdargs *a, bl_model *m, int used)
     o.sliding_window = sliding;
     int got = rc == 0 ? bl_gpt_generate(m, ids, np, &o, ids) : -1;
     if (got < 0 && rc == 0) {
-        const char *e = bl_error();
-        if (strncmp(e, "sample:", 7)) {
-            char msg[1024];
-            snprintf(msg, sizeof msg, "%s", strncmp(e, "generate: ", 10) ? e : e + 10);
-            bl_fail("sample: %s", msg);
-        }
+        bl_error_as("sample", "generate");
         rc = bl_session_errat(a->s, a->st->pos);
     }
     if (rc == 0) {

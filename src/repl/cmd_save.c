@@ -37,12 +37,7 @@ static int cmd_save(bl_cmdargs *a)
     int vocab_size = t ? t->vocab_size : 0;
     if ((held ? bl_checkpoint_save_info(a->w[used].text, m, held, vocab, vocab_size)
               : bl_checkpoint_save(a->w[used].text, m, r, vocab, vocab_size)) < 0) {
-        const char *e = bl_error();
-        if (strncmp(e, "save:", 5)) {
-            char msg[1024];
-            snprintf(msg, sizeof msg, "%s", e);
-            bl_fail("save: %s", msg);
-        }
+        bl_error_as("save", NULL);
         return bl_session_errat(a->s, a->w[used].pos);
     }
     if (held && held->history)

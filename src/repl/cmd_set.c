@@ -99,7 +99,7 @@ static int cmd_set(bl_cmdargs *a)
 
 static int complete_set(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out)
 {
-    bl_model_kind kind = BL_MODEL_DIT;
+    bl_model_kind kind = bl_kind_at(0)->kind;   /* no model to ask: the first kind's keys */
     bl_value *v = argi > 0 ? bl_session_get(s, words[0]) : NULL;
     if (bl_is_model_value(v)) kind = ((bl_model *)v->h)->kind;
     else if (bl_models_current_value(s)) kind = ((bl_model *)bl_models_current_value(s)->h)->kind;

@@ -6,14 +6,25 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The function tables whose names are offered: functions.c's and those that were spliced into it
+ * (pictures, models, runs, the model lab), not the math and gradient tables (bl_function_at has
+ * every one; tests/cli.sh pins `help trian`'s offers). */
+static const bl_function *const offered[] = { bl_functions,     bl_figure_functions,   bl_model_functions,
+                                              bl_run_functions, bl_modellab_functions, NULL };
+
+void bl_dym_add_functions(bl_suggest *sg)
+{
+    for (int k = 0; offered[k]; k++)
+        for (const bl_function *f = offered[k]; f->name; f++) bl_suggest_add(sg, f->name);
+}
+
 const char *bl_dym_names(bl_session *s, const char *word, int what, char *buf, size_t n)
 {
     bl_suggest sg;
     bl_suggest_init(&sg, word);
     if ((what & BL_DYM_VARS) && s)
         for (int i = 0; i < s->nvars; i++) bl_suggest_add(&sg, s->names[i]);
-    if (what & BL_DYM_FUNCS)
-        for (const bl_function *f = bl_functions; f->name; f++) bl_suggest_add(&sg, f->name);
+    if (what & BL_DYM_FUNCS) bl_dym_add_functions(&sg);
     if (what & BL_DYM_CMDS)
         for (const bl_command *const *c = bl_commands; *c; c++) bl_suggest_add(&sg, (*c)->name);
     return bl_suggest_text(&sg, buf, n);

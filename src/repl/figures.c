@@ -48,10 +48,7 @@ static bl_value *checked_value(bl_figure *f, const char *name)
 {
     if (!f) return NULL;
     if (bl_fig_check(f) < 0) {
-        char msg[256];
-        const char *e = bl_error();
-        snprintf(msg, sizeof msg, "%s", strncmp(e, "plot: ", 6) ? e : e + 6);
-        bl_fail("%s: %s", name, msg);
+        bl_error_as(name, "plot");
         bl_fig_free(f);
         return NULL;
     }
@@ -198,10 +195,7 @@ static int slide_kws(bl_callargs *a, bl_slide *s, char (*buf)[64])
 static int apply_slide(const char *who, bl_figure *f, const bl_slide *s)
 {
     if (bl_fig_slide(f, s) == 0) return 0;
-    const char *e = bl_error();
-    char msg[256];
-    snprintf(msg, sizeof msg, "%s", strncmp(e, "plot: ", 6) ? e : e + 6);
-    return bl_fail("%s: %s", who, msg);
+    return bl_error_as(who, "plot");
 }
 
 int bl_cmd_figsize(bl_cmdargs *a, bl_figure *f)
@@ -308,7 +302,7 @@ static int kw_str(bl_callargs *a, const char *key, const char **out)
     return 0;
 }
 
-bl_value *bl_fn_heatmap(bl_callargs *a)
+static bl_value *fn_heatmap(bl_callargs *a)
 {
     const char *title;
     if (bl_nargs(a, 1, 1) < 0 || kw_str(a, "title", &title) < 0) return NULL;
@@ -335,7 +329,7 @@ bl_value *bl_fn_heatmap(bl_callargs *a)
     return fn_figure(a, f);
 }
 
-bl_value *bl_fn_lineplot(bl_callargs *a)
+static bl_value *fn_lineplot(bl_callargs *a)
 {
     const char *title, *label;   /* logy= is a slide key (fn_figure): on, off or auto */
     if (bl_nargs(a, 1, 1) < 0 || kw_str(a, "title", &title) < 0 || kw_str(a, "label", &label) < 0) return NULL;
@@ -406,3 +400,24 @@ const char bl_fig_size_help[] =
     BL_FIG_STR(BL_FIG_MIN_ROWS) ") to take\n"
     "at most (help pictures). Slide keys title= xlim= ylim= logy= legend= labels=\n"
     "theme= font=: help slides. Redirected to a file, it prints nothing.";
+
+/* heatmap() and lineplot() with their help: this file's function table (repl.h; bl_function_at
+ * lists it after functions.c's own). */
+const bl_function bl_figure_functions[] = {
+    { "heatmap", "heatmap(x, title=, diverging=auto, width=, height=, scale=, theme=, font=)",
+      "A picture of a 2-D tensor (rows x columns). For example heatmap(score) for the RoPE\n"
+      "check or heatmap(attention(q, k, v, weights=on)[0, 0]). Signed values get a diverging colour map\n"
+      "centred on 0. Printed on the terminal; `heatmap(x) > x.png` (.svg .csv .json .txt) saves it;\n"
+      "width=/height= (" BL_FIG_SIDE_RANGE " pixels a side, default 1600 x 900; one alone\n"
+      "keeps 16:9) and scale=2 (HiDPI) size the file; on a terminal width= and height= are\n"
+      "its columns and rows at most (help pictures); theme=\"dark\", font=1.5 and title=\"none\"\n"
+      "as for every picture (help slides).",
+      fn_heatmap },
+    { "lineplot", "lineplot(y, x=, title=, label=, logy=off, xlim=, width=, height=, scale=)",
+      "A line picture of y against x (0, 1, ... by default). y is a 1-D tensor or list; a 2-D\n"
+      "tensor draws one line per row. `lineplot(y) > y.png` saves it; width=, height=, scale= as heatmap.\n"
+      "The slide keys as for every picture (help slides), as strings or numbers: logy=\"auto\"\n"
+      "(or on/off), xlim=\"400:\" or xlim=[400, 1000], legend=\"outside\".",
+      fn_lineplot },
+    { NULL, NULL, NULL, NULL },
+};

@@ -62,24 +62,4 @@ int bl_cmd_grid_cols(bl_cmdargs *a, int n, double ow, double oh, double aspect, 
  * Returns 0, or -1 with the error reported at the word. */
 int bl_cmd_figsize(bl_cmdargs *a, bl_figure *f);
 
-bl_value *bl_fn_heatmap(bl_callargs *a);
-bl_value *bl_fn_lineplot(bl_callargs *a);
-
-#define BL_FIGURE_FUNCTIONS                                                                     \
-    { "heatmap", "heatmap(x, title=, diverging=auto, width=, height=, scale=, theme=, font=)",                          \
-      "A picture of a 2-D tensor (rows x columns). For example heatmap(score) for the RoPE\n" \
-      "check or heatmap(attention(q, k, v, weights=on)[0, 0]). Signed values get a diverging colour map\n" \
-      "centred on 0. Printed on the terminal; `heatmap(x) > x.png` (.svg .csv .json .txt) saves it;\n" \
-      "width=/height= (" BL_FIG_SIDE_RANGE " pixels a side, default 1600 x 900; one alone\n" \
-      "keeps 16:9) and scale=2 (HiDPI) size the file; on a terminal width= and height= are\n" \
-      "its columns and rows at most (help pictures); theme=\"dark\", font=1.5 and title=\"none\"\n" \
-      "as for every picture (help slides).", \
-      bl_fn_heatmap },                                                                          \
-    { "lineplot", "lineplot(y, x=, title=, label=, logy=off, xlim=, width=, height=, scale=)", \
-      "A line picture of y against x (0, 1, ... by default). y is a 1-D tensor or list; a 2-D\n" \
-      "tensor draws one line per row. `lineplot(y) > y.png` saves it; width=, height=, scale= as heatmap.\n" \
-      "The slide keys as for every picture (help slides), as strings or numbers: logy=\"auto\"\n" \
-      "(or on/off), xlim=\"400:\" or xlim=[400, 1000], legend=\"outside\".", \
-      bl_fn_lineplot },
-
 #endif

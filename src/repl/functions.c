@@ -869,15 +869,14 @@ const bl_function bl_functions[] = {
       "when that tensor is asked for). load(\"file.safetensors\") alone gives a table of its\n"
       "tensors.",
       f_load },
-    BL_FIGURE_FUNCTIONS
-    BL_MODEL_FUNCTIONS
-    BL_TRAIN_FUNCTIONS
-    BL_MODELLAB_FUNCTIONS
     { NULL, NULL, NULL, NULL },
 };
 
 /* The tables of functions: this file's, then those of other files (each ends with {NULL}). */
-static const bl_function *const tables[] = { bl_functions, bl_grad_functions, bl_math_functions, NULL };
+static const bl_function *const tables[] = {
+    bl_functions, bl_figure_functions, bl_model_functions, bl_run_functions, bl_modellab_functions,
+    bl_grad_functions, bl_math_functions, NULL,
+};
 
 const bl_function *bl_function_at(int i)
 {

@@ -1,7 +1,7 @@
 /* functions_math.h - the math and tensor functions of the language (issue 15 item 3) and their
- * help: handlers and the table bl_math_functions[] (repl.h) in functions_math.c, whose entries
- * are BL_MATH_FUNCTIONS. Each runs a graph op of core/ops_math.h through
- * repl/autograd.h, so it records when an argument needs a gradient.
+ * help: handlers and the table bl_math_functions[] (repl.h) in functions_math.c. Each runs a
+ * graph op of core/ops_math.h through repl/autograd.h, so it records when an argument needs a
+ * gradient.
  */
 #ifndef BL_REPL_FUNCTIONS_MATH_H
 #define BL_REPL_FUNCTIONS_MATH_H

@@ -52,8 +52,9 @@ static const struct lab_kind {
 
 static const struct lab_kind *lab_kind(const bl_model *m) { return &lab_kinds[bl_kind_of(m->kind)->kind]; }
 
-/* Argument i as a model of `kind` (BL_MODEL_DIT/GPT, or -1 for either), or NULL + error. */
-static bl_model *model_arg(bl_callargs *a, int i, int kind)
+/* Argument i as a model whose kind's `text` flag (kind.h) is `text` (1: the next-character model,
+ * 0: the image model, -1: either), or NULL + error. */
+static bl_model *model_arg(bl_callargs *a, int i, int text)
 {
     if (a->n <= i || !is_model(a->v[i])) {
         bl_fail("%s: the first argument must be a model, got %s", a->fname,
@@ -62,8 +63,8 @@ static bl_model *model_arg(bl_callargs *a, int i, int kind)
         return NULL;
     }
     bl_model *m = a->v[i]->h;
-    if (kind >= 0 && (int)m->kind != kind) {
-        const bl_kind *need = bl_kind_of((bl_model_kind)kind), *is = bl_kind_of(m->kind);
+    const bl_kind *is = bl_kind_of(m->kind), *need = text >= 0 ? bl_kind_with_text(text) : NULL;
+    if (need && is->text != text) {
         bl_fail("%s: needs a %s (%s) model, but this is a %s (%s: %s)", a->fname, need->title, need->name, is->name,
                 is->title, lab_kind(m)->loss_call);
         bl_session_errat(a->s, a->vpos[i]);
@@ -256,7 +257,7 @@ bl_value *bl_model_call(void *model, bl_callargs *a)
     return run_forward(a, model, 0, owner);
 }
 
-bl_value *bl_fn_model_forward(bl_callargs *a)
+static bl_value *fn_model_forward(bl_callargs *a)
 {
     bl_model *m = model_arg(a, 0, -1);
     return m ? run_forward(a, m, 1, a->v[0]) : NULL;
@@ -272,9 +273,9 @@ static void note_loss(bl_model *m, const bl_tensor *loss, long long items)
     }
 }
 
-bl_value *bl_fn_flow_loss(bl_callargs *a)
+static bl_value *fn_flow_loss(bl_callargs *a)
 {
-    bl_model *m = model_arg(a, 0, BL_MODEL_DIT);
+    bl_model *m = model_arg(a, 0, 0);
     if (!m || bl_nargs(a, 4, 4) < 0 ||
         refuse_grads(a, 1, "x0, noise and t take no gradient (the loss differentiates the parameters; "
                            "m(xt, t) differentiates its images)") < 0)
@@ -299,9 +300,9 @@ bl_value *bl_fn_flow_loss(bl_callargs *a)
     return graph_value(a, a->v[0], m, loss);
 }
 
-bl_value *bl_fn_ce_loss(bl_callargs *a)
+static bl_value *fn_ce_loss(bl_callargs *a)
 {
-    bl_model *m = model_arg(a, 0, BL_MODEL_GPT);
+    bl_model *m = model_arg(a, 0, 1);
     if (!m || bl_nargs(a, 3, 3) < 0 ||
         refuse_grads(a, 1, "token ids and targets take no gradient (they are integers)") < 0)
         return NULL;
@@ -330,7 +331,7 @@ bl_value *bl_fn_ce_loss(bl_callargs *a)
     return graph_value(a, a->v[0], m, loss);
 }
 
-bl_value *bl_fn_grad(bl_callargs *a)
+static bl_value *fn_grad(bl_callargs *a)
 {
     bl_model *m = model_arg(a, 0, -1);
     if (!m || bl_nargs(a, 2, 2) < 0) return NULL;
@@ -349,7 +350,7 @@ static double norm2(const float *x, size_t n)
     return sqrt(s);
 }
 
-bl_value *bl_fn_grads(bl_callargs *a)
+static bl_value *fn_grads(bl_callargs *a)
 {
     bl_model *m = model_arg(a, 0, -1);
     if (!m || bl_nargs(a, 1, 1) < 0) return NULL;
@@ -372,7 +373,7 @@ int bl_lab_is_model(const bl_value *v) { return is_model(v); }
 
 void bl_lab_zero_grad(bl_value *v) { bl_params_zero_grad(((bl_model *)v->h)->params); }
 
-bl_value *bl_fn_step(bl_callargs *a)
+static bl_value *fn_step(bl_callargs *a)
 {
     bl_model *m = model_arg(a, 0, -1);
     if (!m || bl_kw_only(a, NULL) < 0 || bl_nargs(a, 1, 1) < 0) return NULL;
@@ -409,7 +410,7 @@ bl_value *bl_fn_step(bl_callargs *a)
     return bl_val_none();
 }
 
-bl_value *bl_fn_set_param(bl_callargs *a)
+static bl_value *fn_set_param(bl_callargs *a)
 {
     bl_model *m = model_arg(a, 0, -1);
     if (!m || bl_kw_only(a, NULL) < 0 || bl_nargs(a, 3, 3) < 0) return NULL;
@@ -433,7 +434,7 @@ bl_value *bl_fn_set_param(bl_callargs *a)
     return bl_val_none();
 }
 
-bl_value *bl_fn_acts(bl_callargs *a)
+static bl_value *fn_acts(bl_callargs *a)
 {
     bl_model *m = model_arg(a, 0, -1);
     if (!m || bl_nargs(a, 3, 3) < 0) return NULL;
@@ -503,7 +504,7 @@ static bl_value *gpt_batch(bl_callargs *a, bl_run *r)
 }
 
 /* batch(m): the next batch of the run's data (the run is made when absent, as train makes it). */
-bl_value *bl_fn_batch(bl_callargs *a)
+static bl_value *fn_batch(bl_callargs *a)
 {
     bl_model *m = model_arg(a, 0, -1);
     if (!m || bl_nargs(a, 1, 1) < 0) return NULL;
@@ -530,9 +531,9 @@ static const bl_train_state *vocab_of(bl_callargs *a, bl_model *m)
     return st;
 }
 
-bl_value *bl_fn_encode(bl_callargs *a)
+static bl_value *fn_encode(bl_callargs *a)
 {
-    bl_model *m = model_arg(a, 0, BL_MODEL_GPT);
+    bl_model *m = model_arg(a, 0, 1);
     if (!m || bl_nargs(a, 2, 2) < 0) return NULL;
     const char *s = str_arg(a, 1, "the text");
     const bl_train_state *st = s ? vocab_of(a, m) : NULL;
@@ -563,9 +564,9 @@ bl_value *bl_fn_encode(bl_callargs *a)
     return bl_val_tensor(t);
 }
 
-bl_value *bl_fn_decode(bl_callargs *a)
+static bl_value *fn_decode(bl_callargs *a)
 {
-    bl_model *m = model_arg(a, 0, BL_MODEL_GPT);
+    bl_model *m = model_arg(a, 0, 1);
     if (!m || bl_nargs(a, 2, 2) < 0) return NULL;
     bl_tensor *t = bl_arg_tensor(a, 1);
     const bl_train_state *st = t ? vocab_of(a, m) : NULL;
@@ -588,3 +589,61 @@ bl_value *bl_fn_decode(bl_callargs *a)
     free(ids);
     return r;
 }
+
+/* The model lab's functions (forward, the losses, gradients, step, activations, batches, text
+ * codes) with their help: this file's function table (repl.h; bl_function_at lists it after
+ * functions.c's own). */
+const bl_function bl_modellab_functions[] = {
+    { "forward", "forward(m, xt, t, keep=off) | forward(m, tokens, keep=off)",
+      "Run model m on tensors of your own; m(xt, t) and m(tokens) do the same.\n"
+      "TinyDiT: the predicted velocity [B, C, H, W] for images xt [B, C, H, W] and times t [B]\n"
+      "(or one number for all). TinyGPT: the logits [B, T, vocab] for integer tokens [B, T].\n"
+      "It is the model's training forward: backward(sum(out * g)) fills the parameter\n"
+      "gradients (grad, grads), and d/dxt into xt.grad when xt needs a gradient\n"
+      "(requires_grad). keep=on keeps q, k and v too for acts().", fn_model_forward },
+    { "flow_loss", "flow_loss(m, x0, noise, t)",
+      "The flow-matching loss of TinyDiT m on exactly this batch.\n"
+      "x_t = (1 - t) x0 + t noise, target noise - x0, loss = mean (m(x_t, t) - target)^2\n"
+      "(DESIGN.md 1): x0 and noise [B, C, H, W], t [B] in [0, 1] or one number.\n"
+      "backward(loss) adds d loss / d parameter into the model's gradients.", fn_flow_loss },
+    { "ce_loss", "ce_loss(m, tokens, targets)",
+      "The cross-entropy of TinyGPT m predicting targets from tokens.\n"
+      "tokens and targets are integer tensors [B, T] (a target of -1 is ignored), as\n"
+      "F.cross_entropy(m(tokens).view(-1, V), targets.view(-1)). batch(m) gives a pair.",
+      fn_ce_loss },
+    { "grad", "grad(m, \"name\")",
+      "A copy of the gradient model m holds for one parameter.\n"
+      "Gradients add up over backward calls until zero_grad(m), as in PyTorch; `train` clears\n"
+      "them at each of its steps. grads(m) lists them.", fn_grad },
+    { "grads", "grads(m)",
+      "A table of model m's parameters: name, shape, grad_norm and norm (L2).", fn_grads },
+    { "step", "step(m)",
+      "One AdamW step of model m on the gradients it holds, with its settings.\n"
+      "The keys lr beta1 beta2 weight_decay warmup cosine steps clip (set m lr=...); weight\n"
+      "decay on matrices only. With a run (after train) it is one step of that run, its loss\n"
+      "the last flow_loss/ce_loss; before, step keeps its own count. Refused on a nan or inf\n"
+      "gradient (nothing changes). The gradients stay: zero_grad(m) clears them.", fn_step },
+    { "set_param", "set_param(m, \"name\", value)",
+      "Write one parameter of model m, with a shape check.\n"
+      "value is a tensor of the parameter's shape, or a number for all its elements. For\n"
+      "example set_param(m, \"blocks.0.attn.proj.weight\", zeros(128, 128)). param(m, \"name\")\n"
+      "still returns a copy.", fn_set_param },
+    { "acts", "acts(m, \"what\", layer)",
+      "A copy of one activation of model m's last forward, by name and layer.\n"
+      "what: in (the token stream entering the layer, before its first norm), norm (after\n"
+      "that norm; TinyDiT: the first image only), q, k, v [B, heads, T, hd] (after qk_norm\n"
+      "and RoPE; kept by a forward without gradients or by m(..., keep=on)), attn (the\n"
+      "attention weights [B, heads, T, T]). The last forward is m(...), a loss, train, ...",
+      fn_acts },
+    { "batch", "batch(m)",
+      "The next training batch of model m's data as a list of tensors.\n"
+      "TinyDiT: [x0] ([B, C, H, W] in [-1, 1]); TinyGPT: [tokens, targets] ([B, T] each,\n"
+      "targets the tokens shifted by one). It draws from the run, so train goes on after it.",
+      fn_batch },
+    { "encode", "encode(m, \"text\")",
+      "The token ids [n] of a text for TinyGPT m (its vocabulary of characters).\n"
+      "A character outside the vocabulary is an error naming it.", fn_encode },
+    { "decode", "decode(m, tokens)", "The text of token ids for TinyGPT m (encode's inverse).",
+      fn_decode },
+    { NULL, NULL, NULL, NULL },
+};

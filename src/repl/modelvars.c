@@ -234,9 +234,9 @@ int bl_models_adopt(bl_session *s, bl_model *m, const char *name)
 }
 
 /* ---- functions ---- */
-bl_value *bl_fn_model(bl_callargs *a)
+static bl_value *fn_model(bl_callargs *a)
 {
-    bl_model_kind kind = BL_MODEL_DIT;
+    bl_model_kind kind = bl_kind_at(0)->kind;
     bl_model_kind_parse(a->fname, &kind);   /* dit() or gpt(): each is named after its kind */
     if (bl_nargs(a, 0, 0) < 0) return NULL;
     const char *keys[64], *vals[64];
@@ -267,7 +267,7 @@ bl_value *bl_fn_model(bl_callargs *a)
     return bl_val_handle(&bl_model_type, m);
 }
 
-bl_value *bl_fn_param(bl_callargs *a)
+static bl_value *fn_param(bl_callargs *a)
 {
     if (bl_nargs(a, 2, 2) < 0) return NULL;
     if (!bl_is_model_value(a->v[0])) {
@@ -365,3 +365,19 @@ int bl_complete_modelvar(bl_session *s, int argi, const char *const *words, cons
         if (bl_is_model_value(s->vals[i]) && !strncmp(s->names[i], prefix, n)) bl_strlist_add(out, s->names[i]);
     return 0;
 }
+
+/* dit(...), gpt(...) and param() with their help: this file's function table (repl.h;
+ * bl_function_at lists it after functions.c's own). */
+const bl_function bl_model_functions[] = {
+    { "dit", "dit(key=value, ...)",
+      "A new TinyDiT model (images, flow matching) with the given keys. For example\n"
+      "a = dit(pos=\"rope2d\", qk_norm=on). It does not change the current model.", fn_model },
+    { "gpt", "gpt(key=value, ...)",
+      "A new TinyGPT model (characters, next-token prediction). The given keys set it up,\n"
+      "for example b = gpt(norm=\"rmsnorm\"). It does not change the current model.",
+      fn_model },
+    { "param", "param(m, \"name\")",
+      "A copy of one parameter of model m by its PyTorch name. For example\n"
+      "param(m1, \"blocks.0.attn.qkv.weight\"); `params m1 depth=0` lists the names.", fn_param },
+    { NULL, NULL, NULL, NULL },
+};

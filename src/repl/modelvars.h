@@ -52,19 +52,4 @@ int bl_models_config_error(bl_cmdargs *a, int from);
 void bl_models_complete_kv(bl_model_kind kind, const char *prefix, bl_strlist *out);
 int bl_complete_modelvar(bl_session *s, int argi, const char *const *words, const char *prefix, bl_strlist *out);
 
-bl_value *bl_fn_model(bl_callargs *a);   /* dit(...), gpt(...) */
-bl_value *bl_fn_param(bl_callargs *a);   /* param(m, "name") */
-
-#define BL_MODEL_FUNCTIONS                                                                      \
-    { "dit", "dit(key=value, ...)",                                                             \
-      "A new TinyDiT model (images, flow matching) with the given keys. For example\n"         \
-      "a = dit(pos=\"rope2d\", qk_norm=on). It does not change the current model.", bl_fn_model }, \
-    { "gpt", "gpt(key=value, ...)",                                                             \
-      "A new TinyGPT model (characters, next-token prediction). The given keys set it up,\n"  \
-      "for example b = gpt(norm=\"rmsnorm\"). It does not change the current model.",      \
-      bl_fn_model },                                                                            \
-    { "param", "param(m, \"name\")",                                                           \
-      "A copy of one parameter of model m by its PyTorch name. For example\n"                  \
-      "param(m1, \"blocks.0.attn.qkv.weight\"); `params m1 depth=0` lists the names.", bl_fn_param },
-
 #endif

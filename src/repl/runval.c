@@ -112,7 +112,7 @@ bl_value *bl_train_run_value(const bl_model *m, const char *cmd)
     return bl_val_handle(&bl_runval_type, r);
 }
 
-bl_value *bl_fn_run(bl_callargs *a)
+static bl_value *fn_run(bl_callargs *a)
 {
     if (bl_nargs(a, 1, 1) < 0) return NULL;
     bl_value *v = a->v[0];
@@ -125,3 +125,13 @@ bl_value *bl_fn_run(bl_callargs *a)
     if (!r) bl_session_errat(a->s, a->vpos[0]);
     return r;
 }
+
+/* run(m) with its help: this file's function table (repl.h; bl_function_at lists it after
+ * functions.c's own). */
+const bl_function bl_run_functions[] = {
+    { "run", "run(m)",
+      "A snapshot of model m's training run. Fields: steps, loss (a tensor of the losses), val\n"
+      "([k, 2]: step, loss), ms_per_step, spikes, items, params. r = run(m); r > r.json writes\n"
+      "metrics.json. m.run is the same.", fn_run },
+    { NULL, NULL, NULL, NULL },
+};

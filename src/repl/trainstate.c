@@ -104,19 +104,6 @@ void bl_train_discard_run(const bl_model *m, FILE *out)
     t->lab_opt.step = 0;    /* step(m)'s count: the new weights' moments start at zero */
 }
 
-/* "CMD: message" from a loader's "shapes: ..." error; the trainer's own "train: " prefix is
- * replaced (eval says "eval: ...", not "eval: train: ..."). */
-void bl_train_prefix_error(const char *cmd)
-{
-    const char *e = bl_error();
-    size_t n = strlen(cmd);
-    if (!strncmp(e, cmd, n) && e[n] == ':') return;
-    if (!strncmp(e, "train: ", 7)) e += 7;
-    char msg[1024];
-    snprintf(msg, sizeof msg, "%s", e);
-    bl_fail("%s: %s", cmd, msg);
-}
-
 int bl_train_exam_interrupted(void) { return !strncmp(bl_error(), "eval: interrupted", 17); }
 
 /* Refuse data of the wrong kind for m: TinyDiT trains on images, TinyGPT on text. */
@@ -147,7 +134,7 @@ static int fit_vocab(bl_session *s, bl_model *m, bl_train_state *t, const bl_dat
         cfg.vocab = ds->vocab_size;
         int had = t->run != NULL;
         if (bl_model_rebuild(m, &cfg) < 0) {
-            bl_train_prefix_error(cmd);
+            bl_error_as(cmd, "train");
             return -1;
         }
         fprintf(s->out, "vocab = %d (the text's distinct bytes): rebuilt, %zu parameters\n", ds->vocab_size,
@@ -190,7 +177,7 @@ int bl_train_attach(bl_session *s, bl_model *m, bl_train_state *t, bl_dataset *d
 bl_dataset *bl_train_open_default(const bl_model *m, const char *cmd)
 {
     bl_dataset *ds = bl_data_open(bl_kind_of(m->kind)->data, NULL, m->cfg.seed);
-    if (!ds) bl_train_prefix_error(cmd);
+    if (!ds) bl_error_as(cmd, "train");
     return ds;
 }
 
@@ -219,12 +206,12 @@ static bl_run *new_run(bl_model *m, bl_train_state *t, const char *cmd)
 {
     bl_run *r = bl_run_new(m, t->data, t->exam_n);
     if (!r) {
-        bl_train_prefix_error(cmd);
+        bl_error_as(cmd, "train");
         return NULL;
     }
     if (t->has_pending) {
         if (bl_run_restore(r, &t->pending) < 0) {
-            bl_train_prefix_error(cmd);
+            bl_error_as(cmd, "train");
             bl_run_free(r);
             return NULL;
         }

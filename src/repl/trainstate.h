@@ -75,9 +75,6 @@ int bl_train_attach(bl_session *s, bl_model *m, bl_train_state *t, bl_dataset *d
 /* Refuse data of the wrong kind for m (TinyDiT trains on images, TinyGPT on text): 0, or -1 +
  * "CMD: TinyGPT needs a text, not images ...". */
 int bl_train_check_kind(const bl_model *m, int is_text, const char *cmd);
-/* The last error as "CMD: message" (a loader's "shapes: ..."; the trainer's "train: " prefix
- * replaced: eval says "eval: ...", not "eval: train: ..."). */
-void bl_train_prefix_error(const char *cmd);
 /* "text t.txt", "shapes built in": the data set t's pending checkpoint run was on, in buf. */
 const char *bl_train_pending_data(const bl_train_state *t, char *buf, size_t n);
 /* Whether the last error is the trainer's "eval: interrupted ..." (Ctrl-C during the exam). */
@@ -111,12 +108,5 @@ void bl_progress_line(char *buf, size_t size, int width, int done, int total, co
  * so the ETA stays once a rate is known (a longer head is then cut by bl_progress_line). */
 void bl_progress_text(char *buf, size_t size, int width, const char *head, const char *val, const char *rate,
                       const char *eta);
-bl_value *bl_fn_run(bl_callargs *a);   /* run(m) */
-
-#define BL_TRAIN_FUNCTIONS                                                                      \
-    { "run", "run(m)",                                                                          \
-      "A snapshot of model m's training run. Fields: steps, loss (a tensor of the losses), val\n" \
-      "([k, 2]: step, loss), ms_per_step, spikes, items, params. r = run(m); r > r.json writes\n" \
-      "metrics.json. m.run is the same.", bl_fn_run },
 
 #endif

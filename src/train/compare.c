@@ -114,10 +114,9 @@ int bl_compare_check_data(const bl_config *base, const bl_dataset *ds, int val_n
         *bad = i;
         if (variant_config(base, specs[i], steps, &c) < 0) return -1;
         if (bl_run_check_config(&c, ds, val_n) < 0) {
-            const char *e = bl_error();
-            char msg[1024];
-            snprintf(msg, sizeof msg, "%s", strncmp(e, "train: ", 7) ? e : e + 7);
-            return bl_fail("compare: %s: %s", names[i], msg);
+            char who[BL_CMP_NAME + 16];
+            snprintf(who, sizeof who, "compare: %s", names[i]);
+            return bl_error_as(who, "train");
         }
     }
     *bad = -1;

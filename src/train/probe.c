@@ -1,6 +1,7 @@
 /* probe.c - the probe-FD feature network: build, train, cache, features, FD (see probe.h). */
 #include "train/probe.h"
 #include "core/error.h"
+#include "core/fmt.h"
 #include "core/ops.h"
 #include "core/rng.h"
 #include "models/tinydit.h"
@@ -491,9 +492,10 @@ bl_probe *bl_probe_get(const bl_dataset *ds, const bl_probe_opts *o)
         else
             snprintf(saved, sizeof saved, ", not saved: %.500s", bl_error());
     }
-    snprintf(p->note, sizeof p->note,
-             "probe: trained on %s in %.1f s (%d steps), held-out accuracy %.1f%% of %d%s%s",
-             ds->name, p->train_seconds, o->steps, 100 * p->accuracy, p->n_eval, saved, why);
+    /* core/fmt's printf: an accuracy of nan (no held-out images) reads "nan"; a note longer than
+     * p->note is cut at its end, as snprintf cuts it */
+    bl_snprintf(p->note, sizeof p->note, "probe: trained on %s in %.1f s (%d steps), held-out accuracy %.1f%% of %d%s%s",
+                ds->name, p->train_seconds, o->steps, 100 * p->accuracy, p->n_eval, saved, why);
     bl_clear_error();
     return p;
 }

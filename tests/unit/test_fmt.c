@@ -112,6 +112,40 @@ BL_TEST(shown_is_one_printable_line)
                   "0123456789012345678901234567890123456789..."), "%s", b);
 }
 
+/* core/error.h bl_error_as: a lower layer's message said as a command's, one prefix only */
+BL_TEST(error_as_one_prefix)
+{
+    static const struct { const char *msg, *who, *drop, *want; } cases[] = {
+        { "no such file", "load", NULL, "load: no such file" },
+        { "load: x.safetensors: truncated", "load", NULL, "load: x.safetensors: truncated" },
+        { "loader: odd", "load", NULL, "load: loader: odd" },         /* "load:" only, not "load" */
+        { "generate: prompt is empty", "sample", "generate", "sample: prompt is empty" },
+        { "sample: n must be > 0", "sample", "generate", "sample: n must be > 0" },
+        { "rope2d: head_dim must be a multiple of 4, got 6", "rope table", "rope|rope2d",
+          "rope table: head_dim must be a multiple of 4, got 6" },
+        { "rope: head_dim must be even", "rope table", "rope|rope2d", "rope table: head_dim must be even" },
+        { "ropes: x", "rope table", "rope|rope2d", "rope table: ropes: x" },
+        { "qk: unknown key 'z'", "qk growth", "qk", "qk growth: unknown key 'z'" },
+        { "qk growth: scales is empty", "qk growth", "qk", "qk growth: scales is empty" },
+        { "train: batch 0", "compare: v1", "train", "compare: v1: batch 0" },
+        { "", "eval", "train", "eval: " },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        bl_fail("%s", cases[i].msg);
+        CHECK(bl_error_as(cases[i].who, cases[i].drop) == -1, "returns -1");
+        CHECK(!strcmp(bl_error(), cases[i].want), "'%s' as %s: '%s', want '%s'", cases[i].msg, cases[i].who,
+              bl_error(), cases[i].want);
+    }
+    /* a message that fills the buffer (1023 bytes): "train: " (7) out, "data: " (6) in */
+    char big[2000];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    bl_fail("train: %s", big);
+    bl_error_as("data", "train");
+    CHECK(!strncmp(bl_error(), "data: xxx", 9) && strlen(bl_error()) == 1022, "%.12s... (%zu)", bl_error(),
+          strlen(bl_error()));
+}
+
 int main(void)
 {
     RUN(nan_is_nan);
@@ -119,5 +153,6 @@ int main(void)
     RUN(truncates_as_snprintf);
     RUN(fprintf_writes_it);
     RUN(shown_is_one_printable_line);
+    RUN(error_as_one_prefix);
     return bl_test_done();
 }

@@ -8,6 +8,8 @@
 #include "nn/nn.h"
 #include "../check.h"
 #include <ctype.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -487,6 +489,100 @@ BL_TEST(test_norm_table_matches_switch)
           bl_norm_defs[i].name ? bl_norm_defs[i].name : "?", i);
 }
 
+/* No switch value is spelled as a string literal in the source outside its homes (issue 19): the
+ * switch table, the norm kernels' rows, the op names, and two names that are the same word for
+ * another thing (the language's functions layernorm() ... swiglu() named after their kernels, the
+ * command `rope`). Everything else asks the table, so norm=dyt is one row plus its kernels. Comments
+ * may name values; generated builtin_text.c is left out. */
+static const char *const value_homes[] = { "src/models/config.c", "src/nn/norms.c", "src/core/op.h",
+                                           "src/repl/functions.c", "src/repl/cmd_rope.c", NULL };
+static char literal_hit[512];
+static int n_source_files;
+
+/* code of a C file with its comments blanked, string and character literals kept */
+static void strip_comments(char *s)
+{
+    for (char *p = s; *p; p++) {
+        if (*p == '"' || *p == '\'') {
+            char q = *p;
+            for (p++; *p && *p != q; p++)
+                if (*p == '\\' && p[1]) p++;
+            if (!*p) return;
+        } else if (p[0] == '/' && p[1] == '*') {
+            char *e = strstr(p + 2, "*/");
+            char *end = e ? e + 2 : p + strlen(p);
+            for (; p < end; p++)
+                if (*p != '\n') *p = ' ';
+            p--;
+        } else if (p[0] == '/' && p[1] == '/') {
+            for (; *p && *p != '\n'; p++) *p = ' ';
+            if (!*p) return;
+        }
+    }
+}
+
+static void scan_source(const char *root, const char *rel)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    size_t n = strlen(rel);
+    if (n < 3 || (strcmp(rel + n - 2, ".c") && strcmp(rel + n - 2, ".h")) || strstr(rel, "builtin_text.c")) return;
+    for (int i = 0; value_homes[i]; i++)
+        if (!strcmp(rel, value_homes[i])) return;
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    static char text[1 << 20];
+    text[fread(text, 1, sizeof text - 1, f)] = '\0';
+    fclose(f);
+    n_source_files++;
+    strip_comments(text);
+    for (int i = 0; i < bl_config_nkeys(); i++) {
+        const bl_config_key *k = bl_config_key_at(i);
+        char v[32], lit[40];
+        if (k->type != BL_KEY_CHOICE || !strcmp(k->choices, "off|on")) continue;
+        for (int j = 0; bl_config_choice_at(k, j, v, sizeof v); j++) {
+            snprintf(lit, sizeof lit, "\"%s\"", v);
+            if (strstr(text, lit) && !literal_hit[0])
+                snprintf(literal_hit, sizeof literal_hit, "%s spells %s=%s", rel, k->name, v);
+        }
+    }
+}
+
+static void scan_tree(const char *root, const char *rel)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    DIR *d = opendir(path);
+    if (!d) return;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        char sub[1024];
+        snprintf(sub, sizeof sub, "%s/%s", rel, e->d_name);
+        snprintf(path, sizeof path, "%s/%s", root, sub);
+        struct stat st;
+        if (stat(path, &st) < 0) continue;
+        if (S_ISDIR(st.st_mode)) scan_tree(root, sub);
+        else scan_source(root, sub);
+    }
+    closedir(d);
+}
+
+BL_TEST(test_switch_values_only_in_their_homes)
+{
+    /* the scanner sees a literal, and not one in a comment */
+    char t1[] = "x = \"rmsnorm\"; /* \"gelu\" */ // \"rope2d\"\n", t2[] = "a '\"' b /* c */ \"d\"";
+    strip_comments(t1);
+    strip_comments(t2);
+    CHECK(strstr(t1, "\"rmsnorm\"") && !strstr(t1, "gelu") && !strstr(t1, "rope2d"), "comments: %s", t1);
+    CHECK(strstr(t2, "'\"'") && strstr(t2, "\"d\"") && !strchr(t2, 'c'), "quotes: %s", t2);
+    literal_hit[0] = '\0';
+    n_source_files = 0;
+    scan_tree(getenv("BL_SRCDIR") ? getenv("BL_SRCDIR") : ".", "src");
+    if (n_source_files == 0) SKIP("src/ not found (set BL_SRCDIR)");
+    CHECK(n_source_files > 100, "only %d source files scanned", n_source_files);
+    CHECK(!literal_hit[0], "%s: ask the switch table (models/config.h) instead", literal_hit);
+}
+
 int main(void)
 {
     RUN(test_dit_published_counts);
@@ -502,5 +598,6 @@ int main(void)
     RUN(test_copy_shared);
     RUN(test_config_keys_in_man);
     RUN(test_norm_table_matches_switch);
+    RUN(test_switch_values_only_in_their_homes);
     return bl_test_done();
 }

@@ -1864,6 +1864,41 @@ BL_TEST(set_rope_base_takes_effect)
     bl_session_free(s);
 }
 
+/* `help keys` shows every value of every switch (issue 19): each choice key's line there names
+ * each of the table's values as a word, and `help KEY` lists them all, so a new value (norm=dyt)
+ * reaches help through its table row alone. on|off keys need no words. */
+BL_TEST(help_keys_lists_switch_values)
+{
+    bl_session *s = bl_session_new(0);
+    CHECK(run_in(s, "help keys") == 0, "help keys: %s", errbuf);
+    static char keys[1 << 16];
+    snprintf(keys, sizeof keys, "%s", outbuf);
+    for (int i = 0; i < bl_config_nkeys(); i++) {
+        const bl_config_key *k = bl_config_key_at(i);
+        if (k->type != BL_KEY_CHOICE) continue;
+        char head[64], line[512], v[32], cmd[64];
+        snprintf(head, sizeof head, "\n  %s ", k->name);
+        const char *at = strstr(keys, head);
+        CHECK(at, "help keys has no line for %s", k->name);
+        if (!at) continue;
+        snprintf(line, sizeof line, "%.*s", (int)strcspn(at + 1, "\n"), at + 1);
+        snprintf(cmd, sizeof cmd, "help %s", k->name);
+        CHECK(run_in(s, cmd) == 0 && strstr(outbuf, "values: ") && strstr(outbuf, k->choices),
+              "help %s does not list %s: %s", k->name, k->choices, outbuf);
+        if (!strcmp(k->choices, "off|on")) continue;
+        for (int j = 0; bl_config_choice_at(k, j, v, sizeof v); j++) {
+            int found = 0;
+            for (const char *p = strstr(line, v); p && !found; p = strstr(p + 1, v)) {
+                char before = p == line ? ' ' : p[-1], after = p[strlen(v)];
+                found = !isalnum((unsigned char)before) && before != '_' && !isalnum((unsigned char)after) &&
+                        after != '_';
+            }
+            CHECK(found, "%s=%s is not on help keys' line of %s: %s", k->name, v, k->name, line);
+        }
+    }
+    bl_session_free(s);
+}
+
 int main(void)
 {
     RUN(progress_line_fits);
@@ -1909,5 +1944,6 @@ int main(void)
     RUN(interrupt_message_on_a_fresh_line);
     RUN(help_and_manual_cover_everything);
     RUN(redirect_formats_documented);
+    RUN(help_keys_lists_switch_values);
     return bl_test_done();
 }
