@@ -133,7 +133,7 @@ int bl_dist_compare_gather(struct bl_compare *c, FILE *out);
 struct bl_run;
 /* Under more than one rank: r's global batch is split over the ranks (rank k's rows from
  * k*B/N), its gradients and loss averaged each step (bl_run's reduce hook: one MPI_Iallreduce
- * of one flat buffer [B_k/B * grads, B_k/B * loss, stop]), the weights compared every
+ * of one flat buffer [B_k/B * grads, B_k/B * loss, stop, seconds of work]), the weights compared every
  * eval_every steps by a checksum, and the exam left to rank 0. interrupted: this rank's Ctrl-C,
  * added to every step's buffer so that all ranks stop after the same step. 0 (also alone), or
  * -1 + "train: ..." when the batch has fewer rows than there are ranks. */
@@ -143,3 +143,7 @@ void bl_dist_train_detach(struct bl_run *r);
 int bl_dist_train_stopped(void);
 /* Seconds spent in the last step's allreduce, and in all of them since attach (bench). */
 double bl_dist_train_allreduce_s(double *total);
+/* Of those allreduce seconds since attach, the part this rank waited for a slower one: the sum
+ * over the steps of (the slowest rank's seconds of work since the last allreduce - this rank's),
+ * each rank's work riding on the gradient buffer. */
+double bl_dist_train_wait_s(void);
