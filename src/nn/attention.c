@@ -6,7 +6,7 @@
  *   P   = softmax(scale * q k^T + mask)     [T, S]   kept: backward and attention maps use it
  *   out = P v                                [T, hd]
  *
- * When nobody asks for P (probs NULL) and there is no mask and no dropout, P is not kept: the
+ * When nobody asks for P (probs NULL) and there is no mask, P is not kept: the
  * forward makes each (batch, head)'s in a per-thread row and backward makes it again there, by
  * the same products (the same bits), before using it. This saves the [B, H, T, S] tensor per
  * layer (TinyGPT at nanoGPT's size, batch 64: 0.56 GiB over 6 layers) for one more q k^T
@@ -25,7 +25,7 @@
  *                     out written merged [B, T, H hd]: no head split or merge copies at all.
  *
  * Dropout on the attention weights (bl_attention_qkv_dropout; nanoGPT's attn_dropout, timm's
- * attn_drop): Pd = P * keep / (1 - p), out = Pd v; P and the keep mask (one bit per weight,
+ * attn_drop): Pd = P * keep / (1 - p), out = Pd v; P (unless not kept) and the keep mask (one bit per weight,
  * 1/32 of Pd) are kept, and each (batch, head)'s Pd is made again from them in a per-thread row
  * where it is needed (the same bits: the same product), so dropout costs no second [B, H, T, S]
  * tensor. Backward: dv += Pd^T dout, dP = (dout v^T) * keep / (1 - p) (taken where Pd != 0), then
@@ -226,8 +226,8 @@ static void att_forward(const att_shape *a, const float *q, const float *k, cons
 /* Backward: dq, dk, dv (base pointers of the grads, NULL = not needed) += from dout, or =
  * when assign (all three logically zero: each block's first product then uses beta 0).
  * scratch: nth rows of T*S floats, one per thread (2 nth with dropout: then the second nth hold
- * each thread's Pd, made from P and the keep bits; 2 nth when P is NULL, not kept: then the
- * second nth hold each thread's P, made again (no mask, no dropout; causal as the forward)). */
+ * each thread's Pd, made from P and the keep bits; when P is NULL, not kept, nth more rows
+ * after those hold each thread's P, made again (no mask; causal as the forward)). */
 static void att_backward(const att_shape *a, const float *q, const float *k, const float *v,
                          float *dq, float *dk, float *dv, const float *dout, const float *P,
                          float *scratch, int nth, int causal, float scale, int assign, const uint32_t *keep,
@@ -248,7 +248,7 @@ static void att_backward(const att_shape *a, const float *q, const float *k, con
             float bq = assign ? 0.0f : 1.0f, bkv = assign && h == kh * kv_mul ? 0.0f : 1.0f;
             const float *p = P ? P + ((size_t)b * H + h) * ts : NULL, *g = dout + lay_at(a->o, b, h);
             if (!p) {
-                float *row = scratch + (size_t)(nth + bl_nn_thread()) * ts;
+                float *row = scratch + (size_t)((keep ? 2 : 1) * nth + bl_nn_thread()) * ts;
                 att_probs(a, q, k, b, h, row, causal, NULL, scale);
                 p = row;
             }
@@ -321,7 +321,7 @@ static bl_tensor *att_run(bl_graph *g, const att_shape *a, bl_tensor *q, bl_tens
     int grad = packed ? BL_WANTS_GRAD(g, q) : BL_WANTS_GRAD(g, q, k, v);
     bl_tensor *out = bl_graph_tensor(g, out_ndim, out_shape, grad);
     /* P kept only when asked for, or needed by a backward that could not make it again */
-    int keepP = probs || mask || drop > 0.0f;
+    int keepP = probs || mask;
     bl_tensor *P = keepP ? bl_graph_tensor(g, 4, (int[]){a->B, a->H, a->T, a->S}, 0) : NULL;
     size_t ts = (size_t)a->T * a->S, words = (size_t)a->B * a->H * keep_words(ts);
     if (words > INT_MAX) return BL_FAILP("attention: %d x %d weights are too many for dropout", a->B * a->H, a->T * a->S);
@@ -331,12 +331,12 @@ static bl_tensor *att_run(bl_graph *g, const att_shape *a, bl_tensor *q, bl_tens
     /* per-thread rows, sized now so that backward never allocates: backward's dS (and with
      * dropout each thread's Pd, which the forward's product reads too; without P kept, each
      * thread's P, made in the forward and again in backward) */
-    int nth = bl_nn_max_threads(), rows = drop > 0.0f || !P ? 2 * nth : nth;
+    int nth = bl_nn_max_threads(), rows = nth * (1 + (drop > 0.0f) + !P);
     bl_tensor *scratch = grad || keep || !P ? bl_graph_tensor(g, 2, (int[]){rows, a->T * a->S}, 0) : NULL;
     if ((grad || keep || !P) && !scratch) return NULL;
     float keep_scale = drop > 0.0f ? 1.0f / (1.0f - drop) : 1.0f;
     att_forward(a, q->data, packed ? q->data : k->data, packed ? q->data : v->data, P ? P->data : NULL,
-                P ? NULL : scratch->data + (size_t)nth * ts,
+                P ? NULL : scratch->data + (size_t)(rows - nth) * ts,
                 out->data, causal, mask, scale, keep ? (uint32_t *)keep->data : NULL,
                 keep ? scratch->data + (size_t)nth * ts : NULL, drop, keep_scale, key);
     if (probs) *probs = P;
