@@ -109,9 +109,9 @@ struct bl_compare;
 void bl_dist_compare_begin(struct bl_compare *c);
 /* Before each round, on every rank. interrupted: this rank's Ctrl-C (or SIGUSR1, which mpirun
  * forwards); live: how many of its runs still train. Under more than one rank the ranks agree
- * (one MPI_Iallreduce of [stopped, training] per round, waited for as bl_dist_wait does), so
- * that every run of the comparison stops after the same step whichever rank was stopped
- * first. Returns 0 (go on), 1 (stop: some rank was interrupted) or 2 (stop: no rank has a run
+ * (one MPI_Iallreduce of [stopped, training, slowest round] every few rounds, about every 0.1 s
+ * of the slowest rank, at most 64 rounds apart, waited for as bl_dist_wait does), so that every
+ * run of the comparison stops after the same step whichever rank was stopped first. Returns 0 (go on), 1 (stop: some rank was interrupted) or 2 (stop: no rank has a run
  * left to train). Alone: the same from this rank's own flags. When a rank is lost (the check
  * timed out), rank 0 says so on stderr and each rank goes on with its own flags; rank 0's
  * Ctrl-C then reaches the others as a message. */
@@ -133,7 +133,7 @@ int bl_dist_compare_gather(struct bl_compare *c, FILE *out);
 struct bl_run;
 /* Under more than one rank: r's global batch is split over the ranks (rank k's rows from
  * k*B/N), its gradients and loss averaged each step (bl_run's reduce hook: one MPI_Iallreduce
- * of one flat buffer [B_k/B * grads, B_k/B * loss, stop]), the weights compared every
+ * of one flat buffer [B_k/B * grads, B_k/B * loss, stop, seconds of work]), the weights compared every
  * eval_every steps by a checksum, and the exam left to rank 0. interrupted: this rank's Ctrl-C,
  * added to every step's buffer so that all ranks stop after the same step. 0 (also alone), or
  * -1 + "train: ..." when the batch has fewer rows than there are ranks. */
@@ -143,3 +143,7 @@ void bl_dist_train_detach(struct bl_run *r);
 int bl_dist_train_stopped(void);
 /* Seconds spent in the last step's allreduce, and in all of them since attach (bench). */
 double bl_dist_train_allreduce_s(double *total);
+/* Of those allreduce seconds since attach, the part this rank waited for a slower one: the sum
+ * over the steps of (the slowest rank's seconds of work since the last allreduce - this rank's),
+ * each rank's work riding on the gradient buffer. */
+double bl_dist_train_wait_s(void);

@@ -22,6 +22,14 @@ static char beat_buf[64];
 static int stop_sent;
 static int alone;              /* a stop check timed out: no more collectives in this comparison */
 static const bl_compare *cur;
+/* The stop check is taken every `every` rounds, agreed at each check from the slowest rank's
+ * round time so that checks come about every BL_CHECK_S seconds: a check every round made every
+ * step wait for the slowest rank's (on a busy machine most of a compare's time on 2 ranks). */
+#define BL_CHECK_S 0.1
+static int every, left;         /* rounds between checks; rounds to the next one */
+static int stop_mine;           /* this rank was interrupted since the last check */
+static double since;            /* when the last check ended */
+static double begun;            /* when this comparison began */
 
 
 static int owner(int i) { return i % bl_dist_size(); }
@@ -54,6 +62,9 @@ void bl_dist_compare_begin(bl_compare *c)
     }
     for (int k = 0; heard && k < n; k++) heard[k] = bl_dist_now(), gap[k] = 0;
     stop_sent = 0;
+    every = left = 1;
+    stop_mine = 0;
+    since = begun = bl_dist_now();
     alone = bl_dist_lost();
     cur = c;
     for (int i = 0; i < c->n; i++) c->r[i].remote = owner(i) != bl_dist_rank();
@@ -98,18 +109,25 @@ static int poll_alone(int interrupted)
 int bl_dist_compare_poll(bl_compare *c, int interrupted, int live)
 {
     if (bl_dist_size() < 2) return interrupted ? 1 : live ? 0 : 2;
+    /* rank 0 says it lives; the others end the job when it has been silent for the timeout
+     * (between checks, and after one failed, nothing else would notice) */
+    bl_dist_watch(begun);
     if (alone) {
         if (poll_alone(interrupted)) return 1;
         return live ? 0 : 2;
     }
     if (bl_dist_rank() == 0) drain_beats();
     else bl_dist_compare_beat();
-    /* every rank, every round: whether some rank was stopped, whether some rank still trains */
-    int mine[2] = { interrupted != 0, live > 0 }, all[2] = { 0, 0 };
+    stop_mine |= interrupted != 0;
+    if (--left > 0) return 0;   /* the same rounds on every rank: between two checks */
+    /* every rank, at a check: whether some rank was stopped, whether some rank still trains,
+     * the slowest round (microseconds) since the last check, which sets when the next comes */
+    double us = (bl_dist_now() - since) / every * 1e6;
+    int mine[3] = { stop_mine, live > 0, us < 1e9 ? (int)us : 1000000000 }, all[3] = { 0, 0, 0 };
     MPI_Request q;
     char what[96];
     snprintf(what, sizeof what, "stop check of compare step %d", c->done + 1);
-    if (MPI_Iallreduce(mine, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &q) != MPI_SUCCESS
+    if (MPI_Iallreduce(mine, all, 3, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &q) != MPI_SUCCESS
         || bl_dist_wait(&q, bl_dist_now(), what) < 0) {
         /* a rank is gone: this rank goes on with its own runs; the gather names the lost one */
         if (bl_dist_rank() == 0) {
@@ -118,8 +136,11 @@ int bl_dist_compare_poll(bl_compare *c, int interrupted, int live)
         }
         bl_clear_error();
         alone = 1;
-        return bl_dist_compare_poll(c, interrupted, live);
+        return bl_dist_compare_poll(c, stop_mine, live);
     }
+    double next = all[2] > 0 ? BL_CHECK_S * 1e6 / all[2] : 1;
+    every = left = next < 1 ? 1 : next > 64 ? 64 : (int)next;
+    since = bl_dist_now();
     return all[0] ? 1 : all[1] ? 0 : 2;
 }
 

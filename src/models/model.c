@@ -281,7 +281,10 @@ bl_tensor *bl_model_attention(bl_model *m, int layer, bl_tensor *x, const bl_att
                               const bl_tensor *cos, const bl_tensor *sin, int causal, bl_tensor *r)
 {
     bl_graph *g = m->graph;
-    bl_tensor **probs = m->keep_attn ? &m->attn[layer] : NULL;
+    /* a training step keeps P only for a reader (dash): backward makes it again, which saves
+     * its [B, H, T, T] per layer */
+    int keep = m->keep_attn && !(m->training && bl_graph_recording(g) && !m->watch_attn);
+    bl_tensor **probs = keep ? &m->attn[layer] : NULL;
     int H = m->cfg.heads, KVH = bl_config_kv_heads(&m->cfg);
     int inspect = (!bl_graph_recording(g) && !m->lean) || m->keep_taps;   /* the views read q, k, v */
     float p = inspect ? 0.0f : drop_p(m);

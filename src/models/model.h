@@ -37,7 +37,9 @@ typedef struct bl_model {
     bl_graph *graph;
     /* Per-layer activations of the last forward (arena tensors, valid until the next forward;
      * NULL when not kept). For attention maps, activation statistics and logit growth:
-     *   attn[i]     [B, H, T, S] attention probabilities of layer i (only when keep_attn)
+     *   attn[i]     [B, H, T, S] attention probabilities of layer i (only when keep_attn, and
+     *               by a training step only with watch_attn: backward makes them again, so a
+     *               training step need not hold them)
      *   tap_in[i]   [B, T, D] the residual stream entering layer i's first norm
      *   tap_norm[i] the output of that norm (before DiT's modulation): [B, T, D] for TinyGPT,
      *               the first image's [1, T, D] for TinyDiT (whose norm and modulation are one op)
@@ -64,6 +66,9 @@ typedef struct bl_model {
     /* 1: a recorded forward keeps the q, k, v taps too (the head split path instead of the fused
      * bl_attention_qkv; same numbers, a little slower): m(xt, t, keep=on) at the prompt */
     int keep_taps;
+    /* 1 while the trainer takes a step (its forward keeps no attn unless watch_attn); 1 in
+     * watch_attn: the training steps keep attn (dash shows their attention maps) */
+    int training, watch_attn;
     /* 1: a forward that does not record keeps no per-layer activations (attn and the taps stay
      * NULL): TinyGPT releases each block's once it is done (the trainer's exam, which would
      * otherwise hold every layer's attention probabilities and hidden activations at once) */

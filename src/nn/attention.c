@@ -6,6 +6,12 @@
  *   P   = softmax(scale * q k^T + mask)     [T, S]   kept: backward and attention maps use it
  *   out = P v                                [T, hd]
  *
+ * When nobody asks for P (probs NULL) and there is no mask, P is not kept: the
+ * forward makes each (batch, head)'s in a per-thread row and backward makes it again there, by
+ * the same products (the same bits), before using it. This saves the [B, H, T, S] tensor per
+ * layer (TinyGPT at nanoGPT's size, batch 64: 0.56 GiB over 6 layers) for one more q k^T
+ * product and softmax per pair in backward.
+ *
  * Backward (the softmax Jacobian applied row by row, as in FlashAttention's reference):
  *   dP  = dout v^T,   dS = P * (dP - rowsum(dP * P))
  *   dq += scale dS k,   dk += scale dS^T q,   dv += P^T dout
@@ -19,7 +25,7 @@
  *                     out written merged [B, T, H hd]: no head split or merge copies at all.
  *
  * Dropout on the attention weights (bl_attention_qkv_dropout; nanoGPT's attn_dropout, timm's
- * attn_drop): Pd = P * keep / (1 - p), out = Pd v; P and the keep mask (one bit per weight,
+ * attn_drop): Pd = P * keep / (1 - p), out = Pd v; P (unless not kept) and the keep mask (one bit per weight,
  * 1/32 of Pd) are kept, and each (batch, head)'s Pd is made again from them in a per-thread row
  * where it is needed (the same bits: the same product), so dropout costs no second [B, H, T, S]
  * tensor. Backward: dv += Pd^T dout, dP = (dout v^T) * keep / (1 - p) (taken where Pd != 0), then
@@ -171,11 +177,23 @@ static void dropped_probs(const float *restrict p, const uint32_t *restrict bits
     for (size_t j = 0; j < ts; j++) pd[j] = bits[j >> 5] >> (j & 31) & 1u ? p[j] * s : 0.0f;
 }
 
+/* Scores and masked softmax of (b, h) into p [T, S]: the one place P is made (forward, and
+ * backward when P was not kept, gives the same bits). */
+static void att_probs(const att_shape *a, const float *q, const float *k, int b, int h, float *p,
+                      int causal, const att_mask *mask, float scale)
+{
+    const float *qq = q + a->qo + lay_at(a->q, b, h);
+    size_t kvo = lay_at(a->kv, b, h / (a->H / a->KVH));
+    bl_sgemm_ld(0, 1, a->T, a->S, a->hd, scale, qq, a->q.st, k + a->ko + kvo, a->kv.st, 0.0f, p, a->S);
+    softmax_rows(p, a->T, a->S, causal, mask, mask ? b * mask->sb + h * mask->sh : 0);
+}
+
 /* Forward over every (b, h): P [B, H, T, S] and out. q, k, v: base pointers (see att_shape).
+ * P NULL: each (b, h)'s P in the thread's row of prow (nth rows of T * S floats), not kept.
  * With dropout (keep != NULL): keep bits drawn at the flat index of P, Pd made in the thread's
  * row of pdrow (nth rows of T * S floats), s = 1 / (1 - drop). */
 static void att_forward(const att_shape *a, const float *q, const float *k, const float *v,
-                        float *P, float *out, int causal, const att_mask *mask, float scale,
+                        float *P, float *prow, float *out, int causal, const att_mask *mask, float scale,
                         uint32_t *keep, float *pdrow, float drop, float s, uint64_t key)
 {
     int B = a->B, H = a->H, T = a->T, S = a->S, hd = a->hd, kv_mul = H / a->KVH;
@@ -184,12 +202,10 @@ static void att_forward(const att_shape *a, const float *q, const float *k, cons
 #pragma omp parallel for schedule(dynamic, 1)
     for (int bh = 0; bh < B * H; bh++) {
         int b = bh / H, h = bh % H;
-        const float *qq = q + a->qo + lay_at(a->q, b, h);
         size_t kvo = lay_at(a->kv, b, h / kv_mul);
-        float *p = P + (size_t)bh * ts;
+        float *p = P ? P + (size_t)bh * ts : prow + (size_t)bl_nn_thread() * ts;
         /* scores = scale q k^T, then the masked softmax row by row */
-        bl_sgemm_ld(0, 1, T, S, hd, scale, qq, a->q.st, k + a->ko + kvo, a->kv.st, 0.0f, p, S);
-        softmax_rows(p, T, S, causal, mask, mask ? b * mask->sb + h * mask->sh : 0);
+        att_probs(a, q, k, b, h, p, causal, mask, scale);
         const float *pv = p;
         if (keep) { /* dropout: keep drawn at the flat index of P, Pd = P * keep / (1 - p) */
             uint32_t *bits = keep + (size_t)bh * keep_words(ts);
@@ -210,10 +226,12 @@ static void att_forward(const att_shape *a, const float *q, const float *k, cons
 /* Backward: dq, dk, dv (base pointers of the grads, NULL = not needed) += from dout, or =
  * when assign (all three logically zero: each block's first product then uses beta 0).
  * scratch: nth rows of T*S floats, one per thread (2 nth with dropout: then the second nth hold
- * each thread's Pd, made from P and the keep bits). */
+ * each thread's Pd, made from P and the keep bits; when P is NULL, not kept, nth more rows
+ * after those hold each thread's P, made again (no mask; causal as the forward)). */
 static void att_backward(const att_shape *a, const float *q, const float *k, const float *v,
                          float *dq, float *dk, float *dv, const float *dout, const float *P,
-                         float *scratch, int nth, float scale, int assign, const uint32_t *keep, float ds)
+                         float *scratch, int nth, int causal, float scale, int assign, const uint32_t *keep,
+                         float ds)
 {
     int H = a->H, KVH = a->KVH, T = a->T, S = a->S, hd = a->hd, kv_mul = H / KVH;
     size_t ts = (size_t)T * S;
@@ -228,7 +246,12 @@ static void att_backward(const att_shape *a, const float *q, const float *k, con
             size_t qo = a->qo + lay_at(a->q, b, h);
             /* beta: dq of (b, h) is written once; dk, dv of (b, kh) by each head of the group */
             float bq = assign ? 0.0f : 1.0f, bkv = assign && h == kh * kv_mul ? 0.0f : 1.0f;
-            const float *p = P + ((size_t)b * H + h) * ts, *g = dout + lay_at(a->o, b, h);
+            const float *p = P ? P + ((size_t)b * H + h) * ts : NULL, *g = dout + lay_at(a->o, b, h);
+            if (!p) {
+                float *row = scratch + (size_t)((keep ? 2 : 1) * nth + bl_nn_thread()) * ts;
+                att_probs(a, q, k, b, h, row, causal, NULL, scale);
+                p = row;
+            }
             float *pd = NULL;
             if (keep) {
                 pd = scratch + (size_t)(nth + bl_nn_thread()) * ts;
@@ -257,6 +280,7 @@ typedef struct {
     int B, H, KVH, T, S, hd;
     int nthreads;           /* rows of the scratch: one per thread */
     int packed;             /* 1: in = {qkv} (bl_attention_qkv), 0: in = {q, k, v} */
+    int causal;             /* for P made again in backward (save[0] NULL) */
     float scale;            /* of the scores */
     float keep_scale;       /* 1 / (1 - dropout p), 1 without dropout */
 } attention_args;
@@ -273,7 +297,7 @@ static void attention_backward(bl_node *n)
     /* packed: the one qkv grad is written whole while logically zero (node.assigns) */
     int assign = packed && q->grad && bl_grad_take(q);
     att_backward(&a, q->data, k->data, v->data, q->grad, k->grad, v->grad, n->out->grad,
-                 n->save[0]->data, n->save[1]->data, ar.nthreads, ar.scale, assign,
+                 n->save[0] ? n->save[0]->data : NULL, n->save[1]->data, ar.nthreads, ar.causal, ar.scale, assign,
                  n->save[2] ? (const uint32_t *)n->save[2]->data : NULL, ar.keep_scale);
 }
 
@@ -296,19 +320,23 @@ static bl_tensor *att_run(bl_graph *g, const att_shape *a, bl_tensor *q, bl_tens
     int packed = k == NULL;
     int grad = packed ? BL_WANTS_GRAD(g, q) : BL_WANTS_GRAD(g, q, k, v);
     bl_tensor *out = bl_graph_tensor(g, out_ndim, out_shape, grad);
-    bl_tensor *P = bl_graph_tensor(g, 4, (int[]){a->B, a->H, a->T, a->S}, 0);
+    /* P kept only when asked for, or needed by a backward that could not make it again */
+    int keepP = probs || mask;
+    bl_tensor *P = keepP ? bl_graph_tensor(g, 4, (int[]){a->B, a->H, a->T, a->S}, 0) : NULL;
     size_t ts = (size_t)a->T * a->S, words = (size_t)a->B * a->H * keep_words(ts);
     if (words > INT_MAX) return BL_FAILP("attention: %d x %d weights are too many for dropout", a->B * a->H, a->T * a->S);
     /* the keep bits as a tensor of as many floats as words (read as uint32_t) */
     bl_tensor *keep = drop > 0.0f ? bl_graph_tensor(g, 1, (int[]){(int)words}, 0) : NULL;
-    if (!out || !P || (drop > 0.0f && !keep)) return NULL;
+    if (!out || (keepP && !P) || (drop > 0.0f && !keep)) return NULL;
     /* per-thread rows, sized now so that backward never allocates: backward's dS (and with
-     * dropout each thread's Pd, which the forward's product reads too) */
-    int nth = bl_nn_max_threads(), rows = drop > 0.0f ? 2 * nth : nth;
-    bl_tensor *scratch = grad || keep ? bl_graph_tensor(g, 2, (int[]){rows, a->T * a->S}, 0) : NULL;
-    if ((grad || keep) && !scratch) return NULL;
+     * dropout each thread's Pd, which the forward's product reads too; without P kept, each
+     * thread's P, made in the forward and again in backward) */
+    int nth = bl_nn_max_threads(), rows = nth * (1 + (drop > 0.0f) + !P);
+    bl_tensor *scratch = grad || keep || !P ? bl_graph_tensor(g, 2, (int[]){rows, a->T * a->S}, 0) : NULL;
+    if ((grad || keep || !P) && !scratch) return NULL;
     float keep_scale = drop > 0.0f ? 1.0f / (1.0f - drop) : 1.0f;
-    att_forward(a, q->data, packed ? q->data : k->data, packed ? q->data : v->data, P->data,
+    att_forward(a, q->data, packed ? q->data : k->data, packed ? q->data : v->data, P ? P->data : NULL,
+                P ? NULL : scratch->data + (size_t)(rows - nth) * ts,
                 out->data, causal, mask, scale, keep ? (uint32_t *)keep->data : NULL,
                 keep ? scratch->data + (size_t)nth * ts : NULL, drop, keep_scale, key);
     if (probs) *probs = P;
@@ -321,7 +349,7 @@ static bl_tensor *att_run(bl_graph *g, const att_shape *a, bl_tensor *q, bl_tens
         n->save[1] = scratch;
         n->save[2] = keep;
         n->assigns = packed ? 1u : 0u;
-        BL_NODE_SAVE(n, ((attention_args){a->B, a->H, a->KVH, a->T, a->S, a->hd, nth, packed, scale,
+        BL_NODE_SAVE(n, ((attention_args){a->B, a->H, a->KVH, a->T, a->S, a->hd, nth, packed, causal, scale,
                                           keep_scale}));
     }
     return out;

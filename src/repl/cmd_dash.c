@@ -156,7 +156,9 @@ static int cmd_dash(bl_cmdargs *a)
             bl_dash_opts o = { .hist_loss = mt->loss, .hist_n = mt->steps, .hist_val_step = mt->val_step,
                                .hist_val_loss = mt->val_loss, .hist_val_n = mt->nval,
                                .exam_s = exam0 ? r->eval_ms / 1000 : 0 };
+            m->watch_attn = 1;   /* the training steps keep the attention maps the dash shows */
             rc = bl_dash_run(dash_step, &c, &o);
+            m->watch_attn = 0;
         }
     }
     free(c.attn);

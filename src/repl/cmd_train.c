@@ -163,8 +163,9 @@ static int cmd_train(bl_cmdargs *a)
     if (dp && steps > 0 && !quiet) {     /* data-parallel: what the averaging costs */
         double all, step_s = (now_s() - p.t0) / steps;
         bl_dist_train_allreduce_s(&all);
-        fprintf(a->s->out, "train: %d ranks, allreduce %.1f ms per step (%.0f%% of the step)\n", bl_dist_size(),
-                1e3 * all / steps, 100 * all / steps / step_s);
+        fprintf(a->s->out, "train: %d ranks, allreduce %.1f ms per step (%.0f%% of the step; %.1f ms of it waiting "
+                "for the slowest rank)\n", bl_dist_size(), 1e3 * all / steps, 100 * all / steps / step_s,
+                1e3 * bl_dist_train_wait_s() / steps);
     }
     if (done < 0 && bl_train_exam_interrupted()) {
         /* Ctrl-C during the validation exam: the steps so far are kept */

@@ -454,6 +454,7 @@ static bl_value *fn_acts(bl_callargs *a)
     if (!t) {
         bl_fail("acts: the last forward of the model did not keep %s of layer %ld (%s)", what, layer,
                 w >= 2 && w <= 4 ? "a forward with gradients keeps q, k, v only with keep=on: m(..., keep=on)"
+                : w == 5 ? "a training step keeps none: run the model, m(...)"
                                  : "run the model first: m(...) or a loss");
         return fail_at(a, a->vpos[1]);
     }

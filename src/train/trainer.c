@@ -294,7 +294,9 @@ static int run_step(bl_run *r, float *loss_out, int *spike)
     int next = (int)r->opt.step + 1;
     double t0 = now_ms();
     uint64_t drawn = r->batcher.drawn;
+    m->training = 1;
     bl_tensor *loss = batch_loss(r);
+    m->training = 0;
     if (!loss) { bl_batcher_seek(&r->batcher, drawn); return -1; }
     float L = loss->data[0];
     /* data-parallel: every rank goes on to the reduction, which gives all the same loss */
