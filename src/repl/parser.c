@@ -458,12 +458,48 @@ static bl_ast *binary_level(P *p, int level)
     return a;
 }
 
-/* A comparison or anything tighter: expr without Python's conditional (a for loop's and a
+/* 'not' not_test | comparison: Python's not, below the comparisons (not a == b is
+ * not (a == b)). */
+static bl_ast *not_test(P *p)
+{
+    if (!kw(p, "not")) return binary_level(p, 0);
+    bl_token *t = next(p);
+    if (++p->depth > MAX_NESTING) return fail_at(p, t, "expression nested too deeply");
+    bl_ast *x = not_test(p);
+    p->depth--;
+    if (!x) return NULL;
+    bl_ast *n = node(p, BL_N_NOT, t);
+    if (n) n->a = x;
+    return n;
+}
+
+/* level 1: not_test ('and' not_test)*; level 0: that ('or' that)*. A chain is one node whose
+ * items are its operands (evaluated in a loop, left to right, stopping at the deciding one). */
+static bl_ast *bool_level(P *p, int level)
+{
+    const char *w = level ? "and" : "or";
+    bl_ast *a = level ? not_test(p) : bool_level(p, 1);
+    if (!a || !kw(p, w)) return a;
+    bl_ast *n = node(p, level ? BL_N_AND : BL_N_OR, peek(p));
+    list l = { 0 };
+    if (!n || list_push(&l, a, NULL, n->pos) < 0) return NULL;
+    while (kw(p, w)) {
+        next(p);
+        bl_ast *b = level ? not_test(p) : bool_level(p, 1);
+        if (!b || list_push(&l, b, NULL, n->pos) < 0) {
+            list_finish(p, &l, n, 0);
+            return NULL;
+        }
+    }
+    return list_finish(p, &l, n, 0) < 0 ? NULL : n;
+}
+
+/* An or_test (Python's name): expr without Python's conditional (a for loop's and a
  * comprehension's iterable, the conditions of a conditional and a comprehension). */
 static bl_ast *test(P *p)
 {
     if (++p->depth > MAX_NESTING) return fail_at(p, peek(p), "expression nested too deeply");
-    bl_ast *e = binary_level(p, 0);
+    bl_ast *e = bool_level(p, 0);
     p->depth--;
     return e;
 }
@@ -965,7 +1001,7 @@ static int statement(P *p, bl_stmt *s)
 {
     bl_token *t = peek(p);
     s->pos = t->pos;
-    if (t->kind != BL_T_NAME || !bl_is_keyword(t->str)) return simple(p, s);
+    if (t->kind != BL_T_NAME || !bl_is_keyword(t->str) || kw(p, "not")) return simple(p, s);
     int stop;
     if (kw(p, "if")) return if_stmt(p, s);
     if (kw(p, "def")) {
@@ -1029,6 +1065,9 @@ static int statement(P *p, bl_stmt *s)
                 return -1;
         return 0;
     }
+    if (kw(p, "and") || kw(p, "or") || kw(p, "is"))
+        return fail_tok(p, t, kw(p, "is") ? "'is' is an operator (a is b), not a name"
+                                          : "'and' and 'or' join two values (a and b, a or b), not a name");
     return fail_tok(p, t, kw(p, "in") ? "'in' belongs in a for loop (for NAME in LIST)"
                                       : kw(p, "end") ? "there is no open block to end (for, while, if or def)"
                                       : "this belongs to an if block (if COND ... else ... end)");
@@ -1036,6 +1075,7 @@ static int statement(P *p, bl_stmt *s)
 
 const char *const bl_keywords[] = {
     "def", "return", "for", "in", "while", "if", "elif", "else", "end", "break", "continue", "global", "is",
+    "and", "or", "not",
     NULL
 };
 
