@@ -32,7 +32,9 @@ const bl_topic bl_topics[] = {
       "comparisons < <= > >= == != (of a tensor: elementwise 0/1; of numbers true/false;\n"
       "== and != of strings, and of lists item by item as in Python; true == 1, so\n"
       "[true] == [1]), a is b and a is not b (None is None; otherwise the same value, y = x;\n"
-      "y is x), Python's conditional a if c else b (only the branch chosen runs), and list\n"
+      "y is x), and, or, not as Python's (below the comparisons, not > and > or; and/or stop\n"
+      "at the deciding operand and give it: 0 or 5 is 5, a > 0 and a < 2; not x is a bool),\n"
+      "Python's conditional a if c else b (only the branch chosen runs), and list\n"
       "comprehensions [f(k) for k in xs if k > 0] over what a for loop takes (k is the\n"
       "comprehension's own: a k outside keeps its value); x[0, :, 1:3] indexes and slices\n"
       "(negative indices count from the end; None adds a dimension of size 1, x[:, None];\n"
@@ -76,7 +78,9 @@ const bl_topic bl_topics[] = {
       "  for i in range(3) ... end            a list, range(n), or a tensor row by row\n"
       "  while n < 10 ... end                 break and continue inside a loop\n"
       "  if c: a else: b       if c ... elif d ... else ... end\n"
-      "Conditions are true/false or numbers (reduce a tensor first: max(x) > 0).\n"
+      "Conditions (if, while, and, or, not) take Python's truth: 0, None, \"\" and [] are\n"
+      "false; a tensor of one element is its value, of more an error, as PyTorch's \"Boolean\n"
+      "value of Tensor with more than one value is ambiguous\" (reduce it: max(x) > 0).\n"
       "Functions are values: f alone is <function f(x, w=1)>, g = f names it again, and it\n"
       "passes to other functions; vars lists them. Arguments as for built-ins: positional,\n"
       "then name=value; defaults are evaluated once, when def runs. A call evaluates its\n"
@@ -106,7 +110,8 @@ const bl_topic bl_topics[] = {
       "PyTorch refuses it, except under no_grad. requires_grad=True is grad=on's PyTorch name:\n"
       "tensor([1., 2.], requires_grad=True), randn(3, requires_grad=True). x.grad = None drops\n"
       "x's gradient, as zero_grad(x).\n"
-      "Keywords (not names): def return for in while if elif else end break continue global is;\n"
+      "Keywords (not names): def return for in while if elif else end break continue global is\n"
+      "and or not;\n"
       "constants: true false on off True False None none." },
     { "slides", bl_fig_slide_help },
     { NULL, NULL },
