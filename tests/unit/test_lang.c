@@ -298,10 +298,26 @@ BL_TEST(and_or_not)
     done(s);
 }
 
+/* x OP= v is x = x OP v on names and indices; a target that is neither is a parse error at the
+ * operator, and an error changes nothing. Values by hand (Python: 7 // 2 ** ... as below). */
+BL_TEST(augmented_assignment)
+{
+    bl_session *s = fresh();
+    CHECK(run_in(s, "x = 7\nx //= 2\nx **= 2\nx -= 1\nx") == 0 && !strcmp(outbuf, "8\n"), "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "xs = [1, [2, 3]]\nxs[1][0] += 5\nxs") == 0 && !strcmp(outbuf, "[1, [7, 3]]\n"), "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "f(1) += 2") < 0 && !strcmp(errbuf, "t:1:6: can only assign to a name or to an index of one "
+                                                      "(x[i] += v), found '+'\n"), "%s", errbuf);
+    CHECK(run_in(s, "x += [1] + nosuch") < 0 && !strcmp(errbuf, "t:1:12: unknown name 'nosuch'\n"), "%s", errbuf);
+    CHECK(run_in(s, "x += \"a\"") < 0, "a number plus a string");
+    CHECK(run_in(s, "x") == 0 && !strcmp(outbuf, "8\n"), "x changed: %s", outbuf);
+    done(s);
+}
+
 int main(void)
 {
     RUN(incomplete_blocks);
     RUN(and_or_not);
+    RUN(augmented_assignment);
     RUN(block_syntax_errors);
     RUN(trailing_comma_ends_the_line);
     RUN(call_values_from_c);
