@@ -492,6 +492,24 @@ bl_value *bl_eval(bl_session *s, const bl_ast *e)
         return t < 0 ? NULL : bl_eval(s, t ? e->a : e->b);
     }
     case BL_N_COMP: return bl_lang_comprehension(s, e);
+    case BL_N_NOT: {
+        int t = bl_cond_truth(s, e->a, "not");
+        return t < 0 ? NULL : bl_val_bool(!t);
+    }
+    case BL_N_AND: case BL_N_OR: {     /* the first operand that decides, or the last */
+        const char *w = e->kind == BL_N_AND ? "and" : "or";
+        for (int i = 0;; i++) {
+            bl_value *v = bl_eval(s, e->items[i]);
+            if (!v || i == e->n - 1) return v;
+            int t = bl_truth(v, w);
+            if (t < 0) {
+                bl_val_unref(v);
+                return ERRAT(s, e->items[i]->pos);
+            }
+            if (t == (e->kind == BL_N_OR)) return v;
+            bl_val_unref(v);
+        }
+    }
     case BL_N_METHOD: return bl_method(s, e);
     }
     return NULL;

@@ -227,16 +227,30 @@ static int def_stmt(bl_session *s, const bl_stmt *st)
     return rc;
 }
 
+int bl_truth(const bl_value *v, const char *what)
+{
+    switch (v->kind) {
+    case BL_V_BOOL: case BL_V_NUM: return v->num != 0;     /* nan is true, as Python's */
+    case BL_V_NONE: return 0;
+    case BL_V_STR: return v->str[0] != 0;
+    case BL_V_LIST: return v->n > 0;
+    case BL_V_FUNC: return 1;
+    case BL_V_TENSOR:
+        if (v->t->numel == 1) return v->t->data[0] != 0;
+        return bl_fail("%s: Boolean value of Tensor with %s is ambiguous (reduce it first: max(x) > 0, "
+                       "allclose(a, b))", what, v->t->numel ? "more than one value" : "no values");
+    default:
+        return bl_fail("%s: the condition is a %s, not true/false, a number, a string, a list or a "
+                       "one-element tensor", what, bl_val_kind_name(v));
+    }
+}
+
 int bl_cond_truth(bl_session *s, const bl_ast *e, const char *what)
 {
     bl_value *v = bl_eval(s, e);
     if (!v) return -1;
-    int t = v->kind == BL_V_BOOL || v->kind == BL_V_NUM ? v->num != 0 : v->kind == BL_V_NONE ? 0 : -1;
-    if (t < 0) {
-        bl_fail("%s: the condition is a %s, not true/false or a number (for a tensor, reduce it "
-                "first: max(x) > 0, allclose(a, b))", what, bl_val_kind_name(v));
-        bl_session_errat(s, e->pos);
-    }
+    int t = bl_truth(v, what);
+    if (t < 0) bl_session_errat(s, e->pos);
     bl_val_unref(v);
     return t;
 }

@@ -458,12 +458,48 @@ static bl_ast *binary_level(P *p, int level)
     return a;
 }
 
-/* A comparison or anything tighter: expr without Python's conditional (a for loop's and a
+/* 'not' not_test | comparison: Python's not, below the comparisons (not a == b is
+ * not (a == b)). */
+static bl_ast *not_test(P *p)
+{
+    if (!kw(p, "not")) return binary_level(p, 0);
+    bl_token *t = next(p);
+    if (++p->depth > MAX_NESTING) return fail_at(p, t, "expression nested too deeply");
+    bl_ast *x = not_test(p);
+    p->depth--;
+    if (!x) return NULL;
+    bl_ast *n = node(p, BL_N_NOT, t);
+    if (n) n->a = x;
+    return n;
+}
+
+/* level 1: not_test ('and' not_test)*; level 0: that ('or' that)*. A chain is one node whose
+ * items are its operands (evaluated in a loop, left to right, stopping at the deciding one). */
+static bl_ast *bool_level(P *p, int level)
+{
+    const char *w = level ? "and" : "or";
+    bl_ast *a = level ? not_test(p) : bool_level(p, 1);
+    if (!a || !kw(p, w)) return a;
+    bl_ast *n = node(p, level ? BL_N_AND : BL_N_OR, peek(p));
+    list l = { 0 };
+    if (!n || list_push(&l, a, NULL, n->pos) < 0) return NULL;
+    while (kw(p, w)) {
+        next(p);
+        bl_ast *b = level ? not_test(p) : bool_level(p, 1);
+        if (!b || list_push(&l, b, NULL, n->pos) < 0) {
+            list_finish(p, &l, n, 0);
+            return NULL;
+        }
+    }
+    return list_finish(p, &l, n, 0) < 0 ? NULL : n;
+}
+
+/* An or_test (Python's name): expr without Python's conditional (a for loop's and a
  * comprehension's iterable, the conditions of a conditional and a comprehension). */
 static bl_ast *test(P *p)
 {
     if (++p->depth > MAX_NESTING) return fail_at(p, peek(p), "expression nested too deeply");
-    bl_ast *e = binary_level(p, 0);
+    bl_ast *e = bool_level(p, 0);
     p->depth--;
     return e;
 }
@@ -689,6 +725,63 @@ fail:
 }
 
 /* A command, an assignment or an expression. */
+/* The index of the operator of an augmented assignment (x += 1, x[0] //= 2: an operator
+ * glued to '=' outside brackets, before any plain '=') in the statement at the parser's
+ * position, or 0. */
+static int augmented_at(P *p)
+{
+    int depth = 0;
+    for (int i = p->i; p->ts.t[i].kind != BL_T_EOF && (depth || p->ts.t[i].kind != BL_T_END); i++) {
+        bl_tok_kind k = p->ts.t[i].kind;
+        depth += k == BL_T_LPAREN || k == BL_T_LBRACK;
+        depth -= (k == BL_T_RPAREN || k == BL_T_RBRACK) && depth > 0;
+        if (depth) continue;
+        if (k == BL_T_ASSIGN) return 0;
+        if (i > p->i && (k == BL_T_PLUS || k == BL_T_MINUS || k == BL_T_STAR || k == BL_T_SLASH ||
+                         k == BL_T_FLOORDIV || k == BL_T_PERCENT || k == BL_T_POW || k == BL_T_AT) &&
+            p->ts.t[i + 1].kind == BL_T_ASSIGN && !p->ts.t[i + 1].space_before)
+            return i;
+    }
+    return 0;
+}
+
+/* TARGET OP= expr, Python's augmented assignment, as TARGET = TARGET OP (expr): a name, or an
+ * index of one (x[0] += 1 rebinds x as index assignment does). The operator token is at
+ * index op. 0 or -1. */
+static int augmented(P *p, bl_stmt *s, int op)
+{
+    bl_tok_kind k = p->ts.t[op].kind;
+    p->ts.t[op].kind = BL_T_END;        /* the target's expression stops at the operator */
+    bl_ast *target = expr(p);
+    p->ts.t[op].kind = k;
+    if (!target) return -1;
+    if (p->i != op) return fail_at(p, peek(p), "expected an operator or the end of the statement") ? 0 : -1;
+    const bl_ast *root = target;
+    while (root->kind == BL_N_INDEX) root = root->a;
+    if (root->kind != BL_N_NAME)
+        return fail_at(p, &p->ts.t[op], "can only assign to a name or to an index of one (x[i] += v)") ? 0 : -1;
+    if (!bl_name_assignable(root->str, NULL))
+        return fail_at(p, &p->ts.t[p->i - 1], bl_is_keyword(root->str) ? "cannot assign to a keyword"
+                                                                      : "cannot assign to a constant") ? 0 : -1;
+    bl_token *optok = next(p);
+    next(p);    /* = */
+    bl_ast *value = expr(p);
+    if (!value) return -1;
+    bl_ast *n = node(p, BL_N_BINOP, optok);
+    if (!n) return -1;
+    n->op = k, n->a = target, n->b = value;
+    s->kind = BL_S_ASSIGN;
+    s->name = root->str;
+    s->target = target->kind == BL_N_INDEX ? target : NULL;
+    s->expr = n;
+    if (!at_end(p)) {
+        if (peek(p)->kind == BL_T_GT)
+            return fail_at(p, peek(p), "an assignment cannot be redirected") ? 0 : -1;
+        return fail_at(p, peek(p), "expected an operator or the end of the statement") ? 0 : -1;
+    }
+    return 0;
+}
+
 static int simple(P *p, bl_stmt *s)
 {
     bl_token *t = peek(p);
@@ -705,6 +798,8 @@ static int simple(P *p, bl_stmt *s)
               (adjacent && (n2->kind == BL_T_LPAREN || n2->kind == BL_T_LBRACK || n2->kind == BL_T_DOT))))
             return command(p, s, raw);
     }
+    int aug = augmented_at(p);
+    if (aug) return augmented(p, s, aug);
     if (t->kind == BL_T_NAME && peek2(p)->kind == BL_T_ASSIGN) {
         s->kind = BL_S_ASSIGN;
         s->name = astrndup(p->arena, t->str, strlen(t->str));
@@ -965,7 +1060,7 @@ static int statement(P *p, bl_stmt *s)
 {
     bl_token *t = peek(p);
     s->pos = t->pos;
-    if (t->kind != BL_T_NAME || !bl_is_keyword(t->str)) return simple(p, s);
+    if (t->kind != BL_T_NAME || !bl_is_keyword(t->str) || kw(p, "not")) return simple(p, s);
     int stop;
     if (kw(p, "if")) return if_stmt(p, s);
     if (kw(p, "def")) {
@@ -1029,6 +1124,9 @@ static int statement(P *p, bl_stmt *s)
                 return -1;
         return 0;
     }
+    if (kw(p, "and") || kw(p, "or") || kw(p, "is"))
+        return fail_tok(p, t, kw(p, "is") ? "'is' is an operator (a is b), not a name"
+                                          : "'and' and 'or' join two values (a and b, a or b), not a name");
     return fail_tok(p, t, kw(p, "in") ? "'in' belongs in a for loop (for NAME in LIST)"
                                       : kw(p, "end") ? "there is no open block to end (for, while, if or def)"
                                       : "this belongs to an if block (if COND ... else ... end)");
@@ -1036,6 +1134,7 @@ static int statement(P *p, bl_stmt *s)
 
 const char *const bl_keywords[] = {
     "def", "return", "for", "in", "while", "if", "elif", "else", "end", "break", "continue", "global", "is",
+    "and", "or", "not",
     NULL
 };
 

@@ -17,7 +17,10 @@
  *              | NAME '.' 'grad' '=' expr          x.grad = None (the value must be None)
  *              | expr ['>' FILE]                   the value is printed (or written to FILE)
  *   expr      := test ['if' test 'else' expr]      Python's conditional expression
- *   test      := sum (('<' | '<=' | '>' | '>=' | '==' | '!=' | 'is' | 'is' 'not') sum)?
+ *   test      := and_test ('or' and_test)*         short-circuit: the deciding operand
+ *   and_test  := not_test ('and' not_test)*
+ *   not_test  := 'not' not_test | comparison       a bool
+ *   comparison:= sum (('<' | '<=' | '>' | '>=' | '==' | '!=' | 'is' | 'is' 'not') sum)?
  *                ('>' followed by one file name ending in .txt .csv .json .md .png .svg up to
  *                the end of the statement is output redirection instead: bl_redirect_exts)
  *   sum       := product (('+' | '-') product)*
@@ -54,7 +57,10 @@ typedef enum {
     BL_N_NONE,      /* None (or none) */
     BL_N_COND,      /* a if c else b: a in a, b in b, the condition in c */
     BL_N_COMP,      /* [a for str in b if c]: c NULL without the if */
-    BL_N_ELLIPSIS   /* ... inside [] */
+    BL_N_ELLIPSIS,  /* ... inside [] */
+    BL_N_AND, BL_N_OR,  /* a and b and ...: the operands in items (n >= 2), pos at the first
+                           keyword; the value is the deciding operand, as Python's */
+    BL_N_NOT        /* not a: a bool */
 } bl_node_kind;
 
 typedef struct bl_ast bl_ast;

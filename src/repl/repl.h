@@ -279,8 +279,13 @@ bl_value *bl_index_value(bl_session *s, const bl_ast *e, bl_value *target);
  * value that needs a gradient (or v that does) gives one recorded through the assignment. 0, or
  * -1 + error at the index or the value (nothing is rebound). */
 int bl_index_assign(bl_session *s, const bl_ast *e, bl_value *v);
-/* The truth of a condition (if, while, x if c else y, a comprehension's if): a bool or number,
- * None false; 1, 0, or -1 + "what: the condition is a tensor ..." at e. */
+/* Python's truth of a value (bool(v)): a bool or number not 0 (nan is true), None false, a
+ * string or list not empty, a function true, a tensor of one element that element; 1, 0, or -1
+ * + PyTorch's "what: Boolean value of Tensor with more than one value is ambiguous" (or no
+ * values), or "the condition is a table" for tables, models and runs. */
+int bl_truth(const bl_value *v, const char *what);
+/* The truth of a condition (if, while, x if c else y, a comprehension's if, and, or, not):
+ * bl_truth of e's value; 1, 0, or -1 + the error at e. */
 int bl_cond_truth(bl_session *s, const bl_ast *e, const char *what);
 /* [elem for NAME in over if cond] (BL_N_COMP): a new list, NAME bound to each item of over as a
  * for loop binds it (a list's items, range(n), a tensor's rows) and put back afterwards, as

@@ -255,9 +255,69 @@ BL_TEST(interrupt_stops_a_loop)
     done(s);
 }
 
+/* and, or, not as Python's: precedence (not > and > or, all below the comparisons), the deciding
+ * operand as the value, short-circuit (an unknown name after the decision is never read), and
+ * one-line errors that change nothing. Expected values from Python 3 by hand (0 or 5 is 5). */
+BL_TEST(and_or_not)
+{
+    static const char *const ok[][2] = {
+        { "1 or 0 and 0", "1\n" },             /* or binds looser: 1 or (0 and 0) */
+        { "not 1 == 2", "true\n" },            /* not (1 == 2) */
+        { "not 0 and 0", "0\n" },              /* (not 0) and 0 */
+        { "0 or nosuch == 2 or 3", "3\n" },    /* nosuch is 1: 0 or false or 3 */
+        { "[] or [2]", "[2]\n" },
+        { "2 > 1 and \"yes\"", "yes\n" },
+        { "0 and nosuch", "0\n" },
+        { "1 or nosuch", "1\n" },
+        { "x = 5 if 0 or 1 else 6\nx", "5\n" },
+    };
+    bl_session *s = fresh();
+    CHECK(run_in(s, "nosuch = 1") == 0, "%s", errbuf);
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
+        CHECK(run_in(s, ok[i][0]) == 0 && !strcmp(outbuf, ok[i][1]), "%s: %s%s", ok[i][0], outbuf, errbuf);
+    done(s);
+    s = fresh();
+    static const char *const bad[][2] = {
+        { "0 and nosuch", NULL },   /* short-circuit: runs fine although nosuch is unknown */
+        { "x = 1 or", "t:1:9: expected a value, found the end of the input\n" },
+        { "x = not", "t:1:8: expected a value, found the end of the input\n" },
+        { "or = 1", "t:1:1: 'and' and 'or' join two values (a and b, a or b), not a name\n" },
+        { "x = randn(2) and 1", "t:1:5: and: Boolean value of Tensor with more than one value is ambiguous "
+                                "(reduce it first: max(x) > 0, allclose(a, b))\n" },
+        { "x = table() or 1", "t:1:5: or: the condition is a table, not true/false, a number, a string, a "
+                              "list or a one-element tensor\n" },
+        { "x = 1 and nosuch", "t:1:11: unknown name 'nosuch'\n" },
+    };
+    CHECK(run_in(s, "x = 0") == 0, "%s", errbuf);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        int rc = run_in(s, bad[i][0]);
+        if (!bad[i][1]) CHECK(rc == 0 && !strcmp(outbuf, "0\n"), "%s: %s%s", bad[i][0], outbuf, errbuf);
+        else CHECK(rc < 0 && !strcmp(errbuf, bad[i][1]), "%s:\n%s", bad[i][0], errbuf);
+        CHECK(run_in(s, "x") == 0 && !strcmp(outbuf, "0\n"), "%s: x changed: %s", bad[i][0], outbuf);
+    }
+    done(s);
+}
+
+/* x OP= v is x = x OP v on names and indices; a target that is neither is a parse error at the
+ * operator, and an error changes nothing. Values by hand (Python: 7 // 2 ** ... as below). */
+BL_TEST(augmented_assignment)
+{
+    bl_session *s = fresh();
+    CHECK(run_in(s, "x = 7\nx //= 2\nx **= 2\nx -= 1\nx") == 0 && !strcmp(outbuf, "8\n"), "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "xs = [1, [2, 3]]\nxs[1][0] += 5\nxs") == 0 && !strcmp(outbuf, "[1, [7, 3]]\n"), "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "f(1) += 2") < 0 && !strcmp(errbuf, "t:1:6: can only assign to a name or to an index of one "
+                                                      "(x[i] += v), found '+'\n"), "%s", errbuf);
+    CHECK(run_in(s, "x += [1] + nosuch") < 0 && !strcmp(errbuf, "t:1:12: unknown name 'nosuch'\n"), "%s", errbuf);
+    CHECK(run_in(s, "x += \"a\"") < 0, "a number plus a string");
+    CHECK(run_in(s, "x") == 0 && !strcmp(outbuf, "8\n"), "x changed: %s", outbuf);
+    done(s);
+}
+
 int main(void)
 {
     RUN(incomplete_blocks);
+    RUN(and_or_not);
+    RUN(augmented_assignment);
     RUN(block_syntax_errors);
     RUN(trailing_comma_ends_the_line);
     RUN(call_values_from_c);
