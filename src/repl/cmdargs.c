@@ -12,6 +12,15 @@
 #include <string.h>
 
 /* ---- word helpers ---- */
+/* "cols: " for the word cols=0, so that a bad value names its key; "" for a positional word. */
+static const char *word_key(const bl_cmdargs *a, int i, char *buf, size_t n)
+{
+    if (a->w[i].key) snprintf(buf, n, "%s: ", a->w[i].key);
+    else buf[0] = 0;
+    return buf;
+}
+
+
 int bl_word_err(bl_cmdargs *a, int i)
 {
     return bl_session_errat(a->s, i < a->n ? a->w[i].vpos : a->st->pos);
@@ -20,7 +29,9 @@ int bl_word_err(bl_cmdargs *a, int i)
 int bl_word_num(bl_cmdargs *a, int i, double *x)
 {
     if (i >= a->n) {
-        bl_fail("%s: missing argument (%s)", a->st->name, bl_command_find(a->st->name)->synopsis);
+        char cmd[96];
+        bl_fail("%s: missing argument (%s)", bl_command_typed(a->st, cmd, sizeof cmd),
+                bl_command_find(a->st->name)->synopsis);
         return bl_word_err(a, i);
     }
     char *end;
@@ -32,7 +43,9 @@ int bl_word_num(bl_cmdargs *a, int i, double *x)
             *x = v->num;
             return 0;
         }
-        bl_fail("%s: expected a number, got '%s'", a->st->name, a->w[i].text);
+        char cmd[96], key[72];
+        bl_fail("%s: %sexpected a number, got '%s'", bl_command_typed(a->st, cmd, sizeof cmd),
+                word_key(a, i, key, sizeof key), a->w[i].text);
         return bl_word_err(a, i);
     }
     return 0;
@@ -43,7 +56,9 @@ int bl_word_int(bl_cmdargs *a, int i, long lo, long hi, long *x)
     double d;
     if (bl_word_num(a, i, &d) < 0) return -1;
     if (d != floor(d) || d < lo || d > hi) {
-        bl_fail("%s: expected a whole number in [%ld, %ld], got %s", a->st->name, lo, hi, a->w[i].text);
+        char cmd[96], key[72];
+        bl_fail("%s: %sexpected a whole number in [%ld, %ld], got %s", bl_command_typed(a->st, cmd, sizeof cmd),
+                word_key(a, i, key, sizeof key), lo, hi, a->w[i].text);
         return bl_word_err(a, i);
     }
     *x = (long)d;
@@ -56,7 +71,9 @@ int bl_word_bool(bl_cmdargs *a, int i, int *b)
     if (!strcmp(t, "on") || !strcmp(t, "true") || !strcmp(t, "1")) *b = 1;
     else if (!strcmp(t, "off") || !strcmp(t, "false") || !strcmp(t, "0")) *b = 0;
     else {
-        bl_fail("%s: expected on or off, got '%s'", a->st->name, t);
+        char cmd[96], key[72];
+        bl_fail("%s: %sexpected on or off, got '%s'", bl_command_typed(a->st, cmd, sizeof cmd),
+                i < a->n ? word_key(a, i, key, sizeof key) : "", t);
         return bl_word_err(a, i);
     }
     return 0;
@@ -97,7 +114,9 @@ int bl_opt_num(bl_cmdargs *a, const char *key, double def, double lo, double hi,
     if (i < 0) return 0;
     if (bl_word_num(a, i, x) < 0) return -1;
     if (!(*x >= lo && *x <= hi)) {
-        bl_fail("%s: %s must be in [%g, %g], got %s", a->st->name, key, lo, hi, a->w[i].text);
+        char cmd[96];
+        bl_fail("%s: %s must be in [%g, %g], got %s", bl_command_typed(a->st, cmd, sizeof cmd), key, lo, hi,
+                a->w[i].text);
         return bl_session_errat(a->s, a->w[i].vpos);
     }
     return 0;
@@ -124,7 +143,8 @@ int bl_word_keys(bl_cmdargs *a, int from, const char *const *keys, int max_pos, 
     for (int i = from; i < a->n; i++) {
         if (!a->w[i].key) {
             if (npos++ >= max_pos) {
-                bl_fail("%s: unexpected '%s' (%s)", a->st->name, a->w[i].text,
+                char cmd[96];
+                bl_fail("%s: unexpected '%s' (%s)", bl_command_typed(a->st, cmd, sizeof cmd), a->w[i].text,
                         bl_command_find(a->st->name)->synopsis);
                 return bl_session_errat(a->s, a->w[i].pos);
             }
@@ -138,7 +158,8 @@ int bl_word_keys(bl_cmdargs *a, int from, const char *const *keys, int max_pos, 
             bl_suggest sg;
             bl_suggest_init(&sg, a->w[i].key);
             bl_suggest_list(&sg, keys);
-            bl_fail("%s: unknown key '%s' (%s)%s", a->st->name, a->w[i].key,
+            char cmd[96];
+            bl_fail("%s: unknown key '%s' (%s)%s", bl_command_typed(a->st, cmd, sizeof cmd), a->w[i].key,
                     bl_command_find(a->st->name)->synopsis, bl_suggest_text(&sg, dym, sizeof dym));
             return bl_session_errat(a->s, a->w[i].pos);
         }

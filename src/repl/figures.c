@@ -75,7 +75,8 @@ static int opt_side(bl_cmdargs *a, const char *key, long *out)
     *out = 0;
     if (i < 0) return 0;
     if (bl_word_num(a, i, &d) < 0) return -1;
-    return side_value(a->st->name, key, d, out) < 0 ? bl_session_errat(a->s, a->w[i].vpos) : 0;
+    char cmd[96];
+    return side_value(bl_command_typed(a->st, cmd, sizeof cmd), key, d, out) < 0 ? bl_session_errat(a->s, a->w[i].vpos) : 0;
 }
 
 /* width= or height= of a function's keywords (0 when absent) */
@@ -154,10 +155,12 @@ static const char *const slide_keys[] = { BL_FIG_SLIDE_KEYS, NULL };
 /* The slide keys of a command's words into s, errors at the word */
 static int slide_words(bl_cmdargs *a, bl_slide *s)
 {
+    char cmd[96];
+    bl_command_typed(a->st, cmd, sizeof cmd);
     memset(s, 0, sizeof *s);
     for (int k = 0; slide_keys[k]; k++) {
         int i = bl_opt_find(a, slide_keys[k]);
-        if (i >= 0 && slide_value(a->st->name, slide_keys[k], a->w[i].text, s) < 0)
+        if (i >= 0 && slide_value(cmd, slide_keys[k], a->w[i].text, s) < 0)
             return bl_session_errat(a->s, a->w[i].vpos);
     }
     return 0;
@@ -208,7 +211,8 @@ int bl_cmd_figsize(bl_cmdargs *a, bl_figure *f)
         return -1;
     if (f) {
         f->width = (int)w, f->height = (int)h, f->scale = sc;
-        if (apply_slide(a->st->name, f, &sl) < 0) {
+        char cmd[96];
+        if (apply_slide(bl_command_typed(a->st, cmd, sizeof cmd), f, &sl) < 0) {
             const char *msg = bl_error();
             /* at the word of the first key the message names (labels=, xlim=, ...) */
             static const char *const named[] = { "labels", "xlim", "ylim", "logy", NULL };
@@ -262,7 +266,8 @@ int bl_cmd_figure(bl_cmdargs *a, bl_figure *f, const bl_config *model_cfg)
         bl_fig_free(f);
         return -1;
     }
-    a->result = checked_value(f, a->st->name);
+    char cmd[96];
+    a->result = checked_value(f, bl_command_typed(a->st, cmd, sizeof cmd));
     return a->result ? 0 : -1;
 }
 

@@ -282,8 +282,14 @@ BL_TEST(figure_size_and_checks)
     }
     CHECK(widest > 20 && widest <= 40, "widest line %d columns", widest);
     CHECK(run_in(s, "rope check width=5") < 0, "width=5 accepted");
-    CHECK(strstr(errbuf, "rope: width 5 is out of range: a picture file is 100 to 8000 pixels a side (a width "
+    CHECK(strstr(errbuf, "rope check: width 5 is out of range: a picture file is 100 to 8000 pixels a side (a width "
                          "from 20 sets the columns on a terminal)") != NULL, "error: %s", errbuf);
+    /* issue 16: every error names the two-word command and the key whose value is wrong */
+    CHECK(run_in(s, "rope table width=0") < 0 && strstr(errbuf, "rope table: width 0 is out of range"), "error: %s", errbuf);
+    CHECK(run_in(s, "rope table head_dim=abc") < 0 && strstr(errbuf, "rope table: head_dim: expected a number, got 'abc'"),
+          "error: %s", errbuf);
+    CHECK(run_in(s, "rope check grid=0") < 0 && strstr(errbuf, "rope check: grid: expected a whole number in ["),
+          "error: %s", errbuf);
     CHECK(run_in(s, "heatmap(tensor([[1, 2]]), scale=0)") < 0, "scale=0 accepted");
     CHECK(strstr(errbuf, "heatmap: scale must be in [0.1, 8], got 0") != NULL, "error: %s", errbuf);
     /* a log axis with a value <= 0 fails when the figure is made, not when it is saved */
@@ -309,12 +315,12 @@ BL_TEST(picture_size_range_is_one)
     const char *cols = " (a width from 20 sets the columns on a terminal)\n";
     const char *rows = " (a height from 5 sets the rows on a terminal)\n";
     static const struct { const char *src, *who, *what; int width; } bad[] = {
-        { "rope check width=9000", "rope", "width 9000", 1 },
-        { "rope check height=4", "rope", "height 4", 0 },
-        { "rope check height=8001", "rope", "height 8001", 0 },
+        { "rope check width=9000", "rope check", "width 9000", 1 },
+        { "rope check height=4", "rope check", "height 4", 0 },
+        { "rope check height=8001", "rope check", "height 8001", 0 },
         { "heatmap(ones(2, 2), width=9000)", "heatmap", "width 9000", 1 },
         { "lineplot(ones(3), height=0)", "lineplot", "height 0", 0 },
-        { "rope check width=19", "rope", "width 19", 1 },
+        { "rope check width=19", "rope check", "width 19", 1 },
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char want[256];
