@@ -179,6 +179,7 @@ static int cmd_help(bl_cmdargs *a)
         return 0;
     }
     const char *t = a->w[0].text;
+    if (!strcmp(t, "autograd") || !strcmp(t, "grad")) t = "backward";   /* the topic's usual names: one home */
     const bl_command *c = bl_command_find(t);
     const bl_function *f = bl_function_find(t);
     if (c) {

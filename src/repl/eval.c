@@ -117,6 +117,7 @@ static bl_value *compare(bl_session *s, const bl_ast *e, bl_value *a, bl_value *
     }
     if ((a->kind == BL_V_TENSOR && is_arraylike(b)) || (b->kind == BL_V_TENSOR && is_arraylike(a))) {
         bl_value *t = bl_math_operator(s, e->op, a, b);   /* elementwise: a 0/1 tensor */
+        if (t && t->kind == BL_V_TENSOR) t->is_mask = 1;    /* torch's bools: x[x > 2] selects */
         return t ? t : ERRAT(s, e->pos);
     }
     if ((e->op == BL_T_EQ || e->op == BL_T_NE) && a->kind == b->kind &&
@@ -167,6 +168,30 @@ static bl_value *matmul_grad(bl_session *s, bl_value *av, bl_value *bv, bl_tenso
     return bl_ag_end(&ag, r);
 }
 
+/* l * n (and n * l) of a list l and a whole number n: l's items n times over, as Python's (empty
+ * for n <= 0); a number with a fraction is Python's TypeError. */
+static bl_value *repeat_list(bl_session *s, const bl_ast *e, const bl_value *l, const bl_value *n)
+{
+    if (n->num != floor(n->num) || fabs(n->num) > 1e9) {
+        char num[40];
+        bl_fail("'*' repeats a list a whole number of times, not %s (Python: can't multiply sequence by "
+                "non-int; for elementwise use tensor(xs) * x)", bl_fmt_g(n->num, num, sizeof num));
+        return ERRAT(s, e->pos);
+    }
+    long k = n->num > 0 ? (long)n->num : 0;
+    if (l->n && k > INT_MAX / l->n) {
+        bl_fail("'*': the list would have more than %d items", INT_MAX);
+        return ERRAT(s, e->pos);
+    }
+    bl_value *r = bl_val_list((int)(k * l->n));
+    for (long i = 0; r && i < k * l->n; i++)
+        if (bl_val_list_set(r, (int)i, bl_val_ref(l->items[i % l->n])) < 0) {
+            bl_val_unref(r);
+            r = NULL;
+        }
+    return r ? r : ERRAT(s, e->pos);
+}
+
 static bl_value *binop(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
 {
     if (e->op != BL_T_PLUS && e->op != BL_T_MINUS && e->op != BL_T_STAR && e->op != BL_T_SLASH &&
@@ -193,6 +218,9 @@ static bl_value *binop(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
         free(c);
         return v;
     }
+    if (e->op == BL_T_STAR && (a->kind == BL_V_LIST) != (b->kind == BL_V_LIST) &&
+        (is_numeric(a) || is_numeric(b)))
+        return repeat_list(s, e, a->kind == BL_V_LIST ? a : b, a->kind == BL_V_LIST ? b : a);
     if (!is_arraylike(a) || !is_arraylike(b)) {
         int str = e->op == BL_T_PLUS && (a->kind == BL_V_STR || b->kind == BL_V_STR);
         bl_fail("'%s' needs numbers or tensors, got a %s and a %s%s", op_name(e->op),
@@ -215,7 +243,12 @@ static bl_value *binop(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
             if (e->op == BL_T_FLOORDIV) return bl_val_num(bl_floordiv(x, y));
             x = bl_remainder(x, y);
             return bl_val_num(x == 0 ? copysign(0.0, y) : x);
-        default: return bl_val_num(x / y);   /* IEEE: 1/0 = inf, as NumPy */
+        default:
+            if (y == 0) {   /* Python's ZeroDivisionError; a tensor's is inf or nan, as torch */
+                bl_fail("division by zero (of numbers, as Python; a tensor / 0 gives inf or nan, as torch)");
+                return ERRAT(s, e->pos);
+            }
+            return bl_val_num(x / y);
         }
     }
     if (e->op != BL_T_AT) {   /* elementwise, broadcast, recorded (functions_math.c) */
@@ -428,6 +461,7 @@ bl_value *bl_eval(bl_session *s, const bl_ast *e)
     case BL_N_BOOL: return bl_val_bool((int)e->num);
     case BL_N_STR: return bl_val_str(e->str);
     case BL_N_NAME: {
+        if (s->frame && bl_lang_unbound_local(s, e->str)) return ERRAT(s, e->pos);
         bl_value *v = bl_session_get(s, e->str);
         if (v) return bl_val_ref(v);
         if (bl_function_find(e->str))
@@ -729,7 +763,8 @@ int bl_exec_stmt(bl_session *s, const bl_stmt *st)
             rc = bl_session_errat(s, st->redirect_pos);
         }
         if (rc == 0 && s->interactive && !stopped) fprintf(s->out, "wrote %s\n", st->redirect);
-    } else if (rc == 0 && v) {
+    } else if (rc == 0 && v && !(st->kind == BL_S_EXPR && s->frame)) {
+        /* in a function's body an expression's value is not shown (Python's), only at top level */
         bl_val_print(v, s->out);
     }
     if (txt.f) bl_atomic_abort(&txt);   /* the command failed */

@@ -274,12 +274,23 @@ static bl_value *f_range(bl_callargs *a)
     return l;
 }
 
+/* 1 when v is a bool or a (nested) list of only bools: tensor(v) is then a mask (value.h) */
+static int all_bools(const bl_value *v)
+{
+    if (v->kind != BL_V_LIST) return v->kind == BL_V_BOOL;
+    for (int i = 0; i < v->n; i++)
+        if (!all_bools(v->items[i])) return 0;
+    return v->n > 0;
+}
+
 static bl_value *f_tensor(bl_callargs *a)
 {
     if (bl_nargs(a, 1, 1) < 0) return NULL;
     bl_tensor *t = bl_val_to_tensor(a->v[0], "tensor");
     if (!t) bl_session_errat(a->s, a->vpos[0]);
-    return bl_ag_leaf(a, bl_val_tensor(t));
+    bl_value *v = bl_ag_leaf(a, bl_val_tensor(t));
+    if (v && v->kind == BL_V_TENSOR) v->is_mask = all_bools(a->v[0]);   /* torch's bool tensor */
+    return v;
 }
 
 /* ---- shape ---- */

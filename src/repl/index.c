@@ -217,6 +217,49 @@ static bl_value *index_tensor(bl_session *s, const bl_ast *e, bl_value *tv, bl_t
     return v ? v : ERRAT(s, e->pos);
 }
 
+/* x[m] for a mask m (a comparison's result, value.h is_mask) whose shape is x's first
+ * m.ndim sizes: the elements (or rows) of x where m is nonzero, in row-major order -> [count,
+ * x.shape[m.ndim:]...] (torch's boolean-mask indexing); the gradient reaches the selected ones.
+ * NULL + error when the shapes differ or nothing is selected (torch's result would be empty,
+ * which blocklab's tensors cannot be). */
+static bl_value *mask_select(bl_session *s, bl_value *x, const bl_tensor *m)
+{
+    char a[64], b[64];
+    int ok = m->ndim <= x->t->ndim;
+    for (int d = 0; ok && d < m->ndim; d++) ok = m->shape[d] == x->t->shape[d];
+    if (!ok) {
+        bl_fail("index: the mask's shape %s does not match the start of the tensor's shape %s (torch's rule)",
+                bl_shape_str(m, a, sizeof a), bl_shape_str(x->t, b, sizeof b));
+        return NULL;
+    }
+    int count = 0;
+    for (size_t i = 0; i < m->numel; i++) count += m->data[i] != 0;
+    if (count == 0) return BL_FAILP("index: the mask selects nothing (torch would give an empty tensor)");
+    bl_tensor *idx = bl_tensor_new(1, (int[]){ count });
+    if (!idx) return NULL;
+    for (size_t i = 0, k = 0; i < m->numel; i++)
+        if (m->data[i] != 0) idx->data[k++] = (float)i;
+    int nd = 1 + x->t->ndim - m->ndim, shape[BL_MAXDIM];
+    shape[0] = (int)m->numel;
+    for (int d = 1; d < nd; d++) shape[d] = x->t->shape[m->ndim + d - 1];
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin_vals(&ag, s, 1, &x);
+    bl_tensor *t = g ? bl_ag_in(&ag, x, x->t) : NULL;
+    if (t) t = bl_graph_view(g, t, nd, shape);
+    bl_value *r = bl_ag_end(&ag, t ? bl_take_rows(g, t, idx) : NULL);
+    bl_graph_reset(s->g);
+    bl_tensor_free(idx);
+    return r;
+}
+
+/* 1 when t holds only 0 and 1 */
+static int zero_one(const bl_tensor *t)
+{
+    for (size_t i = 0; i < t->numel; i++)
+        if (t->data[i] != 0 && t->data[i] != 1) return 0;
+    return 1;
+}
+
 bl_value *bl_index_value(bl_session *s, const bl_ast *e, bl_value *target)
 {
     /* x[idx] with a tensor (or list) of indices: the rows it names (an embedding lookup) */
@@ -225,7 +268,17 @@ bl_value *bl_index_value(bl_session *s, const bl_ast *e, bl_value *target)
         bl_value *i = bl_eval(s, e->items[0]);
         if (!i) return NULL;
         bl_value *r = NULL;
-        if (i->kind == BL_V_TENSOR || i->kind == BL_V_LIST) {
+        if (i->kind == BL_V_TENSOR && i->is_mask) {
+            r = mask_select(s, target, i->t);
+            if (!r) bl_session_errat(s, e->items[0]->pos);
+        } else if (i->kind == BL_V_TENSOR && i->t->ndim > 1 && i->t->ndim == target->t->ndim &&
+                   !memcmp(i->t->shape, target->t->shape, sizeof(int) * (size_t)i->t->ndim) && zero_one(i->t)) {
+            /* a 0/1 tensor of x's shape that is no comparison's: read as row numbers, torch would
+             * give [2, 3, 3] for a [2, 3] x; most likely a mask that lost its mark */
+            bl_fail("index: a 0/1 tensor of the tensor's shape, not a comparison's result: to select where it is 1 "
+                    "write x[m > 0]; where(m, x, 0) keeps the shape");
+            bl_session_errat(s, e->items[0]->pos);
+        } else if (i->kind == BL_V_TENSOR || i->kind == BL_V_LIST) {
             r = bl_math_take(s, target, i);
             if (!r) bl_session_errat(s, e->items[0]->pos);
         } else {

@@ -131,7 +131,7 @@ static bl_value *call_func(bl_session *s, bl_value *fv, bl_callargs *a)
     bl_value *bound[256] = { 0 };
     if (d->nparams > 256) return BL_FAILP("%s: too many parameters", d->name);
     if (bind(s, fn, a, bound) < 0) return NULL;
-    bl_frame f = { .up = s->frame };
+    bl_frame f = { .up = s->frame, .def = d };
     for (int i = 0; i < d->nparams; i++) {
         bl_frame *saved = s->frame;
         s->frame = &f;
@@ -283,6 +283,42 @@ static bl_value *iterable(bl_session *s, const bl_ast *e, const char *what, int 
         return NULL;
     }
     return over;
+}
+
+/* How block b (and the blocks in it, not the functions it defines) binds name: 2 when a `global`
+ * names it, else 1 when it assigns it (name = v, for name in, def name), else 0. */
+static int binds(const bl_block *b, const char *name)
+{
+    int r = 0;
+    for (int i = 0; i < b->n && r < 2; i++) {
+        const bl_stmt *st = &b->s[i];
+        if (st->kind == BL_S_GLOBAL) {
+            for (int k = 0; k < st->nparams; k++)
+                if (!strcmp(st->params[k], name)) return 2;
+            continue;
+        }
+        if ((st->kind == BL_S_ASSIGN && !st->target) || st->kind == BL_S_FOR || st->kind == BL_S_DEF)
+            if (st->name && !strcmp(st->name, name)) r = 1;
+        if (st->kind == BL_S_DEF) continue;
+        int in = binds(&st->body, name);
+        if (in > r) r = in;
+        if (r < 2 && (in = binds(&st->orelse, name)) > r) r = in;
+    }
+    return r;
+}
+
+int bl_lang_unbound_local(bl_session *s, const char *name)
+{
+    bl_frame *f = s->frame;
+    if (!f || !f->def) return 0;
+    for (int i = 0; i < f->nvars; i++)
+        if (!strcmp(f->names[i], name)) return 0;
+    for (int i = 0; i < f->nglobal; i++)
+        if (!strcmp(f->global[i], name)) return 0;
+    if (binds(&f->def->body, name) != 1) return 0;
+    bl_fail("local variable '%s' is read before it is assigned in %s (write `global %s` to change the global)",
+            name, f->def->name, name);
+    return 1;
 }
 
 /* The value name holds in the scope an assignment binds it in (borrowed), or NULL. */

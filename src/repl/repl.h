@@ -148,6 +148,7 @@ struct bl_frame {
     bl_value **vals;
     int nglobal;
     char **global;
+    const bl_stmt *def;        /* the function's def: the names it assigns are its locals */
 };
 
 struct bl_session {
@@ -239,6 +240,10 @@ enum { BL_FLOW_BREAK = 1, BL_FLOW_CONTINUE = 2, BL_FLOW_RETURN = 3 };
 /* Statements of the language itself (lang.c): def, for, while, if, return, break, continue,
  * global. As bl_exec_stmt. */
 int bl_lang_stmt(bl_session *s, const bl_stmt *st);
+/* Inside a user function: 1 + bl_fail when name is one of its locals (its body assigns it, or
+ * loops over it, and no `global` names it) not bound yet, as Python's UnboundLocalError (the
+ * global of that name is not read); 0 otherwise. */
+int bl_lang_unbound_local(bl_session *s, const char *name);
 /* Run the statements of a block in turn: 0, -1, or the flow code that stopped it. Stops at a
  * Ctrl-C (0: the statement it interrupted is abandoned, what ran before is kept). */
 int bl_exec_block(bl_session *s, const bl_block *b);

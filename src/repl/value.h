@@ -71,6 +71,9 @@ struct bl_value {
     int requires_grad;
     bl_tensor *grad;
     bl_agnode *node;
+    /* TENSOR: made by a comparison (x > 2), tensor([True, False]) or a product of such: its
+     * 0/1 values are torch's bools, so x[m] selects where m is 1 (index.c) */
+    int is_mask;
     bl_table *tab;          /* TABLE */
     const bl_handle_type *htype;    /* HANDLE */
     void *h;
