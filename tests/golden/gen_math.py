@@ -253,7 +253,7 @@ def lit(t):
         if isinstance(v, list):
             return "[" + ", ".join(fmt(u) for u in v) + "]"
         if v == float("-inf"):
-            return "-1/0"
+            return "-exp(1000)"  # -inf: a number / 0 is an error, as in Python
         return "%.9g" % v
     return "tensor(%s)" % fmt(t.float().tolist())
 
