@@ -95,6 +95,25 @@ static void list_index_error(double i, int n)
     bl_fail("index %s is out of range for %s", num, list_size(n, sz, sizeof sz));
 }
 
+/* The item an index expression names in a list of n items (negative counts from the end), or -1
+ * after a one-line error at the index: not a whole number (notnum says what to write) or out of
+ * range. */
+static int list_position(bl_session *s, const bl_ast *it, int n, const char *notnum)
+{
+    bl_value *x = bl_eval(s, it);
+    if (!x) return -1;
+    int ok = x->kind == BL_V_NUM && x->num == floor(x->num);
+    double i = x->num;
+    bl_val_unref(x);
+    if (!ok || i < -n || i >= n) {
+        if (ok) list_index_error(i, n);
+        else bl_fail("%s", notnum);
+        bl_session_errat(s, it->pos);
+        return -1;
+    }
+    return (int)(i < 0 ? i + n : i);
+}
+
 /* The part of a tensor an index names: a strided view of it (bl_as_strided's arguments), with a
  * dimension of size 1 and stride 0 for each None. */
 typedef struct {
@@ -289,17 +308,8 @@ bl_value *bl_index_value(bl_session *s, const bl_ast *e, bl_value *target)
     }
     if (target->kind == BL_V_TENSOR) return index_tensor(s, e, target, target->t, "tensor", NULL);
     if (target->kind == BL_V_LIST && e->n == 1 && e->items[0]->kind != BL_N_SLICE) {
-        bl_value *x = bl_eval(s, e->items[0]);
-        if (!x) return NULL;
-        int ok = x->kind == BL_V_NUM && x->num == floor(x->num);
-        double i = x->num;
-        bl_val_unref(x);
-        if (!ok || i < -target->n || i >= target->n) {
-            if (ok) list_index_error(i, target->n);
-            else bl_fail("index: expected a whole number");
-            return ERRAT(s, e->items[0]->pos);
-        }
-        return bl_val_ref(target->items[(int)(i < 0 ? i + target->n : i)]);
+        int at = list_position(s, e->items[0], target->n, "index: expected a whole number");
+        return at < 0 ? NULL : bl_val_ref(target->items[at]);
     }
     if (target->kind == BL_V_LIST && e->n == 1) return slice_list(s, e->items[0], target);
     if (target->kind == BL_V_LIST) {
@@ -357,17 +367,8 @@ static bl_value *put_list(bl_session *s, const bl_ast *e, bl_value *l, bl_value 
         }
         return r;
     }
-    bl_value *x = bl_eval(s, it);
-    if (!x) return NULL;
-    int ok = x->kind == BL_V_NUM && x->num == floor(x->num);
-    double i = x->num;
-    bl_val_unref(x);
-    if (!ok || i < -l->n || i >= l->n) {
-        if (ok) list_index_error(i, l->n);
-        else bl_fail("index assignment: a list index must be a whole number or a slice a:b");
-        return ERRAT(s, it->pos);
-    }
-    int at = (int)(i < 0 ? i + l->n : i);
+    int at = list_position(s, it, l->n, "index assignment: a list index must be a whole number or a slice a:b");
+    if (at < 0) return NULL;
     if (!(r = bl_val_list(l->n))) return ERRAT(s, e->pos);
     for (int k = 0; k < l->n; k++)
         if (bl_val_list_set(r, k, bl_val_ref(k == at ? v : l->items[k])) < 0) {
