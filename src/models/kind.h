@@ -28,6 +28,7 @@ typedef struct bl_kind {
     int text;                /* 1: a next-character model on a text (vocab, context windows of tokens,
                               * the tied head); 0: a denoiser of images (probe-FD, image=, query=) */
     int params_depth;        /* the depth `params` lists by default */
+    unsigned key_flag;       /* its flag in the key table (config.h BL_KEY_DIT, BL_KEY_GPT) */
     /* declare the parameters into the builder (model_internal.h), then set up derived state
      * (RoPE tables) once they are allocated; both return 0 or -1 with bl_error() */
     int (*declare)(struct bl_model *m, struct bl_builder *b);
