@@ -232,7 +232,8 @@ static int cmd_compare(bl_cmdargs *a)
         specs[nv++] = w->key ? w->text : "";
     }
     if (nv == 0) {
-        bl_fail("compare: which variants? (compare baseline rmsnorm=norm:rmsnorm ...)");
+        const char *v = bl_config_value("norm", 1);
+        bl_fail("compare: which variants? (compare baseline %s=norm:%s ...)", v, v);
         return bl_session_errat(a->s, a->st->pos);
     }
     options o;
@@ -399,7 +400,7 @@ static const char help[] =
     "Fair ablation: variants trained side by side.\n"
     "VARIANT is NAME (the model as it is) or NAME=KEY:VALUE[,KEY:VALUE...] (each key once),\n"
     "e.g.\n"
-    "  compare baseline rmsnorm=norm:rmsnorm rope=pos:rope2d all=norm:rmsnorm,pos:rope2d\n"
+    "  compare baseline {norm:1}=norm:{norm:1} rope=pos:{pos:2} all=norm:{norm:1},pos:{pos:2}\n"
     "Every run has the model's seed (same data order, noise, t and shared initial weights),\n"
     "so seed and steps are refused as a variant's KEY; every variant (name, keys, values,\n"
     "fit to the data) and the folder dir= are checked before anything is attached,\n"

@@ -386,7 +386,7 @@ const char bl_fig_slide_help[] =
     "                      bands), else beside or below the plot; outside: always beside\n"
     "                      or below; none: no legend\n"
     "  labels=A,B,...      new names for the runs, one a colour of the legend in order\n"
-    "                      (plot loss cmp_v1 cmp_v2 labels=learned,RoPE; \"v1 val\" follows)\n"
+    "                      (plot loss cmp_v1 cmp_v2 labels={pos:0},RoPE; \"v1 val\" follows)\n"
     "  theme=light|dark    dark: a dark page with light text, for dark slides\n"
     "  font=1              text, margins and lines scaled by 0.5 to 3 (font=1.5 for a\n"
     "                      projector)\n"
