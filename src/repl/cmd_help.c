@@ -221,6 +221,7 @@ static int cmd_help(bl_cmdargs *a)
     if (f) {
         print_synopsis(o, f->synopsis, 0);
         print_block(o, f->help, 2);
+        if (bl_function_help_more(f)) print_block(o, bl_function_help_more(f), 2);
     }
     if (c || f) return 0;
     if (!strcmp(t, "functions")) {

@@ -764,10 +764,12 @@ static bl_value *f_load(bl_callargs *a)
 
 /* The first sentence of every function's help is its summary line in `help functions`: at most
  * 73 characters, so that it fits 79 columns after the indent (test_repl checks it). */
-#define REDUCE_HELP(what, more) \
-    what " of x, or along dimension dim." more " Without dim a number; a negative dim counts\n" \
-    "from the end; keepdim=on keeps that dimension with size 1 so the result broadcasts\n" \
-    "against x."
+/* What every reduction's help says after its own (bl_function_help_more). */
+static const char reduce_help[] =
+    "Without dim a number; a negative dim counts from the end; keepdim=on keeps that\n"
+    "dimension with size 1 so the result broadcasts against x.";
+
+const char *bl_function_help_more(const bl_function *f) { return f->fn == bl_fn_reduce ? reduce_help : NULL; }
 
 const bl_function bl_functions[] = {
     { "randn", "randn(d0, d1, ..., mean=0, std=1, grad=off)",
@@ -792,15 +794,18 @@ const bl_function bl_functions[] = {
       "x with dimensions d0 and d1 swapped (the last two by default). x.T does the same.", f_transpose },
     { "shape", "shape(x)", "The shape of x as a list, e.g. [4, 64, 128].", f_shape },
     { "numel", "numel(x)", "The number of elements of x.", f_shape },
-    { "sum", "sum(x, dim=, keepdim=off)", REDUCE_HELP("The sum", ""), bl_fn_reduce },
-    { "mean", "mean(x, dim=, keepdim=off)", REDUCE_HELP("The mean", ""), bl_fn_reduce },
+    { "sum", "sum(x, dim=, keepdim=off)", "The sum of x, or along dimension dim.", bl_fn_reduce },
+    { "mean", "mean(x, dim=, keepdim=off)", "The mean of x, or along dimension dim.", bl_fn_reduce },
     { "var", "var(x, dim=, keepdim=off)",
-      REDUCE_HELP("The biased variance", " It divides by n, as inside LayerNorm.\n"), bl_fn_reduce },
+      "The biased variance of x, or along dimension dim. It divides by n, as inside LayerNorm.",
+      bl_fn_reduce },
     { "std", "std(x, dim=, keepdim=off)",
-      REDUCE_HELP("The biased standard deviation", " It divides by n, as var.\n"), bl_fn_reduce },
-    { "rms", "rms(x, dim=, keepdim=off)", REDUCE_HELP("The root mean square sqrt(mean(x^2))", ""), bl_fn_reduce },
-    { "min", "min(x, dim=, keepdim=off)", REDUCE_HELP("The smallest element", ""), bl_fn_reduce },
-    { "max", "max(x, dim=, keepdim=off)", REDUCE_HELP("The largest element", ""), bl_fn_reduce },
+      "The biased standard deviation of x, or along dimension dim. It divides by n, as var.",
+      bl_fn_reduce },
+    { "rms", "rms(x, dim=, keepdim=off)", "The root mean square sqrt(mean(x^2)) of x, or along dimension dim.",
+      bl_fn_reduce },
+    { "min", "min(x, dim=, keepdim=off)", "The smallest element of x, or along dimension dim.", bl_fn_reduce },
+    { "max", "max(x, dim=, keepdim=off)", "The largest element of x, or along dimension dim.", bl_fn_reduce },
     { "abs", "abs(x)", "|x| elementwise; its gradient at 0 is 0, as torch's.", bl_fn_unary },
     { "sqrt", "sqrt(x)", "The square root, elementwise; sqrt(-1) is nan.", bl_fn_unary },
     { "exp", "exp(x)", "e^x elementwise.", bl_fn_unary },
