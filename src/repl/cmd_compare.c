@@ -157,7 +157,7 @@ static int read_options(bl_cmdargs *a, int from, const bl_model *m, options *o)
     o->n = 500;
     o->probe_steps = 0;
     o->every = 0;
-    o->fd = !bl_kind_of(m->kind)->text;
+    o->fd = bl_kind_of(m->kind)->fd;
     o->dir = NULL;
     if ((i = opt_word(a, from, "steps")) >= 0 && bl_word_int(a, i, 1, 100000000, &o->steps) < 0) return -1;
     if ((i = opt_word(a, from, "n")) >= 0 && bl_word_int(a, i, 2, 100000, &o->n) < 0) return -1;
@@ -169,7 +169,7 @@ static int read_options(bl_cmdargs *a, int from, const bl_model *m, options *o)
         const bl_value *v = bl_session_get(a->s, a->w[i].text);
         if (v && (v->kind == BL_V_BOOL || v->kind == BL_V_NUM)) o->fd = v->num != 0;
         else if (bl_word_bool(a, i, &o->fd) < 0) return -1;
-        if (o->fd && bl_kind_of(m->kind)->text) {
+        if (o->fd && !bl_kind_of(m->kind)->fd) {
             bl_fail("compare: fd=on needs a TinyDiT (probe-FD measures images)");
             return bl_session_errat(a->s, a->w[i].pos);
         }
