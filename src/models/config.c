@@ -352,9 +352,27 @@ int bl_config_mlp_hidden(const bl_config *cfg)
     return bl_mlp_defs[cfg->mlp].hidden(cfg->dim, cfg->mlp_ratio, cfg->multiple_of);
 }
 
+/* A value of norm, mlp or pos without its definition row (a choice added to the table above
+ * but not to nn.h's or config.h's rows) is refused here, never run. */
+static int check_rows(const bl_config *c)
+{
+    int nn = 0, nm = 0, np = 0;
+    while (bl_norm_defs[nn].name) nn++;
+    while (bl_mlp_defs[nm].name) nm++;
+    while (bl_pos_defs[np].name) np++;
+    if ((unsigned)c->norm >= (unsigned)nn)
+        return bl_fail("norm: %s has no kernels (src/nn/nn.h bl_norm_defs)", bl_config_value("norm", (int)c->norm));
+    if ((unsigned)c->mlp >= (unsigned)nm)
+        return bl_fail("mlp: %s has no kernels (src/nn/nn.h bl_mlp_defs)", bl_config_value("mlp", (int)c->mlp));
+    if ((unsigned)c->pos >= (unsigned)np)
+        return bl_fail("pos: %s has no definition (src/models/config.h bl_pos_defs)", bl_config_value("pos", (int)c->pos));
+    return 0;
+}
+
 int bl_config_check(const bl_config *c)
 {
     if (c->kind != BL_MODEL_DIT && c->kind != BL_MODEL_GPT) return bl_fail("config: unknown model kind %d", (int)c->kind);
+    if (check_rows(c) < 0) return -1;
     const bl_pos_def *pd = bl_config_pos(c);
     char names[64];
     if (!(pd->kinds & kind_flag(c->kind)))
