@@ -277,9 +277,7 @@ static int parse_value(bl_config *cfg, const key_row *r, const char *value)
         int i = choice_index(k->choices, value);
         if (i < 0) {
             char alts[64];
-            snprintf(alts, sizeof alts, "%s", k->choices);
-            for (char *p = alts; *p; p++)
-                if (*p == '|') *p = ',';
+            bl_config_choices_text(k, ",", alts, sizeof alts);
             /* did you mean: the choices, split at their commas */
             char names[64], dym[160];
             const char *list[16];
