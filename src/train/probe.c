@@ -267,7 +267,7 @@ static int probe_train(bl_probe *p, const bl_dataset *ds, const bl_probe_opts *o
     for (int i = 0; i < ps->n; i++)
         if (ps->t[i].ndim >= 2) memset(decay + ps->info[i].offset, 1, ps->t[i].numel);
     bl_adamw opt;
-    bl_adamw_defaults(&opt, 0);
+    bl_adamw_defaults(&opt);
     opt.lr = o->lr;
     opt.weight_decay = PROBE_WD;
     opt.warmup = o->steps / 20;
