@@ -1820,6 +1820,41 @@ BL_TEST(panel_titles_wrap_apart)
     session_free(s);
 }
 
+/* sample's grid at slide sizes (a lecturer's pass, issue 16): 16 images in the most square
+ * grid, 4 x 4, at 1280 x 720 font=2 (it chose 2 x 8, 7% larger images, and left a band a
+ * quarter of the page empty above and below), at 800 x 450 and at 1600 x 900; at 1600 x 500,
+ * where 4 x 4 images would be half the size of 2 x 8's, 2 x 8. No empty band over 10% of the
+ * page's height where the grid is 4 x 4, and 4 x 4's images a whole number of pixels each
+ * at 1280 x 720 (4: the room is 3.99 with 8-unit gaps). */
+BL_TEST(sample_grid_most_square)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[256];
+    CHECK(run_in(s, "d = dit(dim=32, depth=1, heads=4, batch=4); use d") == 0, "%s", errbuf);
+    const struct { const char *size; int cols, rows; } cases[] = {
+        { "width=1280 height=720 font=2", 4, 4 }, { "width=800 height=450", 4, 4 }, { "", 4, 4 },
+        { "width=1600 height=500", 8, 2 }, { "width=1280 height=720 font=2 cols=8", 8, 2 } };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        snprintf(cmd, sizeof cmd, "sample n=16 steps=1 %s > %s", cases[k].size, tmp("grid.png"));
+        if (traced(s, &lay, cmd)) continue;
+        int cols, rows, n = layout_image_grid(&lay, &cols, &rows);
+        CHECK(n == 16 && cols == cases[k].cols && rows == cases[k].rows, "%s: %d images in %d columns, %d rows; want %d x %d",
+              cmd, n, cols, rows, cases[k].rows, cases[k].cols);
+        if (cases[k].cols == 4) {
+            double band = layout_empty_band(&lay);
+            CHECK(band <= 0.10, "%s: %.0f%% of the page's height empty in one band", cmd, 100 * band);
+        }
+        if (k == 0 && n > 0) {
+            double w = lay.block[0].x1 - lay.block[0].x0;
+            for (int b = 0; b < lay.nblock; b++)
+                if (lay.block[b].kind == BL_BLOCK_IMAGE) w = lay.block[b].x1 - lay.block[b].x0;
+            CHECK(fabs(w - 128) < 1e-6, "%s: an image is %g pixels wide, want 4 a pixel (128)", cmd, w);
+        }
+    }
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -1857,6 +1892,7 @@ int main(void)
     RUN(titles_of_a_figure_share_one_size);
     RUN(relative_loss_legend_rows_and_styles);
     RUN(panel_titles_wrap_apart);
+    RUN(sample_grid_most_square);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
