@@ -1855,6 +1855,47 @@ BL_TEST(sample_grid_most_square)
     session_free(s);
 }
 
+/* The recorded text of `role` in `panel` that contains needle: how many */
+static int texts_with(const bl_layout *L, int role, int panel, const char *needle)
+{
+    int k = 0;
+    for (int i = 0; i < L->ntext; i++) k += L->text[i].role == role && L->text[i].panel == panel && strstr(L->text[i].text, needle);
+    return k;
+}
+
+/* labels= names the runs wherever the picture names them (a lecturer's pass, issue 16): plot
+ * loss relative='s title and y label named the baseline by its run name after labels= renamed
+ * it in the legend, lengen's title named the models. A run name inside a longer word
+ * ("v1" of "v10") stays; title= is the user's own and stays as given. */
+BL_TEST(labels_name_runs_in_titles)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512];
+    CHECK(run_in(s, "v1 = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2)\n"
+                    "v2 = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2, pos=\"rope\")\n"
+                    "v10 = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2, seed=1)\n"
+                    "train v1 4 quiet=on; train v2 4 quiet=on; train v10 4 quiet=on") == 0, "%s", errbuf);
+    snprintf(cmd, sizeof cmd, "plot loss v1 v2 v10 relative=v1 labels=learned,RoPE,again > %s", tmp("lab.png"));
+    if (traced(s, &lay, cmd) == 0) {
+        CHECK(texts_with(&lay, BL_TEXT_TITLE, -1, "minus learned's") == 1 && texts_with(&lay, BL_TEXT_TITLE, -1, "v1") == 0,
+              "%s: the title does not name the baseline learned", cmd);
+        CHECK(texts_with(&lay, BL_TEXT_AXIS_LABEL, 0, "learned") == 1 && texts_with(&lay, BL_TEXT_AXIS_LABEL, 0, "v1") == 0,
+              "%s: the y label does not name the baseline learned", cmd);
+        CHECK(texts_with(&lay, BL_TEXT_LEGEND, 0, "again") >= 1 && texts_with(&lay, BL_TEXT_LEGEND, 0, "v10") == 0,
+              "%s: v10 not renamed in the legend", cmd);
+    }
+    snprintf(cmd, sizeof cmd, "plot loss v1 v2 v10 relative=v1 labels=a,b,c title=\"v1 against v2\" > %s", tmp("lab.png"));
+    if (traced(s, &lay, cmd) == 0)
+        CHECK(layout_count(&lay, BL_TEXT_TITLE, -1, "v1 against v2") == 1, "%s: title= changed", cmd);
+    snprintf(cmd, sizeof cmd, "lengen v1 v2 windows=1 labels=learned,RoPE > %s", tmp("lab.png"));
+    if (traced(s, &lay, cmd) == 0)
+        CHECK(texts_with(&lay, BL_TEXT_TITLE, -1, "learned and RoPE") == 1 && texts_with(&lay, BL_TEXT_TITLE, -1, "v1") == 0 &&
+                  texts_with(&lay, BL_TEXT_TITLE, -1, "v2") == 0,
+              "%s: the title does not name the models learned and RoPE", cmd);
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -1893,6 +1934,7 @@ int main(void)
     RUN(relative_loss_legend_rows_and_styles);
     RUN(panel_titles_wrap_apart);
     RUN(sample_grid_most_square);
+    RUN(labels_name_runs_in_titles);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
