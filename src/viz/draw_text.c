@@ -54,6 +54,11 @@ double dr_least_size(const dctx *d, double size)
     return fmin(size, fmax(size * FIT_SHRINK, FIT_MIN_PX / d->u));
 }
 
+double dr_tick_least(const dctx *d)
+{
+    return fmin(DR_TICK, FIT_MIN_PX * d->fontk / d->u);
+}
+
 /* The one rule for every title and label that has a width to fit in (the figure's title, panel
  * titles, axis labels, notes): at its size when it fits; else the font shrinks until it fits,
  * down to FIT_SHRINK of its size and not below FIT_MIN_PX; else, at that smallest size, it is

@@ -990,7 +990,8 @@ BL_TEST(legends_of_rope_and_qk_cover_few_points)
         for (int k = 0; k < 3; k++) {
             snprintf(cmd, sizeof cmd, "%s width=%d > %s", cmds[c], widths[k], tmp("leg.png"));
             traced(s, &lay, cmd);
-            for (int panel = c == 2 ? 0 : 2; panel < (c == 2 ? 2 : 3); panel++) {
+            /* qk growth's two panels have one legend (the same two entries), drawn by the last */
+            for (int panel = c == 2 ? 1 : 2; panel < (c == 2 ? 2 : 3); panel++) {
                 const bl_axes_box *r = layout_axes(&lay, panel);
                 CHECK(r && r->legend != BL_LEGEND_NONE, "%s: panel %d has no legend", cmd, panel);
                 if (r) CHECK(r->npt > 0, "%s: panel %d: no points drawn", cmd, panel);
@@ -1896,6 +1897,73 @@ BL_TEST(labels_name_runs_in_titles)
     session_free(s);
 }
 
+/* Tick labels readable on a slide (a lecturer's pass, issue 16), in pixels, at 800 x 450, at
+ * 800 x 450 font=2, at 1600 x 900 and at 1600 x 900 font=2: axis ticks (rope table, qk growth)
+ * 11, 22, 15, 22 (16 units, times font=); a map's own labels, which shrink to fit its cells
+ * (rope check's offsets, a TinyGPT's characters in attn), 11 at 800 x 450 (rope check's were
+ * 10.6), and never below 8 times font= (attn's characters were 8 at font=2). */
+BL_TEST(tick_labels_readable_at_slide_sizes)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512];
+    CHECK(run_in(s, "g = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=0); train g 1 quiet=on") == 0, "%s",
+          errbuf);
+    const char *sizes[] = { "width=800 height=450", "width=800 height=450 font=2", "", "font=2" };
+    const struct { const char *cmd; double least[4]; } kinds[] = {
+        { "rope table", { 11, 22, 15, 22 } }, { "qk growth", { 11, 22, 15, 22 } },
+        { "rope check", { 11, 16, 15, 16 } }, { "use g; attn", { 8, 16, 8, 16 } } };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            snprintf(cmd, sizeof cmd, "%s %s > %s", kinds[k].cmd, sizes[i], tmp("tick.png"));
+            if (traced(s, &lay, cmd)) continue;
+            const char *which = "";
+            double least = layout_least_size(&lay, BL_TEXT_TICK, &which);
+            CHECK(least >= kinds[k].least[i] - 1e-6 && isfinite(least), "%s: tick label '%s' is %.1f px, want %g or more",
+                  cmd, which, least, kinds[k].least[i]);
+        }
+    session_free(s);
+}
+
+/* Legends off the data at slide sizes (a lecturer's pass, issue 16): every view with a legend
+ * at 800 x 450 font=2 and at 1600 x 900, with legend=auto and legend=outside: each legend in
+ * its panel (or the strip right of the grid that its panel reaches to), over at most 2% of the
+ * points (rope table's covered 301 of its 378 at 800 x 450 font=2); with legend=outside no
+ * legend box meets its plot area (it was left inside where the panel had no room). qk growth's
+ * two panels share one legend: one drawn. */
+BL_TEST(legends_off_the_data_at_slide_sizes)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512], why[1024];
+    CHECK(run_in(s, "v1 = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2)\n"
+                    "v2 = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2, pos=\"rope\")\n"
+                    "train v1 4 quiet=on; train v2 4 quiet=on; x = randn(64, 32)") == 0, "%s", errbuf);
+    const char *views[] = { "rope table", "rope table grid=8", "qk growth", "plot loss v1 v2", "lengen v1 v2 windows=2",
+                            "stats x" };
+    const char *sizes[] = { "width=800 height=450 font=2", "" };
+    const char *legends[] = { "", "legend=outside" };
+    for (size_t v = 0; v < sizeof views / sizeof views[0]; v++)
+        for (int i = 0; i < 2; i++)
+            for (int l = 0; l < 2; l++) {
+                snprintf(cmd, sizeof cmd, "%s %s %s > %s", views[v], sizes[i], legends[l], tmp("legoff.png"));
+                if (traced(s, &lay, cmd)) continue;
+                int bad = layout_legend_problems(&lay, 0.02, why, sizeof why), drawn = 0;
+                CHECK(bad == 0, "%s: %s", cmd, why);
+                for (int k = 0; k < lay.naxes; k++) {
+                    const bl_axes_box *r = &lay.axes[k];
+                    if (r->legend == BL_LEGEND_NONE) continue;
+                    drawn++;
+                    if (l == 1)
+                        CHECK(layout_overlap(r->lx0, r->ly0, r->lx1, r->ly1, r->x0, r->y0, r->x1, r->y1, 0) == 0,
+                              "%s: panel %d's legend (x %.0f..%.0f y %.0f..%.0f) on its plot (x %.0f..%.0f y %.0f..%.0f)",
+                              cmd, r->panel, r->lx0, r->lx1, r->ly0, r->ly1, r->x0, r->x1, r->y0, r->y1);
+                }
+                CHECK(drawn == 1, "%s: %d legends drawn, want 1", cmd, drawn);
+            }
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -1935,6 +2003,8 @@ int main(void)
     RUN(panel_titles_wrap_apart);
     RUN(sample_grid_most_square);
     RUN(labels_name_runs_in_titles);
+    RUN(tick_labels_readable_at_slide_sizes);
+    RUN(legends_off_the_data_at_slide_sizes);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
