@@ -532,11 +532,11 @@ int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
             level = place(&d, f, margin, w, h, top, gap, plans, thin, sizeof thin);
             /* panel titles share one size: a first pass, thrown away, finds what they need */
             for (int k = 0; k < DR_TITLE_LINES; k++) d.tneed[k] = 21;
-            d.measure = 1, d.trace = NULL, d.strip_need = 0;
+            d.measure = 1, d.trace = NULL, d.strip_need = 0, d.axis_need = 18, d.axis_size = 0;
             cairo_push_group(cr);
             draw_panels(&d, f, &plans[level], &sx, &sy);
             cairo_pattern_destroy(cairo_pop_group(cr));
-            d.measure = 0, d.trace = trace_to;
+            d.measure = 0, d.trace = trace_to, d.axis_size = d.axis_need;
             if (round == 0) dr_title_choose(&d, h);
             else d.ptitle = d.tneed[tl - 1] > 0 ? d.tneed[tl - 1] : dr_least_size(&d, 21);
             if (d.tlines == tl && round == 0) break;

@@ -117,8 +117,8 @@ void dr_axes_draw(dctx *d, const bl_panel *p, box b, const lines_geom *gp)
     dr_font(d, dr_least_size(d, 18), 0, 0);
     if (p->logx && p->xlabel && dr_text_w(d, xl) > xroom) snprintf(xl, sizeof xl, "%s", p->xlabel);
     if (p->logy && p->ylabel && dr_text_w(d, yl) > a.h) snprintf(yl, sizeof yl, "%s", p->ylabel);
-    if (xl[0]) dr_text_fit(d, a.x + a.w / 2, a.y + a.h + 50 * u, xl, 18, 0, xroom, C_TEXT, 0);
-    if (yl[0]) dr_text_fit(d, b.x + 14 * u, a.y + a.h / 2, yl, 18, 0, a.h, C_TEXT, 1);
+    if (xl[0]) dr_axis_label(d, a.x + a.w / 2, a.y + a.h + 50 * u, xl, xroom, 0);
+    if (yl[0]) dr_axis_label(d, b.x + 14 * u, a.y + a.h / 2, yl, a.h, 1);
     d->role = BL_TEXT_OTHER;
     if (g.note[0])
         dr_text_fit(d, a.x + a.w / 2, a.y + a.h + (g.xlab[0] ? 74 : 44) * u, g.note, 15, 0, dr_room_at(b, a.x + a.w / 2), C_TEXT, 0);

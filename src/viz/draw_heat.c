@@ -308,8 +308,8 @@ void dr_heatmap(dctx *d, const bl_panel *p, box b, heat_deco k)
     /* the y label within the map's height */
     double cy = top + hh / 2, ly = 2 * fmin(cy - top, b.y + b.h - cy);
     d->role = BL_TEXT_AXIS_LABEL;
-    if (k.xlab && p->xlabel) dr_text_fit(d, left + hw / 2, top + hh + xy * u, p->xlabel, 18, 0, dr_room_at(b, left + hw / 2), C_TEXT, 0);
-    if (k.ylab && p->ylabel) dr_text_fit(d, left - lw - 26 * u, cy, p->ylabel, 18, 0, ly, C_TEXT, 1);
+    if (k.xlab && p->xlabel) dr_axis_label(d, left + hw / 2, top + hh + xy * u, p->xlabel, dr_room_at(b, left + hw / 2), 0);
+    if (k.ylab && p->ylabel) dr_axis_label(d, left - lw - 26 * u, cy, p->ylabel, ly, 1);
     /* non-finite cells are left blank: say so (labels left out: the figure says, figure_thin) */
     d->role = BL_TEXT_OTHER;
     if (bl_heat_note(p, note, sizeof note))

@@ -43,6 +43,9 @@ typedef struct {
                              * title fits in 1, 2, 3 lines (0: some title does not, at its least) */
     int legend_of;          /* >= 0: the lines panels of the figure have one legend (the same
                              * entries, as qk growth's two), drawn by this panel alone */
+    double axis_need;       /* the measuring pass: the smallest size (units) an axis label needs
+                             * to fit (its least when it is cut even so) */
+    double axis_size;       /* every axis label's size (units), axis_need; 0: 18 */
     int last_col;           /* the panel drawn now is in the figure's last column */
     double strip;           /* page units kept free right of the grid, up to strip_x1, for the
                              * legends of the last column's lines panels that have no room in
@@ -116,6 +119,10 @@ void dr_title_choose(dctx *d, double page_h);
 int dr_title_cut(dctx *d, const char *s, double room);
 void dr_panel_title(dctx *d, const bl_panel *p, box b, double y);
 void dr_text_panel(dctx *d, const bl_panel *p, box b);
+/* An axis label s centred on (x, y) (turned upwards when vertical) in maxw: 18 units, the same
+ * size for every axis label of a figure (the smallest any needs, found by the measuring pass:
+ * qk growth at font=2 drew 17, 20 and 23.5 pixels), fitted and cut as dr_text_fit */
+void dr_axis_label(dctx *d, double x, double y, const char *s, double maxw, int vertical);
 
 /* ---- axes (draw_axes.c) and lines panels (draw_lines.c) ---- */
 

@@ -134,6 +134,15 @@ void dr_text_fit(dctx *d, double x, double y, const char *s, double size, int bo
     else dr_text(d, x, y, buf, 0.5, color);
 }
 
+void dr_axis_label(dctx *d, double x, double y, const char *s, double maxw, int vertical)
+{
+    if (d->measure) d->axis_need = fmin(d->axis_need, dr_fit_size(d, s, 18, 0, maxw));
+    char buf[512];   /* shrunk, where it must, no further than 18 units' least */
+    fit_to(d, s, d->axis_size > 0 ? d->axis_size : 18, dr_least_size(d, 18), 0, maxw, buf, sizeof buf);
+    if (vertical) dr_text_vertical(d, x, y, buf, C_TEXT);
+    else dr_text(d, x, y, buf, 0.5, C_TEXT);
+}
+
 /* the width of a text centred on x that stays within [b.tx0, b.tx1] */
 double dr_room_at(box b, double x)
 {

@@ -1964,6 +1964,41 @@ BL_TEST(legends_off_the_data_at_slide_sizes)
     session_free(s);
 }
 
+/* qk growth laid out for slides (a lecturer's pass, issue 16): at 800 x 450 and 1600 x 900 each
+ * plot at least 55% of the page's height; at 800 x 450 font=2 (its right plot was 76 pixels
+ * tall under its legend, its y labels cut to "max |l..." beside x labels a size larger) the
+ * two plots one height, at least 18% of the page's (81 pixels), one legend for both, the x
+ * labels whole, and every axis label one size. */
+BL_TEST(qk_growth_plots_for_slides)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[256];
+    const char *sizes[] = { "width=800 height=450", "", "width=800 height=450 font=2" };
+    for (int i = 0; i < 3; i++) {
+        snprintf(cmd, sizeof cmd, "qk growth %s > %s", sizes[i], tmp("qkslide.png"));
+        if (traced(s, &lay, cmd)) continue;
+        const bl_axes_box *a = layout_axes(&lay, 0), *b = layout_axes(&lay, 1);
+        CHECK(a && b, "%s: two plots", cmd);
+        if (!a || !b) continue;
+        double ha = a->y1 - a->y0, hb = b->y1 - b->y0, least = (i < 2 ? 0.55 : 0.18) * lay.h;
+        CHECK(ha >= least && hb >= least, "%s: plots %.0f and %.0f pixels tall, want %.0f or more", cmd, ha, hb, least);
+        CHECK(fabs(ha - hb) <= 1, "%s: plots %.0f and %.0f pixels tall, want one height", cmd, ha, hb);
+        CHECK((a->legend == BL_LEGEND_NONE) + (b->legend == BL_LEGEND_NONE) == 1, "%s: legends %d %d, want one", cmd,
+              a->legend, b->legend);
+        double lo = INFINITY, hi = 0;
+        for (int t = 0; t < lay.ntext; t++) {
+            const bl_text_box *x = &lay.text[t];
+            if (x->role != BL_TEXT_AXIS_LABEL) continue;
+            lo = fmin(lo, x->size), hi = fmax(hi, x->size);
+            if (strstr(x->text, "scale s"))
+                CHECK(!strstr(x->text, "\xe2\x80\xa6"), "%s: x label cut: '%s'", cmd, x->text);
+        }
+        CHECK(hi - lo < 0.01, "%s: axis labels %.1f .. %.1f px, want one size", cmd, lo, hi);
+    }
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -2005,6 +2040,7 @@ int main(void)
     RUN(labels_name_runs_in_titles);
     RUN(tick_labels_readable_at_slide_sizes);
     RUN(legends_off_the_data_at_slide_sizes);
+    RUN(qk_growth_plots_for_slides);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
