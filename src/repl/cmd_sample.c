@@ -189,8 +189,8 @@ static int cmd_sample(bl_cmdargs *a)
 static const char help[] =
     "Generate images (TinyDiT) or text (TinyGPT).\n"
     "TinyDiT: n=16 steps=20 seed=0 cols=auto; the result is a picture, the images in\n"
-    "the full-row grid that makes them largest on the page (16 at 1600 x 900: 4 x 4;\n"
-    "on a wide page 2 x 8), or cols=N to a row (cols=8: 2 x 8), with sharp pixels\n"
+    "the most square full-row grid that keeps them at least 80% of the largest\n"
+    "(16: 4 x 4), or cols=N to a row (cols=8: 2 x 8), with sharp pixels\n"
     "(sample > s.png saves it;\n"
     "width= height= scale= size the file as for plot loss; slide keys title= theme=\n"
     "font=: help slides).\n"
