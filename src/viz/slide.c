@@ -65,6 +65,26 @@ static int replace_word(char **s, const char *from, const char *to, size_t len)
     return 0;
 }
 
+/* One name of labels= from c into buf (cut to n - 1 bytes): up to the next comma, or a "quoted"
+ * or 'quoted' name that may hold commas and spaces (labels="lr 2e-3","seed 1"); returns where
+ * the next name starts. */
+static const char *next_label(const char *c, char *buf, size_t n)
+{
+    size_t len;
+    if ((*c == '"' || *c == '\'') && strchr(c + 1, *c)) {
+        const char *end = strchr(c + 1, *c);
+        len = (size_t)(end - c - 1);
+        snprintf(buf, n, "%.*s", (int)len, c + 1);
+        c = end + 1;
+        c += strcspn(c, ",");   /* anything between the closing quote and the comma is dropped */
+    } else {
+        len = strcspn(c, ",");
+        snprintf(buf, n, "%.*s", (int)len, c);
+        c += len;
+    }
+    return c + (*c == ',');
+}
+
 /* The run names of labels (comma-separated) given to the legend's colours of p in order of first
  * appearance; each entry's label starts with its colour's first label, which the name replaces.
  * The figure's title (unless title= gave it: fig_title NULL) and p's title and axis labels name
@@ -82,15 +102,16 @@ static int rename_runs(bl_panel *p, const char *labels, char **fig_title)
         while (k < ncol && colors[k] != se->color) k++;
         if (k == ncol && ncol < 64) colors[ncol] = se->color, first[ncol++] = se->label;
     }
-    int n = 1;
-    for (const char *c = labels; *c; c++) n += *c == ',';
+    int n = 0;
+    char lab[64][128];
+    for (const char *c = labels; n < 64 && (n == 0 || *c); n++) c = next_label(c, lab[n], sizeof lab[n]);
     if (n != ncol) return bl_fail("plot: labels= has %d name%s for %d run%s", n, n == 1 ? "" : "s", ncol, ncol == 1 ? "" : "s");
     char *old[64];
     for (int k = 0; k < ncol; k++) old[k] = dup(first[k]);
-    const char *c = labels;
     int rc = 0;
     for (int k = 0; k < ncol; k++) {
-        size_t len = strcspn(c, ",");
+        const char *c = lab[k];
+        size_t len = strlen(c);
         for (int s = 0; rc == 0 && s < p->nseries; s++) {
             bl_series *se = &p->series[s];
             size_t ol = old[k] ? strlen(old[k]) : 0;
@@ -115,7 +136,6 @@ static int rename_runs(bl_panel *p, const char *labels, char **fig_title)
             const char *from = strstr(*texts[t], old[k]) ? old[k] : name;
             rc = replace_word(texts[t], from, c, len);
         }
-        c += len + (c[len] == ',');
     }
     for (int k = 0; k < ncol; k++) free(old[k]);
     return rc;

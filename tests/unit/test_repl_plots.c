@@ -1889,6 +1889,13 @@ BL_TEST(labels_name_runs_in_titles)
     snprintf(cmd, sizeof cmd, "plot loss v1 v2 v10 relative=v1 labels=a,b,c title=\"v1 against v2\" > %s", tmp("lab.png"));
     if (traced(s, &lay, cmd) == 0)
         CHECK(layout_count(&lay, BL_TEXT_TITLE, -1, "v1 against v2") == 1, "%s: title= changed", cmd);
+    /* quoted names hold spaces and commas, and lose their quotes */
+    snprintf(cmd, sizeof cmd, "plot loss v1 v2 v10 labels=\"lr 2e-3, seed 0\",'RoPE',\"seed 1\" > %s", tmp("lab.png"));
+    if (traced(s, &lay, cmd) == 0)
+        CHECK(texts_with(&lay, BL_TEXT_LEGEND, 0, "lr 2e-3, seed 0") >= 1 && texts_with(&lay, BL_TEXT_LEGEND, 0, "seed 1") >= 1 &&
+                  texts_with(&lay, BL_TEXT_LEGEND, 0, "RoPE") >= 1 && texts_with(&lay, BL_TEXT_LEGEND, 0, "\"") == 0 &&
+                  texts_with(&lay, BL_TEXT_LEGEND, 0, "'") == 0,
+              "%s: quoted labels not taken whole without their quotes", cmd);
     snprintf(cmd, sizeof cmd, "lengen v1 v2 windows=1 labels=learned,RoPE > %s", tmp("lab.png"));
     if (traced(s, &lay, cmd) == 0)
         CHECK(texts_with(&lay, BL_TEXT_TITLE, -1, "learned and RoPE") == 1 && texts_with(&lay, BL_TEXT_TITLE, -1, "v1") == 0 &&
