@@ -61,6 +61,8 @@ typedef struct {
                          * can exhaust the stack */
     int loops, defs;    /* inside how many loops (of the innermost function) and functions */
     int inline_if;      /* inside a one-line if's body, which ends at `else` or `elif` too */
+    int min_ind;        /* the indentation of the innermost indented block's lines (Python's
+                         * form), -1 outside one: a line indented less ends every block in it */
 } P;
 
 #define MAX_NESTING 200
@@ -837,7 +839,9 @@ static int simple(P *p, bl_stmt *s)
 }
 
 /* ---- blocks ---- */
-enum { TOP, BLOCK, LINE };
+/* TOP the input, BLOCK a block that ends at `end`, INDENTED one that ends where its lines'
+ * indentation does (Python's form), LINE a one-line body */
+enum { TOP, BLOCK, INDENTED, LINE };
 
 static int statement(P *p, bl_stmt *s);
 
@@ -847,9 +851,17 @@ static int at_newline(P *p)
     return peek(p)->kind == BL_T_EOF || (peek(p)->kind == BL_T_END && p->src[peek(p)->pos.off] != ';');
 }
 
+/* Does the token at the parser's position start a line indented less than the innermost
+ * indented block's lines (so it is outside every block in that one)? */
+static int dedented(P *p)
+{
+    return p->min_ind >= 0 && peek(p)->kind != BL_T_EOF && peek(p)->bol && peek(p)->ind < p->min_ind;
+}
+
 /* Statements into b: TOP up to the end of the input; BLOCK up to its `end`, `elif` or `else`
- * (left for the caller); LINE a one-line body, up to the end of its line (or a one-line if's
- * else). */
+ * (left for the caller); INDENTED up to a line indented less than p->min_ind (lines indented
+ * more that start no block's lines are an error, as Python's); LINE a one-line body, up to the
+ * end of its line (or a one-line if's else). */
 static int stmts(P *p, bl_block *b, int mode)
 {
     int cap = 0, rc = 0;
@@ -861,7 +873,19 @@ static int stmts(P *p, bl_block *b, int mode)
             if (b->n && (at_newline(p) || (p->inline_if && at_end(p)))) break;
         } else {
             while (accept(p, BL_T_END)) {}
-            if (peek(p)->kind == BL_T_EOF) break;
+            if (peek(p)->kind == BL_T_EOF || dedented(p)) break;
+            if (mode == INDENTED && peek(p)->bol && peek(p)->ind > p->min_ind) {
+                char what[96];
+                snprintf(what, sizeof what, "IndentationError: unexpected indent (the block's lines are indented %d)",
+                         p->min_ind);
+                rc = fail_tok(p, peek(p), what);
+                break;
+            }
+            if (mode == INDENTED && kw(p, "end")) {
+                rc = fail_tok(p, peek(p), "'end' inside an indented block: the block ends where its "
+                                          "indentation does (leave end out, or write it under the block's header)");
+                break;
+            }
             if (kw(p, "end") || kw(p, "elif") || kw(p, "else")) {
                 if (mode == BLOCK) break;
                 rc = fail_tok(p, peek(p), kw(p, "end") ? "there is no open block to end (for, while, if or def)"
@@ -898,7 +922,7 @@ static int stmts(P *p, bl_block *b, int mode)
  * (an if's up to its elif or else as well: then *stop is 1 and the keyword is next). */
 static int body(P *p, bl_stmt *s, bl_block *b, const bl_token *head, int is_if, int *stop)
 {
-    char what[96];
+    char what[192];
     *stop = 0;
     int colon = accept(p, BL_T_COLON);
     if (colon && !at_end(p)) {      /* one line */
@@ -917,30 +941,50 @@ static int body(P *p, bl_stmt *s, bl_block *b, const bl_token *head, int is_if, 
     if (p->inline_if && (kw(p, "else") || kw(p, "elif")))
         return fail_at(p, peek(p), "expected a statement after ':'") ? 0 : -1;
     if (++p->depth > MAX_NESTING) return fail_at(p, head, "blocks nested too deeply") ? 0 : -1;
-    int saved = p->inline_if;
+    int saved = p->inline_if, saved_ind = p->min_ind;
     p->inline_if = 0;
-    int rc = stmts(p, b, BLOCK);
-    p->inline_if = saved;
+    while (accept(p, BL_T_END)) {}
+    /* the block's first line says how it is written: indented deeper than its header's line,
+     * Python's form, up to a line indented less; otherwise up to its `end` */
+    const bl_token *first = peek(p);
+    int indented = first->kind != BL_T_EOF && first->bol && first->ind > head->ind;
+    if (indented) p->min_ind = first->ind;
+    int rc = stmts(p, b, indented ? INDENTED : BLOCK);
+    p->inline_if = saved, p->min_ind = saved_ind;
     p->depth--;
     if (rc < 0) return -1;
-    if (kw(p, "end")) {
+    const bl_token *t = peek(p);
+    if (indented) {
+        if (t->kind == BL_T_EOF || t->ind < head->ind) return 0;
+        if (t->ind > head->ind) {
+            snprintf(what, sizeof what, "IndentationError: unindent does not match any outer indentation level "
+                     "(this line %d columns, the block %d, its header %d)", t->ind, first->ind, head->ind);
+            return fail_tok(p, t, what);
+        }
+    }
+    if (kw(p, "end") && !dedented(p)) {    /* under an indented block's header: closes it too */
         next(p);
         if (!at_end(p)) return fail_at(p, peek(p), "expected the end of the line after 'end'") ? 0 : -1;
         return 0;
     }
-    if (is_if && (kw(p, "else") || kw(p, "elif"))) { *stop = 1; return 0; }
-    snprintf(what, sizeof what, "expected 'end' to close the '%s' of line %d", head->str, head->pos.line);
+    if (is_if && (kw(p, "else") || kw(p, "elif")) && !dedented(p)) { *stop = 1; return 0; }
     (void)s;
-    if (!strcmp(head->str, "else")) {
+    if (!strcmp(head->str, "else") && (kw(p, "else") || kw(p, "elif")) && !dedented(p)) {
         snprintf(what, sizeof what, "'%s' after the else of line %d: an if has one else, last", peek(p)->str,
                  head->pos.line);
         return fail_tok(p, peek(p), what);
     }
-    if (kw(p, "else") || kw(p, "elif")) {
+    if ((kw(p, "else") || kw(p, "elif")) && !dedented(p)) {
         snprintf(what, sizeof what, "'%s' belongs to an if, not to the '%s' of line %d", peek(p)->str, head->str,
                  head->pos.line);
         return fail_tok(p, peek(p), what);
     }
+    if (indented) return 0;
+    if (colon && (t->kind == BL_T_EOF || dedented(p)))
+        snprintf(what, sizeof what, "expected an indented block after the '%s' of line %d (or 'end' to close it)",
+                 head->str, head->pos.line);
+    else
+        snprintf(what, sizeof what, "expected 'end' to close the '%s' of line %d", head->str, head->pos.line);
     return fail_at(p, peek(p), what) ? 0 : -1;
 }
 
@@ -1163,7 +1207,7 @@ int bl_parse(const char *src, int line, int col, bl_is_command_fn is_cmd, bl_pro
              bl_pos *errpos)
 {
     memset(prog, 0, sizeof *prog);
-    P p = { .src = src, .arena = &prog->arena, .errpos = errpos, .is_cmd = is_cmd };
+    P p = { .src = src, .arena = &prog->arena, .errpos = errpos, .is_cmd = is_cmd, .min_ind = -1 };
     if (bl_lex(src, line, col, &p.ts, errpos) < 0) return -1;
     bl_block top;
     int rc = stmts(&p, &top, TOP);
