@@ -784,6 +784,65 @@ static int augmented(P *p, bl_stmt *s, int op)
     return 0;
 }
 
+/* expr (',' expr)*: one value, or the list of several (Python's tuple, `a, b = b, a`). */
+static bl_ast *expr_list(P *p)
+{
+    bl_ast *e = expr(p);
+    if (!e || peek(p)->kind != BL_T_COMMA) return e;
+    list l = { 0 };
+    bl_ast *n = node(p, BL_N_LIST, peek(p));
+    int rc = n && list_push(&l, e, NULL, e->pos) == 0 ? 0 : -1;
+    while (rc == 0 && accept(p, BL_T_COMMA)) {
+        if (at_end(p)) break;       /* a trailing ',' (x = 1,) */
+        bl_ast *x = expr(p);
+        rc = x ? list_push(&l, x, NULL, x->pos) : -1;
+    }
+    if (!n) return NULL;    /* (nothing was pushed) */
+    n->pos = e->pos;
+    return list_finish(p, &l, n, 0) == 0 && rc == 0 ? n : NULL;
+}
+
+/* NAME (',' NAME)+: the names a value is unpacked into (a, b = ...; for i, x in ...), into
+ * s->params (nparams of them, at s->ppos); s->name is the first. 0, or -1 at a bad name. */
+static int names(P *p, bl_stmt *s, const char *what)
+{
+    int from = p->i, n = 0;
+    do {
+        bl_token *v = next(p);
+        if (v->kind != BL_T_NAME || !bl_name_assignable(v->str, NULL)) {
+            p->i -= v->kind != BL_T_EOF;
+            return fail_at(p, v, what) ? 0 : -1;
+        }
+        for (int j = 0; j < n; j++)
+            if (!strcmp(p->ts.t[from + 2 * j].str, v->str)) {
+                p->i--;
+                return fail_at(p, v, "this name is given twice") ? 0 : -1;
+            }
+        n++;
+    } while (accept(p, BL_T_COMMA));
+    s->nparams = n;
+    s->params = aalloc(p->arena, (size_t)n * sizeof *s->params);
+    s->ppos = aalloc(p->arena, (size_t)n * sizeof *s->ppos);
+    if (!s->params || !s->ppos) return -1;
+    for (int i = 0; i < n; i++) {
+        const bl_token *v = &p->ts.t[from + 2 * i];
+        if (!(s->params[i] = astrndup(p->arena, v->str, strlen(v->str)))) return -1;
+        s->ppos[i] = v->pos;
+    }
+    s->name = s->params[0];
+    if (n == 1) s->nparams = 0;     /* one name: a plain assignment or loop variable */
+    return 0;
+}
+
+/* Does the statement at the parser's position start NAME ',' NAME ... '=' (an unpacking)? */
+static int unpacking_at(P *p)
+{
+    int i = p->i;
+    if (p->ts.t[i].kind != BL_T_NAME || p->ts.t[i + 1].kind != BL_T_COMMA) return 0;
+    while (p->ts.t[i].kind == BL_T_NAME && p->ts.t[i + 1].kind == BL_T_COMMA) i += 2;
+    return p->ts.t[i].kind == BL_T_NAME && p->ts.t[i + 1].kind == BL_T_ASSIGN;
+}
+
 static int simple(P *p, bl_stmt *s)
 {
     bl_token *t = peek(p);
@@ -802,6 +861,15 @@ static int simple(P *p, bl_stmt *s)
     }
     int aug = augmented_at(p);
     if (aug) return augmented(p, s, aug);
+    if (unpacking_at(p)) {          /* a, b = b, a: the value's items, one to each name */
+        s->kind = BL_S_ASSIGN;
+        if (names(p, s, "expected a variable name") < 0) return -1;
+        next(p);    /* = */
+        if (!(s->expr = expr_list(p))) return -1;
+        if (!at_end(p)) return fail_at(p, peek(p), peek(p)->kind == BL_T_GT ? "an assignment cannot be redirected"
+                                                   : "expected an operator or the end of the statement") ? 0 : -1;
+        return 0;
+    }
     if (t->kind == BL_T_NAME && peek2(p)->kind == BL_T_ASSIGN) {
         s->kind = BL_S_ASSIGN;
         s->name = astrndup(p->arena, t->str, strlen(t->str));
@@ -812,7 +880,7 @@ static int simple(P *p, bl_stmt *s)
     } else {
         s->kind = BL_S_EXPR;
     }
-    if (!(s->expr = expr(p))) {
+    if (!(s->expr = s->kind == BL_S_ASSIGN ? expr_list(p) : expr(p))) {
         return -1;
     }
     if (s->kind == BL_S_EXPR && peek(p)->kind == BL_T_ASSIGN) {
@@ -1116,12 +1184,8 @@ static int statement(P *p, bl_stmt *s)
         bl_token *head = next(p);
         s->kind = is_for ? BL_S_FOR : BL_S_WHILE;
         if (is_for) {
-            bl_token *v = next(p);
-            if (v->kind != BL_T_NAME || !bl_name_assignable(v->str, NULL)) {
-                p->i -= v->kind != BL_T_EOF;
-                return fail_at(p, v, "expected the loop variable's name after for") ? 0 : -1;
-            }
-            s->name = astrndup(p->arena, v->str, strlen(v->str));
+            /* for i, x in enumerate(xs): each item unpacked into the names */
+            if (names(p, s, "expected the loop variable's name after for") < 0) return -1;
             if (!kw(p, "in")) return fail_at(p, peek(p), "expected 'in' (for NAME in LIST)") ? 0 : -1;
             next(p);
         }
@@ -1135,8 +1199,22 @@ static int statement(P *p, bl_stmt *s)
         next(p);
         s->kind = BL_S_RETURN;
         if (!p->defs) return fail_tok(p, t, "'return' outside a function");
-        if (!at_end(p) && !(s->expr = expr(p))) return -1;
+        if (!at_end(p) && !(s->expr = expr_list(p))) return -1;
         if (!at_end(p)) return fail_at(p, peek(p), "expected an operator or the end of the statement") ? 0 : -1;
+        return 0;
+    }
+    if (kw(p, "pass")) {
+        next(p);
+        s->kind = BL_S_PASS;
+        if (!at_end(p)) return fail_at(p, peek(p), "expected the end of the statement") ? 0 : -1;
+        return 0;
+    }
+    if (kw(p, "assert")) {          /* assert COND [, MESSAGE] */
+        next(p);
+        s->kind = BL_S_ASSERT;
+        if (!(s->expr = expr(p))) return -1;
+        if (accept(p, BL_T_COMMA) && !(s->msg = expr(p))) return -1;
+        if (!at_end(p)) return fail_at(p, peek(p), "expected ', MESSAGE' or the end of the statement") ? 0 : -1;
         return 0;
     }
     if (kw(p, "break") || kw(p, "continue")) {
@@ -1178,7 +1256,7 @@ static int statement(P *p, bl_stmt *s)
 
 const char *const bl_keywords[] = {
     "def", "return", "for", "in", "while", "if", "elif", "else", "end", "break", "continue", "global", "is",
-    "and", "or", "not",
+    "and", "or", "not", "pass", "assert",
     NULL
 };
 
