@@ -874,9 +874,9 @@ static bl_value *f_load(bl_callargs *a)
 /* The first sentence of every function's help is its summary line in `help functions`: at most
  * 73 characters, so that it fits 79 columns after the indent (test_repl checks it). */
 #define REDUCE_HELP(what, more) \
-    what " of x, or along dimension dim." more " Without dim a number; a negative dim counts\n" \
-    "from the end; keepdim=on keeps that dimension with size 1 so the result broadcasts\n" \
-    "against x."
+    what " of x, or along dimension dim. Without dim a number; dim is dim=1 or the\n" \
+    "second argument (x.sum(1), as torch); a negative dim counts from the end; keepdim=on\n" \
+    "keeps that dimension with size 1 so the result broadcasts against x." more
 
 const bl_function bl_functions[] = {
     { "randn", "randn(d0, d1, ..., mean=0, std=1, grad=off)",
@@ -902,16 +902,23 @@ const bl_function bl_functions[] = {
     { "shape", "shape(x)", "The shape of x as a list, e.g. [4, 64, 128].", f_shape },
     { "numel", "numel(x)", "The number of elements of x.", f_shape },
     { "size", "size(x, dim=)",
-      "The shape of x as a list, or its size along dim (x.size(), x.size(0): torch's Tensor.size).", f_size },
+      "The shape of x as a list, or its size along dim (torch's Tensor.size). x.size() and\n"
+      "x.size(0) call it as a method.", f_size },
     { "sum", "sum(x, dim=, keepdim=off)", REDUCE_HELP("The sum", ""), bl_fn_reduce },
     { "mean", "mean(x, dim=, keepdim=off)", REDUCE_HELP("The mean", ""), bl_fn_reduce },
-    { "var", "var(x, dim=, keepdim=off)",
-      REDUCE_HELP("The biased variance", " It divides by n, as inside LayerNorm.\n"), bl_fn_reduce },
-    { "std", "std(x, dim=, keepdim=off)",
-      REDUCE_HELP("The biased standard deviation", " It divides by n, as var.\n"), bl_fn_reduce },
+    { "var", "var(x, dim=, keepdim=off, unbiased=on, correction=1)",
+      REDUCE_HELP("The variance", "\nIt divides by n - correction, as torch.var: unbiased by default;\n"
+                  "unbiased=off (correction=0) divides by n, as inside LayerNorm."), bl_fn_reduce },
+    { "std", "std(x, dim=, keepdim=off, unbiased=on, correction=1)",
+      REDUCE_HELP("The standard deviation", "\nsqrt(var(x, ...)): unbiased by default, as torch.std."),
+      bl_fn_reduce },
     { "rms", "rms(x, dim=, keepdim=off)", REDUCE_HELP("The root mean square sqrt(mean(x^2))", ""), bl_fn_reduce },
-    { "min", "min(x, dim=, keepdim=off)", REDUCE_HELP("The smallest element", ""), bl_fn_reduce },
-    { "max", "max(x, dim=, keepdim=off)", REDUCE_HELP("The largest element", ""), bl_fn_reduce },
+    { "min", "min(x, dim=, keepdim=off) | min(a, b, ...)",
+      REDUCE_HELP("The smallest element", "\nmin(a, b, ...) of numbers is Python's min; of two tensors the\n"
+                  "elementwise minimum (torch.min(a, b))."), bl_fn_reduce },
+    { "max", "max(x, dim=, keepdim=off) | max(a, b, ...)",
+      REDUCE_HELP("The largest element", "\nmax(a, b, ...) of numbers is Python's max; of two tensors the\n"
+                  "elementwise maximum (torch.max(a, b))."), bl_fn_reduce },
     { "abs", "abs(x)", "|x| elementwise; its gradient at 0 is 0, as torch's.", bl_fn_unary },
     { "sqrt", "sqrt(x)", "The square root, elementwise; sqrt(-1) is nan.", bl_fn_unary },
     { "exp", "exp(x)", "e^x elementwise.", bl_fn_unary },
@@ -977,17 +984,17 @@ const bl_function bl_functions[] = {
       "The length of x (Python's len). Items of a list, characters of a string, rows of a\n"
       "table, or the first dimension of a tensor.", f_len },
     { "int", "int(x)",
-      "x as a whole number: a number truncated toward 0, a string such as \"12\", a one-element tensor\n"
-      "(Python's int). int(\"1.5\") and int(nan) are errors, as Python's.", f_convert },
+      "x as a whole number, truncated toward 0 (Python's int). x is a number, a bool, a string such\n"
+      "as \"12\" or a one-element tensor; int(\"1.5\") and int(nan) are errors, as Python's.", f_convert },
     { "float", "float(x)",
-      "x as a number: a string such as \"2.5\", \"inf\", \"-inf\" or \"nan\", a bool, a one-element tensor\n"
-      "(Python's float). float(\"inf\") is infinity, float(\"nan\") not-a-number.", f_convert },
+      "x as a number (Python's float): float(\"inf\") is infinity, float(\"nan\") not-a-number.\n"
+      "x is a string such as \"2.5\" or \"-inf\", a number, a bool or a one-element tensor.", f_convert },
     { "enumerate", "enumerate(xs, start=0)",
-      "The list of [i, x] for the items x of xs, i counting from start (Python's enumerate).\n"
+      "The list of [i, x] for the items x of xs (Python's enumerate). i counts from start;\n"
       "for i, x in enumerate(xs): unpacks each pair. Items are a list's, or a tensor's rows.", f_enumerate_zip },
     { "zip", "zip(a, b, ...)",
-      "The list of [a[i], b[i], ...], as long as the shortest (Python's zip): for x, y in zip(xs, ys).",
-      f_enumerate_zip },
+      "The list of [a[i], b[i], ...], as long as the shortest (Python's zip). for x, y in zip(xs, ys):\n"
+      "unpacks each.", f_enumerate_zip },
     { "str", "str(x)",
       "x as print shows it, as a string (Python's str). \"run\" + str(3) is \"run3\"; in a\n"
       "command word written (EXPR) it names files in a loop: sample m > (\"s\" + str(k) + \".png\").",

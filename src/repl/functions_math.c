@@ -343,7 +343,7 @@ static int correction_arg(bl_callargs *a, double *c)
  * smaller / larger; more than two numbers too); of a tensor and a tensor, torch.max(a, b): the
  * elementwise maximum (bl_fn_binary). var and std divide by n - correction (torch's default 1,
  * unbiased; unbiased=off or correction=0 divides by n, as inside LayerNorm): the biased kernel's
- * value times n / (n - correction) (its square root for std), nan where n - correction <= 0
+ * variance times n / (n - correction) (its square root for std), nan where n - correction <= 0
  * (torch gives nan or inf there, with a warning). */
 bl_value *bl_fn_reduce(bl_callargs *a)
 {
@@ -381,11 +381,14 @@ bl_value *bl_fn_reduce(bl_callargs *a)
     bl_ag ag;
     bl_graph *g = bl_ag_begin(&ag, a);
     bl_tensor *x = g ? arg_in(&ag, a, 0) : NULL;
-    bl_tensor *y = x ? bl_reduce_op(g, op, x, dim, keep) : NULL;
+    bl_tensor *y = x ? bl_reduce_op(g, corr != 0 && op == BL_STD ? BL_VAR : op, x, dim, keep) : NULL;
     if (y && corr != 0) {
+        /* std: the square root of the corrected variance (not std times sqrt(f): std's
+         * float32 rounding showed tensor([1.0000]) where torch shows 1.) */
         double n = dim == BL_ALL_DIMS ? (double)x->numel : (double)x->shape[dim < 0 ? dim + x->ndim : dim];
         double f = n - corr > 0 ? n / (n - corr) : NAN;
-        y = bl_scale(g, y, (float)(op == BL_VAR ? f : sqrt(f)));
+        y = bl_scale(g, y, (float)f);
+        if (y && op == BL_STD) y = bl_unary_op(g, BL_SQRT, y);
     }
     return bl_ag_end(&ag, y);
 }
