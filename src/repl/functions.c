@@ -987,7 +987,7 @@ const bl_function bl_functions[] = {
       "x as a whole number, truncated toward 0 (Python's int). x is a number, a bool, a string such\n"
       "as \"12\" or a one-element tensor; int(\"1.5\") and int(nan) are errors, as Python's.", f_convert },
     { "float", "float(x)",
-      "x as a number (Python's float): float(\"inf\") is infinity, float(\"nan\") not-a-number.\n"
+      "x as a number (Python's float). float(\"inf\") is infinity, float(\"nan\") NaN.\n"
       "x is a string such as \"2.5\" or \"-inf\", a number, a bool or a one-element tensor.", f_convert },
     { "enumerate", "enumerate(xs, start=0)",
       "The list of [i, x] for the items x of xs (Python's enumerate). i counts from start;\n"

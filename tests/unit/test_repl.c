@@ -1231,7 +1231,7 @@ BL_TEST(help_topics)
     for (size_t i = 0; i < sizeof sentences / sizeof *sentences; i++)
         CHECK(bl_first_sentence(sentences[i].text) == sentences[i].len, "'%s': first sentence of %zu bytes",
               sentences[i].text, bl_first_sentence(sentences[i].text));
-    CHECK(run("help var") == 0 && strstr(outbuf, "It divides by n, as inside LayerNorm."), "%s", outbuf);
+    CHECK(run("help var") == 0 && strstr(outbuf, "unbiased=off (correction=0) divides by n, as inside LayerNorm."), "%s", outbuf);
     static const char *const subs[][2] = { { "plot loss", "plot loss [" }, { "rope check", "rope table|check [" },
                                            { "qk growth", "qk growth [" } };
     char cmd[64];
