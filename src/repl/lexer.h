@@ -52,7 +52,8 @@ void bl_tokens_free(bl_tokens *ts);
 int bl_lex_indent(const char *s, int col);
 
 /* 1 when src ends inside brackets, after a binary operator or '=', or inside a block (a
- * for/while/if/def header without its `end`: parser.h); the REPL then reads a continuation line.
+ * for/while/if/def header without its `end`, or an indented block whose dedent has not come:
+ * parser.h); the REPL then reads a continuation line.
  * A line ending in ',' '.' or ':' outside brackets ends the statement. An unterminated string
  * is an error, not a continuation. */
 int bl_lex_incomplete(const char *src);

@@ -38,12 +38,19 @@
  *              | '[' expr 'for' NAME 'in' test ['if' test] ']'   a list comprehension
  *   params    := [NAME ['=' expr] (',' NAME ['=' expr])*]      defaults after the others
  *   body      := [':'] END block ('end' | 'elif' | 'else')       a block: lines up to its end
+ *              | [':'] END INDENTED-block ['end']               Python's: its first line indented
+ *                                                               deeper than the header's line, it
+ *                                                               ends before a line indented less
+ *                                                               than its lines (an `end` or
+ *                                                               elif/else under the header follows)
  *              | ':' statement (';' statement)*                 one line: up to the line's end
  *   block     := (statement END)*
  *
  * The block keywords count only where a statement starts; keywords are not names (x = 1 may
  * not name a variable end). A one-line body (after ':') runs to the end of its line; a block's
- * header ends at its line's end (or ';'), and the block at its matching `end`.
+ * header ends at its line's end (or ';'), and the block at its matching `end`, or, when its first
+ * line is indented deeper than the header's (the tokens' ind, lexer.h), at the dedent; a line
+ * indented deeper than its block's lines, or back to no enclosing level, is an IndentationError.
  *
  * Command words are runs of tokens without white space between them ("loss.png", "dim=64",
  * "~/a.bl"), or NAME = VALUE with white space on both sides of '='; "key=value" words carry the
