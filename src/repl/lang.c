@@ -266,18 +266,18 @@ bl_value *bl_lang_item(const bl_value *v, int i)
     return bl_val_tensor(r);
 }
 
-int bl_lang_unpack(bl_session *s, const bl_stmt *st, const bl_value *v)
+int bl_lang_unpack_names(bl_session *s, const char *const *names, int count, bl_pos pos, const bl_value *v)
 {
     int n = v->kind == BL_V_LIST ? v->n : v->kind == BL_V_TENSOR && v->t->ndim > 0 ? v->t->shape[0] : -1;
     if (n < 0) {
         bl_fail("ValueError: cannot unpack a %s into %d names (a list or a tensor's rows)",
-                v->kind == BL_V_TENSOR ? "0-D tensor" : bl_val_kind_name(v), st->nparams);
-        return bl_session_errat(s, st->pos);
+                v->kind == BL_V_TENSOR ? "0-D tensor" : bl_val_kind_name(v), count);
+        return bl_session_errat(s, pos);
     }
-    if (n != st->nparams) {
-        if (n > st->nparams) bl_fail("ValueError: too many values to unpack (expected %d, got %d)", st->nparams, n);
-        else bl_fail("ValueError: not enough values to unpack (expected %d, got %d)", st->nparams, n);
-        return bl_session_errat(s, st->pos);
+    if (n != count) {
+        if (n > count) bl_fail("ValueError: too many values to unpack (expected %d, got %d)", count, n);
+        else bl_fail("ValueError: not enough values to unpack (expected %d, got %d)", count, n);
+        return bl_session_errat(s, pos);
     }
     bl_value *got[256];
     if (n > 256) return bl_fail("too many names to unpack into");
@@ -286,10 +286,15 @@ int bl_lang_unpack(bl_session *s, const bl_stmt *st, const bl_value *v)
     k -= rc < 0;
     /* every item first: a failure binds none of the names */
     for (int i = 0; i < k; i++) {
-        if (rc == 0) rc = bl_session_set(s, st->params[i], got[i]);
+        if (rc == 0) rc = bl_session_set(s, names[i], got[i]);
         bl_val_unref(got[i]);
     }
-    return rc < 0 ? bl_session_errat(s, st->pos) : 0;
+    return rc < 0 ? bl_session_errat(s, pos) : 0;
+}
+
+int bl_lang_unpack(bl_session *s, const bl_stmt *st, const bl_value *v)
+{
+    return bl_lang_unpack_names(s, st->params, st->nparams, st->pos, v);
 }
 
 /* What a for loop (or a comprehension: what) runs over: e's value and its number of items in
@@ -366,23 +371,31 @@ bl_value *bl_lang_comprehension(bl_session *s, const bl_ast *e)
     int n;
     bl_value *over = iterable(s, e->b, "list comprehension", &n);
     if (!over) return NULL;
-    bl_value *saved = bl_val_ref(bound_here(s, e->str));   /* NULL: none */
+    /* the names it binds: one (str), or those an item is unpacked into (keys) */
+    const char *const one[1] = { e->str };
+    const char *const *names = e->n ? e->keys : one;
+    int nn = e->n ? e->n : 1;
+    bl_value *saved[256];       /* each name's value before it (NULL: none) */
+    if (nn > 256) return BL_FAILP("list comprehension: too many names");
+    for (int j = 0; j < nn; j++) saved[j] = bl_val_ref(bound_here(s, names[j]));
     bl_value **got = calloc((size_t)n + 1, sizeof *got);
     int k = 0, ok = got != NULL;
     if (!got) bl_fail("out of memory");
     for (int i = 0; ok && i < n; i++) {
         if (bl_interrupted()) { ok = 0; bl_fail("interrupted"); break; }
         bl_value *x = bl_lang_item(over, i);
-        ok = x && bl_session_set(s, e->str, x) == 0;
+        ok = x && (e->n ? bl_lang_unpack_names(s, names, nn, e->pos, x) : bl_session_set(s, e->str, x)) == 0;
         bl_val_unref(x);
         int t = !ok ? -1 : e->c ? bl_cond_truth(s, e->c, "if") : 1;
         if (t < 0) { ok = 0; break; }
         if (t && !(got[k++] = bl_eval(s, e->a))) ok = 0;
     }
-    /* the variable is the comprehension's own: the name is as it was before */
-    if (saved) bl_session_set(s, e->str, saved);
-    else if (bound_here(s, e->str)) bl_session_del(s, e->str);
-    bl_val_unref(saved);
+    /* the variables are the comprehension's own: the names are as they were before */
+    for (int j = 0; j < nn; j++) {
+        if (saved[j]) bl_session_set(s, names[j], saved[j]);
+        else if (bound_here(s, names[j])) bl_session_del(s, names[j]);
+        bl_val_unref(saved[j]);
+    }
     bl_val_unref(over);
     bl_value *l = ok ? bl_val_list(k) : NULL;
     for (int i = 0; i < k; i++) {

@@ -112,6 +112,7 @@ static bl_ast *expr(P *p);
 static bl_ast *test(P *p);
 static int kw(P *p, const char *w);
 static int comprehension(P *p, bl_ast *n, bl_ast *elem, const bl_token *open);
+static int names(P *p, bl_stmt *s, const char *what);
 
 /* A growable list of nodes (and keys), copied into the arena when done. */
 typedef struct {
@@ -536,6 +537,13 @@ static int comprehension(P *p, bl_ast *n, bl_ast *elem, const bl_token *open)
         return fail_at(p, v, "expected the loop variable's name after for") ? 0 : -1;
     }
     if (!(n->str = astrndup(p->arena, v->str, strlen(v->str)))) return -1;
+    if (peek(p)->kind == BL_T_COMMA) {      /* [x * y for x, y in zip(xs, ys)]: unpacked */
+        bl_stmt names_of = { 0 };
+        p->i--;
+        if (names(p, &names_of, "expected the loop variable's name after for") < 0) return -1;
+        n->keys = names_of.params;
+        n->n = names_of.nparams;
+    }
     if (!kw(p, "in")) return fail_at(p, peek(p), "expected 'in' ([x for NAME in LIST])") ? 0 : -1;
     next(p);
     if (!(n->b = test(p))) return -1;

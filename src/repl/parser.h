@@ -35,7 +35,7 @@
  *   index     := expr | [expr] ':' [expr] [':' [expr]] | '...'     (None: a new dimension)
  *   args      := [arg (',' arg)*],  arg := NAME '=' expr | expr
  *   primary   := NUMBER | STRING | NAME | None | '(' expr ')' | '[' [expr (',' expr)*] ']'
- *              | '[' expr 'for' NAME 'in' test ['if' test] ']'   a list comprehension
+ *              | '[' expr 'for' NAME (',' NAME)* 'in' test ['if' test] ']'   a list comprehension
  *   params    := [NAME ['=' expr] (',' NAME ['=' expr])*]      defaults after the others
  *   body      := [':'] END block ('end' | 'elif' | 'else')       a block: lines up to its end
  *              | [':'] END INDENTED-block ['end']               Python's: its first line indented
@@ -68,7 +68,8 @@ typedef enum {
     BL_N_INDEX, BL_N_FIELD, BL_N_SLICE, BL_N_METHOD,
     BL_N_NONE,      /* None (or none) */
     BL_N_COND,      /* a if c else b: a in a, b in b, the condition in c */
-    BL_N_COMP,      /* [a for str in b if c]: c NULL without the if */
+    BL_N_COMP,      /* [a for str in b if c]: c NULL without the if; [a for x, y in b]: the
+                       n names in keys (n 0 for one) */
     BL_N_ELLIPSIS,  /* ... inside [] */
     BL_N_AND, BL_N_OR,  /* a and b and ...: the operands in items (n >= 2), pos at the first
                            keyword; the value is the deciding operand, as Python's */

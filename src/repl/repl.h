@@ -303,6 +303,8 @@ bl_value *bl_lang_item(const bl_value *v, int i);
  * rows, one to each name, as Python's unpacking; 0, or -1 + ValueError (too many or not enough
  * values) at st, with none of the names changed. */
 int bl_lang_unpack(bl_session *s, const bl_stmt *st, const bl_value *v);
+/* The same for count names, the error at pos (a comprehension's [x for a, b in ...]). */
+int bl_lang_unpack_names(bl_session *s, const char *const *names, int count, bl_pos pos, const bl_value *v);
 
 /* Write the value of a statement to a file (`STATEMENT > FILE`), atomically: handles with a
  * save method (figures: .png .svg .csv .json .txt) write themselves; tables and tensors go to

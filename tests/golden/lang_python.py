@@ -78,7 +78,8 @@ for i, s in enumerate(["a", "b", "c"], start=1):
 acc = 0
 for x, y in zip([1, 2, 3], [10, 20]):
     acc += x * y
-print("blocks:", total, [fib(k) for k in range(10)], pairs, acc)
+print("blocks:", total, [fib(k) for k in range(10)], pairs, acc, [x * y for x, y in zip([1, 2, 3], [10, 20])],
+      [i for i, s in enumerate(["a", "b", "c"]) if s != "b"])
 print("blocks: int/float/min/max", int("42") + int(-2.7) + int(3.9), float(" 2.5 ") * 2, min(3, 1.5), max(2, 7, 4),
       min(-1, 5), float("inf") > 1e308, float("-inf") < -1e308, float("nan") != float("nan"))
 x = torch.tensor([[1., 2., 4.], [3., 5., 9.]])
