@@ -290,7 +290,7 @@ int bl_lex_more(bl_lex_state *st, const char *text)
         const bl_token *t = &ts.t[i];
         int first_on_line = i == 0 || t->pos.line > ts.t[i - 1].pos.line;
         int ended = 0, else_opens = 0;
-        if (k == BL_T_NAME && t->bol && !st->mid && st->depth == 0 && st->blocks > 0) {
+        if (t->bol && k != BL_T_END && !st->mid && st->depth == 0 && st->blocks > 0) {
             /* a statement's first line: the first line of a block says how it is written
              * (indented deeper than its header: Python's form, up to a line indented less);
              * a line indented less closes the indented blocks it is outside of */
@@ -302,6 +302,7 @@ int bl_lex_more(bl_lex_state *st, const char *text)
                 st->blocks--, closed = 1;
                 if (t->ind > hind) { bad = 1; break; }     /* the parser says so */
                 if (t->ind < hind) continue;
+                if (k != BL_T_NAME) break;
                 if (!strcmp(t->str, "end")) ended = 1;    /* `end` under the header closes it too */
                 else if (!strcmp(t->str, "else") || !strcmp(t->str, "elif")) else_opens = 1;  /* of an if */
                 break;

@@ -888,7 +888,7 @@ static int simple(P *p, bl_stmt *s)
     } else {
         s->kind = BL_S_EXPR;
     }
-    if (!(s->expr = s->kind == BL_S_ASSIGN ? expr_list(p) : expr(p))) {
+    if (!(s->expr = expr_list(p))) {   /* x = 1, 2 and a line `a, b`: a list (Python's tuple) */
         return -1;
     }
     if (s->kind == BL_S_EXPR && peek(p)->kind == BL_T_ASSIGN) {

@@ -75,6 +75,8 @@ BL_TEST(incomplete_blocks)
         { "def f(x):\n    for i in x:\n        y = i\n    return y\nf(1)", 0 },
         { "def p(x):\n  return x + 1\nend\n", 0 },     /* `end` under the header closes it too */
         { "for a in [1]:\n    for b in [2]\n    end\n", 1 },   /* a block with `end` inside */
+        { "for a in [1]:\n    x = a\n[x]", 0 },         /* a line that starts with no name ends it too */
+        { "for a in [1]:\n    x = a\n(x)\n", 0 },
     };
     for (size_t i = 0; i < sizeof indented / sizeof *indented; i++)
         CHECK(bl_lex_incomplete(indented[i].src) == indented[i].more, "\"%s\": want %d", indented[i].src,
@@ -167,6 +169,13 @@ BL_TEST(indented_blocks)
           errbuf);
     CHECK(run_in(s, "\tfor a in [1]:\n\t\tprint(a)\n\tprint(2)") == 0 && !strcmp(outbuf, "1\n2\n"),
           "tabs: %s%s", outbuf, errbuf);
+    /* the line after the block starts with a bracket: it ends the block all the same (it was
+     * taken into the block's statement, which ran only with the next line) */
+    bl_lex_state st = { .interactive = 1 };
+    CHECK(bl_lex_more(&st, "def g(a):") == 1 && bl_lex_more(&st, "    return a * 7") == 1 &&
+          bl_lex_more(&st, "[g(1)]") == 2, "a dedented line that starts with '[' ends the block");
+    CHECK(run_in(s, "def g(a):\n    return a * 7\n[g(1), 2]\n-g(2)\n\"s\"") == 0 && !strcmp(outbuf, "[7, 2]\n-14\ns\n"),
+          "%s%s", outbuf, errbuf);
     done(s);
 }
 
