@@ -25,6 +25,7 @@
 #include "core/error.h"
 #include "data/dataset.h"
 #include "models/model.h"
+#include "nn/nn.h"
 #include "models/tinygpt.h"
 #include "train/trainer.h"
 #include <math.h>
@@ -51,7 +52,7 @@ static double dit_forward_flops(const bl_config *c)
     double f = 2 * T * P * D + 2 * (256 * D + D * D);                 /* patch, t_embedder */
     double blk = 2 * D * 4 * D                                         /* adaLN */
                + 2 * T * D * (D + 2 * kv) + 4 * T * T * D + 2 * T * D * D  /* qkv, attn, proj */
-               + (c->mlp == BL_MLP_SWIGLU ? 3 : 2) * 2 * T * D * hid;  /* mlp */
+               + bl_mlp_defs[c->mlp].nproj * 2 * T * D * hid;  /* mlp */
     return f + c->depth * blk + 2 * D * 2 * D + 2 * T * D * P;        /* final layer */
 }
 

@@ -62,6 +62,8 @@ typedef enum { BL_OP_LIST(BL_OP_ENUM_) BL_OP_COUNT } bl_op;
 
 /* "linear", "qk_norm", ...; "?" for a value outside the enum. */
 const char *bl_op_name(bl_op op);
+/* The name of op BL_OP_e, as kernels start their error messages: BL_OPN(LINEAR) is "linear". */
+#define BL_OPN(e) bl_op_name(BL_OP_##e)
 /* The op named `name`, or -1 when none is (a test's filter, a name typed at the prompt). */
 int bl_op_lookup(const char *name);
 

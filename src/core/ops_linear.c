@@ -145,7 +145,7 @@ static void gelu_epi(void *ctx, size_t r0, size_t n)
 
 bl_tensor *bl_linear(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b)
 {
-    if (bl_ops_linear_check("linear", x, w, b) < 0) return NULL;
+    if (bl_ops_linear_check(BL_OPN(LINEAR), x, w, b) < 0) return NULL;
     int out = w->shape[0], in = w->shape[1];
     int shape[BL_MAXDIM];
     memcpy(shape, x->shape, sizeof shape);
@@ -218,10 +218,12 @@ static void linear_add_backward(bl_node *n)
 
 bl_tensor *bl_linear_add(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b, bl_tensor *r)
 {
-    if (bl_ops_linear_check("linear_add", x, w, b) < 0 || bl_ops_need("linear_add", "residual", r)) return NULL;
+    if (bl_ops_linear_check(BL_OPN(LINEAR_ADD), x, w, b) < 0 || bl_ops_need(BL_OPN(LINEAR_ADD), "residual", r))
+        return NULL;
     int out = w->shape[0], in = w->shape[1], R = (int)(x->numel / (size_t)in);
     if (r->numel != (size_t)R * out || r->shape[r->ndim - 1] != out)
-        return BL_FAILP("linear_add: residual %s does not match the output [%d, %d]", BL_SHP(r), R, out);
+        return BL_FAILP("%s: residual %s does not match the output [%d, %d]",
+                        BL_OPN(LINEAR_ADD), BL_SHP(r), R, out);
     bl_tensor *y = bl_graph_tensor(g, r->ndim, r->shape, BL_WANTS_GRAD(g, x, w, b, r));
     if (!y) return NULL;
     add_rows(R, in, out, x->data, w->data, b ? b->data : NULL, r->data, y->data);
@@ -261,13 +263,15 @@ static void linear_dropout_add_backward(bl_node *n)
 bl_tensor *bl_linear_dropout_add(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b, bl_tensor *r,
                                  float p, uint64_t key)
 {
-    if (bl_ops_linear_check("linear_dropout_add", x, w, b) < 0 ||
-        bl_ops_need("linear_dropout_add", "residual", r))
+    if (bl_ops_linear_check(BL_OPN(LINEAR_DROPOUT_ADD), x, w, b) < 0 ||
+        bl_ops_need(BL_OPN(LINEAR_DROPOUT_ADD), "residual", r))
         return NULL;
-    if (!(p >= 0.0f && p < 1.0f)) return BL_FAILP("linear_dropout_add: p must be in [0, 1), got %g", (double)p);
+    if (!(p >= 0.0f && p < 1.0f)) return BL_FAILP("%s: p must be in [0, 1), got %g",
+                                                  BL_OPN(LINEAR_DROPOUT_ADD), (double)p);
     int out = w->shape[0], in = w->shape[1], R = (int)(x->numel / (size_t)in);
     if (r->numel != (size_t)R * out || r->shape[r->ndim - 1] != out)
-        return BL_FAILP("linear_dropout_add: residual %s does not match the output [%d, %d]", BL_SHP(r), R, out);
+        return BL_FAILP("%s: residual %s does not match the output [%d, %d]",
+                        BL_OPN(LINEAR_DROPOUT_ADD), BL_SHP(r), R, out);
     int grad = BL_WANTS_GRAD(g, x, w, b, r);
     bl_tensor *y = bl_graph_tensor(g, r->ndim, r->shape, grad);
     int scratch = grad && !bl_graph_transient_grads(g);
@@ -304,7 +308,7 @@ static void linear_gelu_backward(bl_node *n)
 
 bl_tensor *bl_linear_gelu(bl_graph *g, bl_tensor *x, bl_tensor *w, bl_tensor *b)
 {
-    if (bl_ops_linear_check("linear_gelu", x, w, b) < 0) return NULL;
+    if (bl_ops_linear_check(BL_OPN(LINEAR_GELU), x, w, b) < 0) return NULL;
     int out = w->shape[0], in = w->shape[1], R = (int)(x->numel / (size_t)in);
     int shape[BL_MAXDIM];
     memcpy(shape, x->shape, sizeof shape);
@@ -383,18 +387,22 @@ static void mlp_gelu_add_backward(bl_node *n)
 bl_tensor *bl_mlp_gelu_dropout_add(bl_graph *g, bl_tensor *x, bl_tensor *w1, bl_tensor *b1, bl_tensor *w2,
                                    bl_tensor *b2, bl_tensor *r, float p, uint64_t key)
 {
-    if (bl_ops_linear_check("mlp_gelu_add", x, w1, b1) < 0 || bl_ops_need("mlp_gelu_add", "weight", w2) ||
-        bl_ops_need("mlp_gelu_add", "residual", r))
+    if (bl_ops_linear_check(BL_OPN(MLP_GELU_ADD), x, w1, b1) < 0 ||
+        bl_ops_need(BL_OPN(MLP_GELU_ADD), "weight", w2) || bl_ops_need(BL_OPN(MLP_GELU_ADD), "residual", r))
         return NULL;
-    if (!(p >= 0.0f && p < 1.0f)) return BL_FAILP("mlp_gelu_add: p must be in [0, 1), got %g", (double)p);
+    if (!(p >= 0.0f && p < 1.0f)) return BL_FAILP("%s: p must be in [0, 1), got %g",
+                                                  BL_OPN(MLP_GELU_ADD), (double)p);
     int H = w1->shape[0], in = w1->shape[1], R = (int)(x->numel / (size_t)in);
     if (w2->ndim != 2 || w2->shape[1] != H)
-        return BL_FAILP("mlp_gelu_add: weight %s must be [out, %d] after the first weight %s", BL_SHP(w2), H, BL_SHP(w1));
+        return BL_FAILP("%s: weight %s must be [out, %d] after the first weight %s",
+                        BL_OPN(MLP_GELU_ADD), BL_SHP(w2), H, BL_SHP(w1));
     int out = w2->shape[0];
     if (b2 && (b2->ndim != 1 || b2->shape[0] != out))
-        return BL_FAILP("mlp_gelu_add: bias %s does not match weight %s (expected [%d])", BL_SHP(b2), BL_SHP(w2), out);
+        return BL_FAILP("%s: bias %s does not match weight %s (expected [%d])",
+                        BL_OPN(MLP_GELU_ADD), BL_SHP(b2), BL_SHP(w2), out);
     if (r->numel != (size_t)R * out || r->shape[r->ndim - 1] != out)
-        return BL_FAILP("mlp_gelu_add: residual %s does not match the output [%d, %d]", BL_SHP(r), R, out);
+        return BL_FAILP("%s: residual %s does not match the output [%d, %d]",
+                        BL_OPN(MLP_GELU_ADD), BL_SHP(r), R, out);
     int grad = BL_WANTS_GRAD(g, x, w1, b1, w2, b2, r);
     size_t RH = (size_t)R * H;
     bl_tensor *y = bl_graph_tensor(g, r->ndim, r->shape, grad);
@@ -454,25 +462,25 @@ static void matmul_backward(bl_node *n)
 
 bl_tensor *bl_matmul(bl_graph *g, bl_tensor *a, bl_tensor *b)
 {
-    if (bl_ops_need("matmul", "a", a) || bl_ops_need("matmul", "b", b)) return NULL;
+    if (bl_ops_need(BL_OPN(MATMUL), "a", a) || bl_ops_need(BL_OPN(MATMUL), "b", b)) return NULL;
     if (a->ndim < 2 || b->ndim < 2)
-        return BL_FAILP("matmul: a %s and b %s must both have at least 2 dimensions", BL_SHP(a),
+        return BL_FAILP("%s: a %s and b %s must both have at least 2 dimensions", BL_OPN(MATMUL), BL_SHP(a),
                         BL_SHP(b));
     int M = a->shape[a->ndim - 2], K = a->shape[a->ndim - 1];
     int Kb = b->shape[b->ndim - 2], N = b->shape[b->ndim - 1];
     if (K != Kb)
-        return BL_FAILP("matmul: a %s has %d columns but b %s has %d rows", BL_SHP(a), K,
+        return BL_FAILP("%s: a %s has %d columns but b %s has %d rows", BL_OPN(MATMUL), BL_SHP(a), K,
                         BL_SHP(b), Kb);
     int shared = b->ndim == 2;
     if (!shared) {
         int same = b->ndim == a->ndim;
         for (int i = 0; same && i < a->ndim - 2; i++) same = a->shape[i] == b->shape[i];
         if (!same)
-            return BL_FAILP("matmul: batch dims of a %s and b %s differ (b must have a's batch "
-                            "dims or be 2-D)", BL_SHP(a), BL_SHP(b));
+            return BL_FAILP("%s: batch dims of a %s and b %s differ (b must have a's batch "
+                            "dims or be 2-D)", BL_OPN(MATMUL), BL_SHP(a), BL_SHP(b));
     }
     if (a->numel / (size_t)K > INT_MAX)
-        return BL_FAILP("matmul: a %s has more than %d rows", BL_SHP(a), INT_MAX);
+        return BL_FAILP("%s: a %s has more than %d rows", BL_OPN(MATMUL), BL_SHP(a), INT_MAX);
     int shape[BL_MAXDIM];
     memcpy(shape, a->shape, sizeof shape);
     shape[a->ndim - 1] = N;

@@ -116,6 +116,14 @@ static const key_row rows[] = {
 
 #define NROWS ((int)(sizeof rows / sizeof rows[0]))
 
+/* The position encodings, in the order of pos's choices above (config.h). */
+const bl_pos_def bl_pos_defs[] = {
+    { "learned", D | G, 1, 0 },
+    { "rope", G, 0, 1 },
+    { "rope2d", D, 0, 2 },
+    { NULL, 0, 0, 0 },
+};
+
 int bl_config_nkeys(void) { return NROWS; }
 
 const bl_config_key *bl_config_key_at(int i)
@@ -149,9 +157,12 @@ int bl_config_key_in(const bl_config_key *k, bl_key_set set)
     return 0;
 }
 
+/* The key-table flag of a kind (BL_KEY_DIT, BL_KEY_GPT). */
+static unsigned kind_flag(bl_model_kind kind) { return bl_kind_of(kind)->key_flag; }
+
 int bl_config_key_applies(const bl_config_key *key, bl_model_kind kind)
 {
-    return (key->flags & (kind == BL_MODEL_DIT ? BL_KEY_DIT : BL_KEY_GPT)) != 0;
+    return (key->flags & kind_flag(kind)) != 0;
 }
 
 const char *bl_model_kind_name(bl_model_kind kind) { return bl_kind_of(kind)->name; }
@@ -160,10 +171,14 @@ static const char *kind_title(bl_model_kind kind) { return bl_kind_of(kind)->tit
 
 int bl_model_kind_parse(const char *name, bl_model_kind *kind)
 {
-    if (strcmp(name, "dit") == 0) *kind = BL_MODEL_DIT;
-    else if (strcmp(name, "gpt") == 0) *kind = BL_MODEL_GPT;
-    else return bl_fail("model: unknown kind '%s' (dit or gpt)", name);
-    return 0;
+    const bl_kind *k;
+    char names[64];
+    size_t len = 0;
+    for (int i = 0; (k = bl_kind_at(i)); i++) {
+        if (strcmp(name, k->name) == 0) return (*kind = k->kind), 0;
+        len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? " or " : "", k->name);
+    }
+    return bl_fail("model: unknown kind '%s' (%s)", name, names);
 }
 
 /* The i-th '|'-separated word of a choice list into buf; 0 when there is none. */
@@ -196,6 +211,55 @@ static int choice_index(const char *choices, const char *value)
     return -1;
 }
 
+const bl_pos_def *bl_config_pos(const bl_config *cfg) { return &bl_pos_defs[cfg->pos]; }
+
+const char *bl_pos_unbounded(bl_model_kind kind)
+{
+    for (const bl_pos_def *p = bl_pos_defs; p->name; p++)
+        if ((p->kinds & kind_flag(kind)) && !p->learned) return p->name;
+    return "?";
+}
+
+/* The encodings of `kind` joined by " or " into buf. */
+static char *pos_names(bl_model_kind kind, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (const bl_pos_def *p = bl_pos_defs; p->name && len < n; p++)
+        if (p->kinds & kind_flag(kind))
+            len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? " or " : "", p->name);
+    return buf;
+}
+
+/* The first kind that `p` is for. */
+static const char *pos_kind_title(const bl_pos_def *p)
+{
+    const bl_kind *k;
+    for (int i = 0; (k = bl_kind_at(i)); i++)
+        if (p->kinds & kind_flag(k->kind)) return k->title;
+    return "?";
+}
+
+char *bl_config_choices_text(const bl_config_key *key, const char *sep, char *buf, size_t n)
+{
+    size_t len = 0;
+    char v[32];
+    buf[0] = 0;
+    for (int i = 0; bl_config_choice_at(key, i, v, sizeof v) && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? sep : "", v);
+    return buf;
+}
+
+const char *bl_config_value(const char *name, int i)
+{
+    static char ring[8][32];
+    static int next;
+    char *buf = ring[next++ % 8];
+    const bl_config_key *k = bl_config_find_key(name);
+    if (!k || !bl_config_choice_at(k, i, buf, sizeof ring[0])) snprintf(buf, sizeof ring[0], "?");
+    return buf;
+}
+
 /* Parse `value` into cfg's field for row r: type, range and choice only (no cross-key rules). */
 static int parse_value(bl_config *cfg, const key_row *r, const char *value)
 {
@@ -213,9 +277,7 @@ static int parse_value(bl_config *cfg, const key_row *r, const char *value)
         int i = choice_index(k->choices, value);
         if (i < 0) {
             char alts[64];
-            snprintf(alts, sizeof alts, "%s", k->choices);
-            for (char *p = alts; *p; p++)
-                if (*p == '|') *p = ',';
+            bl_config_choices_text(k, ",", alts, sizeof alts);
             /* did you mean: the choices, split at their commas */
             char names[64], dym[160];
             const char *list[16];
@@ -285,28 +347,47 @@ int bl_config_tokens(const bl_config *cfg)
 
 int bl_config_mlp_hidden(const bl_config *cfg)
 {
-    if (cfg->mlp == BL_MLP_SWIGLU) return bl_swiglu_hidden(cfg->dim, cfg->mlp_ratio, cfg->multiple_of);
-    return (int)(cfg->mlp_ratio * (float)cfg->dim);
+    return bl_mlp_defs[cfg->mlp].hidden(cfg->dim, cfg->mlp_ratio, cfg->multiple_of);
+}
+
+/* A value of norm, mlp or pos without its definition row (a choice added to the table above
+ * but not to nn.h's or config.h's rows) is refused here, never run. */
+static int check_rows(const bl_config *c)
+{
+    int nn = 0, nm = 0, np = 0;
+    while (bl_norm_defs[nn].name) nn++;
+    while (bl_mlp_defs[nm].name) nm++;
+    while (bl_pos_defs[np].name) np++;
+    if ((unsigned)c->norm >= (unsigned)nn)
+        return bl_fail("norm: %s has no kernels (src/nn/nn.h bl_norm_defs)", bl_config_value("norm", (int)c->norm));
+    if ((unsigned)c->mlp >= (unsigned)nm)
+        return bl_fail("mlp: %s has no kernels (src/nn/nn.h bl_mlp_defs)", bl_config_value("mlp", (int)c->mlp));
+    if ((unsigned)c->pos >= (unsigned)np)
+        return bl_fail("pos: %s has no definition (src/models/config.h bl_pos_defs)", bl_config_value("pos", (int)c->pos));
+    return 0;
 }
 
 int bl_config_check(const bl_config *c)
 {
     if (c->kind != BL_MODEL_DIT && c->kind != BL_MODEL_GPT) return bl_fail("config: unknown model kind %d", (int)c->kind);
-    if (c->kind == BL_MODEL_DIT && c->pos == BL_POS_ROPE)
-        return bl_fail("pos: rope is for TinyGPT; TinyDiT takes learned or rope2d");
-    if (c->kind == BL_MODEL_GPT && c->pos == BL_POS_ROPE2D)
-        return bl_fail("pos: rope2d is for TinyDiT; TinyGPT takes learned or rope");
+    if (check_rows(c) < 0) return -1;
+    const bl_pos_def *pd = bl_config_pos(c);
+    char names[64];
+    if (!(pd->kinds & kind_flag(c->kind)))
+        return bl_fail("pos: %s is for %s; %s takes %s", pd->name, pos_kind_title(pd), kind_title(c->kind),
+                       pos_names(c->kind, names, sizeof names));
     if (c->heads < 1 || c->dim % c->heads)
         return bl_fail("heads: %d does not divide dim %d", c->heads, c->dim);
     int kvh = bl_config_kv_heads(c);
     if (kvh > c->heads || c->heads % kvh)
         return bl_fail("kv_heads: %d does not divide heads %d", kvh, c->heads);
     int hd = c->dim / c->heads;
-    if (c->pos == BL_POS_ROPE && hd % 2)
-        return bl_fail("pos: rope needs an even head_dim, got %d (dim %d / heads %d)", hd, c->dim, c->heads);
-    if (c->pos == BL_POS_ROPE2D && hd % 4)
-        return bl_fail("pos: rope2d needs a head_dim that is a multiple of 4, got %d (dim %d / heads %d)",
-                       hd, c->dim, c->heads);
+    int mult = 2 * pd->rope_axes;   /* RoPE turns pairs of features, per axis */
+    if (mult == 2 && hd % 2)
+        return bl_fail("pos: %s needs an even head_dim, got %d (dim %d / heads %d)", pd->name, hd, c->dim, c->heads);
+    if (mult > 2 && hd % mult)
+        return bl_fail("pos: %s needs a head_dim that is a multiple of %d, got %d (dim %d / heads %d)",
+                       pd->name, mult, hd, c->dim, c->heads);
     if (bl_config_mlp_hidden(c) < 1)
         return bl_fail("mlp_ratio: %g gives an empty hidden layer at dim %d", c->mlp_ratio, c->dim);
     if (c->kind == BL_MODEL_DIT) {

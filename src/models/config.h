@@ -120,6 +120,35 @@ int bl_config_key_in(const bl_config_key *key, bl_key_set set);
  * there is no i-th value (or the key is not a choice). Index = the enum value. */
 int bl_config_choice_at(const bl_config_key *key, int i, char *buf, size_t n);
 
+/* The position encodings the `pos` switch picks from: row i is the switch's value i (the choices
+ * of its row in the key table, in order; test_models checks they agree). The models, the checks
+ * and the REPL read a row's fields instead of testing the value, so a new encoding is a row here
+ * and its tables in src/nn/rope.c (or a new kind of table). */
+typedef struct bl_pos_def {
+    const char *name;   /* the switch value: "learned" */
+    unsigned kinds;     /* BL_KEY_DIT | BL_KEY_GPT: the model kinds it is for */
+    int learned;        /* 1: learned position tables (TinyGPT wpe [context, D], TinyDiT pos_embed.row
+                         * and .col [grid, D]), which have no position past the training context */
+    int rope_axes;      /* 0: no RoPE; 1: RoPE over the token index (bl_rope_table_1d); 2: over the
+                         * rows and columns of the patch grid (bl_rope_table_2d). head_dim must be a
+                         * multiple of 2 * rope_axes */
+} bl_pos_def;
+extern const bl_pos_def bl_pos_defs[];   /* ends with a {NULL} row */
+/* The row of cfg->pos. */
+const bl_pos_def *bl_config_pos(const bl_config *cfg);
+/* The name of the first encoding of `kind` that runs past the training context (not learned),
+ * "?" when none: what an error about a learned model's context suggests ("rope" for TinyGPT). */
+const char *bl_pos_unbounded(bl_model_kind kind);
+
+/* The values of a choice key joined by `sep` ("layernorm or rmsnorm" with sep " or "), into buf
+ * (NUL-terminated, cut to n - 1 chars; "" for a key that is not a choice): what help and messages
+ * list, from the table. Returns buf. */
+char *bl_config_choices_text(const bl_config_key *key, const char *sep, char *buf, size_t n);
+/* The i-th value of choice key `name` (index = the enum value), a pointer into a static buffer
+ * of its own per call site round (valid until 8 later calls); "?" when there is none. For
+ * messages and help that name a value: bl_config_value("pos", 1) is "rope". */
+const char *bl_config_value(const char *name, int i);
+
 /* Model kind names: "dit"/"gpt" <-> BL_MODEL_*. Returns -1 + error for an unknown name. */
 const char *bl_model_kind_name(bl_model_kind kind);
 int bl_model_kind_parse(const char *name, bl_model_kind *kind);
@@ -156,7 +185,7 @@ float bl_config_eps(const bl_config *cfg);
 int bl_config_head_dim(const bl_config *cfg);
 /* Tokens per image for TinyDiT ((image_size / patch)^2), the context for TinyGPT. */
 int bl_config_tokens(const bl_config *cfg);
-/* Hidden width of the MLP: mlp_ratio * dim (gelu) or bl_swiglu_hidden (swiglu). */
+/* Hidden width of the MLP: the rule of the `mlp` value's row (nn.h bl_mlp_defs). */
 int bl_config_mlp_hidden(const bl_config *cfg);
 
 /* One line "dit norm=layernorm pos=learned ... ": the kind, then KEY=VALUE for each key of `set`

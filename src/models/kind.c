@@ -3,10 +3,10 @@
 #include "models/model_internal.h"
 
 static const bl_kind kinds[] = {
-    [BL_MODEL_DIT] = { BL_MODEL_DIT, "dit", "TinyDiT", "images", "images", "shapes", "shapes", 0, 1,
-                       bl_dit_declare, bl_dit_setup },
-    [BL_MODEL_GPT] = { BL_MODEL_GPT, "gpt", "TinyGPT", "tokens", "windows", "text", "the built-in text", 1, 2,
-                       bl_gpt_declare, bl_gpt_setup },
+    [BL_MODEL_DIT] = { BL_MODEL_DIT, "dit", "TinyDiT", "images", "images", "shapes", "shapes", 0, 1, BL_KEY_DIT,
+                       1, NULL, NULL, bl_dit_declare, bl_dit_setup },
+    [BL_MODEL_GPT] = { BL_MODEL_GPT, "gpt", "TinyGPT", "tokens", "windows", "text", "the built-in text", 1, 2, BL_KEY_GPT,
+                       0, "lm_head.weight", "transformer.wte.weight", bl_gpt_declare, bl_gpt_setup },
 };
 
 #define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))

@@ -28,6 +28,12 @@ typedef struct bl_kind {
     int text;                /* 1: a next-character model on a text (vocab, context windows of tokens,
                               * the tied head); 0: a denoiser of images (probe-FD, image=, query=) */
     int params_depth;        /* the depth `params` lists by default */
+    unsigned key_flag;       /* its flag in the key table (config.h BL_KEY_DIT, BL_KEY_GPT) */
+    int fd;                  /* 1: probe-FD (a Frechet distance of a probe's features, src/train/probe.h)
+                              * measures its samples: compare's fd= default, what a run's fd needs */
+    const char *tied_head;   /* a head tied to an embedding (GPT-2's lm_head.weight), or NULL: a
+                              * checkpoint holds it under this name too, equal to tied_to */
+    const char *tied_to;     /* the parameter the tied head equals ("transformer.wte.weight") */
     /* declare the parameters into the builder (model_internal.h), then set up derived state
      * (RoPE tables) once they are allocated; both return 0 or -1 with bl_error() */
     int (*declare)(struct bl_model *m, struct bl_builder *b);

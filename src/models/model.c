@@ -74,15 +74,14 @@ void bl_build_attention(bl_builder *b, bl_attn_params *a, const bl_config *c, co
 void bl_build_mlp(bl_builder *b, bl_mlp_params *f, const bl_config *c, const char *prefix,
                   const char *fc1_name, const char *fc2_name, int bias)
 {
+    const bl_mlp_def *d = &bl_mlp_defs[c->mlp];
+    const char *own[2] = {fc1_name, fc2_name};
     int D = c->dim, hid = bl_config_mlp_hidden(c);
     memset(f, 0, sizeof *f);
-    if (c->mlp == BL_MLP_GELU) {
-        bl_build_linear(b, &f->fc1_w, bias ? &f->fc1_b : NULL, D, hid, 0, "%s.%s", prefix, fc1_name);
-        bl_build_linear(b, &f->fc2_w, bias ? &f->fc2_b : NULL, hid, D, 0, "%s.%s", prefix, fc2_name);
-    } else {
-        bl_build_linear(b, &f->w1_w, bias ? &f->w1_b : NULL, D, hid, 0, "%s.w1", prefix);
-        bl_build_linear(b, &f->w2_w, bias ? &f->w2_b : NULL, D, hid, 0, "%s.w2", prefix);
-        bl_build_linear(b, &f->w3_w, bias ? &f->w3_b : NULL, hid, D, 0, "%s.w3", prefix);
+    for (int i = 0; i < d->nproj; i++) {   /* the input projections D -> hid, then the output hid -> D */
+        int out = i == d->nproj - 1;
+        bl_build_linear(b, &f->w[i], bias ? &f->b[i] : NULL, out ? hid : D, out ? D : hid, 0, "%s.%s", prefix,
+                        d->proj[i] ? d->proj[i] : own[out]);
     }
 }
 
@@ -301,27 +300,15 @@ bl_tensor *bl_model_attention(bl_model *m, int layer, bl_tensor *x, const bl_att
     return y ? attn_out(m, y, a, r) : NULL;
 }
 
-/* The FFN of the `mlp` switch, + r when r != NULL (the add fused into the output projection). */
-static bl_tensor *mlp_plain(bl_model *m, bl_tensor *x, const bl_mlp_params *f, bl_tensor *r)
-{
-    if (m->cfg.mlp == BL_MLP_GELU) /* self.fc2(F.gelu(self.fc1(x))) */
-        return bl_mlp_gelu_add(m->graph, x, f->fc1_w, f->fc1_b, f->fc2_w, f->fc2_b, r);
-    /* self.w3(F.silu(self.w1(x)) * self.w2(x)) */
-    return bl_mlp_swiglu_add(m->graph, x, f->w1_w, f->w1_b, f->w2_w, f->w2_b, f->w3_w, f->w3_b, r);
-}
-
 bl_tensor *bl_model_mlp(bl_model *m, int layer, bl_tensor *x, const bl_mlp_params *f, bl_tensor *r)
 {
-    if (drop_p(m) > 0.0f && r) { /* r + dropout(mlp(x)): the output projection, dropout and add fused */
-        if (m->cfg.mlp == BL_MLP_GELU) /* the whole FFN one op: its hidden is recomputed in backward */
-            return bl_mlp_gelu_dropout_add(m->graph, x, f->fc1_w, f->fc1_b, f->fc2_w, f->fc2_b, r, drop_p(m),
-                                           drop_key(m, 3 + 3 * layer));
-        bl_tensor *h = bl_linear_swiglu(m->graph, x, f->w1_w, f->w1_b, f->w2_w, f->w2_b);
-        return h ? proj_dropout_add(m, h, f->w3_w, f->w3_b, r, 3 + 3 * layer) : NULL;
-    }
-    if (drop_p(m) > 0.0f) /* dropout(mlp(x)) */
-        return bl_model_dropout(m, mlp_plain(m, x, f, NULL), 3 + 3 * layer);
-    return mlp_plain(m, x, f, r);
+    const bl_mlp_def *d = &bl_mlp_defs[m->cfg.mlp];
+    float p = drop_p(m);
+    if (p > 0.0f && r) /* r + dropout(mlp(x)): the output projection, dropout and add fused */
+        return d->ffn_dropout_add(m->graph, x, f->w, f->b, r, p, drop_key(m, 3 + 3 * layer));
+    if (p > 0.0f) /* dropout(mlp(x)) */
+        return bl_model_dropout(m, d->ffn(m->graph, x, f->w, f->b, NULL), 3 + 3 * layer);
+    return d->ffn(m->graph, x, f->w, f->b, r);   /* + r fused into the output projection */
 }
 
 bl_tensor *bl_model_table_view(bl_model *m, float *data, int rows, int cols)

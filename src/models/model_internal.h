@@ -9,6 +9,7 @@
 #define BL_MODEL_INTERNAL_H
 
 #include "models/model.h"
+#include "nn/nn.h"
 
 typedef struct bl_builder {
     bl_params *p;
@@ -29,17 +30,19 @@ void bl_build_linear(bl_builder *b, bl_tensor **w, bl_tensor **bias, int in, int
 typedef struct bl_attn_params {
     bl_tensor *qkv_w, *qkv_b, *proj_w, *proj_b, *q_norm, *k_norm;
 } bl_attn_params;
-/* The MLP's parameters: fc1/fc2 for gelu, w1/w2/w3 for swiglu (biases NULL in TinyGPT). */
+/* The MLP's parameters: the projections of its row of nn.h bl_mlp_defs in order (fc1, fc2 for
+ * gelu; w1, w2, w3 for swiglu), biases NULL in TinyGPT, unused slots NULL. */
 typedef struct bl_mlp_params {
-    bl_tensor *fc1_w, *fc1_b, *fc2_w, *fc2_b;
-    bl_tensor *w1_w, *w1_b, *w2_w, *w2_b, *w3_w, *w3_b;
+    bl_tensor *w[BL_MLP_MAXPROJ], *b[BL_MLP_MAXPROJ];
 } bl_mlp_params;
 
 /* Declare the attention sub-layer under `prefix` with the given projection names
  * (TinyDiT "qkv"/"proj" with biases, TinyGPT "c_attn"/"c_proj" without). */
 void bl_build_attention(bl_builder *b, bl_attn_params *a, const bl_config *c, const char *prefix,
                         const char *qkv_name, const char *proj_name, int bias);
-/* Declare the MLP under `prefix` (fc1/fc2 or c_fc/c_proj names given for gelu). */
+/* Declare the MLP of the `mlp` switch under `prefix`: its row's projections (nn.h bl_mlp_defs),
+ * named fc1_name, fc2_name where the row leaves the names to the model (TinyDiT fc1/fc2, TinyGPT
+ * c_fc/c_proj). */
 void bl_build_mlp(bl_builder *b, bl_mlp_params *f, const bl_config *c, const char *prefix,
                   const char *fc1_name, const char *fc2_name, int bias);
 

@@ -56,7 +56,7 @@ int bl_dit_declare(bl_model *m, bl_builder *b)
     bl_build_param(b, &d->xe_w, 4, (int[]){D, C, p, p}, BL_INIT_UNIFORM, 1.0f / sqrtf((float)(C * p * p)),
                    "x_embedder.proj.weight");
     bl_build_param(b, &d->xe_b, 1, (int[]){D}, BL_INIT_ZERO, 0, "x_embedder.proj.bias");
-    if (c->pos == BL_POS_LEARNED) {
+    if (bl_config_pos(c)->learned) {
         bl_build_param(b, &d->pos_row, 2, (int[]){d->grid, D}, BL_INIT_NORMAL, 0.02f, "pos_embed.row");
         bl_build_param(b, &d->pos_col, 2, (int[]){d->grid, D}, BL_INIT_NORMAL, 0.02f, "pos_embed.col");
     }
@@ -86,11 +86,13 @@ int bl_dit_setup(bl_model *m)
     free(d->cos);
     free(d->sin);
     d->cos = d->sin = NULL;
-    if (c->pos != BL_POS_ROPE2D) return 0;
+    const bl_pos_def *pd = bl_config_pos(c);
+    if (!pd->rope_axes) return 0;
+    if (pd->rope_axes != 2) return bl_fail("dit: pos=%s: TinyDiT makes RoPE tables over rows and columns only", pd->name);
     int T = d->grid * d->grid, hd = bl_config_head_dim(c);
     d->cos = malloc((size_t)T * hd * sizeof(float));
     d->sin = malloc((size_t)T * hd * sizeof(float));
-    if (!d->cos || !d->sin) return bl_fail("dit: out of memory for the rope2d tables");
+    if (!d->cos || !d->sin) return bl_fail("dit: out of memory for the %s tables", pd->name);
     return bl_rope_table_2d(d->grid, d->grid, 0, hd, c->rope_base, d->cos, d->sin);
 }
 

@@ -50,7 +50,7 @@ int bl_gpt_declare(bl_model *m, bl_builder *b)
     int D = c->dim;
     /* wte = nn.Embedding(vocab_size, n_embd), wpe = nn.Embedding(block_size, n_embd) */
     bl_build_param(b, &s->wte, 2, (int[]){c->vocab, D}, BL_INIT_NORMAL, 0.02f, "transformer.wte.weight");
-    if (c->pos == BL_POS_LEARNED)
+    if (bl_config_pos(c)->learned)
         bl_build_param(b, &s->wpe, 2, (int[]){c->context, D}, BL_INIT_NORMAL, 0.02f, "transformer.wpe.weight");
     for (int i = 0; i < c->depth; i++) {
         gpt_block *k = &s->blk[i];
@@ -83,7 +83,7 @@ static int ensure_positions(struct bl_gpt *s, int n)
 static int ensure_rope(bl_model *m, int n)
 {
     struct bl_gpt *s = m->gpt;
-    if (m->cfg.pos != BL_POS_ROPE || n <= s->rope_cap) return 0;
+    if (!bl_config_pos(&m->cfg)->rope_axes || n <= s->rope_cap) return 0;
     int hd = bl_config_head_dim(&m->cfg);
     float *c = realloc(s->cos, (size_t)n * hd * sizeof(float));
     if (c) s->cos = c;
@@ -104,6 +104,8 @@ int bl_gpt_setup(bl_model *m)
     free(s->sin);
     s->cos = s->sin = NULL;
     s->rope_cap = 0;
+    if (bl_config_pos(&m->cfg)->rope_axes > 1)
+        return bl_fail("gpt: pos=%s: TinyGPT makes RoPE tables over the token index only", bl_config_pos(&m->cfg)->name);
     if (ensure_positions(s, m->cfg.context) < 0) return -1;
     return ensure_rope(m, m->cfg.context);
 }
@@ -131,9 +133,10 @@ static int check_gpt(const bl_model *m, const char *what)
 static int check_window(const bl_model *m, const char *what, int B, int T, int pos0)
 {
     if (B < 1 || T < 1) return bl_fail("%s: need at least one window of one token, got B %d T %d", what, B, T);
-    if (m->cfg.pos == BL_POS_LEARNED && pos0 + T > m->cfg.context)
-        return bl_fail("%s: pos=learned has positions for %d tokens but %d were asked; "
-                       "use pos=rope to run past the context", what, m->cfg.context, pos0 + T);
+    const bl_pos_def *pd = bl_config_pos(&m->cfg);
+    if (pd->learned && pos0 + T > m->cfg.context)
+        return bl_fail("%s: pos=%s has positions for %d tokens but %d were asked; use pos=%s to run past the "
+                       "context", what, pd->name, m->cfg.context, pos0 + T, bl_pos_unbounded(m->kind));
     if ((size_t)B * T > (size_t)1 << 26) return bl_fail("%s: %d windows of %d tokens is too many", what, B, T);
     return 0;
 }
@@ -427,11 +430,11 @@ int bl_gpt_generate(bl_model *m, const int *prompt, int n_prompt, const bl_gen_o
     if (o->top_k < 0) return bl_fail("generate: top_k must be >= 0 (0 = all), got %d", o->top_k);
     if (check_ids(m, "generate: prompt", prompt, (size_t)n_prompt, 0) < 0) return -1;
     int total = n_prompt + o->max_new_tokens;
-    int learned = c->pos == BL_POS_LEARNED;
+    int learned = bl_config_pos(c)->learned;
     if (learned && !o->sliding_window && total - 1 > c->context)
-        return bl_fail("generate: pos=learned has positions for %d tokens but %d were asked (prompt %d + %d "
-                       "new); use pos=rope to run past the context (or a sliding window)",
-                       c->context, total - 1, n_prompt, o->max_new_tokens);
+        return bl_fail("generate: pos=%s has positions for %d tokens but %d were asked (prompt %d + %d "
+                       "new); use pos=%s to run past the context (or a sliding window)", bl_config_pos(c)->name,
+                       c->context, total - 1, n_prompt, o->max_new_tokens, bl_pos_unbounded(c->kind));
     int V = c->vocab;
     float *buf = malloc((size_t)2 * V * sizeof(float));
     if (!buf) return bl_fail("generate: out of memory");

@@ -309,11 +309,11 @@ static bl_tensor *att_run(bl_graph *g, const att_shape *a, bl_tensor *q, bl_tens
                           uint64_t key)
 {
     if (!(drop >= 0.0f && drop < 1.0f)) {
-        bl_fail("attention: dropout must be in [0, 1), got %g", (double)drop);
+        bl_fail("%s: dropout must be in [0, 1), got %g", BL_OPN(ATTENTION), (double)drop);
         return NULL;
     }
     if (isnan(scale) || isinf(scale)) {
-        bl_fail("attention: scale must be finite, got %g", (double)scale);
+        bl_fail("%s: scale must be finite, got %g", BL_OPN(ATTENTION), (double)scale);
         return NULL;
     }
     if (scale <= 0.0f) scale = 1.0f / sqrtf((float)a->hd);
@@ -324,7 +324,8 @@ static bl_tensor *att_run(bl_graph *g, const att_shape *a, bl_tensor *q, bl_tens
     int keepP = probs || mask;
     bl_tensor *P = keepP ? bl_graph_tensor(g, 4, (int[]){a->B, a->H, a->T, a->S}, 0) : NULL;
     size_t ts = (size_t)a->T * a->S, words = (size_t)a->B * a->H * keep_words(ts);
-    if (words > INT_MAX) return BL_FAILP("attention: %d x %d weights are too many for dropout", a->B * a->H, a->T * a->S);
+    if (words > INT_MAX) return BL_FAILP("%s: %d x %d weights are too many for dropout",
+                                         BL_OPN(ATTENTION), a->B * a->H, a->T * a->S);
     /* the keep bits as a tensor of as many floats as words (read as uint32_t) */
     bl_tensor *keep = drop > 0.0f ? bl_graph_tensor(g, 1, (int[]){(int)words}, 0) : NULL;
     if (!out || (keepP && !P) || (drop > 0.0f && !keep)) return NULL;
@@ -360,15 +361,17 @@ static int att_check(const bl_tensor *q, const bl_tensor *k, const bl_tensor *v)
 {
     char bq[64], bk_[64], bv[64];
     if (!q || !k || !v || q->ndim != 4 || k->ndim != 4 || v->ndim != 4)
-        return bl_fail("attention: q, k, v must be 4-D [B, heads, tokens, head_dim], got q %s k %s v %s",
+        return bl_fail("%s: q, k, v must be 4-D [B, heads, tokens, head_dim], got q %s k %s v %s",
+                       BL_OPN(ATTENTION),
                        bl_nn_shape(q, bq, sizeof bq), bl_nn_shape(k, bk_, sizeof bk_),
                        bl_nn_shape(v, bv, sizeof bv));
     if (!bl_same_shape(k, v) || k->shape[0] != q->shape[0] || k->shape[3] != q->shape[3])
-        return bl_fail("attention: k %s and v %s must both be [%d, kv_heads, S, %d] for q %s",
+        return bl_fail("%s: k %s and v %s must both be [%d, kv_heads, S, %d] for q %s", BL_OPN(ATTENTION),
                        bl_nn_shape(k, bk_, sizeof bk_), bl_nn_shape(v, bv, sizeof bv), q->shape[0],
                        q->shape[3], bl_nn_shape(q, bq, sizeof bq));
     if (q->shape[1] % k->shape[1])
-        return bl_fail("attention: %d query heads is not a multiple of %d kv heads", q->shape[1], k->shape[1]);
+        return bl_fail("%s: %d query heads is not a multiple of %d kv heads",
+                       BL_OPN(ATTENTION), q->shape[1], k->shape[1]);
     return 0;
 }
 
@@ -401,7 +404,7 @@ bl_tensor *bl_attention_masked(bl_graph *g, bl_tensor *q, bl_tensor *k, bl_tenso
     }
     if (!ok) {
         char ms[64];
-        bl_fail("attention: the mask %s must broadcast to [B, H, T, S] = [%d, %d, %d, %d]",
+        bl_fail("%s: the mask %s must broadcast to [B, H, T, S] = [%d, %d, %d, %d]", BL_OPN(ATTENTION),
                 bl_nn_shape(mask, ms, sizeof ms), want[0], want[1], want[2], want[3]);
         return NULL;
     }
@@ -423,10 +426,11 @@ bl_tensor *bl_attention_qkv_dropout(bl_graph *g, bl_tensor *qkv, int H, int KVH,
     char buf[64];
     if (probs) *probs = NULL;
     if (H < 1 || KVH < 1 || H % KVH)
-        return bl_fail("attention: %d query heads is not a multiple of %d kv heads", H, KVH), NULL;
+        return bl_fail("%s: %d query heads is not a multiple of %d kv heads", BL_OPN(ATTENTION), H, KVH), NULL;
     if (!qkv || qkv->ndim != 3 || qkv->shape[2] % (H + 2 * KVH))
-        return bl_fail("attention: qkv must be [B, T, (heads + 2 kv_heads) head_dim] with heads "
-                       "%d and kv_heads %d, got %s", H, KVH, bl_nn_shape(qkv, buf, sizeof buf)), NULL;
+        return bl_fail("%s: qkv must be [B, T, (heads + 2 kv_heads) head_dim] with heads "
+                       "%d and kv_heads %d, got %s",
+                       BL_OPN(ATTENTION), H, KVH, bl_nn_shape(qkv, buf, sizeof buf)), NULL;
     int B = qkv->shape[0], T = qkv->shape[1], hd = qkv->shape[2] / (H + 2 * KVH);
     att_shape a = att_make(1, B, H, KVH, T, T, hd);
     att_mask m = {mask, NULL, NULL, 0, 0, (size_t)T, 1};

@@ -242,3 +242,45 @@ int bl_swiglu_hidden(int dim, float mlp_ratio, int multiple_of)
     if (multiple_of > 0) hidden = multiple_of * ((hidden + multiple_of - 1) / multiple_of);
     return hidden;
 }
+
+/* ---------------------------------------------------------------------------------------
+ * The FFNs the `mlp` switch picks from (nn.h), one row each: its value, projections and kernels.
+ */
+static int gelu_hidden(int dim, float mlp_ratio, int multiple_of)
+{
+    (void)multiple_of;   /* GPT-2 / DiT: 4 D, no rounding */
+    return (int)(mlp_ratio * (float)dim);
+}
+
+/* self.fc2(F.gelu(self.fc1(x))) */
+static bl_tensor *gelu_ffn(bl_graph *g, bl_tensor *x, bl_tensor *const *w, bl_tensor *const *b, bl_tensor *r)
+{
+    return bl_mlp_gelu_add(g, x, w[0], b[0], w[1], b[1], r);
+}
+
+/* the whole FFN one op: its hidden is recomputed in backward */
+static bl_tensor *gelu_ffn_dropout_add(bl_graph *g, bl_tensor *x, bl_tensor *const *w, bl_tensor *const *b,
+                                       bl_tensor *r, float p, uint64_t key)
+{
+    return bl_mlp_gelu_dropout_add(g, x, w[0], b[0], w[1], b[1], r, p, key);
+}
+
+/* self.w3(F.silu(self.w1(x)) * self.w2(x)) */
+static bl_tensor *swiglu_ffn(bl_graph *g, bl_tensor *x, bl_tensor *const *w, bl_tensor *const *b, bl_tensor *r)
+{
+    return bl_mlp_swiglu_add(g, x, w[0], b[0], w[1], b[1], w[2], b[2], r);
+}
+
+/* the gate one op, then the output projection, dropout and add one op */
+static bl_tensor *swiglu_ffn_dropout_add(bl_graph *g, bl_tensor *x, bl_tensor *const *w, bl_tensor *const *b,
+                                         bl_tensor *r, float p, uint64_t key)
+{
+    bl_tensor *h = bl_linear_swiglu(g, x, w[0], b[0], w[1], b[1]);
+    return h ? bl_linear_dropout_add(g, h, w[2], b[2], r, p, key) : NULL;
+}
+
+const bl_mlp_def bl_mlp_defs[] = {
+    { "gelu", 2, { NULL, NULL, NULL }, gelu_hidden, gelu_ffn, gelu_ffn_dropout_add },
+    { "swiglu", 3, { "w1", "w2", "w3" }, bl_swiglu_hidden, swiglu_ffn, swiglu_ffn_dropout_add },
+    { NULL, 0, { NULL, NULL, NULL }, NULL, NULL, NULL },
+};

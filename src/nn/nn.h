@@ -90,6 +90,29 @@ bl_tensor *bl_mlp_swiglu_add(bl_graph *g, bl_tensor *x, bl_tensor *w1, bl_tensor
  * multiple_of when multiple_of > 0. dim 128, ratio 4 -> 341. */
 int bl_swiglu_hidden(int dim, float mlp_ratio, int multiple_of);
 
+/* The FFNs the models' `mlp` switch picks from: row i is the switch's value i (the choices of its
+ * row in src/models/config.c, in order; test_models checks they agree), with its kernels, its
+ * hidden-width rule and the names of its projections. A new FFN is a row here and its kernels in
+ * mlp.c; the models build, run and differentiate it through the row (no per-value test).
+ * Projections: w[0 .. nproj - 2] are the input projections [Hd, D], w[nproj - 1] the output
+ * projection [D, Hd]; b[i] their biases or NULL. */
+#define BL_MLP_MAXPROJ 3
+typedef struct {
+    const char *name;   /* the switch value: "gelu" */
+    int nproj;          /* its projections: 2 (in, out) or 3 (gate, value, out) */
+    /* their parameter names under the block's mlp prefix; NULL names: the model's own names of a
+     * two-projection FFN (TinyDiT fc1/fc2, TinyGPT c_fc/c_proj) */
+    const char *proj[BL_MLP_MAXPROJ];
+    /* the hidden width Hd for a residual width dim (>= 1, or -1 + error) */
+    int (*hidden)(int dim, float mlp_ratio, int multiple_of);
+    /* r + ffn(x), the add fused into the output projection; ffn(x) when r is NULL. x [..., D] */
+    bl_tensor *(*ffn)(bl_graph *g, bl_tensor *x, bl_tensor *const *w, bl_tensor *const *b, bl_tensor *r);
+    /* r + dropout(ffn(x), p, key) as few ops as it can (training with dropout); r not NULL */
+    bl_tensor *(*ffn_dropout_add)(bl_graph *g, bl_tensor *x, bl_tensor *const *w, bl_tensor *const *b,
+                                  bl_tensor *r, float p, uint64_t key);
+} bl_mlp_def;
+extern const bl_mlp_def bl_mlp_defs[];   /* ends with a {NULL} row */
+
 /* Scaled dot-product attention softmax(q k^T * scale + mask) v.
  * q [B, H, T, hd], k, v [B, KVH, S, hd] -> [B, H, T, hd]. scale <= 0 means 1/sqrt(hd).
  * causal: query t sees keys s <= t + (S - T) (so a KV cache of S >= T keys works).

@@ -157,7 +157,7 @@ static int read_options(bl_cmdargs *a, int from, const bl_model *m, options *o)
     o->n = 500;
     o->probe_steps = 0;
     o->every = 0;
-    o->fd = !bl_kind_of(m->kind)->text;
+    o->fd = bl_kind_of(m->kind)->fd;
     o->dir = NULL;
     if ((i = opt_word(a, from, "steps")) >= 0 && bl_word_int(a, i, 1, 100000000, &o->steps) < 0) return -1;
     if ((i = opt_word(a, from, "n")) >= 0 && bl_word_int(a, i, 2, 100000, &o->n) < 0) return -1;
@@ -169,7 +169,7 @@ static int read_options(bl_cmdargs *a, int from, const bl_model *m, options *o)
         const bl_value *v = bl_session_get(a->s, a->w[i].text);
         if (v && (v->kind == BL_V_BOOL || v->kind == BL_V_NUM)) o->fd = v->num != 0;
         else if (bl_word_bool(a, i, &o->fd) < 0) return -1;
-        if (o->fd && bl_kind_of(m->kind)->text) {
+        if (o->fd && !bl_kind_of(m->kind)->fd) {
             bl_fail("compare: fd=on needs a TinyDiT (probe-FD measures images)");
             return bl_session_errat(a->s, a->w[i].pos);
         }
@@ -232,7 +232,8 @@ static int cmd_compare(bl_cmdargs *a)
         specs[nv++] = w->key ? w->text : "";
     }
     if (nv == 0) {
-        bl_fail("compare: which variants? (compare baseline rmsnorm=norm:rmsnorm ...)");
+        const char *v = bl_config_value("norm", 1);
+        bl_fail("compare: which variants? (compare baseline %s=norm:%s ...)", v, v);
         return bl_session_errat(a->s, a->st->pos);
     }
     options o;
@@ -399,7 +400,7 @@ static const char help[] =
     "Fair ablation: variants trained side by side.\n"
     "VARIANT is NAME (the model as it is) or NAME=KEY:VALUE[,KEY:VALUE...] (each key once),\n"
     "e.g.\n"
-    "  compare baseline rmsnorm=norm:rmsnorm rope=pos:rope2d all=norm:rmsnorm,pos:rope2d\n"
+    "  compare baseline {norm:1}=norm:{norm:1} rope=pos:{pos:2} all=norm:{norm:1},pos:{pos:2}\n"
     "Every run has the model's seed (same data order, noise, t and shared initial weights),\n"
     "so seed and steps are refused as a variant's KEY; every variant (name, keys, values,\n"
     "fit to the data) and the folder dir= are checked before anything is attached,\n"

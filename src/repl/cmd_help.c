@@ -7,12 +7,42 @@
 #include "repl/modelvars.h"
 #include "core/suggest.h"
 #include "core/error.h"
+#include "models/config.h"
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
+
+/* Help text with each {KEY:I} replaced by the I-th value of switch KEY (models/config.h's key
+ * table): help names switch values without spelling them, so a renamed or new value needs no
+ * edit here. {pos:2} is "rope2d". text itself when it has no mark (or is too long); otherwise
+ * one of two static buffers, the older overwritten by the next call. */
+static const char *help_text(const char *text)
+{
+    static char buf[2][1 << 15];
+    static int which;
+    if (!strchr(text, '{')) return text;
+    char *out = buf[which ^= 1];
+    size_t len = 0, cap = sizeof buf[0];
+    for (const char *p = text; *p && len + 1 < cap;) {
+        char key[32];
+        int i, used = 0;
+        const bl_config_key *k;
+        if (*p == '{' && sscanf(p, "{%31[a-z_]:%d}%n", key, &i, &used) == 2 && used > 0 &&
+            (k = bl_config_find_key(key)) && k->type == BL_KEY_CHOICE) {
+            len += (size_t)snprintf(out + len, cap - len, "%s", bl_config_value(key, i));
+            p += used;
+        } else {
+            out[len++] = *p++;
+        }
+    }
+    if (len + 1 >= cap) return text;
+    out[len] = 0;
+    return out;
+}
 
 static void print_block(FILE *out, const char *text, int indent)
 {
-    const char *p = text;
+    const char *p = help_text(text);
     while (*p) {
         const char *nl = strchr(p, '\n');
         int len = nl ? (int)(nl - p) : (int)strlen(p);
@@ -61,6 +91,7 @@ static void print_synopsis(FILE *out, const char *syn, int indent)
 /* The first sentence of text, its lines joined and wrapped to 79 columns after `indent`. */
 static void print_sentence(FILE *out, const char *text, int indent)
 {
+    text = help_text(text);
     size_t end = bl_first_sentence(text);
     int col = 0;
     for (size_t i = 0; i < end;) {
@@ -80,6 +111,7 @@ static void print_sentence(FILE *out, const char *text, int indent)
 static int has_key(const char *text, const char *key)
 {
     size_t n = strlen(key);
+    text = help_text(text);
     for (const char *p = strstr(text, key); p; p = strstr(p + 1, key))
         if (p[n] == '=' && (p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_'))) return 1;
     return 0;
@@ -158,14 +190,15 @@ static int cmd_help(bl_cmdargs *a)
         for (const bl_command *const *cp = bl_commands; *cp; cp++) {
             const bl_command *c = *cp;
             /* the first sentence of the help, cut to the width of a terminal */
-            int len = (int)strcspn(c->help, "\n");
-            const char *dot = strstr(c->help, ". ");
-            if (dot && dot - c->help < len) len = (int)(dot - c->help);
+            const char *h = help_text(c->help);
+            int len = (int)strcspn(h, "\n");
+            const char *dot = strstr(h, ". ");
+            if (dot && dot - h < len) len = (int)(dot - h);
             int col = 2 + (strlen(c->synopsis) > 26 ? (int)strlen(c->synopsis) + 1 : 27);
             if (strlen(c->synopsis) > 26) fprintf(o, "  %s\n  %-26s ", c->synopsis, ""), col = 29;
             else fprintf(o, "  %-26s ", c->synopsis);
-            if (col + len > 79) fprintf(o, "%.*s...\n", 79 - col - 3, c->help);
-            else fprintf(o, "%.*s\n", len, c->help);
+            if (col + len > 79) fprintf(o, "%.*s...\n", 79 - col - 3, h);
+            else fprintf(o, "%.*s\n", len, h);
         }
         fprintf(o, "Functions:");
         int col = 10;
@@ -188,6 +221,7 @@ static int cmd_help(bl_cmdargs *a)
     if (f) {
         print_synopsis(o, f->synopsis, 0);
         print_block(o, f->help, 2);
+        if (bl_function_help_more(f)) print_block(o, bl_function_help_more(f), 2);
     }
     if (c || f) return 0;
     if (!strcmp(t, "functions")) {

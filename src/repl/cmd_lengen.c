@@ -63,7 +63,7 @@ static int run_one(bl_cmdargs *a, lg_run *r, int factor, int windows, int slidin
     bl_model *m = r->m;
     const bl_kind *is = bl_kind_of(m->kind), *need = bl_kind_with_text(1);
     if (!is->text) return bl_fail("lengen: %s is a %s; lengen needs a %s (model %s)", r->name, is->title, need->title, need->name);
-    int ctx = m->cfg.context, learned = m->cfg.pos == BL_POS_LEARNED;
+    int ctx = m->cfg.context, learned = bl_config_pos(&m->cfg)->learned;
     /* a learned-position model has no position past its context: drawn up to it, or past it
      * with the sliding window */
     r->L = learned && !sliding ? ctx : factor * ctx;
@@ -203,11 +203,11 @@ static int cmd_lengen(bl_cmdargs *a)
 
 static const char help[] =
     "Loss per position past the context, overlaid.\n"
-    "Each TinyGPT (lengen v1 v2: learned positions against RoPE) on windows factor x\n"
+    "Each TinyGPT (lengen v1 v2: {pos:0} positions against RoPE) on windows factor x\n"
     "context long of its text's held-out part: the mean over windows= windows with a band\n"
     "of one standard error, both a centred mean over 2N+1 positions (smooth=N, default\n"
     "context/8; 0: none), and the training context marked (a grey dashed line, named\n"
-    "\"training context N\" in the legend; labels= names the models only). A pos=learned\n"
+    "\"training context N\" in the legend; labels= names the models only). A pos={pos:0}\n"
     "model has no position past its context: it is drawn up to it, or with sliding=on\n"
     "past it (each prediction past the context sees the last context tokens, as sample\n"
     "sliding=on).\n"

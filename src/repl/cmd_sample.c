@@ -100,7 +100,7 @@ static int sample_gpt(bl_cmdargs *a, bl_model *m, int used)
         bl_fail("sample: the prompt is empty (give at least one character, e.g. prompt=\"\\n\")");
         return bl_session_errat(a->s, a->w[pi].vpos);
     }
-    if (m->cfg.pos == BL_POS_LEARNED && !sliding && np + n - 1 > m->cfg.context) {
+    if (bl_config_pos(&m->cfg)->learned && !sliding && np + n - 1 > m->cfg.context) {
         /* how to go on, in the same line: the window that slides, or the n that still fits */
         long left = (long)m->cfg.context - np + 1;
         char how[160];
@@ -108,9 +108,9 @@ static int sample_gpt(bl_cmdargs *a, bl_model *m, int used)
             snprintf(how, sizeof how, "sample ... sliding=on, or n=%ld (the context left)", left);
         else
             snprintf(how, sizeof how, "sample ... sliding=on, or a prompt of at most %d bytes", m->cfg.context);
-        bl_fail("sample: pos=learned has positions for %d tokens but %ld were asked (prompt %d byte%s + %ld new); "
-                "go on with %s; pos=rope runs past the context", m->cfg.context, np + n - 1, np,
-                BL_PLURAL(np), n, how);
+        bl_fail("sample: pos=%s has positions for %d tokens but %ld were asked (prompt %d byte%s + %ld new); "
+                "go on with %s; pos=%s runs past the context", bl_config_pos(&m->cfg)->name, m->cfg.context,
+                np + n - 1, np, BL_PLURAL(np), n, how, bl_pos_unbounded(m->kind));
         return bl_session_errat(a->s, a->st->pos);
     }
     /* the prompt is checked before the default text is attached: a failing sample changes nothing */
@@ -189,8 +189,8 @@ static int cmd_sample(bl_cmdargs *a)
 static const char help[] =
     "Generate images (TinyDiT) or text (TinyGPT).\n"
     "TinyDiT: n=16 steps=20 seed=0 cols=auto; the result is a picture, the images in\n"
-    "the full-row grid that makes them largest on the page (16 at 1600 x 900: 4 x 4;\n"
-    "on a wide page 2 x 8), or cols=N to a row (cols=8: 2 x 8), with sharp pixels\n"
+    "the most square full-row grid that keeps them at least 80% of the largest\n"
+    "(16: 4 x 4), or cols=N to a row (cols=8: 2 x 8), with sharp pixels\n"
     "(sample > s.png saves it;\n"
     "width= height= scale= size the file as for plot loss; slide keys title= theme=\n"
     "font=: help slides).\n"

@@ -114,7 +114,7 @@ static const char help[] =
     "A change of a switch or size rebuilds the model and says so:\n"
     "every parameter starts again from (seed, its name), so parameters that both variants\n"
     "share get identical initial values, and the training run is discarded. A value the\n"
-    "model already has changes nothing (`m1: unchanged (norm is already layernorm)`):\n"
+    "model already has changes nothing (`m1: unchanged (norm is already {norm:0})`):\n"
     "no rebuild, the run is kept. All keys of one `set` apply together or not at all.";
 
 const bl_command bl_cmd_set_entry = {

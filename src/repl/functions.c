@@ -873,10 +873,13 @@ static bl_value *f_load(bl_callargs *a)
 
 /* The first sentence of every function's help is its summary line in `help functions`: at most
  * 73 characters, so that it fits 79 columns after the indent (test_repl checks it). */
-#define REDUCE_HELP(what, more) \
-    what " of x, or along dimension dim. Without dim a number; dim is dim=1 or the\n" \
-    "second argument (x.sum(1), as torch); a negative dim counts from the end; keepdim=on\n" \
-    "keeps that dimension with size 1 so the result broadcasts against x." more
+/* What every reduction's help says after its own (bl_function_help_more). */
+static const char reduce_help[] =
+    "Without dim a number; dim is dim=1 or the second argument (x.sum(1), as torch); a\n"
+    "negative dim counts from the end; keepdim=on keeps that dimension with size 1 so the\n"
+    "result broadcasts against x.";
+
+const char *bl_function_help_more(const bl_function *f) { return f->fn == bl_fn_reduce ? reduce_help : NULL; }
 
 const bl_function bl_functions[] = {
     { "randn", "randn(d0, d1, ..., mean=0, std=1, grad=off)",
@@ -904,21 +907,23 @@ const bl_function bl_functions[] = {
     { "size", "size(x, dim=)",
       "The shape of x as a list, or its size along dim (torch's Tensor.size). x.size() and\n"
       "x.size(0) call it as a method.", f_size },
-    { "sum", "sum(x, dim=, keepdim=off)", REDUCE_HELP("The sum", ""), bl_fn_reduce },
-    { "mean", "mean(x, dim=, keepdim=off)", REDUCE_HELP("The mean", ""), bl_fn_reduce },
+    { "sum", "sum(x, dim=, keepdim=off)", "The sum of x, or along dimension dim.", bl_fn_reduce },
+    { "mean", "mean(x, dim=, keepdim=off)", "The mean of x, or along dimension dim.", bl_fn_reduce },
     { "var", "var(x, dim=, keepdim=off, unbiased=on, correction=1)",
-      REDUCE_HELP("The variance", "\nIt divides by n - correction, as torch.var: unbiased by default;\n"
-                  "unbiased=off (correction=0) divides by n, as inside LayerNorm."), bl_fn_reduce },
-    { "std", "std(x, dim=, keepdim=off, unbiased=on, correction=1)",
-      REDUCE_HELP("The standard deviation", "\nsqrt(var(x, ...)): unbiased by default, as torch.std."),
+      "The variance of x, or along dimension dim. It divides by n - correction, as torch.var:\n"
+      "unbiased by default; unbiased=off (correction=0) divides by n, as inside LayerNorm.",
       bl_fn_reduce },
-    { "rms", "rms(x, dim=, keepdim=off)", REDUCE_HELP("The root mean square sqrt(mean(x^2))", ""), bl_fn_reduce },
+    { "std", "std(x, dim=, keepdim=off, unbiased=on, correction=1)",
+      "The standard deviation of x, or along dimension dim. sqrt(var(x, ...)): unbiased by\n"
+      "default, as torch.std.", bl_fn_reduce },
+    { "rms", "rms(x, dim=, keepdim=off)", "The root mean square sqrt(mean(x^2)) of x, or along dimension dim.",
+      bl_fn_reduce },
     { "min", "min(x, dim=, keepdim=off) | min(a, b, ...)",
-      REDUCE_HELP("The smallest element", "\nmin(a, b, ...) of numbers is Python's min; of two tensors the\n"
-                  "elementwise minimum (torch.min(a, b))."), bl_fn_reduce },
+      "The smallest element of x, or along dimension dim. min(a, b, ...) of numbers is\n"
+      "Python's min; of two tensors the elementwise minimum (torch.min(a, b)).", bl_fn_reduce },
     { "max", "max(x, dim=, keepdim=off) | max(a, b, ...)",
-      REDUCE_HELP("The largest element", "\nmax(a, b, ...) of numbers is Python's max; of two tensors the\n"
-                  "elementwise maximum (torch.max(a, b))."), bl_fn_reduce },
+      "The largest element of x, or along dimension dim. max(a, b, ...) of numbers is\n"
+      "Python's max; of two tensors the elementwise maximum (torch.max(a, b)).", bl_fn_reduce },
     { "abs", "abs(x)", "|x| elementwise; its gradient at 0 is 0, as torch's.", bl_fn_unary },
     { "sqrt", "sqrt(x)", "The square root, elementwise; sqrt(-1) is nan.", bl_fn_unary },
     { "exp", "exp(x)", "e^x elementwise.", bl_fn_unary },

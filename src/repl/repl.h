@@ -87,6 +87,9 @@ typedef struct {
     const char *help;
     bl_value *(*fn)(bl_callargs *a);    /* new value, or NULL + bl_fail (+ errat) */
 } bl_function;
+/* Text several functions share, shown after f's help (the paragraph of the reductions sum ...
+ * max), or NULL. */
+const char *bl_function_help_more(const bl_function *f);
 
 /* Help topics that are neither a command nor a function ("language", "switches", ...). */
 typedef struct {

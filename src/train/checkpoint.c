@@ -25,7 +25,8 @@ static int write_ckpt(const char *path, const bl_model *m, long steps, const jso
 {
     const bl_params *p = m->params;
     with_optim = with_optim && p->m && p->v;
-    const bl_tensor *wte = bl_kind_of(m->kind)->text ? bl_params_find(p, "transformer.wte.weight") : NULL;
+    const bl_kind *kind = bl_kind_of(m->kind);
+    const bl_tensor *wte = kind->tied_head ? bl_params_find(p, kind->tied_to) : NULL;
     int n = p->n * (with_optim ? 3 : 1) + (wte != NULL);
     const char **names = calloc((size_t)n, sizeof *names);
     const bl_tensor **ts = calloc((size_t)n, sizeof *ts);
@@ -51,7 +52,7 @@ static int write_ckpt(const char *path, const bl_model *m, long steps, const jso
         }
     }
     if (wte) {  /* nanoGPT's state_dict holds the tied head under both names (load_state_dict(strict=True)) */
-        names[n - 1] = "lm_head.weight";
+        names[n - 1] = kind->tied_head;
         ts[n - 1] = wte;
     }
     meta_k[nmeta] = "format"; meta_v[nmeta++] = strdup(CKPT_FORMAT);
@@ -173,21 +174,24 @@ static int load_into(const bl_st_file *f, const char *name, const bl_tensor *lik
 #define TIED_WHY 160
 static int tied_head(const bl_st_file *f, const bl_model *m, const char *path, char *why)
 {
-    const bl_tensor *h = bl_st_get(f, "lm_head.weight"), *w = bl_st_get(f, "transformer.wte.weight");
+    const bl_kind *kind = bl_kind_of(m->kind);
+    const char *hn = kind->tied_head, *wn = kind->tied_to;
+    if (!hn) return 0;
+    const bl_tensor *h = bl_st_get(f, hn), *w = bl_st_get(f, wn);
     char b[TIED_WHY], s1[64], s2[64];
-    if (!h || !bl_kind_of(m->kind)->text) return 0;
-    const bl_tensor *mw = bl_params_find(m->params, "transformer.wte.weight");
+    if (!h) return 0;
+    const bl_tensor *mw = bl_params_find(m->params, wn);
     b[0] = 0;
     if (bl_st_need_values(f, h) < 0)
-        snprintf(b, sizeof b, "lm_head.weight cannot be read (%s)", f->unheld[h - f->tensors]);
+        snprintf(b, sizeof b, "%s cannot be read (%s)", hn, f->unheld[h - f->tensors]);
     else if (!bl_same_shape(h, mw))
-        snprintf(b, sizeof b, "lm_head.weight has shape %s but the model needs %s (tied to transformer.wte.weight)",
-                 bl_shape_str(h, s1, sizeof s1), bl_shape_str(mw, s2, sizeof s2));
+        snprintf(b, sizeof b, "%s has shape %s but the model needs %s (tied to %s)", hn,
+                 bl_shape_str(h, s1, sizeof s1), bl_shape_str(mw, s2, sizeof s2), wn);
     else if (w && w->data && bl_same_shape(w, h)) {
         for (size_t k = 0; k < h->numel; k++)
             if (h->data[k] != w->data[k] && !(isnan(h->data[k]) && isnan(w->data[k]))) {
-                snprintf(b, sizeof b, "lm_head.weight differs from transformer.wte.weight at element %zu (%g vs %g): "
-                         "TinyGPT ties them", k, (double)h->data[k], (double)w->data[k]);
+                snprintf(b, sizeof b, "%s differs from %s at element %zu (%g vs %g): %s ties them", hn, wn, k,
+                         (double)h->data[k], (double)w->data[k], kind->title);
                 break;
             }
     }
@@ -502,7 +506,7 @@ int bl_checkpoint_load_into(const char *path, bl_model *m, const char *mname, in
     for (int i = 0; i < f->n; i++) {
         const char *nm = f->tensors[i].name;
         if (bl_params_find(p, nm) || (blocklab && !strncmp(nm, "optim.", 6))) continue;
-        if (bl_kind_of(m->kind)->text && !strcmp(nm, "lm_head.weight")) {
+        if (bl_kind_of(m->kind)->tied_head && !strcmp(nm, bl_kind_of(m->kind)->tied_head)) {
             char why[TIED_WHY];
             if (tied_head(f, m, path, why) < 0) err_add(&e, "%s", why);
             continue;

@@ -232,7 +232,7 @@ int bl_compare_finish(bl_compare *c, bl_probe *probe, int n_fd)
                 return -1;
             }
         }
-        if (probe && !bl_kind_of(r->model->kind)->text) {
+        if (probe && bl_kind_of(r->model->kind)->fd) {
             r->fd = bl_probe_fd_model(probe, r->model, c->data, n_fd, 0);
             if (r->fd < 0) {
                 r->fd = NAN;

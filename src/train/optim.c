@@ -2,11 +2,11 @@
 #include "train/optim.h"
 #include <math.h>
 
-void bl_adamw_defaults(bl_adamw *o, int is_text)
+void bl_adamw_defaults(bl_adamw *o)
 {
     o->lr = 3e-4f;
     o->beta1 = 0.9f;
-    o->beta2 = is_text ? 0.99f : 0.999f;
+    o->beta2 = 0.999f;
     o->eps = 1e-8f;
     o->weight_decay = 0.0f;
     o->warmup = 0;

@@ -24,8 +24,10 @@ typedef struct bl_adamw {
     long step;                   /* steps taken so far */
 } bl_adamw;
 
-/* Defaults for a model kind: beta2 = 0.999 for images (TinyDiT), 0.99 for text (TinyGPT). */
-void bl_adamw_defaults(bl_adamw *o, int is_text);
+/* PyTorch AdamW's betas (0.9, 0.999) and eps 1e-8, lr 3e-4, no weight decay, schedule and clip off,
+ * cosine floor 0.1 of lr, step 0. A model's values (its kind's beta2 among them) come from its
+ * config's switch table through bl_adamw_from_config, their one home. */
+void bl_adamw_defaults(bl_adamw *o);
 /* Learning rate for the step about to be taken (o->step + 1). */
 float bl_adamw_lr(const bl_adamw *o);
 /* Global L2 norm of grad[0..n) (in double). */

@@ -267,7 +267,7 @@ static int probe_train(bl_probe *p, const bl_dataset *ds, const bl_probe_opts *o
     for (int i = 0; i < ps->n; i++)
         if (ps->t[i].ndim >= 2) memset(decay + ps->info[i].offset, 1, ps->t[i].numel);
     bl_adamw opt;
-    bl_adamw_defaults(&opt, 0);
+    bl_adamw_defaults(&opt);
     opt.lr = o->lr;
     opt.weight_decay = PROBE_WD;
     opt.warmup = o->steps / 20;
@@ -514,7 +514,7 @@ double bl_probe_fd(bl_probe *p, const bl_tensor *real, const bl_tensor *generate
 
 double bl_probe_fd_model(bl_probe *p, bl_model *m, const bl_dataset *ds, int n, uint64_t seed)
 {
-    if (!m || bl_kind_of(m->kind)->text) return bl_fail("probe: fd needs a TinyDiT model");
+    if (!m || !bl_kind_of(m->kind)->fd) return bl_fail("probe: fd needs a TinyDiT model");
     const bl_config *c = &m->cfg;
     if (c->channels != p->C || c->image_size != p->H || c->image_size != p->W)
         return bl_fail("probe: the model makes %dx%dx%d images but the probe (%s) reads %dx%dx%d",

@@ -25,7 +25,7 @@ static double now_ms(void)
 void bl_adamw_from_config(bl_adamw *o, const bl_config *c)
 {
     long step = o->step;
-    bl_adamw_defaults(o, bl_kind_of(c->kind)->text);
+    bl_adamw_defaults(o);
     o->lr = c->lr;
     o->beta1 = c->beta1;
     o->beta2 = c->beta2;

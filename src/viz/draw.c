@@ -229,6 +229,48 @@ static void grid_pack_images(dctx *d, const bl_figure *f, grid_plan *g, double x
     for (int c = 0; c < nc; c++) g->colx[c] = x, g->colw[c] = need[c], g->inl[c] = g->inr[c] = 0, x += need[c] + gap;
 }
 
+/* A grid of maps beside other panels (rope table: cos and sin maps, tall and narrow, beside the
+ * angle plot): each column of maps only (or empty panels) that needs less than its share narrows
+ * to what its maps and their labels need at the rows' heights (and half its panel titles'
+ * longest, at their least size, so that they wrap onto two lines at most); the width it gives
+ * up goes to the other columns evenly. */
+static void grid_give_width(dctx *d, const bl_figure *f, grid_plan *g, double gap)
+{
+    int nc = f->cols, maps[BL_FIG_MAX_GRID], others = 0;
+    double need[BL_FIG_MAX_GRID], saved = 0;
+    for (int c = 0; c < nc; c++) {
+        maps[c] = 1, need[c] = 0;
+        int any = 0;
+        for (int r = 0; r < f->rows; r++) {
+            int i = r * nc + c;
+            const bl_panel *p = &f->panels[i];
+            if (p->kind == BL_PANEL_EMPTY) continue;
+            if (p->kind != BL_PANEL_HEATMAP) {
+                maps[c] = 0;
+                break;
+            }
+            any = 1;
+            box b = panel_box(f, g, i);
+            b.w = 1e7;   /* the map as the row's height makes it */
+            need[c] = fmax(need[c], dr_heat_place(d, p, b, g->deco[i]).need);
+            if (p->title) {
+                dr_font(d, dr_least_size(d, 21), 1, 0);
+                need[c] = fmax(need[c], dr_text_w(d, p->title) / 2 + (DR_TITLE_SEP - 12) * d->u);
+            }
+        }
+        if (!any) maps[c] = 0;
+        if (maps[c] && need[c] < g->colw[c]) saved += g->colw[c] - need[c];
+        others += !maps[c];
+    }
+    if (!others || saved <= 0) return;
+    double x = g->colx[0];
+    for (int c = 0; c < nc; c++) {
+        if (maps[c] && need[c] < g->colw[c]) g->colw[c] = need[c];
+        else if (!maps[c]) g->colw[c] += saved / others;
+        g->colx[c] = x, x += g->colw[c] + gap;
+    }
+}
+
 /* Whether text s at `size` units (18 for an axis label, 21 bold for a panel title) would be
  * cut in `room` even at its smallest size (least_size) */
 static int would_cut(dctx *d, const char *s, double size, int bold, double room)
@@ -324,6 +366,7 @@ static void plan_grid(dctx *d, const bl_figure *f, int level, double x0, double 
     }
     double pad = total < H ? (H - total) / (nr + 1) : 0, y = y0 + pad;
     for (int r = 0; r < nr; r++) g->rowy[r] = y, y += g->rowh[r] + gap + pad;
+    grid_give_width(d, f, g, gap);
     grid_compact(d, f, g, x0, w0, 8 * d->u);
     grid_pack_images(d, f, g, x0, w0, gap);
     g->side = INFINITY;
@@ -408,7 +451,7 @@ static void draw_panels(dctx *d, const bl_figure *f, const grid_plan *g, const b
     for (int i = 0; i < f->rows * f->cols; i++) {
         const bl_panel *p = &f->panels[i];
         box b = panel_box(f, g, i);
-        d->panel = i;
+        d->panel = i, d->last_col = i % f->cols == f->cols - 1;
         switch (p->kind) {
         case BL_PANEL_LINES: dr_lines(d, p, b, sx, sy); break;
         case BL_PANEL_HEATMAP: dr_heatmap(d, p, b, g->deco[i]); break;
@@ -428,7 +471,7 @@ static int place(dctx *d, const bl_figure *f, double margin, double w, double h,
     double note_h = 0;
     int level = 0;
     for (int pass = 0; pass < 2; pass++) {
-        level = choose_plan(d, f, margin, w - 2 * margin, top, h - top - margin - note_h, gap, w, plans);
+        level = choose_plan(d, f, margin, w - 2 * margin - d->strip, top, h - top - margin - note_h, gap, w - d->strip, plans);
         figure_thin(d, f, &plans[level], thin, n);
         if (!thin[0] || pass) break;
         note_h = 22 * d->u;   /* the note in the margin, 2 units below the texts under the maps */
@@ -442,9 +485,11 @@ int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
                           dark = {0x1b1d23u, 0xeeeeeeu, 0xccccccu, 0x3a3d45u, 0xaaaaaau, 0x5a5d66u};
     dctx d = {.cr = cr, .u = sqrt(fmin(w / BL_FIG_W, h / BL_FIG_H))}; /* text shrinks slower than the page */
     if (d.u < 0.25) d.u = 0.25;
-    if (f->font > 0) d.u *= f->font;   /* font=: text, margins and lines together */
+    d.fontk = f->font > 0 ? f->font : 1;
+    d.u *= d.fontk;   /* font=: text, margins and lines together */
     d.th = f->theme == BL_THEME_DARK ? dark : light;
     d.legend = f->legend;
+    d.legend_of = dr_shared_legend(f);
     for (int i = 0; i < f->rows * f->cols; i++) d.img_bar |= f->panels[i].kind == BL_PANEL_IMAGES && f->panels[i].overlay;
     cairo_get_matrix(cr, &d.to_page);
     cairo_matrix_invert(&d.to_page);
@@ -476,22 +521,29 @@ int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
     char thin[96] = "";
     int level = 0;
     /* the plan with panel titles on one line; when they need more (dr_title_choose), planned
-     * again with room for their lines */
-    d.tlines = 1;
-    for (int round = 0; round < 2; round++) {
-        int tl = d.tlines;
-        level = place(&d, f, margin, w, h, top, gap, plans, thin, sizeof thin);
-        /* panel titles share one size: a first pass, thrown away, finds what they need */
-        for (int k = 0; k < DR_TITLE_LINES; k++) d.tneed[k] = 21;
-        d.measure = 1, d.trace = NULL;
-        cairo_push_group(cr);
-        draw_panels(&d, f, &plans[level], &sx, &sy);
-        cairo_pattern_destroy(cairo_pop_group(cr));
-        d.measure = 0, d.trace = trace_to;
-        if (round == 0) dr_title_choose(&d, h);
-        else d.ptitle = d.tneed[tl - 1] > 0 ? d.tneed[tl - 1] : dr_least_size(&d, 21);
-        if (d.tlines == tl && round == 0) break;
-        d.tlines = round == 0 ? d.tlines : tl;
+     * again with room for their lines; when a legend of the last column has no room in its
+     * panel but would cover data (or legend=outside), all of it again with a strip on the right
+     * for it */
+    d.strip_x1 = w - margin;
+    for (int strip = 0; strip < 2; strip++) {
+        d.tlines = 1;
+        for (int round = 0; round < 2; round++) {
+            int tl = d.tlines;
+            level = place(&d, f, margin, w, h, top, gap, plans, thin, sizeof thin);
+            /* panel titles share one size: a first pass, thrown away, finds what they need */
+            for (int k = 0; k < DR_TITLE_LINES; k++) d.tneed[k] = 21;
+            d.measure = 1, d.trace = NULL, d.strip_need = 0, d.axis_need = 18, d.axis_size = 0;
+            cairo_push_group(cr);
+            draw_panels(&d, f, &plans[level], &sx, &sy);
+            cairo_pattern_destroy(cairo_pop_group(cr));
+            d.measure = 0, d.trace = trace_to, d.axis_size = d.axis_need;
+            if (round == 0) dr_title_choose(&d, h);
+            else d.ptitle = d.tneed[tl - 1] > 0 ? d.tneed[tl - 1] : dr_least_size(&d, 21);
+            if (d.tlines == tl && round == 0) break;
+            d.tlines = round == 0 ? d.tlines : tl;
+        }
+        if (strip || !(d.strip_need > 0)) break;
+        d.strip = d.strip_need;
     }
     draw_panels(&d, f, &plans[level], &sx, &sy);
     d.panel = -1, d.role = BL_TEXT_OTHER;

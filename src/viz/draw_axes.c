@@ -21,7 +21,7 @@ void dr_axes_place(dctx *d, const bl_panel *p, box b, const bl_range *sx, const 
     int ymax_ticks = (int)fmax(3, (bottom - top) / (70 * u));
     bl_panel_scale(&g->ys, p, 1, sy, 0, 0.05, ymax_ticks);
     g->nyt = bl_scale_ticks(&g->ys, ymax_ticks, g->yt, MAX_TICKS, &g->ystep);
-    dr_font(d, 16, 0, 0);
+    dr_font(d, DR_TICK, 0, 0);
     double tickw = 0;
     for (int i = 0; i < g->nyt; i++) tickw = fmax(tickw, dr_text_w(d, bl_tick_label(g->yt[i], g->ystep, g->yl[i], 24)));
     double left = b.x + (g->ylab[0] ? 34 * u : 4 * u) + tickw + 12 * u, rx = b.x + b.w - 12 * u - right;
@@ -34,9 +34,30 @@ void dr_axes_place(dctx *d, const bl_panel *p, box b, const bl_range *sx, const 
 /* The ticks of a lines panel's x axis, about one every 130 units (max_ticks); a linear axis with
  * fewer than 3 then takes a finer step while the labels fit side by side (as matplotlib's
  * MaxNLocator: 0 20 40 60 on a narrow axis of 64 tokens, not a lone 0). Font: the tick font. */
+/* whether the labels of ticks t (n) on an axis aw wide run into each other (less than 10 units
+ * apart); font: the tick font */
+static int x_crowded(dctx *d, const bl_scale *xs, double aw, const double *t, int n, double step)
+{
+    double prev = 0, prevw = 0;
+    for (int i = 0; i < n; i++) {
+        char lab[24];
+        double x = aw * bl_scale_pos(xs, t[i]), w = dr_text_w(d, bl_tick_label(t[i], step, lab, sizeof lab));
+        if (i > 0 && x - prev < (w + prevw) / 2 + 10 * d->u) return 1;
+        prev = x, prevw = w;
+    }
+    return 0;
+}
+
 static int x_ticks(dctx *d, const bl_scale *xs, double aw, int max_ticks, double *t, double *step)
 {
     int n = bl_scale_ticks(xs, max_ticks, t, MAX_TICKS, step);
+    /* labels that run into each other on a narrow axis ("1 10100" at 800 x 450 font=2): every
+     * other one, the last kept, until they do not */
+    while (n > 2 && x_crowded(d, xs, aw, t, n, *step)) {
+        int m = 0;
+        for (int i = (n - 1) % 2; i < n; i += 2) t[m++] = t[i];
+        n = m;
+    }
     if (xs->log || n >= 3) return n;
     for (int k = max_ticks + 1; k <= 16; k++) {
         double t2[MAX_TICKS], st2, prev = 0, prevw = 0;
@@ -60,13 +81,12 @@ static int x_ticks(dctx *d, const bl_scale *xs, double aw, int max_ticks, double
  * left and bottom spines, the axis labels and the note of points left out. */
 void dr_axes_draw(dctx *d, const bl_panel *p, box b, const lines_geom *gp)
 {
-    (void)p;
     double u = d->u;
     const lines_geom g = *gp;
     box a = g.a;
     const bl_scale xs = g.xs, ys = g.ys;
     /* grid and tick labels */
-    dr_font(d, 16, 0, 0);
+    dr_font(d, DR_TICK, 0, 0);
     d->role = BL_TEXT_TICK;
     for (int i = 0; i < g.nyt; i++) {
         double yy = a.y + a.h * (1 - bl_scale_pos(&ys, g.yt[i]));
@@ -89,8 +109,16 @@ void dr_axes_draw(dctx *d, const bl_panel *p, box b, const lines_geom *gp)
     dr_line(d, a.x, a.y, a.x, a.y + a.h, C_SPINE, 1.2);
     dr_line(d, a.x, a.y + a.h, a.x + a.w, a.y + a.h, C_SPINE, 1.2);
     d->role = BL_TEXT_AXIS_LABEL;
-    if (g.xlab[0]) dr_text_fit(d, a.x + a.w / 2, a.y + a.h + 50 * u, g.xlab, 18, 0, dr_room_at(b, a.x + a.w / 2), C_TEXT, 0);
-    if (g.ylab[0]) dr_text_fit(d, b.x + 14 * u, a.y + a.h / 2, g.ylab, 18, 0, a.h, C_TEXT, 1);
+    /* a label that would be cut even at its smallest loses its " (log scale)" first (the tick
+     * labels 1 10 100 say it): qk growth's "scale s of q and k" whole at 800 x 450 font=2 */
+    char xl[256], yl[256];
+    double xroom = dr_room_at(b, a.x + a.w / 2);
+    snprintf(xl, sizeof xl, "%s", g.xlab), snprintf(yl, sizeof yl, "%s", g.ylab);
+    dr_font(d, dr_least_size(d, 18), 0, 0);
+    if (p->logx && p->xlabel && dr_text_w(d, xl) > xroom) snprintf(xl, sizeof xl, "%s", p->xlabel);
+    if (p->logy && p->ylabel && dr_text_w(d, yl) > a.h) snprintf(yl, sizeof yl, "%s", p->ylabel);
+    if (xl[0]) dr_axis_label(d, a.x + a.w / 2, a.y + a.h + 50 * u, xl, xroom, 0);
+    if (yl[0]) dr_axis_label(d, b.x + 14 * u, a.y + a.h / 2, yl, a.h, 1);
     d->role = BL_TEXT_OTHER;
     if (g.note[0])
         dr_text_fit(d, a.x + a.w / 2, a.y + a.h + (g.xlab[0] ? 74 : 44) * u, g.note, 15, 0, dr_room_at(b, a.x + a.w / 2), C_TEXT, 0);

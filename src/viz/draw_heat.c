@@ -46,7 +46,7 @@ static int bar_ticks(dctx *d, float vmin, float vmax, double h, double *t, doubl
 {
     bl_scale s = {vmin, vmax, 0};
     int n = bl_scale_ticks(&s, (int)fmax(3, h / (45 * d->u)), t, MAX_TICKS, step), m = 0;
-    dr_font(d, 15, 0, 0);
+    dr_font(d, DR_TICK, 0, 0);
     cairo_font_extents_t fe;
     cairo_font_extents(d->cr, &fe);
     double th = fe.ascent + fe.descent + 2 * d->u, last = -INFINITY;
@@ -151,22 +151,22 @@ static void heat_below(heat_deco k, int note, double *ticks, double *xlab, doubl
 
 /* The font size (units) of a heatmap's own row and column labels (such as TinyGPT's
  * characters) in cells cw x ch, the same for both whether or not they are drawn (so that the
- * maps of a figure are labelled alike): 15 units where every label fits (a row label's height
+ * maps of a figure are labelled alike): DR_TICK units where every label fits (a row label's height
  * within its cell; two neighbouring column labels, each centred on its cell, 1.5 units apart, 5 when
  * a label has more than one character, so that "-7 -6 -5" do not run together),
- * else the size at which they all fit, down to 8 pixels (or 15 units when that is less), the
- * smallest a title shrinks to; where they do not fit even so, every k-th: *every_r, *every_c
- * (1: all; one k for both when the map has both). */
+ * else the size at which they all fit, down to dr_tick_least (8 pixels times font=);
+ * where they do not fit even so, every k-th: *every_r, *every_c (1: all; one k for both
+ * when the map has both). */
 static double label_fit(dctx *d, const bl_panel *p, double cw, double ch, int *every_r, int *every_c)
 {
-    double u = d->u, least = fmin(15, FIT_MIN_PX / u), pair = 0, widest = 0, gap = 1.5 * u;
+    double u = d->u, least = dr_tick_least(d), pair = 0, widest = 0, gap = 1.5 * u;
     int rows = p->row_labels != NULL, cols = p->col_labels != NULL;
     for (int c = 0; cols && c < p->cols; c++) {   /* labels of more than one character: 5 units */
         int n = 0;
         for (const char *q = p->col_labels[c]; *q; q++) n += ((unsigned char)*q & 0xc0) != 0x80;
         if (n > 1) gap = 5 * u;
     }
-    dr_font(d, 15, 0, 0);
+    dr_font(d, DR_TICK, 0, 0);
     cairo_font_extents_t fe;
     cairo_font_extents(d->cr, &fe);
     double th = fe.ascent + fe.descent, prev = 0;
@@ -176,10 +176,10 @@ static double label_fit(dctx *d, const bl_panel *p, double cw, double ch, int *e
         widest = fmax(widest, w), prev = w;
     }
     if (cols && p->cols == 1) pair = widest;
-    double k = 1;   /* the size as a part of 15 units: widths and heights go with it */
+    double k = 1;   /* the size as a part of DR_TICK units: widths and heights go with it */
     if (rows) k = fmin(k, 0.99 * ch / th);
     if (cols && pair > 0) k = fmin(k, 0.99 * (cw - gap) / pair);
-    double size = fmax(least, 15 * k), s = size / 15;
+    double size = fmax(least, DR_TICK * k), s = size / DR_TICK;
     *every_r = rows && th * s > ch ? (int)ceil(th * s / ch) : 1;
     *every_c = 1;
     if (cols && pair * s + gap > cw)   /* every k-th: the widest two k cells apart */
@@ -200,7 +200,7 @@ heat_geom dr_heat_place(dctx *d, const bl_panel *p, box b, heat_deco k)
     double u = d->u;
     heat_geom g;
     memset(&g, 0, sizeof g);
-    dr_font(d, 15, 0, 0);
+    dr_font(d, DR_TICK, 0, 0);
     for (int r = 0; p->row_labels && r < p->rows; r++) g.lw = fmax(g.lw, dr_text_w(d, p->row_labels[r]));
     if (!p->row_labels) {
         char buf[24];
@@ -287,7 +287,7 @@ void dr_heatmap(dctx *d, const bl_panel *p, box b, heat_deco k)
         dr_font(d, g.label_size, 0, 0);
         for (int r = 0; r < p->rows; r += g.every_r) dr_text(d, left - 6 * u, top + (r + 0.5) * ch, p->row_labels[r], 1, C_TICK);
     } else if (k.rowticks) {
-        dr_font(d, 15, 0, 0);
+        dr_font(d, DR_TICK, 0, 0);
         int n = index_ticks(p->rows, ch, 40 * u, t, &step);
         for (int i = 0; i < n; i++)
             dr_text(d, left - 6 * u, top + (t[i] + 0.5) * ch, bl_tick_label(t[i], step, lab, sizeof lab), 1, C_TICK);
@@ -296,7 +296,7 @@ void dr_heatmap(dctx *d, const bl_panel *p, box b, heat_deco k)
         dr_font(d, g.label_size, 0, 0);
         for (int c = 0; c < p->cols; c += g.every_c) dr_text(d, left + (c + 0.5) * cw, top + hh + ty * u, p->col_labels[c], 0.5, C_TICK);
     } else if (k.colticks) {
-        dr_font(d, 15, 0, 0);
+        dr_font(d, DR_TICK, 0, 0);
         int n = index_ticks(p->cols, cw, 50 * u, t, &step);
         for (int i = 0; i < n; i++)
             dr_text(d, left + (t[i] + 0.5) * cw, top + hh + ty * u, bl_tick_label(t[i], step, lab, sizeof lab), 0.5, C_TICK);
@@ -308,8 +308,8 @@ void dr_heatmap(dctx *d, const bl_panel *p, box b, heat_deco k)
     /* the y label within the map's height */
     double cy = top + hh / 2, ly = 2 * fmin(cy - top, b.y + b.h - cy);
     d->role = BL_TEXT_AXIS_LABEL;
-    if (k.xlab && p->xlabel) dr_text_fit(d, left + hw / 2, top + hh + xy * u, p->xlabel, 18, 0, dr_room_at(b, left + hw / 2), C_TEXT, 0);
-    if (k.ylab && p->ylabel) dr_text_fit(d, left - lw - 26 * u, cy, p->ylabel, 18, 0, ly, C_TEXT, 1);
+    if (k.xlab && p->xlabel) dr_axis_label(d, left + hw / 2, top + hh + xy * u, p->xlabel, dr_room_at(b, left + hw / 2), 0);
+    if (k.ylab && p->ylabel) dr_axis_label(d, left - lw - 26 * u, cy, p->ylabel, ly, 1);
     /* non-finite cells are left blank: say so (labels left out: the figure says, figure_thin) */
     d->role = BL_TEXT_OTHER;
     if (bl_heat_note(p, note, sizeof note))

@@ -5,6 +5,38 @@
 
 /* ---- image grids ---- */
 
+/* the narrowest gap (units) between images that a whole number of units a pixel may take */
+#define WHOLE_GAP 3
+/* the grids whose images are at least SQUARE_KEEP of the largest any grid makes them are
+ * "large enough": of those the most square is drawn */
+#define SQUARE_KEEP 0.8
+
+/* The columns of p's grid in room w x h (gaps `gap` apart): of the grids whose rows are full
+ * (bl_grid_cols_ok) and whose images are at least SQUARE_KEEP of the largest, the most square
+ * in images (rows against columns: 16 images 4 x 4, not 2 x 8 on a 16:9 slide where 2 x 8
+ * makes them 7% larger and leaves bands empty above and below), and of two as square the one
+ * with larger images. */
+static double images_scale(const bl_panel *p, int k, double w, double h, double gap)
+{
+    int rows = (p->n + k - 1) / k;
+    if (!bl_grid_cols_ok(p->n, k)) return -1;
+    return fmin((w - (k - 1) * gap) / (k * p->w), (h - (rows - 1) * gap) / (rows * p->h));
+}
+
+static int images_cols(const bl_panel *p, double w, double h, double gap)
+{
+    double best = 0, least = INFINITY, at = 0;
+    int pick = 1;
+    for (int k = 1; k <= p->n; k++) best = fmax(best, images_scale(p, k, w, h, gap));
+    for (int k = 1; k <= p->n; k++) {
+        double s = images_scale(p, k, w, h, gap);
+        if (s <= 0 || s < SQUARE_KEEP * best) continue;
+        double off = fabs(log((double)k / ((p->n + k - 1) / k)));
+        if (off < least - 1e-9 || (off < least + 1e-9 && s > at)) least = off, pick = k, at = s;
+    }
+    return pick;
+}
+
 images_geom dr_images_place(dctx *d, const bl_panel *p, box b)
 {
     double u = d->u, top = b.y + dr_title_top(d, p), ah = b.y + b.h - top;
@@ -12,23 +44,25 @@ images_geom dr_images_place(dctx *d, const bl_panel *p, box b)
     r.bar = d->img_bar ? DR_BAR_ROOM * u : 0;   /* the overlay's colour bar, right of the grid */
     b.w = fmax(0, b.w - r.bar);
     r.gap = 8 * u;
-    int g = p->grid_cols, best_g = 1;
-    double best = 0, best_h = 0;
-    if (!g) /* the number of columns that makes the images largest, of those that fill their rows */
-        for (int k = 1; k <= p->n; k++) {
-            if (!bl_grid_cols_ok(p->n, k)) continue;
-            int rows = (p->n + k - 1) / k;
-            double s = fmin((b.w - (k - 1) * r.gap) / (k * p->w), (ah - (rows - 1) * r.gap) / (rows * p->h));
-            double h = rows * p->h * s;
-            if (s > best * (1 + 1e-9) || (s > best * (1 - 1e-9) && h > best_h)) best = s, best_g = k, best_h = h;
-        }
-    if (!g) g = best_g;
+    int g = p->grid_cols;
+    if (!g) g = images_cols(p, b.w, ah, r.gap);
     r.g = g, r.rows = (p->n + g - 1) / g;
     r.s = fmax(0, fmin((b.w - (g - 1) * r.gap) / (g * p->w), (ah - (r.rows - 1) * r.gap) / (r.rows * p->h)));
     /* a whole number of page units a pixel where there is room (not in a figure with an
      * overlay, whose images are as large as they go, each with its bar): every image pixel the same
-     * square (nearest neighbour), none a unit wider than its neighbour */
-    if (!d->img_bar && r.s >= 1 && floor(r.s) >= 0.85 * r.s) r.s = floor(r.s);   /* unless that loses much room */
+     * square (nearest neighbour), none a unit wider than its neighbour. The next whole number up
+     * when narrower gaps (down to WHOLE_GAP) make room for it (4x4 at 1280 x 720 font=2: 3.99 a
+     * pixel becomes 4 with 5-unit gaps, not 3 with a band left empty); else the one below unless
+     * that loses much room. */
+    if (!d->img_bar && r.s >= 1) {
+        double up = ceil(r.s - 1e-9), room = INFINITY;
+        if (g > 1) room = fmin(room, (b.w - g * p->w * up) / (g - 1));
+        if (r.rows > 1) room = fmin(room, (ah - r.rows * p->h * up) / (r.rows - 1));
+        if (g * p->w * up <= b.w && r.rows * p->h * up <= ah && room >= WHOLE_GAP * u)
+            r.s = up, r.gap = fmin(r.gap, room);
+        else if (floor(r.s) >= 0.85 * r.s)
+            r.s = floor(r.s);
+    }
     double gw = g * p->w * r.s + (g - 1) * r.gap;
     r.x0 = b.x + (b.w - gw) / 2, r.y0 = top;   /* the grid and its bar centred in b */
     r.used = top - b.y + r.rows * p->h * r.s + (r.rows - 1) * r.gap;

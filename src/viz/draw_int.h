@@ -26,6 +26,7 @@ typedef struct {
 typedef struct {
     cairo_t *cr;
     double u; /* size unit: 1 at 1600 x 900 */
+    double fontk; /* the figure's font= (1 by default), a factor of u */
     cairo_matrix_t to_page; /* device -> page units (the inverse of the matrix drawing started with) */
     bl_layout *trace;       /* or NULL: where each text is recorded (bl_draw_trace) */
     int role, panel;        /* of the texts drawn now: BL_TEXT_*, the panel's index */
@@ -40,6 +41,17 @@ typedef struct {
                              * a title too long for one line at a readable size wraps */
     double tneed[3];        /* the measuring pass: the largest size (units) at which every panel
                              * title fits in 1, 2, 3 lines (0: some title does not, at its least) */
+    int legend_of;          /* >= 0: the lines panels of the figure have one legend (the same
+                             * entries, as qk growth's two), drawn by this panel alone */
+    double axis_need;       /* the measuring pass: the smallest size (units) an axis label needs
+                             * to fit (its least when it is cut even so) */
+    double axis_size;       /* every axis label's size (units), axis_need; 0: 18 */
+    int last_col;           /* the panel drawn now is in the figure's last column */
+    double strip;           /* page units kept free right of the grid, up to strip_x1, for the
+                             * legends of the last column's lines panels that have no room in
+                             * their panel (0: none) */
+    double strip_x1;
+    double strip_need;      /* the measuring pass: the strip such a legend needs (0: none does) */
     int img_bar;            /* some images panel of the figure has an overlay: every images
                              * panel keeps DR_BAR_ROOM on the right of its grid (its colour bar,
                              * or room that keeps the images of all panels at one scale) */
@@ -69,6 +81,13 @@ void dr_record_series(dctx *d, int s, int color, int dash, int dots);
  * (unless it was smaller than that to begin with), before it is cut. */
 #define FIT_SHRINK (2.0 / 3)
 #define FIT_MIN_PX 8.0
+/* Tick labels (axes, colour bars, a map's rows and columns, such as TinyGPT's characters) are
+ * DR_TICK units (11.3 pixels at 800 x 450, 16 at 1600 x 900, times font=), and shrink to fit
+ * their cells no further than dr_tick_least(): FIT_MIN_PX pixels times font= (at font=2 attn's
+ * characters stayed at 8 pixels), unless they were smaller to begin with; past that, every
+ * k-th is drawn. */
+#define DR_TICK 16
+double dr_tick_least(const dctx *d);
 
 void dr_font(dctx *d, double size, int bold, int mono);
 double dr_text_w(dctx *d, const char *s);
@@ -100,6 +119,10 @@ void dr_title_choose(dctx *d, double page_h);
 int dr_title_cut(dctx *d, const char *s, double room);
 void dr_panel_title(dctx *d, const bl_panel *p, box b, double y);
 void dr_text_panel(dctx *d, const bl_panel *p, box b);
+/* An axis label s centred on (x, y) (turned upwards when vertical) in maxw: 18 units, the same
+ * size for every axis label of a figure (the smallest any needs, found by the measuring pass:
+ * qk growth at font=2 drew 17, 20 and 23.5 pixels), fitted and cut as dr_text_fit */
+void dr_axis_label(dctx *d, double x, double y, const char *s, double maxw, int vertical);
 
 /* ---- axes (draw_axes.c) and lines panels (draw_lines.c) ---- */
 
@@ -118,6 +141,9 @@ void dr_axes_place(dctx *d, const bl_panel *p, box b, const bl_range *sx, const 
                    double below, lines_geom *g);
 void dr_axes_draw(dctx *d, const bl_panel *p, box b, const lines_geom *g);
 void dr_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, const bl_range *sy);
+/* The panel that draws the one legend of f's lines panels when there are two or more and their
+ * legends have the same entries (labels, colours, how drawn), the last of them; else -1 */
+int dr_shared_legend(const bl_figure *f);
 
 /* ---- heatmaps and colour bars (draw_heat.c) ---- */
 

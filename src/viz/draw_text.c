@@ -54,6 +54,11 @@ double dr_least_size(const dctx *d, double size)
     return fmin(size, fmax(size * FIT_SHRINK, FIT_MIN_PX / d->u));
 }
 
+double dr_tick_least(const dctx *d)
+{
+    return fmin(DR_TICK, FIT_MIN_PX * d->fontk / d->u);
+}
+
 /* The one rule for every title and label that has a width to fit in (the figure's title, panel
  * titles, axis labels, notes): at its size when it fits; else the font shrinks until it fits,
  * down to FIT_SHRINK of its size and not below FIT_MIN_PX; else, at that smallest size, it is
@@ -127,6 +132,15 @@ void dr_text_fit(dctx *d, double x, double y, const char *s, double size, int bo
     fit(d, s, size, bold, maxw, buf, sizeof buf);
     if (vertical) dr_text_vertical(d, x, y, buf, color);
     else dr_text(d, x, y, buf, 0.5, color);
+}
+
+void dr_axis_label(dctx *d, double x, double y, const char *s, double maxw, int vertical)
+{
+    if (d->measure) d->axis_need = fmin(d->axis_need, dr_fit_size(d, s, 18, 0, maxw));
+    char buf[512];   /* shrunk, where it must, no further than 18 units' least */
+    fit_to(d, s, d->axis_size > 0 ? d->axis_size : 18, dr_least_size(d, 18), 0, maxw, buf, sizeof buf);
+    if (vertical) dr_text_vertical(d, x, y, buf, C_TEXT);
+    else dr_text(d, x, y, buf, 0.5, C_TEXT);
 }
 
 /* the width of a text centred on x that stays within [b.tx0, b.tx1] */

@@ -188,7 +188,7 @@ int bl_panel_line(bl_panel *p, const char *label, const float *x, const float *y
 /* A filled band between lo[i] and hi[i] at x[i] (n >= 1 points; x NULL = 0, 1, ...), e.g. a mean
  * +- one standard error, in the colour of the series added before it (the next colour when it is
  * the first), translucent, behind the lines, out of the legend; its edges count in the y range.
- * A point where lo or hi is not finite leaves a gap. The terminal leaves bands out. Returns the
+ * A point where lo or hi is not finite leaves a gap. The terminal shades it where no line is. Returns the
  * series index, or -1 as bl_panel_line. */
 int bl_panel_band(bl_panel *p, const float *x, const float *lo, const float *hi, int n);
 /* Name series k of p (0 <= k < p->nseries) in the legend as `label`, a band too (its key a

@@ -32,9 +32,46 @@ static char *dup(const char *s)
     return d;
 }
 
+static int word_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* *s (malloc'ed, may be NULL) with each occurrence of `from` that stands as a word (no letter,
+ * digit or _ either side) replaced by `to` (len bytes); 0 or -1 (out of memory) */
+static int replace_word(char **s, const char *from, const char *to, size_t len)
+{
+    size_t fl = strlen(from);
+    if (!*s || !fl) return 0;
+    char *out = NULL;
+    size_t n = 0, cap = 0;
+    for (const char *c = *s;;) {
+        const char *hit = strstr(c, from);
+        while (hit && ((hit > *s && word_char(hit[-1])) || word_char(hit[fl]))) hit = strstr(hit + 1, from);
+        size_t keep = hit ? (size_t)(hit - c) : strlen(c), need = n + keep + (hit ? len : 0) + 1;
+        if (need > cap) {
+            char *m = realloc(out, cap = 2 * need);
+            if (!m) return free(out), bl_fail("plot: out of memory");
+            out = m;
+        }
+        memcpy(out + n, c, keep), n += keep;
+        if (!hit) break;
+        memcpy(out + n, to, len), n += len;
+        c = hit + fl;
+    }
+    out[n] = '\0';
+    free(*s);
+    *s = out;
+    return 0;
+}
+
 /* The run names of labels (comma-separated) given to the legend's colours of p in order of first
- * appearance; each entry's label starts with its colour's first label, which the name replaces. */
-static int rename_runs(bl_panel *p, const char *labels)
+ * appearance; each entry's label starts with its colour's first label, which the name replaces.
+ * The figure's title (unless title= gave it: fig_title NULL) and p's title and axis labels name
+ * the runs too ("Train loss minus cmp_baseline's"): there the colour's first label, or else the
+ * run's name (that label up to " ("; "v1" of lengen's "v1 (pos=learned)"), standing as a word,
+ * becomes the new name. */
+static int rename_runs(bl_panel *p, const char *labels, char **fig_title)
 {
     int colors[64], ncol = 0;
     const char *first[64];
@@ -67,6 +104,16 @@ static int rename_runs(bl_panel *p, const char *labels)
             strcpy(nl + len, se->label + ol);
             free(se->label);
             se->label = nl;
+        }
+        char **texts[4] = { fig_title, &p->title, &p->xlabel, &p->ylabel };
+        for (int t = 0; rc == 0 && old[k] && t < 4; t++) {
+            if (!texts[t] || !*texts[t]) continue;
+            size_t nl = strcspn(old[k], "(");
+            while (nl > 0 && old[k][nl - 1] == ' ') nl--;
+            char name[128];
+            snprintf(name, sizeof name, "%.*s", (int)nl, old[k]);
+            const char *from = strstr(*texts[t], old[k]) ? old[k] : name;
+            rc = replace_word(texts[t], from, c, len);
         }
         c += len + (c[len] == ',');
     }
@@ -158,7 +205,7 @@ int bl_fig_slide(bl_figure *f, const bl_slide *s)
                 bl_panel_limits(p, 'y', r[0], r[1]);
             }
         }
-        if (s->labels && rename_runs(p, s->labels) < 0) return -1;   /* before legend=none hides them */
+        if (s->labels && rename_runs(p, s->labels, s->set_title || lines > 1 ? NULL : &f->title) < 0) return -1;   /* before legend=none hides them */
         if (s->legend == BL_LEGEND_OFF)
             for (int k = 0; k < p->nseries; k++) p->series[k].flags |= BL_NO_LEGEND;
     }

@@ -45,11 +45,18 @@ int bl_term_width(FILE *out)
 
 /* ---- small text helpers ---- */
 
-static void text_center(bl_canvas *c, int x0, int w, int y, const char *s)
+/* s centred in w columns from x0; a text longer than that is cut and ends with an ellipsis,
+ * "…" (or "..." without Unicode), so that a cut title does not read as a whole one */
+static void text_center(bl_canvas *c, int x0, int w, int y, const char *s, const style *st)
 {
     int n = bl_utf8_len(s);
-    int x = x0 + (n < w ? (w - n) / 2 : 0);
-    bl_canvas_text(c, x, y, s, BL_NO_RGB, x0 + w - x);
+    if (n <= w) {
+        bl_canvas_text(c, x0 + (w - n) / 2, y, s, BL_NO_RGB, w);
+        return;
+    }
+    const char *ell = st->unicode ? "\xe2\x80\xa6" : "...";
+    int el = bl_utf8_len(ell), k = bl_canvas_text(c, x0, y, s, BL_NO_RGB, w > el ? w - el : 0);
+    bl_canvas_text(c, x0 + k, y, ell, BL_NO_RGB, w - k);
 }
 
 static void text_right(bl_canvas *c, int x_end, int y, const char *s)
@@ -133,6 +140,32 @@ static void draw_series(plot_area *a, const bl_series *se, const bl_scale *xs, c
     }
 }
 
+/* A band (BL_BAND, the seed gap of plot loss relative=): the cells between its edges (y and y2)
+ * that nothing else was drawn in, shaded "░" (":" without Unicode) in its colour dimmed, so that
+ * the lines over it stay whole */
+static void fill_band(plot_area *a, const bl_series *se, const bl_scale *xs, const bl_scale *ys, const style *st)
+{
+    const char *g = st->unicode ? "\xe2\x96\x91" : ":";
+    uint32_t fg = st->color ? bl_rgb_mix(bl_series_rgb(se), 0x808080, 0.55) : BL_NO_RGB;
+    int W = a->plot->w, H = a->plot->h;
+    for (int i = 0; i + 1 < se->n; i++) {
+        double x0 = bl_scale_pos(xs, se->x[i]), x1 = bl_scale_pos(xs, se->x[i + 1]);
+        double a0 = bl_scale_pos(ys, se->y[i]), b0 = bl_scale_pos(ys, se->y2[i]);
+        double a1 = bl_scale_pos(ys, se->y[i + 1]), b1 = bl_scale_pos(ys, se->y2[i + 1]);
+        if (!isfinite(x0) || !isfinite(x1) || !isfinite(a0) || !isfinite(b0) || !isfinite(a1) || !isfinite(b1)) continue;
+        long c0 = pixel(fmax(-1, fmin(2, x0)), W), c1 = pixel(fmax(-1, fmin(2, x1)), W);
+        for (long col = c0; col <= c1; col++) {
+            if (col < 0 || col >= W) continue;
+            double f = c1 > c0 ? (double)(col - c0) / (double)(c1 - c0) : 0, lo = a0 + f * (a1 - a0), hi = b0 + f * (b1 - b0);
+            long r0 = pixel(1 - fmax(-1, fmin(2, fmax(lo, hi))), H), r1 = pixel(1 - fmax(-1, fmin(2, fmin(lo, hi))), H);
+            for (long r = r0 < 0 ? 0 : r0; r <= r1 && r < H; r++) {
+                const bl_cell *e = &a->plot->cells[r * W + col];
+                if (!e->glyph[0] && !e->dots) bl_canvas_put(a->plot, (int)col, (int)r, g, fg, BL_NO_RGB);
+            }
+        }
+    }
+}
+
 /* the ASCII mark of series s when curves are drawn one mark per cell: the next of MARKS for each
  * series that is not faint */
 static char mark_of(const bl_panel *p, int s)
@@ -158,7 +191,8 @@ static int legend(bl_canvas *c, const bl_panel *p, int x0, int y, int w, const s
         const bl_series *se = &p->series[s];
         if ((se->flags & BL_NO_LEGEND) || !se->label[0]) continue;
         char key[8];
-        if (se->flags & BL_NO_LINE) snprintf(key, sizeof key, "%s", dot_of(p, s, st));
+        if (se->flags & BL_BAND) snprintf(key, sizeof key, "%s", st->unicode ? "\xe2\x96\x91\xe2\x96\x91" : "::");
+        else if (se->flags & BL_NO_LINE) snprintf(key, sizeof key, "%s", dot_of(p, s, st));
         else if (marks) snprintf(key, sizeof key, "%c", mark_of(p, s));
         else snprintf(key, sizeof key, "%s", st->unicode ? "━━" : "--");
         int need = bl_utf8_len(key) + 1 + bl_utf8_len(se->label);
@@ -185,7 +219,7 @@ static void draw_lines(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, 
                        const bl_range *sx, const bl_range *sy)
 {
     int y = y0, bottom = y0 + ph;
-    if (p->title) text_center(c, x0, pw, y++, p->title);
+    if (p->title) text_center(c, x0, pw, y++, p->title, st);
     /* which curves are drawn, and how */
     int drawn = 0;
     for (int s = 0; s < p->nseries; s++)
@@ -230,11 +264,13 @@ static void draw_lines(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, 
     for (int s = 0; s < p->nseries; s++) {
         const bl_series *se = &p->series[s];
         int faint = (se->flags & BL_FAINT) != 0;
-        if ((faint && !st->color) || (se->flags & BL_BAND)) continue;   /* bands: files only */
+        if ((faint && !st->color) || (se->flags & BL_BAND)) continue;   /* bands: after the lines */
         uint32_t fg = st->color ? bl_series_rgb(se) : BL_NO_RGB;
         if (faint) fg = bl_rgb_mix(fg, 0x808080, 0.55);
         draw_series(&a, se, &xs, &ys, faint ? 0 : 1 + s, fg, braille ? 0 : mark_of(p, s), dot_of(p, s, st), st);
     }
+    for (int s = 0; s < p->nseries; s++)
+        if (p->series[s].flags & BL_BAND && p->series[s].y2) fill_band(&a, &p->series[s], &xs, &ys, st);
     bl_canvas_blit(c, a.plot, ax + 1, top);
     bl_canvas_free(a.plot);
 
@@ -270,7 +306,7 @@ static void draw_lines(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, 
         last_end = lx + n;
     }
     y = xr + 2;
-    if (xlab[0]) text_center(c, ax + 1, pc, y++, xlab);
+    if (xlab[0]) text_center(c, ax + 1, pc, y++, xlab, st);
     if (noted) bl_canvas_text(c, ax + 1, y++, note, BL_NO_RGB, pw - yw - 2);
     /* under the plot area when it takes no more rows there, else from the panel's left edge */
     if (legend(NULL, p, 0, 0, pw - yw - 2, st, !braille) <= leg_rows) legend(c, p, ax + 1, y, pw - yw - 2, st, !braille);
@@ -484,7 +520,7 @@ static void draw_heatmap(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw
     int y = y0, rw, cbw;
     heat_geom g;
     heat_layout(p, pw, ph, &rw, &cbw, &g);
-    if (p->title) text_center(c, x0, pw, y++, p->title);
+    if (p->title) text_center(c, x0, pw, y++, p->title, st);
     float vmin, vmax;
     bl_heat_range(p, &vmin, &vmax);
     pixmap m;
@@ -627,7 +663,7 @@ static void mark_cell(pixmap *m, const bl_panel *p)
 static void draw_images(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, int ph, const style *st)
 {
     int y = y0;
-    if (p->title) text_center(c, x0, pw, y++, p->title);
+    if (p->title) text_center(c, x0, pw, y++, p->title, st);
     img_geom g = img_fit(p, pw, ph);
     pixmap m;
     if (pixmap_init(&m, g.dw, g.dh)) return;
@@ -717,7 +753,7 @@ bl_canvas *bl_term_canvas(const bl_figure *f, int width, int height, int color, 
     }
     bl_canvas *c = bl_canvas_new(width, height > 0 ? height : total);
     if (!c) return NULL;
-    if (title) text_center(c, 0, width, 0, f->title);
+    if (title) text_center(c, 0, width, 0, f->title, &st);
     bl_range sx, sy;
     bl_fig_shared_range(f, 0, !color, &sx);
     bl_fig_shared_range(f, 1, !color, &sy);
@@ -731,7 +767,7 @@ bl_canvas *bl_term_canvas(const bl_figure *f, int width, int height, int color, 
             case BL_PANEL_HEATMAP: draw_heatmap(c, p, x, y, pw, fixed ? rh[r] : 0, &st); break;
             case BL_PANEL_IMAGES: draw_images(c, p, x, y, pw, fixed ? rh[r] : 0, &st); break;
             case BL_PANEL_TEXT:
-                if (p->title) text_center(c, x, pw, y, p->title);
+                if (p->title) text_center(c, x, pw, y, p->title, &st);
                 wrap_text(c, p->text, x, y + (p->title != NULL), pw);
                 break;
             default: break;

@@ -408,4 +408,34 @@ static inline int layout_hidden_series(const bl_layout *L, char *why, size_t n)
     return bad;
 }
 
+/* The grid of the images drawn (BL_BLOCK_IMAGE): how many distinct left edges (columns) and top
+ * edges (rows), to a page unit; the number of images. */
+static inline int layout_image_grid(const bl_layout *L, int *cols, int *rows)
+{
+    double xs[BL_LAYOUT_MAX_BLOCKS], ys[BL_LAYOUT_MAX_BLOCKS];
+    int n = 0;
+    *cols = *rows = 0;
+    for (int b = 0; b < L->nblock; b++) {
+        if (L->block[b].kind != BL_BLOCK_IMAGE) continue;
+        int newx = 1, newy = 1;
+        for (int k = 0; k < n; k++) newx &= fabs(xs[k] - L->block[b].x0) > 1, newy &= fabs(ys[k] - L->block[b].y0) > 1;
+        xs[n] = L->block[b].x0, ys[n] = L->block[b].y0, n++;
+        *cols += newx, *rows += newy;
+    }
+    return n;
+}
+
+/* The smallest font size (pixels) of the texts of `role` (BL_TEXT_*) drawn, INFINITY when none;
+ * *which gets one of the smallest (may be NULL). */
+static inline double layout_least_size(const bl_layout *L, int role, const char **which)
+{
+    double least = INFINITY;
+    for (int i = 0; i < L->ntext; i++)
+        if (L->text[i].role == role && L->text[i].size < least) {
+            least = L->text[i].size;
+            if (which) *which = L->text[i].text;
+        }
+    return least;
+}
+
 #endif

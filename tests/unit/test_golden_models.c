@@ -333,7 +333,7 @@ static void run_case(const char *cname)
     CHECK(losses && losses->numel == 4 && sm && adam, "%s: losses, sample or adam missing", cname);
     if (!losses || losses->numel != 4 || !sm || !adam) goto out;
     bl_adamw o;
-    bl_adamw_defaults(&o, m->kind == BL_MODEL_GPT);
+    bl_adamw_defaults(&o);
     o.lr = (float)json_number_value(json_object_get(adam, "lr"));
     o.eps = (float)json_number_value(json_object_get(adam, "eps"));
     o.beta1 = (float)json_number_value(json_object_get(adam, "beta1"));

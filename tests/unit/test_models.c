@@ -6,6 +6,7 @@
 #include "models/model.h"
 #include "models/params.h"
 #include "nn/nn.h"
+#include "repl/repl.h"
 #include "../check.h"
 #include <ctype.h>
 #include <dirent.h>
@@ -473,29 +474,73 @@ BL_TEST(test_config_keys_in_man)
               "not a key", w);
 }
 
-/* The norm switch's values and the norm table the models call (nn.h bl_norm_defs) agree, row by
- * row: a value without kernels (or kernels without a value) fails here, not at a forward. */
-BL_TEST(test_norm_table_matches_switch)
+/* A switch's values and the definition table the models call agree, row by row: a value without
+ * a row (or a row without a value) fails here, not at a forward. names[i] is row i's name, NULL
+ * past the last row; complete[i]: row i has all its kernels. */
+static void check_def_table(const char *key, const char *const *names, const int *complete, int nrows)
 {
-    const bl_config_key *k = bl_config_find_key("norm");
+    const bl_config_key *k = bl_config_find_key(key);
     char v[64];
     int i = 0;
-    CHECK(k != NULL, "no norm key");
+    CHECK(k != NULL, "no %s key", key);
     for (; k && bl_config_choice_at(k, i, v, sizeof v); i++)
-        CHECK(bl_norm_defs[i].name && !strcmp(bl_norm_defs[i].name, v) && bl_norm_defs[i].norm &&
-              bl_norm_defs[i].modulate, "norm=%s: row %d of bl_norm_defs is %s", v, i,
-              bl_norm_defs[i].name ? bl_norm_defs[i].name : "missing");
-    CHECK(i >= 2 && bl_norm_defs[i].name == NULL, "bl_norm_defs has %s past the switch's %d values",
-          bl_norm_defs[i].name ? bl_norm_defs[i].name : "?", i);
+        CHECK(i < nrows && names[i] && !strcmp(names[i], v) && complete[i], "%s=%s: row %d of its table is %s%s",
+              key, v, i, i < nrows && names[i] ? names[i] : "missing", i < nrows && names[i] && !complete[i] ? " without kernels" : "");
+    CHECK(i >= 2 && i < nrows && names[i] == NULL, "the %s table has %s past the switch's %d values", key,
+          i < nrows && names[i] ? names[i] : "?", i);
 }
 
-/* No switch value is spelled as a string literal in the source outside its homes (issue 19): the
- * switch table, the norm kernels' rows, the op names, and two names that are the same word for
- * another thing (the language's functions layernorm() ... swiglu() named after their kernels, the
- * command `rope`). Everything else asks the table, so norm=dyt is one row plus its kernels. Comments
- * may name values; generated builtin_text.c is left out. */
-static const char *const value_homes[] = { "src/models/config.c", "src/nn/norms.c", "src/core/op.h",
-                                           "src/repl/functions.c", "src/repl/cmd_rope.c", NULL };
+#define MAXDEF 16
+BL_TEST(test_def_tables_match_switches)
+{
+    const char *names[MAXDEF];
+    int complete[MAXDEF], n;
+    /* norm: nn.h bl_norm_defs */
+    for (n = 0; n < MAXDEF; n++) {
+        names[n] = bl_norm_defs[n].name;
+        complete[n] = bl_norm_defs[n].norm && bl_norm_defs[n].modulate;
+        if (!names[n]) break;
+    }
+    check_def_table("norm", names, complete, n + 1);
+    /* mlp: nn.h bl_mlp_defs, projections within the parameter slots and named (or the model's) */
+    for (n = 0; n < MAXDEF; n++) {
+        const bl_mlp_def *d = &bl_mlp_defs[n];
+        names[n] = d->name;
+        complete[n] = d->hidden && d->ffn && d->ffn_dropout_add && d->nproj >= 2 && d->nproj <= BL_MLP_MAXPROJ &&
+                      (d->nproj == 2 || (d->proj[0] && d->proj[1] && d->proj[2]));
+        if (!names[n]) break;
+    }
+    check_def_table("mlp", names, complete, n + 1);
+    /* pos: config.h bl_pos_defs, each for some kind, and each kind with a learned row has one that
+     * runs past the context (what the context errors suggest) */
+    for (n = 0; n < MAXDEF; n++) {
+        const bl_pos_def *d = &bl_pos_defs[n];
+        names[n] = d->name;
+        complete[n] = d->kinds != 0 && d->rope_axes >= 0 && d->rope_axes <= 2 && !(d->learned && d->rope_axes);
+        if (!names[n]) break;
+    }
+    check_def_table("pos", names, complete, n + 1);
+    CHECK(strcmp(bl_pos_unbounded(BL_MODEL_GPT), "?") != 0, "no TinyGPT encoding runs past the context");
+    /* the tables drive the models: the hidden width and the projection names come from the row */
+    bl_config c = bl_config_default(BL_MODEL_GPT);
+    CHECK(bl_config_set(&c, "mlp", bl_mlp_defs[1].name) == 0 && bl_config_mlp_hidden(&c) == 341,
+          "%s hidden at dim 128: %d, expected int(2 * 4 * 128 / 3) = 341", bl_mlp_defs[1].name,
+          bl_config_mlp_hidden(&c));
+}
+
+/* No switch value is spelled in a string in the source outside its homes (issue 19): the switch
+ * table, the kernels (src/nn: their definition rows and error names), the op names, and two files where the value
+ * is the same word for another thing (the language's functions layernorm() ... swiglu() named
+ * after their kernels; the command `rope` and the rope kernels' error names). Everything else asks
+ * the table: messages through bl_config_value / bl_pos_unbounded, help through {KEY:I} marks
+ * (cmd_help.c), so norm=dyt is one row plus its kernels. In a string literal a value counts as
+ * spelled when it is the whole literal, a word of its own, or, for a value that is also a command
+ * or function name (rope, gelu, ...: `help rope`, rmsnorm(x) are those), when it follows KEY=,
+ * KEY:, KEY=\" or stands beside a '|' (a choice list), so prose such as "norm is already
+ * layernorm" slips through for those values (help writes them {norm:0}). Comments may name values; generated
+ * builtin_text.c is left out. */
+static const char *const value_homes[] = { "src/models/config.c", "src/nn/", "src/core/op.h", "src/repl/functions.c",
+                                           "src/repl/cmd_rope.c", NULL };
 static char literal_hit[512];
 static int n_source_files;
 
@@ -521,14 +566,59 @@ static void strip_comments(char *s)
     }
 }
 
+static int word_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
+
+/* Does the string literal body lit[0 .. n) spell value v of key `key` (the rules above)? */
+static int spells_value(const char *lit, size_t n, const char *key, const char *v, int other_name)
+{
+    size_t vn = strlen(v), kn = strlen(key);
+    if (n == vn && !strncmp(lit, v, vn)) return 1;
+    for (size_t i = 0; i + vn <= n; i++) {
+        if (strncmp(lit + i, v, vn) || (i > 0 && word_char(lit[i - 1])) || (i + vn < n && word_char(lit[i + vn])))
+            continue;
+        if (!other_name) return 1;
+        if ((i > 0 && lit[i - 1] == '|') || (i + vn < n && lit[i + vn] == '|')) return 1;
+        for (size_t q = 0; q <= 2; q += 2) {   /* KEY=v, KEY:v, KEY=\"v */
+            size_t at = i - 1 - q;
+            if (i < kn + 1 + q || (lit[at] != '=' && lit[at] != ':') || strncmp(lit + at - kn, key, kn)) continue;
+            if (q && strncmp(lit + i - 2, "\\\"", 2)) continue;
+            if (at - kn == 0 || !word_char(lit[at - kn - 1])) return 1;
+        }
+    }
+    return 0;
+}
+
+/* The first switch value a string literal of text (comments stripped) spells, into literal_hit. */
+static void scan_literals(const char *rel, const char *text)
+{
+    for (const char *p = text; (p = strchr(p, '"'));) {
+        if (p > text && p[-1] == '\'' && p[1] == '\'') { p += 2; continue; }   /* the character '"' */
+        const char *b = ++p;
+        while (*p && *p != '"') p += *p == '\\' && p[1] ? 2 : 1;
+        size_t n = (size_t)(p - b);
+        for (int i = 0; i < bl_config_nkeys() && !literal_hit[0]; i++) {
+            const bl_config_key *k = bl_config_key_at(i);
+            char v[32];
+            if (k->type != BL_KEY_CHOICE || !strcmp(k->choices, "off|on")) continue;
+            for (int j = 0; bl_config_choice_at(k, j, v, sizeof v); j++) {
+                int other = bl_command_find(v) || bl_function_find(v);
+                if (spells_value(b, n, k->name, v, other) && !literal_hit[0])
+                    snprintf(literal_hit, sizeof literal_hit, "%s spells %s=%s in \"%.*s\"", rel, k->name, v,
+                             n > 80 ? 80 : (int)n, b);
+            }
+        }
+        if (*p) p++;
+    }
+}
+
 static void scan_source(const char *root, const char *rel)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", root, rel);
     size_t n = strlen(rel);
     if (n < 3 || (strcmp(rel + n - 2, ".c") && strcmp(rel + n - 2, ".h")) || strstr(rel, "builtin_text.c")) return;
-    for (int i = 0; value_homes[i]; i++)
-        if (!strcmp(rel, value_homes[i])) return;
+    for (int i = 0; value_homes[i]; i++)   /* a file, or a folder ending in '/' */
+        if (!strncmp(rel, value_homes[i], strlen(value_homes[i]))) return;
     FILE *f = fopen(path, "r");
     if (!f) return;
     static char text[1 << 20];
@@ -536,16 +626,7 @@ static void scan_source(const char *root, const char *rel)
     fclose(f);
     n_source_files++;
     strip_comments(text);
-    for (int i = 0; i < bl_config_nkeys(); i++) {
-        const bl_config_key *k = bl_config_key_at(i);
-        char v[32], lit[40];
-        if (k->type != BL_KEY_CHOICE || !strcmp(k->choices, "off|on")) continue;
-        for (int j = 0; bl_config_choice_at(k, j, v, sizeof v); j++) {
-            snprintf(lit, sizeof lit, "\"%s\"", v);
-            if (strstr(text, lit) && !literal_hit[0])
-                snprintf(literal_hit, sizeof literal_hit, "%s spells %s=%s", rel, k->name, v);
-        }
-    }
+    scan_literals(rel, text);
 }
 
 static void scan_tree(const char *root, const char *rel)
@@ -575,6 +656,21 @@ BL_TEST(test_switch_values_only_in_their_homes)
     strip_comments(t2);
     CHECK(strstr(t1, "\"rmsnorm\"") && !strstr(t1, "gelu") && !strstr(t1, "rope2d"), "comments: %s", t1);
     CHECK(strstr(t2, "'\"'") && strstr(t2, "\"d\"") && !strchr(t2, 'c'), "quotes: %s", t2);
+    /* the rules: a value of its own, after KEY= / KEY: / KEY=\", beside '|'; a name of something else
+     * (the command rope, the function rmsnorm) in other places is that thing */
+    static const struct { const char *text; int hit; } cases[] = {
+        { "\"x \" \"rmsnorm\"", 1 }, { "\"a pos=rope2d model\"", 1 }, { "\"the learned tables\"", 1 },
+        { "\"norm is already {norm:0}\"", 0 }, { "\"(compare b x=norm:rmsnorm)\"", 1 },
+        { "\"gpt(pos=\\\"rope\\\")\"", 1 }, { "\"rope|rope2d\"", 1 }, { "\"(help rope check)\"", 0 },
+        { "\"rmsnorm(x) * w\"", 0 }, { "\"rope=pos:{pos:2} cmp_rope\"", 0 }, { "\"a ropey rope2dx\"", 0 },
+        { "\"xpos=rope y\"", 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        literal_hit[0] = '\0';
+        scan_literals("case", cases[i].text);
+        CHECK(!!literal_hit[0] == cases[i].hit, "scanner on %s: %s", cases[i].text,
+              literal_hit[0] ? literal_hit : "no hit");
+    }
     literal_hit[0] = '\0';
     n_source_files = 0;
     scan_tree(getenv("BL_SRCDIR") ? getenv("BL_SRCDIR") : ".", "src");
@@ -597,7 +693,7 @@ int main(void)
     RUN(test_params_store);
     RUN(test_copy_shared);
     RUN(test_config_keys_in_man);
-    RUN(test_norm_table_matches_switch);
+    RUN(test_def_tables_match_switches);
     RUN(test_switch_values_only_in_their_homes);
     return bl_test_done();
 }

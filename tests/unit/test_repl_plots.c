@@ -990,7 +990,8 @@ BL_TEST(legends_of_rope_and_qk_cover_few_points)
         for (int k = 0; k < 3; k++) {
             snprintf(cmd, sizeof cmd, "%s width=%d > %s", cmds[c], widths[k], tmp("leg.png"));
             traced(s, &lay, cmd);
-            for (int panel = c == 2 ? 0 : 2; panel < (c == 2 ? 2 : 3); panel++) {
+            /* qk growth's two panels have one legend (the same two entries), drawn by the last */
+            for (int panel = c == 2 ? 1 : 2; panel < (c == 2 ? 2 : 3); panel++) {
                 const bl_axes_box *r = layout_axes(&lay, panel);
                 CHECK(r && r->legend != BL_LEGEND_NONE, "%s: panel %d has no legend", cmd, panel);
                 if (r) CHECK(r->npt > 0, "%s: panel %d: no points drawn", cmd, panel);
@@ -1820,6 +1821,184 @@ BL_TEST(panel_titles_wrap_apart)
     session_free(s);
 }
 
+/* sample's grid at slide sizes (a lecturer's pass, issue 16): 16 images in the most square
+ * grid, 4 x 4, at 1280 x 720 font=2 (it chose 2 x 8, 7% larger images, and left a band a
+ * quarter of the page empty above and below), at 800 x 450 and at 1600 x 900; at 1600 x 500,
+ * where 4 x 4 images would be half the size of 2 x 8's, 2 x 8. No empty band over 10% of the
+ * page's height where the grid is 4 x 4, and 4 x 4's images a whole number of pixels each
+ * at 1280 x 720 (4: the room is 3.99 with 8-unit gaps). */
+BL_TEST(sample_grid_most_square)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[256];
+    CHECK(run_in(s, "d = dit(dim=32, depth=1, heads=4, batch=4); use d") == 0, "%s", errbuf);
+    const struct { const char *size; int cols, rows; } cases[] = {
+        { "width=1280 height=720 font=2", 4, 4 }, { "width=800 height=450", 4, 4 }, { "", 4, 4 },
+        { "width=1600 height=500", 8, 2 }, { "width=1280 height=720 font=2 cols=8", 8, 2 } };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        snprintf(cmd, sizeof cmd, "sample n=16 steps=1 %s > %s", cases[k].size, tmp("grid.png"));
+        if (traced(s, &lay, cmd)) continue;
+        int cols, rows, n = layout_image_grid(&lay, &cols, &rows);
+        CHECK(n == 16 && cols == cases[k].cols && rows == cases[k].rows, "%s: %d images in %d columns, %d rows; want %d x %d",
+              cmd, n, cols, rows, cases[k].rows, cases[k].cols);
+        if (cases[k].cols == 4) {
+            double band = layout_empty_band(&lay);
+            CHECK(band <= 0.10, "%s: %.0f%% of the page's height empty in one band", cmd, 100 * band);
+        }
+        if (k == 0 && n > 0) {
+            double w = lay.block[0].x1 - lay.block[0].x0;
+            for (int b = 0; b < lay.nblock; b++)
+                if (lay.block[b].kind == BL_BLOCK_IMAGE) w = lay.block[b].x1 - lay.block[b].x0;
+            CHECK(fabs(w - 128) < 1e-6, "%s: an image is %g pixels wide, want 4 a pixel (128)", cmd, w);
+        }
+    }
+    session_free(s);
+}
+
+/* The recorded text of `role` in `panel` that contains needle: how many */
+static int texts_with(const bl_layout *L, int role, int panel, const char *needle)
+{
+    int k = 0;
+    for (int i = 0; i < L->ntext; i++) k += L->text[i].role == role && L->text[i].panel == panel && strstr(L->text[i].text, needle);
+    return k;
+}
+
+/* labels= names the runs wherever the picture names them (a lecturer's pass, issue 16): plot
+ * loss relative='s title and y label named the baseline by its run name after labels= renamed
+ * it in the legend, lengen's title named the models. A run name inside a longer word
+ * ("v1" of "v10") stays; title= is the user's own and stays as given. */
+BL_TEST(labels_name_runs_in_titles)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512];
+    CHECK(run_in(s, "v1 = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2)\n"
+                    "v2 = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2, pos=\"rope\")\n"
+                    "v10 = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2, seed=1)\n"
+                    "train v1 4 quiet=on; train v2 4 quiet=on; train v10 4 quiet=on") == 0, "%s", errbuf);
+    snprintf(cmd, sizeof cmd, "plot loss v1 v2 v10 relative=v1 labels=learned,RoPE,again > %s", tmp("lab.png"));
+    if (traced(s, &lay, cmd) == 0) {
+        CHECK(texts_with(&lay, BL_TEXT_TITLE, -1, "minus learned's") == 1 && texts_with(&lay, BL_TEXT_TITLE, -1, "v1") == 0,
+              "%s: the title does not name the baseline learned", cmd);
+        CHECK(texts_with(&lay, BL_TEXT_AXIS_LABEL, 0, "learned") == 1 && texts_with(&lay, BL_TEXT_AXIS_LABEL, 0, "v1") == 0,
+              "%s: the y label does not name the baseline learned", cmd);
+        CHECK(texts_with(&lay, BL_TEXT_LEGEND, 0, "again") >= 1 && texts_with(&lay, BL_TEXT_LEGEND, 0, "v10") == 0,
+              "%s: v10 not renamed in the legend", cmd);
+    }
+    snprintf(cmd, sizeof cmd, "plot loss v1 v2 v10 relative=v1 labels=a,b,c title=\"v1 against v2\" > %s", tmp("lab.png"));
+    if (traced(s, &lay, cmd) == 0)
+        CHECK(layout_count(&lay, BL_TEXT_TITLE, -1, "v1 against v2") == 1, "%s: title= changed", cmd);
+    snprintf(cmd, sizeof cmd, "lengen v1 v2 windows=1 labels=learned,RoPE > %s", tmp("lab.png"));
+    if (traced(s, &lay, cmd) == 0)
+        CHECK(texts_with(&lay, BL_TEXT_TITLE, -1, "learned and RoPE") == 1 && texts_with(&lay, BL_TEXT_TITLE, -1, "v1") == 0 &&
+                  texts_with(&lay, BL_TEXT_TITLE, -1, "v2") == 0,
+              "%s: the title does not name the models learned and RoPE", cmd);
+    session_free(s);
+}
+
+/* Tick labels readable on a slide (a lecturer's pass, issue 16), in pixels, at 800 x 450, at
+ * 800 x 450 font=2, at 1600 x 900 and at 1600 x 900 font=2: axis ticks (rope table, qk growth)
+ * 11, 22, 15, 22 (16 units, times font=); a map's own labels, which shrink to fit its cells
+ * (rope check's offsets, a TinyGPT's characters in attn), 11 at 800 x 450 (rope check's were
+ * 10.6), and never below 8 times font= (attn's characters were 8 at font=2). */
+BL_TEST(tick_labels_readable_at_slide_sizes)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512];
+    CHECK(run_in(s, "g = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=0); train g 1 quiet=on") == 0, "%s",
+          errbuf);
+    const char *sizes[] = { "width=800 height=450", "width=800 height=450 font=2", "", "font=2" };
+    const struct { const char *cmd; double least[4]; } kinds[] = {
+        { "rope table", { 11, 22, 15, 22 } }, { "qk growth", { 11, 22, 15, 22 } },
+        { "rope check", { 11, 16, 15, 16 } }, { "use g; attn", { 8, 16, 8, 16 } } };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            snprintf(cmd, sizeof cmd, "%s %s > %s", kinds[k].cmd, sizes[i], tmp("tick.png"));
+            if (traced(s, &lay, cmd)) continue;
+            const char *which = "";
+            double least = layout_least_size(&lay, BL_TEXT_TICK, &which);
+            CHECK(least >= kinds[k].least[i] - 1e-6 && isfinite(least), "%s: tick label '%s' is %.1f px, want %g or more",
+                  cmd, which, least, kinds[k].least[i]);
+        }
+    session_free(s);
+}
+
+/* Legends off the data at slide sizes (a lecturer's pass, issue 16): every view with a legend
+ * at 800 x 450 font=2 and at 1600 x 900, with legend=auto and legend=outside: each legend in
+ * its panel (or the strip right of the grid that its panel reaches to), over at most 2% of the
+ * points (rope table's covered 301 of its 378 at 800 x 450 font=2); with legend=outside no
+ * legend box meets its plot area (it was left inside where the panel had no room). qk growth's
+ * two panels share one legend: one drawn. */
+BL_TEST(legends_off_the_data_at_slide_sizes)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512], why[1024];
+    CHECK(run_in(s, "v1 = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2)\n"
+                    "v2 = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2, pos=\"rope\")\n"
+                    "train v1 4 quiet=on; train v2 4 quiet=on; x = randn(64, 32)") == 0, "%s", errbuf);
+    const char *views[] = { "rope table", "rope table grid=8", "qk growth", "plot loss v1 v2", "lengen v1 v2 windows=2",
+                            "stats x" };
+    const char *sizes[] = { "width=800 height=450 font=2", "" };
+    const char *legends[] = { "", "legend=outside" };
+    for (size_t v = 0; v < sizeof views / sizeof views[0]; v++)
+        for (int i = 0; i < 2; i++)
+            for (int l = 0; l < 2; l++) {
+                snprintf(cmd, sizeof cmd, "%s %s %s > %s", views[v], sizes[i], legends[l], tmp("legoff.png"));
+                if (traced(s, &lay, cmd)) continue;
+                int bad = layout_legend_problems(&lay, 0.02, why, sizeof why), drawn = 0;
+                CHECK(bad == 0, "%s: %s", cmd, why);
+                for (int k = 0; k < lay.naxes; k++) {
+                    const bl_axes_box *r = &lay.axes[k];
+                    if (r->legend == BL_LEGEND_NONE) continue;
+                    drawn++;
+                    if (l == 1)
+                        CHECK(layout_overlap(r->lx0, r->ly0, r->lx1, r->ly1, r->x0, r->y0, r->x1, r->y1, 0) == 0,
+                              "%s: panel %d's legend (x %.0f..%.0f y %.0f..%.0f) on its plot (x %.0f..%.0f y %.0f..%.0f)",
+                              cmd, r->panel, r->lx0, r->lx1, r->ly0, r->ly1, r->x0, r->x1, r->y0, r->y1);
+                }
+                CHECK(drawn == 1, "%s: %d legends drawn, want 1", cmd, drawn);
+            }
+    session_free(s);
+}
+
+/* qk growth laid out for slides (a lecturer's pass, issue 16): at 800 x 450 and 1600 x 900 each
+ * plot at least 55% of the page's height; at 800 x 450 font=2 (its right plot was 76 pixels
+ * tall under its legend, its y labels cut to "max |l..." beside x labels a size larger) the
+ * two plots one height, at least 18% of the page's (81 pixels), one legend for both, the x
+ * labels whole, and every axis label one size. */
+BL_TEST(qk_growth_plots_for_slides)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[256];
+    const char *sizes[] = { "width=800 height=450", "", "width=800 height=450 font=2" };
+    for (int i = 0; i < 3; i++) {
+        snprintf(cmd, sizeof cmd, "qk growth %s > %s", sizes[i], tmp("qkslide.png"));
+        if (traced(s, &lay, cmd)) continue;
+        const bl_axes_box *a = layout_axes(&lay, 0), *b = layout_axes(&lay, 1);
+        CHECK(a && b, "%s: two plots", cmd);
+        if (!a || !b) continue;
+        double ha = a->y1 - a->y0, hb = b->y1 - b->y0, least = (i < 2 ? 0.55 : 0.18) * lay.h;
+        CHECK(ha >= least && hb >= least, "%s: plots %.0f and %.0f pixels tall, want %.0f or more", cmd, ha, hb, least);
+        CHECK(fabs(ha - hb) <= 1, "%s: plots %.0f and %.0f pixels tall, want one height", cmd, ha, hb);
+        CHECK((a->legend == BL_LEGEND_NONE) + (b->legend == BL_LEGEND_NONE) == 1, "%s: legends %d %d, want one", cmd,
+              a->legend, b->legend);
+        double lo = INFINITY, hi = 0;
+        for (int t = 0; t < lay.ntext; t++) {
+            const bl_text_box *x = &lay.text[t];
+            if (x->role != BL_TEXT_AXIS_LABEL) continue;
+            lo = fmin(lo, x->size), hi = fmax(hi, x->size);
+            if (strstr(x->text, "scale s"))
+                CHECK(!strstr(x->text, "\xe2\x80\xa6"), "%s: x label cut: '%s'", cmd, x->text);
+        }
+        CHECK(hi - lo < 0.01, "%s: axis labels %.1f .. %.1f px, want one size", cmd, lo, hi);
+    }
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -1857,6 +2036,11 @@ int main(void)
     RUN(titles_of_a_figure_share_one_size);
     RUN(relative_loss_legend_rows_and_styles);
     RUN(panel_titles_wrap_apart);
+    RUN(sample_grid_most_square);
+    RUN(labels_name_runs_in_titles);
+    RUN(tick_labels_readable_at_slide_sizes);
+    RUN(legends_off_the_data_at_slide_sizes);
+    RUN(qk_growth_plots_for_slides);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);

@@ -2,6 +2,8 @@
 #include "core/error.h"
 #include "train/metrics.h"
 #include "train/optim.h"
+#include "train/trainer.h"
+#include "models/config.h"
 #include "../check.h"
 #include <unistd.h>
 
@@ -16,7 +18,7 @@ BL_TEST(test_adamw_matches_pytorch)
                               {0.310341239f, -0.940935433f, 1.91323316f, -0.0744136795f},
                               {0.279853016f, -0.991664827f, 1.93432271f, -0.149589956f}};
     bl_adamw o;
-    bl_adamw_defaults(&o, 0);
+    bl_adamw_defaults(&o);
     o.lr = 0.1f;
     o.weight_decay = 0.1f;
     for (int s = 0; s < 3; s++) {
@@ -30,7 +32,7 @@ BL_TEST(test_nan_gradient_keeps_weights)
 {
     float p[2] = {1, 2}, m[2] = {0}, v[2] = {0}, g[2] = {NAN, 1};
     bl_adamw o;
-    bl_adamw_defaults(&o, 1);
+    bl_adamw_defaults(&o);
     double n = bl_adamw_step(&o, p, g, m, v, NULL, 2);
     CHECK(isnan(n), "norm reported");
     CHECK(p[0] == 1 && p[1] == 2 && o.step == 0, "weights untouched");
@@ -39,8 +41,7 @@ BL_TEST(test_nan_gradient_keeps_weights)
 BL_TEST(test_schedule)
 {
     bl_adamw o;
-    bl_adamw_defaults(&o, 1);
-    CHECK_CLOSE(o.beta2, 0.99, 1e-7);
+    bl_adamw_defaults(&o);
     o.lr = 1e-3f; o.warmup = 10; o.cosine = 1; o.total = 110; o.min_lr_ratio = 0.1f;
     o.step = 0;  CHECK_CLOSE(bl_adamw_lr(&o), 1e-4, 1e-8);   /* step 1 of 10 warmup */
     o.step = 9;  CHECK_CLOSE(bl_adamw_lr(&o), 1e-3, 1e-8);   /* end of warmup */
@@ -53,7 +54,7 @@ BL_TEST(test_clip)
     /* grad (3, 4) has norm 5; clip 1 -> grad (0.6, 0.8): Adam's first step moves by lr*sign */
     float p[2] = {0, 0}, m[2] = {0}, v[2] = {0}, g[2] = {3, 4};
     bl_adamw o;
-    bl_adamw_defaults(&o, 0);
+    bl_adamw_defaults(&o);
     o.clip = 1.0f;
     CHECK_CLOSE(bl_adamw_step(&o, p, g, m, v, NULL, 2), 5.0, 1e-6);
     CHECK_CLOSE(m[0], 0.1 * 0.6, 1e-6);
@@ -151,4 +152,18 @@ int main(void)
     RUN(test_spikes_and_json);
     RUN(test_metrics_json_types);
     return bl_test_done();
+}
+
+/* beta2 per kind has one home, the config's switch table: nanoGPT's shakespeare-char 0.99 for
+ * TinyGPT, PyTorch's default 0.999 for TinyDiT (DESIGN.md section 1). */
+BL_TEST(test_adamw_beta2_per_kind)
+{
+    bl_adamw o;
+    bl_config g = bl_config_default(BL_MODEL_GPT), d = bl_config_default(BL_MODEL_DIT);
+    bl_adamw_defaults(&o);
+    CHECK_CLOSE(o.beta2, 0.999, 1e-7);
+    bl_adamw_from_config(&o, &g);
+    CHECK_CLOSE(o.beta2, 0.99, 1e-7);
+    bl_adamw_from_config(&o, &d);
+    CHECK_CLOSE(o.beta2, 0.999, 1e-7);
 }

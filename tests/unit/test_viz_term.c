@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "viz/color.h"
 #include "viz/plot.h"
+#include "viz/canvas.h"
 #include "../check.h"
 
 /* render f and compare with tests/expected/viz/NAME.txt */
@@ -355,6 +356,45 @@ BL_TEST(test_log_x_ticks_cover_data)
     bl_fig_free(f);
 }
 
+/* A band on the terminal (plot loss relative='s seed gap, a lecturer's pass, issue 16): drawn
+ * (its legend entry named it, the picture had none), shaded in the cells between its edges
+ * that no line takes, "\u2591" or ":" in ASCII; its legend key the shade, not a validation
+ * marker (the seed gap had the seed2 run's "\u25a0"), every key distinct. A title wider than
+ * the terminal ends with an ellipsis, "\u2026" or "..." in ASCII, within the width. */
+BL_TEST(test_band_drawn_and_keys_distinct)
+{
+    float x[11], zero[11], lo[11], hi[11], top[11], va[11], vb[11];
+    for (int i = 0; i < 11; i++) x[i] = (float)i, zero[i] = 0, lo[i] = -1, hi[i] = 1, top[i] = i % 2 ? 2 : -2, va[i] = 1.5f, vb[i] = -1.5f;
+    bl_figure *f = bl_fig_new(1, 1, "A title much too long for the seventy columns of this terminal picture, cut");
+    bl_panel *p = bl_fig_panel(f, 0);
+    bl_panel_line(p, "base", x, zero, 11, 0);
+    bl_panel_line(p, "wide", x, top, 11, 0);
+    int k = bl_panel_band(p, x, lo, hi, 11);
+    CHECK(k >= 0 && bl_series_legend(p, k, "gap") == 0, "%s", bl_error());
+    bl_panel_line(p, "val a", x, va, 11, BL_MARKERS | BL_NO_LINE);
+    bl_panel_line(p, "val b", x, vb, 11, BL_MARKERS | BL_NO_LINE);
+    for (int ascii = 0; ascii < 2; ascii++) {
+        char *out = render_h(f, 70, 20, ascii);
+        const char *shade = ascii ? ":" : "\u2591";
+        /* the shade in the plot: the rows above the legend */
+        char *leg = strstr(out, ascii ? "* base" : "base");
+        int n = 0;
+        for (char *q = out; leg && q < leg && (q = strstr(q, shade)) && q < leg; q += strlen(shade)) n++;
+        CHECK(n >= 60, "ascii %d: %d shaded cells in the plot, want the band's (about 10 rows x 60 columns less the lines):\n%s",
+              ascii, n, out);
+        const char *keys[3][2] = { { "\u2591\u2591 gap", ":: gap" }, { "\u25cf val a", "o val a" }, { "\u25a0 val b", "@ val b" } };
+        for (int j = 0; j < 3; j++) CHECK(strstr(out, keys[j][ascii]) != NULL, "ascii %d: no legend key '%s':\n%s", ascii, keys[j][ascii], out);
+        char first[512];
+        snprintf(first, sizeof first, "%.*s", (int)strcspn(out, "\n"), out);
+        const char *ell = ascii ? "..." : "\u2026";
+        size_t fl = strlen(first), el = strlen(ell);
+        CHECK(fl >= el && !strcmp(first + fl - el, ell) && bl_utf8_len(first) <= 70, "ascii %d: title line '%s' (%d columns)", ascii,
+              first, bl_utf8_len(first));
+        free(out);
+    }
+    bl_fig_free(f);
+}
+
 int main(void)
 {
     RUN(test_diagonal_nocolor);
@@ -373,5 +413,6 @@ int main(void)
     RUN(test_heat_row_labels_thinned);
     RUN(test_heat_col_labels_even);
     RUN(test_log_x_ticks_cover_data);
+    RUN(test_band_drawn_and_keys_distinct);
     return bl_test_done();
 }
