@@ -3,7 +3,7 @@
 # the screen: tab completion, a continued line, history recall, the error caret, Ctrl-C at the
 # prompt, during a long command, during `train` and (twice) during `compare`, `dash` around a
 # model's run, the history file, Ctrl-D, `history N`, carets after UTF-8 text, the history under a
-# missing $XDG_STATE_HOME, blocks (for ... end) at the prompt and in the history, an error inside
+# missing $XDG_STATE_HOME, blocks (for ... end, and Python's indented ones) at the prompt and in the history, an error inside
 # a function, Ctrl-C in a loop that never ends. Prints TAP.
 # Skipped (with a message) when tmux is missing.
 set -u
@@ -106,6 +106,16 @@ keys 'print("sq", s * s)' Enter; keys -l end; keys Enter
 check "the block runs when its end is typed" "sq 16"
 keys C-l Up Enter
 check "Up brings the whole block back and it runs again" "sq 16"
+# Python's indented block: it waits with ... until a blank line, as Python's REPL; a line back
+# under the header ends the block too and runs after it; a bad unindent is one line
+keys C-l 'for i in range(3):' Enter '    if i > 0:' Enter '        print("py", i * 10)' Enter
+if screen | grep -q "py 10"; then notok "an indented block waits for its blank line"; else ok "an indented block waits for its blank line"; fi
+keys Enter
+check "a blank line runs the indented block" "py 20"
+keys C-l 'def g(a):' Enter '    return a * 7' Enter 'print("g", g(6))' Enter
+check "a line under the header ends the block and runs after it" "g 42"
+keys C-l 'for i in range(2):' Enter '        y = i' Enter '    z = 1' Enter
+check "an unindent that matches no outer level is one error" "IndentationError: unindent does not match any outer indentation level"
 keys 'def f(x)' Enter 'return x + "a"' Enter; keys -l end; keys Enter 'f(1)' Enter
 check "an error inside a function shows the function's own line" '    return x + "a"'
 check "with a traceback line per call" "  in f, line 2, called at <input>:1:1"

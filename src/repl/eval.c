@@ -745,6 +745,7 @@ int bl_exec_stmt(bl_session *s, const bl_stmt *st)
         /* None binds as any value (g = x.grad before a backward; r = print(1)), as Python's */
         if (st->target && st->target->kind == BL_N_FIELD) rc = clear_grad(s, st, v);
         else if (st->target) rc = bl_index_assign(s, st->target, v);
+        else if (st->nparams) rc = bl_lang_unpack(s, st, v);
         else rc = bl_session_set(s, st->name, v);
     } else if (rc == 0 && st->redirect) {
         if (txt.f && st->kind == BL_S_EXPR && v && v->kind != BL_V_NONE) {

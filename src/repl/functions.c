@@ -18,8 +18,10 @@
 #include "nn/nn.h"
 #include "train/safetensors.h"
 #include <math.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- argument helpers ---- */
 int bl_kw_only(bl_callargs *a, const char *const *keys)
@@ -655,6 +657,113 @@ static bl_value *f_len(bl_callargs *a)
                     v->kind == BL_V_TENSOR ? "0-D tensor" : bl_val_kind_name(v));
 }
 
+/* int(x), float(x): Python's conversions of a number, a bool, a string ("12", " 2.5", "inf",
+ * "nan") or a one-element tensor; int truncates toward 0. Their errors are Python's. */
+static bl_value *f_convert(bl_callargs *a)
+{
+    int to_int = !strcmp(a->fname, "int");
+    if (bl_nargs(a, 0, 1) < 0) return NULL;
+    if (a->n == 0) return bl_val_num(0);
+    const bl_value *v = a->v[0];
+    double x;
+    if (v->kind == BL_V_NUM || v->kind == BL_V_BOOL) {
+        x = v->num;
+    } else if (v->kind == BL_V_TENSOR && v->t->numel == 1) {
+        x = v->t->data[0];
+    } else if (v->kind == BL_V_STR) {
+        const char *t = v->str + strspn(v->str, " \t\n");
+        char *end;
+        if (to_int) {
+            errno = 0;
+            long long k = strtoll(t, &end, 10);
+            x = (double)k;
+            if (end == t || errno) end = (char *)t;
+        } else {
+            x = strtod(t, &end);
+            if (end != t && !strncasecmp(t + (*t == '-' || *t == '+'), "0x", 2)) end = (char *)t;  /* no hex */
+        }
+        const char *rest = end + strspn(end, " \t\n");
+        if (end == t || *rest) {
+            if (to_int) return BL_FAILP("ValueError: invalid literal for int() with base 10: '%s'", v->str);
+            return BL_FAILP("ValueError: could not convert string to float: '%s'", v->str);
+        }
+        return bl_val_num(x);
+    } else if (v->kind == BL_V_TENSOR) {
+        return BL_FAILP("%s: only one-element tensors can be converted to numbers (this one has %zu)", a->fname,
+                        v->t->numel);
+    } else {
+        return BL_FAILP("TypeError: %s() takes a number, a string or a one-element tensor, not a %s", a->fname,
+                        bl_val_kind_name(v));
+    }
+    if (!to_int) return bl_val_num(x);
+    if (isnan(x)) return BL_FAILP("ValueError: cannot convert float NaN to integer");
+    if (isinf(x)) return BL_FAILP("OverflowError: cannot convert float infinity to integer");
+    return bl_val_num(trunc(x));
+}
+
+/* The number of items of v a loop runs over (a list's, a tensor's rows), or -1 (none). */
+static int items_of(const bl_value *v)
+{
+    return v->kind == BL_V_LIST ? v->n : v->kind == BL_V_TENSOR && v->t->ndim > 0 ? v->t->shape[0] : -1;
+}
+
+/* enumerate(xs, start=0): the list of [i, x] pairs; zip(a, b, ...): the list of [a_i, b_i, ...],
+ * as long as the shortest (Python's, as lists: for i, x in enumerate(xs)). Items are a list's or
+ * a tensor's rows, as a for loop takes them. */
+static bl_value *f_enumerate_zip(bl_callargs *a)
+{
+    int zip = !strcmp(a->fname, "zip");
+    double start = 0;
+    if (bl_nargs(a, zip ? 1 : 1, zip ? 64 : 2) < 0) return NULL;
+    if (!zip && (a->n == 2 ? bl_arg_num(a, 1, &start) : bl_kw_num(a, "start", 0, &start)) < 0) return NULL;
+    int n = -1, k = zip ? a->n : 1;
+    for (int j = 0; j < k; j++) {
+        int m = items_of(a->v[j]);
+        if (m < 0) {
+            bl_fail("%s: cannot loop over a %s (a list, range(n) or a tensor, by its first dimension)", a->fname,
+                    a->v[j]->kind == BL_V_TENSOR ? "0-D tensor" : bl_val_kind_name(a->v[j]));
+            bl_session_errat(a->s, a->vpos[j]);
+            return NULL;
+        }
+        if (n < 0 || m < n) n = m;
+    }
+    bl_value *l = bl_val_list(n);
+    for (int i = 0; l && i < n; i++) {
+        bl_value *row = bl_val_list(zip ? k : 2);
+        int rc = row ? 0 : -1;
+        if (rc == 0 && !zip) rc = bl_val_list_set(row, 0, bl_val_num(start + i));
+        for (int j = 0; rc == 0 && j < k; j++) {
+            bl_value *x = bl_lang_item(a->v[j], i);
+            rc = x ? bl_val_list_set(row, zip ? j : 1, x) : -1;
+        }
+        if (rc < 0 || bl_val_list_set(l, i, row) < 0) {
+            if (rc < 0) bl_val_unref(row);
+            bl_val_unref(l);
+            return NULL;
+        }
+    }
+    return l;
+}
+
+/* x.size() (torch.Tensor.size): the shape as a list; x.size(d) its size along d (negative
+ * counts from the end). */
+static bl_value *f_size(bl_callargs *a)
+{
+    if (bl_nargs(a, 1, 2) < 0) return NULL;
+    bl_tensor *x = bl_arg_tensor(a, 0);
+    if (!x) return NULL;
+    bl_value *dv = a->n == 2 ? a->v[1] : bl_kw(a, "dim");
+    if (!dv) {
+        a->fname = "shape";
+        return f_shape(a);
+    }
+    long d;
+    if (x->ndim == 0) return BL_FAILP("size: the tensor is 0-D (one number): it has no dimension to pick");
+    if ((a->n == 2 ? bl_arg_int(a, 1, -x->ndim, x->ndim - 1, &d) : bl_kw_int(a, "dim", 0, -x->ndim, x->ndim - 1, &d)) < 0)
+        return NULL;
+    return bl_val_num(x->shape[d < 0 ? d + x->ndim : d]);
+}
+
 /* One cell of a table column: item r of a list, element r of a 1-D tensor, or the value itself
  * (a number or string given once is repeated on every row). */
 static void table_cell(const bl_value *v, int r, char *buf, size_t n)
@@ -766,8 +875,9 @@ static bl_value *f_load(bl_callargs *a)
  * 73 characters, so that it fits 79 columns after the indent (test_repl checks it). */
 /* What every reduction's help says after its own (bl_function_help_more). */
 static const char reduce_help[] =
-    "Without dim a number; a negative dim counts from the end; keepdim=on keeps that\n"
-    "dimension with size 1 so the result broadcasts against x.";
+    "Without dim a number; dim is dim=1 or the second argument (x.sum(1), as torch); a\n"
+    "negative dim counts from the end; keepdim=on keeps that dimension with size 1 so the\n"
+    "result broadcasts against x.";
 
 const char *bl_function_help_more(const bl_function *f) { return f->fn == bl_fn_reduce ? reduce_help : NULL; }
 
@@ -794,18 +904,26 @@ const bl_function bl_functions[] = {
       "x with dimensions d0 and d1 swapped (the last two by default). x.T does the same.", f_transpose },
     { "shape", "shape(x)", "The shape of x as a list, e.g. [4, 64, 128].", f_shape },
     { "numel", "numel(x)", "The number of elements of x.", f_shape },
+    { "size", "size(x, dim=)",
+      "The shape of x as a list, or its size along dim (torch's Tensor.size). x.size() and\n"
+      "x.size(0) call it as a method.", f_size },
     { "sum", "sum(x, dim=, keepdim=off)", "The sum of x, or along dimension dim.", bl_fn_reduce },
     { "mean", "mean(x, dim=, keepdim=off)", "The mean of x, or along dimension dim.", bl_fn_reduce },
-    { "var", "var(x, dim=, keepdim=off)",
-      "The biased variance of x, or along dimension dim. It divides by n, as inside LayerNorm.",
+    { "var", "var(x, dim=, keepdim=off, unbiased=on, correction=1)",
+      "The variance of x, or along dimension dim. It divides by n - correction, as torch.var:\n"
+      "unbiased by default; unbiased=off (correction=0) divides by n, as inside LayerNorm.",
       bl_fn_reduce },
-    { "std", "std(x, dim=, keepdim=off)",
-      "The biased standard deviation of x, or along dimension dim. It divides by n, as var.",
-      bl_fn_reduce },
+    { "std", "std(x, dim=, keepdim=off, unbiased=on, correction=1)",
+      "The standard deviation of x, or along dimension dim. sqrt(var(x, ...)): unbiased by\n"
+      "default, as torch.std.", bl_fn_reduce },
     { "rms", "rms(x, dim=, keepdim=off)", "The root mean square sqrt(mean(x^2)) of x, or along dimension dim.",
       bl_fn_reduce },
-    { "min", "min(x, dim=, keepdim=off)", "The smallest element of x, or along dimension dim.", bl_fn_reduce },
-    { "max", "max(x, dim=, keepdim=off)", "The largest element of x, or along dimension dim.", bl_fn_reduce },
+    { "min", "min(x, dim=, keepdim=off) | min(a, b, ...)",
+      "The smallest element of x, or along dimension dim. min(a, b, ...) of numbers is\n"
+      "Python's min; of two tensors the elementwise minimum (torch.min(a, b)).", bl_fn_reduce },
+    { "max", "max(x, dim=, keepdim=off) | max(a, b, ...)",
+      "The largest element of x, or along dimension dim. max(a, b, ...) of numbers is\n"
+      "Python's max; of two tensors the elementwise maximum (torch.max(a, b)).", bl_fn_reduce },
     { "abs", "abs(x)", "|x| elementwise; its gradient at 0 is 0, as torch's.", bl_fn_unary },
     { "sqrt", "sqrt(x)", "The square root, elementwise; sqrt(-1) is nan.", bl_fn_unary },
     { "exp", "exp(x)", "e^x elementwise.", bl_fn_unary },
@@ -870,6 +988,18 @@ const bl_function bl_functions[] = {
     { "len", "len(x)",
       "The length of x (Python's len). Items of a list, characters of a string, rows of a\n"
       "table, or the first dimension of a tensor.", f_len },
+    { "int", "int(x)",
+      "x as a whole number, truncated toward 0 (Python's int). x is a number, a bool, a string such\n"
+      "as \"12\" or a one-element tensor; int(\"1.5\") and int(nan) are errors, as Python's.", f_convert },
+    { "float", "float(x)",
+      "x as a number (Python's float). float(\"inf\") is infinity, float(\"nan\") NaN.\n"
+      "x is a string such as \"2.5\" or \"-inf\", a number, a bool or a one-element tensor.", f_convert },
+    { "enumerate", "enumerate(xs, start=0)",
+      "The list of [i, x] for the items x of xs (Python's enumerate). i counts from start;\n"
+      "for i, x in enumerate(xs): unpacks each pair. Items are a list's, or a tensor's rows.", f_enumerate_zip },
+    { "zip", "zip(a, b, ...)",
+      "The list of [a[i], b[i], ...], as long as the shortest (Python's zip). for x, y in zip(xs, ys):\n"
+      "unpacks each.", f_enumerate_zip },
     { "str", "str(x)",
       "x as print shows it, as a string (Python's str). \"run\" + str(3) is \"run3\"; in a\n"
       "command word written (EXPR) it names files in a loop: sample m > (\"s\" + str(k) + \".png\").",

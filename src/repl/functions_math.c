@@ -7,6 +7,7 @@
 #include "repl/functions_math.h"
 #include "repl/autograd.h"
 #include "core/error.h"
+#include "core/ops.h"
 #include "core/ops_math.h"
 #include "nn/nn.h"
 #include <math.h>
@@ -319,6 +320,31 @@ bl_value *bl_fn_timestep_features(bl_callargs *a)
 
 /* ---- reductions ---- */
 
+/* var's and std's correction (torch's): the divisor is n - correction; unbiased=off is
+ * correction=0, the default is 1 (torch.var's). -1 + error. */
+static int correction_arg(bl_callargs *a, double *c)
+{
+    bl_value *u = bl_kw(a, "unbiased");
+    bl_value *cv = bl_kw(a, "correction");
+    if (u && cv) return bl_fail("%s: give unbiased= or correction=, not both", a->fname);
+    if (u) {
+        int b;
+        if (bl_kw_bool(a, "unbiased", 1, &b) < 0) return -1;
+        *c = b ? 1 : 0;
+        return 0;
+    }
+    if (bl_kw_num(a, "correction", 1, c) < 0) return -1;
+    if (*c < 0 || *c != floor(*c)) return bl_fail("%s: correction is a whole number >= 0, got %g", a->fname, *c);
+    return 0;
+}
+
+/* sum, mean, var, std, rms, min, max of x, all of it or along dim (x.sum(1): dim given second,
+ * as torch's). min(a, b) and max(a, b) of numbers are Python's (the first unless the second is
+ * smaller / larger; more than two numbers too); of a tensor and a tensor, torch.max(a, b): the
+ * elementwise maximum (bl_fn_binary). var and std divide by n - correction (torch's default 1,
+ * unbiased; unbiased=off or correction=0 divides by n, as inside LayerNorm): the biased kernel's
+ * variance times n / (n - correction) (its square root for std), nan where n - correction <= 0
+ * (torch gives nan or inf there, with a warning). */
 bl_value *bl_fn_reduce(bl_callargs *a)
 {
     static const struct { const char *n; bl_reduce op; } map[] = {
@@ -328,14 +354,43 @@ bl_value *bl_fn_reduce(bl_callargs *a)
     bl_reduce op = BL_SUM;
     for (size_t i = 0; i < sizeof map / sizeof *map; i++)
         if (!strcmp(map[i].n, a->fname)) op = map[i].op;
+    int extreme = op == BL_MIN || op == BL_MAX;
+    if (extreme && a->n >= 2) {
+        int nums = 1;
+        for (int i = 0; i < a->n; i++) nums &= plain_num(a->v[i]);
+        if (nums && a->nk == 0) {       /* Python's max(a, b, ...) */
+            double r = a->v[0]->num;
+            for (int i = 1; i < a->n; i++)
+                if (op == BL_MAX ? a->v[i]->num > r : a->v[i]->num < r) r = a->v[i]->num;
+            return bl_val_num(r);
+        }
+        if (a->n == 2 && a->v[1]->kind == BL_V_TENSOR && a->nk == 0) {
+            const char *f = a->fname;   /* torch.max(a, b): elementwise */
+            a->fname = op == BL_MAX ? "maximum" : "minimum";
+            bl_value *r = bl_fn_binary(a);
+            a->fname = f;
+            return r;
+        }
+    }
     int keep, dim;
-    if (bl_nargs(a, 1, 1) < 0) return NULL;
+    double corr = 0;
+    if (bl_nargs(a, 1, 2) < 0) return NULL;
     bl_tensor *x0 = bl_arg_tensor(a, 0);
-    if (!x0 || bl_kw_bool(a, "keepdim", 0, &keep) < 0 || dim_arg(a, x0, -1, BL_ALL_DIMS, &dim) < 0) return NULL;
+    if (!x0 || bl_kw_bool(a, "keepdim", 0, &keep) < 0 || dim_arg(a, x0, 1, BL_ALL_DIMS, &dim) < 0) return NULL;
+    if ((op == BL_VAR || op == BL_STD) && correction_arg(a, &corr) < 0) return NULL;
     bl_ag ag;
     bl_graph *g = bl_ag_begin(&ag, a);
     bl_tensor *x = g ? arg_in(&ag, a, 0) : NULL;
-    return bl_ag_end(&ag, x ? bl_reduce_op(g, op, x, dim, keep) : NULL);
+    bl_tensor *y = x ? bl_reduce_op(g, corr != 0 && op == BL_STD ? BL_VAR : op, x, dim, keep) : NULL;
+    if (y && corr != 0) {
+        /* std: the square root of the corrected variance (not std times sqrt(f): std's
+         * float32 rounding showed tensor([1.0000]) where torch shows 1.) */
+        double n = dim == BL_ALL_DIMS ? (double)x->numel : (double)x->shape[dim < 0 ? dim + x->ndim : dim];
+        double f = n - corr > 0 ? n / (n - corr) : NAN;
+        y = bl_scale(g, y, (float)f);
+        if (y && op == BL_STD) y = bl_unary_op(g, BL_SQRT, y);
+    }
+    return bl_ag_end(&ag, y);
 }
 
 /* ---- operators ---- */

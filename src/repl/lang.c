@@ -255,9 +255,7 @@ int bl_cond_truth(bl_session *s, const bl_ast *e, const char *what)
     return t;
 }
 
-/* Item i of what a for loop runs over: a list's item, a tensor's row along its first dimension
- * (a number for a 1-D tensor). */
-static bl_value *item(const bl_value *v, int i)
+bl_value *bl_lang_item(const bl_value *v, int i)
 {
     if (v->kind == BL_V_LIST) return bl_val_ref(v->items[i]);
     const bl_tensor *t = v->t;
@@ -266,6 +264,37 @@ static bl_value *item(const bl_value *v, int i)
     if (!r) return NULL;
     memcpy(r->data, t->data + (size_t)i * r->numel, r->numel * sizeof *r->data);
     return bl_val_tensor(r);
+}
+
+int bl_lang_unpack_names(bl_session *s, const char *const *names, int count, bl_pos pos, const bl_value *v)
+{
+    int n = v->kind == BL_V_LIST ? v->n : v->kind == BL_V_TENSOR && v->t->ndim > 0 ? v->t->shape[0] : -1;
+    if (n < 0) {
+        bl_fail("ValueError: cannot unpack a %s into %d names (a list or a tensor's rows)",
+                v->kind == BL_V_TENSOR ? "0-D tensor" : bl_val_kind_name(v), count);
+        return bl_session_errat(s, pos);
+    }
+    if (n != count) {
+        if (n > count) bl_fail("ValueError: too many values to unpack (expected %d, got %d)", count, n);
+        else bl_fail("ValueError: not enough values to unpack (expected %d, got %d)", count, n);
+        return bl_session_errat(s, pos);
+    }
+    bl_value *got[256];
+    if (n > 256) return bl_fail("too many names to unpack into");
+    int rc = 0, k = 0;
+    for (; k < n && rc == 0; k++) rc = (got[k] = bl_lang_item(v, k)) ? 0 : -1;
+    k -= rc < 0;
+    /* every item first: a failure binds none of the names */
+    for (int i = 0; i < k; i++) {
+        if (rc == 0) rc = bl_session_set(s, names[i], got[i]);
+        bl_val_unref(got[i]);
+    }
+    return rc < 0 ? bl_session_errat(s, pos) : 0;
+}
+
+int bl_lang_unpack(bl_session *s, const bl_stmt *st, const bl_value *v)
+{
+    return bl_lang_unpack_names(s, st->params, st->nparams, st->pos, v);
 }
 
 /* What a for loop (or a comprehension: what) runs over: e's value and its number of items in
@@ -299,6 +328,8 @@ static int binds(const bl_block *b, const char *name)
         }
         if ((st->kind == BL_S_ASSIGN && !st->target) || st->kind == BL_S_FOR || st->kind == BL_S_DEF)
             if (st->name && !strcmp(st->name, name)) r = 1;
+        for (int k = 0; (st->kind == BL_S_ASSIGN || st->kind == BL_S_FOR) && k < st->nparams; k++)
+            if (!strcmp(st->params[k], name)) r = 1;      /* a, b = ...; for i, x in ... */
         if (st->kind == BL_S_DEF) continue;
         int in = binds(&st->body, name);
         if (in > r) r = in;
@@ -340,23 +371,31 @@ bl_value *bl_lang_comprehension(bl_session *s, const bl_ast *e)
     int n;
     bl_value *over = iterable(s, e->b, "list comprehension", &n);
     if (!over) return NULL;
-    bl_value *saved = bl_val_ref(bound_here(s, e->str));   /* NULL: none */
+    /* the names it binds: one (str), or those an item is unpacked into (keys) */
+    const char *const one[1] = { e->str };
+    const char *const *names = e->n ? e->keys : one;
+    int nn = e->n ? e->n : 1;
+    bl_value *saved[256];       /* each name's value before it (NULL: none) */
+    if (nn > 256) return BL_FAILP("list comprehension: too many names");
+    for (int j = 0; j < nn; j++) saved[j] = bl_val_ref(bound_here(s, names[j]));
     bl_value **got = calloc((size_t)n + 1, sizeof *got);
     int k = 0, ok = got != NULL;
     if (!got) bl_fail("out of memory");
     for (int i = 0; ok && i < n; i++) {
         if (bl_interrupted()) { ok = 0; bl_fail("interrupted"); break; }
-        bl_value *x = item(over, i);
-        ok = x && bl_session_set(s, e->str, x) == 0;
+        bl_value *x = bl_lang_item(over, i);
+        ok = x && (e->n ? bl_lang_unpack_names(s, names, nn, e->pos, x) : bl_session_set(s, e->str, x)) == 0;
         bl_val_unref(x);
         int t = !ok ? -1 : e->c ? bl_cond_truth(s, e->c, "if") : 1;
         if (t < 0) { ok = 0; break; }
         if (t && !(got[k++] = bl_eval(s, e->a))) ok = 0;
     }
-    /* the variable is the comprehension's own: the name is as it was before */
-    if (saved) bl_session_set(s, e->str, saved);
-    else if (bound_here(s, e->str)) bl_session_del(s, e->str);
-    bl_val_unref(saved);
+    /* the variables are the comprehension's own: the names are as they were before */
+    for (int j = 0; j < nn; j++) {
+        if (saved[j]) bl_session_set(s, names[j], saved[j]);
+        else if (bound_here(s, names[j])) bl_session_del(s, names[j]);
+        bl_val_unref(saved[j]);
+    }
     bl_val_unref(over);
     bl_value *l = ok ? bl_val_list(k) : NULL;
     for (int i = 0; i < k; i++) {
@@ -379,8 +418,8 @@ static int for_stmt(bl_session *s, const bl_stmt *st)
     if (!over) return -1;
     int rc = 0;
     for (int i = 0; i < n && !bl_interrupted(); i++) {
-        bl_value *x = item(over, i);
-        if (!x || bl_session_set(s, st->name, x) < 0) {
+        bl_value *x = bl_lang_item(over, i);
+        if (!x || (st->nparams ? bl_lang_unpack(s, st, x) : bl_session_set(s, st->name, x)) < 0) {
             bl_val_unref(x);
             rc = bl_session_errat(s, st->pos);
             break;
@@ -421,6 +460,35 @@ int bl_lang_stmt(bl_session *s, const bl_stmt *st)
         bl_val_unref(s->ret);
         s->ret = st->expr ? bl_eval(s, st->expr) : bl_val_none();
         return s->ret ? BL_FLOW_RETURN : -1;
+    case BL_S_PASS: return 0;
+    case BL_S_ASSERT: {
+        int t = bl_cond_truth(s, st->expr, "assert");
+        if (t != 0) return t < 0 ? -1 : 0;
+        bl_value *m = st->msg ? bl_eval(s, st->msg) : NULL;
+        if (st->msg && !m) return -1;
+        char text[512] = "";
+        if (m && m->kind == BL_V_STR) snprintf(text, sizeof text, ": %s", m->str);
+        else if (m) {
+            char *buf = NULL;
+            size_t n = 0;
+            FILE *f = open_memstream(&buf, &n);
+            if (f) {
+                bl_val_print_inline(m, f);
+                fclose(f);
+            }
+            snprintf(text, sizeof text, ": %s", buf ? buf : "");
+            free(buf);
+        } else if (st->text) {      /* no message: the condition, as written */
+            const char *c = st->text + strlen("assert");
+            c += strspn(c, " \t");
+            int len = (int)strcspn(c, "#\n");
+            while (len > 0 && (c[len - 1] == ' ' || c[len - 1] == ';')) len--;
+            snprintf(text, sizeof text, " (%.*s is false)", len, c);
+        }
+        bl_val_unref(m);
+        bl_fail("AssertionError%s", text);
+        return bl_session_errat(s, st->pos);
+    }
     case BL_S_BREAK: return BL_FLOW_BREAK;
     case BL_S_CONTINUE: return BL_FLOW_CONTINUE;
     case BL_S_GLOBAL: {

@@ -104,10 +104,19 @@ static int lex_string(const char *s, int *i, char **out)
     return 0;
 }
 
+int bl_lex_indent(const char *s, int col)
+{
+    int w = col - 1;
+    for (; *s == ' ' || *s == '\t'; s++) w = *s == ' ' ? w + 1 : (w / 8 + 1) * 8;
+    return w;
+}
+
 int bl_lex(const char *src, int line, int col, bl_tokens *out, bl_pos *errpos)
 {
     memset(out, 0, sizeof *out);
     int i = 0, depth = 0, space = 1;
+    int bol = 1, ind = bl_lex_indent(src, col);    /* the next token starts its line; the
+                                                    * line's indentation */
     int wat = 0, wcol = col;        /* display column wcol at byte wat: each token's column adds
                                      * the width since the previous one (not since the line's
                                      * start: that made a long line quadratic) */
@@ -115,7 +124,7 @@ int bl_lex(const char *src, int line, int col, bl_tokens *out, bl_pos *errpos)
         char c = src[i];
         if (c == ' ' || c == '\t' || c == '\r') { i++; space = 1; continue; }
         if (c == '#') { while (src[i] && src[i] != '\n') i++; continue; }
-        bl_token t = { .kind = BL_T_EOF, .space_before = space };
+        bl_token t = { .kind = BL_T_EOF, .space_before = space, .bol = bol, .ind = ind };
         t.pos.off = i;
         t.pos.line = line;
         wcol += bl_text_width(src + wat, i - wat);
@@ -128,12 +137,14 @@ int bl_lex(const char *src, int line, int col, bl_tokens *out, bl_pos *errpos)
             line++;
             wat = i, wcol = 1;
             space = 1;
+            bol = 1, ind = bl_lex_indent(src + i, 1);
             if (depth > 0 || continues(prev) || prev == BL_T_END) continue;
             t.kind = BL_T_END;
             if (push(out, t) < 0) goto fail;
             continue;
         }
         space = 0;
+        bol = 0;
         if (c == '\0') {
             t.pos.len = 0;
             if (push(out, t) < 0) goto fail;
@@ -237,6 +248,23 @@ static int header_kind(const char *name)
     return 0;
 }
 
+/* An open block's bind: (>= 0) its lines' indentation; PENDING its header's line ended with
+ * ':' (-1) or without (-3), its first line not yet seen; ENDED it ends at `end` (-2). */
+enum { PENDING_COLON = -1, ENDED = -2, PENDING = -3 };
+
+static void push_block(bl_lex_state *st, int colon)
+{
+    if (st->blocks < BL_LEX_BLOCKS)
+        st->open[st->blocks].hind = st->hind, st->open[st->blocks].bind = colon ? PENDING_COLON : PENDING;
+    st->blocks++;
+}
+
+/* The innermost open block, or NULL (none, or deeper than the stack keeps: those end by `end`). */
+static bl_lex_block *top_block(bl_lex_state *st)
+{
+    return st->blocks > 0 && st->blocks <= BL_LEX_BLOCKS ? &st->open[st->blocks - 1] : NULL;
+}
+
 int bl_lex_more(bl_lex_state *st, const char *text)
 {
     bl_tokens ts;
@@ -244,6 +272,11 @@ int bl_lex_more(bl_lex_state *st, const char *text)
     if (bl_lex(text, 1, 1, &ts, &ep) < 0) {
         bl_clear_error();
         return 0;   /* an unterminated string is an error, not a continuation */
+    }
+    if (ts.n == 1 && st->interactive && st->depth == 0 && !continues(st->last) && !text[strspn(text, " \t\r\n")]) {
+        /* a blank line at the prompt closes the indented blocks (and one whose header ended in
+         * ':' before its first line: the parser says the block is missing), as Python's REPL */
+        while (top_block(st) && (top_block(st)->bind >= 0 || top_block(st)->bind == PENDING_COLON)) st->blocks--;
     }
     for (int i = 0; i < ts.n; i++) {
         bl_tok_kind k = ts.t[i].kind;
@@ -254,9 +287,39 @@ int bl_lex_more(bl_lex_state *st, const char *text)
             st->colon = 0;
             if (k != BL_T_END) st->header = 0, st->mid = 0;
         }
-        int first_on_line = i == 0 || ts.t[i].pos.line > ts.t[i - 1].pos.line;
-        if (k == BL_T_NAME && first_on_line && st->blocks > 0 && (st->depth > 0 || continues(st->last)) &&
-            !strcmp(ts.t[i].str, "end")) {
+        const bl_token *t = &ts.t[i];
+        int first_on_line = i == 0 || t->pos.line > ts.t[i - 1].pos.line;
+        int ended = 0, else_opens = 0;
+        if (t->bol && k != BL_T_END && !st->mid && st->depth == 0 && st->blocks > 0) {
+            /* a statement's first line: the first line of a block says how it is written
+             * (indented deeper than its header: Python's form, up to a line indented less);
+             * a line indented less closes the indented blocks it is outside of */
+            if (top_block(st) && (top_block(st)->bind == PENDING || top_block(st)->bind == PENDING_COLON))
+                top_block(st)->bind = t->ind > top_block(st)->hind ? t->ind : ENDED;
+            int closed = 0, bad = 0;
+            while (top_block(st) && top_block(st)->bind >= 0 && t->ind < top_block(st)->bind) {
+                int hind = top_block(st)->hind;
+                st->blocks--, closed = 1;
+                if (t->ind > hind) { bad = 1; break; }     /* the parser says so */
+                if (t->ind < hind) continue;
+                if (k != BL_T_NAME) break;
+                if (!strcmp(t->str, "end")) ended = 1;    /* `end` under the header closes it too */
+                else if (!strcmp(t->str, "else") || !strcmp(t->str, "elif")) else_opens = 1;  /* of an if */
+                break;
+            }
+            if (closed && st->blocks == 0 && !bad && !ended && !else_opens) {
+                if (t->pos.line == 1) {     /* the statement ended before this line */
+                    bl_tokens_free(&ts);
+                    return 2;
+                }
+                int interactive = st->interactive;
+                *st = (bl_lex_state){ .interactive = interactive };
+            }
+        }
+        if (ended) {
+            st->mid = 1, st->header = 0;
+        } else if (k == BL_T_NAME && first_on_line && st->blocks > 0 && (st->depth > 0 || continues(st->last)) &&
+            !strcmp(t->str, "end")) {
             /* `return x +` or `y = (1 +` then `end` (a keyword no expression holds): the block
              * ends here all the same and the parser says what the line before lacks, instead of
              * the rest of the file joining the block */
@@ -265,13 +328,16 @@ int bl_lex_more(bl_lex_state *st, const char *text)
             st->header = 0, st->mid = 1;
         } else if (k == BL_T_END && st->depth == 0) {
             /* a header that reaches the end of its statement opens a block (elif and else
-             * continue the one that is open) */
-            if (st->header == 1 || st->header == 2) st->blocks++;
+             * continue the one that is open when it ends at `end`; after an indented block they
+             * open their own) */
+            if (st->header == 1 || st->header == 2 || st->header == 4) push_block(st, st->last == BL_T_COLON);
             st->header = 0, st->mid = 0;
         } else if (!st->mid && st->depth == 0 && k == BL_T_NAME) {
             st->mid = 1;
-            st->header = header_kind(ts.t[i].str);
-            if (!strcmp(ts.t[i].str, "end") && st->blocks > 0) st->blocks--;
+            st->header = header_kind(t->str);
+            st->hind = t->ind;
+            if (st->header == 3 && else_opens) st->header = 4;
+            if (!strcmp(t->str, "end") && st->blocks > 0) st->blocks--;
         } else {
             st->mid = 1;
         }
@@ -280,7 +346,7 @@ int bl_lex_more(bl_lex_state *st, const char *text)
         else if (st->depth == 0 && st->header == 2 && k == BL_T_ASSIGN) st->header = 0;  /* def f(x) = ... */
         else if (st->depth == 0 && st->header && k == BL_T_COLON) st->colon = 1;
         /* a newline's END only says the line ended; what came before it decides */
-        if (ts.t[i].kind != BL_T_EOF && !(k == BL_T_END && text[ts.t[i].pos.off] == '\n')) st->last = k;
+        if (t->kind != BL_T_EOF && !(k == BL_T_END && text[t->pos.off] == '\n')) st->last = k;
     }
     bl_tokens_free(&ts);
     return st->depth > 0 || continues(st->last) || st->blocks > 0;

@@ -29,6 +29,9 @@ typedef struct {
     bl_tok_kind kind;
     bl_pos pos;
     int space_before;   /* white space (or the start) right before the token */
+    int bol;            /* the first token of its line */
+    int ind;            /* the indentation of its line: bl_lex_indent of the line's leading
+                           white space (the first line: from the column the source starts at) */
     double num;         /* BL_T_NUM */
     char *str;          /* BL_T_STR: the unescaped text (owned); BL_T_NAME: the name (owned) */
 } bl_token;
@@ -44,8 +47,13 @@ typedef struct {
 int bl_lex(const char *src, int line, int col, bl_tokens *out, bl_pos *errpos);
 void bl_tokens_free(bl_tokens *ts);
 
+/* The indentation of the line that starts at s: its leading spaces count 1, a tab moves to the
+ * next multiple of 8 (as Python's tokenizer), from column col (1 for a line's start). */
+int bl_lex_indent(const char *s, int col);
+
 /* 1 when src ends inside brackets, after a binary operator or '=', or inside a block (a
- * for/while/if/def header without its `end`: parser.h); the REPL then reads a continuation line.
+ * for/while/if/def header without its `end`, or an indented block whose dedent has not come:
+ * parser.h); the REPL then reads a continuation line.
  * A line ending in ',' '.' or ':' outside brackets ends the statement. An unterminated string
  * is an error, not a continuation. */
 int bl_lex_incomplete(const char *src);
@@ -54,14 +62,27 @@ int bl_lex_incomplete(const char *src);
  * for a new statement) keeps the open brackets and the last token, so each line is lexed once
  * (asking bl_lex_incomplete of the whole text after each line was quadratic in the lines).
  * text is one or more whole lines; returns bl_lex_incomplete of everything fed since st was
- * zeroed. */
+ * zeroed, or 2 when text's first line starts a new statement: it is indented less than the
+ * indented blocks that were open (Python's form, `for i in xs:` and its indented lines), which
+ * it closes; the caller runs what came before it and feeds text again to a zeroed st.
+ * interactive (set by the prompt): a blank line closes the indented blocks, as Python's REPL. */
+#define BL_LEX_BLOCKS 64
+typedef struct {
+    int hind;           /* its header's indentation */
+    int bind;           /* its lines' indentation (>= 0), or before its first line, or ended by
+                           `end` (negative: lexer.c) */
+} bl_lex_block;
 typedef struct {
     int depth;          /* open brackets */
     bl_tok_kind last;   /* the last token that was not a newline */
-    int blocks;         /* blocks opened (for/while/if/def headers) and not yet closed by end */
+    int blocks;         /* blocks open: for/while/if/def headers not yet closed by end or a
+                           dedent */
     int mid;            /* inside a statement (its first token was seen) */
     int header;         /* the statement is a block header: 1 for/while/if, 2 def, 3 elif/else */
     int colon;          /* the header's ':' was the last token */
+    int interactive;    /* a blank line closes the indented blocks (the prompt) */
+    int hind;           /* the indentation of the statement being read (its first line's) */
+    bl_lex_block open[BL_LEX_BLOCKS];  /* the outermost BL_LEX_BLOCKS of the blocks open */
 } bl_lex_state;
 int bl_lex_more(bl_lex_state *st, const char *text);
 

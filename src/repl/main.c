@@ -45,7 +45,37 @@ static void usage(FILE *out)
           "($XDG_CONFIG_HOME/blocklab/blocklabrc when XDG_CONFIG_HOME is set), unless -n.\n", out);
 }
 
-/* The interactive loop: a second prompt while the statement is unfinished. */
+/* Run the statement the prompt read (buf: its lines joined by '\n'; block: it is a block, whose
+ * newlines matter): it enters the history once, as `history N` shows it. */
+static void run_input(bl_session *s, const char *buf, int block)
+{
+    /* a block keeps its lines (an entry of several lines) */
+    char *h = strdup(buf);
+    if (h) {
+        int comment = strchr(h, '#') != NULL || block;
+        for (char *p = h; !comment && *p; p++)
+            if (*p == '\n') *p = ' ';
+        bl_line_add_history(h);
+    }
+    bl_session_add_history(s, h ? h : buf);
+    free(h);
+    bl_interrupt_clear();
+    bl_dist_share("<input>", buf, 1);      /* MPI: every rank runs it */
+    bl_exec(s, "<input>", buf, 1);
+    /* Ctrl-C: the rest of the line did not run (repl.h); said once, on a line of its own */
+    if (bl_interrupted()) {
+        if (!bl_interrupt_was_reported()) {
+            bl_interrupt_newline(stderr);
+            fprintf(stderr, "interrupted\n");
+        }
+        bl_interrupt_newline(stdout);   /* a report that went to a file: the prompt below ^C */
+        bl_interrupt_clear();
+    }
+}
+
+/* The interactive loop: a second prompt while the statement is unfinished. An indented block
+ * (Python's form) ends at a blank line, or at a line indented as its header: that line starts
+ * the next statement. */
 static void interactive(bl_session *s, int quiet)
 {
     bl_line_init(s);
@@ -55,7 +85,7 @@ static void interactive(bl_session *s, int quiet)
     s->prompt_width = (int)strlen(PROMPT);
     char *buf = NULL;
     size_t len = 0;
-    bl_lex_state ls = { 0 };
+    bl_lex_state ls = { .interactive = 1 };
     int block = 0;      /* the statement is a block (for ... end): its newlines matter */
     while (!s->quit) {
         char *line;
@@ -69,7 +99,7 @@ static void interactive(bl_session *s, int quiet)
             free(buf);
             buf = NULL;
             len = 0;
-            ls = (bl_lex_state){ 0 };
+            ls = (bl_lex_state){ .interactive = 1 };
             block = 0;
             continue;
         }
@@ -80,37 +110,29 @@ static void interactive(bl_session *s, int quiet)
             break;
         }
         buf = nb;
+        int more = r != BL_LINE_EOF ? bl_lex_more(&ls, line) : 0;
+        if (more == 2) {
+            /* a line indented as the open block's header: the block is a statement of its own */
+            run_input(s, buf, 1);
+            len = 0;
+            block = 0;
+            ls = (bl_lex_state){ .interactive = 1 };
+            more = bl_lex_more(&ls, line);
+            if (s->quit) {
+                free(line);
+                break;
+            }
+        }
         if (len) buf[len++] = '\n';
         memcpy(buf + len, line, n + 1);
         len += n;
-        int more = r != BL_LINE_EOF && bl_lex_more(&ls, line);
         block |= ls.blocks > 0;
         free(line);
         if (more) continue;
-        ls = (bl_lex_state){ 0 };
-        /* the joined statement enters the history once, as `history N` shows it; a block keeps
-         * its lines (an entry of several lines) */
-        char *h = strdup(buf);
-        if (h) {
-            int comment = strchr(h, '#') != NULL || block;
-            for (char *p = h; !comment && *p; p++)
-                if (*p == '\n') *p = ' ';
-            bl_line_add_history(h);
-        }
-        bl_session_add_history(s, h ? h : buf);
-        free(h);
-        bl_interrupt_clear();
-        bl_dist_share("<input>", buf, 1);      /* MPI: every rank runs it */
-        bl_exec(s, "<input>", buf, 1);
-        /* Ctrl-C: the rest of the line did not run (repl.h); said once, on a line of its own */
-        if (bl_interrupted()) {
-            if (!bl_interrupt_was_reported()) {
-                bl_interrupt_newline(stderr);
-                fprintf(stderr, "interrupted\n");
-            }
-            bl_interrupt_newline(stdout);   /* a report that went to a file: the prompt below ^C */
-            bl_interrupt_clear();
-        }
+        ls = (bl_lex_state){ .interactive = 1 };
+        /* a blank line that closed an indented block ends it: not part of the statement */
+        while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' ' || buf[len - 1] == '\t')) buf[--len] = '\0';
+        if (len) run_input(s, buf, block);
         free(buf);
         buf = NULL;
         len = 0;

@@ -61,6 +61,8 @@ typedef struct {
                          * can exhaust the stack */
     int loops, defs;    /* inside how many loops (of the innermost function) and functions */
     int inline_if;      /* inside a one-line if's body, which ends at `else` or `elif` too */
+    int min_ind;        /* the indentation of the innermost indented block's lines (Python's
+                         * form), -1 outside one: a line indented less ends every block in it */
 } P;
 
 #define MAX_NESTING 200
@@ -110,6 +112,7 @@ static bl_ast *expr(P *p);
 static bl_ast *test(P *p);
 static int kw(P *p, const char *w);
 static int comprehension(P *p, bl_ast *n, bl_ast *elem, const bl_token *open);
+static int names(P *p, bl_stmt *s, const char *what);
 
 /* A growable list of nodes (and keys), copied into the arena when done. */
 typedef struct {
@@ -534,6 +537,13 @@ static int comprehension(P *p, bl_ast *n, bl_ast *elem, const bl_token *open)
         return fail_at(p, v, "expected the loop variable's name after for") ? 0 : -1;
     }
     if (!(n->str = astrndup(p->arena, v->str, strlen(v->str)))) return -1;
+    if (peek(p)->kind == BL_T_COMMA) {      /* [x * y for x, y in zip(xs, ys)]: unpacked */
+        bl_stmt names_of = { 0 };
+        p->i--;
+        if (names(p, &names_of, "expected the loop variable's name after for") < 0) return -1;
+        n->keys = names_of.params;
+        n->n = names_of.nparams;
+    }
     if (!kw(p, "in")) return fail_at(p, peek(p), "expected 'in' ([x for NAME in LIST])") ? 0 : -1;
     next(p);
     if (!(n->b = test(p))) return -1;
@@ -782,6 +792,65 @@ static int augmented(P *p, bl_stmt *s, int op)
     return 0;
 }
 
+/* expr (',' expr)*: one value, or the list of several (Python's tuple, `a, b = b, a`). */
+static bl_ast *expr_list(P *p)
+{
+    bl_ast *e = expr(p);
+    if (!e || peek(p)->kind != BL_T_COMMA) return e;
+    list l = { 0 };
+    bl_ast *n = node(p, BL_N_LIST, peek(p));
+    int rc = n && list_push(&l, e, NULL, e->pos) == 0 ? 0 : -1;
+    while (rc == 0 && accept(p, BL_T_COMMA)) {
+        if (at_end(p)) break;       /* a trailing ',' (x = 1,) */
+        bl_ast *x = expr(p);
+        rc = x ? list_push(&l, x, NULL, x->pos) : -1;
+    }
+    if (!n) return NULL;    /* (nothing was pushed) */
+    n->pos = e->pos;
+    return list_finish(p, &l, n, 0) == 0 && rc == 0 ? n : NULL;
+}
+
+/* NAME (',' NAME)+: the names a value is unpacked into (a, b = ...; for i, x in ...), into
+ * s->params (nparams of them, at s->ppos); s->name is the first. 0, or -1 at a bad name. */
+static int names(P *p, bl_stmt *s, const char *what)
+{
+    int from = p->i, n = 0;
+    do {
+        bl_token *v = next(p);
+        if (v->kind != BL_T_NAME || !bl_name_assignable(v->str, NULL)) {
+            p->i -= v->kind != BL_T_EOF;
+            return fail_at(p, v, what) ? 0 : -1;
+        }
+        for (int j = 0; j < n; j++)
+            if (!strcmp(p->ts.t[from + 2 * j].str, v->str)) {
+                p->i--;
+                return fail_at(p, v, "this name is given twice") ? 0 : -1;
+            }
+        n++;
+    } while (accept(p, BL_T_COMMA));
+    s->nparams = n;
+    s->params = aalloc(p->arena, (size_t)n * sizeof *s->params);
+    s->ppos = aalloc(p->arena, (size_t)n * sizeof *s->ppos);
+    if (!s->params || !s->ppos) return -1;
+    for (int i = 0; i < n; i++) {
+        const bl_token *v = &p->ts.t[from + 2 * i];
+        if (!(s->params[i] = astrndup(p->arena, v->str, strlen(v->str)))) return -1;
+        s->ppos[i] = v->pos;
+    }
+    s->name = s->params[0];
+    if (n == 1) s->nparams = 0;     /* one name: a plain assignment or loop variable */
+    return 0;
+}
+
+/* Does the statement at the parser's position start NAME ',' NAME ... '=' (an unpacking)? */
+static int unpacking_at(P *p)
+{
+    int i = p->i;
+    if (p->ts.t[i].kind != BL_T_NAME || p->ts.t[i + 1].kind != BL_T_COMMA) return 0;
+    while (p->ts.t[i].kind == BL_T_NAME && p->ts.t[i + 1].kind == BL_T_COMMA) i += 2;
+    return p->ts.t[i].kind == BL_T_NAME && p->ts.t[i + 1].kind == BL_T_ASSIGN;
+}
+
 static int simple(P *p, bl_stmt *s)
 {
     bl_token *t = peek(p);
@@ -800,6 +869,15 @@ static int simple(P *p, bl_stmt *s)
     }
     int aug = augmented_at(p);
     if (aug) return augmented(p, s, aug);
+    if (unpacking_at(p)) {          /* a, b = b, a: the value's items, one to each name */
+        s->kind = BL_S_ASSIGN;
+        if (names(p, s, "expected a variable name") < 0) return -1;
+        next(p);    /* = */
+        if (!(s->expr = expr_list(p))) return -1;
+        if (!at_end(p)) return fail_at(p, peek(p), peek(p)->kind == BL_T_GT ? "an assignment cannot be redirected"
+                                                   : "expected an operator or the end of the statement") ? 0 : -1;
+        return 0;
+    }
     if (t->kind == BL_T_NAME && peek2(p)->kind == BL_T_ASSIGN) {
         s->kind = BL_S_ASSIGN;
         s->name = astrndup(p->arena, t->str, strlen(t->str));
@@ -810,7 +888,7 @@ static int simple(P *p, bl_stmt *s)
     } else {
         s->kind = BL_S_EXPR;
     }
-    if (!(s->expr = expr(p))) {
+    if (!(s->expr = expr_list(p))) {   /* x = 1, 2 and a line `a, b`: a list (Python's tuple) */
         return -1;
     }
     if (s->kind == BL_S_EXPR && peek(p)->kind == BL_T_ASSIGN) {
@@ -837,7 +915,9 @@ static int simple(P *p, bl_stmt *s)
 }
 
 /* ---- blocks ---- */
-enum { TOP, BLOCK, LINE };
+/* TOP the input, BLOCK a block that ends at `end`, INDENTED one that ends where its lines'
+ * indentation does (Python's form), LINE a one-line body */
+enum { TOP, BLOCK, INDENTED, LINE };
 
 static int statement(P *p, bl_stmt *s);
 
@@ -847,9 +927,17 @@ static int at_newline(P *p)
     return peek(p)->kind == BL_T_EOF || (peek(p)->kind == BL_T_END && p->src[peek(p)->pos.off] != ';');
 }
 
+/* Does the token at the parser's position start a line indented less than the innermost
+ * indented block's lines (so it is outside every block in that one)? */
+static int dedented(P *p)
+{
+    return p->min_ind >= 0 && peek(p)->kind != BL_T_EOF && peek(p)->bol && peek(p)->ind < p->min_ind;
+}
+
 /* Statements into b: TOP up to the end of the input; BLOCK up to its `end`, `elif` or `else`
- * (left for the caller); LINE a one-line body, up to the end of its line (or a one-line if's
- * else). */
+ * (left for the caller); INDENTED up to a line indented less than p->min_ind (lines indented
+ * more that start no block's lines are an error, as Python's); LINE a one-line body, up to the
+ * end of its line (or a one-line if's else). */
 static int stmts(P *p, bl_block *b, int mode)
 {
     int cap = 0, rc = 0;
@@ -861,7 +949,19 @@ static int stmts(P *p, bl_block *b, int mode)
             if (b->n && (at_newline(p) || (p->inline_if && at_end(p)))) break;
         } else {
             while (accept(p, BL_T_END)) {}
-            if (peek(p)->kind == BL_T_EOF) break;
+            if (peek(p)->kind == BL_T_EOF || dedented(p)) break;
+            if (mode == INDENTED && peek(p)->bol && peek(p)->ind > p->min_ind) {
+                char what[96];
+                snprintf(what, sizeof what, "IndentationError: unexpected indent (the block's lines are indented %d)",
+                         p->min_ind);
+                rc = fail_tok(p, peek(p), what);
+                break;
+            }
+            if (mode == INDENTED && kw(p, "end")) {
+                rc = fail_tok(p, peek(p), "'end' inside an indented block: the block ends where its "
+                                          "indentation does (leave end out, or write it under the block's header)");
+                break;
+            }
             if (kw(p, "end") || kw(p, "elif") || kw(p, "else")) {
                 if (mode == BLOCK) break;
                 rc = fail_tok(p, peek(p), kw(p, "end") ? "there is no open block to end (for, while, if or def)"
@@ -898,7 +998,7 @@ static int stmts(P *p, bl_block *b, int mode)
  * (an if's up to its elif or else as well: then *stop is 1 and the keyword is next). */
 static int body(P *p, bl_stmt *s, bl_block *b, const bl_token *head, int is_if, int *stop)
 {
-    char what[96];
+    char what[192];
     *stop = 0;
     int colon = accept(p, BL_T_COLON);
     if (colon && !at_end(p)) {      /* one line */
@@ -917,30 +1017,50 @@ static int body(P *p, bl_stmt *s, bl_block *b, const bl_token *head, int is_if, 
     if (p->inline_if && (kw(p, "else") || kw(p, "elif")))
         return fail_at(p, peek(p), "expected a statement after ':'") ? 0 : -1;
     if (++p->depth > MAX_NESTING) return fail_at(p, head, "blocks nested too deeply") ? 0 : -1;
-    int saved = p->inline_if;
+    int saved = p->inline_if, saved_ind = p->min_ind;
     p->inline_if = 0;
-    int rc = stmts(p, b, BLOCK);
-    p->inline_if = saved;
+    while (accept(p, BL_T_END)) {}
+    /* the block's first line says how it is written: indented deeper than its header's line,
+     * Python's form, up to a line indented less; otherwise up to its `end` */
+    const bl_token *first = peek(p);
+    int indented = first->kind != BL_T_EOF && first->bol && first->ind > head->ind;
+    if (indented) p->min_ind = first->ind;
+    int rc = stmts(p, b, indented ? INDENTED : BLOCK);
+    p->inline_if = saved, p->min_ind = saved_ind;
     p->depth--;
     if (rc < 0) return -1;
-    if (kw(p, "end")) {
+    const bl_token *t = peek(p);
+    if (indented) {
+        if (t->kind == BL_T_EOF || t->ind < head->ind) return 0;
+        if (t->ind > head->ind) {
+            snprintf(what, sizeof what, "IndentationError: unindent does not match any outer indentation level "
+                     "(this line %d columns, the block %d, its header %d)", t->ind, first->ind, head->ind);
+            return fail_tok(p, t, what);
+        }
+    }
+    if (kw(p, "end") && !dedented(p)) {    /* under an indented block's header: closes it too */
         next(p);
         if (!at_end(p)) return fail_at(p, peek(p), "expected the end of the line after 'end'") ? 0 : -1;
         return 0;
     }
-    if (is_if && (kw(p, "else") || kw(p, "elif"))) { *stop = 1; return 0; }
-    snprintf(what, sizeof what, "expected 'end' to close the '%s' of line %d", head->str, head->pos.line);
+    if (is_if && (kw(p, "else") || kw(p, "elif")) && !dedented(p)) { *stop = 1; return 0; }
     (void)s;
-    if (!strcmp(head->str, "else")) {
+    if (!strcmp(head->str, "else") && (kw(p, "else") || kw(p, "elif")) && !dedented(p)) {
         snprintf(what, sizeof what, "'%s' after the else of line %d: an if has one else, last", peek(p)->str,
                  head->pos.line);
         return fail_tok(p, peek(p), what);
     }
-    if (kw(p, "else") || kw(p, "elif")) {
+    if ((kw(p, "else") || kw(p, "elif")) && !dedented(p)) {
         snprintf(what, sizeof what, "'%s' belongs to an if, not to the '%s' of line %d", peek(p)->str, head->str,
                  head->pos.line);
         return fail_tok(p, peek(p), what);
     }
+    if (indented) return 0;
+    if (colon && (t->kind == BL_T_EOF || dedented(p)))
+        snprintf(what, sizeof what, "expected an indented block after the '%s' of line %d (or 'end' to close it)",
+                 head->str, head->pos.line);
+    else
+        snprintf(what, sizeof what, "expected 'end' to close the '%s' of line %d", head->str, head->pos.line);
     return fail_at(p, peek(p), what) ? 0 : -1;
 }
 
@@ -1072,12 +1192,8 @@ static int statement(P *p, bl_stmt *s)
         bl_token *head = next(p);
         s->kind = is_for ? BL_S_FOR : BL_S_WHILE;
         if (is_for) {
-            bl_token *v = next(p);
-            if (v->kind != BL_T_NAME || !bl_name_assignable(v->str, NULL)) {
-                p->i -= v->kind != BL_T_EOF;
-                return fail_at(p, v, "expected the loop variable's name after for") ? 0 : -1;
-            }
-            s->name = astrndup(p->arena, v->str, strlen(v->str));
+            /* for i, x in enumerate(xs): each item unpacked into the names */
+            if (names(p, s, "expected the loop variable's name after for") < 0) return -1;
             if (!kw(p, "in")) return fail_at(p, peek(p), "expected 'in' (for NAME in LIST)") ? 0 : -1;
             next(p);
         }
@@ -1091,8 +1207,22 @@ static int statement(P *p, bl_stmt *s)
         next(p);
         s->kind = BL_S_RETURN;
         if (!p->defs) return fail_tok(p, t, "'return' outside a function");
-        if (!at_end(p) && !(s->expr = expr(p))) return -1;
+        if (!at_end(p) && !(s->expr = expr_list(p))) return -1;
         if (!at_end(p)) return fail_at(p, peek(p), "expected an operator or the end of the statement") ? 0 : -1;
+        return 0;
+    }
+    if (kw(p, "pass")) {
+        next(p);
+        s->kind = BL_S_PASS;
+        if (!at_end(p)) return fail_at(p, peek(p), "expected the end of the statement") ? 0 : -1;
+        return 0;
+    }
+    if (kw(p, "assert")) {          /* assert COND [, MESSAGE] */
+        next(p);
+        s->kind = BL_S_ASSERT;
+        if (!(s->expr = expr(p))) return -1;
+        if (accept(p, BL_T_COMMA) && !(s->msg = expr(p))) return -1;
+        if (!at_end(p)) return fail_at(p, peek(p), "expected ', MESSAGE' or the end of the statement") ? 0 : -1;
         return 0;
     }
     if (kw(p, "break") || kw(p, "continue")) {
@@ -1134,7 +1264,7 @@ static int statement(P *p, bl_stmt *s)
 
 const char *const bl_keywords[] = {
     "def", "return", "for", "in", "while", "if", "elif", "else", "end", "break", "continue", "global", "is",
-    "and", "or", "not",
+    "and", "or", "not", "pass", "assert",
     NULL
 };
 
@@ -1163,7 +1293,7 @@ int bl_parse(const char *src, int line, int col, bl_is_command_fn is_cmd, bl_pro
              bl_pos *errpos)
 {
     memset(prog, 0, sizeof *prog);
-    P p = { .src = src, .arena = &prog->arena, .errpos = errpos, .is_cmd = is_cmd };
+    P p = { .src = src, .arena = &prog->arena, .errpos = errpos, .is_cmd = is_cmd, .min_ind = -1 };
     if (bl_lex(src, line, col, &p.ts, errpos) < 0) return -1;
     bl_block top;
     int rc = stmts(&p, &top, TOP);

@@ -7,15 +7,20 @@
  *                                                               the first dimension of a tensor
  *              | 'while' expr body
  *              | 'if' expr body ('elif' expr body)* ['else' body] (one line: `if c: a else: b`)
- *              | 'return' [expr] | 'break' | 'continue'          (in a function / a loop)
+ *              | 'for' NAME (',' NAME)+ 'in' expr body           each item unpacked into the names
+ *              | 'return' [exprs] | 'break' | 'continue'         (in a function / a loop)
+ *              | 'pass' | 'assert' expr [',' expr]               AssertionError: the message
  *              | 'global' NAME (',' NAME)*                       (in a function)
  *              | COMMAND word* ['>' FILE]          a name from the command table, not followed
  *                                                 by '=' or an adjacent '('
- *              | NAME '=' expr                     assignment
+ *              | NAME '=' exprs                    assignment
+ *              | NAME (',' NAME)+ '=' exprs        unpacking: the value's items, one to each name
+ *                                                 (a list's, or a tensor's rows)
  *              | NAME ('[' index (',' index)* ']')+ '=' expr    index assignment (x[0, 1] = v):
  *                                                 the name is rebound to a new value
  *              | NAME '.' 'grad' '=' expr          x.grad = None (the value must be None)
  *              | expr ['>' FILE]                   the value is printed (or written to FILE)
+ *   exprs     := expr (',' expr)* [',']              several: their list (Python's tuple)
  *   expr      := test ['if' test 'else' expr]      Python's conditional expression
  *   test      := and_test ('or' and_test)*         short-circuit: the deciding operand
  *   and_test  := not_test ('and' not_test)*
@@ -30,15 +35,22 @@
  *   index     := expr | [expr] ':' [expr] [':' [expr]] | '...'     (None: a new dimension)
  *   args      := [arg (',' arg)*],  arg := NAME '=' expr | expr
  *   primary   := NUMBER | STRING | NAME | None | '(' expr ')' | '[' [expr (',' expr)*] ']'
- *              | '[' expr 'for' NAME 'in' test ['if' test] ']'   a list comprehension
+ *              | '[' expr 'for' NAME (',' NAME)* 'in' test ['if' test] ']'   a list comprehension
  *   params    := [NAME ['=' expr] (',' NAME ['=' expr])*]      defaults after the others
  *   body      := [':'] END block ('end' | 'elif' | 'else')       a block: lines up to its end
+ *              | [':'] END INDENTED-block ['end']               Python's: its first line indented
+ *                                                               deeper than the header's line, it
+ *                                                               ends before a line indented less
+ *                                                               than its lines (an `end` or
+ *                                                               elif/else under the header follows)
  *              | ':' statement (';' statement)*                 one line: up to the line's end
  *   block     := (statement END)*
  *
  * The block keywords count only where a statement starts; keywords are not names (x = 1 may
  * not name a variable end). A one-line body (after ':') runs to the end of its line; a block's
- * header ends at its line's end (or ';'), and the block at its matching `end`.
+ * header ends at its line's end (or ';'), and the block at its matching `end`, or, when its first
+ * line is indented deeper than the header's (the tokens' ind, lexer.h), at the dedent; a line
+ * indented deeper than its block's lines, or back to no enclosing level, is an IndentationError.
  *
  * Command words are runs of tokens without white space between them ("loss.png", "dim=64",
  * "~/a.bl"), or NAME = VALUE with white space on both sides of '='; "key=value" words carry the
@@ -56,7 +68,8 @@ typedef enum {
     BL_N_INDEX, BL_N_FIELD, BL_N_SLICE, BL_N_METHOD,
     BL_N_NONE,      /* None (or none) */
     BL_N_COND,      /* a if c else b: a in a, b in b, the condition in c */
-    BL_N_COMP,      /* [a for str in b if c]: c NULL without the if */
+    BL_N_COMP,      /* [a for str in b if c]: c NULL without the if; [a for x, y in b]: the
+                       n names in keys (n 0 for one) */
     BL_N_ELLIPSIS,  /* ... inside [] */
     BL_N_AND, BL_N_OR,  /* a and b and ...: the operands in items (n >= 2), pos at the first
                            keyword; the value is the deciding operand, as Python's */
@@ -92,7 +105,8 @@ typedef struct {
 
 typedef enum {
     BL_S_EXPR, BL_S_ASSIGN, BL_S_CMD,
-    BL_S_DEF, BL_S_RETURN, BL_S_FOR, BL_S_WHILE, BL_S_IF, BL_S_BREAK, BL_S_CONTINUE, BL_S_GLOBAL
+    BL_S_DEF, BL_S_RETURN, BL_S_FOR, BL_S_WHILE, BL_S_IF, BL_S_BREAK, BL_S_CONTINUE, BL_S_GLOBAL,
+    BL_S_PASS, BL_S_ASSERT
 } bl_stmt_kind;
 
 typedef struct bl_stmt bl_stmt;
@@ -106,12 +120,14 @@ typedef struct {
 struct bl_stmt {
     bl_stmt_kind kind;
     bl_pos pos;             /* first token */
-    const char *name;       /* ASSIGN target, CMD name, DEF function name, FOR loop variable */
+    const char *name;       /* ASSIGN target, CMD name, DEF function name, FOR loop variable (the
+                               first of several: params) */
     bl_ast *target;         /* ASSIGN to an index (x[0, 1] = v): the INDEX node whose root is
                                the NAME `name`, or the FIELD node of x.grad = None; NULL for
                                NAME = expr */
-    bl_ast *expr;           /* EXPR, ASSIGN; RETURN (or NULL); FOR what it runs over; WHILE and
-                               IF the condition */
+    bl_ast *expr;           /* EXPR, ASSIGN; RETURN (or NULL); FOR what it runs over; WHILE, IF
+                               and ASSERT the condition */
+    bl_ast *msg;            /* ASSERT: the message, or NULL */
     int nwords;             /* CMD */
     bl_word *words;
     const char *rest;       /* CMD: source text after the name (for `time STATEMENT`) */
@@ -122,7 +138,8 @@ struct bl_stmt {
     const char *text;       /* the whole statement's source text */
     bl_block body;          /* FOR, WHILE, IF, DEF (a one-line def: one RETURN) */
     bl_block orelse;        /* IF: the else part (an elif is an IF alone in it) */
-    int nparams;            /* DEF parameters, GLOBAL names */
+    int nparams;            /* DEF parameters, GLOBAL names; ASSIGN and FOR: the names a value is
+                               unpacked into (a, b = ...; for i, x in ...), else 0 */
     const char **params;
     bl_ast **defaults;      /* DEF: each parameter's default, or NULL */
     bl_pos *ppos;           /* where each parameter (name) stands */

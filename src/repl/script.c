@@ -1,5 +1,6 @@
 /* script.c - running statements that come from a file, a string or the terminal, one complete
- * chunk at a time (a chunk ends at a line that leaves no bracket open and no operator dangling). */
+ * chunk at a time (a chunk ends at a line that leaves no bracket open, no operator dangling and
+ * no block open; an indented block ends before the first line indented as its header). */
 #include "repl/repl.h"
 #include "core/error.h"
 #include "core/fileio.h"
@@ -165,9 +166,17 @@ int bl_run_file(bl_session *s, const char *name, FILE *f)
             if (long_line) skip_line(f);
             continue;
         }
+        int more = bl_lex_more(&ls, text);
+        if (more == 2) {
+            /* a line indented less than the open indented blocks (Python's form) ends them: they
+             * are a statement of their own, and this line starts the next one */
+            ls = (bl_lex_state){ 0 };
+            if (run_chunk(s, name, &b, first, &failed) < 0 || bl_interrupted()) break;
+            more = bl_lex_more(&ls, text);
+        }
         if (b.len == 0) first = lineno;
         if (sbuf_add(&b, text, (size_t)n) < 0) { rc = -1; break; }
-        if (bl_lex_more(&ls, text)) continue;
+        if (more) continue;
         ls = (bl_lex_state){ 0 };
         if (run_chunk(s, name, &b, first, &failed) < 0 || bl_interrupted()) break;
     }

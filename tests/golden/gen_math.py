@@ -307,10 +307,14 @@ def write_script():
         ("max over all splits ties evenly", {"x": ties}, {}, "max(x)", lambda a: a["x"].max()),
         ("max(dim) gives the gradient to the index it returns", {"x": ties}, {}, "max(x, dim=1)",
          lambda a: a["x"].max(dim=1)[0]),
-        ("min(dim=0), sum, mean, var, std, rms", {"x": x}, {},
+        ("min(dim=0), sum, mean, var, std (unbiased: torch's default), rms", {"x": x}, {},
          "min(x, dim=0) + sum(x, dim=1, keepdim=on)[0] + mean(x) * var(x, dim=0) + std(x) * rms(x, dim=0)",
          lambda a: a["x"].min(dim=0)[0] + a["x"].sum(dim=1, keepdim=True)[0] + a["x"].mean()
-         * a["x"].var(dim=0, unbiased=False) + a["x"].std(unbiased=False) * a["x"].pow(2).mean(0).sqrt()),
+         * a["x"].var(dim=0) + a["x"].std() * a["x"].pow(2).mean(0).sqrt()),
+        ("dims given second (x.sum(1)); var and std biased by unbiased=off and correction=0", {"x": x}, {},
+         "x.sum(1) * x.mean(-1) + x.var(1, unbiased=off) + x.std(1, correction=0) + x.var(1) + x.max(1)",
+         lambda a: a["x"].sum(1) * a["x"].mean(-1) + a["x"].var(1, unbiased=False) + a["x"].std(1, unbiased=False)
+         + a["x"].var(1) + a["x"].max(1)[0]),
         ("cumsum and topk", {"x": x}, {}, "cumsum(x, 1) * 2 + topk(x, 4)[0]",
          lambda a: torch.cumsum(a["x"], 1) * 2 + torch.topk(a["x"], 4)[0]),
         ("where, masked_fill, comparisons", {"x": x}, {}, "where(x > 0, x, x * 0.1) + masked_fill(x, x < -0.5, 7)",

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The Python 3 / PyTorch values that tests/scripts/language.bl and examples/notebook.bl compare
 with (None, x if c else y, // and %, comprehensions, index assignment with autograd, None and
-... in indices). Run: /usr/bin/python3 tests/golden/lang_python.py; each line is the literal the
+... in indices; Python's indented blocks, unpacking, enumerate/zip, int/float, positional dims and
+torch's unbiased var/std: the "blocks:" lines). Run: /usr/bin/python3 tests/golden/lang_python.py; each line is the literal the
 script writes."""
 import torch
 
@@ -56,3 +57,32 @@ loss = (k * k * mask).sum()
 loss.backward()
 print("notebook: loss", loss.item(), "q.grad", q.grad.tolist())
 print("notebook: steps", [i // 3 for i in range(7)], [i % 3 for i in range(7)], [i for i in range(7) if i % 2 == 0])
+# tests/scripts/language.bl: Python's indented blocks, unpacking, enumerate/zip (the same text)
+total = 0
+for i in range(6):
+    if i % 3 == 0:
+        total += i
+    elif i % 3 == 1:
+        total += 10 * i
+
+    else:
+        pass
+def fib(n):
+    a, b = 0, 1
+    for k in range(n):
+        a, b = b, a + b
+    return a
+pairs = []
+for i, s in enumerate(["a", "b", "c"], start=1):
+    pairs = pairs + [str(i) + s]
+acc = 0
+for x, y in zip([1, 2, 3], [10, 20]):
+    acc += x * y
+print("blocks:", total, [fib(k) for k in range(10)], pairs, acc, [x * y for x, y in zip([1, 2, 3], [10, 20])],
+      [i for i, s in enumerate(["a", "b", "c"]) if s != "b"])
+print("blocks: int/float/min/max", int("42") + int(-2.7) + int(3.9), float(" 2.5 ") * 2, min(3, 1.5), max(2, 7, 4),
+      min(-1, 5), float("inf") > 1e308, float("-inf") < -1e308, float("nan") != float("nan"))
+x = torch.tensor([[1., 2., 4.], [3., 5., 9.]])
+print("blocks: dims", x.sum(1).tolist(), x.mean(-1).tolist(), x.max(0).values.tolist(), x.var().item(), x.var(1).tolist(),
+      x.std(0).tolist(), x.var(unbiased=False).item(), x.std(1, unbiased=False).tolist(), list(x.size()), x.size(-1),
+      len(x), torch.max(x[0], x[1]).tolist())

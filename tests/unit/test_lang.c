@@ -65,6 +65,34 @@ BL_TEST(incomplete_blocks)
         CHECK(bl_lex_incomplete(cases[i].src) == cases[i].more, "\"%s\": want %d", cases[i].src, cases[i].more);
     /* line by line, as the script reader and the prompt feed it */
     bl_lex_state st = { 0 };
+    /* Python's form: indented blocks end at a line indented less (2: it starts the next statement) */
+    static const struct { const char *src; int more; } indented[] = {
+        { "for s in [1, 2]:\n    print(s)\n", 1 },       /* the next line may still be in the block */
+        { "for s in [1, 2]:\n    print(s)\nx = 1\n", 0 },
+        { "if c:\n    a = 1\nelse:\n    a = 2\n", 1 },
+        { "if c:\n    a = 1\nelif d:\n    a = 2\nelse:\n    a = 3\nb = 1", 0 },
+        { "def f(x):\n    for i in x:\n        y = i\n    return y\n", 1 },
+        { "def f(x):\n    for i in x:\n        y = i\n    return y\nf(1)", 0 },
+        { "def p(x):\n  return x + 1\nend\n", 0 },     /* `end` under the header closes it too */
+        { "for a in [1]:\n    for b in [2]\n    end\n", 1 },   /* a block with `end` inside */
+        { "for a in [1]:\n    x = a\n[x]", 0 },         /* a line that starts with no name ends it too */
+        { "for a in [1]:\n    x = a\n(x)\n", 0 },
+    };
+    for (size_t i = 0; i < sizeof indented / sizeof *indented; i++)
+        CHECK(bl_lex_incomplete(indented[i].src) == indented[i].more, "\"%s\": want %d", indented[i].src,
+              indented[i].more);
+    bl_lex_state ind = { 0 };
+    CHECK(bl_lex_more(&ind, "for i in x:") == 1 && bl_lex_more(&ind, "    y = i") == 1 &&
+          bl_lex_more(&ind, "") == 1 && bl_lex_more(&ind, "z = 1") == 2, "a script's blank line keeps the block open; "
+          "the dedent ends it before its own line");
+    bl_lex_state prompt = { .interactive = 1 };
+    CHECK(bl_lex_more(&prompt, "for i in x:") == 1 && bl_lex_more(&prompt, "    if i:") == 1 &&
+          bl_lex_more(&prompt, "        y = i") == 1 && bl_lex_more(&prompt, "  ") == 0,
+          "at the prompt a blank line closes the indented blocks, as Python's REPL");
+    prompt = (bl_lex_state){ .interactive = 1 };
+    CHECK(bl_lex_more(&prompt, "for i in x") == 1 && bl_lex_more(&prompt, "y = i") == 1 &&
+          bl_lex_more(&prompt, "") == 1 && bl_lex_more(&prompt, "end") == 0, "a blank line does not close a block "
+          "that ends at `end`");
     CHECK(bl_lex_more(&st, "def g(n)") && bl_lex_more(&st, "  if n > 1: return n") &&
           bl_lex_more(&st, "  for i in range(n)") && bl_lex_more(&st, "  end") && !bl_lex_more(&st, "end"),
           "a def with a loop inside, fed a line at a time");
@@ -76,7 +104,7 @@ BL_TEST(block_syntax_errors)
     static const char *const cases[][2] = {
         { "x = 0\nfor s in [1, 2]\n  x = s\n  y = * 2\nend", "t:4:7: expected a value, found '*'\n" },
         { "def f(x)\n  return x +\nend", "t:3:1: expected a value, found 'end'\n" },
-        { "for s in [1]\n  print(s)\n", "t:2:11: expected 'end' to close the 'for' of line 1, found the end of the input\n" },
+        { "for s in [1]\n  print(s)\nend\nfor s in [1]\nprint(s)\n", "t:5:9: expected 'end' to close the 'for' of line 4, found the end of the input\n" },
         { "if 1\n  x = 1\nelse\n  x = 2\nelse\n  x = 3\nend", "t:5:1: 'else' after the else of line 3: an if has one else, last\n" },
         { "for s in [1]\n  x = 1\nelse\n  x = 2\nend", "t:3:1: 'else' belongs to an if, not to the 'for' of line 1\n" },
         { "while true\n  break 2\nend", "t:2:9: expected the end of the statement, found number 2\n" },
@@ -87,6 +115,18 @@ BL_TEST(block_syntax_errors)
         { "in = 3", "t:1:1: 'in' belongs in a for loop (for NAME in LIST)\n" },
         { "continue", "t:1:1: 'continue' outside a loop\n" },
         { "if 1: x = 1 else x = 2", "t:1:18: expected ':' or the end of the line, found 'x'\n" },
+        /* Python's form: the errors Python's tokenizer gives, at the line */
+        { "for i in [1]:\n        x = i\n    y = 2", "t:3:5: IndentationError: unindent does not match any outer "
+          "indentation level (this line 4 columns, the block 8, its header 0)\n" },
+        { "for i in [1]:\n    x = i\n        y = 2", "t:3:9: IndentationError: unexpected indent (the block's lines "
+          "are indented 4)\n" },
+        { "for i in [1]:\n    x = i\n    end", "t:3:5: 'end' inside an indented block: the block ends where its "
+          "indentation does (leave end out, or write it under the block's header)\n" },
+        { "for i in [1]:\nx = i", "t:2:6: expected an indented block after the 'for' of line 1 (or 'end' to close "
+          "it), found the end of the input\n" },
+        { "if 1:\n    x = 1\n  else:\n    x = 2", "t:3:3: IndentationError: unindent does not match any outer "
+          "indentation level (this line 2 columns, the block 4, its header 0)\n" },
+        { "for s in [1]:\n    x = 1\nelse:\n    x = 2", "t:3:1: 'else' belongs to an if, not to the 'for' of line 1\n" },
     };
     bl_session *s = fresh();
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -111,6 +151,31 @@ BL_TEST(trailing_comma_ends_the_line)
     CHECK(run_in(s, "y") == 0 && !strcmp(outbuf, "6\n"), "the line after a trailing '.' did not run: %s%s", outbuf, errbuf);
     CHECK(run_in(s, "z = [1,\n2]; z") == 0 && !strcmp(outbuf, "[1, 2]\n"), "an open bracket still continues: %s%s",
           outbuf, errbuf);
+    done(s);
+}
+
+/* Python's indented blocks run as Python runs them (the values worked out by hand: 0 + 10 + 2 +
+ * 100 = 112; f(3) = 3 * 2 * 2 = 12); `end` blocks and indented ones nest in each other. */
+BL_TEST(indented_blocks)
+{
+    bl_session *s = fresh();
+    CHECK(run_in(s, "total = 0\nfor i in range(4):\n    if i % 2 == 0:\n        total += i\n    elif i == 1:\n"
+                    "        total += 10\n\n    else:\n        total += 100\nprint(total)") == 0 &&
+          !strcmp(outbuf, "112\n"), "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "def f(x, n=2):\n    y = x\n    for k in range(n):\n        y = y * 2\n    return y\n\nf(3)") == 0 &&
+          !strcmp(outbuf, "12\n"), "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "for a in [1, 2]:\n    for b in [10]\n    print(a + b)\n    end\n    print(a)\nend") == 0 &&
+          !strcmp(outbuf, "11\n1\n12\n2\n"), "end inside an indented block, end under its header: %s%s", outbuf,
+          errbuf);
+    CHECK(run_in(s, "\tfor a in [1]:\n\t\tprint(a)\n\tprint(2)") == 0 && !strcmp(outbuf, "1\n2\n"),
+          "tabs: %s%s", outbuf, errbuf);
+    /* the line after the block starts with a bracket: it ends the block all the same (it was
+     * taken into the block's statement, which ran only with the next line) */
+    bl_lex_state st = { .interactive = 1 };
+    CHECK(bl_lex_more(&st, "def g(a):") == 1 && bl_lex_more(&st, "    return a * 7") == 1 &&
+          bl_lex_more(&st, "[g(1)]") == 2, "a dedented line that starts with '[' ends the block");
+    CHECK(run_in(s, "def g(a):\n    return a * 7\n[g(1), 2]\n-g(2)\n\"s\"") == 0 && !strcmp(outbuf, "[7, 2]\n-14\ns\n"),
+          "%s%s", outbuf, errbuf);
     done(s);
 }
 
@@ -320,6 +385,7 @@ int main(void)
     RUN(augmented_assignment);
     RUN(block_syntax_errors);
     RUN(trailing_comma_ends_the_line);
+    RUN(indented_blocks);
     RUN(call_values_from_c);
     RUN(scoping);
     RUN(errors_inside_functions_at_the_prompt);

@@ -609,8 +609,10 @@ BL_TEST(functions_match_formulas)
     CHECK(!strcmp(outbuf, "tensor([-0., nan, inf, -0., -0.], shape=[5], dtype=float32)\n"), "%s", outbuf);
     CHECK(run("swiglu_hidden(128); swiglu_hidden(128, 4, multiple_of=32)") == 0, "%s", errbuf);
     CHECK(!strcmp(outbuf, "341\n352\n"), "%s", outbuf);
-    CHECK(run("x = tensor([[1, 2, 3]]); mean(x); var(x); std(x, dim=1); sum(x, dim=0); softmax(tensor([0, 0]))") == 0, "%s", errbuf);
-    CHECK(!strcmp(outbuf, "2\n0.666667\ntensor([0.8165], shape=[1], dtype=float32)\n"
+    /* var and std are torch's, unbiased (divide by n - 1 = 2: torch.tensor([1., 2, 3]).var() is 1);
+     * unbiased=off divides by n (2 / 3) */
+    CHECK(run("x = tensor([[1, 2, 3]]); mean(x); var(x); var(x, unbiased=off); std(x, dim=1); sum(x, dim=0); softmax(tensor([0, 0]))") == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "2\n1\n0.666667\ntensor([1.], shape=[1], dtype=float32)\n"
                           "tensor([1., 2., 3.], shape=[3], dtype=float32)\n"
                           "tensor([0.5000, 0.5000], shape=[2], dtype=float32)\n"), "%s", outbuf);
     /* attention with one key returns v; weights=on gives the weights */
@@ -1196,8 +1198,8 @@ BL_TEST(one_error_one_line)
 BL_TEST(help_topics)
 {
     CHECK(run("help functions") == 0, "%s", errbuf);
-    CHECK(strstr(outbuf, "  var(x, dim=, keepdim=off)\n"
-                         "      The biased variance of x, or along dimension dim.\n"
+    CHECK(strstr(outbuf, "  var(x, dim=, keepdim=off, unbiased=on, correction=1)\n"
+                         "      The variance of x, or along dimension dim.\n"
                          "  std("), "%s", outbuf);
     /* "e.g." and "..." end no sentence; a '.' before a lower-case word does */
     CHECK(strstr(outbuf, "      The shape of x as a list, e.g. [4, 64, 128].\n"), "%s", outbuf);
@@ -1229,7 +1231,7 @@ BL_TEST(help_topics)
     for (size_t i = 0; i < sizeof sentences / sizeof *sentences; i++)
         CHECK(bl_first_sentence(sentences[i].text) == sentences[i].len, "'%s': first sentence of %zu bytes",
               sentences[i].text, bl_first_sentence(sentences[i].text));
-    CHECK(run("help var") == 0 && strstr(outbuf, "It divides by n, as inside LayerNorm."), "%s", outbuf);
+    CHECK(run("help var") == 0 && strstr(outbuf, "unbiased=off (correction=0) divides by n, as inside LayerNorm."), "%s", outbuf);
     static const char *const subs[][2] = { { "plot loss", "plot loss [" }, { "rope check", "rope table|check [" },
                                            { "qk growth", "qk growth [" } };
     char cmd[64];
