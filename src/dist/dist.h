@@ -63,6 +63,11 @@ void bl_dist_watch(double since);
  * by MPI_Abort (bl_dist_mark_dead(-1)). The request stays pending after a timeout: no later
  * collective on MPI_COMM_WORLD may follow. */
 int bl_dist_wait(void *req, double t0, const char *what);
+/* bl_dist_wait for a small collective that a slower rank has yet to join: after 2 ms it tests
+ * once a millisecond, sleeping between tests, so the waiting rank leaves its core (or its
+ * hyperthread's sibling) to the rank it waits for, as Open MPI's mpi_yield_when_idle does for
+ * blocking calls. */
+int bl_dist_wait_idle(void *req, double t0, const char *what);
 int bl_dist_dead(int rank);
 /* Count rank as dead (rank < 0: some rank, not known which, after a collective timed out):
  * bl_dist_finalize then ends the job with MPI_Abort instead of waiting in MPI_Finalize. */

@@ -71,7 +71,7 @@ static int settle(void)
     check_out = 0;
     char what[96];
     snprintf(what, sizeof what, "stop check of compare step %d", check_step);
-    if (bl_dist_wait(&check_q, check_t0, what) == 0) return 0;
+    if (bl_dist_wait_idle(&check_q, check_t0, what) == 0) return 0;
     if (bl_dist_rank() == 0) {
         fprintf(stderr, "compare: %s; the other ranks go on alone\n", bl_error());
         fflush(stderr);
