@@ -151,9 +151,11 @@ void bl_dist_watch(double since)
                       bl_dist_host(0), t - last);
 }
 
-int bl_dist_wait(void *req, double t0, const char *what)
+/* bl_dist_wait and bl_dist_wait_idle: test the request, after spin_s seconds of this wait
+ * sleeping a millisecond between tests */
+static int wait_for(MPI_Request *q, double t0, const char *what, double spin_s)
 {
-    MPI_Request *q = req;
+    double t1 = bl_dist_now();
     for (int spin = 0;; spin++) {
         int done = 0;
         if (MPI_Test(q, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
@@ -170,10 +172,13 @@ int bl_dist_wait(void *req, double t0, const char *what)
         }
         /* libnbc moves a nonblocking collective on only inside MPI_Test: test often, leaving
          * the core to the other ranks now and then (sleeping costs a millisecond a round) */
-        if (t - t0 > 5) bl_dist_nap();
+        if (t - t0 > 5 || t - t1 > spin_s) bl_dist_nap();
         else if ((spin & 63) == 63) sched_yield();
     }
 }
+
+int bl_dist_wait(void *req, double t0, const char *what) { return wait_for(req, t0, what, 5); }
+int bl_dist_wait_idle(void *req, double t0, const char *what) { return wait_for(req, t0, what, 0.002); }
 
 /* Started by a launcher: Open MPI, MPICH/Hydra and PMIx-based launchers (Slurm's srun --mpi=pmix
  * or pmi2) set one of these. */
@@ -312,6 +317,7 @@ void bl_dist_fatal(const char *fmt, ...) { (void)fmt; abort(); }
 void bl_dist_alive(void) {}
 void bl_dist_watch(double since) { (void)since; }
 int bl_dist_wait(void *req, double t0, const char *what) { (void)req, (void)t0; return bl_fail("%s: no MPI", what); }
+int bl_dist_wait_idle(void *req, double t0, const char *what) { return bl_dist_wait(req, t0, what); }
 int bl_dist_send(int to, int tag, const void *buf, size_t n)
 {
     (void)to, (void)tag, (void)buf, (void)n;

@@ -63,6 +63,11 @@ void bl_dist_watch(double since);
  * by MPI_Abort (bl_dist_mark_dead(-1)). The request stays pending after a timeout: no later
  * collective on MPI_COMM_WORLD may follow. */
 int bl_dist_wait(void *req, double t0, const char *what);
+/* bl_dist_wait for a small collective that a slower rank has yet to join: after 2 ms it tests
+ * once a millisecond, sleeping between tests, so the waiting rank leaves its core (or its
+ * hyperthread's sibling) to the rank it waits for, as Open MPI's mpi_yield_when_idle does for
+ * blocking calls. */
+int bl_dist_wait_idle(void *req, double t0, const char *what);
 int bl_dist_dead(int rank);
 /* Count rank as dead (rank < 0: some rank, not known which, after a collective timed out):
  * bl_dist_finalize then ends the job with MPI_Abort instead of waiting in MPI_Finalize. */
@@ -110,8 +115,9 @@ void bl_dist_compare_begin(struct bl_compare *c);
 /* Before each round, on every rank. interrupted: this rank's Ctrl-C (or SIGUSR1, which mpirun
  * forwards); live: how many of its runs still train. Under more than one rank the ranks agree
  * (one MPI_Iallreduce of [stopped, training, slowest round] every few rounds, about every 0.1 s
- * of the slowest rank, at most 64 rounds apart, waited for as bl_dist_wait does), so that every
- * run of the comparison stops after the same step whichever rank was stopped first. Returns 0 (go on), 1 (stop: some rank was interrupted) or 2 (stop: no rank has a run
+ * of the slowest rank, at most 64 rounds apart; posted at one check and read at the next, waited
+ * for there as bl_dist_wait does, so a stop takes effect one check later, about 0.2 s at most),
+ * so that every run of the comparison stops after the same step whichever rank was stopped first. Returns 0 (go on), 1 (stop: some rank was interrupted) or 2 (stop: no rank has a run
  * left to train). Alone: the same from this rank's own flags. When a rank is lost (the check
  * timed out), rank 0 says so on stderr and each rank goes on with its own flags; rank 0's
  * Ctrl-C then reaches the others as a message. */

@@ -24,7 +24,10 @@ static int alone;              /* a stop check timed out: no more collectives in
 static const bl_compare *cur;
 /* The stop check is taken every `every` rounds, agreed at each check from the slowest rank's
  * round time so that checks come about every BL_CHECK_S seconds: a check every round made every
- * step wait for the slowest rank's (on a busy machine most of a compare's time on 2 ranks). */
+ * step wait for the slowest rank's (on a busy machine most of a compare's time on 2 ranks). Each
+ * check is a nonblocking MPI_Iallreduce posted at one check and read at the next, so a rank
+ * waits only for one more than a check behind it (a blocking check every 0.1 s still made the
+ * ranks wait for each other's jitter at every check). */
 #define BL_CHECK_S 0.1
 static int every, left;         /* rounds between checks; rounds to the next one */
 static int stop_mine;           /* this rank was interrupted since the last check */
@@ -51,6 +54,33 @@ static void drain_beats(void)
     }
 }
 
+/* The check posted at the last check and its buffers, which must stay put until it completes; its
+ * answer is read at the next check. check_out: one was posted and not yet read (check_q turns
+ * MPI_REQUEST_NULL as soon as a test finds it complete, which differs between the ranks). */
+static MPI_Request check_q = MPI_REQUEST_NULL;
+static int check_out;
+static int check_mine[3], check_all[3];
+static double check_t0;         /* when it was posted */
+static int check_step;          /* the step it was posted before (for the error message) */
+
+/* Wait for the check in flight. 0; -1 when a rank is gone (then this rank goes on alone: no
+ * more collectives in this comparison, the gather names the lost rank). */
+static int settle(void)
+{
+    if (!check_out) return 0;
+    check_out = 0;
+    char what[96];
+    snprintf(what, sizeof what, "stop check of compare step %d", check_step);
+    if (bl_dist_wait_idle(&check_q, check_t0, what) == 0) return 0;
+    if (bl_dist_rank() == 0) {
+        fprintf(stderr, "compare: %s; the other ranks go on alone\n", bl_error());
+        fflush(stderr);
+    }
+    bl_clear_error();
+    alone = 1;
+    return -1;
+}
+
 void bl_dist_compare_begin(bl_compare *c)
 {
     seq++;
@@ -66,6 +96,7 @@ void bl_dist_compare_begin(bl_compare *c)
     stop_mine = 0;
     since = begun = bl_dist_now();
     alone = bl_dist_lost();
+    if (!alone) settle();       /* a check the last comparison left in flight (it broke off) */
     cur = c;
     for (int i = 0; i < c->n; i++) c->r[i].remote = owner(i) != bl_dist_rank();
     /* stale stop messages of an earlier comparison */
@@ -119,29 +150,48 @@ int bl_dist_compare_poll(bl_compare *c, int interrupted, int live)
     if (bl_dist_rank() == 0) drain_beats();
     else bl_dist_compare_beat();
     stop_mine |= interrupted != 0;
+    if (check_q != MPI_REQUEST_NULL) {      /* libnbc moves a nonblocking collective on only in MPI calls */
+        int done = 0;
+        if (MPI_Test(&check_q, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) done = 0;
+    }
     if (--left > 0) return 0;   /* the same rounds on every rank: between two checks */
-    /* every rank, at a check: whether some rank was stopped, whether some rank still trains,
-     * the slowest round (microseconds) since the last check, which sets when the next comes */
+    /* every rank, at a check: the answer of the check posted at the last one (whether some rank
+     * was stopped, whether some rank still trains, the slowest round), then the next check is
+     * posted and this rank trains on while it travels. So a rank waits here only when another is
+     * more than a check behind, not for the slowest rank at every check (lock-step). */
     double us = (bl_dist_now() - since) / every * 1e6;
-    int mine[3] = { stop_mine, live > 0, us < 1e9 ? (int)us : 1000000000 }, all[3] = { 0, 0, 0 };
-    MPI_Request q;
-    char what[96];
-    snprintf(what, sizeof what, "stop check of compare step %d", c->done + 1);
-    if (MPI_Iallreduce(mine, all, 3, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &q) != MPI_SUCCESS
-        || bl_dist_wait(&q, bl_dist_now(), what) < 0) {
-        /* a rank is gone: this rank goes on with its own runs; the gather names the lost one */
+    int rc = 0;
+    if (check_out) {
+        if (settle() < 0) return bl_dist_compare_poll(c, stop_mine, live);
+        double next = check_all[2] > 0 ? BL_CHECK_S * 1e6 / check_all[2] : 1;
+        every = next < 1 ? 1 : next > 64 ? 64 : (int)next;
+        rc = check_all[0] ? 1 : check_all[1] ? 0 : 2;
+    }
+    /* no check is posted that no later one would read: after a stop, or when the next would
+     * come after the last step (every rank takes the same rounds, so all post alike) */
+    if (rc == 0 && c->done + every >= c->steps) every = c->steps - 1 - c->done;
+    left = every;
+    since = bl_dist_now();
+    if (rc != 0 || every < 1) return rc;
+    check_mine[0] = stop_mine;
+    check_mine[1] = live > 0;
+    check_mine[2] = us < 1e9 ? (int)us : 1000000000;
+    check_t0 = bl_dist_now();
+    check_step = c->done + 1;
+    check_out = 1;
+    if (MPI_Iallreduce(check_mine, check_all, 3, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &check_q) != MPI_SUCCESS) {
+        check_q = MPI_REQUEST_NULL;
+        check_out = 0;
+        bl_dist_mark_dead(-1);
         if (bl_dist_rank() == 0) {
-            fprintf(stderr, "compare: %s; the other ranks go on alone\n", bl_error());
+            fprintf(stderr, "compare: the stop check of compare step %d failed: a rank died; the other ranks go on "
+                    "alone\n", check_step);
             fflush(stderr);
         }
-        bl_clear_error();
         alone = 1;
         return bl_dist_compare_poll(c, stop_mine, live);
     }
-    double next = all[2] > 0 ? BL_CHECK_S * 1e6 / all[2] : 1;
-    every = left = next < 1 ? 1 : next > 64 ? 64 : (int)next;
-    since = bl_dist_now();
-    return all[0] ? 1 : all[1] ? 0 : 2;
+    return 0;
 }
 
 int bl_dist_compare_save(const bl_compare *c, const char *dir)
@@ -207,6 +257,7 @@ static int unpack(bl_compare *c, const char *msg, int *done)
 int bl_dist_compare_gather(bl_compare *c, FILE *out)
 {
     if (bl_dist_size() < 2) return 0;
+    if (!alone) settle();       /* none in flight unless the round loop broke off */
     int n = bl_dist_size(), me = bl_dist_rank();
     int mine = 0;
     for (int i = 0; i < c->n; i++) mine += !c->r[i].remote;

@@ -206,13 +206,31 @@ static const struct run_kind *run_kind(const bl_config *c) { return &run_kinds[b
 
 static int check_fit(const bl_config *c, const bl_dataset *ds) { return run_kind(c)->check_fit(c, ds); }
 
+static void free_exam(bl_run *r)
+{
+    bl_tensor_free(r->val_x0);
+    bl_tensor_free(r->val_noise);
+    free(r->val_t);
+    free(r->val_tokens);
+    r->val_x0 = r->val_noise = NULL;
+    r->val_t = NULL;
+    r->val_tokens = NULL;
+}
+
 static int exam_size(const bl_config *c, const bl_dataset *ds, int val_n) { return run_kind(c)->exam_size(ds, val_n); }
 
+/* The exam's items, made at the first exam (not in bl_run_new): a run that never sits one (a
+ * compare run another MPI rank trains, a data-parallel rank > 0, eval_every=0 stopped early)
+ * does not draw them. A failed attempt leaves nothing behind, so the next exam tries again. */
 static int make_exam(bl_run *r)
 {
-    const bl_config *c = &r->model->cfg;
-    if ((r->val_n = exam_size(c, r->data, r->val_n)) < 0) return -1;
-    return run_kind(c)->make_exam(r);
+    if (r->exam_made) return 0;
+    if (run_kind(&r->model->cfg)->make_exam(r) < 0) {
+        free_exam(r);
+        return -1;
+    }
+    r->exam_made = 1;
+    return 0;
 }
 
 int bl_run_check_data(const bl_model *m, const bl_dataset *ds, int val_n)
@@ -247,7 +265,7 @@ bl_run *bl_run_new(bl_model *m, const bl_dataset *ds, int val_n)
     r->batcher_ok = 1;
     bl_params *p = m->params;
     if (!(r->decay = bl_decay_mask(p))) goto fail;
-    if (run_kind(c)->alloc_batch(r) < 0 || make_exam(r) < 0) goto fail;
+    if ((r->val_n = exam_size(c, ds, val_n)) < 0 || run_kind(c)->alloc_batch(r) < 0) goto fail;
     return r;
 fail:
     bl_run_free(r);
@@ -261,12 +279,9 @@ void bl_run_free(bl_run *r)
     if (r->batcher_ok) bl_batcher_free(&r->batcher);
     bl_tensor_free(r->x0);
     bl_tensor_free(r->noise);
-    bl_tensor_free(r->val_x0);
-    bl_tensor_free(r->val_noise);
+    free_exam(r);
     free(r->t);
     free(r->tokens);
-    free(r->val_t);
-    free(r->val_tokens);
     free(r->decay);
     free(r);
 }
@@ -343,6 +358,7 @@ float bl_run_eval(bl_run *r)
     bl_model *m = r->model;
     double sum = 0, t0 = now_ms();
     int done = 0;
+    if (make_exam(r) < 0) return NAN;
     while (done < r->val_n) {
         int n = r->val_n - done < BL_EVAL_CHUNK ? r->val_n - done : BL_EVAL_CHUNK;
         bl_tensor *loss = run_kind(&m->cfg)->exam_loss(r, done, n);

@@ -37,8 +37,9 @@ typedef struct bl_run {
     float *t;                   /* DiT [B] */
     int *tokens;                /* GPT [B, T + 1] */
     unsigned char *decay;       /* per parameter element: weight decay applies (matrices) */
-    /* the fixed exam */
+    /* the fixed exam (its items made at the first bl_run_eval) */
     int val_n;
+    int exam_made;
     bl_tensor *val_x0, *val_noise;  /* DiT [val_n, C, H, W] */
     float *val_t;
     int *val_tokens;            /* GPT [val_n, T + 1] */

@@ -156,6 +156,9 @@ BL_TEST(test_dit_learns_and_evaluates)
     bl_config_set(&c2, "seed", "99");
     bl_model *m2 = bl_model_new(&c2);
     bl_run *r2 = bl_run_new(m2, ds, 64);
+    /* the exam is drawn at the first one (a compare run another MPI rank trains never draws it) */
+    CHECK(r2 && !r2->exam_made && !r2->val_noise, "the exam drawn before the first exam");
+    CHECK(r2 && isfinite(bl_run_eval(r2)) && r2->exam_made, "%s", bl_error());
     CHECK(r2 && !memcmp(r->val_noise->data, r2->val_noise->data, r->val_noise->numel * 4) &&
           !memcmp(r->val_t, r2->val_t, 64 * 4), "exam differs between models");
     const char *mj = tmp_path("metrics.json");
