@@ -13,8 +13,8 @@
 #include <string.h>
 
 /* Help text with each {KEY:I} replaced by the I-th value of switch KEY (models/config.h's key
- * table): help names switch values without spelling them, so a renamed or new value needs no
- * edit here. {pos:2} is "rope2d". text itself when it has no mark (or is too long); otherwise
+ * table) and each {KEY:*} by all its values ("layernorm, rmsnorm"): help names switch values
+ * without spelling them, so a renamed or new value needs no edit here. {pos:2} is "rope2d". text itself when it has no mark (or is too long); otherwise
  * one of two static buffers, the older overwritten by the next call. */
 static const char *help_text(const char *text)
 {
@@ -30,6 +30,11 @@ static const char *help_text(const char *text)
         if (*p == '{' && sscanf(p, "{%31[a-z_]:%d}%n", key, &i, &used) == 2 && used > 0 &&
             (k = bl_config_find_key(key)) && k->type == BL_KEY_CHOICE) {
             len += (size_t)snprintf(out + len, cap - len, "%s", bl_config_value(key, i));
+            p += used;
+        } else if (*p == '{' && sscanf(p, "{%31[a-z_]:*}%n", key, &used) == 1 && used > 0 &&
+                   (k = bl_config_find_key(key)) && k->type == BL_KEY_CHOICE) {
+            char all[256];
+            len += (size_t)snprintf(out + len, cap - len, "%s", bl_config_choices_text(k, ", ", all, sizeof all));
             p += used;
         } else {
             out[len++] = *p++;

@@ -104,7 +104,7 @@ static int cmd_qk(bl_cmdargs *a)
     static const char *const tcols[] = { "qk_norm", "scale", "max_logit", "top_weight" };
     rc = bl_fig_table(f, tcols, "srrr");
     for (int k = 0; rc == 0 && k < 2; k++)
-        for (int i = 0; rc == 0 && i < n; i++) rc = bl_fig_row(f, k ? "on" : "off", sc[i], (double)ml[k][i], (double)tw[k][i]);
+        for (int i = 0; rc == 0 && i < n; i++) rc = bl_fig_row(f, bl_config_value("qk_norm", k), sc[i], (double)ml[k][i], (double)tw[k][i]);
     if (rc < 0) {
         bl_fig_free(f);
         return -1;
@@ -131,7 +131,7 @@ static const char help[] =
     "the same. torch.manual_seed(0) gives 3.8/0.11, 60.5/0.90, 969/1.00\n"
     "against 3.4/0.10; blocklab draws its own q, k, so its numbers are\n"
     "close, not equal. Scales are in (0, 1e6].\n"
-    "qk.csv: columns qk_norm,scale,max_logit,top_weight (qk_norm off, on).";
+    "qk.csv: columns qk_norm,scale,max_logit,top_weight (qk_norm {qk_norm:0}, {qk_norm:1}).";
 
 const bl_command bl_cmd_qk_entry = {
     .name = "qk",

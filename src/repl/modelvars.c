@@ -371,7 +371,7 @@ int bl_complete_modelvar(bl_session *s, int argi, const char *const *words, cons
 const bl_function bl_model_functions[] = {
     { "dit", "dit(key=value, ...)",
       "A new TinyDiT model (images, flow matching) with the given keys. For example\n"
-      "a = dit(pos=\"{pos:2}\", qk_norm=on). It does not change the current model.", fn_model },
+      "a = dit(pos=\"{pos:2}\", qk_norm={qk_norm:1}). It does not change the current model.", fn_model },
     { "gpt", "gpt(key=value, ...)",
       "A new TinyGPT model (characters, next-token prediction). The given keys set it up,\n"
       "for example b = gpt(norm=\"{norm:1}\"). It does not change the current model.",

@@ -742,7 +742,16 @@ BL_TEST(completion)
     for (int j = 0; j < l.n; j++)
         CHECK(!strstr(l.s[j], ":layernorm") && !strstr(l.s[j], ":gelu") && !strstr(l.s[j], ":learned") &&
               !strstr(l.s[j], ":off"), "compare offers the default %s", l.s[j]);
-    CHECK(l.n == 12, "compare offers %d words", l.n);
+    /* the 7 fixed words and one variant per (switch, value) that is no kind's default: 5 with
+     * DESIGN.md's switches (rmsnorm, swiglu, rope, rope2d, qknorm), more with each new row */
+    int variants = 0;
+    for (int i = 0; i < bl_config_nkeys(); i++) {
+        const bl_config_key *k = bl_config_key_at(i);
+        char v[32];
+        for (int j = 0; bl_config_key_in(k, BL_KEYS_CHOICES) && bl_config_choice_at(k, j, v, sizeof v); j++)
+            variants += !(k->def_dit && !strcmp(v, k->def_dit)) && !(k->def_gpt && !strcmp(v, k->def_gpt));
+    }
+    CHECK(variants >= 5 && l.n == 7 + variants, "compare offers %d words, not 7 + %d", l.n, variants);
     bl_strlist_free(&l);
     bl_models_free(s);
     bl_session_free(s);
@@ -1102,7 +1111,8 @@ BL_TEST(compare_refuses_variants_first)
                                                      "given twice\n" },
         { "compare a steps=0", "t:1:19: compare: key 'steps' given twice\n" },
         { "compare a seed2", "t:1:11: compare: 'seed2' is the name of the reference's seed + 1 run; pick another\n" },
-        { "compare a b=norm:bogus", "t:1:13: compare: norm:bogus: norm: unknown value 'bogus' (one of: layernorm,rmsnorm)\n" },
+        /* qk_norm's values are fixed (off, on): a new norm value needs no edit here */
+        { "compare a b=qk_norm:bogus", "t:1:13: compare: qk_norm:bogus: qk_norm: unknown value 'bogus' (one of: off,on)\n" },
         { "compare a b=steps:5", "t:1:13: compare: steps:5: steps is the comparison's own (set it with compare ... "
                                  "steps=N), not a variant's\n" },
         { "compare a b=image_size:16", "t:1:13: compare: b: the data has 3x32x32 images but the model expects "
