@@ -71,8 +71,8 @@ bl_tensor *bl_modulate(bl_graph *g, bl_tensor *x, bl_tensor *shift, bl_tensor *s
     if (!x || x->ndim != 3 || !shift || !scale || shift->ndim != 2 ||
         !bl_same_shape(shift, scale) || shift->shape[0] != x->shape[0] ||
         shift->shape[1] != x->shape[2]) {
-        bl_fail("modulate: x must be [B, T, D] with shift and scale [B, D], got x %s shift %s "
-                "scale %s", bl_nn_shape(x, bx, sizeof bx), bl_nn_shape(shift, b1, sizeof b1),
+        bl_fail("%s: x must be [B, T, D] with shift and scale [B, D], got x %s shift %s "
+                "scale %s", BL_OPN(MODULATE), bl_nn_shape(x, bx, sizeof bx), bl_nn_shape(shift, b1, sizeof b1),
                 bl_nn_shape(scale, b2, sizeof b2));
         return NULL;
     }
@@ -126,12 +126,12 @@ bl_tensor *bl_slice_last(bl_graph *g, bl_tensor *x, int start, int len)
 {
     char buf[64];
     if (!x || x->ndim < 1) {
-        bl_fail("slice: x must have at least 1 dimension");
+        bl_fail("%s: x must have at least 1 dimension", BL_OPN(SLICE));
         return NULL;
     }
     int D = x->shape[x->ndim - 1];
     if (start < 0 || len < 1 || start > D - len) {
-        bl_fail("slice: [%d : %d] is outside the last dimension of x %s", start, start + len,
+        bl_fail("%s: [%d : %d] is outside the last dimension of x %s", BL_OPN(SLICE), start, start + len,
                 bl_nn_shape(x, buf, sizeof buf));
         return NULL;
     }

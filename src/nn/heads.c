@@ -70,16 +70,16 @@ int bl_split_heads(bl_graph *g, bl_tensor *qkv, int H, int KVH, bl_tensor **q, b
     char buf[64];
     *q = *k = *v = NULL;
     if (H < 1 || KVH < 1)
-        return bl_fail("split_heads: heads and kv_heads must be >= 1, got %d and %d", H, KVH);
+        return bl_fail("%s: heads and kv_heads must be >= 1, got %d and %d", BL_OPN(SPLIT_HEADS), H, KVH);
     if (H % KVH)
-        return bl_fail("split_heads: %d heads is not a multiple of %d kv heads", H, KVH);
+        return bl_fail("%s: %d heads is not a multiple of %d kv heads", BL_OPN(SPLIT_HEADS), H, KVH);
     if (!qkv || qkv->ndim != 3)
-        return bl_fail("split_heads: qkv must be [B, T, (heads + 2 kv_heads) head_dim], got %s",
+        return bl_fail("%s: qkv must be [B, T, (heads + 2 kv_heads) head_dim], got %s", BL_OPN(SPLIT_HEADS),
                        bl_nn_shape(qkv, buf, sizeof buf));
     int C = qkv->shape[2], nh = H + 2 * KVH;
     if (C % nh)
-        return bl_fail("split_heads: qkv has %d features, not a multiple of heads + 2 kv_heads "
-                       "= %d + 2*%d", C, H, KVH);
+        return bl_fail("%s: qkv has %d features, not a multiple of heads + 2 kv_heads "
+                       "= %d + 2*%d", BL_OPN(SPLIT_HEADS), C, H, KVH);
     int hd = C / nh;
     bl_tensor *a = split_one(g, qkv, H, hd, 0);
     bl_tensor *b = a ? split_one(g, qkv, KVH, hd, H) : NULL;
@@ -104,7 +104,7 @@ bl_tensor *bl_merge_heads(bl_graph *g, bl_tensor *x)
 {
     char buf[64];
     if (!x || x->ndim != 4) {
-        bl_fail("merge_heads: x must be [B, heads, T, head_dim], got %s",
+        bl_fail("%s: x must be [B, heads, T, head_dim], got %s", BL_OPN(MERGE_HEADS),
                 bl_nn_shape(x, buf, sizeof buf));
         return NULL;
     }

@@ -82,7 +82,7 @@ bl_tensor *bl_swiglu(bl_graph *g, bl_tensor *a, bl_tensor *b)
 {
     char ba[64], bb[64];
     if (!a || !b || !bl_same_shape(a, b)) {
-        bl_fail("swiglu: gate a %s and value b %s must have the same shape",
+        bl_fail("%s: gate a %s and value b %s must have the same shape", BL_OPN(SWIGLU),
                 bl_nn_shape(a, ba, sizeof ba), bl_nn_shape(b, bb, sizeof bb));
         return NULL;
     }
@@ -182,7 +182,7 @@ bl_tensor *bl_linear_swiglu(bl_graph *g, bl_tensor *x, bl_tensor *w1, bl_tensor 
         return NULL;
     if (w2->shape[0] != w1->shape[0]) {
         char s1[64], s2[64];
-        bl_fail("linear_swiglu: gate weight %s and value weight %s must have the same shape",
+        bl_fail("%s: gate weight %s and value weight %s must have the same shape", BL_OPN(LINEAR_SWIGLU),
                 bl_nn_shape(w1, s1, sizeof s1), bl_nn_shape(w2, s2, sizeof s2));
         return NULL;
     }

@@ -63,20 +63,20 @@ bl_tensor *bl_patch_embed(bl_graph *g, bl_tensor *img, bl_tensor *w, bl_tensor *
 {
     char bi[64], bw[64];
     if (p < 1) {
-        bl_fail("patch_embed: patch size must be >= 1, got %d", p);
+        bl_fail("%s: patch size must be >= 1, got %d", BL_OPN(PATCH_EMBED), p);
         return NULL;
     }
     if (!img || img->ndim != 4) {
-        bl_fail("patch_embed: img must be [B, C, H, W], got %s", bl_nn_shape(img, bi, sizeof bi));
+        bl_fail("%s: img must be [B, C, H, W], got %s", BL_OPN(PATCH_EMBED), bl_nn_shape(img, bi, sizeof bi));
         return NULL;
     }
     int B = img->shape[0], C = img->shape[1], H = img->shape[2], W = img->shape[3];
     if (H % p || W % p) {
-        bl_fail("patch_embed: image size %dx%d is not a multiple of the patch size %d", H, W, p);
+        bl_fail("%s: image size %dx%d is not a multiple of the patch size %d", BL_OPN(PATCH_EMBED), H, W, p);
         return NULL;
     }
     if (!w || w->ndim != 4 || w->shape[1] != C || w->shape[2] != p || w->shape[3] != p) {
-        bl_fail("patch_embed: weight must be [dim, %d, %d, %d] for img %s and patch %d, got %s",
+        bl_fail("%s: weight must be [dim, %d, %d, %d] for img %s and patch %d, got %s", BL_OPN(PATCH_EMBED),
                 C, p, p, bl_nn_shape(img, bi, sizeof bi), p, bl_nn_shape(w, bw, sizeof bw));
         return NULL;
     }
@@ -143,17 +143,17 @@ bl_tensor *bl_unpatchify(bl_graph *g, bl_tensor *x, int C, int H, int W, int p)
 {
     char bx[64];
     if (p < 1 || C < 1 || H < 1 || W < 1) {
-        bl_fail("unpatchify: channels, height, width and patch must be >= 1, got C %d H %d W %d "
-                "p %d", C, H, W, p);
+        bl_fail("%s: channels, height, width and patch must be >= 1, got C %d H %d W %d "
+                "p %d", BL_OPN(UNPATCHIFY), C, H, W, p);
         return NULL;
     }
     if (H % p || W % p) {
-        bl_fail("unpatchify: image size %dx%d is not a multiple of the patch size %d", H, W, p);
+        bl_fail("%s: image size %dx%d is not a multiple of the patch size %d", BL_OPN(UNPATCHIFY), H, W, p);
         return NULL;
     }
     int T = (H / p) * (W / p);
     if (!x || x->ndim != 3 || x->shape[1] != T || x->shape[2] != p * p * C) {
-        bl_fail("unpatchify: x must be [B, %d, %d] for %dx%dx%d images and patch %d, got %s", T,
+        bl_fail("%s: x must be [B, %d, %d] for %dx%dx%d images and patch %d, got %s", BL_OPN(UNPATCHIFY), T,
                 p * p * C, C, H, W, p, bl_nn_shape(x, bx, sizeof bx));
         return NULL;
     }
@@ -212,8 +212,8 @@ bl_tensor *bl_pos2d_add(bl_graph *g, bl_tensor *x, bl_tensor *row, bl_tensor *co
     if (!x || !row || !col || x->ndim != 3 || row->ndim != 2 || col->ndim != 2 ||
         row->shape[1] != x->shape[2] || col->shape[1] != x->shape[2] ||
         (long)row->shape[0] * col->shape[0] != x->shape[1]) {
-        bl_fail("pos2d: x must be [B, gh*gw, D] with row [gh, D] and col [gw, D], got x %s "
-                "row %s col %s", bl_nn_shape(x, bx, sizeof bx), bl_nn_shape(row, br, sizeof br),
+        bl_fail("%s: x must be [B, gh*gw, D] with row [gh, D] and col [gw, D], got x %s "
+                "row %s col %s", BL_OPN(POS2D), bl_nn_shape(x, bx, sizeof bx), bl_nn_shape(row, br, sizeof br),
                 bl_nn_shape(col, bc, sizeof bc));
         return NULL;
     }

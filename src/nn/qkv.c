@@ -164,22 +164,22 @@ bl_tensor *bl_qkv_prepare(bl_graph *g, bl_tensor *qkv, int H, int KVH, bl_tensor
 {
     char buf[64], bc[64];
     if (H < 1 || KVH < 1 || H % KVH)
-        return bl_fail("qkv_prepare: %d heads is not a multiple of %d kv heads", H, KVH), NULL;
+        return bl_fail("%s: %d heads is not a multiple of %d kv heads", BL_OPN(QKV_PREPARE), H, KVH), NULL;
     if (!qkv || qkv->ndim != 3 || qkv->shape[2] % (H + 2 * KVH))
-        return bl_fail("qkv_prepare: qkv must be [B, T, (heads + 2 kv_heads) head_dim] with heads "
-                       "%d and kv_heads %d, got %s", H, KVH, bl_nn_shape(qkv, buf, sizeof buf)), NULL;
+        return bl_fail("%s: qkv must be [B, T, (heads + 2 kv_heads) head_dim] with heads "
+                       "%d and kv_heads %d, got %s", BL_OPN(QKV_PREPARE), H, KVH, bl_nn_shape(qkv, buf, sizeof buf)), NULL;
     int T = qkv->shape[1], hd = qkv->shape[2] / (H + 2 * KVH);
     if ((q_w == NULL) != (k_w == NULL))
-        return bl_fail("qkv_prepare: give both q_norm and k_norm weights or neither"), NULL;
+        return bl_fail("%s: give both q_norm and k_norm weights or neither", BL_OPN(QKV_PREPARE)), NULL;
     if (bl_nn_check_vec("qkv_prepare", "q_norm weight", q_w, hd) < 0 ||
         bl_nn_check_vec("qkv_prepare", "k_norm weight", k_w, hd) < 0)
         return NULL;
     if (!(eps >= 0.0f) || isinf(eps))
-        return bl_fail("qkv_prepare: eps must be a finite number >= 0, got %g", (double)eps), NULL;
+        return bl_fail("%s: eps must be a finite number >= 0, got %g", BL_OPN(QKV_PREPARE), (double)eps), NULL;
     if ((cos_t == NULL) != (sin_t == NULL) ||
         (cos_t && (cos_t->ndim != 2 || !bl_same_shape(cos_t, sin_t) || cos_t->shape[0] != T ||
                    cos_t->shape[1] != hd || hd % 2)))
-        return bl_fail("qkv_prepare: RoPE tables cos %s and sin %s must both be [%d, %d] (even)",
+        return bl_fail("%s: RoPE tables cos %s and sin %s must both be [%d, %d] (even)", BL_OPN(QKV_PREPARE),
                        bl_nn_shape(cos_t, bc, sizeof bc), bl_nn_shape(sin_t, buf, sizeof buf), T,
                        hd), NULL;
     int grad = BL_WANTS_GRAD(g, qkv, q_w, k_w);

@@ -92,17 +92,17 @@ bl_tensor *bl_rope(bl_graph *g, bl_tensor *x, const bl_tensor *cos_t, const bl_t
 {
     char bx[64], bc[64], bs[64];
     if (!x || x->ndim < 2) {
-        bl_fail("rope: x must be [..., T, head_dim], got %s", bl_nn_shape(x, bx, sizeof bx));
+        bl_fail("%s: x must be [..., T, head_dim], got %s", BL_OPN(ROPE), bl_nn_shape(x, bx, sizeof bx));
         return NULL;
     }
     int T = x->shape[x->ndim - 2], hd = x->shape[x->ndim - 1];
     if (hd % 2) {
-        bl_fail("rope: head_dim must be even, got %d (x %s)", hd, bl_nn_shape(x, bx, sizeof bx));
+        bl_fail("%s: head_dim must be even, got %d (x %s)", BL_OPN(ROPE), hd, bl_nn_shape(x, bx, sizeof bx));
         return NULL;
     }
     if (!cos_t || !sin_t || cos_t->ndim != 2 || !bl_same_shape(cos_t, sin_t) ||
         cos_t->shape[0] != T || cos_t->shape[1] != hd) {
-        bl_fail("rope: tables cos %s and sin %s must both be [%d, %d] for x %s",
+        bl_fail("%s: tables cos %s and sin %s must both be [%d, %d] for x %s", BL_OPN(ROPE),
                 bl_nn_shape(cos_t, bc, sizeof bc), bl_nn_shape(sin_t, bs, sizeof bs), T, hd,
                 bl_nn_shape(x, bx, sizeof bx));
         return NULL;
