@@ -34,7 +34,7 @@ typedef struct {
 
 /* The one table. Choice values are listed in enum order (index = enum value). */
 static const key_row rows[] = {
-    {{"norm", BL_KEY_CHOICE, "layernorm|rmsnorm|dyt", 0, 0, "layernorm", "layernorm", D | G | R | SW | A,
+    {{"norm", BL_KEY_CHOICE, "layernorm|rmsnorm", 0, 0, "layernorm", "layernorm", D | G | R | SW | A,
       "normalisation in every block: layernorm (mean and variance) or rmsnorm (rms only)"},
      OFF(norm), S_ENUM},
     {{"pos", BL_KEY_CHOICE, "learned|rope|rope2d", 0, 0, "learned", "learned", D | G | R | SW | A,

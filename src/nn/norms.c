@@ -10,8 +10,6 @@
 #include "nn/nn.h"
 #include "nn/nn_private.h"
 #include "core/vmath.h"
-#include "core/ops.h"
-#include "core/ops_math.h"
 #include <math.h>
 #include <string.h>
 
@@ -350,28 +348,8 @@ static bl_tensor *rmsnorm_modulate_row(bl_graph *g, bl_tensor *x, const bl_norm_
     return bl_rmsnorm_modulate(g, x, shift, scale, eps, tap);
 }
 
-/* DyT (Zhu et al. 2025): weight * tanh(alpha x) + bias; alpha NULL: its initial 0.5 */
-static bl_tensor *dyt_row(bl_graph *g, bl_tensor *x, const bl_norm_params *p, float eps)
-{
-    (void)eps;
-    bl_tensor *y = p->alpha ? bl_binary_op(g, BL_MUL, x, p->alpha) : bl_scale(g, x, 0.5f);
-    y = y ? bl_unary_op(g, BL_TANH, y) : NULL;
-    if (y && p->weight) y = bl_mul(g, y, p->weight);
-    if (y && p->bias) y = bl_add(g, y, p->bias);
-    return y;
-}
-
-static bl_tensor *dyt_modulate_row(bl_graph *g, bl_tensor *x, const bl_norm_params *p,
-                                   bl_tensor *shift, bl_tensor *scale, float eps, bl_tensor **tap)
-{
-    (void)tap;
-    bl_tensor *y = dyt_row(g, x, p, eps);
-    return y ? bl_modulate(g, y, shift, scale) : NULL;
-}
-
 const bl_norm_def bl_norm_defs[] = {
     { "layernorm", BL_NORM_WEIGHT | BL_NORM_BIAS, 0.0f, layernorm_row, layernorm_modulate_row },
     { "rmsnorm", BL_NORM_WEIGHT, 0.0f, rmsnorm_row, rmsnorm_modulate_row },
-    { "dyt", BL_NORM_WEIGHT | BL_NORM_BIAS | BL_NORM_ALPHA, 0.5f, dyt_row, dyt_modulate_row },
     { NULL, 0, 0.0f, NULL, NULL },
 };
