@@ -128,9 +128,10 @@ static const char help[] =
     "Per-token mean and rms before and after a norm.\n"
     "For a model: the residual stream entering layer N's first norm and\n"
     "that norm's output, on the fixed input of attn. For a tensor [..., D]:\n"
-    "the tensor, LayerNorm(x) and RMSNorm(x) (no weights). LayerNorm makes\n"
-    "every mean 0 and rms 1; RMSNorm only the rms. stats > s.csv: columns\n"
-    "layer,series,token,mean,rms (for a tensor series,token,mean,rms).";
+    "the tensor and each value of the norm switch on it (no parameters):\n"
+    "LayerNorm makes every mean 0 and rms 1, RMSNorm only the rms.\n"
+    "stats > s.csv: columns layer,series,token,mean,rms (for a tensor\n"
+    "series,token,mean,rms).";
 
 const bl_command bl_cmd_stats_entry = {
     .name = "stats",
