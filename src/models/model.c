@@ -56,6 +56,24 @@ void bl_build_linear(bl_builder *b, bl_tensor **w, bl_tensor **bias, int in, int
     if (bias) bl_build_param(b, bias, 1, (int[]){out}, BL_INIT_ZERO, 0.0f, "%s.bias", prefix);
 }
 
+void bl_build_norm(bl_builder *b, bl_norm_params *p, const bl_config *c, int D, unsigned affine,
+                   const char *fmt, ...)
+{
+    char prefix[BL_PARAM_NAME_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    const bl_norm_def *nd = &bl_norm_defs[c->norm];
+    unsigned has = nd->has & (affine | BL_NORM_ALPHA);
+    *p = (bl_norm_params){0};
+    /* nn.LayerNorm / RMSNorm: weight 1, bias 0 (DESIGN.md 4) */
+    if (has & BL_NORM_WEIGHT) bl_build_param(b, &p->weight, 1, (int[]){D}, BL_INIT_ONE, 0, "%s.weight", prefix);
+    if (has & BL_NORM_BIAS) bl_build_param(b, &p->bias, 1, (int[]){D}, BL_INIT_ZERO, 0, "%s.bias", prefix);
+    if (has & BL_NORM_ALPHA)
+        bl_build_param(b, &p->alpha, 1, (int[]){1}, BL_INIT_CONST, nd->alpha_init, "%s.alpha", prefix);
+}
+
 void bl_build_attention(bl_builder *b, bl_attn_params *a, const bl_config *c, const char *prefix,
                         const char *qkv_name, const char *proj_name, int bias)
 {
@@ -194,15 +212,15 @@ void bl_model_begin(bl_model *m, int record)
     bl_model_forget_taps(m);
 }
 
-bl_tensor *bl_model_norm(bl_model *m, bl_tensor *x, bl_tensor *w)
+bl_tensor *bl_model_norm(bl_model *m, bl_tensor *x, const bl_norm_params *p)
 {
-    return bl_norm_defs[m->cfg.norm].norm(m->graph, x, w, bl_config_eps(&m->cfg));
+    return bl_norm_defs[m->cfg.norm].norm(m->graph, x, p, bl_config_eps(&m->cfg));
 }
 
-bl_tensor *bl_model_norm_modulate(bl_model *m, bl_tensor *x, bl_tensor *shift, bl_tensor *scale,
-                                  bl_tensor **tap)
+bl_tensor *bl_model_norm_modulate(bl_model *m, bl_tensor *x, const bl_norm_params *p, bl_tensor *shift,
+                                  bl_tensor *scale, bl_tensor **tap)
 {
-    return bl_norm_defs[m->cfg.norm].modulate(m->graph, x, shift, scale, bl_config_eps(&m->cfg), tap);
+    return bl_norm_defs[m->cfg.norm].modulate(m->graph, x, p, shift, scale, bl_config_eps(&m->cfg), tap);
 }
 
 /* QK-norm is an RMSNorm: eps 1e-6 (DESIGN.md 2) unless the user set eps. */

@@ -46,12 +46,19 @@ void bl_build_attention(bl_builder *b, bl_attn_params *a, const bl_config *c, co
 void bl_build_mlp(bl_builder *b, bl_mlp_params *f, const bl_config *c, const char *prefix,
                   const char *fc1_name, const char *fc2_name, int bias);
 
-/* The norm of the `norm` switch over the last dim, weight w or NULL (no affine). */
-bl_tensor *bl_model_norm(bl_model *m, bl_tensor *x, bl_tensor *w);
-/* modulate(norm(x), shift, scale) with the norm of the `norm` switch, one op (DiT blocks and
- * final layer); tap (optional) receives the first image's norm(x) [1, T, D]. */
-bl_tensor *bl_model_norm_modulate(bl_model *m, bl_tensor *x, bl_tensor *shift, bl_tensor *scale,
-                                  bl_tensor **tap);
+/* Declare a norm layer of the `norm` switch over D features under `prefix` (printf-style), from
+ * its row of nn.h bl_norm_defs: `prefix`.weight [D] (init 1) and `prefix`.bias [D] (init 0) where
+ * the row has them and `affine` (BL_NORM_WEIGHT | BL_NORM_BIAS: what the layer's module takes;
+ * TinyGPT weight only, TinyDiT's adaLN norms 0), and `prefix`.alpha [1] (init the row's
+ * alpha_init) where the row has one. Absent parameters stay NULL in *p. */
+void bl_build_norm(bl_builder *b, bl_norm_params *p, const bl_config *c, int D, unsigned affine,
+                   const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* The norm of the `norm` switch over the last dim with the layer's parameters p (bl_build_norm). */
+bl_tensor *bl_model_norm(bl_model *m, bl_tensor *x, const bl_norm_params *p);
+/* modulate(norm(x), shift, scale) with the norm of the `norm` switch and the layer's parameters p,
+ * one op (DiT blocks and final layer); tap (optional) receives the first image's norm(x) [1, T, D]. */
+bl_tensor *bl_model_norm_modulate(bl_model *m, bl_tensor *x, const bl_norm_params *p, bl_tensor *shift,
+                                  bl_tensor *scale, bl_tensor **tap);
 
 /* x [B, T, D] -> q [B, H, T, hd], k, v [B, KVH, T, hd]: the fused projection, qk_norm when on
  * and RoPE when cos != NULL (tables [T, hd]) on its heads (bl_qkv_prepare, as in training), then

@@ -94,6 +94,7 @@ void bl_params_init(bl_params *p, uint64_t seed)
         case BL_INIT_ONE: bl_tensor_fill(t, 1.0f); break;
         case BL_INIT_UNIFORM: bl_rng_fill_uniform(&r, t->data, t->numel, -in->init_a, in->init_a); break;
         case BL_INIT_NORMAL: bl_rng_fill_normal(&r, t->data, t->numel, 0.0f, in->init_a); break;
+        case BL_INIT_CONST: bl_tensor_fill(t, in->init_a); break;
         }
     }
 }

@@ -33,12 +33,13 @@ typedef enum {
     BL_INIT_ONE,        /* 1 (norm weights) */
     BL_INIT_UNIFORM,    /* U(-a, a); a = 1/sqrt(fan_in) for Linear/conv weights (PyTorch default) */
     BL_INIT_NORMAL,     /* N(0, a^2); a = 0.02 for embeddings (GPT-2 / nanoGPT) */
+    BL_INIT_CONST,      /* a everywhere (a norm's own scalar: nn.h bl_norm_def.alpha_init) */
 } bl_init_kind;
 
 typedef struct bl_param_info {
     char name[BL_PARAM_NAME_MAX];
     bl_init_kind init;
-    float init_a;       /* bound (UNIFORM) or standard deviation (NORMAL) */
+    float init_a;       /* bound (UNIFORM), standard deviation (NORMAL) or value (CONST) */
     size_t offset;      /* in floats, into values/grads/m/v */
 } bl_param_info;
 

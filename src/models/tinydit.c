@@ -28,6 +28,7 @@
 
 typedef struct dit_block {
     bl_tensor *ada_w, *ada_b;   /* blocks.i.adaLN_modulation.1 [4D, D] */
+    bl_norm_params norm1, norm2;   /* no affine (bl_build_norm); only a norm's own scalars */
     bl_attn_params attn;
     bl_mlp_params mlp;
 } dit_block;
@@ -38,6 +39,7 @@ struct bl_dit {
     bl_tensor *t0_w, *t0_b, *t2_w, *t2_b;   /* t_embedder.mlp.0 [D, 256], .2 [D, D] */
     dit_block blk[BL_MAX_DEPTH];
     bl_tensor *fada_w, *fada_b;     /* final_layer.adaLN_modulation.1 [2D, D] */
+    bl_norm_params norm_final;      /* final_layer.norm_final, no affine */
     bl_tensor *flin_w, *flin_b;     /* final_layer.linear [p p C, D] */
     int grid;
     float *cos, *sin;               /* rope2d tables [grid^2, hd] */
@@ -69,11 +71,15 @@ int bl_dit_declare(bl_model *m, bl_builder *b)
         snprintf(mlp, sizeof mlp, "blocks.%d.mlp", i);
         dit_block *k = &d->blk[i];
         /* DiTBlock: norm1, attn, norm2, mlp, adaLN_modulation (registration order) */
+        /* nn.LayerNorm(hidden_size, elementwise_affine=False, eps=1e-6): no affine parameters */
+        bl_build_norm(b, &k->norm1, c, D, 0, "blocks.%d.norm1", i);
         bl_build_attention(b, &k->attn, c, attn, "qkv", "proj", 1);
+        bl_build_norm(b, &k->norm2, c, D, 0, "blocks.%d.norm2", i);
         bl_build_mlp(b, &k->mlp, c, mlp, "fc1", "fc2", 1);
         bl_build_linear(b, &k->ada_w, &k->ada_b, D, 4 * D, 1, "blocks.%d.adaLN_modulation.1", i);
     }
     /* FinalLayer: norm_final (no affine), linear, adaLN_modulation */
+    bl_build_norm(b, &d->norm_final, c, D, 0, "final_layer.norm_final");
     bl_build_linear(b, &d->flin_w, &d->flin_b, D, p * p * C, 1, "final_layer.linear");
     bl_build_linear(b, &d->fada_w, &d->fada_b, D, 2 * D, 1, "final_layer.adaLN_modulation.1");
     return 0;
@@ -139,10 +145,10 @@ static bl_tensor *dit_block_forward(bl_model *m, int i, bl_tensor *x, bl_tensor 
     if (!sh1 || !sc1 || !sh2 || !sc2) return NULL;
     /* x = x + self.attn(modulate(self.norm1(x), shift_msa, scale_msa)) */
     m->tap_in[i] = x;
-    bl_tensor *a = bl_model_norm_modulate(m, x, sh1, sc1, &m->tap_norm[i]);
+    bl_tensor *a = bl_model_norm_modulate(m, x, &k->norm1, sh1, sc1, &m->tap_norm[i]);
     bl_tensor *h = a ? bl_model_attention(m, i, a, &k->attn, cos, sin, 0, x) : NULL;
     /* x = x + self.mlp(modulate(self.norm2(x), shift_mlp, scale_mlp)) */
-    bl_tensor *f = h ? bl_model_norm_modulate(m, h, sh2, sc2, NULL) : NULL;
+    bl_tensor *f = h ? bl_model_norm_modulate(m, h, &k->norm2, sh2, sc2, NULL) : NULL;
     return f ? bl_model_mlp(m, i, f, &k->mlp, h) : NULL;
 }
 
@@ -178,7 +184,7 @@ static bl_tensor *dit_net(bl_model *m, bl_tensor *x, const float *t)
     /* FinalLayer: shift, scale = adaLN_modulation(c).chunk(2); linear(modulate(norm_final(x))) */
     bl_tensor *mod = bl_linear(g, sc, d->fada_w, d->fada_b);
     bl_tensor *sh = mod ? chunk(m, mod, 0) : NULL, *scl = mod ? chunk(m, mod, 1) : NULL;
-    bl_tensor *y = sh && scl ? bl_model_norm_modulate(m, h, sh, scl, NULL) : NULL;
+    bl_tensor *y = sh && scl ? bl_model_norm_modulate(m, h, &d->norm_final, sh, scl, NULL) : NULL;
     y = y ? bl_linear(g, y, d->flin_w, d->flin_b) : NULL;
     /* x = self.unpatchify(x) */
     return y ? bl_unpatchify(g, y, c->channels, c->image_size, c->image_size, c->patch) : NULL;

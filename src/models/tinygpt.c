@@ -25,13 +25,14 @@
 #include <string.h>
 
 typedef struct gpt_block {
-    bl_tensor *ln1, *ln2;       /* transformer.h.i.ln_1.weight, ln_2.weight [D] */
+    bl_norm_params ln1, ln2;    /* transformer.h.i.ln_1, ln_2 (weight [D]; bl_build_norm) */
     bl_attn_params attn;        /* attn.c_attn [D + 2 KVH hd, D], attn.c_proj [D, D] */
     bl_mlp_params mlp;          /* mlp.c_fc/c_proj or mlp.w1/w2/w3 */
 } gpt_block;
 
 struct bl_gpt {
-    bl_tensor *wte, *wpe, *lnf;
+    bl_tensor *wte, *wpe;
+    bl_norm_params lnf;         /* transformer.ln_f */
     gpt_block blk[BL_MAX_DEPTH];
     int *pos_ids;               /* 0, 1, ..., pos_cap - 1 (wpe lookups) */
     int pos_cap;
@@ -58,12 +59,12 @@ int bl_gpt_declare(bl_model *m, bl_builder *b)
         snprintf(attn, sizeof attn, "transformer.h.%d.attn", i);
         snprintf(mlp, sizeof mlp, "transformer.h.%d.mlp", i);
         /* Block: ln_1, attn, ln_2, mlp */
-        bl_build_param(b, &k->ln1, 1, (int[]){D}, BL_INIT_ONE, 0, "transformer.h.%d.ln_1.weight", i);
+        bl_build_norm(b, &k->ln1, c, D, BL_NORM_WEIGHT, "transformer.h.%d.ln_1", i);
         bl_build_attention(b, &k->attn, c, attn, "c_attn", "c_proj", 0);
-        bl_build_param(b, &k->ln2, 1, (int[]){D}, BL_INIT_ONE, 0, "transformer.h.%d.ln_2.weight", i);
+        bl_build_norm(b, &k->ln2, c, D, BL_NORM_WEIGHT, "transformer.h.%d.ln_2", i);
         bl_build_mlp(b, &k->mlp, c, mlp, "c_fc", "c_proj", 0);
     }
-    bl_build_param(b, &s->lnf, 1, (int[]){D}, BL_INIT_ONE, 0, "transformer.ln_f.weight");
+    bl_build_norm(b, &s->lnf, c, D, BL_NORM_WEIGHT, "transformer.ln_f");
     return 0;
 }
 
@@ -241,7 +242,7 @@ static bl_tensor *gpt_net(bl_model *m, const int *ids, int B, int T, int pos0, i
         gpt_block *k = &s->blk[i];
         /* x = x + self.attn(self.ln_1(x)) */
         m->tap_in[i] = x;
-        bl_tensor *n1 = bl_model_norm(m, x, k->ln1);
+        bl_tensor *n1 = bl_model_norm(m, x, &k->ln1);
         m->tap_norm[i] = n1;
         bl_tensor *a = NULL;
         if (n1 && !cached) {
@@ -258,11 +259,11 @@ static bl_tensor *gpt_net(bl_model *m, const int *ids, int B, int T, int pos0, i
         }
         x = a;   /* x + attn: the residual add is fused into the output projection */
         /* x = x + self.mlp(self.ln_2(x)) */
-        bl_tensor *n2 = x ? bl_model_norm(m, x, k->ln2) : NULL;
+        bl_tensor *n2 = x ? bl_model_norm(m, x, &k->ln2) : NULL;
         x = n2 ? bl_model_mlp(m, i, n2, &k->mlp, x) : NULL;   /* x + mlp(ln_2(x)) */
     }
     /* logits = self.lm_head(self.transformer.ln_f(x)), lm_head.weight = wte.weight */
-    x = x ? bl_model_norm(m, x, s->lnf) : NULL;
+    x = x ? bl_model_norm(m, x, &s->lnf) : NULL;
     return x ? bl_linear(g, x, s->wte, NULL) : NULL;
 }
 

@@ -48,16 +48,30 @@ bl_tensor *bl_layernorm_modulate(bl_graph *g, bl_tensor *x, bl_tensor *shift, bl
 bl_tensor *bl_rmsnorm_modulate(bl_graph *g, bl_tensor *x, bl_tensor *shift, bl_tensor *scale, float eps,
                                bl_tensor **tap);
 
+/* A norm layer's parameters, NULL where the layer has none: weight [D] (the affine scale), bias
+ * [D], alpha [1] (a norm's own learnable scalar, e.g. DyT's). Which exist follows the norm's
+ * row (bl_norm_def.has) and the layer (TinyGPT: no biases; TinyDiT's adaLN norms: no affine). */
+typedef struct bl_norm_params {
+    bl_tensor *weight, *bias, *alpha;
+} bl_norm_params;
+
+/* bl_norm_def.has: the parameters a norm layer of that norm may carry. */
+enum { BL_NORM_WEIGHT = 1u, BL_NORM_BIAS = 2u, BL_NORM_ALPHA = 4u };
+
 /* The norms the models' `norm` switch picks from: row i is the switch's value i (the choices of
- * its row in src/models/config.c, in order; test_models checks they agree), with its kernels.
- * A new norm is a row here and its kernels in norms.c; the models call it through the row. */
+ * its row in src/models/config.c, in order; test_models checks they agree), with its parameters
+ * and kernels. A new norm is a row here and its kernels in norms.c; the models declare its
+ * parameters from the row (model.c bl_build_norm) and call it through the row. */
 typedef struct {
     const char *name;   /* the switch value: "layernorm" */
-    /* norm(x) * w over the last dim: x [..., D], w [D] or NULL (no bias); as bl_rmsnorm */
-    bl_tensor *(*norm)(bl_graph *g, bl_tensor *x, bl_tensor *w, float eps);
-    /* DiT's fused modulate(norm(x), shift, scale), as bl_rmsnorm_modulate */
-    bl_tensor *(*modulate)(bl_graph *g, bl_tensor *x, bl_tensor *shift, bl_tensor *scale, float eps,
-                           bl_tensor **tap);
+    unsigned has;       /* BL_NORM_WEIGHT | BL_NORM_BIAS | BL_NORM_ALPHA: what a layer may carry */
+    float alpha_init;   /* alpha's initial value (BL_NORM_ALPHA) */
+    /* norm(x) (* weight + bias) over the last dim: x [..., D], p's tensors as above (weight NULL:
+     * no affine; alpha NULL: alpha_init, so `stats` can draw a norm without parameters) */
+    bl_tensor *(*norm)(bl_graph *g, bl_tensor *x, const bl_norm_params *p, float eps);
+    /* DiT's fused modulate(norm(x), shift, scale), as bl_rmsnorm_modulate; p as above */
+    bl_tensor *(*modulate)(bl_graph *g, bl_tensor *x, const bl_norm_params *p, bl_tensor *shift,
+                           bl_tensor *scale, float eps, bl_tensor **tap);
 } bl_norm_def;
 extern const bl_norm_def bl_norm_defs[];   /* ends with a {NULL} row */
 

@@ -323,13 +323,33 @@ bl_tensor *bl_rmsnorm_modulate(bl_graph *g, bl_tensor *x, bl_tensor *shift, bl_t
 /* ---------------------------------------------------------------------------------------
  * The norms the `norm` switch picks from (nn.h), one row each: its value and its kernels.
  */
-static bl_tensor *layernorm_weight(bl_graph *g, bl_tensor *x, bl_tensor *w, float eps)
+static bl_tensor *layernorm_row(bl_graph *g, bl_tensor *x, const bl_norm_params *p, float eps)
 {
-    return bl_layernorm(g, x, w, NULL, eps);
+    return bl_layernorm(g, x, p->weight, p->bias, eps);
+}
+
+static bl_tensor *rmsnorm_row(bl_graph *g, bl_tensor *x, const bl_norm_params *p, float eps)
+{
+    return bl_rmsnorm(g, x, p->weight, eps);
+}
+
+/* DiT's adaLN norms carry no affine parameters (elementwise_affine=False): p is unused */
+static bl_tensor *layernorm_modulate_row(bl_graph *g, bl_tensor *x, const bl_norm_params *p,
+                                         bl_tensor *shift, bl_tensor *scale, float eps, bl_tensor **tap)
+{
+    (void)p;
+    return bl_layernorm_modulate(g, x, shift, scale, eps, tap);
+}
+
+static bl_tensor *rmsnorm_modulate_row(bl_graph *g, bl_tensor *x, const bl_norm_params *p,
+                                       bl_tensor *shift, bl_tensor *scale, float eps, bl_tensor **tap)
+{
+    (void)p;
+    return bl_rmsnorm_modulate(g, x, shift, scale, eps, tap);
 }
 
 const bl_norm_def bl_norm_defs[] = {
-    { "layernorm", layernorm_weight, bl_layernorm_modulate },
-    { "rmsnorm", bl_rmsnorm, bl_rmsnorm_modulate },
-    { NULL, NULL, NULL },
+    { "layernorm", BL_NORM_WEIGHT | BL_NORM_BIAS, 0.0f, layernorm_row, layernorm_modulate_row },
+    { "rmsnorm", BL_NORM_WEIGHT, 0.0f, rmsnorm_row, rmsnorm_modulate_row },
+    { NULL, 0, 0.0f, NULL, NULL },
 };

@@ -65,7 +65,7 @@ static int stats_tensor(bl_cmdargs *a, const bl_tensor *x, const char *name)
         bl_fail("stats: expects a tensor [..., D] with D >= 2 and at most 4096 rows, got %s", bl_shape_str(x, sh, sizeof sh));
         return bl_session_errat(a->s, a->w[0].pos);
     }
-    /* the tensor, then each norm of the `norm` switch (nn.h bl_norm_defs) without weights */
+    /* the tensor, then each norm of the `norm` switch (nn.h bl_norm_defs) without parameters */
     bl_tensor x2;
     bl_graph_reset(a->s->g);
     const float *xs[STATS_SERIES] = { x->data };
@@ -73,7 +73,7 @@ static int stats_tensor(bl_cmdargs *a, const bl_tensor *x, const char *name)
     int ns = 1;
     int rc = bl_tensor_view_as(&x2, x, 2, (int[]){ N, D });
     for (const bl_norm_def *nd = bl_norm_defs; rc == 0 && nd->name && ns < STATS_SERIES; nd++, ns++) {
-        bl_tensor *y = nd->norm(a->s->g, &x2, NULL, 1e-6f);
+        bl_tensor *y = nd->norm(a->s->g, &x2, &(bl_norm_params){0}, 1e-6f);
         if (!y) return -1;
         xs[ns] = y->data;
         names[ns] = nd->name;
@@ -128,10 +128,10 @@ static const char help[] =
     "Per-token mean and rms before and after a norm.\n"
     "For a model: the residual stream entering layer N's first norm and\n"
     "that norm's output, on the fixed input of attn. For a tensor [..., D]:\n"
-    "the tensor and each norm of the norm key ({norm:*}; no weights).\n"
-    "LayerNorm makes every mean 0 and rms 1; RMSNorm only the rms.\n"
-    "stats > s.csv: columns\n"
-    "layer,series,token,mean,rms (for a tensor series,token,mean,rms).";
+    "the tensor and each value of the norm switch on it ({norm:*}; no\n"
+    "parameters): LayerNorm makes every mean 0 and rms 1, RMSNorm only the rms.\n"
+    "stats > s.csv: columns layer,series,token,mean,rms (for a tensor\n"
+    "series,token,mean,rms).";
 
 const bl_command bl_cmd_stats_entry = {
     .name = "stats",
