@@ -112,6 +112,9 @@ keys C-l 'for i in range(3):' Enter '    if i > 0:' Enter '        print("py", i
 if screen | grep -q "py 10"; then notok "an indented block waits for its blank line"; else ok "an indented block waits for its blank line"; fi
 keys Enter
 check "a blank line runs the indented block" "py 20"
+# Tab at the start of a continuation line indents (4 spaces), as Python's REPL; on "bl> " it completes
+keys C-l 'for i in range(2):' Enter Tab 'print("tab", i + 5)' Enter Enter
+check "Tab at the start of a block's line indents it" "tab 6"
 keys C-l 'def g(a):' Enter '    return a * 7' Enter 'print("g", g(6))' Enter
 check "a line under the header ends the block and runs after it" "g 42"
 keys C-l 'for i in range(2):' Enter '        y = i' Enter '    z = 1' Enter

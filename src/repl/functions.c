@@ -386,10 +386,13 @@ static bl_value *f_act(bl_callargs *a)
 static bl_value *f_softmax(bl_callargs *a)
 {
     long d = -1;
-    if (bl_nargs(a, 1, 1) < 0) return NULL;
+    if (bl_nargs(a, 1, 2) < 0) return NULL;
     bl_tensor *x = bl_arg_tensor(a, 0);
     bl_value *dim = x ? bl_kw(a, "dim") : NULL;
-    if (!x || (dim && dim_of(a, dim, kw_pos(a, "dim"), "dim", x, &d) < 0)) return NULL;
+    if (x && a->n == 2 && dim) return BL_FAILP("softmax: dim given twice");
+    /* softmax(x, 1) and x.softmax(-1): dim given second, as torch's */
+    if (!x || (a->n == 2 && dim_of(a, a->v[1], a->vpos[1], "dim", x, &d) < 0) ||
+        (dim && dim_of(a, dim, kw_pos(a, "dim"), "dim", x, &d) < 0)) return NULL;
     int dd = bl_dim_index("softmax", x, (int)d);
     bl_ag ag;
     bl_graph *g = dd < 0 ? NULL : bl_ag_begin(&ag, a);
@@ -937,7 +940,8 @@ const bl_function bl_functions[] = {
       "double (round(2.675, 2) is 2.68, Python's decimal-exact round says 2.67). Where\n"
       "x * 10^digits overflows, x is the answer (torch gives inf).", f_round },
     { "softmax", "softmax(x, dim=-1)",
-      "exp(x) / sum(exp(x)) along dim (F.softmax). Computed with the maximum subtracted.", f_softmax },
+      "exp(x) / sum(exp(x)) along dim (F.softmax). Computed with the maximum subtracted.\n"
+      "dim may come second, as torch's: x.softmax(-1).", f_softmax },
     { "layernorm", "layernorm(x, w=, b=, eps=1e-5)",
       "LayerNorm over the last dimension: (x - mean) / sqrt(var + eps) * w + b.\n"
       "The variance is biased (Ba et al. 2016); each token comes out with mean 0 and rms 1\n"

@@ -257,9 +257,9 @@ bl_value *bl_fn_eye(bl_callargs *a)
 bl_value *bl_fn_argext(bl_callargs *a)
 {
     int keep, dim;
-    if (bl_nargs(a, 1, 1) < 0) return NULL;
+    if (bl_nargs(a, 1, 2) < 0) return NULL;     /* x.argmax(1): dim given second, as torch's */
     bl_tensor *x = bl_arg_tensor(a, 0);
-    if (!x || bl_kw_bool(a, "keepdim", 0, &keep) < 0 || dim_arg(a, x, -1, BL_ALL_DIMS, &dim) < 0) return NULL;
+    if (!x || bl_kw_bool(a, "keepdim", 0, &keep) < 0 || dim_arg(a, x, 1, BL_ALL_DIMS, &dim) < 0) return NULL;
     return copied(a->s, bl_argext(a->s->g, x, dim, keep, !strcmp(a->fname, "argmax")));
 }
 
@@ -523,7 +523,8 @@ const bl_function bl_math_functions[] = {
     { "eye", "eye(n, m=n)", "The n x m identity matrix (torch.eye).", bl_fn_eye },
     { "argmax", "argmax(x, dim=, keepdim=off)",
       "The index of the largest element along dim (torch.argmax).\n"
-      "The first one on ties. Without dim the index into the flattened x, a number.", bl_fn_argext },
+      "The first one on ties. Without dim the index into the flattened x, a number. dim may\n"
+      "come second, as torch's: x.argmax(1).", bl_fn_argext },
     { "argmin", "argmin(x, dim=, keepdim=off)",
       "The index of the smallest element along dim (torch.argmin).\n"
       "The first one on ties. Without dim the index into the flattened x, a number.", bl_fn_argext },

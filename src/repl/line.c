@@ -151,11 +151,24 @@ static int input_available(void)
     return poll(&pf, 1, us / 1000) > 0;
 }
 
+/* Tab: in a block's continuation lines ("... ") with only white space before the cursor, an
+ * indent of 4 spaces (as Python's REPL and IPython); elsewhere completion (an empty "bl> "
+ * line still lists the commands). */
+static int tab_key(int count, int key)
+{
+    int blank = 1;
+    for (int i = 0; i < rl_point; i++) blank &= rl_line_buffer[i] == ' ' || rl_line_buffer[i] == '\t';
+    if (blank && rl_prompt && strstr(rl_prompt, "...")) return rl_insert_text("    ") < 0 ? -1 : 0;
+    if (rl_last_func == tab_key) rl_last_func = rl_complete;   /* a second Tab lists, as readline's own */
+    return rl_complete(count, key);
+}
+
 void bl_line_init(bl_session *s)
 {
     sess = s;
     rl_readline_name = "blocklab";
     rl_attempted_completion_function = attempt;
+    rl_bind_key('\t', tab_key);
     rl_basic_word_break_characters = " \t\n\"'()[],;=+-*/@<>:";
     rl_completer_word_break_characters = rl_basic_word_break_characters;
     rl_completion_word_break_hook = word_breaks;

@@ -615,6 +615,14 @@ BL_TEST(functions_match_formulas)
     CHECK(!strcmp(outbuf, "2\n1\n0.666667\ntensor([1.], shape=[1], dtype=float32)\n"
                           "tensor([1., 2., 3.], shape=[3], dtype=float32)\n"
                           "tensor([0.5000, 0.5000], shape=[2], dtype=float32)\n"), "%s", outbuf);
+    /* dim given second as torch's: torch.tensor([[1., 5, 3], [4, 2, 6]]).softmax(-1)[0] is
+     * [0.0159, 0.8668, 0.1173] (e^1, e^5, e^3 over their sum), .argmax(1) [1, 2], .argmin(0) [0, 1, 0] */
+    CHECK(run("x = tensor([[1, 5, 3], [4, 2, 6]]); x.softmax(-1)[0]; softmax(x, 1)[1]; x.argmax(1); argmin(x, 0)") == 0, "%s", errbuf);
+    CHECK(!strcmp(outbuf, "tensor([0.0159, 0.8668, 0.1173], shape=[3], dtype=float32)\n"
+                          "tensor([0.1173, 0.0159, 0.8668], shape=[3], dtype=float32)\n"
+                          "tensor([1., 2.], shape=[2], dtype=float32)\n"
+                          "tensor([0., 1., 0.], shape=[3], dtype=float32)\n"), "%s", outbuf);
+    CHECK(run("x = ones(2, 3); softmax(x, 1, dim=1)") < 0 && strstr(errbuf, "softmax: dim given twice"), "%s", errbuf);
     /* attention with one key returns v; weights=on gives the weights */
     CHECK(run("q = ones(1, 2); k = ones(1, 2); v = tensor([[3, 4]]); attention(q, k, v); attention(q, k, v, weights=on)") == 0, "%s", errbuf);
     CHECK(!strcmp(outbuf, "tensor([[3., 4.]], shape=[1, 2], dtype=float32)\ntensor([[1.]], shape=[1, 1], dtype=float32)\n"),
