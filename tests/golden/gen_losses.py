@@ -14,7 +14,6 @@ them 0 with reduction="none"). CI never runs this script: its output is committe
 """
 import os
 import sys
-import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -22,26 +21,7 @@ os.environ["OMP_NUM_THREADS"] = "1"
 
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
-
-
-def gen(name):
-    g = torch.Generator()
-    g.manual_seed(zlib.crc32(name.encode()))
-    return g
-
-
-def randn(g, *shape):
-    return torch.randn(*shape, generator=g).float()
-
-
-def lit(t):
-    """a tensor as a blocklab literal, float32 values with 9 significant digits"""
-    def fmt(v):
-        if isinstance(v, list):
-            return "[" + ", ".join(fmt(u) for u in v) + "]"
-        return "%.9g" % v
-    t = t.float()
-    return "tensor(%s)" % fmt(t.tolist()) if t.dim() else "%.9g" % t.item()
+from gen_math import check_lines, gen, lit, randn  # noqa: E402  (math_grad.bl's script writer)
 
 
 def main():
@@ -76,21 +56,7 @@ def main():
     out = ["# losses_grad.bl - cross_entropy and mse_loss at the prompt: values and gradients against",
            "# torch.nn.functional. Made by tests/golden/gen_losses.py (do not edit); every check prints true.",
            "# y = the loss; backward(sum(y * g)) with a fixed g, then each input's .grad."]
-    for n, (what, ins, consts, expr, fn) in enumerate(checks):
-        xs = {k: v.double().requires_grad_(True) for k, v in ins.items()}
-        yv = fn(xs)
-        gout = randn(gen("losses.gout.%d" % n), *yv.shape) if yv.dim() else None
-        (yv * (gout.double() if gout is not None else 1.5)).sum().backward()
-        out += ["", "# " + what]
-        for k, v in ins.items():
-            out.append("%s = %s" % (k, lit(v)[:-1] + ", grad=on)"))
-        for k, v in consts.items():
-            out.append("%s = %s" % (k, lit(v)))
-        out.append("y = " + expr)
-        out.append("allclose(y, %s)" % lit(yv.detach()))
-        out.append("backward(sum(y * %s))" % (lit(gout) if gout is not None else "1.5"))
-        for k in ins:
-            out.append("allclose(%s.grad, %s)" % (k, lit(xs[k].grad)))
+    out += check_lines(checks, "losses")
     out += ["", "# every row ignored: nan, as torch's 0/0",
             "y = cross_entropy(%s, tensor([-100, -100]))" % lit(z[:2]),
             "y != y"]
