@@ -102,6 +102,7 @@ extern const bl_command *const bl_commands[];
 extern const bl_function bl_functions[];    /* ends with a {NULL} entry */
 extern const bl_function bl_grad_functions[];   /* autograd (functions_grad.c), ends with {NULL} */
 extern const bl_function bl_math_functions[];   /* math (functions_math.c), ends with {NULL} */
+extern const bl_function bl_tensor_functions[]; /* unsqueeze, norm, ... (functions_tensor.c), ends with {NULL} */
 extern const bl_function bl_figure_functions[];   /* heatmap, lineplot (figures.c), ends with {NULL} */
 extern const bl_function bl_model_functions[];    /* dit, gpt, param (modelvars.c), ends with {NULL} */
 extern const bl_function bl_run_functions[];      /* run (runval.c), ends with {NULL} */
