@@ -612,11 +612,29 @@ static bl_value *f_allclose(bl_callargs *a)
 }
 
 /* ---- output ---- */
-/* Like Python's print: the values on one line, separated by spaces (each as the prompt shows it,
- * so print(x) is x's display exactly), then a newline; a table or a model, run or picture
- * takes whole lines of its own, starting on a fresh one. */
+/* A string keyword of print (sep=, end=): its text, def when absent or None; NULL + error at it
+ * for any other kind. */
+static const char *str_kw(bl_callargs *a, const char *key, const char *def)
+{
+    bl_value *v = bl_kw(a, key);
+    if (!v || v->kind == BL_V_NONE) return def;
+    if (v->kind == BL_V_STR) return v->str;
+    bl_fail("print: %s must be a string, not a %s (print(a, b, sep=\", \", end=\"\"))", key, bl_val_kind_name(v));
+    bl_session_errat(a->s, kw_pos(a, key));
+    return NULL;
+}
+
+/* Like Python's print: the values on one line, separated by sep (a space), then end (a newline),
+ * each as the prompt shows it, so print(x) is x's display exactly; a table or a model, run or
+ * picture takes whole lines of its own, starting on a fresh one. Every argument is checked
+ * before anything is printed. */
 static bl_value *f_print(bl_callargs *a)
 {
+    static const char *const keys[] = { "sep", "end", "flush", NULL };
+    int flush;
+    if (bl_kw_only(a, keys) < 0) return NULL;
+    const char *sep = str_kw(a, "sep", " "), *end = sep ? str_kw(a, "end", "\n") : NULL;
+    if (!end || bl_kw_bool(a, "flush", 0, &flush) < 0) return NULL;
     int bol = 1;    /* at the start of a line */
     for (int i = 0; i < a->n; i++) {
         bl_value *v = a->v[i];
@@ -626,11 +644,12 @@ static bl_value *f_print(bl_callargs *a)
             bol = 1;
             continue;
         }
-        if (!bol) fputc(' ', a->s->out);
+        if (i > 0 && !bol) fputs(sep, a->s->out);
         bol = 0;
         bl_val_print_inline(v, a->s->out);
     }
-    if (!bol || a->n == 0) fputc('\n', a->s->out);
+    if (!bol || a->n == 0) fputs(end, a->s->out);
+    if (flush) fflush(a->s->out);
     return bl_val_none();
 }
 
@@ -1005,9 +1024,11 @@ const bl_function bl_functions[] = {
       f_attention },
     { "allclose", "allclose(a, b, rtol=1e-4, atol=1e-5)",
       "true when |a - b| <= atol + rtol |b| everywhere (shapes broadcast).", f_allclose },
-    { "print", "print(a, b, ...)",
-      "Print the values on one line, separated by spaces. Each as the prompt shows it;\n"
-      "a table, model or picture takes lines of its own.", f_print },
+    { "print", "print(a, b, ..., sep=\" \", end=\"\\n\")",
+      "Print the values on one line, separated by sep, then end (Python's print).\n"
+      "Each as the prompt shows it; a table, model or picture takes lines of its own.\n"
+      "print(a, b, sep=\", \") separates with a comma; end=\"\" leaves the line open for the next\n"
+      "print. Nothing is printed when an argument is wrong.", f_print },
     { "len", "len(x)",
       "The length of x (Python's len). Items of a list, characters of a string, rows of a\n"
       "table, or the first dimension of a tensor.", f_len },
