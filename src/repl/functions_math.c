@@ -276,18 +276,15 @@ bl_value *bl_fn_cumsum(bl_callargs *a)
     return bl_ag_end(&ag, x ? bl_cumsum(g, x, dim) : NULL);
 }
 
-/* The pair [values, indices] of bl_topk(x, k, dim, largest) on argument 0 (dim BL_ALL_DIMS: of
- * x flattened), values recorded; with pick >= 0, only element pick of the k along dim of both
- * (dropped, or kept with size 1 when keep): a median. */
+/* The pair [values, indices] of bl_topk(x, k, dim, largest) on argument 0 (a 0-D x as [1]),
+ * values recorded; with pick >= 0, only element pick of the k along dim of both (dropped, or
+ * kept with size 1 when keep): a median. */
 static bl_value *topk_pair(bl_callargs *a, int k, int dim, int largest, int pick, int keep)
 {
     bl_ag ag;
     bl_graph *g = bl_ag_begin(&ag, a);
     bl_tensor *x = g ? arg_in(&ag, a, 0) : NULL, *idx = NULL;
-    if (x && (dim == BL_ALL_DIMS || x->ndim == 0)) {
-        x = bl_graph_view(g, x, 1, (int[]){ (int)x->numel });
-        dim = 0;
-    }
+    if (x && x->ndim == 0) x = bl_graph_view(g, x, 1, (int[]){ 1 }), dim = 0;
     bl_tensor *v = x ? bl_topk(g, x, k, dim, largest, &idx) : NULL;
     if (v && pick >= 0) {
         v = bl_pick(g, v, dim, pick, keep);
@@ -297,10 +294,10 @@ static bl_value *topk_pair(bl_callargs *a, int k, int dim, int largest, int pick
     return bl_val_pair(bl_ag_end(&ag, vi ? v : NULL), vi);
 }
 
-/* The size of x along dim (one for a 0-D x or BL_ALL_DIMS: all its elements). */
+/* The size of x along dim (1 for a 0-D x). */
 static int dim_size(const bl_tensor *x, int dim)
 {
-    return dim == BL_ALL_DIMS || x->ndim == 0 ? (int)x->numel : x->shape[dim < 0 ? dim + x->ndim : dim];
+    return x->ndim == 0 ? 1 : x->shape[dim < 0 ? dim + x->ndim : dim];
 }
 
 bl_value *bl_fn_topk(bl_callargs *a)
@@ -324,21 +321,48 @@ bl_value *bl_fn_sort(bl_callargs *a)
     return topk_pair(a, dim_size(x, dim), dim, desc, -1, 0);
 }
 
-/* median(x): the lower median of all elements, element (n - 1) / 2 of them sorted (torch.median:
- * not the mean of the two middle ones), a number; median(x, dim): [values, indices] along dim.
- * The gradient goes to the element picked (the first of equal ones). */
+/* The median of all of x as torch.median(x): element (n - 1) / 2 of x sorted; its gradient is
+ * spread evenly over the elements equal to it (torch's evenly_distribute_backward), as
+ * sum(x * (x == m)) / count. A NaN in x makes it NaN. */
+static bl_value *median_all(bl_callargs *a, bl_tensor *x)
+{
+    int n = (int)x->numel, mid = (n - 1) / 2;
+    bl_tensor flat;
+    if (bl_tensor_view_as(&flat, x, 1, &n) < 0) return NULL;
+    bl_tensor *sorted = bl_topk(a->s->g, &flat, mid + 1, 0, 0, NULL);
+    float m = sorted ? sorted->data[mid] : 0;
+    bl_graph_reset(a->s->g);
+    bl_tensor *mask = sorted ? bl_tensor_new(x->ndim, x->shape) : NULL;
+    if (!mask) return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < x->numel; i++) k += (mask->data[i] = x->data[i] == m);
+    bl_value *r = NULL;
+    if (k == 0) {
+        r = bl_val_num(NAN);
+    } else {
+        bl_ag ag;
+        bl_graph *g = bl_ag_begin(&ag, a);
+        bl_tensor *xin = g ? arg_in(&ag, a, 0) : NULL, *mk = xin ? bl_ag_const(&ag, mask) : NULL;
+        bl_tensor *y = mk ? bl_binary_op(g, BL_MUL, xin, mk) : NULL;
+        y = y ? bl_reduce_op(g, BL_SUM, y, BL_ALL_DIMS, 0) : NULL;
+        r = bl_ag_end(&ag, y ? bl_scale(g, y, 1.0f / (float)k) : NULL);
+    }
+    bl_tensor_free(mask);
+    return r;
+}
+
+/* median(x): the lower median of all elements (torch.median: not the mean of the two middle
+ * ones), a number; median(x, dim): [values, indices] along dim, the gradient going to the
+ * element picked (the first of equal ones). */
 bl_value *bl_fn_median(bl_callargs *a)
 {
     int dim, keep;
     if (bl_nargs(a, 1, 2) < 0) return NULL;
     bl_tensor *x = bl_arg_tensor(a, 0);
     if (!x || bl_kw_bool(a, "keepdim", 0, &keep) < 0 || bl_dim_arg(a, x, 1, BL_ALL_DIMS, &dim) < 0) return NULL;
+    if (dim == BL_ALL_DIMS || x->ndim == 0) return median_all(a, x);
     int m = (dim_size(x, dim) - 1) / 2;
-    bl_value *r = topk_pair(a, m + 1, dim, 0, m, keep && dim != BL_ALL_DIMS);
-    if (!r || dim != BL_ALL_DIMS) return r;
-    bl_value *v = bl_val_ref(r->items[0]);
-    bl_val_unref(r);
-    return v;
+    return topk_pair(a, m + 1, dim, 0, m, keep);
 }
 
 /* timestep_features(t, n=256): the model's own sinusoidal features (bl_timestep_features) */

@@ -3,7 +3,8 @@
  * backward(y, g), allclose(x.grad, ...)), on golden files made by PyTorch:
  *   tests/golden/ops.safetensors       (gen.py): the ops, called as the language's functions;
  *   tests/golden/autograd.safetensors  (gen_autograd.py): indexing, transposes, matmul forms,
- *                                      softmax over dim 0, leaves reused on several paths.
+ *                                      softmax over dim 0, leaves reused on several paths,
+ *                                      torch's tensor functions (max(dim), sort, norm, ...).
  * Then the rules: gradients add up until zero_grad, a second backward needs retain_graph, the
  * errors of bad input, no_grad and detach, and values kept when something fails. */
 #include "../check.h"
@@ -111,6 +112,50 @@ BL_TEST(gradients_match_pytorch_prompt_forms)
         { "ag", "reshape_chain", "x", NULL, "transpose(gelu(reshape(x, 3, 4)), 0, 1)[::-1]", 1e-4, 1e-5 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) run_case(&cases[i]);
+}
+
+/* torch's tensor functions (gen_autograd.py's second half): values and gradients as any case;
+ * for a (values, indices) pair the indices too, against CASE.out.idx. Tolerances: the norms and
+ * log_softmax sum in another order than torch's float64 reference. */
+BL_TEST(gradients_match_pytorch_tensor_functions)
+{
+    if (!find_golden()) SKIP("golden files not found (set BL_SRCDIR)");
+    static const struct { gcase c; const char *idx; } cases[] = {
+        { { "ag", "max_dim", "x", NULL, "x.max(1)[0]", 1e-6, 1e-7 }, "x.max(1)[1]" },
+        { { "ag", "min_dim_keep", "x", NULL, "min(x, 0, keepdim=on)[0]", 1e-6, 1e-7 }, "x.min(dim=0, keepdim=True)[1]" },
+        { { "ag", "max_all", "x", NULL, "x.max()", 1e-6, 1e-7 }, NULL },
+        { { "ag", "sort", "x", NULL, "x.sort(dim=1)[0]", 1e-6, 1e-7 }, "sort(x, 1)[1]" },
+        { { "ag", "sort_desc", "x", NULL, "x.sort(0, descending=True)[0]", 1e-6, 1e-7 }, "x.sort(0, descending=on)[1]" },
+        { { "ag", "median_all", "x", NULL, "x.median()", 1e-6, 1e-7 }, NULL },
+        { { "ag", "median_dim", "x", NULL, "x.median(dim=1)[0]", 1e-6, 1e-7 }, "median(x, 1)[1]" },
+        { { "ag", "median_even", "x", NULL, "x.median(-1, keepdim=True)[0]", 1e-6, 1e-7 }, "x.median(-1, keepdim=on)[1]" },
+        { { "ag", "unsqueeze", "x", NULL, "x.unsqueeze(1) * reshape(arange(1, 3), 2, 1, 1)", 1e-6, 1e-7 }, NULL },
+        { { "ag", "squeeze", "x", NULL, "x.squeeze() * arange(1, 4)", 1e-6, 1e-7 }, NULL },
+        { { "ag", "permute", "x", NULL, "x.permute(2, 0, 1)", 1e-6, 1e-7 }, NULL },
+        { { "ag", "flatten", "x", NULL, "flatten(x, 1)", 1e-6, 1e-7 }, NULL },
+        { { "ag", "clone", "x", NULL, "x.clone() * x", 1e-6, 1e-7 }, NULL },
+        { { "ag", "norm", "x", NULL, "x.norm()", 1e-5, 1e-6 }, NULL },
+        { { "ag", "norm_dim", "x", NULL, "norm(x, dim=1)", 1e-5, 1e-6 }, NULL },
+        { { "ag", "norm_p1", "x", NULL, "x.norm(1, dim=0)", 1e-5, 1e-6 }, NULL },
+        { { "ag", "norm_p3", "x", NULL, "x.norm(p=3)", 1e-5, 1e-6 }, NULL },
+        { { "ag", "norm_inf", "x", NULL, "x.norm(p=float(\"inf\"), dim=1)", 1e-5, 1e-6 }, NULL },
+        { { "ag", "norm_zero", "x", NULL, "x.norm(dim=1)", 1e-5, 1e-6 }, NULL },
+        { { "ag", "log_softmax", "x", NULL, "x.log_softmax(-1)", 1e-5, 1e-6 }, NULL },
+        { { "ag", "log_softmax_dim0", "x", NULL, "log_softmax(x, dim=0)", 1e-5, 1e-6 }, NULL },
+        { { "ag", "log_softmax_big", "x", NULL, "log_softmax(x, 1)", 1e-5, 1e-5 }, NULL },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        run_case(&cases[i].c);
+        if (!cases[i].idx) continue;
+        bl_session *s = bl_session_new(0);
+        char src[10000];
+        snprintf(src, sizeof src, "x = load(\"%s\", \"%s.x\")\ni = %s\n"
+                 "allclose(i, load(\"%s\", \"%s.out.idx\"), rtol=0, atol=0) and i.tolist() == round(i).tolist()\n",
+                 golden_ag, cases[i].c.name, cases[i].idx, golden_ag, cases[i].c.name);
+        CHECK(run_in(s, src) == 0 && !strcmp(outbuf, "true\n"), "indices of %s (%s): %s%s", cases[i].c.name,
+              cases[i].idx, outbuf, errbuf);
+        bl_session_free(s);
+    }
 }
 
 /* Output of one statement list in a fresh session, or NULL when it failed. */
@@ -236,6 +281,7 @@ int main(void)
 {
     RUN(gradients_match_pytorch_ops);
     RUN(gradients_match_pytorch_prompt_forms);
+    RUN(gradients_match_pytorch_tensor_functions);
     RUN(gradients_accumulate_and_graphs_free);
     RUN(autograd_errors_keep_values);
     RUN(gradcheck_passes_and_fails);
