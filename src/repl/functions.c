@@ -922,10 +922,13 @@ const bl_function bl_functions[] = {
       "(help backward).", f_fill },
     { "zeros", "zeros(d0, d1, ..., grad=off)", "A tensor of zeros with the given shape. grad=on (requires_grad=True) makes it a leaf that needs a gradient.", f_fill },
     { "ones", "ones(d0, d1, ..., grad=off)", "A tensor of ones with the given shape. grad=on (requires_grad=True) makes it a leaf that needs a gradient.", f_fill },
-    { "zeros_like", "zeros_like(x, grad=off)", "zeros of x's shape (torch.zeros_like).", f_fill_like },
-    { "ones_like", "ones_like(x, grad=off)", "ones of x's shape (torch.ones_like).", f_fill_like },
+    { "zeros_like", "zeros_like(x, grad=off)",
+      "Zeros of x's shape (torch.zeros_like). grad=on makes it a leaf that needs a gradient.", f_fill_like },
+    { "ones_like", "ones_like(x, grad=off)",
+      "Ones of x's shape (torch.ones_like). grad=on makes it a leaf that needs a gradient.", f_fill_like },
     { "randn_like", "randn_like(x, mean=0, std=1, grad=off)",
-      "Normal random numbers of x's shape from the session's generator (torch.randn_like).", f_fill_like },
+      "Normal random numbers of x's shape (torch.randn_like).\n"
+      "From the session's generator, as randn's (seed N restarts it).", f_fill_like },
     { "range", "range([start,] stop[, step])",
       "The list start, start+step, ... below stop (Python's range).\n"
       "Whole numbers, for loops: for i in range(n). Empty when there are none; at most\n"
@@ -1025,7 +1028,7 @@ const bl_function bl_functions[] = {
     { "allclose", "allclose(a, b, rtol=1e-4, atol=1e-5)",
       "true when |a - b| <= atol + rtol |b| everywhere (shapes broadcast).", f_allclose },
     { "print", "print(a, b, ..., sep=\" \", end=\"\\n\")",
-      "Print the values on one line, separated by sep, then end (Python's print).\n"
+      "Print the values on one line, separated by sep, then end (Python's).\n"
       "Each as the prompt shows it; a table, model or picture takes lines of its own.\n"
       "print(a, b, sep=\", \") separates with a comma; end=\"\" leaves the line open for the next\n"
       "print. Nothing is printed when an argument is wrong.", f_print },

@@ -605,11 +605,11 @@ const bl_function bl_math_functions[] = {
       "largest=off gives the smallest; topk(x, 3)[0] are the values. Equal values come in\n"
       "index order. The gradient goes to the elements picked.", bl_fn_topk },
     { "sort", "sort(x, dim=-1, descending=off)",
-      "x sorted along dim: [values, indices] (torch.sort); v, i = x.sort() unpacks them.\n"
-      "Ascending unless descending=on; equal values keep their order (stable). The gradient\n"
+      "x sorted along dim: [values, indices] (torch.sort).\n"
+      "v, i = x.sort() unpacks them. Ascending unless descending=on; equal values keep their order (stable). The gradient\n"
       "goes back to where each value came from.", bl_fn_sort },
     { "median", "median(x, dim=, keepdim=off)",
-      "The median of all elements, or [values, indices] along dim (torch.median).\n"
+      "The median of x, or [values, indices] along dim (torch.median).\n"
       "The lower of the two middle values for an even count (not their mean, as torch).\n"
       "The gradient goes to the element picked.", bl_fn_median },
     { "timestep_features", "timestep_features(t, n=256)",

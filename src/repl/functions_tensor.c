@@ -198,8 +198,9 @@ static bl_value *f_tolist(bl_callargs *a)
 
 const bl_function bl_tensor_functions[] = {
     { "unsqueeze", "unsqueeze(x, dim)",
-      "x with a new dimension of size 1 at dim (torch.unsqueeze): unsqueeze(x, 0) of [3, 4] is\n"
-      "[1, 3, 4], x.unsqueeze(-1) is [3, 4, 1]. dim in [-ndim-1, ndim]; at most 4 dimensions.",
+      "x with a new dimension of size 1 at dim (torch.unsqueeze).\n"
+      "unsqueeze(x, 0) of [3, 4] is [1, 3, 4], x.unsqueeze(-1) is [3, 4, 1]. dim is in\n"
+      "[-ndim-1, ndim]; a tensor has at most 4 dimensions.",
       f_unsqueeze },
     { "squeeze", "squeeze(x, dim=)",
       "x without its dimensions of size 1 (torch.squeeze). With dim only that one, and x\n"
@@ -208,18 +209,21 @@ const bl_function bl_tensor_functions[] = {
       "x with dimensions start_dim..end_dim merged into one (torch.flatten). flatten(x) is\n"
       "1-D; x.flatten(1) of [B, T, C] is [B, T*C].", f_flatten },
     { "permute", "permute(x, d0, d1, ...)",
-      "x with its dimensions reordered: dimension k of the result is dk of x (torch.permute).\n"
-      "x.permute(0, 2, 1) swaps the last two of a 3-D x; the dims may also come as one list.",
+      "x with its dimensions reordered (torch.permute).\n"
+      "Dimension k of the result is dk of x: x.permute(0, 2, 1) swaps the last two of a 3-D\n"
+      "x. The dims may also come as one list.",
       f_permute },
     { "clone", "clone(x)",
-      "A copy of x that passes the gradient back to x (torch.clone; detach(x) cuts it).", f_clone },
+      "A copy of x that passes the gradient back to x (torch.clone).\n"
+      "detach(x) is the copy that cuts it.", f_clone },
     { "norm", "norm(x, p=2, dim=, keepdim=off)",
       "The p-norm (sum |x|^p)^(1/p) of x, or along dim (torch.norm). p = 2 by default; p=inf\n"
       "is max |x|. p may come second: x.norm(1). The gradient of the 2-norm at 0 is 0, as\n"
       "torch's.", f_norm },
     { "log_softmax", "log_softmax(x, dim=-1)",
-      "log(softmax(x)) along dim, computed stably as x - max - log(sum(exp(x - max)))\n"
-      "(F.log_softmax): no -inf where softmax underflows to 0. dim may come second.",
+      "log(softmax(x)) along dim, computed stably (F.log_softmax).\n"
+      "As x - max - log(sum(exp(x - max))): no -inf where softmax underflows to 0. dim may\n"
+      "come second: x.log_softmax(-1).",
       f_log_softmax },
     { "dim", "dim(x)", "The number of dimensions of x (torch's x.dim(), x.ndim); 0 for a number.", f_dim },
     { "tolist", "tolist(x)",

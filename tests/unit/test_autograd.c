@@ -158,6 +158,33 @@ BL_TEST(gradients_match_pytorch_tensor_functions)
     }
 }
 
+/* torch's in-place updates of a leaf: under no_grad W stays a leaf that requires grad, its .grad
+ * kept (and accumulating); outside, refused with torch's error and W unchanged. The numbers are
+ * by hand: d sum(W^2) = 2W; gradient descent on sum((W - 3)^2) with lr 0.25 halves W - 3. */
+BL_TEST(in_place_updates_as_torch)
+{
+    bl_session *s = bl_session_new(0);
+    CHECK(run_in(s, "W = tensor([1., 2.], grad=on)\nbackward(sum(W * W))\nno_grad W -= 0.1 * W.grad\n"
+                    "[W.tolist() == [0.8, 1.6] or allclose(W, tensor([0.8, 1.6])), W.requires_grad, W.is_leaf, "
+                    "W.grad.tolist()]\n") == 0 && !strcmp(outbuf, "[true, true, true, [2, 4]]\n"),
+          "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "backward(sum(W * W))\nallclose(W.grad, tensor([3.6, 7.2]))\n") == 0 && !strcmp(outbuf, "true\n"),
+          "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "W -= 1") < 0 && strstr(errbuf, "a leaf Variable that requires grad is being used in an in-place "
+                                             "operation") && !strchr(errbuf, '\n') + 0 == 0, "%s", errbuf);
+    CHECK(run_in(s, "no_grad W += ones(2, 2)") < 0 && strstr(errbuf, "shape [2, 2] is not W's shape [2]"), "%s", errbuf);
+    CHECK(run_in(s, "[allclose(W, tensor([0.8, 1.6])), W.requires_grad, W.is_leaf]") == 0 &&
+          !strcmp(outbuf, "[true, true, true]\n"), "W changed: %s%s", outbuf, errbuf);
+    /* W = W - 1 is a new tensor (no in-place); a non-leaf changes in place, recorded */
+    CHECK(run_in(s, "V = W - 1\nV -= W\nbackward(sum(V))\n[V.grad_fn, W.grad.tolist()]") == 0 &&
+          strstr(outbuf, "[\"sub\", [3.6") , "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "W.grad = None\nW.grad is None\n") == 0 && !strcmp(outbuf, "true\n"), "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "W = tensor([1., 2.], grad=on)\nfor k in range(3)\n  backward(sum((W - 3) ** 2))\n"
+                    "  no_grad W -= 0.25 * W.grad\n  W.grad = None\nend\n[W.tolist(), W.requires_grad]\n") == 0 &&
+          !strcmp(outbuf, "[[2.75, 2.875], true]\n"), "%s%s", outbuf, errbuf);
+    bl_session_free(s);
+}
+
 /* Output of one statement list in a fresh session, or NULL when it failed. */
 static const char *out_of(bl_session *s, const char *src)
 {
@@ -283,6 +310,7 @@ int main(void)
     RUN(gradients_match_pytorch_prompt_forms);
     RUN(gradients_match_pytorch_tensor_functions);
     RUN(gradients_accumulate_and_graphs_free);
+    RUN(in_place_updates_as_torch);
     RUN(autograd_errors_keep_values);
     RUN(gradcheck_passes_and_fails);
     RUN(stale_model_losses_refused);
