@@ -88,8 +88,8 @@ static bl_value *f_permute(bl_callargs *a)
     int n = a->n - 1;
     if (n == 1 && v[0]->kind == BL_V_LIST) n = v[0]->n, v = v[0]->items;
     if (n != x->ndim)
-        return BL_FAILP("permute: x has %d dimension%s, got %d dims (one for each, e.g. permute(x, 1, 0))", x->ndim,
-                        BL_PLURAL(x->ndim), n);
+        return BL_FAILP("permute: x has %d dimension%s, got %d dim%s (one for each, e.g. permute(x, 1, 0))", x->ndim,
+                        BL_PLURAL(x->ndim), n, BL_PLURAL(n));
     int perm[BL_MAXDIM];
     for (int k = 0; k < n; k++) {
         if (v[k]->kind != BL_V_NUM || v[k]->num != floor(v[k]->num))
@@ -110,19 +110,19 @@ static bl_value *f_clone(bl_callargs *a)
     return x ? bl_view_call(a, x->ndim, x->shape) : NULL;
 }
 
-/* norm(x, p=2, dim=, keepdim=off): (sum |x|^p)^(1/p) of all of x or along dim (torch.norm,
+/* norm(x, p=2, dim=, keepdim=off), norm(x, p, dim): (sum |x|^p)^(1/p) of all of x or along dim (torch.norm,
  * torch.linalg.vector_norm). p = 2 is rms(x) * sqrt(n), whose gradient at x = 0 is 0 as torch's
  * (the formula's is 0/0); p = inf is max |x|. */
 static bl_value *f_norm(bl_callargs *a)
 {
     double p = 2;
     int dim, keep;
-    if (bl_nargs(a, 1, 2) < 0) return NULL;
+    if (bl_nargs(a, 1, 3) < 0) return NULL;     /* torch.norm(x, p, dim) */
     bl_tensor *x0 = bl_arg_tensor(a, 0);
     if (!x0) return NULL;
-    if (a->n == 2 && bl_kw(a, "p")) return BL_FAILP("norm: p given twice");
-    if ((a->n == 2 ? bl_arg_num(a, 1, &p) : bl_kw_num(a, "p", 2, &p)) < 0 || bl_kw_bool(a, "keepdim", 0, &keep) < 0 ||
-        bl_dim_arg(a, x0, -1, BL_ALL_DIMS, &dim) < 0) return NULL;
+    if (a->n >= 2 && bl_kw(a, "p")) return BL_FAILP("norm: p given twice");
+    if ((a->n >= 2 ? bl_arg_num(a, 1, &p) : bl_kw_num(a, "p", 2, &p)) < 0 || bl_kw_bool(a, "keepdim", 0, &keep) < 0 ||
+        bl_dim_arg(a, x0, 2, BL_ALL_DIMS, &dim) < 0) return NULL;
     if (!(p > 0)) return BL_FAILP("norm: p must be > 0 (2, 1, inf, ...), got %g", p);
     bl_ag ag;
     bl_graph *g = bl_ag_begin(&ag, a);

@@ -496,20 +496,26 @@ static int in_place(const bl_stmt *st)
 int bl_assign_name(bl_session *s, const bl_stmt *st, bl_value *v)
 {
     bl_value *x = in_place(st) ? bl_session_get(s, st->name) : NULL;
-    if (!x || x->kind != BL_V_TENSOR || !x->requires_grad || v->kind != BL_V_TENSOR)
+    int num = v->kind == BL_V_NUM || v->kind == BL_V_BOOL;   /* a 0-D leaf's untracked result */
+    if (!x || x->kind != BL_V_TENSOR || !x->requires_grad || (v->kind != BL_V_TENSOR && !num))
         return bl_session_set(s, st->name, v);
     /* W -= lr * W.grad on a leaf that requires grad: torch changes W in place */
     if (bl_ag_enabled(s))
         return refuse_leaf(s, st->expr->pos, "",
                            "update it under no_grad: no_grad W -= lr * W.grad; W = W - ... makes a new tensor");
     char a[64], b[64];
+    bl_value *own = num ? bl_ag_tensor_value(bl_tensor_scalar((float)v->num)) : NULL;
+    if (num && !own) return bl_session_errat(s, st->expr->pos);
+    if (own) v = own;
     if (v->t->ndim != x->t->ndim || memcmp(v->t->shape, x->t->shape, sizeof(int) * (size_t)x->t->ndim)) {
         bl_fail("in-place: the result's shape %s is not %s's shape %s (torch refuses it)",
                 bl_shape_str(v->t, a, sizeof a), st->name, bl_shape_str(x->t, b, sizeof b));
+        bl_val_unref(own);
         return bl_session_errat(s, st->expr->pos);
     }
-    bl_value *out = v->refs == 1 ? bl_val_ref(v) : bl_val_tensor(bl_tensor_copy(v->t));
+    bl_value *out = v->refs == 1 ? bl_val_ref(v) : bl_ag_tensor_value(bl_tensor_copy(v->t));
     int rc = out && keep_leaf(out, x) == 0 ? bl_session_set(s, st->name, out) : -1;
     bl_val_unref(out);
+    bl_val_unref(own);
     return rc < 0 ? bl_session_errat(s, st->expr->pos) : 0;
 }

@@ -182,6 +182,10 @@ BL_TEST(in_place_updates_as_torch)
     CHECK(run_in(s, "W = tensor([1., 2.], grad=on)\nfor k in range(3)\n  backward(sum((W - 3) ** 2))\n"
                     "  no_grad W -= 0.25 * W.grad\n  W.grad = None\nend\n[W.tolist(), W.requires_grad]\n") == 0 &&
           !strcmp(outbuf, "[[2.75, 2.875], true]\n"), "%s%s", outbuf, errbuf);
+    /* a 0-D leaf too (its untracked result is a number): b = 1 - 0.25 * 2 */
+    CHECK(run_in(s, "b = tensor(1., grad=on)\nbackward(b * b)\nno_grad b -= 0.25 * b.grad\n"
+                    "[b.item(), b.requires_grad, b.is_leaf, b.grad]\n") == 0 &&
+          !strcmp(outbuf, "[0.5, true, true, 2]\n"), "%s%s", outbuf, errbuf);
     bl_session_free(s);
 }
 
