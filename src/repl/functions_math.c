@@ -444,7 +444,8 @@ bl_value *bl_fn_reduce(bl_callargs *a)
     if ((op == BL_VAR || op == BL_STD) && correction_arg(a, &corr) < 0) return NULL;
     /* max(x, dim) and min(x, dim): [values, indices], as torch's (the indices of bl_argext: the
      * first extreme, where the values' gradient goes); made first, as copied() resets s->g */
-    bl_value *idx = extreme && dim != BL_ALL_DIMS ? copied(a->s, bl_argext(a->s->g, x0, dim, keep, op == BL_MAX)) : NULL;
+    bl_value *idx = NULL;
+    if (extreme && dim != BL_ALL_DIMS) idx = copied(a->s, bl_argext(a->s->g, x0, dim, keep, op == BL_MAX));
     if (extreme && dim != BL_ALL_DIMS && !idx) return NULL;
     bl_ag ag;
     bl_graph *g = bl_ag_begin(&ag, a);
@@ -606,8 +607,8 @@ const bl_function bl_math_functions[] = {
       "index order. The gradient goes to the elements picked.", bl_fn_topk },
     { "sort", "sort(x, dim=-1, descending=off)",
       "x sorted along dim: [values, indices] (torch.sort).\n"
-      "v, i = x.sort() unpacks them. Ascending unless descending=on; equal values keep their order (stable). The gradient\n"
-      "goes back to where each value came from.", bl_fn_sort },
+      "v, i = x.sort() unpacks them. Ascending unless descending=on; equal values keep\n"
+      "their order (stable). The gradient goes back to where each value came from.", bl_fn_sort },
     { "median", "median(x, dim=, keepdim=off)",
       "The median of x, or [values, indices] along dim (torch.median).\n"
       "The lower of the two middle values for an even count (not their mean, as torch).\n"

@@ -38,7 +38,8 @@ static bl_value *f_unsqueeze(bl_callargs *a)
     if (!x) return NULL;
     if (a->n < 2 && !bl_kw(a, "dim")) return BL_FAILP("unsqueeze: dim is missing (unsqueeze(x, dim), as torch)");
     if (int_arg(a, 1, "dim", 0, -x->ndim - 1, x->ndim, &d) < 0) return NULL;
-    if (x->ndim == BL_MAXDIM) return BL_FAILP("unsqueeze: x has %d dimensions already, the most a tensor has", BL_MAXDIM);
+    if (x->ndim == BL_MAXDIM)
+        return BL_FAILP("unsqueeze: x has %d dimensions already, the most a tensor has", BL_MAXDIM);
     int at = (int)(d < 0 ? d + x->ndim + 1 : d), shape[BL_MAXDIM], nd = 0;
     for (int k = 0; k <= x->ndim; k++) shape[nd++] = k == at ? 1 : x->shape[k - (k > at)];
     return bl_view_call(a, nd, shape);
