@@ -331,7 +331,9 @@ static bl_value *field(bl_session *s, const bl_ast *e, bl_value *v)
         if (!strcmp(e->str, "numel")) return bl_val_num(1);
         if (!strcmp(e->str, "shape")) return bl_val_list(0);
     }
-    bl_fail("a %s has no field '%s'", bl_val_kind_name(v), e->str);
+    int pair = v->kind == BL_V_LIST && (!strcmp(e->str, "values") || !strcmp(e->str, "indices"));
+    bl_fail("a %s has no field '%s'%s", bl_val_kind_name(v), e->str,
+            pair ? " (torch's (values, indices) pair is a list here: x.max(1)[0], or v, i = x.max(1))" : "");
     return ERRAT(s, e->pos);
 }
 
