@@ -13,8 +13,8 @@ static int cmd_no_grad(bl_cmdargs *a)
 static const char help[] =
     "Run a statement without recording gradients.\n"
     "As torch.no_grad(): its results need no gradient even when their inputs do, e.g. an\n"
-    "update by hand:\n"
-    "no_grad w = requires_grad(w - 0.1 * w.grad)";
+    "update by hand (torch's in place: w stays a leaf that requires grad):\n"
+    "no_grad w -= 0.1 * w.grad";
 
 const bl_command bl_cmd_no_grad_entry = {
     .name = "no_grad",
