@@ -48,6 +48,10 @@ images_geom dr_images_place(dctx *d, const bl_panel *p, box b)
     if (!g) g = images_cols(p, b.w, ah, r.gap);
     r.g = g, r.rows = (p->n + g - 1) / g;
     r.s = fmax(0, fmin((b.w - (g - 1) * r.gap) / (g * p->w), (ah - (r.rows - 1) * r.gap) / (r.rows * p->h)));
+    /* the height the grid takes before its scale is rounded: the row keeps it (a box as tall as
+     * the rounded grid chose 2 x 8 where the page had chosen 4 x 4, at 800 x 450 font=2, and
+     * left a third of the page empty); the rounded grid is centred in b's height */
+    double whole_h = r.rows * p->h * r.s + (r.rows - 1) * r.gap;
     /* a whole number of page units a pixel where there is room (not in a figure with an
      * overlay, whose images are as large as they go, each with its bar): every image pixel the same
      * square (nearest neighbour), none a unit wider than its neighbour. The next whole number up
@@ -63,9 +67,9 @@ images_geom dr_images_place(dctx *d, const bl_panel *p, box b)
         else if (floor(r.s) >= 0.85 * r.s)
             r.s = floor(r.s);
     }
-    double gw = g * p->w * r.s + (g - 1) * r.gap;
-    r.x0 = b.x + (b.w - gw) / 2, r.y0 = top;   /* the grid and its bar centred in b */
-    r.used = top - b.y + r.rows * p->h * r.s + (r.rows - 1) * r.gap;
+    double gw = g * p->w * r.s + (g - 1) * r.gap, gh = r.rows * p->h * r.s + (r.rows - 1) * r.gap;
+    r.x0 = b.x + (b.w - gw) / 2, r.y0 = top + fmax(0, ah - gh) / 2;   /* the grid and its bar centred in b */
+    r.used = top - b.y + fmax(whole_h, gh);
     return r;
 }
 

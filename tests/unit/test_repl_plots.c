@@ -2010,6 +2010,42 @@ BL_TEST(qk_growth_plots_for_slides)
     session_free(s);
 }
 
+/* Every view a lecture shows, readable on a projected slide (issue 16 review): at 800 x 450
+ * font=2, and at 1600 x 900 (font=1 and 2), no text cut with an ellipsis (rope table's y label
+ * was "angle (r\xe2\x80\xa6", qk growth's "max |lo\xe2\x80\xa6"), no plot squeezed below a quarter of the
+ * page's height by titles (rope table's and qk growth's plots were 86 of 450 pixels,
+ * under a figure title and panel titles of two lines each), no band over 10% of the height
+ * left empty (below qk growth's x labels; above and below sample's 2 x 8 grid), and the
+ * layout rules (titles and labels in the page and apart, legends off the data). */
+BL_TEST(slide_views_readable_at_projector_fonts)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512], why[1024];
+    /* (attn of 4 heads at 800 x 450 font=2 still draws 2 x 2 maps of 70 pixels: not yet slide-ready) */
+    CHECK(run_in(s, "d = dit(dim=32, depth=1, heads=2, batch=4); use d; train 2 quiet=on\n"
+                    "v1 = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2)\n"
+                    "v2 = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2, pos=\"rope\")\n"
+                    "s2 = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2, seed=1)\n"
+                    "train v1 6 quiet=on; train v2 6 quiet=on; train s2 6 quiet=on") == 0, "%s", errbuf);
+    const char *views[] = { "use d; attn", "rope table", "rope check", "qk growth", "plot loss v1 v2 s2 relative=v1",
+                            "plot loss v1 v2 s2 val=only", "lengen v1 v2 windows=2", "use d; sample n=16 steps=1",
+                            "use d; stats" };
+    const char *sizes[] = { "width=800 height=450 font=2", "width=1600 height=900 font=2", "width=1600 height=900" };
+    for (size_t v = 0; v < sizeof views / sizeof views[0]; v++)
+        for (int z = 0; z < 3; z++) {
+            snprintf(cmd, sizeof cmd, "%s %s > %s", views[v], sizes[z], tmp("proj.png"));
+            if (traced(s, &lay, cmd)) continue;
+            CHECK(layout_problems(&lay, why, sizeof why) == 0, "%s: %s", cmd, why);
+            CHECK(layout_legend_problems(&lay, 0.02, why, sizeof why) == 0, "%s: %s", cmd, why);
+            CHECK(layout_cut_texts(&lay, why, sizeof why) == 0, "%s: %s", cmd, why);
+            CHECK(layout_squeezed(&lay, 0.25, why, sizeof why) == 0, "%s: %s", cmd, why);
+            double band = layout_empty_band(&lay);
+            CHECK(band <= 0.10, "%s: %.0f%% of the page's height left empty in one band", cmd, 100 * band);
+        }
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -2052,6 +2088,7 @@ int main(void)
     RUN(tick_labels_readable_at_slide_sizes);
     RUN(legends_off_the_data_at_slide_sizes);
     RUN(qk_growth_plots_for_slides);
+    RUN(slide_views_readable_at_projector_fonts);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
