@@ -199,9 +199,7 @@ void dr_mark(dctx *d, double x0, double y0, double cw, double ch, int row, int c
 
 /* Where the images of an images panel go in box b: g a row, each scaled by s, the grid's top
  * left corner (x0, y0), `gap` between them; used: the height from b's top to the grid's
- * bottom. Without fixed columns, the number that makes the images largest (of those whose rows
- * are full, bl_grid_cols_ok), and of those the
- * one that takes the most of b's height. */
+ * bottom. Without fixed columns, bl_grid_square_cols's choice (the terminal's too). */
 typedef struct {
     int g, rows;
     double s, x0, y0, gap, used;
