@@ -672,6 +672,11 @@ static void draw_images(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw,
     int y = y0;
     if (p->title) text_center(c, x0, pw, y++, p->title, st);
     img_geom g = img_fit(p, pw, ph);
+    /* the grid centred under its title, as on a PNG (one with an overlay's colour bar stays left) */
+    if (!p->overlay) {
+        int gw = g.g * (g.dw + 1) - 1;
+        if (gw < pw) x0 += (pw - gw) / 2;
+    }
     pixmap m;
     if (pixmap_init(&m, g.dw, g.dh)) return;
     for (int i = 0; i < p->n; i++) {
