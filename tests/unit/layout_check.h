@@ -19,6 +19,7 @@
 
 #include "viz/draw.h"
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -440,17 +441,36 @@ static inline double layout_least_size(const bl_layout *L, int role, const char 
 
 /* ---- slides: nothing cut, no plot squeezed ---- */
 
+/* The problems a check found: how many, the first few described in s (n bytes) */
+typedef struct {
+    char *s;
+    size_t n, at;
+    int bad;
+} layout_why;
+
+static inline layout_why layout_why_in(char *why, size_t n)
+{
+    why[0] = '\0';
+    return (layout_why){why, n, 0, 0};
+}
+
+/* one problem more, described (printf's fmt) while there are fewer than 4 */
+static inline void layout_say(layout_why *w, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (w->bad++ < 4 && w->at < w->n) w->at += (size_t)vsnprintf(w->s + w->at, w->n - w->at, fmt, ap);
+    va_end(ap);
+}
+
 /* Texts drawn cut with an ellipsis (fit()'s last resort: "angle (r\xe2\x80\xa6" at 800 x 450 font=2), of
  * any role (titles, labels, legends, notes): how many; the first few in why. */
 static inline int layout_cut_texts(const bl_layout *L, char *why, size_t n)
 {
-    int bad = 0;
-    size_t at = 0;
-    why[0] = '\0';
+    layout_why w = layout_why_in(why, n);
     for (int i = 0; i < L->ntext; i++)
-        if (strstr(L->text[i].text, "\xe2\x80\xa6") && bad++ < 4 && at < n)
-            at += (size_t)snprintf(why + at, n - at, "%s '%s' cut; ", layout_role(L->text[i].role), L->text[i].text);
-    return bad;
+        if (strstr(L->text[i].text, "\xe2\x80\xa6")) layout_say(&w, "%s '%s' cut; ", layout_role(L->text[i].role), L->text[i].text);
+    return w.bad;
 }
 
 /* Plot areas squeezed by what is around them (two-line titles left rope table's angle plot 86
@@ -458,16 +478,13 @@ static inline int layout_cut_texts(const bl_layout *L, char *why, size_t n)
  * page's height. The number of problems; the first few in why. */
 static inline int layout_squeezed(const bl_layout *L, double min_frac, char *why, size_t n)
 {
-    int bad = 0;
-    size_t at = 0;
-    why[0] = '\0';
+    layout_why w = layout_why_in(why, n);
     for (int i = 0; i < L->naxes; i++) {
         const bl_axes_box *r = &L->axes[i];
-        if (r->y1 - r->y0 < min_frac * L->h && bad++ < 4 && at < n)
-            at += (size_t)snprintf(why + at, n - at, "panel %d's plot is %.0f px high, %.0f%% of the page; ", r->panel,
-                                   r->y1 - r->y0, 100 * (r->y1 - r->y0) / L->h);
+        double h = r->y1 - r->y0;
+        if (h < min_frac * L->h) layout_say(&w, "panel %d's plot is %.0f px high, %.0f%% of the page; ", r->panel, h, 100 * h / L->h);
     }
-    return bad;
+    return w.bad;
 }
 
 #endif
