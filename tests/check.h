@@ -20,8 +20,11 @@ static int bl_t_count, bl_t_failed, bl_t_cur_failed;
 static const char *bl_t_skip;
 
 #define BL_TEST(name) static void name(void)
+/* BL_TEST_ONLY=NAME runs test NAME alone (the others are not counted) */
 #define RUN(name)                                                                        \
     do {                                                                                 \
+        const char *bl_only_ = getenv("BL_TEST_ONLY");                                   \
+        if (bl_only_ && strcmp(bl_only_, #name)) break;                                  \
         bl_t_cur_failed = 0;                                                             \
         bl_t_skip = NULL;                                                                \
         name();                                                                          \

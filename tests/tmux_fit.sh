@@ -88,8 +88,11 @@ $T resize-window -t t -x 100 -y 40
 keys C-l 'train m 1000000' Enter
 if wait_for "it/s  ETA"; then ok "train draws its bar"; else notok "train draws its bar"; fi
 group=$($T display -p -t t '#{pane_pid}')
-resize_stopped() { kill -STOP -- "-$group"; sleep 0.5; $T resize-window -t t -x "$1" -y 40; sleep 0.3
-                   kill -CONT -- "-$group"; sleep 2; }
+# (env kill: the kill of procps; dash's builtin takes neither -- nor a process group, and said
+# "Illegal number" while the test went on unstopped, racing again)
+resize_stopped() { env kill -s STOP -- "-$group" || notok "could not stop blocklab's process group"; sleep 0.5
+                   $T resize-window -t t -x "$1" -y 40; sleep 0.3
+                   env kill -s CONT -- "-$group"; sleep 2; }
 resize_stopped 50
 bars=$(screen | grep -cE 'step [0-9]+ +loss')
 if [ "$bars" = 1 ]; then ok "after narrowing to 50 columns one bar, no stale piece"; else notok "after narrowing: $bars bars"; fi

@@ -107,8 +107,9 @@ static bl_figure *lengen_figure(lg_run *r, int n, int windows, int half, int sli
     for (int i = 0; i < n && k < (int)sizeof title; i++) {
         char pos_s[32];
         bl_config_get(&r[i].m->cfg, "pos", pos_s, sizeof pos_s);
-        k += snprintf(title + k, sizeof title - (size_t)k, "%s%s (pos=%s)", i ? (i == n - 1 ? " and " : ", ") : "",
-                      r[i].name, pos_s);
+        /* the legend names each model's pos=; the title of one model alone names it too */
+        k += snprintf(title + k, sizeof title - (size_t)k, n > 1 ? "%s%s" : "%s%s (pos=%s)",
+                      i ? (i == n - 1 ? " and " : ", ") : "", r[i].name, pos_s);
     }
     if (k < (int)sizeof title)
         snprintf(title + k, sizeof title - (size_t)k, ", %d windows%s", windows, sliding ? ", sliding window" : "");

@@ -77,8 +77,8 @@ static int cmd_qk(bl_cmdargs *a)
     bl_table_write_txt(t, out);
     bl_table_free(t);
     char title[128];
-    snprintf(title, sizeof title, "Attention logits against the scale of %s: QK-norm keeps them bounded",
-             random ? "q and k" : "the weights");
+    /* one line on a projected 800 x 450 slide at font=2 */
+    snprintf(title, sizeof title, "QK-norm keeps the logits bounded as %s", random ? "q and k grow" : "the weights grow");
     bl_figure *f = bl_fig_new(1, 2, title);
     bl_panel *p0 = f ? bl_fig_panel(f, 0) : NULL, *p1 = f ? bl_fig_panel(f, 1) : NULL;
     int rc = f ? 0 : -1;
@@ -88,8 +88,8 @@ static int cmd_qk(bl_cmdargs *a)
             rc = -1;
     }
     const char *xl = random ? "scale s of q and k" : "weight scale s";
-    if (rc == 0 && (bl_panel_labels(p0, "max |logit| (grows as s^2)", xl, "max |logit|") < 0 ||
-                    bl_panel_labels(p1, "mean top attention weight", xl, "top weight") < 0))
+    if (rc == 0 && (bl_panel_labels(p0, "max |logit| ~ s^2", xl, "max |logit|") < 0 ||
+                    bl_panel_labels(p1, "mean top weight", xl, "top weight") < 0))
         rc = -1;
     if (rc == 0) bl_panel_yfrom(p1, 0);   /* weights from 0; the top fitted, the legend finds its room */
     if (rc < 0) {

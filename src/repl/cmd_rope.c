@@ -169,8 +169,10 @@ static int cmd_rope_table(bl_cmdargs *a)
     if (two) snprintf(tokl, sizeof tokl, "token (%ld r + c)", grid), ylab = tokl;
     for (int k = 0; rc == 0 && k < 2; k++) {
         bl_panel *p = bl_fig_panel(f, k);
+        char pt[48];   /* [tokens, head_dim] in numbers: one line over a narrow map on a slide */
+        snprintf(pt, sizeof pt, "%s [%d, %d]", k ? "sin" : "cos", T, H);
         rc = bl_panel_heatmap(p, k ? sin : cos, T, H, BL_CMAP_DIVERGING) < 0 || bl_panel_heatmap_range(p, -1, 1) < 0 ||
-                     bl_panel_labels(p, k ? "sin [tokens, head_dim]" : "cos [tokens, head_dim]", "feature", ylab) < 0
+                     bl_panel_labels(p, pt, "feature", ylab) < 0
                  ? -1
                  : 0;
     }

@@ -422,13 +422,13 @@ static void figure_thin(dctx *d, const bl_figure *f, const grid_plan *g, char *b
     if (kmax) dr_thin_note(kmin, kmax, which, buf, n);
 }
 
-/* Whether the figure's title s would be cut in maxw even at its smallest size (a long title at
+/* Whether the figure's title s at `size` units would be cut in maxw even at its smallest size (a long title at
  * font=2 lost its end: "QK-norm keeps them b..."): then its two lines in l1 and l2 (n bytes
  * each), split after the last ": " or ", " or else the last space that lets the first line fit,
  * the second line fitted (and cut, if it must be) when drawn. */
-static int title_lines(dctx *d, const char *s, double maxw, char *l1, char *l2, size_t n)
+static int title_lines(dctx *d, const char *s, double size, double maxw, char *l1, char *l2, size_t n)
 {
-    dr_font(d, dr_least_size(d, 28), 1, 0);
+    dr_font(d, dr_least_size(d, size), 1, 0);
     if (dr_text_w(d, s) <= maxw || strlen(s) >= n) return 0;
     size_t len = strlen(s), best = 0, best_sp = 0;
     for (size_t k = 1; k + 1 < len; k++) {
@@ -443,6 +443,31 @@ static int title_lines(dctx *d, const char *s, double maxw, char *l1, char *l2, 
     memcpy(l1, s, best), l1[best] = 0;
     snprintf(l2, n, "%s", s + best + 1);
     return 1;
+}
+
+/* The figure's title s on a page w x h (page units) with `margin`: DR_FIG_TITLE units bold, on
+ * a short page (less than DR_TITLE_TALL units high) DR_FIG_TITLE_SHORT, its height going to the
+ * pictures; shrunk to fit one line (fit()); when it would be cut even at its least, on two lines
+ * at one size (the one the wider needs; a short page's at the least). Sets d->title_size. Returns the height it takes below the margin, the gap
+ * under it included (page units). */
+static double fig_title(dctx *d, const char *s, double w, double h, double margin)
+{
+    double u = d->u, maxw = w - 2 * margin;
+    int tall = h / u >= DR_TITLE_TALL;
+    double size = tall ? DR_FIG_TITLE : DR_FIG_TITLE_SHORT;
+    char l1[256], l2[256];
+    if (!title_lines(d, s, size, maxw, l1, l2, sizeof l1)) {
+        dr_text_fit(d, w / 2, margin + size / 2 * u, s, size, 1, maxw, d->th.text, 0);
+        d->title_size = d->fsize / u;
+        return (tall ? 44 : size + 12) * u;
+    }
+    double sz = fmin(dr_fit_size(d, l1, size, 1, maxw), dr_fit_size(d, l2, size, 1, maxw));
+    if (!tall) sz = dr_least_size(d, size);   /* a short page's two lines take no more than they must */
+    d->title_size = sz;
+    double pitch = tall ? 34 : 1.25 * sz;   /* the lines' distance (units) */
+    dr_text_at(d, w / 2, margin + size / 2 * u, l1, sz, 1, maxw, d->th.text);
+    dr_text_at(d, w / 2, margin + (size / 2 + pitch) * u, l2, sz, 1, maxw, d->th.text);
+    return (tall ? 78 : size + 12 + pitch) * u;
 }
 
 /* each panel of f in its box of plan g */
@@ -497,22 +522,12 @@ int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
     if (d.trace)
         d.trace->w = w, d.trace->h = h, d.trace->u = d.u, d.trace->ntext = d.trace->lost = 0,
         d.trace->naxes = d.trace->npt = d.trace->lost_pt = d.trace->nblock = d.trace->nseries = 0;
-    double u = d.u, margin = 24 * u;
+    /* the page's margin: 24 units, 16 on a short page at a font larger than 1 (800 x 450 at
+     * font=2 left bands of 34 pixels at its top and bottom) */
+    double u = d.u, margin = (h / u < DR_TITLE_TALL && d.fontk > 1 ? 16 : 24) * u;
     dr_rgb(cr, d.th.bg, 1);
     cairo_paint(cr);
-    double top = margin;
-    if (f->title) {
-        char l1[256], l2[256];
-        if (title_lines(&d, f->title, w - 2 * margin, l1, l2, sizeof l1)) {
-            /* both lines at one size: the one the wider needs */
-            double sz = fmin(dr_fit_size(&d, l1, 28, 1, w - 2 * margin), dr_fit_size(&d, l2, 28, 1, w - 2 * margin));
-            dr_text_at(&d, w / 2, margin + 14 * u, l1, sz, 1, w - 2 * margin, d.th.text);
-            dr_text_at(&d, w / 2, margin + 48 * u, l2, sz, 1, w - 2 * margin, d.th.text);
-            top += 34 * u;
-        } else
-            dr_text_fit(&d, w / 2, margin + 14 * u, f->title, 28, 1, w - 2 * margin, d.th.text, 0);
-        top += 44 * u;
-    }
+    double top = margin + (f->title ? fig_title(&d, f->title, w, h, margin) : 0);
     bl_range sx, sy;
     bl_fig_shared_range(f, 0, 0, &sx);
     bl_fig_shared_range(f, 1, 0, &sy);

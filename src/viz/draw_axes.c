@@ -16,7 +16,7 @@ void dr_axes_place(dctx *d, const bl_panel *p, box b, const bl_range *sx, const 
         snprintf(g->xlab, sizeof g->xlab, "%s%s", p->xlabel ? p->xlabel : "x", p->logx ? " (log scale)" : "");
     bl_lines_note(p, g->note, sizeof g->note);   /* under the x label: the points left out */
     double top = b.y + dr_title_top(d, p),
-           bottom = b.y + b.h - 34 * u - (g->xlab[0] ? 32 * u : 0) - (g->note[0] ? 24 * u : 0) - below;
+           bottom = b.y + b.h - 34 * u - (g->xlab[0] ? DR_XLAB_ROOM * u : 0) - (g->note[0] ? 24 * u : 0) - below;
     /* a y tick every 70 units or so; the y axis reaches to ticks past its data */
     int ymax_ticks = (int)fmax(3, (bottom - top) / (70 * u));
     bl_panel_scale(&g->ys, p, 1, sy, 0, 0.05, ymax_ticks);
@@ -77,6 +77,21 @@ static int x_ticks(dctx *d, const bl_scale *xs, double aw, int max_ticks, double
     return n;
 }
 
+/* A label that would be cut in room even at its smallest loses its trailing parentheses, the
+ * last first, while it still would be: " (log scale)" (the tick labels 1 10 100 say it), then a
+ * unit: qk growth's "scale s of q and k" and rope table's "angle (radians)" whole at 800 x 450
+ * font=2 rather than "angle (r..." */
+static void label_trim(dctx *d, char *s, double room)
+{
+    dr_font(d, dr_least_size(d, 18), 0, 0);
+    size_t len = strlen(s);
+    while (len > 0 && s[len - 1] == ')' && dr_text_w(d, s) > room) {
+        char *open = strrchr(s, '(');
+        if (!open || open == s || open[-1] != ' ') return;
+        len = (size_t)(open - s - 1), s[len] = '\0';
+    }
+}
+
 /* Draw the axes of lines panel p laid out as gp in box b: grid, ticks and their labels, the
  * left and bottom spines, the axis labels and the note of points left out. */
 void dr_axes_draw(dctx *d, const bl_panel *p, box b, const lines_geom *gp)
@@ -109,17 +124,13 @@ void dr_axes_draw(dctx *d, const bl_panel *p, box b, const lines_geom *gp)
     dr_line(d, a.x, a.y, a.x, a.y + a.h, C_SPINE, 1.2);
     dr_line(d, a.x, a.y + a.h, a.x + a.w, a.y + a.h, C_SPINE, 1.2);
     d->role = BL_TEXT_AXIS_LABEL;
-    /* a label that would be cut even at its smallest loses its " (log scale)" first (the tick
-     * labels 1 10 100 say it): qk growth's "scale s of q and k" whole at 800 x 450 font=2 */
     char xl[256], yl[256];
     double xroom = dr_room_at(b, a.x + a.w / 2);
     snprintf(xl, sizeof xl, "%s", g.xlab), snprintf(yl, sizeof yl, "%s", g.ylab);
-    dr_font(d, dr_least_size(d, 18), 0, 0);
-    if (p->logx && p->xlabel && dr_text_w(d, xl) > xroom) snprintf(xl, sizeof xl, "%s", p->xlabel);
-    if (p->logy && p->ylabel && dr_text_w(d, yl) > a.h) snprintf(yl, sizeof yl, "%s", p->ylabel);
-    if (xl[0]) dr_axis_label(d, a.x + a.w / 2, a.y + a.h + 50 * u, xl, xroom, 0);
+    label_trim(d, xl, xroom), label_trim(d, yl, a.h);
+    if (xl[0]) dr_axis_label(d, a.x + a.w / 2, a.y + a.h + DR_XLAB_AT * u, xl, xroom, 0);
     if (yl[0]) dr_axis_label(d, b.x + 14 * u, a.y + a.h / 2, yl, a.h, 1);
     d->role = BL_TEXT_OTHER;
     if (g.note[0])
-        dr_text_fit(d, a.x + a.w / 2, a.y + a.h + (g.xlab[0] ? 74 : 44) * u, g.note, 15, 0, dr_room_at(b, a.x + a.w / 2), C_TEXT, 0);
+        dr_text_fit(d, a.x + a.w / 2, a.y + a.h + (g.xlab[0] ? DR_XLAB_AT + 24 : 44) * u, g.note, 15, 0, dr_room_at(b, a.x + a.w / 2), C_TEXT, 0);
 }

@@ -7,34 +7,18 @@
 
 /* the narrowest gap (units) between images that a whole number of units a pixel may take */
 #define WHOLE_GAP 3
-/* the grids whose images are at least SQUARE_KEEP of the largest any grid makes them are
- * "large enough": of those the most square is drawn */
-#define SQUARE_KEEP 0.8
+/* The room of p's grid: w x h page units, images `gap` apart */
+typedef struct {
+    const bl_panel *p;
+    double w, h, gap;
+} images_room;
 
-/* The columns of p's grid in room w x h (gaps `gap` apart): of the grids whose rows are full
- * (bl_grid_cols_ok) and whose images are at least SQUARE_KEEP of the largest, the most square
- * in images (rows against columns: 16 images 4 x 4, not 2 x 8 on a 16:9 slide where 2 x 8
- * makes them 7% larger and leaves bands empty above and below), and of two as square the one
- * with larger images. */
-static double images_scale(const bl_panel *p, int k, double w, double h, double gap)
+/* the scale of the images of room c (an images_room) with k to a row (bl_grid_square_cols) */
+static double images_scale(int k, const void *c)
 {
-    int rows = (p->n + k - 1) / k;
-    if (!bl_grid_cols_ok(p->n, k)) return -1;
-    return fmin((w - (k - 1) * gap) / (k * p->w), (h - (rows - 1) * gap) / (rows * p->h));
-}
-
-static int images_cols(const bl_panel *p, double w, double h, double gap)
-{
-    double best = 0, least = INFINITY, at = 0;
-    int pick = 1;
-    for (int k = 1; k <= p->n; k++) best = fmax(best, images_scale(p, k, w, h, gap));
-    for (int k = 1; k <= p->n; k++) {
-        double s = images_scale(p, k, w, h, gap);
-        if (s <= 0 || s < SQUARE_KEEP * best) continue;
-        double off = fabs(log((double)k / ((p->n + k - 1) / k)));
-        if (off < least - 1e-9 || (off < least + 1e-9 && s > at)) least = off, pick = k, at = s;
-    }
-    return pick;
+    const images_room *r = c;
+    int rows = (r->p->n + k - 1) / k;
+    return fmin((r->w - (k - 1) * r->gap) / (k * r->p->w), (r->h - (rows - 1) * r->gap) / (rows * r->p->h));
 }
 
 images_geom dr_images_place(dctx *d, const bl_panel *p, box b)
@@ -45,9 +29,13 @@ images_geom dr_images_place(dctx *d, const bl_panel *p, box b)
     b.w = fmax(0, b.w - r.bar);
     r.gap = 8 * u;
     int g = p->grid_cols;
-    if (!g) g = images_cols(p, b.w, ah, r.gap);
+    if (!g) g = bl_grid_square_cols(p->n, images_scale, &(images_room){p, b.w, ah, r.gap});
     r.g = g, r.rows = (p->n + g - 1) / g;
     r.s = fmax(0, fmin((b.w - (g - 1) * r.gap) / (g * p->w), (ah - (r.rows - 1) * r.gap) / (r.rows * p->h)));
+    /* the height the grid takes before its scale is rounded: the row keeps it (a box as tall as
+     * the rounded grid chose 2 x 8 where the page had chosen 4 x 4, at 800 x 450 font=2, and
+     * left a third of the page empty); the rounded grid is centred in b's height */
+    double whole_h = r.rows * p->h * r.s + (r.rows - 1) * r.gap;
     /* a whole number of page units a pixel where there is room (not in a figure with an
      * overlay, whose images are as large as they go, each with its bar): every image pixel the same
      * square (nearest neighbour), none a unit wider than its neighbour. The next whole number up
@@ -63,9 +51,9 @@ images_geom dr_images_place(dctx *d, const bl_panel *p, box b)
         else if (floor(r.s) >= 0.85 * r.s)
             r.s = floor(r.s);
     }
-    double gw = g * p->w * r.s + (g - 1) * r.gap;
-    r.x0 = b.x + (b.w - gw) / 2, r.y0 = top;   /* the grid and its bar centred in b */
-    r.used = top - b.y + r.rows * p->h * r.s + (r.rows - 1) * r.gap;
+    double gw = g * p->w * r.s + (g - 1) * r.gap, gh = r.rows * p->h * r.s + (r.rows - 1) * r.gap;
+    r.x0 = b.x + (b.w - gw) / 2, r.y0 = top + fmax(0, ah - gh) / 2;   /* the grid and its bar centred in b */
+    r.used = top - b.y + fmax(whole_h, gh);
     return r;
 }
 

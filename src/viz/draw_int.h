@@ -52,6 +52,7 @@ typedef struct {
                              * their panel (0: none) */
     double strip_x1;
     double strip_need;      /* the measuring pass: the strip such a legend needs (0: none does) */
+    double title_size;      /* the figure title's size (units), 0 without: no panel title is larger */
     int img_bar;            /* some images panel of the figure has an overlay: every images
                              * panel keeps DR_BAR_ROOM on the right of its grid (its colour bar,
                              * or room that keeps the images of all panels at one scale) */
@@ -114,6 +115,10 @@ double dr_title_top(dctx *d, const bl_panel *p);
  * them whole at their least size (shrunk first, wrapped only rather than cut); else the lines
  * that keep them largest. */
 #define DR_TITLE_TALL 450
+/* The figure's title: DR_FIG_TITLE units bold, DR_FIG_TITLE_SHORT on a page shorter than
+ * DR_TITLE_TALL units (800 x 450 at font=2 is 318: two lines of 28 took a third of it) */
+#define DR_FIG_TITLE 28
+#define DR_FIG_TITLE_SHORT 24
 void dr_title_choose(dctx *d, double page_h);
 /* Whether title s wraps onto DR_TITLE_LINES lines of `room` page units at its least size */
 int dr_title_cut(dctx *d, const char *s, double room);
@@ -137,6 +142,11 @@ typedef struct {
     char yl[MAX_TICKS][24];
 } lines_geom;
 
+/* A lines panel's x label: centred DR_XLAB_AT units under the plot area, 4 units under its tick
+ * labels (50 left a band between them and under it at font=2); DR_XLAB_ROOM units kept for it
+ * below the tick labels' 34 */
+#define DR_XLAB_AT 43
+#define DR_XLAB_ROOM 26
 void dr_axes_place(dctx *d, const bl_panel *p, box b, const bl_range *sx, const bl_range *sy, double right,
                    double below, lines_geom *g);
 void dr_axes_draw(dctx *d, const bl_panel *p, box b, const lines_geom *g);
@@ -189,9 +199,7 @@ void dr_mark(dctx *d, double x0, double y0, double cw, double ch, int row, int c
 
 /* Where the images of an images panel go in box b: g a row, each scaled by s, the grid's top
  * left corner (x0, y0), `gap` between them; used: the height from b's top to the grid's
- * bottom. Without fixed columns, the number that makes the images largest (of those whose rows
- * are full, bl_grid_cols_ok), and of those the
- * one that takes the most of b's height. */
+ * bottom. Without fixed columns, bl_grid_square_cols's choice (the terminal's too). */
 typedef struct {
     int g, rows;
     double s, x0, y0, gap, used;

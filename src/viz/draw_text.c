@@ -254,6 +254,7 @@ void dr_panel_title(dctx *d, const bl_panel *p, box b, double y)
     }
     d->role = BL_TEXT_PANEL_TITLE;
     double sz = d->ptitle > 0 ? d->ptitle : 21;
+    if (d->title_size > 0) sz = fmin(sz, d->title_size);   /* under the figure's title, not above it */
     int nl = d->tlines > 1 ? d->tlines : 1;
     char l[DR_TITLE_LINES][256];
     dr_font(d, sz, 1, 0);

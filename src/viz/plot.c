@@ -40,6 +40,21 @@ int bl_grid_cols_ok(int n, int c)
     return 1;
 }
 
+int bl_grid_square_cols(int n, double (*scale)(int k, const void *ctx), const void *ctx)
+{
+    double best = 0, least = INFINITY, at = 0;
+    int pick = 1;
+    for (int k = 1; k <= n; k++)
+        if (bl_grid_cols_ok(n, k)) best = fmax(best, scale(k, ctx));
+    for (int k = 1; k <= n; k++) {
+        double s = bl_grid_cols_ok(n, k) ? scale(k, ctx) : -1;
+        if (s <= 0 || s < BL_GRID_KEEP * best) continue;
+        double off = fabs(log((double)k / ((n + k - 1) / k)));
+        if (off < least - 1e-9 || (off < least + 1e-9 && s > at - 1e-9)) least = off, pick = k, at = s;
+    }
+    return pick;
+}
+
 bl_figure *bl_fig_new(int rows, int cols, const char *title)
 {
     if (rows < 1 || cols < 1 || rows > BL_FIG_MAX_GRID || cols > BL_FIG_MAX_GRID)

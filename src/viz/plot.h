@@ -134,6 +134,17 @@ typedef struct {
  * that 16 images are 2 x 8, 4 x 4 or 8 x 2, never 6 to a row with two cells empty */
 int bl_grid_cols_ok(int n, int c);
 
+/* The columns of a grid of n images when none are given, for a PNG (draw_image.c) and a
+ * terminal (term.c) alike: scale(k, ctx) is how large the images are with k to a row in the
+ * room there is (<= 0: they do not fit). Of the grids whose rows are full (bl_grid_cols_ok)
+ * and whose images are at least BL_GRID_KEEP of the largest any grid makes them, the most
+ * square in images (rows against columns: 16 images 4 x 4, not 2 x 8 on a 16:9 slide where
+ * 2 x 8 makes them 7% larger and leaves bands empty above and below), and of two as square the
+ * one with larger images, or as large the one with more columns (2 images side by side). 1
+ * when none fits. */
+#define BL_GRID_KEEP 0.8
+int bl_grid_square_cols(int n, double (*scale)(int k, const void *ctx), const void *ctx);
+
 /* A new empty figure of rows x cols panels (1..8 each) with an optional title (NULL = none).
  * NULL with "plot: ..." on a bad grid or out of memory. */
 bl_figure *bl_fig_new(int rows, int cols, const char *title);

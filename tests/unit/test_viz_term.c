@@ -395,6 +395,39 @@ BL_TEST(test_band_drawn_and_keys_distinct)
     bl_fig_free(f);
 }
 
+/* The terminal's own sample grid is the PNG's (bl_grid_square_cols): 16 white 32 x 32 images
+ * in a window of 160 x 40 are 4 x 4 (the terminal chose the largest, 2 x 8, which leaves the
+ * window's height half empty), each image a block of ink with blank columns and rows between,
+ * and the grid fits the window's 40 rows. */
+BL_TEST(test_images_grid_most_square)
+{
+    enum { N = 16, S = 32 };
+    float *im = malloc(sizeof(float) * N * 3 * S * S);
+    for (int i = 0; i < N * 3 * S * S; i++) im[i] = 1;
+    bl_figure *f = bl_fig_new(1, 1, "samples");
+    CHECK(bl_panel_images(bl_fig_panel(f, 0), im, N, 3, S, S, -1, 1, 0) == 0, "%s", bl_error());
+    char *out = render_h(f, 160, 40, 1);
+    int lines = 0, rows = 0, cols = 0, in_row = 0;
+    for (char *line = strchr(out, '\n') + 1, *end; *line; line = end + 1) {   /* after the title */
+        if (!(end = strchr(line, '\n'))) break;
+        *end = '\0';
+        lines++;
+        int ink = strspn(line, " ") < strlen(line);
+        if (ink && !in_row) {
+            rows++;
+            int runs = 0;
+            for (char *c = line; *c; c++) runs += *c != ' ' && (c == line || c[-1] == ' ');
+            if (cols == 0) cols = runs;
+        }
+        in_row = ink;
+    }
+    CHECK(rows == 4 && cols == 4, "16 images in %d columns, %d rows; want 4 x 4", cols, rows);
+    CHECK(lines + 1 <= 40, "%d rows, taller than the window's 40", lines + 1);
+    free(out);
+    free(im);
+    bl_fig_free(f);
+}
+
 int main(void)
 {
     RUN(test_diagonal_nocolor);
@@ -414,5 +447,6 @@ int main(void)
     RUN(test_heat_col_labels_even);
     RUN(test_log_x_ticks_cover_data);
     RUN(test_band_drawn_and_keys_distinct);
+    RUN(test_images_grid_most_square);
     return bl_test_done();
 }
