@@ -1,5 +1,6 @@
 /* autograd.c - gradients at the prompt (see autograd.h for the design). */
 #include "repl/autograd.h"
+#include "repl/modellab.h"
 #include "core/error.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -422,6 +423,8 @@ int bl_ag_backward(bl_session *s, bl_value *y, const bl_tensor *gout, int retain
     for (size_t i = 0; i < n; i++) {
         bl_tensor_free(order[i]->pending);
         order[i]->pending = NULL;
+        /* a loss through a model's graph: step(m) records it (modellab.h) */
+        if (rc == 0 && order[i]->owner && y->t->numel == 1) bl_lab_note_backward(order[i]->owner, y->t->data[0]);
         if (rc == 0 && !retain) node_release_saved(order[i]);
     }
     bl_tensor_free(seed);

@@ -155,6 +155,9 @@ static int cmd_train(bl_cmdargs *a)
     bl_rate_start(&p.rate, p.t0, from);
     if (p.tty) draw(&p, r, 0, (int)n, 0);     /* at once: the exam at step 0 may take a while */
     int done = bl_run_train(r, (int)n, train_cb, &p);
+    /* as nanoGPT's loop (zero_grad(set_to_none=True) after each step): no gradient is left for a
+     * backward at the prompt to add to (flow_loss after train gave the last step's plus its own) */
+    bl_params_zero_grad(m->params);
     int dp = r->reduce != NULL;
     bl_dist_train_detach(r);
     int steps = bl_run_steps(r) - from;

@@ -53,8 +53,8 @@ static int class_targets(bl_callargs *a, const bl_tensor *y, size_t rows, int C,
 }
 
 /* reduction="none" of cross-entropy: per row logsumexp(z) - z[target] (0 for an ignored row),
- * as graph ops so the gradient is the ops' own: the row max m (max's gradient goes to the
- * argmax, and cancels between its two uses), log(sum(exp(z - m))) + m, minus sum(z * onehot). */
+ * as graph ops so the gradient is the ops' own: with d = z - m (m the row max, whose gradient
+ * sums to 0 over the row), log(sum(exp(d))) - sum(d * onehot). */
 static bl_tensor *ce_rows(bl_graph *g, bl_tensor *z, const int *ids, int rows, int C)
 {
     bl_tensor *idx = bl_graph_tensor(g, 1, (int[]){ rows }, 0), *keep = idx ? bl_graph_tensor(g, 1, (int[]){ rows }, 0) : NULL;
@@ -63,12 +63,11 @@ static bl_tensor *ce_rows(bl_graph *g, bl_tensor *z, const int *ids, int rows, i
         idx->data[r] = ids[r] < 0 ? 0.0f : (float)ids[r];
         keep->data[r] = ids[r] < 0 ? 0.0f : 1.0f;
     }
-    bl_tensor *m = bl_reduce_op(g, BL_MAX, z, -1, 1);
-    bl_tensor *e = m ? bl_unary_op(g, BL_EXP, bl_binary_op(g, BL_SUB, z, m)) : NULL;
-    bl_tensor *s = e ? bl_reduce_op(g, BL_SUM, e, -1, 1) : NULL;
-    bl_tensor *lse = s ? bl_binary_op(g, BL_ADD, bl_unary_op(g, BL_LOG, s), m) : NULL;
-    bl_tensor *oh = lse ? bl_one_hot(g, idx, C) : NULL;
-    bl_tensor *pick = oh ? bl_reduce_op(g, BL_SUM, bl_binary_op(g, BL_MUL, z, oh), -1, 1) : NULL;
+    bl_tensor *m = bl_reduce_op(g, BL_MAX, z, -1, 1), *d = m ? bl_binary_op(g, BL_SUB, z, m) : NULL;
+    bl_tensor *s = d ? bl_reduce_op(g, BL_SUM, bl_unary_op(g, BL_EXP, d), -1, 1) : NULL;
+    bl_tensor *lse = s ? bl_unary_op(g, BL_LOG, s) : NULL;     /* of d: no m added back and taken */
+    bl_tensor *oh = lse ? bl_one_hot(g, idx, C) : NULL;       /* away again (1e5 + log 2 rounds) */
+    bl_tensor *pick = oh ? bl_reduce_op(g, BL_SUM, bl_binary_op(g, BL_MUL, d, oh), -1, 1) : NULL;
     bl_tensor *l = pick ? bl_binary_op(g, BL_SUB, lse, pick) : NULL;
     l = l ? bl_graph_view(g, l, 1, (int[]){ rows }) : NULL;
     return l ? bl_binary_op(g, BL_MUL, l, keep) : NULL;

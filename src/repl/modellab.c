@@ -238,6 +238,10 @@ static bl_value *run_forward(bl_callargs *a, bl_model *m, int first, bl_value *o
         bl_error_prefix("%s", a->fname);
         return fail_at(a, a->pos);
     }
+    /* the items of this forward (images, or tokens) for step(m)'s history, as a loss of it may be
+     * written by hand (cross_entropy(m(x).view(-1, V), y.view(-1))) */
+    const bl_tensor *x = bl_arg_tensor(a, first);
+    if (x) st->lab_items = lk->forward == dit_forward ? x->shape[0] : (long long)x->numel;
     bl_value *v = graph_value(a, owner, m, out);
     if (v && x_in && v->node && bl_ag_add_input(v, a->v[first], x_in) < 0) {
         bl_val_unref(v);
@@ -420,6 +424,12 @@ int bl_lab_is_model(const bl_value *v) { return is_model(v); }
 
 void bl_lab_zero_grad(bl_value *v) { bl_params_zero_grad(((bl_model *)v->h)->params); }
 
+void bl_lab_note_backward(bl_value *v, float loss)
+{
+    bl_train_state *st = is_model(v) ? bl_train_get(v->h) : NULL;
+    if (st) st->lab_loss = loss;
+}
+
 static bl_value *fn_step(bl_callargs *a)
 {
     bl_model *m = model_arg(a, 0, -1);
@@ -445,6 +455,7 @@ static bl_value *fn_step(bl_callargs *a)
     if (g != p->grads) memcpy(g, p->grads, p->total * sizeof *g);
     double norm = bl_adamw_step(o, p->values, g, p->m, p->v, decay, p->total);
     m->gen++;   /* new weights: a loss computed before them is stale (as PyTorch's version check) */
+    st->edited = 1;
     if (g != p->grads) free(g);
     if (!r) free(decay);
     if (!isfinite(norm)) {
@@ -478,6 +489,8 @@ static bl_value *fn_set_param(bl_callargs *a)
         }
     for (size_t k = 0; k < p->numel; k++) p->data[k] = v->data[v->numel == 1 ? 0 : k];
     m->gen++;   /* a loss computed before would backpropagate through the old weights: stale */
+    bl_train_state *st = bl_train_get(m);
+    if (st) st->edited = 1;     /* a vocab rebuild must not drop this edit silently */
     return bl_val_none();
 }
 

@@ -101,6 +101,7 @@ void bl_train_discard_run(const bl_model *m, FILE *out)
     t->run = NULL;
     clear_pending(t);
     t->from_checkpoint = 0;
+    t->edited = 0;
     t->lab_opt.step = 0;    /* step(m)'s count: the new weights' moments start at zero */
 }
 
@@ -122,6 +123,11 @@ static int vocab_fits(const bl_model *m, const bl_train_state *t, const bl_datas
     if (t->from_checkpoint)
         return bl_fail("%s: the text has %d distinct bytes but the loaded model's vocab is %d "
                        "(rebuilding would lose its weights)", cmd, ds->vocab_size, m->cfg.vocab);
+    if (t->edited)
+        return bl_fail("%s: the text has %d distinct bytes but the model's vocab is %d, and step/set_param "
+                       "changed its weights: rebuilding would lose them (make it with vocab=%d, or attach "
+                       "the data with `data text` before changing the weights)", cmd, ds->vocab_size,
+                       m->cfg.vocab, ds->vocab_size);
     return 0;
 }
 
