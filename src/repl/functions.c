@@ -13,6 +13,7 @@
 #include "repl/trainstate.h"
 #include "core/error.h"
 #include "core/fmt.h"
+#include "repl/strfmt.h"
 #include "core/ops.h"
 #include "core/tensor_math.h"
 #include "nn/nn.h"
@@ -628,21 +629,9 @@ static bl_value *f_print(bl_callargs *a)
 static bl_value *f_str(bl_callargs *a)
 {
     if (bl_nargs(a, 1, 1) < 0) return NULL;
-    const bl_value *v = a->v[0];
-    if (v->kind == BL_V_STR) return bl_val_str(v->str);
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&buf, &n);
-    if (!f) return BL_FAILP("str: out of memory");
-    if (v->kind == BL_V_TABLE || v->kind == BL_V_HANDLE) bl_val_print(v, f);
-    else bl_val_print_inline(v, f);
-    if (fclose(f) != 0 || !buf) {
-        free(buf);
-        return BL_FAILP("str: out of memory");
-    }
-    while (n > 0 && buf[n - 1] == '\n') buf[--n] = 0;
-    bl_value *r = bl_val_str(buf);
-    free(buf);
+    char *text = bl_str_of(a->v[0]);
+    bl_value *r = text ? bl_val_str(text) : NULL;
+    free(text);
     return r;
 }
 

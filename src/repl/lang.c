@@ -6,6 +6,8 @@
  * and return; each loop and call consumes its own. Ctrl-C stops a loop between iterations and
  * between the statements of a body: what ran before is kept (repl.h). */
 #include "repl/repl.h"
+#include "repl/autograd.h"
+#include "repl/modules.h"
 #include "core/error.h"
 #include "core/fmt.h"
 #include <math.h>
@@ -205,22 +207,27 @@ bl_value *bl_call_value(bl_session *s, bl_value *f, int n, bl_value **args, bl_p
 }
 
 /* ---- statements ---- */
-static int def_stmt(bl_session *s, const bl_stmt *st)
+bl_value *bl_lang_func(bl_session *s, const bl_stmt *d)
 {
     bl_func *fn = calloc(1, sizeof *fn);
-    if (!fn || !(fn->defaults = calloc((size_t)st->nparams + 1, sizeof *fn->defaults))) {
+    if (!fn || !(fn->defaults = calloc((size_t)d->nparams + 1, sizeof *fn->defaults))) {
         free(fn);
-        return bl_fail("out of memory");
+        return BL_FAILP("out of memory");
     }
-    fn->def = st;
+    fn->def = d;
     fn->code = s->code;
     if (fn->code) fn->code->refs++;
-    for (int i = 0; i < st->nparams; i++)   /* defaults are evaluated once, by def (as Python) */
-        if (st->defaults[i] && !(fn->defaults[i] = bl_eval(s, st->defaults[i]))) {
+    for (int i = 0; i < d->nparams; i++)   /* defaults are evaluated once, by def (as Python) */
+        if (d->defaults[i] && !(fn->defaults[i] = bl_eval(s, d->defaults[i]))) {
             bl_func_free(fn);
-            return -1;
+            return NULL;
         }
-    bl_value *v = bl_val_func(fn);
+    return bl_val_func(fn);
+}
+
+static int def_stmt(bl_session *s, const bl_stmt *st)
+{
+    bl_value *v = bl_lang_func(s, st);
     if (!v) return -1;
     int rc = bl_session_set(s, st->name, v);
     bl_val_unref(v);
@@ -266,35 +273,46 @@ bl_value *bl_lang_item(const bl_value *v, int i)
     return bl_val_tensor(r);
 }
 
-int bl_lang_unpack_names(bl_session *s, const char *const *names, int count, bl_pos pos, const bl_value *v)
+/* The names of pattern and the items of v they take, into names and got (*k of them so far). */
+static int match(bl_session *s, const bl_ast *pat, const bl_value *v, const char **names, bl_value **got, int *k)
 {
     int n = v->kind == BL_V_LIST ? v->n : v->kind == BL_V_TENSOR && v->t->ndim > 0 ? v->t->shape[0] : -1;
     if (n < 0) {
         bl_fail("ValueError: cannot unpack a %s into %d names (a list or a tensor's rows)",
-                v->kind == BL_V_TENSOR ? "0-D tensor" : bl_val_kind_name(v), count);
-        return bl_session_errat(s, pos);
+                v->kind == BL_V_TENSOR ? "0-D tensor" : bl_val_kind_name(v), pat->n);
+        return bl_session_errat(s, pat->pos);
     }
-    if (n != count) {
-        if (n > count) bl_fail("ValueError: too many values to unpack (expected %d, got %d)", count, n);
-        else bl_fail("ValueError: not enough values to unpack (expected %d, got %d)", count, n);
-        return bl_session_errat(s, pos);
+    if (n != pat->n) {
+        if (n > pat->n) bl_fail("ValueError: too many values to unpack (expected %d, got %d)", pat->n, n);
+        else bl_fail("ValueError: not enough values to unpack (expected %d, got %d)", pat->n, n);
+        return bl_session_errat(s, pat->pos);
     }
+    for (int i = 0; i < n; i++) {
+        if (*k == 256) return bl_fail("too many names to unpack into");
+        bl_value *x = bl_lang_item(v, i);
+        if (!x) return bl_session_errat(s, pat->pos);
+        if (pat->items[i]->kind == BL_N_NAME) {
+            names[*k] = pat->items[i]->str, got[(*k)++] = x;
+            continue;
+        }
+        int rc = match(s, pat->items[i], x, names, got, k);
+        bl_val_unref(x);
+        if (rc < 0) return -1;
+    }
+    return 0;
+}
+
+int bl_lang_unpack(bl_session *s, const bl_ast *pattern, const bl_value *v)
+{
+    const char *names[256];
     bl_value *got[256];
-    if (n > 256) return bl_fail("too many names to unpack into");
-    int rc = 0, k = 0;
-    for (; k < n && rc == 0; k++) rc = (got[k] = bl_lang_item(v, k)) ? 0 : -1;
-    k -= rc < 0;
+    int k = 0, rc = match(s, pattern, v, names, got, &k);
     /* every item first: a failure binds none of the names */
     for (int i = 0; i < k; i++) {
         if (rc == 0) rc = bl_session_set(s, names[i], got[i]);
         bl_val_unref(got[i]);
     }
-    return rc < 0 ? bl_session_errat(s, pos) : 0;
-}
-
-int bl_lang_unpack(bl_session *s, const bl_stmt *st, const bl_value *v)
-{
-    return bl_lang_unpack_names(s, st->params, st->nparams, st->pos, v);
+    return rc < 0 && !s->has_errpos ? bl_session_errat(s, pattern->pos) : rc;
 }
 
 /* What a for loop (or a comprehension: what) runs over: e's value and its number of items in
@@ -384,7 +402,7 @@ bl_value *bl_lang_comprehension(bl_session *s, const bl_ast *e)
     for (int i = 0; ok && i < n; i++) {
         if (bl_interrupted()) { ok = 0; bl_fail("interrupted"); break; }
         bl_value *x = bl_lang_item(over, i);
-        ok = x && (e->n ? bl_lang_unpack_names(s, names, nn, e->pos, x) : bl_session_set(s, e->str, x)) == 0;
+        ok = x && (e->pattern ? bl_lang_unpack(s, e->pattern, x) : bl_session_set(s, e->str, x)) == 0;
         bl_val_unref(x);
         int t = !ok ? -1 : e->c ? bl_cond_truth(s, e->c, "if") : 1;
         if (t < 0) { ok = 0; break; }
@@ -419,7 +437,7 @@ static int for_stmt(bl_session *s, const bl_stmt *st)
     int rc = 0;
     for (int i = 0; i < n && !bl_interrupted(); i++) {
         bl_value *x = bl_lang_item(over, i);
-        if (!x || (st->nparams ? bl_lang_unpack(s, st, x) : bl_session_set(s, st->name, x)) < 0) {
+        if (!x || (st->pattern ? bl_lang_unpack(s, st->pattern, x) : bl_session_set(s, st->name, x)) < 0) {
             bl_val_unref(x);
             rc = bl_session_errat(s, st->pos);
             break;
@@ -461,6 +479,16 @@ int bl_lang_stmt(bl_session *s, const bl_stmt *st)
         s->ret = st->expr ? bl_eval(s, st->expr) : bl_val_none();
         return s->ret ? BL_FLOW_RETURN : -1;
     case BL_S_PASS: return 0;
+    case BL_S_WITH: {       /* with torch.no_grad(): as the no_grad command, for a block */
+        int was = bl_ag_set_enabled(s, 0);
+        int rc = bl_exec_block(s, &st->body);
+        bl_ag_set_enabled(s, was);
+        return rc;
+    }
+    case BL_S_IMPORT:
+        for (int i = 0; i < st->nparams; i++)
+            if (bl_module_import(st->params[i], st->as[i]) < 0) return bl_session_errat(s, st->ppos[i]);
+        return 0;
     case BL_S_ASSERT: {
         int t = bl_cond_truth(s, st->expr, "assert");
         if (t != 0) return t < 0 ? -1 : 0;
@@ -646,6 +674,7 @@ static bl_value *method_as_call(bl_session *s, const bl_ast *e, int *handled)
 
 bl_value *bl_method(bl_session *s, const bl_ast *e)
 {
+    if (bl_module_of(s, e->a)) return bl_module_call(s, e);    /* torch.randn(3), F.softmax(x) */
     bl_value *tv = e->a->kind == BL_N_NAME ? bl_session_get(s, e->a->str) : NULL;
     if (!tv || tv->kind != BL_V_TABLE || strcmp(e->str, "add")) {
         int handled = 0;
