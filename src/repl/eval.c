@@ -376,7 +376,12 @@ static bl_value *field(bl_session *s, const bl_ast *e, bl_value *v)
  * built-in function of that name. */
 static bl_value *call(bl_session *s, const bl_ast *e)
 {
-    bl_value *fv = bl_session_get(s, e->str);
+    bl_value *fv = e->a ? bl_eval(s, e->a) : bl_session_get(s, e->str);
+    if (e->a && (!fv || !bl_callable(fv))) {     /* (lambda x: x)(1), fs[0](2) */
+        if (fv) bl_fail("a %s is not a function", bl_val_kind_name(fv));
+        bl_val_unref(fv);
+        return fv ? ERRAT(s, e->pos) : NULL;
+    }
     if (fv && !bl_callable(fv)) fv = NULL;
     const bl_function *f = fv ? NULL : bl_function_find(e->str);
     if (!f && !fv) {
@@ -393,7 +398,7 @@ static bl_value *call(bl_session *s, const bl_ast *e)
         return ERRAT(s, e->pos);
     }
     const char *fname = f ? f->name : e->str;
-    bl_val_ref(fv);     /* held while the arguments are evaluated: they may reassign the name */
+    if (!e->a) bl_val_ref(fv);     /* held while the arguments are evaluated: they may reassign the name */
     int np = 0, nk = 0;
     for (int i = 0; i < e->n; i++) {
         if (e->keys[i]) nk++;

@@ -660,7 +660,7 @@ static bl_value *method_as_call(bl_session *s, const bl_ast *e, int *handled)
             if (e->keypos) keypos[i + 1] = e->keypos[i];
         }
         bl_ast c = *e;
-        c.kind = BL_N_CALL, c.str = name, c.n = n, c.items = items, c.keys = keys, c.keypos = keypos;
+        c.kind = BL_N_CALL, c.str = name, c.n = n, c.items = items, c.keys = keys, c.keypos = keypos, c.a = NULL;
         r = bl_eval(s, &c);
     } else {
         bl_fail("out of memory");

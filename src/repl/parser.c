@@ -419,10 +419,12 @@ static bl_ast *postfix(P *p)
             ++p->depth > MAX_NESTING)
             return fail_at(p, t, "expression nested too deeply");
         if (t->kind == BL_T_LPAREN) {
-            if (a->kind != BL_N_NAME && a->kind != BL_N_FIELD)
-                return fail_at(p, t, "only functions can be called");
+            if (a->kind != BL_N_NAME && a->kind != BL_N_FIELD) {    /* (lambda x: x)(1): the callee in a */
+                if (!(n = node(p, BL_N_CALL, t))) return NULL;
+                n->a = a, n->str = "", a = n;
+            }
             next(p);
-            a->kind = a->kind == BL_N_NAME ? BL_N_CALL : BL_N_METHOD;   /* t.add(...) */
+            if (a->kind != BL_N_CALL) a->kind = a->kind == BL_N_NAME ? BL_N_CALL : BL_N_METHOD;   /* t.add(...) */
             if (items(p, a, BL_T_RPAREN, 1, t) < 0) return NULL;
         } else if (t->kind == BL_T_LBRACK) {
             next(p);

@@ -39,6 +39,7 @@
  *   product   := unary (('*' | '/' | '//' | '%' | '@') unary)*
  *   unary     := '-' unary | postfix
  *   postfix   := primary ('(' args ')' | '[' index (',' index)* ']' | '.' NAME ['(' args ')'])*
+ *                (a call of anything but a name calls its value: a lambda, fs[0], f(1))
  *   index     := expr | [expr] ':' [expr] [':' [expr]] | '...'     (None: a new dimension)
  *   args      := [arg (',' arg)*],  arg := NAME '=' expr | expr
  *   primary   := NUMBER | STRING | FSTRING | NAME | None | '(' expr ')' | '[' [expr (',' expr)*] ']'
@@ -102,7 +103,8 @@ struct bl_ast {
     int file_hint;          /* BINOP '>': its right side is one word that reads as a file name
                                with an extension blocklab does not write (x > out.xyz) */
     bl_ast *a, *b;          /* BINOP operands; INDEX/FIELD/METHOD target in a; SLICE: a = start,
-                               b = stop */
+                               b = stop; CALL of a value, not a name ((lambda x: x)(1), fs[0](2)):
+                               the callee in a, str "" */
     bl_ast *step;           /* SLICE step or NULL */
     bl_ast *c;              /* COND, COMP: the condition (COMP: or NULL) */
     int n;                  /* LIST items, CALL and METHOD args, INDEX indices */

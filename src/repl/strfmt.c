@@ -40,7 +40,7 @@ static int parse_spec(const char *s, spec_t *sp)
 {
     const char *s0 = s;
     *sp = (spec_t){ .fill = ' ', .sign = '-', .prec = -1 };
-    if (s[0] && strchr("<>^=", s[1])) sp->fill = s[0], sp->align = s[1], s += 2;
+    if (s[0] && s[1] && strchr("<>^=", s[1])) sp->fill = s[0], sp->align = s[1], s += 2;
     else if (s[0] && strchr("<>^=", s[0])) sp->align = *s++;
     if (*s == '+' || *s == '-' || *s == ' ') sp->sign = *s++;
     if (*s == '#') s++;

@@ -190,8 +190,27 @@ BL_TEST(parser_statements_and_error_positions)
     e = parse_err("f(x)[1] = 2");    /* x[1] = 2 rebinds x; a call's result is no name */
     CHECK(e.col == 9, "col %d", e.col);
     CHECK_ERR("can only assign to a name or to an index of one");
-    e = parse_err("a <\n b < c");
-    CHECK(e.line == 2 && e.col == 4, "chained comparison at %d:%d", e.line, e.col);
+    e = parse_err("a <\n b $ c");
+    CHECK(e.line == 2 && e.col == 4, "'$' on a continued line at %d:%d", e.line, e.col);
+    e = parse_err("x = 1\n  y = 2");   /* Python's IndentationError at the indented line */
+    CHECK(e.line == 2 && e.col == 3, "unexpected indent at %d:%d", e.line, e.col);
+    CHECK_ERR("IndentationError: unexpected indent");
+    e = parse_err("s = f\"a {x +} b\"");     /* inside an f-string: where it stands in the line */
+    CHECK(e.col == 13, "f-string expression error at col %d", e.col);
+    e = parse_err("s = f\"a {x:.2f b\"");
+    CHECK_ERR("f-string: expected '}' to close the '{'");
+    e = parse_err("s = f\"a } b\"");
+    CHECK(e.col == 9, "single '}' at col %d", e.col);
+    e = parse_err("with open(\"f\"):\n    pass");
+    CHECK(e.col == 6, "with's context at col %d", e.col);
+    CHECK_ERR("blocklab has one context, `with torch.no_grad():`");
+    e = parse_err("a = f(x) = 1");
+    CHECK(e.col == 10, "chained assignment to a call at col %d", e.col);
+    CHECK_ERR("a chained assignment takes names");
+    e = parse_err("a, (b, b) = 1, (2, 3)");
+    CHECK_ERR("this name is given twice");
+    e = parse_err("x = 1 + \\");     /* a backslash that ends the input: the line it continues is missing */
+    CHECK(e.col == 9, "lone backslash at col %d", e.col);
     e = parse_err("3 $ 4");
     CHECK(e.col == 3, "col %d", e.col);
     CHECK_ERR("character '$'");
