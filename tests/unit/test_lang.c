@@ -36,6 +36,12 @@ BL_TEST(incomplete_blocks)
         { "for s in [1, 2]", 1 },               /* the prompt's lines come without '\n' */
         { "for s in [1, 2]:\n", 1 },
         { "for s in [1, 2]: print(s)\n", 0 },
+        { "with torch.no_grad():", 1 },          /* a with block, as a for's */
+        { "with torch.no_grad(): x = 1", 0 },
+        { "x = 1 + \\", 1 },                     /* a backslash at the end: the line continues */
+        { "x = 1 + \\\n  2", 0 },
+        { "f = lambda x: x", 0 },
+        { "s = f\"{x:>4}\"", 0 },
         { "for s in [1, 2]\n  print(s)\nend\n", 0 },
         { "for a in [1]\n  for b in [2]\n  end\n", 1 },
         { "for a in [1]\n  for b in [2]\n  end\nend", 0 },
