@@ -196,8 +196,8 @@ static bl_value *repeat_list(bl_session *s, const bl_ast *e, const bl_value *l, 
     return r ? r : ERRAT(s, e->pos);
 }
 
-/* x in c: an item of a list equal to x (==, as Python's), a substring of a string, an element of
- * a tensor equal to the number x (torch's). 1, 0, or -1 + error. */
+/* x in c: an item of a list equal to x (==, as Python's), a key of a dict, a substring of a
+ * string, an element of a tensor equal to the number x (torch's). 1, 0, or -1 + error. */
 static int contains(const bl_value *c, const bl_value *x)
 {
     double y;
@@ -209,6 +209,7 @@ static int contains(const bl_value *c, const bl_value *x)
         }
         return 0;
     }
+    if (c->kind == BL_V_DICT) return bl_val_dict_find(c, x) >= 0;       /* its keys */
     if (c->kind == BL_V_STR && x->kind == BL_V_STR) return strstr(c->str, x->str) != NULL;
     if (c->kind == BL_V_STR)
         return bl_fail("'in <string>' needs a string on its left, got a %s", bl_val_kind_name(x));
@@ -217,7 +218,7 @@ static int contains(const bl_value *c, const bl_value *x)
             if (c->t->data[i] == y) return 1;
         return 0;
     }
-    return bl_fail("'in' needs a list, a string or a tensor on its right (a number on the left), got a %s in a %s",
+    return bl_fail("'in' needs a list, a dict, a string or a tensor on its right (a number on the left), got a %s in a %s",
                    bl_val_kind_name(x), bl_val_kind_name(c));
 }
 
@@ -634,6 +635,18 @@ bl_value *bl_eval(bl_session *s, const bl_ast *e)
     }
     case BL_N_METHOD: return bl_method(s, e);
     case BL_N_FSTR: return fstring(s, e);
+    case BL_N_DICT: {
+        bl_value *d = bl_val_dict(e->n / 2);
+        for (int i = 0; d && i < e->n; i += 2) {
+            bl_value *k = bl_eval(s, e->items[i]), *v = k ? bl_eval(s, e->items[i + 1]) : NULL;
+            if (!v || bl_val_dict_set(d, k, v) < 0) {
+                if (!v) bl_val_unref(k);
+                bl_val_unref(d);
+                return v ? ERRAT(s, e->items[i]->pos) : NULL;
+            }
+        }
+        return d ? d : ERRAT(s, e->pos);
+    }
     case BL_N_CMPCHAIN: return comparison_chain(s, e);
     case BL_N_LAMBDA: return bl_lang_func(s, e->def);
     }

@@ -641,11 +641,11 @@ static bl_value *f_len(bl_callargs *a)
 {
     if (bl_nargs(a, 1, 1) < 0) return NULL;
     const bl_value *v = a->v[0];
-    if (v->kind == BL_V_LIST) return bl_val_num(v->n);
+    if (v->kind == BL_V_LIST || v->kind == BL_V_DICT) return bl_val_num(v->n);
     if (v->kind == BL_V_STR) return bl_val_num((double)strlen(v->str));
     if (v->kind == BL_V_TABLE) return bl_val_num(v->tab->nrow);
     if (v->kind == BL_V_TENSOR && v->t->ndim > 0) return bl_val_num(v->t->shape[0]);
-    return BL_FAILP("len: a %s has no length (len takes a list, string, tensor or table)",
+    return BL_FAILP("len: a %s has no length (len takes a list, dict, string, tensor or table)",
                     v->kind == BL_V_TENSOR ? "0-D tensor" : bl_val_kind_name(v));
 }
 
@@ -979,8 +979,8 @@ const bl_function bl_functions[] = {
       "Print the values on one line, separated by spaces. Each as the prompt shows it;\n"
       "a table, model or picture takes lines of its own.", f_print },
     { "len", "len(x)",
-      "The length of x (Python's len). Items of a list, characters of a string, rows of a\n"
-      "table, or the first dimension of a tensor.", f_len },
+      "The length of x (Python's len). Items of a list, keys of a dict, characters of a string,\n"
+      "rows of a table, or the first dimension of a tensor.", f_len },
     { "int", "int(x)",
       "x as a whole number, truncated toward 0 (Python's int). x is a number, a bool, a string such\n"
       "as \"12\" or a one-element tensor; int(\"1.5\") and int(nan) are errors, as Python's.", f_convert },

@@ -240,7 +240,7 @@ int bl_truth(const bl_value *v, const char *what)
     case BL_V_BOOL: case BL_V_NUM: return v->num != 0;     /* nan is true, as Python's */
     case BL_V_NONE: return 0;
     case BL_V_STR: return v->str[0] != 0;
-    case BL_V_LIST: return v->n > 0;
+    case BL_V_LIST: case BL_V_DICT: return v->n > 0;
     case BL_V_FUNC: return 1;
     case BL_V_TENSOR:
         if (v->t->numel == 1) return v->t->data[0] != 0;
@@ -265,6 +265,7 @@ int bl_cond_truth(bl_session *s, const bl_ast *e, const char *what)
 bl_value *bl_lang_item(const bl_value *v, int i)
 {
     if (v->kind == BL_V_LIST) return bl_val_ref(v->items[i]);
+    if (v->kind == BL_V_DICT) return bl_val_ref(v->keys[i]);    /* for k in d: its keys */
     const bl_tensor *t = v->t;
     if (t->ndim == 1) return bl_val_num(t->data[i]);
     bl_tensor *r = bl_tensor_new(t->ndim - 1, t->shape + 1);
@@ -321,9 +322,9 @@ static bl_value *iterable(bl_session *s, const bl_ast *e, const char *what, int 
 {
     bl_value *over = bl_eval(s, e);
     if (!over) return NULL;
-    *n = over->kind == BL_V_LIST ? over->n : over->kind == BL_V_TENSOR ? over->t->shape[0] : -1;
+    *n = over->kind == BL_V_LIST || over->kind == BL_V_DICT ? over->n : over->kind == BL_V_TENSOR ? over->t->shape[0] : -1;
     if (*n < 0) {
-        bl_fail("%s: cannot loop over a %s (a list, range(n) or a tensor, by its first dimension)", what,
+        bl_fail("%s: cannot loop over a %s (a list, range(n), a dict's keys or a tensor, by its first dimension)", what,
                 bl_val_kind_name(over));
         bl_val_unref(over);
         bl_session_errat(s, e->pos);
@@ -672,9 +673,45 @@ static bl_value *method_as_call(bl_session *s, const bl_ast *e, int *handled)
     return r;
 }
 
+/* d.keys(), d.values(), d.items() (lists: of the keys, the values, [key, value] pairs, in the
+ * dict's order) and d.get(key, default=None), as Python's. */
+static bl_value *dict_method(bl_session *s, const bl_ast *e, const bl_value *d)
+{
+    int get = !strcmp(e->str, "get"), which = !strcmp(e->str, "keys") ? 0 : !strcmp(e->str, "values") ? 1
+                                            : !strcmp(e->str, "items") ? 2 : -1;
+    if ((which < 0 && !get) || (get ? e->n < 1 || e->n > 2 : e->n != 0) || (e->n && (e->keys[0] || e->keys[e->n - 1]))) {
+        bl_fail("a dict's methods: d.keys(), d.values(), d.items(), d.get(key, default)");
+        return (bl_session_errat(s, e->pos), (bl_value *)NULL);
+    }
+    if (get) {
+        bl_value *k = bl_eval(s, e->items[0]);
+        int at = k ? bl_val_dict_find(d, k) : -1;
+        bl_val_unref(k);
+        if (!k) return NULL;
+        return at >= 0 ? bl_val_ref(d->items[at]) : e->n == 2 ? bl_eval(s, e->items[1]) : bl_val_none();
+    }
+    bl_value *l = bl_val_list(d->n);
+    for (int i = 0; l && i < d->n; i++) {
+        bl_value *x = which == 0 ? bl_val_ref(d->keys[i]) : which == 1 ? bl_val_ref(d->items[i]) : bl_val_list(2);
+        if (which == 2 && x && (bl_val_list_set(x, 0, bl_val_ref(d->keys[i])) < 0 ||
+                                bl_val_list_set(x, 1, bl_val_ref(d->items[i])) < 0))
+            bl_val_unref(x), x = NULL;
+        if (bl_val_list_set(l, i, x) < 0) bl_val_unref(l), l = NULL;
+    }
+    return l;
+}
+
 bl_value *bl_method(bl_session *s, const bl_ast *e)
 {
     if (bl_module_of(s, e->a)) return bl_module_call(s, e);    /* torch.randn(3), F.softmax(x) */
+    if (!strcmp(e->str, "keys") || !strcmp(e->str, "values") || !strcmp(e->str, "items") || !strcmp(e->str, "get")) {
+        bl_value *d = bl_eval(s, e->a), *r = NULL;
+        if (d && d->kind == BL_V_DICT) r = dict_method(s, e, d);
+        else if (d) bl_fail("'.%s()' is a dict's method, not a %s's", e->str, bl_val_kind_name(d));
+        if (d && !r && !s->has_errpos) bl_session_errat(s, e->pos);
+        bl_val_unref(d);
+        return r;
+    }
     bl_value *tv = e->a->kind == BL_N_NAME ? bl_session_get(s, e->a->str) : NULL;
     if (!tv || tv->kind != BL_V_TABLE || strcmp(e->str, "add")) {
         int handled = 0;

@@ -26,7 +26,7 @@ static int push(bl_tokens *ts, bl_token t)
 static int continues(bl_tok_kind k)
 {
     switch (k) {
-    case BL_T_LPAREN: case BL_T_LBRACK: case BL_T_ASSIGN: case BL_T_PLUS: case BL_T_MINUS: case BL_T_STAR: case BL_T_SLASH:
+    case BL_T_LPAREN: case BL_T_LBRACK: case BL_T_LBRACE: case BL_T_ASSIGN: case BL_T_PLUS: case BL_T_MINUS: case BL_T_STAR: case BL_T_SLASH:
     case BL_T_AT: case BL_T_LT: case BL_T_LE: case BL_T_GE: case BL_T_EQ: case BL_T_NE:
     case BL_T_POW: case BL_T_FLOORDIV: case BL_T_PERCENT: case BL_T_BSLASH:
         return 1;
@@ -231,6 +231,8 @@ int bl_lex(const char *src, int line, int col, bl_tokens *out, bl_pos *errpos)
             case '[': t.kind = BL_T_LBRACK; depth++; break;
             case ')': t.kind = BL_T_RPAREN; if (depth) depth--; break;
             case ']': t.kind = BL_T_RBRACK; if (depth) depth--; break;
+            case '{': t.kind = BL_T_LBRACE; depth++; break;
+            case '}': t.kind = BL_T_RBRACE; if (depth) depth--; break;
             case ',': t.kind = BL_T_COMMA; break;
             case '.': t.kind = BL_T_DOT; break;
             case ':': t.kind = BL_T_COLON; break;
@@ -377,8 +379,8 @@ int bl_lex_more(bl_lex_state *st, const char *text)
         } else {
             st->mid = 1;
         }
-        if (k == BL_T_LPAREN || k == BL_T_LBRACK) st->depth++;
-        else if ((k == BL_T_RPAREN || k == BL_T_RBRACK) && st->depth > 0) st->depth--;
+        if (k == BL_T_LPAREN || k == BL_T_LBRACK || k == BL_T_LBRACE) st->depth++;
+        else if ((k == BL_T_RPAREN || k == BL_T_RBRACK || k == BL_T_RBRACE) && st->depth > 0) st->depth--;
         else if (st->depth == 0 && st->header == 2 && k == BL_T_ASSIGN) st->header = 0;  /* def f(x) = ... */
         else if (st->depth == 0 && st->header && k == BL_T_COLON) st->colon = 1;
         /* a newline's END only says the line ended; what came before it decides */
@@ -403,7 +405,8 @@ const char *bl_tok_desc(const bl_token *t, char *buf, size_t n)
         [BL_T_AT] = "@", [BL_T_GT] = ">", [BL_T_LT] = "<", [BL_T_LE] = "<=", [BL_T_GE] = ">=",
         [BL_T_EQ] = "==", [BL_T_NE] = "!=", [BL_T_POW] = "**",
         [BL_T_FLOORDIV] = "//", [BL_T_PERCENT] = "%", [BL_T_IS] = "is", [BL_T_ISNOT] = "is not",
-        [BL_T_IN] = "in", [BL_T_NOTIN] = "not in", [BL_T_BSLASH] = "\\",
+        [BL_T_IN] = "in", [BL_T_NOTIN] = "not in", [BL_T_BSLASH] = "\\", [BL_T_LBRACE] = "{",
+        [BL_T_RBRACE] = "}",
     };
     switch (t->kind) {
     case BL_T_EOF: case BL_T_END: snprintf(buf, n, "end of statement"); break;

@@ -23,6 +23,7 @@ typedef enum {
                                                 `is`, `is not`, `in`, `not in` */,
     BL_T_FSTR       /* f"..." (or f'...'): str is the text between the quotes as written (the
                        parser splits it into text and {expressions}; escapes are checked) */,
+    BL_T_LBRACE, BL_T_RBRACE,   /* { } of a dict */
     BL_T_BSLASH     /* a '\' that ends the input: the line continues (a '\' before a newline
                        joins the lines and makes no token, as Python's) */,
     BL_T_OTHER

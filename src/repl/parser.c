@@ -250,6 +250,13 @@ static bl_ast *index_item(P *p)
     return s;
 }
 
+/* Does token kind k open (1) or close (-1) a bracket ( [ { ? 0 otherwise. */
+static int bracket(bl_tok_kind k)
+{
+    return k == BL_T_LPAREN || k == BL_T_LBRACK || k == BL_T_LBRACE ? 1
+         : k == BL_T_RPAREN || k == BL_T_RBRACK || k == BL_T_RBRACE ? -1 : 0;
+}
+
 /* After a '(': does a ',' stand inside these brackets (not inside deeper ones), or do they hold
  * nothing? Then they make a tuple. */
 static int tuple_at(P *p)
@@ -258,8 +265,8 @@ static int tuple_at(P *p)
     if (peek(p)->kind == BL_T_RPAREN) return 1;
     for (int i = p->i; p->ts.t[i].kind != BL_T_EOF; i++) {
         bl_tok_kind k = p->ts.t[i].kind;
-        if (k == BL_T_LPAREN || k == BL_T_LBRACK) depth++;
-        else if ((k == BL_T_RPAREN || k == BL_T_RBRACK) && depth-- == 0) return 0;
+        if (bracket(k) > 0) depth++;
+        else if (bracket(k) < 0 && depth-- == 0) return 0;
         else if (k == BL_T_COMMA && depth == 0) return 1;
         else if (k == BL_T_END && depth == 0) return 0;
     }
@@ -359,6 +366,29 @@ static bl_ast *fstring(P *p, bl_token *t)
     return list_finish(p, &l, n, 1) < 0 ? NULL : n;
 }
 
+/* After '{': key ':' value pairs up to '}' into a BL_N_DICT (parser.h). */
+static bl_ast *dict_literal(P *p, const bl_token *open)
+{
+    bl_ast *n = node(p, BL_N_DICT, open);
+    list l = { 0 };
+    int rc = n ? 0 : -1;
+    char what[80];
+    snprintf(what, sizeof what, "expected ',' or '}' (the '{' at column %d is open)", open->pos.col);
+    while (rc == 0 && !accept(p, BL_T_RBRACE)) {
+        bl_ast *k = expr(p), *v = NULL;
+        if (k && !accept(p, BL_T_COLON)) rc = fail_at(p, peek(p), "expected ':' after the key ({\"lr\": 0.1})") ? 0 : -1;
+        else if (!k || !(v = expr(p)) || list_push(&l, k, NULL, k->pos) < 0 || list_push(&l, v, NULL, v->pos) < 0) rc = -1;
+        if (rc == 0 && kw(p, "for")) rc = fail_at(p, peek(p), "dict comprehensions are not supported (build it with "
+                                                              "d[k] = v in a loop)") ? 0 : -1;
+        if (rc == 0 && !accept(p, BL_T_COMMA) && peek(p)->kind != BL_T_RBRACE) rc = fail_at(p, peek(p), what) ? 0 : -1;
+    }
+    if (rc < 0) {
+        list_free(&l);
+        return NULL;
+    }
+    return list_finish(p, &l, n, 0) < 0 ? NULL : n;
+}
+
 static bl_ast *primary(P *p)
 {
     bl_token *t = next(p);
@@ -386,6 +416,8 @@ static bl_ast *primary(P *p)
         return n && n->str ? n : NULL;
     case BL_T_FSTR:
         return fstring(p, t);
+    case BL_T_LBRACE:
+        return dict_literal(p, t);
     case BL_T_LPAREN:
         if (tuple_at(p)) {      /* (a, b), (): a list, as blocklab's tuples are */
             if (!(n = node(p, BL_N_LIST, t)) || items(p, n, BL_T_RPAREN, 0, t) < 0) return NULL;
@@ -778,9 +810,7 @@ static bl_ast *word_expr(P *p, int from, int to, int *bad)
     if (to - from < 2 || p->ts.t[from].kind != BL_T_LPAREN || p->ts.t[to - 1].kind != BL_T_RPAREN) return NULL;
     int depth = 0;
     for (int i = from; i < to; i++) {
-        bl_tok_kind k = p->ts.t[i].kind;
-        depth += k == BL_T_LPAREN || k == BL_T_LBRACK;
-        depth -= k == BL_T_RPAREN || k == BL_T_RBRACK;
+        depth += bracket(p->ts.t[i].kind);
         if (depth == 0 && i < to - 1) return NULL;     /* (a)(b), (a)+b: not one group */
     }
     int save = p->i;
@@ -835,8 +865,7 @@ static int command(P *p, bl_stmt *s, int raw)
         do {
             bl_tok_kind k = peek(p)->kind;
             if (k == BL_T_ASSIGN && eq < 0 && depth == 0) eq = p->i;
-            if (k == BL_T_LPAREN || k == BL_T_LBRACK) depth++;
-            if ((k == BL_T_RPAREN || k == BL_T_RBRACK) && depth > 0) depth--;
+            if (bracket(k) > 0 || (bracket(k) < 0 && depth > 0)) depth += bracket(k);
             next(p);
         } while (!at_end(p) && (depth > 0 || !peek(p)->space_before) &&
                  (raw || depth > 0 || peek(p)->kind != BL_T_GT));
@@ -925,8 +954,7 @@ static int augmented_at(P *p)
     int depth = 0;
     for (int i = p->i; p->ts.t[i].kind != BL_T_EOF && (depth || p->ts.t[i].kind != BL_T_END); i++) {
         bl_tok_kind k = p->ts.t[i].kind;
-        depth += k == BL_T_LPAREN || k == BL_T_LBRACK;
-        depth -= (k == BL_T_RPAREN || k == BL_T_RBRACK) && depth > 0;
+        if (bracket(k) > 0 || (bracket(k) < 0 && depth > 0)) depth += bracket(k);
         if (depth) continue;
         if (k == BL_T_ASSIGN) return 0;
         if (i > p->i && (k == BL_T_PLUS || k == BL_T_MINUS || k == BL_T_STAR || k == BL_T_SLASH ||

@@ -44,6 +44,7 @@
  *   args      := [arg (',' arg)*],  arg := NAME '=' expr | expr
  *   primary   := NUMBER | STRING | FSTRING | NAME | None | '(' expr ')' | '[' [expr (',' expr)*] ']'
  *              | '(' [expr (',' expr)* [',']] ')'   a tuple: a list (blocklab has no tuples)
+ *              | '{' [expr ':' expr (',' expr ':' expr)* [',']] '}'   a dict
  *              | '[' expr 'for' NAME (',' NAME)* 'in' test ['if' test] ']'   a list comprehension
  *   params    := [NAME ['=' expr] (',' NAME ['=' expr])*]      defaults after the others
  *   body      := [':'] END block ('end' | 'elif' | 'else')       a block: lines up to its end
@@ -89,7 +90,8 @@ typedef enum {
                        as str() shows it; the text between the {} is a STR piece) */
     BL_N_CMPCHAIN,  /* a < b <= c: the comparisons (BINOP) in items, n >= 2, items[i]->a the
                        node items[i - 1]->b (evaluated once), true when each is */
-    BL_N_LAMBDA     /* lambda x: e: the function, a one-line def (name "<lambda>") in def */
+    BL_N_LAMBDA,    /* lambda x: e: the function, a one-line def (name "<lambda>") in def */
+    BL_N_DICT       /* {k: v, ...}: items key, value, key, value ... (n even) */
 } bl_node_kind;
 
 typedef struct bl_ast bl_ast;

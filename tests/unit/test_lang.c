@@ -418,7 +418,7 @@ BL_TEST(python_forms)
     CHECK(run_in(s, "a, (b, c) = 1, (2, 3, 4)") < 0 && strstr(errbuf, "t:1:4: ValueError: too many values to unpack "
                                                                     "(expected 2, got 3)"), "%s", errbuf);
     CHECK(run_in(s, "print(a, b, c)") == 0 && !strcmp(outbuf, "1 2 3\n"), "a failed unpacking binds nothing: %s", outbuf);
-    CHECK(run_in(s, "1 in 2") < 0 && strstr(errbuf, "'in' needs a list, a string or a tensor"), "%s", errbuf);
+    CHECK(run_in(s, "1 in 2") < 0 && strstr(errbuf, "'in' needs a list, a dict, a string or a tensor"), "%s", errbuf);
     /* a chained comparison evaluates its middle once, and stops at the first false */
     CHECK(run_in(s, "n = 0\ndef g():\n    global n\n    n += 1\n    return 5\nprint(0 < g() < 10, 9 < 0 < g(), n)") == 0 &&
           !strcmp(outbuf, "true false 1\n"), "%s%s", outbuf, errbuf);
@@ -427,6 +427,19 @@ BL_TEST(python_forms)
                     "y = k(1) + \\\n    k(1, w=10)\nprint(y, (lambda: 7)(), k)") == 0 &&
           !strcmp(outbuf, "24 7 <function <lambda>(x, w=2)>\n"), "%s%s", outbuf, errbuf);
     CHECK(run_in(s, "k(1, 2, 3)") < 0 && strstr(errbuf, "<lambda> takes 2 arguments, got 3"), "%s", errbuf);
+    /* dicts: Python prints the same lines (its lists quote with ', True is true here) */
+    CHECK(run_in(s, "d = {\"lr\": 1e-3, \"steps\": 100,}\nd[\"steps\"] = 200\nd[\"warmup\"] = 10\n"
+                    "cfg = {\"opt\": {\"lr\": 0.5}}\ncfg[\"opt\"][\"lr\"] = 0.25\n"
+                    "print(len(d), d.keys(), [k for k in d], \"lr\" in d, \"x\" not in d, d.get(\"x\", 5), d.get(\"lr\"), "
+                    "d.get(\"no\"))\nfor k, v in d.items():\n    print(f\"{k:>6} = {v}\")\n"
+                    "print(cfg[\"opt\"][\"lr\"], not {}, len({1: 2, 1.0: 3, True: 4}))\nd") == 0 &&
+          !strcmp(outbuf, "3 [\"lr\", \"steps\", \"warmup\"] [\"lr\", \"steps\", \"warmup\"] true true 5 0.001 None\n"
+                          "    lr = 0.001\n steps = 200\nwarmup = 10\n0.25 true 1\n"
+                          "{\"lr\": 0.001, \"steps\": 200, \"warmup\": 10}\n"), "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "d[\"nope\"]") < 0 && strstr(errbuf, "t:1:3: KeyError: 'nope'"), "%s", errbuf);
+    CHECK(run_in(s, "d[[1]] = 2") < 0 && strstr(errbuf, "TypeError: a dict key is a string, number, bool or None"),
+          "%s", errbuf);
+    CHECK(run_in(s, "len(d)") == 0 && !strcmp(outbuf, "3\n"), "a failed d[k] = v keeps d: %s%s", outbuf, errbuf);
     done(s);
 }
 
