@@ -290,7 +290,7 @@ static bl_ast *fstring_expr(P *p, const bl_token *t, int from, int to)
     for (int i = 0; i < q.ts.n; i++) q.ts.t[i].pos.off += from;
     q.i = 0;
     bl_ast *e = NULL;
-    if (q.ts.t[0].kind == BL_T_EOF) fail_at(&q, &q.ts.t[0], "f-string: empty expression inside {}");
+    if (q.ts.t[0].kind == BL_T_EOF) fail_tok(&q, &q.ts.t[0], "f-string: empty expression inside {}");
     else if ((e = expr(&q)) && peek(&q)->kind != BL_T_EOF) e = fail_at(&q, peek(&q), "f-string: expected '}' or ':' after the expression");
     bl_tokens_free(&q.ts);
     return e;
@@ -1061,6 +1061,7 @@ static bl_ast *target_list(P *p, list *names, const char *what)
             bl_tok_kind c = v->kind == BL_T_LPAREN ? BL_T_RPAREN : BL_T_RBRACK;
             if ((x = target_list(p, names, what)) && !accept(p, c)) x = fail_at(p, peek(p), "expected ',' or a closing bracket");
             if (x) x->pos = v->pos;
+            if (x && c == BL_T_RPAREN && x->n == 1 && p->ts.t[p->i - 2].kind != BL_T_COMMA) x = x->items[0];  /* (a) */
         } else if (v->kind != BL_T_NAME || !bl_name_assignable(v->str, NULL)) {
             p->i -= v->kind != BL_T_EOF;
             fail_at(p, v, what);
@@ -1091,6 +1092,10 @@ static int target(P *p, bl_stmt *s, const char *what)
     int nested = 0;
     target_end(p, p->i, &nested);
     bl_ast *pat = target_list(p, &names, what);
+    if (pat && pat->n == 1 && p->ts.t[p->i - 1].kind != BL_T_COMMA) {   /* (a, b) as a, b; (a) as a */
+        pat = pat->items[0];
+        nested = pat->kind == BL_N_LIST;
+    }
     int n = names.n, rc = pat ? 0 : -1;
     if (rc == 0) {
         s->nparams = n;
