@@ -24,13 +24,19 @@ struct bl_func {
     const bl_stmt *def;     /* the def statement, in code's arena */
     bl_code *code;          /* its source, kept alive (a reference) */
     bl_value **defaults;    /* def->nparams, each parameter's default (evaluated by def) or NULL */
+    bl_frame cap;           /* made inside a function: that function's variables as they were
+                               then (a closure, as a snapshot: lambda x: x + k sees the k of
+                               the call that made it), locals of each call before its parameters */
 };
+
+static void frame_free(bl_frame *f);
 
 void bl_func_free(bl_func *fn)
 {
     if (!fn) return;
     for (int i = 0; fn->defaults && i < fn->def->nparams; i++) bl_val_unref(fn->defaults[i]);
     free(fn->defaults);
+    frame_free(&fn->cap);
     bl_code_unref(fn->code);
     free(fn);
 }
@@ -134,10 +140,11 @@ static bl_value *call_func(bl_session *s, bl_value *fv, bl_callargs *a)
     if (d->nparams > 256) return BL_FAILP("%s: too many parameters", d->name);
     if (bind(s, fn, a, bound) < 0) return NULL;
     bl_frame f = { .up = s->frame, .def = d };
-    for (int i = 0; i < d->nparams; i++) {
+    for (int i = 0; i < fn->cap.nvars + d->nparams; i++) {
         bl_frame *saved = s->frame;
         s->frame = &f;
-        int rc = bl_session_set(s, d->params[i], bound[i]);
+        int k = i - fn->cap.nvars;
+        int rc = k < 0 ? bl_session_set(s, fn->cap.names[i], fn->cap.vals[i]) : bl_session_set(s, d->params[k], bound[k]);
         s->frame = saved;
         if (rc < 0) {
             frame_free(&f);
@@ -217,6 +224,19 @@ bl_value *bl_lang_func(bl_session *s, const bl_stmt *d)
     fn->def = d;
     fn->code = s->code;
     if (fn->code) fn->code->refs++;
+    const bl_frame *up = s->frame;
+    if (up && up->nvars && (!(fn->cap.names = calloc((size_t)up->nvars, sizeof *fn->cap.names)) ||
+                            !(fn->cap.vals = calloc((size_t)up->nvars, sizeof *fn->cap.vals)))) {
+        bl_func_free(fn);
+        return BL_FAILP("out of memory");
+    }
+    for (int i = 0; up && i < up->nvars; i++, fn->cap.nvars++)
+        if (!(fn->cap.names[i] = strdup(up->names[i]))) {
+            bl_func_free(fn);
+            return BL_FAILP("out of memory");
+        } else {
+            fn->cap.vals[i] = bl_val_ref(up->vals[i]);
+        }
     for (int i = 0; i < d->nparams; i++)   /* defaults are evaluated once, by def (as Python) */
         if (d->defaults[i] && !(fn->defaults[i] = bl_eval(s, d->defaults[i]))) {
             bl_func_free(fn);

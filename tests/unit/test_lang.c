@@ -427,6 +427,11 @@ BL_TEST(python_forms)
                     "y = k(1) + \\\n    k(1, w=10)\nprint(y, (lambda: 7)(), k)") == 0 &&
           !strcmp(outbuf, "24 7 <function <lambda>(x, w=2)>\n"), "%s%s", outbuf, errbuf);
     CHECK(run_in(s, "k(1, 2, 3)") < 0 && strstr(errbuf, "<lambda> takes 2 arguments, got 3"), "%s", errbuf);
+    /* a lambda or def made in a function sees that function's variables (Python: 6 50 6) */
+    CHECK(run_in(s, "def make(k):\n    return lambda x: x * k\ndef outer(n):\n    def inner(x):\n        return x * n\n"
+                    "    return inner(2) + inner(3)\ndef rec(n):\n    f = lambda: rec(n - 1) if n > 0 else 0\n"
+                    "    return f() + 1\nprint(make(3)(2), outer(10), rec(5))") == 0 && !strcmp(outbuf, "6 50 6\n"),
+          "%s%s", outbuf, errbuf);
     /* dicts: Python prints the same lines (its lists quote with ', True is true here) */
     CHECK(run_in(s, "d = {\"lr\": 1e-3, \"steps\": 100,}\nd[\"steps\"] = 200\nd[\"warmup\"] = 10\n"
                     "cfg = {\"opt\": {\"lr\": 0.5}}\ncfg[\"opt\"][\"lr\"] = 0.25\n"
