@@ -211,5 +211,18 @@ vcheck "BLOCKLAB_GEMM=mkl is one warning line and the default stays" '^matrix pr
 vcheck "a BLOCKLAB_GEMM holding control bytes is shown with ? for them, not echoed raw" '^matrix products: ' \
     "^blocklab: BLOCKLAB_GEMM: unknown matrix-product backend 'a\\?b' \\(onednn or openblas\\); using (onednn|openblas)$" \
     -- "BLOCKLAB_GEMM=$(printf 'a\033b')"
+# standard output and standard error into one file (2>&1, as a terminal or a log shows them): what
+# a statement printed comes before the next statement's error, also for a missing script after -e
+printf 'x = 1\nx == 1\nprint(2, end="")\nnothing\nprint(3)\n' >"$tmp/order.bl"
+(cd "$tmp" && "$bin" -q -k order.bl -e 'print(4)' >"$tmp/both" 2>&1; "$bin" -q -e 'print(5)' -f missing.bl >>"$tmp/both" 2>&1)
+printf 'true\n2order.bl:4:1: unknown name '"'"'nothing'"'"'\n3\n4\n5\nblocklab: missing.bl: No such file or directory\n' >"$tmp/want"
+n=$((n + 1))
+if cmp -s "$tmp/both" "$tmp/want"; then
+    echo "ok $n - output and errors interleave in statement order on one stream"
+else
+    failed=1
+    echo "not ok $n - output and errors interleave in statement order on one stream"
+    diff "$tmp/want" "$tmp/both" | sed 's/^/# /'
+fi
 echo "1..$n"
 exit $failed

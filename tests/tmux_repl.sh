@@ -64,9 +64,10 @@ start \
     "env BLOCKLAB_HISTORY=$tmp/history NO_COLOR=1 TERM=xterm OMP_NUM_THREADS=2 $bin -q; echo \"blocklab ended with status \$?\" >>$tmp/ended; sleep 30"
 check "prompt" "bl>"
 
-keys 'x = rand' Tab
-check "tab completes a function name" "bl> x = randn("
-keys '2, 3)' Enter 'sha' Tab
+# (rand would stop at randn: randn_like shares it, as in torch)
+keys 'x = resh' Tab
+check "tab completes a function name" "bl> x = reshape("
+keys 'arange(6), 2, 3)' Enter 'sha' Tab
 check "tab completes another function name" "bl> shape("
 keys 'x)' Enter
 check "the value is printed" "[2, 3]"
@@ -282,7 +283,7 @@ check "the runs and the table are kept" "runs true true"
 keys C-d
 i=0
 while [ $i -lt 50 ] && ! grep -q "still" "$tmp/history" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
-if grep -qxF 'y = [1, 2]' "$tmp/history" && grep -qxF 'x = randn(2, 3)' "$tmp/history" &&
+if grep -qxF 'y = [1, 2]' "$tmp/history" && grep -qxF 'x = reshape(arange(6), 2, 3)' "$tmp/history" &&
    grep -A2 -xF 'for s in [1, 4]' "$tmp/history" | tail -1 | grep -qxF 'end'; then
     ok "Ctrl-D leaves and the history file holds the statements"
 else

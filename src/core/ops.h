@@ -92,5 +92,13 @@ bl_tensor *bl_strided_put(bl_graph *g, bl_tensor *x, bl_tensor *v, int ndim, con
 /* x with dimensions d0 and d1 swapped (negative count from the end), copied (torch.transpose).
  * Errors: a dimension out of range. Op name "transpose". */
 bl_tensor *bl_transpose(bl_graph *g, bl_tensor *x, int d0, int d1);
+/* x with its dimensions reordered: dimension k of the result is perm[k] of x (negative counting
+ * from the end), x->ndim of them, each once; copied (torch.permute). Errors: perm not a
+ * permutation. Op name "transpose". */
+bl_tensor *bl_permute(bl_graph *g, bl_tensor *x, const int *perm);
+/* Element j of x along dim (negative counts from the end), that dimension dropped, or kept with
+ * size 1 when keep (torch.select / x[:, j]; a 1-D x gives a 0-D tensor). Gradient: dy back at
+ * those elements. Errors: dim or j out of range. Op name "index". */
+bl_tensor *bl_pick(bl_graph *g, bl_tensor *x, int dim, int j, int keep);
 
 #endif

@@ -79,19 +79,57 @@ bl_tensor *bl_as_strided(bl_graph *g, bl_tensor *x, int ndim, const int *shape, 
     return strided(g, BL_OP_INDEX, x, ndim, shape, stride, offset);
 }
 
+/* The row-major strides of x (elements per step of each dimension). */
+static void contiguous_strides(const bl_tensor *x, long *st)
+{
+    long s = 1;
+    for (int k = x->ndim - 1; k >= 0; k--) st[k] = s, s *= x->shape[k];
+}
+
 bl_tensor *bl_transpose(bl_graph *g, bl_tensor *x, int d0, int d1)
 {
     int a = bl_dim_index("transpose", x, d0), b = a < 0 ? -1 : bl_dim_index("transpose", x, d1);
     if (b < 0) return NULL;
-    long st[BL_MAXDIM], stride[BL_MAXDIM], s = 1;
+    long st[BL_MAXDIM], stride[BL_MAXDIM];
     int shape[BL_MAXDIM];
-    for (int k = x->ndim - 1; k >= 0; k--) st[k] = s, s *= x->shape[k];
+    contiguous_strides(x, st);
     for (int k = 0; k < x->ndim; k++) {
         int from = k == a ? b : k == b ? a : k;
         shape[k] = x->shape[from];
         stride[k] = st[from];
     }
     return strided(g, BL_OP_TRANSPOSE, x, x->ndim, shape, stride, 0);
+}
+
+bl_tensor *bl_permute(bl_graph *g, bl_tensor *x, const int *perm)
+{
+    long st[BL_MAXDIM], stride[BL_MAXDIM];
+    int shape[BL_MAXDIM], seen = 0;
+    contiguous_strides(x, st);
+    for (int k = 0; k < x->ndim; k++) {
+        int d = perm[k] < 0 ? perm[k] + x->ndim : perm[k];
+        if (d < 0 || d >= x->ndim || (seen >> d & 1))
+            return BL_FAILP("permute: the dims must be each of 0..%d once (negative counting from the end)",
+                            x->ndim - 1);
+        seen |= 1 << d;
+        shape[k] = x->shape[d];
+        stride[k] = st[d];
+    }
+    return strided(g, BL_OP_TRANSPOSE, x, x->ndim, shape, stride, 0);
+}
+
+bl_tensor *bl_pick(bl_graph *g, bl_tensor *x, int dim, int j, int keep)
+{
+    int d = bl_dim_index("pick", x, dim);
+    if (d < 0) return NULL;
+    if (j < 0 || j >= x->shape[d])
+        return BL_FAILP("pick: index %d is out of range for dimension %d of size %d", j, d, x->shape[d]);
+    long st[BL_MAXDIM], stride[BL_MAXDIM];
+    int shape[BL_MAXDIM], nd = 0;
+    contiguous_strides(x, st);
+    for (int k = 0; k < x->ndim; k++)
+        if (k != d || keep) shape[nd] = k == d ? 1 : x->shape[k], stride[nd++] = st[k];
+    return strided(g, BL_OP_INDEX, x, nd, shape, stride, (long)j * st[d]);
 }
 
 /* dx: dy outside the region (none of it where v went); dv: dy at the region. */

@@ -165,9 +165,7 @@ bl_tensor *bl_ag_const(bl_ag *ag, bl_tensor *t)
     return t && ag->recording ? bl_graph_input(ag->g, t, 0) : t;
 }
 
-/* A new TENSOR value holding t (owned), kept as a tensor even when 0-D: a number cannot carry
- * the node that made it (y = sum(x * x) must still reach x). */
-static bl_value *tensor_value(bl_tensor *t)
+bl_value *bl_ag_tensor_value(bl_tensor *t)
 {
     if (!t) return NULL;
     if (t->ndim > 0) return bl_val_tensor(t);
@@ -197,7 +195,7 @@ bl_value *bl_ag_end(bl_ag *ag, bl_tensor *out)
         bl_agnode_unref(n);
         return v;
     }
-    bl_value *v = tensor_value(bl_tensor_copy(out));
+    bl_value *v = bl_ag_tensor_value(bl_tensor_copy(out));
     if (!v) {
         bl_agnode_unref(n);
         return NULL;
@@ -225,7 +223,7 @@ bl_value *bl_ag_leaf(bl_callargs *a, bl_value *v)
     if (v->kind == BL_V_NUM) {
         bl_tensor *t = bl_tensor_scalar((float)v->num);
         bl_val_unref(v);
-        v = tensor_value(t);
+        v = bl_ag_tensor_value(t);
         if (!v) return NULL;
     }
     if (v->kind == BL_V_TENSOR) v->requires_grad = 1;
@@ -248,7 +246,7 @@ bl_value *bl_ag_graph_value(bl_session *s, bl_graph *g, const unsigned *gen, bl_
     if (!out) return NULL;
     if (s->no_grad || !out->grad || !bl_graph_recording(g)) return bl_val_tensor(bl_tensor_copy(out));
     bl_agnode *n = node_new(g, 0);
-    bl_value *v = n ? tensor_value(bl_tensor_copy(out)) : NULL;
+    bl_value *v = n ? bl_ag_tensor_value(bl_tensor_copy(out)) : NULL;
     if (!v) {
         bl_agnode_unref(n);
         return NULL;

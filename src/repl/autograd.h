@@ -95,6 +95,10 @@ bl_value *bl_ag_graph_value(bl_session *s, bl_graph *g, const unsigned *gen, bl_
  * Returns v, or NULL + error (a bad grad= value; v is released). */
 bl_value *bl_ag_leaf(bl_callargs *a, bl_value *v);
 
+/* A new TENSOR value holding t (owned), kept as a tensor even when 0-D: a number cannot carry
+ * the node that made it (y = sum(x * x) must still reach x) nor be a leaf. NULL t passes. */
+bl_value *bl_ag_tensor_value(bl_tensor *t);
+
 /* Turn gradient recording off (no_grad) or on; returns the previous state. */
 int bl_ag_set_enabled(bl_session *s, int on);
 int bl_ag_enabled(const bl_session *s);

@@ -227,6 +227,11 @@ static int cmd_help(bl_cmdargs *a)
         print_synopsis(o, f->synopsis, 0);
         print_block(o, f->help, 2);
         if (bl_function_help_more(f)) print_block(o, bl_function_help_more(f), 2);
+        /* a function that is also a model key (norm(x) and norm=rmsnorm): the key's help too */
+        if (!c && bl_config_find_key(t)) {
+            fprintf(o, "\nThe model key %s= (set %s=...):\n", t, t);
+            bl_models_help(a->s, t, o);
+        }
     }
     if (c || f) return 0;
     if (!strcmp(t, "functions")) {

@@ -13,8 +13,8 @@ static int cmd_no_grad(bl_cmdargs *a)
 static const char help[] =
     "Run a statement without recording gradients.\n"
     "As torch.no_grad(): its results need no gradient even when their inputs do, e.g. an\n"
-    "update by hand:\n"
-    "no_grad w = requires_grad(w - 0.1 * w.grad)\n"
+    "update by hand (torch's in place: w stays a leaf that requires grad):\n"
+    "no_grad w -= 0.1 * w.grad\n"
     "For a block of statements, Python's form: with torch.no_grad(): and the indented\n"
     "lines (help language).";
 

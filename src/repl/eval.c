@@ -369,7 +369,9 @@ static bl_value *field(bl_session *s, const bl_ast *e, bl_value *v)
         if (!strcmp(e->str, "numel")) return bl_val_num(1);
         if (!strcmp(e->str, "shape")) return bl_val_list(0);
     }
-    bl_fail("a %s has no field '%s'", bl_val_kind_name(v), e->str);
+    int pair = v->kind == BL_V_LIST && (!strcmp(e->str, "values") || !strcmp(e->str, "indices"));
+    bl_fail("a %s has no field '%s'%s", bl_val_kind_name(v), e->str,
+            pair ? " (torch's (values, indices) pair is a list here: x.max(1)[0], or v, i = x.max(1))" : "");
     return ERRAT(s, e->pos);
 }
 
@@ -850,7 +852,7 @@ int bl_exec_stmt(bl_session *s, const bl_stmt *st)
         if (st->target && st->target->kind == BL_N_FIELD) rc = clear_grad(s, st, v);
         else if (st->target) rc = bl_index_assign(s, st->target, v);
         else if (st->pattern) rc = bl_lang_unpack(s, st->pattern, v);
-        else rc = bl_session_set(s, st->name, v);
+        else rc = bl_assign_name(s, st, v);
         if (rc == 0 && st->body.n) rc = bl_exec_block(s, &st->body);     /* a = b = v */
     } else if (rc == 0 && st->redirect) {
         if (txt.f && st->kind == BL_S_EXPR && v && v->kind != BL_V_NONE) {
@@ -896,7 +898,8 @@ static void source_line(const char *src, int src_line, int line, const char **st
 void bl_report_error(bl_session *s)
 {
     const char *msg = bl_error()[0] ? bl_error() : "error";
-    fflush(s->out);
+    fflush(s->out);     /* what the statements before printed comes first, also when */
+    fflush(stdout);     /* s->out is a file now (source FILE > out.txt) */
     if (bl_interrupted()) bl_interrupt_newline(s->err);   /* after the terminal's ^C */
     if (s->error_shown) {   /* `source` of a file that stopped at an error, shown where it was */
         s->error_shown = 0;

@@ -205,14 +205,13 @@ static int shape_args(bl_callargs *a, int from, int *nd, int *shape, int allow_n
 
 
 /* ---- creation ---- */
-static bl_value *f_fill(bl_callargs *a)
+/* zeros, ones or randn (by the start of a->fname) of the given shape, a leaf with grad=on. */
+static bl_value *fill_new(bl_callargs *a, int nd, const int *shape)
 {
-    int nd, shape[BL_MAXDIM];
-    if (bl_nargs(a, 1, -1) < 0 || shape_args(a, 0, &nd, shape, 0) < 0) return NULL;
     bl_tensor *t = bl_tensor_new(nd, shape);
     if (!t) return NULL;
-    if (!strcmp(a->fname, "ones")) bl_tensor_fill(t, 1);
-    if (!strcmp(a->fname, "randn")) {
+    if (!strncmp(a->fname, "ones", 4)) bl_tensor_fill(t, 1);
+    if (!strncmp(a->fname, "randn", 5)) {
         double mean, std;
         if (bl_kw_num(a, "mean", 0, &mean) < 0 || bl_kw_num(a, "std", 1, &std) < 0) {
             bl_tensor_free(t);
@@ -227,6 +226,21 @@ static bl_value *f_fill(bl_callargs *a)
         bl_rng_fill_normal(&a->s->rng, t->data, t->numel, (float)mean, (float)std);
     }
     return bl_ag_leaf(a, bl_val_tensor(t));
+}
+
+static bl_value *f_fill(bl_callargs *a)
+{
+    int nd, shape[BL_MAXDIM];
+    if (bl_nargs(a, 1, -1) < 0 || shape_args(a, 0, &nd, shape, 0) < 0) return NULL;
+    return fill_new(a, nd, shape);
+}
+
+/* zeros_like(x), ones_like(x), randn_like(x): as zeros, ones, randn of x's shape (torch's). */
+static bl_value *f_fill_like(bl_callargs *a)
+{
+    if (bl_nargs(a, 1, 1) < 0) return NULL;
+    bl_tensor *x = bl_arg_tensor(a, 0);
+    return x ? fill_new(a, x->ndim, x->shape) : NULL;
 }
 
 static bl_value *f_arange(bl_callargs *a)
@@ -303,10 +317,7 @@ static bl_value *f_reshape(bl_callargs *a)
     if (bl_nargs(a, 2, -1) < 0) return NULL;
     bl_tensor *x = bl_arg_tensor(a, 0);
     if (!x || shape_args(a, 1, &nd, shape, 1) < 0) return NULL;
-    bl_ag ag;
-    bl_graph *g = bl_ag_begin(&ag, a);
-    x = g ? bl_ag_in(&ag, a->v[0], x) : NULL;
-    return bl_ag_end(&ag, x ? bl_graph_view(g, x, nd, shape) : NULL);
+    return bl_view_call(a, nd, shape);
 }
 
 static bl_value *f_transpose(bl_callargs *a)
@@ -602,11 +613,29 @@ static bl_value *f_allclose(bl_callargs *a)
 }
 
 /* ---- output ---- */
-/* Like Python's print: the values on one line, separated by spaces (each as the prompt shows it,
- * so print(x) is x's display exactly), then a newline; a table or a model, run or picture
- * takes whole lines of its own, starting on a fresh one. */
+/* A string keyword of print (sep=, end=): its text, def when absent or None; NULL + error at it
+ * for any other kind. */
+static const char *str_kw(bl_callargs *a, const char *key, const char *def)
+{
+    bl_value *v = bl_kw(a, key);
+    if (!v || v->kind == BL_V_NONE) return def;
+    if (v->kind == BL_V_STR) return v->str;
+    bl_fail("print: %s must be a string, not a %s (print(a, b, sep=\", \", end=\"\"))", key, bl_val_kind_name(v));
+    bl_session_errat(a->s, kw_pos(a, key));
+    return NULL;
+}
+
+/* Like Python's print: the values on one line, separated by sep (a space), then end (a newline),
+ * each as the prompt shows it, so print(x) is x's display exactly; a table or a model, run or
+ * picture takes whole lines of its own, starting on a fresh one. Every argument is checked
+ * before anything is printed. */
 static bl_value *f_print(bl_callargs *a)
 {
+    static const char *const keys[] = { "sep", "end", "flush", NULL };
+    int flush;
+    if (bl_kw_only(a, keys) < 0) return NULL;
+    const char *sep = str_kw(a, "sep", " "), *end = sep ? str_kw(a, "end", "\n") : NULL;
+    if (!end || bl_kw_bool(a, "flush", 0, &flush) < 0) return NULL;
     int bol = 1;    /* at the start of a line */
     for (int i = 0; i < a->n; i++) {
         bl_value *v = a->v[i];
@@ -616,11 +645,12 @@ static bl_value *f_print(bl_callargs *a)
             bol = 1;
             continue;
         }
-        if (!bol) fputc(' ', a->s->out);
+        if (i > 0 && !bol) fputs(sep, a->s->out);
         bol = 0;
         bl_val_print_inline(v, a->s->out);
     }
-    if (!bol || a->n == 0) fputc('\n', a->s->out);
+    if (!bol || a->n == 0) fputs(end, a->s->out);
+    if (flush) fflush(a->s->out);
     return bl_val_none();
 }
 
@@ -881,6 +911,13 @@ const bl_function bl_functions[] = {
       "(help backward).", f_fill },
     { "zeros", "zeros(d0, d1, ..., grad=off)", "A tensor of zeros with the given shape. grad=on (requires_grad=True) makes it a leaf that needs a gradient.", f_fill },
     { "ones", "ones(d0, d1, ..., grad=off)", "A tensor of ones with the given shape. grad=on (requires_grad=True) makes it a leaf that needs a gradient.", f_fill },
+    { "zeros_like", "zeros_like(x, grad=off)",
+      "Zeros of x's shape (torch.zeros_like). grad=on makes it a leaf that needs a gradient.", f_fill_like },
+    { "ones_like", "ones_like(x, grad=off)",
+      "Ones of x's shape (torch.ones_like). grad=on makes it a leaf that needs a gradient.", f_fill_like },
+    { "randn_like", "randn_like(x, mean=0, std=1, grad=off)",
+      "Normal random numbers of x's shape (torch.randn_like).\n"
+      "From the session's generator, as randn's (seed N restarts it).", f_fill_like },
     { "range", "range([start,] stop[, step])",
       "The list start, start+step, ... below stop (Python's range).\n"
       "Whole numbers, for loops: for i in range(n). Empty when there are none; at most\n"
@@ -911,11 +948,15 @@ const bl_function bl_functions[] = {
     { "rms", "rms(x, dim=, keepdim=off)", "The root mean square sqrt(mean(x^2)) of x, or along dimension dim.",
       bl_fn_reduce },
     { "min", "min(x, dim=, keepdim=off) | min(a, b, ...)",
-      "The smallest element of x, or along dimension dim. min(a, b, ...) of numbers is\n"
-      "Python's min; of two tensors the elementwise minimum (torch.min(a, b)).", bl_fn_reduce },
+      "The smallest element of x, or [values, indices] along dim (torch.min).\n"
+      "v, i = x.min(1) unpacks the pair; x.min(1)[0] is the values. The indices are the first\n"
+      "smallest (argmin's), where the gradient goes. min(a, b, ...) of numbers is Python's\n"
+      "min; of two tensors the elementwise minimum (torch.min(a, b)).", bl_fn_reduce },
     { "max", "max(x, dim=, keepdim=off) | max(a, b, ...)",
-      "The largest element of x, or along dimension dim. max(a, b, ...) of numbers is\n"
-      "Python's max; of two tensors the elementwise maximum (torch.max(a, b)).", bl_fn_reduce },
+      "The largest element of x, or [values, indices] along dim (torch.max).\n"
+      "v, i = x.max(1) unpacks the pair; x.max(1)[0] is the values. The indices are the first\n"
+      "largest (argmax's), where the gradient goes. max(a, b, ...) of numbers is Python's\n"
+      "max; of two tensors the elementwise maximum (torch.max(a, b)).", bl_fn_reduce },
     { "abs", "abs(x)", "|x| elementwise; its gradient at 0 is 0, as torch's.", bl_fn_unary },
     { "sqrt", "sqrt(x)", "The square root, elementwise; sqrt(-1) is nan.", bl_fn_unary },
     { "exp", "exp(x)", "e^x elementwise.", bl_fn_unary },
@@ -975,9 +1016,11 @@ const bl_function bl_functions[] = {
       f_attention },
     { "allclose", "allclose(a, b, rtol=1e-4, atol=1e-5)",
       "true when |a - b| <= atol + rtol |b| everywhere (shapes broadcast).", f_allclose },
-    { "print", "print(a, b, ...)",
-      "Print the values on one line, separated by spaces. Each as the prompt shows it;\n"
-      "a table, model or picture takes lines of its own.", f_print },
+    { "print", "print(a, b, ..., sep=\" \", end=\"\\n\")",
+      "Print the values on one line, separated by sep, then end (Python's).\n"
+      "Each as the prompt shows it; a table, model or picture takes lines of its own.\n"
+      "print(a, b, sep=\", \") separates with a comma; end=\"\" leaves the line open for the next\n"
+      "print. Nothing is printed when an argument is wrong.", f_print },
     { "len", "len(x)",
       "The length of x (Python's len). Items of a list, keys of a dict, characters of a string,\n"
       "rows of a table, or the first dimension of a tensor.", f_len },
@@ -1014,7 +1057,7 @@ const bl_function bl_functions[] = {
 /* The tables of functions: this file's, then those of other files (each ends with {NULL}). */
 static const bl_function *const tables[] = {
     bl_functions, bl_figure_functions, bl_model_functions, bl_run_functions, bl_modellab_functions,
-    bl_grad_functions, bl_math_functions, NULL,
+    bl_grad_functions, bl_math_functions, bl_tensor_functions, bl_loss_functions, NULL,
 };
 
 const bl_function *bl_function_at(int i)

@@ -30,9 +30,7 @@ static int plain_num(const bl_value *v)
     return (v->kind == BL_V_NUM || v->kind == BL_V_BOOL) && !bl_val_needs_grad(v);
 }
 
-/* The dimension argument: positional argument pos when given (pos >= 0), else dim=, else def
- * (BL_ALL_DIMS: over all elements). In [-ndim, ndim - 1] of x. 0 or -1 + error at it. */
-static int dim_arg(bl_callargs *a, const bl_tensor *x, int pos, int def, int *dim)
+int bl_dim_arg(bl_callargs *a, const bl_tensor *x, int pos, int def, int *dim)
 {
     long d = def, lo = x->ndim ? -x->ndim : -1, hi = x->ndim ? x->ndim - 1 : 0;
     bl_value *v = bl_kw(a, "dim");
@@ -259,7 +257,7 @@ bl_value *bl_fn_argext(bl_callargs *a)
     int keep, dim;
     if (bl_nargs(a, 1, 2) < 0) return NULL;     /* x.argmax(1): dim given second, as torch's */
     bl_tensor *x = bl_arg_tensor(a, 0);
-    if (!x || bl_kw_bool(a, "keepdim", 0, &keep) < 0 || dim_arg(a, x, 1, BL_ALL_DIMS, &dim) < 0) return NULL;
+    if (!x || bl_kw_bool(a, "keepdim", 0, &keep) < 0 || bl_dim_arg(a, x, 1, BL_ALL_DIMS, &dim) < 0) return NULL;
     return copied(a->s, bl_argext(a->s->g, x, dim, keep, !strcmp(a->fname, "argmax")));
 }
 
@@ -271,11 +269,35 @@ bl_value *bl_fn_cumsum(bl_callargs *a)
     if (!x0) return NULL;
     if (a->n < 2 && !bl_kw(a, "dim"))
         return BL_FAILP("cumsum: dim is missing (cumsum(x, dim), as torch.cumsum)");
-    if (dim_arg(a, x0, 1, 0, &dim) < 0) return NULL;
+    if (bl_dim_arg(a, x0, 1, 0, &dim) < 0) return NULL;
     bl_ag ag;
     bl_graph *g = bl_ag_begin(&ag, a);
     bl_tensor *x = g ? arg_in(&ag, a, 0) : NULL;
     return bl_ag_end(&ag, x ? bl_cumsum(g, x, dim) : NULL);
+}
+
+/* The pair [values, indices] of bl_topk(x, k, dim, largest) on argument 0 (a 0-D x as [1]),
+ * values recorded; with pick >= 0, only element pick of the k along dim of both (dropped, or
+ * kept with size 1 when keep): a median. */
+static bl_value *topk_pair(bl_callargs *a, int k, int dim, int largest, int pick, int keep)
+{
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin(&ag, a);
+    bl_tensor *x = g ? arg_in(&ag, a, 0) : NULL, *idx = NULL;
+    if (x && x->ndim == 0) x = bl_graph_view(g, x, 1, (int[]){ 1 }), dim = 0;
+    bl_tensor *v = x ? bl_topk(g, x, k, dim, largest, &idx) : NULL;
+    if (v && pick >= 0) {
+        v = bl_pick(g, v, dim, pick, keep);
+        idx = v ? bl_pick(g, idx, dim, pick, keep) : NULL;
+    }
+    bl_value *vi = v && idx ? bl_val_tensor(bl_tensor_copy(idx)) : NULL;   /* before bl_ag_end frees g */
+    return bl_val_pair(bl_ag_end(&ag, vi ? v : NULL), vi);
+}
+
+/* The size of x along dim (1 for a 0-D x). */
+static int dim_size(const bl_tensor *x, int dim)
+{
+    return x->ndim == 0 ? 1 : x->shape[dim < 0 ? dim + x->ndim : dim];
 }
 
 bl_value *bl_fn_topk(bl_callargs *a)
@@ -284,22 +306,63 @@ bl_value *bl_fn_topk(bl_callargs *a)
     int dim, largest;
     if (bl_nargs(a, 2, 2) < 0 || bl_arg_int(a, 1, 1, 1L << 30, &k) < 0) return NULL;
     bl_tensor *x0 = bl_arg_tensor(a, 0);
-    if (!x0 || bl_kw_bool(a, "largest", 1, &largest) < 0 || dim_arg(a, x0, -1, -1, &dim) < 0) return NULL;
-    bl_ag ag;
-    bl_graph *g = bl_ag_begin(&ag, a);
-    bl_tensor *x = g ? arg_in(&ag, a, 0) : NULL, *idx = NULL;
-    bl_tensor *v = x ? bl_topk(g, x, (int)k, dim, largest, &idx) : NULL;
-    bl_value *vi = v ? bl_val_tensor(bl_tensor_copy(idx)) : NULL;   /* before bl_ag_end frees g */
-    bl_value *vv = bl_ag_end(&ag, vi ? v : NULL);
-    bl_value *l = vv ? bl_val_list(2) : NULL;
-    if (!l) {
-        bl_val_unref(vv);
-        bl_val_unref(vi);
-        return NULL;
+    if (!x0 || bl_kw_bool(a, "largest", 1, &largest) < 0 || bl_dim_arg(a, x0, -1, -1, &dim) < 0) return NULL;
+    return topk_pair(a, (int)k, dim, largest, -1, 0);
+}
+
+/* sort(x, dim=-1, descending=off): all of dim in order, [values, indices] (torch.sort, stable:
+ * equal values keep their order): bl_topk with k the size of dim. */
+bl_value *bl_fn_sort(bl_callargs *a)
+{
+    int dim, desc;
+    if (bl_nargs(a, 1, 2) < 0) return NULL;
+    bl_tensor *x = bl_arg_tensor(a, 0);
+    if (!x || bl_kw_bool(a, "descending", 0, &desc) < 0 || bl_dim_arg(a, x, 1, -1, &dim) < 0) return NULL;
+    return topk_pair(a, dim_size(x, dim), dim, desc, -1, 0);
+}
+
+/* The median of all of x as torch.median(x): element (n - 1) / 2 of x sorted; its gradient is
+ * spread evenly over the elements equal to it (torch's evenly_distribute_backward), as
+ * sum(x * (x == m)) / count. A NaN in x makes it NaN. */
+static bl_value *median_all(bl_callargs *a, bl_tensor *x)
+{
+    int n = (int)x->numel, mid = (n - 1) / 2;
+    bl_tensor flat;
+    if (bl_tensor_view_as(&flat, x, 1, &n) < 0) return NULL;
+    bl_tensor *sorted = bl_topk(a->s->g, &flat, mid + 1, 0, 0, NULL);
+    float m = sorted ? sorted->data[mid] : 0;
+    bl_graph_reset(a->s->g);
+    bl_tensor *mask = sorted ? bl_tensor_new(x->ndim, x->shape) : NULL;
+    if (!mask) return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < x->numel; i++) k += (mask->data[i] = x->data[i] == m);
+    bl_value *r = NULL;
+    if (k == 0) {
+        r = bl_val_num(NAN);
+    } else {
+        bl_ag ag;
+        bl_graph *g = bl_ag_begin(&ag, a);
+        bl_tensor *xin = g ? arg_in(&ag, a, 0) : NULL, *mk = xin ? bl_ag_const(&ag, mask) : NULL;
+        bl_tensor *y = mk ? bl_binary_op(g, BL_MUL, xin, mk) : NULL;
+        y = y ? bl_reduce_op(g, BL_SUM, y, BL_ALL_DIMS, 0) : NULL;
+        r = bl_ag_end(&ag, y ? bl_scale(g, y, 1.0f / (float)k) : NULL);
     }
-    bl_val_list_set(l, 0, vv);
-    bl_val_list_set(l, 1, vi);
-    return l;
+    bl_tensor_free(mask);
+    return r;
+}
+
+/* median(x): the lower median of all elements (torch.median: not the mean of the two middle
+ * ones), a number; median(x, dim): [values, indices] along dim, the gradient going to the
+ * element picked (the first of equal ones). */
+bl_value *bl_fn_median(bl_callargs *a)
+{
+    int dim, keep;
+    if (bl_nargs(a, 1, 2) < 0) return NULL;
+    bl_tensor *x = bl_arg_tensor(a, 0);
+    if (!x || bl_kw_bool(a, "keepdim", 0, &keep) < 0 || bl_dim_arg(a, x, 1, BL_ALL_DIMS, &dim) < 0) return NULL;
+    if (dim == BL_ALL_DIMS || x->ndim == 0) return median_all(a, x);
+    int m = (dim_size(x, dim) - 1) / 2;
+    return topk_pair(a, m + 1, dim, 0, m, keep);
 }
 
 /* timestep_features(t, n=256): the model's own sinusoidal features (bl_timestep_features) */
@@ -341,7 +404,8 @@ static int correction_arg(bl_callargs *a, double *c)
 /* sum, mean, var, std, rms, min, max of x, all of it or along dim (x.sum(1): dim given second,
  * as torch's). min(a, b) and max(a, b) of numbers are Python's (the first unless the second is
  * smaller / larger; more than two numbers too); of a tensor and a tensor, torch.max(a, b): the
- * elementwise maximum (bl_fn_binary). var and std divide by n - correction (torch's default 1,
+ * elementwise maximum (bl_fn_binary); max(x, dim) and min(x, dim) are torch's pair [values,
+ * indices]. var and std divide by n - correction (torch's default 1,
  * unbiased; unbiased=off or correction=0 divides by n, as inside LayerNorm): the biased kernel's
  * variance times n / (n - correction) (its square root for std), nan where n - correction <= 0
  * (torch gives nan or inf there, with a warning). */
@@ -376,8 +440,13 @@ bl_value *bl_fn_reduce(bl_callargs *a)
     double corr = 0;
     if (bl_nargs(a, 1, 2) < 0) return NULL;
     bl_tensor *x0 = bl_arg_tensor(a, 0);
-    if (!x0 || bl_kw_bool(a, "keepdim", 0, &keep) < 0 || dim_arg(a, x0, 1, BL_ALL_DIMS, &dim) < 0) return NULL;
+    if (!x0 || bl_kw_bool(a, "keepdim", 0, &keep) < 0 || bl_dim_arg(a, x0, 1, BL_ALL_DIMS, &dim) < 0) return NULL;
     if ((op == BL_VAR || op == BL_STD) && correction_arg(a, &corr) < 0) return NULL;
+    /* max(x, dim) and min(x, dim): [values, indices], as torch's (the indices of bl_argext: the
+     * first extreme, where the values' gradient goes); made first, as copied() resets s->g */
+    bl_value *idx = NULL;
+    if (extreme && dim != BL_ALL_DIMS) idx = copied(a->s, bl_argext(a->s->g, x0, dim, keep, op == BL_MAX));
+    if (extreme && dim != BL_ALL_DIMS && !idx) return NULL;
     bl_ag ag;
     bl_graph *g = bl_ag_begin(&ag, a);
     bl_tensor *x = g ? arg_in(&ag, a, 0) : NULL;
@@ -390,7 +459,7 @@ bl_value *bl_fn_reduce(bl_callargs *a)
         y = bl_scale(g, y, (float)f);
         if (y && op == BL_STD) y = bl_unary_op(g, BL_SQRT, y);
     }
-    return bl_ag_end(&ag, y);
+    return idx ? bl_val_pair(bl_ag_end(&ag, y), idx) : bl_ag_end(&ag, y);
 }
 
 /* ---- operators ---- */
@@ -536,6 +605,14 @@ const bl_function bl_math_functions[] = {
       "The k largest elements along dim, sorted: [values, indices] (torch.topk).\n"
       "largest=off gives the smallest; topk(x, 3)[0] are the values. Equal values come in\n"
       "index order. The gradient goes to the elements picked.", bl_fn_topk },
+    { "sort", "sort(x, dim=-1, descending=off)",
+      "x sorted along dim: [values, indices] (torch.sort).\n"
+      "v, i = x.sort() unpacks them. Ascending unless descending=on; equal values keep\n"
+      "their order (stable). The gradient goes back to where each value came from.", bl_fn_sort },
+    { "median", "median(x, dim=, keepdim=off)",
+      "The median of x, or [values, indices] along dim (torch.median).\n"
+      "The lower of the two middle values for an even count (not their mean, as torch).\n"
+      "The gradient goes to the element picked.", bl_fn_median },
     { "timestep_features", "timestep_features(t, n=256)",
       "TinyDiT's sinusoidal timestep features [B, n], as the model makes them.\n"
       "Feature i < n/2 is cos(1000 t f_i), then sin, f_i = exp(-ln(10000) i / (n/2)) (DiT's\n"

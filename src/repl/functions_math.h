@@ -25,7 +25,18 @@ bl_value *bl_fn_eye(bl_callargs *a);
 bl_value *bl_fn_argext(bl_callargs *a);     /* argmax argmin */
 bl_value *bl_fn_cumsum(bl_callargs *a);
 bl_value *bl_fn_topk(bl_callargs *a);
+bl_value *bl_fn_sort(bl_callargs *a);
+bl_value *bl_fn_median(bl_callargs *a);
 bl_value *bl_fn_timestep_features(bl_callargs *a);
+
+/* The dimension argument of a call on x: positional argument pos when given (pos >= 0), else
+ * dim=, else def (BL_ALL_DIMS: over all elements). In [-ndim, ndim - 1] of x. 0 or -1 + error
+ * at it ("dim given twice", out of range, a 0-D x). */
+int bl_dim_arg(bl_callargs *a, const bl_tensor *x, int pos, int def, int *dim);
+
+/* The call's value: argument 0 (a tensor) viewed with another shape of as many elements
+ * (reshape, squeeze, ...; functions_tensor.c), recorded when it needs a gradient. NULL + error. */
+bl_value *bl_view_call(bl_callargs *a, int nd, const int *shape);
 
 /* The operators of eval.c on tensors (a or b a tensor or list): + - * / ** // % (torch.floor_divide,
  * torch.remainder) and the comparisons < <= > >= == != (0/1 tensors), recorded when an operand

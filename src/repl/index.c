@@ -405,6 +405,25 @@ static bl_value *put_list(bl_session *s, const bl_ast *e, bl_value *l, bl_value 
     return r;
 }
 
+/* Under no_grad a leaf changed in place stays the leaf it was (torch's x[0] = 5, x -= lr * x.grad):
+ * out (x's new tensor value, not shared) requires grad and keeps a copy of x's .grad. 0, or -1 +
+ * error (out of memory). */
+static int keep_leaf(bl_value *out, const bl_value *x)
+{
+    if (out->kind != BL_V_TENSOR) return 0;
+    out->requires_grad = 1;
+    if (x->grad && !(out->grad = bl_tensor_copy(x->grad))) return -1;
+    return 0;
+}
+
+/* PyTorch's RuntimeError for changing a leaf that requires grad in place, word for word, with
+ * what to do instead: -1 + error at pos. */
+static int refuse_leaf(bl_session *s, bl_pos pos, const char *what, const char *instead)
+{
+    bl_fail("a %sleaf Variable that requires grad is being used in an in-place operation (%s)", what, instead);
+    return bl_session_errat(s, pos);
+}
+
 /* x[indices] = v of a tensor: a new tensor, recorded when x or v needs a gradient. */
 static bl_value *put_tensor(bl_session *s, const bl_ast *e, bl_value *x, bl_value *v)
 {
@@ -427,11 +446,9 @@ static bl_value *put_tensor(bl_session *s, const bl_ast *e, bl_value *x, bl_valu
                 bl_val_kind_name(v));
         return ERRAT(s, e->pos);
     }
-    if (x->requires_grad && bl_ag_enabled(s)) {     /* PyTorch's RuntimeError, word for word */
-        bl_fail("a view of a leaf Variable that requires grad is being used in an in-place operation "
-                "(change it under no_grad, or assign into a copy: y = x * 1)");
-        return ERRAT(s, e->pos);
-    }
+    if (x->requires_grad && bl_ag_enabled(s))     /* PyTorch's RuntimeError, word for word */
+        return refuse_leaf(s, e->pos, "view of a ", "change it under no_grad, or assign into a copy: y = x * 1"),
+               (bl_value *)NULL;
     bl_tensor *own = v->kind == BL_V_TENSOR ? NULL : bl_val_to_tensor(v, "index assignment");
     const bl_tensor *vt = own ? own : v->kind == BL_V_TENSOR ? v->t : NULL;
     if (!vt) return ERRAT(s, e->pos);
@@ -469,13 +486,9 @@ static bl_value *put_tensor(bl_session *s, const bl_ast *e, bl_value *x, bl_valu
     bl_graph_reset(s->g);
     bl_tensor_free(zeros);
     bl_tensor_free(own);
-    if (out && x->requires_grad && out->kind == BL_V_TENSOR) {
-        /* under no_grad a leaf changes and stays the leaf it was, its .grad kept (torch's in place) */
-        out->requires_grad = 1;
-        if (x->grad && !(out->grad = bl_tensor_copy(x->grad))) {
-            bl_val_unref(out);
-            out = NULL;
-        }
+    if (out && x->requires_grad && keep_leaf(out, x) < 0) {
+        bl_val_unref(out);
+        out = NULL;
     }
     return out ? out : ERRAT(s, e->pos);
 }
@@ -515,4 +528,40 @@ int bl_index_assign(bl_session *s, const bl_ast *e, bl_value *v)
     int rc = e->a->kind == BL_N_INDEX ? bl_index_assign(s, e->a, nv) : bl_session_rebind(s, e->a->str, nv);
     bl_val_unref(nv);
     return rc < 0 ? bl_session_errat(s, e->pos) : 0;
+}
+
+/* NAME op= v as Python writes an in-place update (the parser makes it NAME = NAME op v, the
+ * target being the statement's first token). */
+static int in_place(const bl_stmt *st)
+{
+    const bl_ast *e = st->expr;
+    return !st->target && !st->nparams && e && e->kind == BL_N_BINOP && e->a && e->a->kind == BL_N_NAME &&
+           e->a->pos.off == st->pos.off && !strcmp(e->a->str, st->name);
+}
+
+int bl_assign_name(bl_session *s, const bl_stmt *st, bl_value *v)
+{
+    bl_value *x = in_place(st) ? bl_session_get(s, st->name) : NULL;
+    int num = v->kind == BL_V_NUM || v->kind == BL_V_BOOL;   /* a 0-D leaf's untracked result */
+    if (!x || x->kind != BL_V_TENSOR || !x->requires_grad || (v->kind != BL_V_TENSOR && !num))
+        return bl_session_set(s, st->name, v);
+    /* W -= lr * W.grad on a leaf that requires grad: torch changes W in place */
+    if (bl_ag_enabled(s))
+        return refuse_leaf(s, st->expr->pos, "",
+                           "update it under no_grad: no_grad W -= lr * W.grad; W = W - ... makes a new tensor");
+    char a[64], b[64];
+    bl_value *own = num ? bl_ag_tensor_value(bl_tensor_scalar((float)v->num)) : NULL;
+    if (num && !own) return bl_session_errat(s, st->expr->pos);
+    if (own) v = own;
+    if (v->t->ndim != x->t->ndim || memcmp(v->t->shape, x->t->shape, sizeof(int) * (size_t)x->t->ndim)) {
+        bl_fail("in-place: the result's shape %s is not %s's shape %s (torch refuses it)",
+                bl_shape_str(v->t, a, sizeof a), st->name, bl_shape_str(x->t, b, sizeof b));
+        bl_val_unref(own);
+        return bl_session_errat(s, st->expr->pos);
+    }
+    bl_value *out = v->refs == 1 ? bl_val_ref(v) : bl_ag_tensor_value(bl_tensor_copy(v->t));
+    int rc = out && keep_leaf(out, x) == 0 ? bl_session_set(s, st->name, out) : -1;
+    bl_val_unref(out);
+    bl_val_unref(own);
+    return rc < 0 ? bl_session_errat(s, st->expr->pos) : 0;
 }

@@ -154,6 +154,7 @@ static int run_script(bl_session *s, const char *path)
     if (!strcmp(path, "-")) return bl_run_file(s, "<stdin>", stdin);
     FILE *f = bl_open_script(path);
     if (!f) {
+        fflush(stdout);     /* after what the -e strings before it printed */
         fprintf(stderr, "blocklab: %s: %s\n", path, bl_error());
         return -1;
     }

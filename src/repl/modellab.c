@@ -369,6 +369,53 @@ static bl_value *fn_grads(bl_callargs *a)
     return bl_val_table(t);
 }
 
+/* Parameter i of m as a value: a copy of its weights, a leaf that requires a gradient, whose
+ * .grad is a copy of the gradient the model holds for it (torch's Parameter as
+ * model.parameters() yields it, but a snapshot: writing it does not change the model). */
+static bl_value *param_value(const bl_tensor *p)
+{
+    bl_value *v = bl_val_tensor(bl_tensor_copy(p));
+    if (!v || v->kind != BL_V_TENSOR) return v;
+    v->requires_grad = 1;
+    if (p->grad && !(v->grad = bl_tensor_new(p->ndim, p->shape))) {
+        bl_val_unref(v);
+        return NULL;
+    }
+    if (v->grad) memcpy(v->grad->data, p->grad, p->numel * sizeof(float));
+    return v;
+}
+
+/* parameters(m) / named_parameters(m): model m's parameters in its order (the checkpoint's), as
+ * a list of tensors, or of [name, tensor] pairs. */
+static bl_value *params_list(bl_callargs *a, int named)
+{
+    bl_model *m = model_arg(a, 0, -1);
+    if (!m || bl_nargs(a, 1, 1) < 0) return NULL;
+    const bl_params *p = m->params;
+    bl_value *l = bl_val_list(p->n);
+    for (int i = 0; l && i < p->n; i++) {
+        bl_value *it = param_value(&p->t[i]);
+        if (it && named) {
+            bl_value *pair = bl_val_list(2);
+            if (pair && (bl_val_list_set(pair, 0, bl_val_str(p->t[i].name)) < 0 ||
+                         bl_val_list_set(pair, 1, bl_val_ref(it)) < 0)) {
+                bl_val_unref(pair);
+                pair = NULL;
+            }
+            bl_val_unref(it);
+            it = pair;
+        }
+        if (!it || bl_val_list_set(l, i, it) < 0) {
+            bl_val_unref(l);
+            l = NULL;
+        }
+    }
+    return l;
+}
+
+static bl_value *fn_parameters(bl_callargs *a) { return params_list(a, 0); }
+static bl_value *fn_named_parameters(bl_callargs *a) { return params_list(a, 1); }
+
 int bl_lab_is_model(const bl_value *v) { return is_model(v); }
 
 void bl_lab_zero_grad(bl_value *v) { bl_params_zero_grad(((bl_model *)v->h)->params); }
@@ -618,6 +665,16 @@ const bl_function bl_modellab_functions[] = {
       "them at each of its steps. grads(m) lists them.", fn_grad },
     { "grads", "grads(m)",
       "A table of model m's parameters: name, shape, grad_norm and norm (L2).", fn_grads },
+    { "parameters", "parameters(m)",
+      "Model m's parameters as a list of tensors (m.parameters()).\n"
+      "In the checkpoint's order; each is a copy of the weights that requires a gradient, its .grad a copy of the gradient\n"
+      "the model holds: sum([p.numel() for p in m.parameters()]) counts them. A snapshot, as\n"
+      "param(m, \"name\"): set_param writes a weight, step(m) updates them all.", fn_parameters },
+    { "named_parameters", "named_parameters(m)",
+      "Model m's parameters as [name, tensor] pairs (m.named_parameters()).\n"
+      "The names are PyTorch's state_dict keys; the tensors as parameters(m) gives them:\n"
+      "for name, p in m.named_parameters(): print(name, p.shape, p.grad.norm()).",
+      fn_named_parameters },
     { "step", "step(m)",
       "One AdamW step of model m on the gradients it holds, with its settings.\n"
       "The keys lr beta1 beta2 weight_decay warmup cosine steps clip (set m lr=...); weight\n"

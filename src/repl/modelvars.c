@@ -79,6 +79,14 @@ void bl_models_use(bl_session *s, bl_value *v, const char *name)
     bl_models_announce(s, name, v->h, "(current) ");
 }
 
+void bl_models_rebound(bl_session *s, const bl_value *old, bl_value *v)
+{
+    if (st(s) && st(s)->cur && old == st(s)->cur && bl_is_model_value(v) && v != old) {
+        bl_val_unref(st(s)->cur);
+        st(s)->cur = bl_val_ref(v);
+    }
+}
+
 bl_model *bl_models_current(bl_session *s, const char *cmd)
 {
     if (!st(s) || !st(s)->cur)
@@ -264,7 +272,9 @@ static bl_value *fn_model(bl_callargs *a)
         bl_fail("%s: %s", a->fname, msg);
         return NULL;
     }
-    return bl_val_handle(&bl_model_type, m);
+    bl_value *v = bl_val_handle(&bl_model_type, m);
+    if (v && st(a->s) && !st(a->s)->cur) st(a->s)->cur = bl_val_ref(v);   /* the first model is current */
+    return v;
 }
 
 static bl_value *fn_param(bl_callargs *a)
@@ -371,10 +381,12 @@ int bl_complete_modelvar(bl_session *s, int argi, const char *const *words, cons
 const bl_function bl_model_functions[] = {
     { "dit", "dit(key=value, ...)",
       "A new TinyDiT model (images, flow matching) with the given keys. For example\n"
-      "a = dit(pos=\"{pos:2}\", qk_norm={qk_norm:1}). It does not change the current model.", fn_model },
+      "a = dit(pos=\"{pos:2}\", qk_norm={qk_norm:1}). It becomes the current model when there is\n"
+      "none; otherwise it does not change the current model (use a does), but binding a new\n"
+      "model to the current model's name (m = dit(...) again) makes the new one current.", fn_model },
     { "gpt", "gpt(key=value, ...)",
       "A new TinyGPT model (characters, next-token prediction). The given keys set it up,\n"
-      "for example b = gpt(norm=\"{norm:1}\"). It does not change the current model.",
+      "for example b = gpt(norm=\"{norm:1}\"). The current model as dit() says.",
       fn_model },
     { "param", "param(m, \"name\")",
       "A copy of one parameter of model m by its PyTorch name. For example\n"

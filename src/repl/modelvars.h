@@ -32,6 +32,9 @@ int bl_models_adopt(bl_session *s, bl_model *m, const char *name);
 bl_value *bl_models_current_value(bl_session *s);
 /* Make the model value v current and announce it under name. */
 void bl_models_use(bl_session *s, bl_value *v, const char *name);
+/* A global name that held `old` now holds v: when old was the current model and v is another
+ * model, v becomes the current model (m = gpt(...) again replaces the model commands use). */
+void bl_models_rebound(bl_session *s, const bl_value *old, bl_value *v);
 /* Is v a model value? */
 int bl_is_model_value(const bl_value *v);
 /* A model of `kind` with keys[i] = vals[i] (n of them) set all at once; NULL + the config's error. */

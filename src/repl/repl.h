@@ -102,6 +102,8 @@ extern const bl_command *const bl_commands[];
 extern const bl_function bl_functions[];    /* ends with a {NULL} entry */
 extern const bl_function bl_grad_functions[];   /* autograd (functions_grad.c), ends with {NULL} */
 extern const bl_function bl_math_functions[];   /* math (functions_math.c), ends with {NULL} */
+extern const bl_function bl_loss_functions[];   /* cross_entropy, mse_loss (functions_loss.c), ends with {NULL} */
+extern const bl_function bl_tensor_functions[]; /* unsqueeze, norm, ... (functions_tensor.c), ends with {NULL} */
 extern const bl_function bl_figure_functions[];   /* heatmap, lineplot (figures.c), ends with {NULL} */
 extern const bl_function bl_model_functions[];    /* dit, gpt, param (modelvars.c), ends with {NULL} */
 extern const bl_function bl_run_functions[];      /* run (runval.c), ends with {NULL} */
@@ -287,6 +289,12 @@ bl_value *bl_index_value(bl_session *s, const bl_ast *e, bl_value *target);
  * value that needs a gradient (or v that does) gives one recorded through the assignment. 0, or
  * -1 + error at the index or the value (nothing is rebound). */
 int bl_index_assign(bl_session *s, const bl_ast *e, bl_value *v);
+/* NAME = v, an assignment statement to a name (index.c): NAME op= v (W -= lr * W.grad) on a
+ * tensor leaf that requires grad is torch's in-place update: refused while gradients are on (as
+ * torch: a leaf Variable ... in an in-place operation), under no_grad the new value stays that
+ * leaf (requires grad, its .grad kept; the shape must stay). Otherwise bl_session_set. 0 or -1 +
+ * error at the statement. */
+int bl_assign_name(bl_session *s, const bl_stmt *st, bl_value *v);
 /* Python's truth of a value (bool(v)): a bool or number not 0 (nan is true), None false, a
  * string or list not empty, a function true, a tensor of one element that element; 1, 0, or -1
  * + PyTorch's "what: Boolean value of Tensor with more than one value is ambiguous" (or no

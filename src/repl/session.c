@@ -1,5 +1,6 @@
 /* session.c - variables, history, seed and output redirection of a blocklab session (repl.h). */
 #include "repl/repl.h"
+#include "repl/modelvars.h"
 #include "core/fmt.h"
 #include "core/error.h"
 #include "core/fileio.h"
@@ -75,6 +76,7 @@ int bl_session_set(bl_session *s, const char *name, bl_value *v)
     int i = find(sc, name);
     if (i >= 0) {
         bl_val_ref(v);
+        if (sc.vals == &s->vals) bl_models_rebound(s, (*sc.vals)[i], v);
         bl_val_unref((*sc.vals)[i]);
         (*sc.vals)[i] = v;
         return 0;

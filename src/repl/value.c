@@ -110,6 +110,19 @@ int bl_val_dict_set(bl_value *d, bl_value *key, bl_value *val)
     return 0;
 }
 
+bl_value *bl_val_pair(bl_value *a, bl_value *b)
+{
+    bl_value *l = a && b ? bl_val_list(2) : NULL;
+    if (!l) {
+        bl_val_unref(a);
+        bl_val_unref(b);
+        return NULL;
+    }
+    bl_val_list_set(l, 0, a);
+    bl_val_list_set(l, 1, b);
+    return l;
+}
+
 int bl_val_list_set(bl_value *l, int i, bl_value *item)
 {
     if (!item) return -1;

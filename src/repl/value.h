@@ -93,6 +93,9 @@ bl_value *bl_val_list(int n);
  * keeping l->depth. -1 + bl_fail("lists may nest at most 1000 deep; ...") when l would nest deeper
  * than BL_MAX_LIST_DEPTH (item is released); l stays valid either way, to be released. */
 int bl_val_list_set(bl_value *l, int i, bl_value *item);
+/* The list [a, b] of two owned values (torch's (values, indices) pairs: x.max(1), sort, topk);
+ * NULL when either is NULL (the other is released) or out of memory. */
+bl_value *bl_val_pair(bl_value *a, bl_value *b);
 /* How deep v nests as a list (or dict): 0 for anything else. */
 int bl_val_depth(const bl_value *v);
 /* An empty dict with room for cap keys. */

@@ -14,7 +14,8 @@ once to float32 at the end), independently of the C code. Per case CASE the file
 The ops themselves (linear, attention, norms, RoPE, ...) are covered by ops.safetensors, which
 the same test also reads at the prompt; this file covers what the prompt adds: indexing and
 slicing with steps, transposes, .T, torch.matmul's 1-D and broadcast forms, softmax over another
-dim, and chains in which one input reaches the output by several paths.
+dim, chains in which one input reaches the output by several paths, and torch's tensor functions
+(max/min/sort/median with their indices as CASE.out.idx, views, norms, log_softmax).
 """
 import os
 import struct
@@ -30,7 +31,7 @@ torch.manual_seed(20261201)
 
 
 def rnd(*shape):
-    return torch.randn(*shape, dtype=torch.float64)
+    return torch.randn(shape, dtype=torch.float64)
 
 
 def f32(t):
@@ -44,6 +45,9 @@ def case(name, inputs, fn):
     """inputs: dict NAME -> tensor; fn(**leaves) -> output."""
     leaves = {k: v.clone().float().double().requires_grad_(True) for k, v in inputs.items()}
     out = fn(**leaves)
+    idx = None
+    if isinstance(out, tuple):   # torch's (values, indices): the indices as CASE.out.idx
+        out, idx = out
     gout = rnd(*out.shape).float().double()
     out.backward(gout)
     ts = []
@@ -52,6 +56,8 @@ def case(name, inputs, fn):
         ts.append((f"{name}.grad.{k}", leaves[k].grad))
     ts.append((f"{name}.out", out.detach()))
     ts.append((f"{name}.gout", gout))
+    if idx is not None:
+        ts.append((f"{name}.out.idx", idx.double()))
     CASES.append((name, ts))
 
 
@@ -78,6 +84,32 @@ case("chain", {"x": rnd(4, 4), "w": rnd(4)},
      lambda x, w: torch.softmax(rms(x, w) @ x.T, dim=-1)[1:, :3])
 case("reshape_chain", {"x": rnd(2, 6)},
      lambda x: torch.nn.functional.gelu(x.reshape(3, 4)).transpose(0, 1).flip(0))   # [::-1]
+
+# torch's tensor functions a lecturer reaches for (tests/unit/test_autograd.c's
+# gradients_match_pytorch_tensor_functions): (values, indices) pairs, order statistics, views,
+# norms (the 2-norm's gradient at 0 is 0), log_softmax (stable for large logits)
+case("max_dim", {"x": rnd(3, 4)}, lambda x: tuple(x.max(1)))
+case("min_dim_keep", {"x": rnd(2, 3, 4)}, lambda x: tuple(x.min(0, keepdim=True)))
+case("max_all", {"x": rnd(3, 4)}, lambda x: x.max())
+case("sort", {"x": rnd(3, 5)}, lambda x: tuple(x.sort(dim=1)))
+case("sort_desc", {"x": rnd(4, 3)}, lambda x: tuple(x.sort(dim=0, descending=True)))
+case("median_all", {"x": rnd(3, 4)}, lambda x: x.median())
+case("median_dim", {"x": rnd(3, 5)}, lambda x: tuple(x.median(dim=1)))
+case("median_even", {"x": rnd(4, 6)}, lambda x: tuple(x.median(-1, keepdim=True)))
+case("unsqueeze", {"x": rnd(2, 3)}, lambda x: x.unsqueeze(1) * torch.arange(1.0, 3.0).reshape(2, 1, 1))
+case("squeeze", {"x": rnd(1, 3, 1)}, lambda x: x.squeeze() * torch.arange(1.0, 4.0))
+case("permute", {"x": rnd(2, 3, 4)}, lambda x: x.permute(2, 0, 1))
+case("flatten", {"x": rnd(2, 3, 4)}, lambda x: x.flatten(1))
+case("clone", {"x": rnd(3)}, lambda x: x.clone() * x)
+case("norm", {"x": rnd(3, 4)}, lambda x: x.norm())
+case("norm_dim", {"x": rnd(3, 4)}, lambda x: x.norm(dim=1))
+case("norm_p1", {"x": rnd(3, 4)}, lambda x: x.norm(p=1, dim=0))
+case("norm_p3", {"x": rnd(3, 4)}, lambda x: x.norm(p=3))
+case("norm_inf", {"x": rnd(3, 4)}, lambda x: x.norm(p=float("inf"), dim=1))
+case("norm_zero", {"x": torch.zeros(2, 3, dtype=torch.float64)}, lambda x: x.norm(dim=1))
+case("log_softmax", {"x": rnd(3, 5)}, lambda x: torch.log_softmax(x, dim=-1))
+case("log_softmax_dim0", {"x": rnd(4, 3)}, lambda x: torch.log_softmax(x, dim=0))
+case("log_softmax_big", {"x": rnd(2, 4) * 100}, lambda x: torch.log_softmax(x, dim=1))
 
 tensors = []
 for name, ts in CASES:

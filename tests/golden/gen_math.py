@@ -258,6 +258,31 @@ def lit(t):
     return "tensor(%s)" % fmt(t.float().tolist())
 
 
+def check_lines(checks, seed):
+    """The lines of a script checking each (what, {name: input with grad}, {name: constant},
+    blocklab expression, torch function of the inputs): the inputs as literals, y = the
+    expression, allclose(y, torch's value), backward(sum(y * g)) with a fixed g (seeded by
+    seed.gout.N; 1.5 for a scalar y), then allclose of each input's .grad with torch.autograd's."""
+    out = []
+    for n, (what, ins, consts, expr, fn) in enumerate(checks):
+        xs = {k_: t.double().requires_grad_(True) for k_, t in ins.items()}
+        y = fn(xs)
+        gout = randn(gen("%s.gout.%d" % (seed, n)), *y.shape) if y.dim() else T(1.5)
+        (y * gout.double()).sum().backward()
+        out.append("")
+        out.append("# " + what)
+        for k_, t in ins.items():
+            out.append("%s = %s" % (k_, lit(t)[:-1] + ", grad=on)"))
+        for k_, t in consts.items():
+            out.append("%s = %s" % (k_, lit(t)))
+        out.append("y = " + expr)
+        out.append("allclose(y, %s)" % lit(y.detach()))
+        out.append("backward(sum(y * %s))" % (lit(gout) if y.dim() else "1.5"))
+        for k_ in ins:
+            out.append("allclose(%s.grad, %s)" % (k_, lit(xs[k_].grad)))
+    return out
+
+
 def write_script():
     g = gen("script")
     x = randn(g, 3, 4)
@@ -333,22 +358,7 @@ def write_script():
     out = ["# math_grad.bl - the math functions at the prompt: values and gradients against",
            "# torch.autograd. Made by tests/golden/gen_math.py (do not edit); every check prints true.",
            "# y = f(inputs); backward(sum(y * g)) with a fixed g, then each input's .grad."]
-    for n, (what, ins, consts, expr, fn) in enumerate(checks):
-        xs = {k_: t.double().requires_grad_(True) for k_, t in ins.items()}
-        y = fn(xs)
-        gout = randn(gen("script.gout.%d" % n), *y.shape) if y.dim() else T(1.5)
-        (y * gout.double()).sum().backward()
-        out.append("")
-        out.append("# " + what)
-        for k_, t in ins.items():
-            out.append("%s = %s" % (k_, lit(t)[:-1] + ", grad=on)"))
-        for k_, t in consts.items():
-            out.append("%s = %s" % (k_, lit(t)))
-        out.append("y = " + expr)
-        out.append("allclose(y, %s)" % lit(y.detach()))
-        out.append("backward(sum(y * %s))" % (lit(gout) if y.dim() else "1.5"))
-        for k_ in ins:
-            out.append("allclose(%s.grad, %s)" % (k_, lit(xs[k_].grad)))
+    out += check_lines(checks, "script")
     # values without gradients
     out += ["", "# values: one_hot, linspace, eye, argmax, comparisons",
             "allclose(one_hot(tensor([3, 0, 1]), 5), %s)" % lit(F_.one_hot(torch.tensor([3, 0, 1]), 5).float()),

@@ -3,7 +3,8 @@
  * backward(y, g), allclose(x.grad, ...)), on golden files made by PyTorch:
  *   tests/golden/ops.safetensors       (gen.py): the ops, called as the language's functions;
  *   tests/golden/autograd.safetensors  (gen_autograd.py): indexing, transposes, matmul forms,
- *                                      softmax over dim 0, leaves reused on several paths.
+ *                                      softmax over dim 0, leaves reused on several paths,
+ *                                      torch's tensor functions (max(dim), sort, norm, ...).
  * Then the rules: gradients add up until zero_grad, a second backward needs retain_graph, the
  * errors of bad input, no_grad and detach, and values kept when something fails. */
 #include "../check.h"
@@ -111,6 +112,85 @@ BL_TEST(gradients_match_pytorch_prompt_forms)
         { "ag", "reshape_chain", "x", NULL, "transpose(gelu(reshape(x, 3, 4)), 0, 1)[::-1]", 1e-4, 1e-5 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) run_case(&cases[i]);
+}
+
+/* torch's tensor functions (gen_autograd.py's second half): values and gradients as any case;
+ * for a (values, indices) pair the indices too, against CASE.out.idx. Tolerances: the norms and
+ * log_softmax sum in another order than torch's float64 reference. */
+BL_TEST(gradients_match_pytorch_tensor_functions)
+{
+    if (!find_golden()) SKIP("golden files not found (set BL_SRCDIR)");
+    static const struct { gcase c; const char *idx; } cases[] = {
+        { { "ag", "max_dim", "x", NULL, "x.max(1)[0]", 1e-6, 1e-7 }, "x.max(1)[1]" },
+        { { "ag", "min_dim_keep", "x", NULL, "min(x, 0, keepdim=on)[0]", 1e-6, 1e-7 }, "x.min(dim=0, keepdim=True)[1]" },
+        { { "ag", "max_all", "x", NULL, "x.max()", 1e-6, 1e-7 }, NULL },
+        { { "ag", "sort", "x", NULL, "x.sort(dim=1)[0]", 1e-6, 1e-7 }, "sort(x, 1)[1]" },
+        { { "ag", "sort_desc", "x", NULL, "x.sort(0, descending=True)[0]", 1e-6, 1e-7 }, "x.sort(0, descending=on)[1]" },
+        { { "ag", "median_all", "x", NULL, "x.median()", 1e-6, 1e-7 }, NULL },
+        { { "ag", "median_dim", "x", NULL, "x.median(dim=1)[0]", 1e-6, 1e-7 }, "median(x, 1)[1]" },
+        { { "ag", "median_even", "x", NULL, "x.median(-1, keepdim=True)[0]", 1e-6, 1e-7 }, "x.median(-1, keepdim=on)[1]" },
+        { { "ag", "unsqueeze", "x", NULL, "x.unsqueeze(1) * reshape(arange(1, 3), 2, 1, 1)", 1e-6, 1e-7 }, NULL },
+        { { "ag", "squeeze", "x", NULL, "x.squeeze() * arange(1, 4)", 1e-6, 1e-7 }, NULL },
+        { { "ag", "permute", "x", NULL, "x.permute(2, 0, 1)", 1e-6, 1e-7 }, NULL },
+        { { "ag", "flatten", "x", NULL, "flatten(x, 1)", 1e-6, 1e-7 }, NULL },
+        { { "ag", "clone", "x", NULL, "x.clone() * x", 1e-6, 1e-7 }, NULL },
+        { { "ag", "norm", "x", NULL, "x.norm()", 1e-5, 1e-6 }, NULL },
+        { { "ag", "norm_dim", "x", NULL, "norm(x, dim=1)", 1e-5, 1e-6 }, NULL },
+        { { "ag", "norm_p1", "x", NULL, "x.norm(1, dim=0)", 1e-5, 1e-6 }, NULL },
+        { { "ag", "norm_p3", "x", NULL, "x.norm(p=3)", 1e-5, 1e-6 }, NULL },
+        { { "ag", "norm_inf", "x", NULL, "x.norm(p=float(\"inf\"), dim=1)", 1e-5, 1e-6 }, NULL },
+        { { "ag", "norm_zero", "x", NULL, "x.norm(dim=1)", 1e-5, 1e-6 }, NULL },
+        { { "ag", "log_softmax", "x", NULL, "x.log_softmax(-1)", 1e-5, 1e-6 }, NULL },
+        { { "ag", "log_softmax_dim0", "x", NULL, "log_softmax(x, dim=0)", 1e-5, 1e-6 }, NULL },
+        { { "ag", "log_softmax_big", "x", NULL, "log_softmax(x, 1)", 1e-5, 1e-5 }, NULL },
+    };
+    bl_session *s0 = bl_session_new(0);
+    CHECK(run_in(s0, "x = ones(2, 3)\nx.max(1).values") < 0 && strstr(errbuf, "x.max(1)[0], or v, i = x.max(1)") &&
+          strchr(errbuf, '\n') && !strchr(errbuf, '\n')[1], "%s", errbuf);
+    bl_session_free(s0);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        run_case(&cases[i].c);
+        if (!cases[i].idx) continue;
+        bl_session *s = bl_session_new(0);
+        char src[10000];
+        snprintf(src, sizeof src, "x = load(\"%s\", \"%s.x\")\ni = %s\n"
+                 "allclose(i, load(\"%s\", \"%s.out.idx\"), rtol=0, atol=0) and i.tolist() == round(i).tolist()\n",
+                 golden_ag, cases[i].c.name, cases[i].idx, golden_ag, cases[i].c.name);
+        CHECK(run_in(s, src) == 0 && !strcmp(outbuf, "true\n"), "indices of %s (%s): %s%s", cases[i].c.name,
+              cases[i].idx, outbuf, errbuf);
+        bl_session_free(s);
+    }
+}
+
+/* torch's in-place updates of a leaf: under no_grad W stays a leaf that requires grad, its .grad
+ * kept (and accumulating); outside, refused with torch's error and W unchanged. The numbers are
+ * by hand: d sum(W^2) = 2W; gradient descent on sum((W - 3)^2) with lr 0.25 halves W - 3. */
+BL_TEST(in_place_updates_as_torch)
+{
+    bl_session *s = bl_session_new(0);
+    CHECK(run_in(s, "W = tensor([1., 2.], grad=on)\nbackward(sum(W * W))\nno_grad W -= 0.1 * W.grad\n"
+                    "[W.tolist() == [0.8, 1.6] or allclose(W, tensor([0.8, 1.6])), W.requires_grad, W.is_leaf, "
+                    "W.grad.tolist()]\n") == 0 && !strcmp(outbuf, "[true, true, true, [2, 4]]\n"),
+          "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "backward(sum(W * W))\nallclose(W.grad, tensor([3.6, 7.2]))\n") == 0 && !strcmp(outbuf, "true\n"),
+          "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "W -= 1") < 0 && strstr(errbuf, "a leaf Variable that requires grad is being used in an in-place "
+                                             "operation") && strchr(errbuf, '\n') && !strchr(errbuf, '\n')[1], "%s", errbuf);
+    CHECK(run_in(s, "no_grad W += ones(2, 2)") < 0 && strstr(errbuf, "shape [2, 2] is not W's shape [2]"), "%s", errbuf);
+    CHECK(run_in(s, "[allclose(W, tensor([0.8, 1.6])), W.requires_grad, W.is_leaf]") == 0 &&
+          !strcmp(outbuf, "[true, true, true]\n"), "W changed: %s%s", outbuf, errbuf);
+    /* W = W - 1 is a new tensor (no in-place); a non-leaf changes in place, recorded */
+    CHECK(run_in(s, "V = W - 1\nV -= W\nbackward(sum(V))\n[V.grad_fn, W.grad.tolist()]") == 0 &&
+          strstr(outbuf, "[\"sub\", [3.6") , "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "W.grad = None\nW.grad is None\n") == 0 && !strcmp(outbuf, "true\n"), "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "W = tensor([1., 2.], grad=on)\nfor k in range(3)\n  backward(sum((W - 3) ** 2))\n"
+                    "  no_grad W -= 0.25 * W.grad\n  W.grad = None\nend\n[W.tolist(), W.requires_grad]\n") == 0 &&
+          !strcmp(outbuf, "[[2.75, 2.875], true]\n"), "%s%s", outbuf, errbuf);
+    /* a 0-D leaf too (its untracked result is a number): b = 1 - 0.25 * 2 */
+    CHECK(run_in(s, "b = tensor(1., grad=on)\nbackward(b * b)\nno_grad b -= 0.25 * b.grad\n"
+                    "[b.item(), b.requires_grad, b.is_leaf, b.grad]\n") == 0 &&
+          !strcmp(outbuf, "[0.5, true, true, 2]\n"), "%s%s", outbuf, errbuf);
+    bl_session_free(s);
 }
 
 /* Output of one statement list in a fresh session, or NULL when it failed. */
@@ -236,7 +316,9 @@ int main(void)
 {
     RUN(gradients_match_pytorch_ops);
     RUN(gradients_match_pytorch_prompt_forms);
+    RUN(gradients_match_pytorch_tensor_functions);
     RUN(gradients_accumulate_and_graphs_free);
+    RUN(in_place_updates_as_torch);
     RUN(autograd_errors_keep_values);
     RUN(gradcheck_passes_and_fails);
     RUN(stale_model_losses_refused);

@@ -571,6 +571,16 @@ BL_TEST(print_shows_values_as_the_prompt_does)
      * its own, print shows the text itself */
     CHECK(run("q = [\"b\\n\", \"t\\tq\\\"\\\\\"]; q; print(q[0] + \"|\")") == 0, "%s", errbuf);
     CHECK(!strcmp(outbuf, "[\"b\\n\", \"t\\tq\\\"\\\\\"]\nb\n|\n"), "output:\n%s", outbuf);
+    /* Python's sep= and end=; a wrong argument prints nothing at all (it was checked after) */
+    CHECK(run("print(1, \"a\", sep=\", \"); print(1, end=\"\"); print(2, 3, sep=\"\", end=\"!\\n\"); print(sep=\"-\")") == 0,
+          "%s", errbuf);
+    CHECK(!strcmp(outbuf, "1, a\n123!\n\n"), "output:\n%s", outbuf);
+    CHECK(run("print(1, 2, foo=3)") < 0 && !strcmp(outbuf, "") && strstr(errbuf, "print: unknown keyword 'foo'"),
+          "out '%s' err %s", outbuf, errbuf);
+    CHECK(run("print(1, 2, sep=0)") < 0 && !strcmp(outbuf, "") && strstr(errbuf, "sep must be a string, not a number"),
+          "out '%s' err %s", outbuf, errbuf);
+    CHECK(run("print(1, end=[1])") < 0 && !strcmp(outbuf, "") && strstr(errbuf, "end must be a string"),
+          "out '%s' err %s", outbuf, errbuf);
 }
 
 /* The number after the first `key` in text (up to a space, comma, '>' or the line's end). */
