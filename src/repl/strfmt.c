@@ -168,11 +168,11 @@ static int parse_percent(const char *fmt, size_t *i, spec_t *sp, char *conv)
         for (s++, sp->prec = 0; isdigit((unsigned char)*s); s++) sp->prec = sp->prec * 10 + (*s - '0');
     if (sp->width > 1000 || sp->prec > 100) return bl_fail("%%: width or precision over 1000 / 100");
     while (*s == 'h' || *s == 'l' || *s == 'L') s++;
-    if (!*s || !strchr("diouxXeEfFgGsrac%", *s))
+    if (!*s || !strchr("diouxXeEfFgGsra%", *s))
         return *s ? bl_fail("%%: unsupported format character '%c'", *s)
                   : bl_fail("%%: incomplete format (a '%%' at the end; %%%% writes one)");
     *conv = *s;
-    sp->type = strchr("diu", *s) ? 'd' : strchr("sra", *s) ? 's' : *s == 'c' ? 's' : *s;
+    sp->type = strchr("diu", *s) ? 'd' : strchr("sra", *s) ? 's' : *s;
     if (left) sp->align = '<';
     else if (zero && sp->type != 's') sp->fill = '0', sp->align = '=';
     else sp->align = '>';

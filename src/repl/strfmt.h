@@ -9,7 +9,7 @@
  * A number, a bool or a one-element tensor formats as a number; a string takes s (or no type);
  * other values (a list, a bigger tensor) take an empty spec only, as Python's objects do.
  * The printf form "%[flags][width][.precision]type" (flags - + space 0 #; types d i u x X o e E
- * f F g G s r c %) is turned into such a spec; %d truncates a number toward 0, as Python's.
+ * f F g G s r %) is turned into such a spec; %d truncates a number toward 0, as Python's.
  */
 #ifndef BL_REPL_STRFMT_H
 #define BL_REPL_STRFMT_H
