@@ -41,6 +41,8 @@ BL_TEST(incomplete_blocks)
         { "x = 1 + \\", 1 },                     /* a backslash at the end: the line continues */
         { "x = 1 + \\\n  2", 0 },
         { "f = lambda x: x", 0 },
+        { "d = {\"a\": 1,", 1 },                 /* an open brace continues, as a bracket */
+        { "d = {\"a\": 1,\n \"b\": 2}", 0 },
         { "s = f\"{x:>4}\"", 0 },
         { "for s in [1, 2]\n  print(s)\nend\n", 0 },
         { "for a in [1]\n  for b in [2]\n  end\n", 1 },
