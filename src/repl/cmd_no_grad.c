@@ -14,7 +14,9 @@ static const char help[] =
     "Run a statement without recording gradients.\n"
     "As torch.no_grad(): its results need no gradient even when their inputs do, e.g. an\n"
     "update by hand (torch's in place: w stays a leaf that requires grad):\n"
-    "no_grad w -= 0.1 * w.grad";
+    "no_grad w -= 0.1 * w.grad\n"
+    "For a block of statements, Python's form: with torch.no_grad(): and the indented\n"
+    "lines (help language).";
 
 const bl_command bl_cmd_no_grad_entry = {
     .name = "no_grad",

@@ -11,6 +11,8 @@
 #include "repl/autograd.h"
 #include "repl/functions_math.h"
 #include "repl/didyoumean.h"
+#include "repl/modules.h"
+#include "repl/strfmt.h"
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -38,6 +40,8 @@ static const char *op_name(bl_tok_kind k)
     case BL_T_PERCENT: return "%";
     case BL_T_IS: return "is";
     case BL_T_ISNOT: return "is not";
+    case BL_T_IN: return "in";
+    case BL_T_NOTIN: return "not in";
     default: return "?";
     }
 }
@@ -192,11 +196,45 @@ static bl_value *repeat_list(bl_session *s, const bl_ast *e, const bl_value *l, 
     return r ? r : ERRAT(s, e->pos);
 }
 
+/* x in c: an item of a list equal to x (==, as Python's), a key of a dict, a substring of a
+ * string, an element of a tensor equal to the number x (torch's). 1, 0, or -1 + error. */
+static int contains(const bl_value *c, const bl_value *x)
+{
+    double y;
+    if (c->kind == BL_V_LIST) {
+        for (int i = 0; i < c->n; i++) {
+            const bl_value *it = c->items[i];
+            int r = it->kind == BL_V_NONE || x->kind == BL_V_NONE ? it->kind == x->kind : equal(it, x, "in");
+            if (r != 0) return r;
+        }
+        return 0;
+    }
+    if (c->kind == BL_V_DICT) return bl_val_dict_find(c, x) >= 0;       /* its keys */
+    if (c->kind == BL_V_STR && x->kind == BL_V_STR) return strstr(c->str, x->str) != NULL;
+    if (c->kind == BL_V_STR)
+        return bl_fail("'in <string>' needs a string on its left, got a %s", bl_val_kind_name(x));
+    if (c->kind == BL_V_TENSOR && scalar_of(x, &y)) {
+        for (size_t i = 0; i < c->t->numel; i++)
+            if (c->t->data[i] == y) return 1;
+        return 0;
+    }
+    return bl_fail("'in' needs a list, a dict, a string or a tensor on its right (a number on the left), got a %s in a %s",
+                   bl_val_kind_name(x), bl_val_kind_name(c));
+}
+
 static bl_value *binop(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
 {
+    if (e->op == BL_T_IN || e->op == BL_T_NOTIN) {
+        int r = contains(b, a);
+        return r < 0 ? ERRAT(s, e->pos) : bl_val_bool(r == (e->op == BL_T_IN));
+    }
     if (e->op != BL_T_PLUS && e->op != BL_T_MINUS && e->op != BL_T_STAR && e->op != BL_T_SLASH &&
         e->op != BL_T_AT && e->op != BL_T_POW && e->op != BL_T_FLOORDIV && e->op != BL_T_PERCENT)
         return compare(s, e, a, b);
+    if (e->op == BL_T_PERCENT && a->kind == BL_V_STR) {    /* "%.3f" % x: printf-style, as Python's */
+        bl_value *r = bl_str_percent(a->str, b);
+        return r ? r : ERRAT(s, e->pos);
+    }
     if (e->op == BL_T_PLUS && a->kind == BL_V_LIST && b->kind == BL_V_LIST) {   /* Python's: joined */
         bl_value *l = bl_val_list(a->n + b->n);
         for (int i = 0; l && i < a->n + b->n; i++) {
@@ -341,7 +379,12 @@ static bl_value *field(bl_session *s, const bl_ast *e, bl_value *v)
  * built-in function of that name. */
 static bl_value *call(bl_session *s, const bl_ast *e)
 {
-    bl_value *fv = bl_session_get(s, e->str);
+    bl_value *fv = e->a ? bl_eval(s, e->a) : bl_session_get(s, e->str);
+    if (e->a && (!fv || !bl_callable(fv))) {     /* (lambda x: x)(1), fs[0](2) */
+        if (fv) bl_fail("a %s is not a function", bl_val_kind_name(fv));
+        bl_val_unref(fv);
+        return fv ? ERRAT(s, e->pos) : NULL;
+    }
     if (fv && !bl_callable(fv)) fv = NULL;
     const bl_function *f = fv ? NULL : bl_function_find(e->str);
     if (!f && !fv) {
@@ -358,7 +401,7 @@ static bl_value *call(bl_session *s, const bl_ast *e)
         return ERRAT(s, e->pos);
     }
     const char *fname = f ? f->name : e->str;
-    bl_val_ref(fv);     /* held while the arguments are evaluated: they may reassign the name */
+    if (!e->a) bl_val_ref(fv);     /* held while the arguments are evaluated: they may reassign the name */
     int np = 0, nk = 0;
     for (int i = 0; i < e->n; i++) {
         if (e->keys[i]) nk++;
@@ -456,6 +499,49 @@ static bl_value *binop_chain(bl_session *s, const bl_ast *e)
     return acc;
 }
 
+/* f"...": each piece formatted with its spec (strfmt.h), joined. */
+static bl_value *fstring(bl_session *s, const bl_ast *e)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    if (!f) return BL_FAILP("out of memory");
+    int ok = 1;
+    for (int i = 0; ok && i < e->n; i++) {
+        bl_value *v = bl_eval(s, e->items[i]);
+        char *piece = v ? bl_format(v, e->keys[i]) : NULL;
+        if (v && !piece) bl_session_errat(s, e->items[i]->pos);
+        if (piece) fputs(piece, f);
+        ok = piece != NULL;
+        free(piece);
+        bl_val_unref(v);
+    }
+    bl_value *r = fclose(f) == 0 && ok && buf ? bl_val_str(buf) : NULL;
+    free(buf);
+    return r;
+}
+
+/* a < b < c: each comparison in turn, its left operand the one before's right (evaluated once);
+ * the first that is false is the value, else the last (Python's). */
+static bl_value *comparison_chain(bl_session *s, const bl_ast *e)
+{
+    bl_value *left = bl_eval(s, e->items[0]->a), *r = NULL;
+    for (int i = 0; left && i < e->n; i++) {
+        bl_value *right = bl_eval(s, e->items[i]->b);
+        r = right ? binop(s, e->items[i], left, right) : NULL;
+        bl_val_unref(left);
+        left = right;
+        if (!r || i == e->n - 1) break;
+        int t = bl_truth(r, "a chained comparison");
+        if (t != 0) bl_val_unref(r);
+        if (t != 0) r = NULL;
+        if (t < 0) bl_session_errat(s, e->items[i]->pos);
+        if (t <= 0) break;
+    }
+    bl_val_unref(left);
+    return r;
+}
+
 bl_value *bl_eval(bl_session *s, const bl_ast *e)
 {
     switch (e->kind) {
@@ -470,6 +556,8 @@ bl_value *bl_eval(bl_session *s, const bl_ast *e)
             bl_fail("'%s' is a function: call it as %s", e->str, bl_function_find(e->str)->synopsis);
         else if (bl_command_find(e->str))
             bl_fail("'%s' is a command: use it at the start of a statement", e->str);
+        else if (bl_module_of(s, e))
+            bl_fail("'%s' is a module: %s.f(...) calls blocklab's function f", e->str, e->str);
         else {
             char dym[160];
             bl_fail("unknown name '%s'%s", e->str, bl_dym_names(s, e->str, BL_DYM_VARS | BL_DYM_FUNCS, dym, sizeof dym));
@@ -510,6 +598,7 @@ bl_value *bl_eval(bl_session *s, const bl_ast *e)
     case BL_N_BINOP: return binop_chain(s, e);
     case BL_N_CALL: return call(s, e);
     case BL_N_INDEX: case BL_N_FIELD: {
+        if (e->kind == BL_N_FIELD && bl_module_of(s, e->a)) return bl_module_field(s, e);
         bl_value *t = bl_eval(s, e->a);
         if (!t) return NULL;
         bl_value *r = e->kind == BL_N_INDEX ? bl_index_value(s, e, t) : field(s, e, t);
@@ -547,6 +636,21 @@ bl_value *bl_eval(bl_session *s, const bl_ast *e)
         }
     }
     case BL_N_METHOD: return bl_method(s, e);
+    case BL_N_FSTR: return fstring(s, e);
+    case BL_N_DICT: {
+        bl_value *d = bl_val_dict(e->n / 2);
+        for (int i = 0; d && i < e->n; i += 2) {
+            bl_value *k = bl_eval(s, e->items[i]), *v = k ? bl_eval(s, e->items[i + 1]) : NULL;
+            if (!v || bl_val_dict_set(d, k, v) < 0) {
+                if (!v) bl_val_unref(k);
+                bl_val_unref(d);
+                return v ? ERRAT(s, e->items[i]->pos) : NULL;
+            }
+        }
+        return d ? d : ERRAT(s, e->pos);
+    }
+    case BL_N_CMPCHAIN: return comparison_chain(s, e);
+    case BL_N_LAMBDA: return bl_lang_func(s, e->def);
     }
     return NULL;
 }
@@ -747,8 +851,9 @@ int bl_exec_stmt(bl_session *s, const bl_stmt *st)
         /* None binds as any value (g = x.grad before a backward; r = print(1)), as Python's */
         if (st->target && st->target->kind == BL_N_FIELD) rc = clear_grad(s, st, v);
         else if (st->target) rc = bl_index_assign(s, st->target, v);
-        else if (st->nparams) rc = bl_lang_unpack(s, st, v);
+        else if (st->pattern) rc = bl_lang_unpack(s, st->pattern, v);
         else rc = bl_assign_name(s, st, v);
+        if (rc == 0 && st->body.n) rc = bl_exec_block(s, &st->body);     /* a = b = v */
     } else if (rc == 0 && st->redirect) {
         if (txt.f && st->kind == BL_S_EXPR && v && v->kind != BL_V_NONE) {
             bl_atomic_abort(&txt);      /* a value (not print's text): written as values are */

@@ -13,6 +13,7 @@
 #include "repl/trainstate.h"
 #include "core/error.h"
 #include "core/fmt.h"
+#include "repl/strfmt.h"
 #include "core/ops.h"
 #include "core/tensor_math.h"
 #include "nn/nn.h"
@@ -658,21 +659,9 @@ static bl_value *f_print(bl_callargs *a)
 static bl_value *f_str(bl_callargs *a)
 {
     if (bl_nargs(a, 1, 1) < 0) return NULL;
-    const bl_value *v = a->v[0];
-    if (v->kind == BL_V_STR) return bl_val_str(v->str);
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&buf, &n);
-    if (!f) return BL_FAILP("str: out of memory");
-    if (v->kind == BL_V_TABLE || v->kind == BL_V_HANDLE) bl_val_print(v, f);
-    else bl_val_print_inline(v, f);
-    if (fclose(f) != 0 || !buf) {
-        free(buf);
-        return BL_FAILP("str: out of memory");
-    }
-    while (n > 0 && buf[n - 1] == '\n') buf[--n] = 0;
-    bl_value *r = bl_val_str(buf);
-    free(buf);
+    char *text = bl_str_of(a->v[0]);
+    bl_value *r = text ? bl_val_str(text) : NULL;
+    free(text);
     return r;
 }
 
@@ -682,11 +671,11 @@ static bl_value *f_len(bl_callargs *a)
 {
     if (bl_nargs(a, 1, 1) < 0) return NULL;
     const bl_value *v = a->v[0];
-    if (v->kind == BL_V_LIST) return bl_val_num(v->n);
+    if (v->kind == BL_V_LIST || v->kind == BL_V_DICT) return bl_val_num(v->n);
     if (v->kind == BL_V_STR) return bl_val_num((double)strlen(v->str));
     if (v->kind == BL_V_TABLE) return bl_val_num(v->tab->nrow);
     if (v->kind == BL_V_TENSOR && v->t->ndim > 0) return bl_val_num(v->t->shape[0]);
-    return BL_FAILP("len: a %s has no length (len takes a list, string, tensor or table)",
+    return BL_FAILP("len: a %s has no length (len takes a list, dict, string, tensor or table)",
                     v->kind == BL_V_TENSOR ? "0-D tensor" : bl_val_kind_name(v));
 }
 
@@ -1033,8 +1022,8 @@ const bl_function bl_functions[] = {
       "print(a, b, sep=\", \") separates with a comma; end=\"\" leaves the line open for the next\n"
       "print. Nothing is printed when an argument is wrong.", f_print },
     { "len", "len(x)",
-      "The length of x (Python's len). Items of a list, characters of a string, rows of a\n"
-      "table, or the first dimension of a tensor.", f_len },
+      "The length of x (Python's len). Items of a list, keys of a dict, characters of a string,\n"
+      "rows of a table, or the first dimension of a tensor.", f_len },
     { "int", "int(x)",
       "x as a whole number, truncated toward 0 (Python's int). x is a number, a bool, a string such\n"
       "as \"12\" or a one-element tensor; int(\"1.5\") and int(nan) are errors, as Python's.", f_convert },

@@ -2,6 +2,7 @@
  * strided view recorded for autograd) and index assignment x[i, a:b] = v, which rebinds the
  * name to a new value (values never change behind another name: repl.h, value.h). */
 #include "repl/repl.h"
+#include "repl/strfmt.h"
 #include "repl/autograd.h"
 #include "core/ops.h"
 #include "core/ops_math.h"
@@ -279,8 +280,34 @@ static int zero_one(const bl_tensor *t)
     return 1;
 }
 
+/* d[key] of a dict: the key's place, or -1 + KeyError at the index (or a slice, several
+ * indices: not a dict's). */
+static int dict_position(bl_session *s, const bl_ast *e, const bl_value *d)
+{
+    if (e->n != 1 || e->items[0]->kind == BL_N_SLICE || e->items[0]->kind == BL_N_ELLIPSIS) {
+        bl_fail("a dict takes one key in [] (d[\"lr\"])");
+        return bl_session_errat(s, e->items[e->n > 1 ? 1 : 0]->pos);
+    }
+    bl_value *k = bl_eval(s, e->items[0]);
+    if (!k) return -1;
+    int at = bl_val_dict_find(d, k);
+    if (at < 0) {
+        char *text = bl_str_of(k);
+        bl_fail("KeyError: %s%s%s (the dict has %d key%s)", k->kind == BL_V_STR ? "'" : "", text ? text : "?",
+                k->kind == BL_V_STR ? "'" : "", d->n, BL_PLURAL(d->n));
+        free(text);
+        bl_session_errat(s, e->items[0]->pos);
+    }
+    bl_val_unref(k);
+    return at;
+}
+
 bl_value *bl_index_value(bl_session *s, const bl_ast *e, bl_value *target)
 {
+    if (target->kind == BL_V_DICT) {
+        int at = dict_position(s, e, target);
+        return at < 0 ? NULL : bl_val_ref(target->items[at]);
+    }
     /* x[idx] with a tensor (or list) of indices: the rows it names (an embedding lookup) */
     if (target->kind == BL_V_TENSOR && e->n == 1 && e->items[0]->kind != BL_N_SLICE &&
         e->items[0]->kind != BL_N_ELLIPSIS) {
@@ -466,6 +493,24 @@ static bl_value *put_tensor(bl_session *s, const bl_ast *e, bl_value *x, bl_valu
     return out ? out : ERRAT(s, e->pos);
 }
 
+/* d[key] = v of a dict: a new dict with key set (added last when new). */
+static bl_value *put_dict(bl_session *s, const bl_ast *e, bl_value *d, bl_value *v)
+{
+    if (e->n != 1 || e->items[0]->kind == BL_N_SLICE || e->items[0]->kind == BL_N_ELLIPSIS) {
+        bl_fail("a dict takes one key in [] (d[\"lr\"] = v)");
+        return ERRAT(s, e->pos);
+    }
+    bl_value *k = bl_eval(s, e->items[0]);
+    bl_value *r = k ? bl_val_dict(d->n + 1) : NULL;
+    int rc = r ? 0 : -1;
+    for (int i = 0; rc == 0 && i < d->n; i++) rc = bl_val_dict_set(r, bl_val_ref(d->keys[i]), bl_val_ref(d->items[i]));
+    if (rc == 0) rc = bl_val_dict_set(r, k, bl_val_ref(v));
+    else bl_val_unref(k);
+    if (rc == 0) return r;
+    bl_val_unref(r);
+    return ERRAT(s, e->items[0]->pos);
+}
+
 int bl_index_assign(bl_session *s, const bl_ast *e, bl_value *v)
 {
     bl_value *base = bl_eval(s, e->a);      /* x, or x[i] for x[i][j] = v */
@@ -473,8 +518,9 @@ int bl_index_assign(bl_session *s, const bl_ast *e, bl_value *v)
     bl_value *nv = NULL;
     if (base->kind == BL_V_LIST) nv = put_list(s, e, base, v);
     else if (base->kind == BL_V_TENSOR) nv = put_tensor(s, e, base, v);
+    else if (base->kind == BL_V_DICT) nv = put_dict(s, e, base, v);
     else {
-        bl_fail("index assignment: a %s cannot be indexed (a tensor or a list can)", bl_val_kind_name(base));
+        bl_fail("index assignment: a %s cannot be indexed (a tensor, a list or a dict can)", bl_val_kind_name(base));
         bl_session_errat(s, e->pos);
     }
     bl_val_unref(base);

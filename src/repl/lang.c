@@ -6,6 +6,8 @@
  * and return; each loop and call consumes its own. Ctrl-C stops a loop between iterations and
  * between the statements of a body: what ran before is kept (repl.h). */
 #include "repl/repl.h"
+#include "repl/autograd.h"
+#include "repl/modules.h"
 #include "core/error.h"
 #include "core/fmt.h"
 #include <math.h>
@@ -22,13 +24,19 @@ struct bl_func {
     const bl_stmt *def;     /* the def statement, in code's arena */
     bl_code *code;          /* its source, kept alive (a reference) */
     bl_value **defaults;    /* def->nparams, each parameter's default (evaluated by def) or NULL */
+    bl_frame cap;           /* made inside a function: that function's variables as they were
+                               then (a closure, as a snapshot: lambda x: x + k sees the k of
+                               the call that made it), locals of each call before its parameters */
 };
+
+static void frame_free(bl_frame *f);
 
 void bl_func_free(bl_func *fn)
 {
     if (!fn) return;
     for (int i = 0; fn->defaults && i < fn->def->nparams; i++) bl_val_unref(fn->defaults[i]);
     free(fn->defaults);
+    frame_free(&fn->cap);
     bl_code_unref(fn->code);
     free(fn);
 }
@@ -132,10 +140,11 @@ static bl_value *call_func(bl_session *s, bl_value *fv, bl_callargs *a)
     if (d->nparams > 256) return BL_FAILP("%s: too many parameters", d->name);
     if (bind(s, fn, a, bound) < 0) return NULL;
     bl_frame f = { .up = s->frame, .def = d };
-    for (int i = 0; i < d->nparams; i++) {
+    for (int i = 0; i < fn->cap.nvars + d->nparams; i++) {
         bl_frame *saved = s->frame;
         s->frame = &f;
-        int rc = bl_session_set(s, d->params[i], bound[i]);
+        int k = i - fn->cap.nvars;
+        int rc = k < 0 ? bl_session_set(s, fn->cap.names[i], fn->cap.vals[i]) : bl_session_set(s, d->params[k], bound[k]);
         s->frame = saved;
         if (rc < 0) {
             frame_free(&f);
@@ -205,22 +214,40 @@ bl_value *bl_call_value(bl_session *s, bl_value *f, int n, bl_value **args, bl_p
 }
 
 /* ---- statements ---- */
-static int def_stmt(bl_session *s, const bl_stmt *st)
+bl_value *bl_lang_func(bl_session *s, const bl_stmt *d)
 {
     bl_func *fn = calloc(1, sizeof *fn);
-    if (!fn || !(fn->defaults = calloc((size_t)st->nparams + 1, sizeof *fn->defaults))) {
+    if (!fn || !(fn->defaults = calloc((size_t)d->nparams + 1, sizeof *fn->defaults))) {
         free(fn);
-        return bl_fail("out of memory");
+        return BL_FAILP("out of memory");
     }
-    fn->def = st;
+    fn->def = d;
     fn->code = s->code;
     if (fn->code) fn->code->refs++;
-    for (int i = 0; i < st->nparams; i++)   /* defaults are evaluated once, by def (as Python) */
-        if (st->defaults[i] && !(fn->defaults[i] = bl_eval(s, st->defaults[i]))) {
+    const bl_frame *up = s->frame;
+    if (up && up->nvars && (!(fn->cap.names = calloc((size_t)up->nvars, sizeof *fn->cap.names)) ||
+                            !(fn->cap.vals = calloc((size_t)up->nvars, sizeof *fn->cap.vals)))) {
+        bl_func_free(fn);
+        return BL_FAILP("out of memory");
+    }
+    for (int i = 0; up && i < up->nvars; i++, fn->cap.nvars++)
+        if (!(fn->cap.names[i] = strdup(up->names[i]))) {
             bl_func_free(fn);
-            return -1;
+            return BL_FAILP("out of memory");
+        } else {
+            fn->cap.vals[i] = bl_val_ref(up->vals[i]);
         }
-    bl_value *v = bl_val_func(fn);
+    for (int i = 0; i < d->nparams; i++)   /* defaults are evaluated once, by def (as Python) */
+        if (d->defaults[i] && !(fn->defaults[i] = bl_eval(s, d->defaults[i]))) {
+            bl_func_free(fn);
+            return NULL;
+        }
+    return bl_val_func(fn);
+}
+
+static int def_stmt(bl_session *s, const bl_stmt *st)
+{
+    bl_value *v = bl_lang_func(s, st);
     if (!v) return -1;
     int rc = bl_session_set(s, st->name, v);
     bl_val_unref(v);
@@ -233,7 +260,7 @@ int bl_truth(const bl_value *v, const char *what)
     case BL_V_BOOL: case BL_V_NUM: return v->num != 0;     /* nan is true, as Python's */
     case BL_V_NONE: return 0;
     case BL_V_STR: return v->str[0] != 0;
-    case BL_V_LIST: return v->n > 0;
+    case BL_V_LIST: case BL_V_DICT: return v->n > 0;
     case BL_V_FUNC: return 1;
     case BL_V_TENSOR:
         if (v->t->numel == 1) return v->t->data[0] != 0;
@@ -258,6 +285,7 @@ int bl_cond_truth(bl_session *s, const bl_ast *e, const char *what)
 bl_value *bl_lang_item(const bl_value *v, int i)
 {
     if (v->kind == BL_V_LIST) return bl_val_ref(v->items[i]);
+    if (v->kind == BL_V_DICT) return bl_val_ref(v->keys[i]);    /* for k in d: its keys */
     const bl_tensor *t = v->t;
     if (t->ndim == 1) return bl_val_num(t->data[i]);
     bl_tensor *r = bl_tensor_new(t->ndim - 1, t->shape + 1);
@@ -266,35 +294,46 @@ bl_value *bl_lang_item(const bl_value *v, int i)
     return bl_val_tensor(r);
 }
 
-int bl_lang_unpack_names(bl_session *s, const char *const *names, int count, bl_pos pos, const bl_value *v)
+/* The names of pattern and the items of v they take, into names and got (*k of them so far). */
+static int match(bl_session *s, const bl_ast *pat, const bl_value *v, const char **names, bl_value **got, int *k)
 {
     int n = v->kind == BL_V_LIST ? v->n : v->kind == BL_V_TENSOR && v->t->ndim > 0 ? v->t->shape[0] : -1;
     if (n < 0) {
         bl_fail("ValueError: cannot unpack a %s into %d names (a list or a tensor's rows)",
-                v->kind == BL_V_TENSOR ? "0-D tensor" : bl_val_kind_name(v), count);
-        return bl_session_errat(s, pos);
+                v->kind == BL_V_TENSOR ? "0-D tensor" : bl_val_kind_name(v), pat->n);
+        return bl_session_errat(s, pat->pos);
     }
-    if (n != count) {
-        if (n > count) bl_fail("ValueError: too many values to unpack (expected %d, got %d)", count, n);
-        else bl_fail("ValueError: not enough values to unpack (expected %d, got %d)", count, n);
-        return bl_session_errat(s, pos);
+    if (n != pat->n) {
+        if (n > pat->n) bl_fail("ValueError: too many values to unpack (expected %d, got %d)", pat->n, n);
+        else bl_fail("ValueError: not enough values to unpack (expected %d, got %d)", pat->n, n);
+        return bl_session_errat(s, pat->pos);
     }
+    for (int i = 0; i < n; i++) {
+        if (*k == 256) return bl_fail("too many names to unpack into");
+        bl_value *x = bl_lang_item(v, i);
+        if (!x) return bl_session_errat(s, pat->pos);
+        if (pat->items[i]->kind == BL_N_NAME) {
+            names[*k] = pat->items[i]->str, got[(*k)++] = x;
+            continue;
+        }
+        int rc = match(s, pat->items[i], x, names, got, k);
+        bl_val_unref(x);
+        if (rc < 0) return -1;
+    }
+    return 0;
+}
+
+int bl_lang_unpack(bl_session *s, const bl_ast *pattern, const bl_value *v)
+{
+    const char *names[256];
     bl_value *got[256];
-    if (n > 256) return bl_fail("too many names to unpack into");
-    int rc = 0, k = 0;
-    for (; k < n && rc == 0; k++) rc = (got[k] = bl_lang_item(v, k)) ? 0 : -1;
-    k -= rc < 0;
+    int k = 0, rc = match(s, pattern, v, names, got, &k);
     /* every item first: a failure binds none of the names */
     for (int i = 0; i < k; i++) {
         if (rc == 0) rc = bl_session_set(s, names[i], got[i]);
         bl_val_unref(got[i]);
     }
-    return rc < 0 ? bl_session_errat(s, pos) : 0;
-}
-
-int bl_lang_unpack(bl_session *s, const bl_stmt *st, const bl_value *v)
-{
-    return bl_lang_unpack_names(s, st->params, st->nparams, st->pos, v);
+    return rc < 0 && !s->has_errpos ? bl_session_errat(s, pattern->pos) : rc;
 }
 
 /* What a for loop (or a comprehension: what) runs over: e's value and its number of items in
@@ -303,9 +342,9 @@ static bl_value *iterable(bl_session *s, const bl_ast *e, const char *what, int 
 {
     bl_value *over = bl_eval(s, e);
     if (!over) return NULL;
-    *n = over->kind == BL_V_LIST ? over->n : over->kind == BL_V_TENSOR ? over->t->shape[0] : -1;
+    *n = over->kind == BL_V_LIST || over->kind == BL_V_DICT ? over->n : over->kind == BL_V_TENSOR ? over->t->shape[0] : -1;
     if (*n < 0) {
-        bl_fail("%s: cannot loop over a %s (a list, range(n) or a tensor, by its first dimension)", what,
+        bl_fail("%s: cannot loop over a %s (a list, range(n), a dict's keys or a tensor, by its first dimension)", what,
                 bl_val_kind_name(over));
         bl_val_unref(over);
         bl_session_errat(s, e->pos);
@@ -384,7 +423,7 @@ bl_value *bl_lang_comprehension(bl_session *s, const bl_ast *e)
     for (int i = 0; ok && i < n; i++) {
         if (bl_interrupted()) { ok = 0; bl_fail("interrupted"); break; }
         bl_value *x = bl_lang_item(over, i);
-        ok = x && (e->n ? bl_lang_unpack_names(s, names, nn, e->pos, x) : bl_session_set(s, e->str, x)) == 0;
+        ok = x && (e->pattern ? bl_lang_unpack(s, e->pattern, x) : bl_session_set(s, e->str, x)) == 0;
         bl_val_unref(x);
         int t = !ok ? -1 : e->c ? bl_cond_truth(s, e->c, "if") : 1;
         if (t < 0) { ok = 0; break; }
@@ -419,7 +458,7 @@ static int for_stmt(bl_session *s, const bl_stmt *st)
     int rc = 0;
     for (int i = 0; i < n && !bl_interrupted(); i++) {
         bl_value *x = bl_lang_item(over, i);
-        if (!x || (st->nparams ? bl_lang_unpack(s, st, x) : bl_session_set(s, st->name, x)) < 0) {
+        if (!x || (st->pattern ? bl_lang_unpack(s, st->pattern, x) : bl_session_set(s, st->name, x)) < 0) {
             bl_val_unref(x);
             rc = bl_session_errat(s, st->pos);
             break;
@@ -461,6 +500,16 @@ int bl_lang_stmt(bl_session *s, const bl_stmt *st)
         s->ret = st->expr ? bl_eval(s, st->expr) : bl_val_none();
         return s->ret ? BL_FLOW_RETURN : -1;
     case BL_S_PASS: return 0;
+    case BL_S_WITH: {       /* with torch.no_grad(): as the no_grad command, for a block */
+        int was = bl_ag_set_enabled(s, 0);
+        int rc = bl_exec_block(s, &st->body);
+        bl_ag_set_enabled(s, was);
+        return rc;
+    }
+    case BL_S_IMPORT:
+        for (int i = 0; i < st->nparams; i++)
+            if (bl_module_import(st->params[i], st->as[i]) < 0) return bl_session_errat(s, st->ppos[i]);
+        return 0;
     case BL_S_ASSERT: {
         int t = bl_cond_truth(s, st->expr, "assert");
         if (t != 0) return t < 0 ? -1 : 0;
@@ -632,7 +681,7 @@ static bl_value *method_as_call(bl_session *s, const bl_ast *e, int *handled)
             if (e->keypos) keypos[i + 1] = e->keypos[i];
         }
         bl_ast c = *e;
-        c.kind = BL_N_CALL, c.str = name, c.n = n, c.items = items, c.keys = keys, c.keypos = keypos;
+        c.kind = BL_N_CALL, c.str = name, c.n = n, c.items = items, c.keys = keys, c.keypos = keypos, c.a = NULL;
         r = bl_eval(s, &c);
     } else {
         bl_fail("out of memory");
@@ -644,8 +693,45 @@ static bl_value *method_as_call(bl_session *s, const bl_ast *e, int *handled)
     return r;
 }
 
+/* d.keys(), d.values(), d.items() (lists: of the keys, the values, [key, value] pairs, in the
+ * dict's order) and d.get(key, default=None), as Python's. */
+static bl_value *dict_method(bl_session *s, const bl_ast *e, const bl_value *d)
+{
+    int get = !strcmp(e->str, "get"), which = !strcmp(e->str, "keys") ? 0 : !strcmp(e->str, "values") ? 1
+                                            : !strcmp(e->str, "items") ? 2 : -1;
+    if ((which < 0 && !get) || (get ? e->n < 1 || e->n > 2 : e->n != 0) || (e->n && (e->keys[0] || e->keys[e->n - 1]))) {
+        bl_fail("a dict's methods: d.keys(), d.values(), d.items(), d.get(key, default)");
+        return (bl_session_errat(s, e->pos), (bl_value *)NULL);
+    }
+    if (get) {
+        bl_value *k = bl_eval(s, e->items[0]);
+        int at = k ? bl_val_dict_find(d, k) : -1;
+        bl_val_unref(k);
+        if (!k) return NULL;
+        return at >= 0 ? bl_val_ref(d->items[at]) : e->n == 2 ? bl_eval(s, e->items[1]) : bl_val_none();
+    }
+    bl_value *l = bl_val_list(d->n);
+    for (int i = 0; l && i < d->n; i++) {
+        bl_value *x = which == 0 ? bl_val_ref(d->keys[i]) : which == 1 ? bl_val_ref(d->items[i]) : bl_val_list(2);
+        if (which == 2 && x && (bl_val_list_set(x, 0, bl_val_ref(d->keys[i])) < 0 ||
+                                bl_val_list_set(x, 1, bl_val_ref(d->items[i])) < 0))
+            bl_val_unref(x), x = NULL;
+        if (bl_val_list_set(l, i, x) < 0) bl_val_unref(l), l = NULL;
+    }
+    return l;
+}
+
 bl_value *bl_method(bl_session *s, const bl_ast *e)
 {
+    if (bl_module_of(s, e->a)) return bl_module_call(s, e);    /* torch.randn(3), F.softmax(x) */
+    if (!strcmp(e->str, "keys") || !strcmp(e->str, "values") || !strcmp(e->str, "items") || !strcmp(e->str, "get")) {
+        bl_value *d = bl_eval(s, e->a), *r = NULL;
+        if (d && d->kind == BL_V_DICT) r = dict_method(s, e, d);
+        else if (d) bl_fail("'.%s()' is a dict's method, not a %s's", e->str, bl_val_kind_name(d));
+        if (d && !r && !s->has_errpos) bl_session_errat(s, e->pos);
+        bl_val_unref(d);
+        return r;
+    }
     bl_value *tv = e->a->kind == BL_N_NAME ? bl_session_get(s, e->a->str) : NULL;
     if (!tv || tv->kind != BL_V_TABLE || strcmp(e->str, "add")) {
         int handled = 0;

@@ -26,9 +26,9 @@ static int push(bl_tokens *ts, bl_token t)
 static int continues(bl_tok_kind k)
 {
     switch (k) {
-    case BL_T_LPAREN: case BL_T_LBRACK: case BL_T_ASSIGN: case BL_T_PLUS: case BL_T_MINUS: case BL_T_STAR: case BL_T_SLASH:
+    case BL_T_LPAREN: case BL_T_LBRACK: case BL_T_LBRACE: case BL_T_ASSIGN: case BL_T_PLUS: case BL_T_MINUS: case BL_T_STAR: case BL_T_SLASH:
     case BL_T_AT: case BL_T_LT: case BL_T_LE: case BL_T_GE: case BL_T_EQ: case BL_T_NE:
-    case BL_T_POW: case BL_T_FLOORDIV: case BL_T_PERCENT:
+    case BL_T_POW: case BL_T_FLOORDIV: case BL_T_PERCENT: case BL_T_BSLASH:
         return 1;
     default:
         return 0;
@@ -65,6 +65,18 @@ int bl_text_width(const char *s, int nbytes)
     return w;
 }
 
+int bl_lex_escape(char c)
+{
+    switch (c) {
+    case 'n': return '\n';
+    case 't': return '\t';
+    case 'r': return '\r';
+    case '\\': case '"': case '\'': return c;
+    default:
+        return bl_fail("unknown escape '\\%c' in a string (known: \\n \\t \\r \\\\ \\\" \\')", c);
+    }
+}
+
 static int lex_string(const char *s, int *i, char **out)
 {
     char q = s[*i];
@@ -78,17 +90,13 @@ static int lex_string(const char *s, int *i, char **out)
         if (c == q) break;
         if (c == '\\' && s[j + 1]) {
             j++;
-            switch (s[j]) {
-            case 'n': c = '\n'; break;
-            case 't': c = '\t'; break;
-            case 'r': c = '\r'; break;
-            case '\\': case '"': case '\'': c = s[j]; break;
-            default:
+            int e = bl_lex_escape(s[j]);
+            if (e < 0) {
                 free(buf);
                 *i = j - 1;
-                return bl_fail("unknown escape '\\%c' in a string (known: \\n \\t \\r \\\\ \\\" \\')",
-                               s[j]);
+                return -1;
             }
+            c = (char)e;
         }
         if (n + 2 > cap) {
             char *nb = realloc(buf, cap *= 2);
@@ -124,6 +132,15 @@ int bl_lex(const char *src, int line, int col, bl_tokens *out, bl_pos *errpos)
         char c = src[i];
         if (c == ' ' || c == '\t' || c == '\r') { i++; space = 1; continue; }
         if (c == '#') { while (src[i] && src[i] != '\n') i++; continue; }
+        if (c == '\\' && src[i + 1 + (src[i + 1] == '\r')] == '\n') {
+            /* explicit line joining: the next line goes on with this one (no END, not a line's
+             * start for the indentation) */
+            i += 2 + (src[i + 1] == '\r');
+            line++;
+            wat = i, wcol = 1;
+            space = 1;
+            continue;
+        }
         bl_token t = { .kind = BL_T_EOF, .space_before = space, .bol = bol, .ind = ind };
         t.pos.off = i;
         t.pos.line = line;
@@ -167,6 +184,24 @@ int bl_lex(const char *src, int line, int col, bl_tokens *out, bl_pos *errpos)
             t.num = strtod(tmp, NULL);
             t.pos.len = j - i;
             i = j;
+        } else if ((c == 'f' || c == 'F') && (src[i + 1] == '"' || src[i + 1] == '\'')) {
+            /* an f-string: its escapes checked as a string's, its text kept as written */
+            int j = i + 1;
+            char *unescaped = NULL;
+            if (lex_string(src, &j, &unescaped) < 0) {
+                if (errpos) {
+                    *errpos = t.pos;
+                    if (j != i + 1) errpos->off = j, errpos->len = 2,
+                        errpos->col += bl_text_width(src + i, j - i);
+                }
+                goto fail;
+            }
+            free(unescaped);
+            t.kind = BL_T_FSTR;
+            t.str = strndup(src + i + 2, (size_t)(j - i - 3));
+            if (!t.str) { bl_fail("lexer: out of memory"); goto fail; }
+            t.pos.len = j - i;
+            i = j;
         } else if (isalpha((unsigned char)c) || c == '_') {
             int j = i;
             while (isalnum((unsigned char)src[j]) || src[j] == '_') j++;
@@ -196,6 +231,8 @@ int bl_lex(const char *src, int line, int col, bl_tokens *out, bl_pos *errpos)
             case '[': t.kind = BL_T_LBRACK; depth++; break;
             case ')': t.kind = BL_T_RPAREN; if (depth) depth--; break;
             case ']': t.kind = BL_T_RBRACK; if (depth) depth--; break;
+            case '{': t.kind = BL_T_LBRACE; depth++; break;
+            case '}': t.kind = BL_T_RBRACE; if (depth) depth--; break;
             case ',': t.kind = BL_T_COMMA; break;
             case '.': t.kind = BL_T_DOT; break;
             case ':': t.kind = BL_T_COLON; break;
@@ -210,6 +247,7 @@ int bl_lex(const char *src, int line, int col, bl_tokens *out, bl_pos *errpos)
             case '<': if (d == '=') { t.kind = BL_T_LE; two = 1; } else t.kind = BL_T_LT; break;
             case '>': if (d == '=') { t.kind = BL_T_GE; two = 1; } else t.kind = BL_T_GT; break;
             case '!': if (d == '=') { t.kind = BL_T_NE; two = 1; } else t.kind = BL_T_OTHER; break;
+            case '\\': t.kind = src[i + 1 + strspn(src + i + 1, " \t\r")] ? BL_T_OTHER : BL_T_BSLASH; break;
             default: t.kind = BL_T_OTHER; break;
             }
             if (t.kind == BL_T_OTHER && (unsigned char)c >= 0x80) {
@@ -242,7 +280,7 @@ void bl_tokens_free(bl_tokens *ts)
 /* The block keywords (parser.h): which kind of header a statement that starts with name is. */
 static int header_kind(const char *name)
 {
-    if (!strcmp(name, "for") || !strcmp(name, "while") || !strcmp(name, "if")) return 1;
+    if (!strcmp(name, "for") || !strcmp(name, "while") || !strcmp(name, "if") || !strcmp(name, "with")) return 1;
     if (!strcmp(name, "def")) return 2;
     if (!strcmp(name, "elif") || !strcmp(name, "else")) return 3;
     return 0;
@@ -341,8 +379,8 @@ int bl_lex_more(bl_lex_state *st, const char *text)
         } else {
             st->mid = 1;
         }
-        if (k == BL_T_LPAREN || k == BL_T_LBRACK) st->depth++;
-        else if ((k == BL_T_RPAREN || k == BL_T_RBRACK) && st->depth > 0) st->depth--;
+        if (k == BL_T_LPAREN || k == BL_T_LBRACK || k == BL_T_LBRACE) st->depth++;
+        else if ((k == BL_T_RPAREN || k == BL_T_RBRACK || k == BL_T_RBRACE) && st->depth > 0) st->depth--;
         else if (st->depth == 0 && st->header == 2 && k == BL_T_ASSIGN) st->header = 0;  /* def f(x) = ... */
         else if (st->depth == 0 && st->header && k == BL_T_COLON) st->colon = 1;
         /* a newline's END only says the line ended; what came before it decides */
@@ -367,11 +405,14 @@ const char *bl_tok_desc(const bl_token *t, char *buf, size_t n)
         [BL_T_AT] = "@", [BL_T_GT] = ">", [BL_T_LT] = "<", [BL_T_LE] = "<=", [BL_T_GE] = ">=",
         [BL_T_EQ] = "==", [BL_T_NE] = "!=", [BL_T_POW] = "**",
         [BL_T_FLOORDIV] = "//", [BL_T_PERCENT] = "%", [BL_T_IS] = "is", [BL_T_ISNOT] = "is not",
+        [BL_T_IN] = "in", [BL_T_NOTIN] = "not in", [BL_T_BSLASH] = "\\", [BL_T_LBRACE] = "{",
+        [BL_T_RBRACE] = "}",
     };
     switch (t->kind) {
     case BL_T_EOF: case BL_T_END: snprintf(buf, n, "end of statement"); break;
     case BL_T_NUM: snprintf(buf, n, "number %g", t->num); break;
     case BL_T_STR: snprintf(buf, n, "string \"%s\"", t->str); break;
+    case BL_T_FSTR: snprintf(buf, n, "f-string \"%s\"", t->str); break;
     case BL_T_NAME: snprintf(buf, n, "'%s'", t->str); break;
     case BL_T_OTHER: snprintf(buf, n, "character '%s'", t->str); break;
     default: snprintf(buf, n, "'%s'", sym[t->kind]); break;

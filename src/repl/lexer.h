@@ -4,7 +4,8 @@
  *   NAME '=' NAME '(' NUM ',' NUM ',' NUM ')' '*' NUM '+' NUM  EOF
  *
  * Statements end at ';' or at a newline outside brackets; a newline inside brackets or after a
- * binary operator or '=' is plain white space (a continued line). Characters the language does not
+ * binary operator or '=' is plain white space (a continued line), and so is a backslash right
+ * before a newline (Python's explicit line joining). Characters the language does not
  * use become BL_T_OTHER tokens so that commands can still take file names such as ~/a.bl as words;
  * the expression parser rejects them with a caret.
  */
@@ -18,7 +19,13 @@ typedef enum {
     BL_T_LPAREN, BL_T_RPAREN, BL_T_LBRACK, BL_T_RBRACK, BL_T_COMMA, BL_T_ASSIGN, BL_T_DOT,
     BL_T_COLON, BL_T_PLUS, BL_T_MINUS, BL_T_STAR, BL_T_SLASH, BL_T_AT, BL_T_GT, BL_T_LT,
     BL_T_LE, BL_T_GE, BL_T_EQ, BL_T_NE, BL_T_POW /* ** */, BL_T_FLOORDIV /* // */, BL_T_PERCENT,
-    BL_T_IS, BL_T_ISNOT /* never made by the lexer: the parser's operators `is`, `is not` */,
+    BL_T_IS, BL_T_ISNOT, BL_T_IN, BL_T_NOTIN /* never made by the lexer: the parser's operators
+                                                `is`, `is not`, `in`, `not in` */,
+    BL_T_FSTR       /* f"..." (or f'...'): str is the text between the quotes as written (the
+                       parser splits it into text and {expressions}; escapes are checked) */,
+    BL_T_LBRACE, BL_T_RBRACE,   /* { } of a dict */
+    BL_T_BSLASH     /* a '\' that ends the input: the line continues (a '\' before a newline
+                       joins the lines and makes no token, as Python's) */,
     BL_T_OTHER
 } bl_tok_kind;
 
@@ -46,6 +53,9 @@ typedef struct {
  * token list always ends with BL_T_EOF; free it with bl_tokens_free. */
 int bl_lex(const char *src, int line, int col, bl_tokens *out, bl_pos *errpos);
 void bl_tokens_free(bl_tokens *ts);
+
+/* The character the escape \c in a string stands for (n t r \ " '), or -1 + bl_fail naming it. */
+int bl_lex_escape(char c);
 
 /* The indentation of the line that starts at s: its leading spaces count 1, a tab moves to the
  * next multiple of 8 (as Python's tokenizer), from column col (1 for a line's start). */

@@ -63,6 +63,8 @@ typedef struct {
     int inline_if;      /* inside a one-line if's body, which ends at `else` or `elif` too */
     int min_ind;        /* the indentation of the innermost indented block's lines (Python's
                          * form), -1 outside one: a line indented less ends every block in it */
+    int line0, ind0;    /* the source's first line and its indentation: a statement's line at the
+                         * top level indented more is an IndentationError */
 } P;
 
 #define MAX_NESTING 200
@@ -112,7 +114,9 @@ static bl_ast *expr(P *p);
 static bl_ast *test(P *p);
 static int kw(P *p, const char *w);
 static int comprehension(P *p, bl_ast *n, bl_ast *elem, const bl_token *open);
-static int names(P *p, bl_stmt *s, const char *what);
+static int target(P *p, bl_stmt *s, const char *what);
+static int params(P *p, bl_stmt *s, bl_tok_kind close);
+static const char *span_text(P *p, int from, int to);
 
 /* A growable list of nodes (and keys), copied into the arena when done. */
 typedef struct {
@@ -143,6 +147,13 @@ static int list_push(list *l, bl_ast *a, const char *key, bl_pos kpos)
     return 0;
 }
 
+static void list_free(list *l)
+{
+    free(l->items);
+    free(l->keys);
+    free(l->kpos);
+}
+
 static int list_finish(P *p, list *l, bl_ast *n, int with_keys)
 {
     int rc = 0;
@@ -161,9 +172,7 @@ static int list_finish(P *p, list *l, bl_ast *n, int with_keys)
             }
         }
     }
-    free(l->items);
-    free(l->keys);
-    free(l->kpos);
+    list_free(l);
     return rc;
 }
 
@@ -189,9 +198,7 @@ static int items(P *p, bl_ast *n, bl_tok_kind close, int mode, const bl_token *o
             }
             a = mode == 2 ? index_item(p) : expr(p);
             if (a && mode == 0 && l.n == 0 && kw(p, "for")) {     /* [f(k) for k in xs] */
-                free(l.items);
-                free(l.keys);
-                free(l.kpos);
+                list_free(&l);
                 return comprehension(p, n, a, open);
             }
             if (!a || list_push(&l, a, key, kpos) < 0) goto fail;
@@ -210,9 +217,7 @@ static int items(P *p, bl_ast *n, bl_tok_kind close, int mode, const bl_token *o
     }
     return list_finish(p, &l, n, mode == 1);
 fail:
-    free(l.items);
-    free(l.keys);
-    free(l.kpos);
+    list_free(&l);
     return -1;
 }
 
@@ -245,6 +250,145 @@ static bl_ast *index_item(P *p)
     return s;
 }
 
+/* Does token kind k open (1) or close (-1) a bracket ( [ { ? 0 otherwise. */
+static int bracket(bl_tok_kind k)
+{
+    return k == BL_T_LPAREN || k == BL_T_LBRACK || k == BL_T_LBRACE ? 1
+         : k == BL_T_RPAREN || k == BL_T_RBRACK || k == BL_T_RBRACE ? -1 : 0;
+}
+
+/* After a '(': does a ',' stand inside these brackets (not inside deeper ones), or do they hold
+ * nothing? Then they make a tuple. */
+static int tuple_at(P *p)
+{
+    int depth = 0;
+    if (peek(p)->kind == BL_T_RPAREN) return 1;
+    for (int i = p->i; p->ts.t[i].kind != BL_T_EOF; i++) {
+        bl_tok_kind k = p->ts.t[i].kind;
+        if (bracket(k) > 0) depth++;
+        else if (bracket(k) < 0 && depth-- == 0) return 0;
+        else if (k == BL_T_COMMA && depth == 0) return 1;
+        else if (k == BL_T_END && depth == 0) return 0;
+    }
+    return 0;
+}
+
+/* One {expression} of an f-string: the bytes [from, to) of the source, parsed on their own (their
+ * tokens placed where they stand in the source, for carets). */
+static bl_ast *fstring_expr(P *p, const bl_token *t, int from, int to)
+{
+    char *text = strndup(p->src + from, (size_t)(to - from));
+    if (!text) return BL_FAILP("parser: out of memory");
+    P q = *p;
+    int col = t->pos.col + bl_text_width(p->src + t->pos.off, from - t->pos.off);
+    int rc = bl_lex(text, t->pos.line, col, &q.ts, p->errpos);
+    free(text);
+    if (rc < 0) {
+        p->errpos->off += from;
+        return NULL;
+    }
+    for (int i = 0; i < q.ts.n; i++) q.ts.t[i].pos.off += from;
+    q.i = 0;
+    bl_ast *e = NULL;
+    if (q.ts.t[0].kind == BL_T_EOF) fail_tok(&q, &q.ts.t[0], "f-string: empty expression inside {}");
+    else if ((e = expr(&q)) && peek(&q)->kind != BL_T_EOF) e = fail_at(&q, peek(&q), "f-string: expected '}' or ':' after the expression");
+    bl_tokens_free(&q.ts);
+    return e;
+}
+
+/* f"text {expr} {expr:spec}": the pieces into a BL_N_FSTR (parser.h); {{ and }} are braces. */
+static bl_ast *fstring(P *p, bl_token *t)
+{
+    bl_ast *n = node(p, BL_N_FSTR, t);
+    if (!n) return NULL;
+    const char *s = t->str;
+    int base = t->pos.off + 2;      /* s[k] is the source's byte base + k */
+    list l = { 0 };
+    char *lit = malloc(strlen(s) + 1);
+    size_t nlit = 0;
+    int rc = lit ? 0 : bl_fail("parser: out of memory");
+    bl_token at = *t;       /* an error's place inside the string */
+    for (int k = 0; rc == 0; k++) {
+        char c = s[k];
+        int brace = c == '{' && s[k + 1] != '{';
+        if ((c == '\0' || brace) && nlit) {        /* the text so far: a STR piece */
+            bl_ast *x = node(p, BL_N_STR, t);
+            rc = x && (x->str = astrndup(p->arena, lit, nlit)) ? list_push(&l, x, NULL, t->pos) : -1;
+            nlit = 0;
+        }
+        if (c == '\0' || rc < 0) break;
+        at.pos.off = base + k, at.pos.len = 1;
+        at.pos.col = t->pos.col + 2 + bl_text_width(s, k);
+        if (c == '\\') {
+            int e = bl_lex_escape(s[++k]);
+            if (e < 0) rc = -1;
+            lit[nlit++] = (char)e;
+        } else if ((c == '{' || c == '}') && s[k + 1] == c) {
+            lit[nlit++] = c;
+            k++;
+        } else if (c == '}') {
+            rc = fail_tok(p, &at, "f-string: a single '}' (write }} for a brace)");
+        } else if (c != '{') {
+            lit[nlit++] = c;
+        } else {
+            /* {expr[!r|!s][:spec]}: the expression ends at a ':' or '!' outside brackets and strings */
+            int j = k + 1, depth = 0;
+            char q = 0;
+            for (; s[j] && (q || depth || (s[j] != '}' && s[j] != ':' && !(s[j] == '!' && s[j + 1] != '='))); j++) {
+                if (q) { if (s[j] == q) q = 0; continue; }
+                if (s[j] == '"' || s[j] == '\'') q = s[j];
+                depth += s[j] == '(' || s[j] == '[' || s[j] == '{';
+                depth -= (s[j] == ')' || s[j] == ']' || s[j] == '}') && depth > 0;
+            }
+            int end = j;
+            if (s[j] == '!' && (s[j + 1] == 'r' || s[j + 1] == 's' || s[j + 1] == 'a')) j += 2;
+            const char *spec = NULL;
+            if (s[j] == ':') {
+                int from = ++j;
+                while (s[j] && s[j] != '}' && s[j] != '{') j++;
+                if (!(spec = astrndup(p->arena, s + from, (size_t)(j - from)))) rc = -1;
+            }
+            if (rc == 0 && s[j] != '}') {
+                at.pos.off = base + j, at.pos.col = t->pos.col + 2 + bl_text_width(s, j);
+                rc = fail_tok(p, &at, s[j] == '{' ? "f-string: a {} inside a format spec is not supported"
+                                                  : "f-string: expected '}' to close the '{'");
+            }
+            bl_ast *x = rc == 0 ? fstring_expr(p, t, base + k + 1, base + end) : NULL;
+            if (!x || list_push(&l, x, spec, at.pos) < 0) rc = -1;
+            k = j;
+        }
+    }
+    free(lit);
+    if (rc < 0) {
+        list_finish(p, &l, n, 0);
+        return NULL;
+    }
+    return list_finish(p, &l, n, 1) < 0 ? NULL : n;
+}
+
+/* After '{': key ':' value pairs up to '}' into a BL_N_DICT (parser.h). */
+static bl_ast *dict_literal(P *p, const bl_token *open)
+{
+    bl_ast *n = node(p, BL_N_DICT, open);
+    list l = { 0 };
+    int rc = n ? 0 : -1;
+    char what[80];
+    snprintf(what, sizeof what, "expected ',' or '}' (the '{' at column %d is open)", open->pos.col);
+    while (rc == 0 && !accept(p, BL_T_RBRACE)) {
+        bl_ast *k = expr(p), *v = NULL;
+        if (k && !accept(p, BL_T_COLON)) rc = fail_at(p, peek(p), "expected ':' after the key ({\"lr\": 0.1})") ? 0 : -1;
+        else if (!k || !(v = expr(p)) || list_push(&l, k, NULL, k->pos) < 0 || list_push(&l, v, NULL, v->pos) < 0) rc = -1;
+        if (rc == 0 && kw(p, "for")) rc = fail_at(p, peek(p), "dict comprehensions are not supported (build it with "
+                                                              "d[k] = v in a loop)") ? 0 : -1;
+        if (rc == 0 && !accept(p, BL_T_COMMA) && peek(p)->kind != BL_T_RBRACE) rc = fail_at(p, peek(p), what) ? 0 : -1;
+    }
+    if (rc < 0) {
+        list_free(&l);
+        return NULL;
+    }
+    return list_finish(p, &l, n, 0) < 0 ? NULL : n;
+}
+
 static bl_ast *primary(P *p)
 {
     bl_token *t = next(p);
@@ -270,7 +414,15 @@ static bl_ast *primary(P *p)
         if (!strcmp(t->str, "None") || !strcmp(t->str, "none")) return node(p, BL_N_NONE, t);
         if ((n = node(p, BL_N_NAME, t))) n->str = astrndup(p->arena, t->str, strlen(t->str));
         return n && n->str ? n : NULL;
+    case BL_T_FSTR:
+        return fstring(p, t);
+    case BL_T_LBRACE:
+        return dict_literal(p, t);
     case BL_T_LPAREN:
+        if (tuple_at(p)) {      /* (a, b), (): a list, as blocklab's tuples are */
+            if (!(n = node(p, BL_N_LIST, t)) || items(p, n, BL_T_RPAREN, 0, t) < 0) return NULL;
+            return n;
+        }
         n = expr(p);
         if (n && !accept(p, BL_T_RPAREN)) {
             char what[64];
@@ -299,10 +451,12 @@ static bl_ast *postfix(P *p)
             ++p->depth > MAX_NESTING)
             return fail_at(p, t, "expression nested too deeply");
         if (t->kind == BL_T_LPAREN) {
-            if (a->kind != BL_N_NAME && a->kind != BL_N_FIELD)
-                return fail_at(p, t, "only functions can be called");
+            if (a->kind != BL_N_NAME && a->kind != BL_N_FIELD) {    /* (lambda x: x)(1): the callee in a */
+                if (!(n = node(p, BL_N_CALL, t))) return NULL;
+                n->a = a, n->str = "", a = n;
+            }
             next(p);
-            a->kind = a->kind == BL_N_NAME ? BL_N_CALL : BL_N_METHOD;   /* t.add(...) */
+            if (a->kind != BL_N_CALL) a->kind = a->kind == BL_N_NAME ? BL_N_CALL : BL_N_METHOD;   /* t.add(...) */
             if (items(p, a, BL_T_RPAREN, 1, t) < 0) return NULL;
         } else if (t->kind == BL_T_LBRACK) {
             next(p);
@@ -425,10 +579,11 @@ static int looks_like_file(P *p)
     return k >= 1 && k <= 8 && k < n - 1 && s[n - 1 - k] == '.';
 }
 
+/* The sums and products: level 1 '+' '-', level 2 '*' '/' '//' '%' '@' (left-associative). */
 static bl_ast *binary_level(P *p, int level)
 {
-    static const bl_tok_kind ops[3][7] = {
-        { BL_T_LT, BL_T_LE, BL_T_GT, BL_T_GE, BL_T_EQ, BL_T_NE, BL_T_EOF },
+    static const bl_tok_kind ops[3][6] = {
+        { BL_T_EOF },
         { BL_T_PLUS, BL_T_MINUS, BL_T_EOF },
         { BL_T_STAR, BL_T_SLASH, BL_T_FLOORDIV, BL_T_PERCENT, BL_T_AT, BL_T_EOF },
     };
@@ -437,35 +592,78 @@ static bl_ast *binary_level(P *p, int level)
         bl_token *t = peek(p);
         int hit = 0;
         for (int j = 0; ops[level][j] != BL_T_EOF; j++) hit |= t->kind == ops[level][j];
-        bl_tok_kind op = t->kind;
-        if (level == 0 && kw(p, "is")) hit = 1, op = BL_T_IS;
-        if (!hit || (t->kind == BL_T_GT && is_redirect(p))) break;
-        int file_hint = t->kind == BL_T_GT && looks_like_file(p);
+        if (!hit) break;
         next(p);
-        if (op == BL_T_IS && kw(p, "not")) {    /* is not: one operator, its position both words */
-            op = BL_T_ISNOT;
-            next(p);
-        }
         bl_ast *b = level == 2 ? unary(p) : binary_level(p, level + 1);
         if (!b) return NULL;
         bl_ast *n = node(p, BL_N_BINOP, t);
         if (!n) return NULL;
-        n->op = op, n->a = a, n->b = b, n->file_hint = file_hint;
+        n->op = t->kind, n->a = a, n->b = b;
         a = n;
-        if (level == 0 && ((peek(p)->kind == BL_T_GT && !is_redirect(p)) || kw(p, "is") ||
-                           peek(p)->kind == BL_T_LT || peek(p)->kind == BL_T_LE ||
-                           peek(p)->kind == BL_T_GE || peek(p)->kind == BL_T_EQ ||
-                           peek(p)->kind == BL_T_NE))
-            return fail_at(p, peek(p), "comparisons cannot be chained");
     }
     return a;
+}
+
+/* The comparison operator at the parser's position and how many tokens it takes (`is not`,
+ * `not in`: two), or BL_T_EOF (a '>' that redirects is none). */
+static bl_tok_kind comparison_op(P *p, int *ntok)
+{
+    bl_tok_kind k = peek(p)->kind;
+    *ntok = 1;
+    if (k == BL_T_LT || k == BL_T_LE || k == BL_T_GE || k == BL_T_EQ || k == BL_T_NE) return k;
+    if (k == BL_T_GT) return is_redirect(p) ? BL_T_EOF : k;
+    if (kw(p, "in")) return BL_T_IN;
+    bl_token *t2 = peek2(p);
+    int second = t2->kind == BL_T_NAME;
+    if (kw(p, "is")) return second && !strcmp(t2->str, "not") ? (*ntok = 2, BL_T_ISNOT) : BL_T_IS;
+    if (kw(p, "not") && second && !strcmp(t2->str, "in")) return *ntok = 2, BL_T_NOTIN;
+    return BL_T_EOF;
+}
+
+/* sum (OP sum)*: one comparison is a BINOP; a chain a < b < c, as Python's, a CMPCHAIN of them
+ * whose middle operands are shared (evaluated once). */
+static bl_ast *comparison(P *p)
+{
+    bl_token *t0 = peek(p);
+    bl_ast *a = binary_level(p, 1);
+    list l = { 0 };
+    int ntok;
+    bl_tok_kind op;
+    while (a && (op = comparison_op(p, &ntok)) != BL_T_EOF) {
+        bl_token *t = peek(p);
+        int file_hint = t->kind == BL_T_GT && looks_like_file(p);
+        p->i += ntok;
+        bl_ast *b = binary_level(p, 1), *n = b ? node(p, BL_N_BINOP, t) : NULL;
+        if (n && ntok == 2) n->pos.len = p->ts.t[p->i - 1].pos.off + p->ts.t[p->i - 1].pos.len - t->pos.off;
+        if (!n) {
+            a = NULL;
+            break;
+        }
+        n->op = op, n->b = b, n->file_hint = file_hint;
+        n->a = l.n ? l.items[l.n - 1]->b : a;
+        if (list_push(&l, n, NULL, t->pos) < 0) {
+            a = NULL;
+            break;
+        }
+    }
+    bl_ast *one = l.n == 1 ? l.items[0] : NULL;
+    if (!a || l.n <= 1) {
+        list_free(&l);
+        return a && one ? one : a;
+    }
+    bl_ast *chain = node(p, BL_N_CMPCHAIN, t0);
+    if (!chain) {
+        list_free(&l);
+        return NULL;
+    }
+    return list_finish(p, &l, chain, 0) < 0 ? NULL : chain;
 }
 
 /* 'not' not_test | comparison: Python's not, below the comparisons (not a == b is
  * not (a == b)). */
 static bl_ast *not_test(P *p)
 {
-    if (!kw(p, "not")) return binary_level(p, 0);
+    if (!kw(p, "not")) return comparison(p);
     bl_token *t = next(p);
     if (++p->depth > MAX_NESTING) return fail_at(p, t, "expression nested too deeply");
     bl_ast *x = not_test(p);
@@ -509,8 +707,34 @@ static bl_ast *test(P *p)
 
 /* test ['if' test 'else' expr]: Python's conditional expression; only the branch chosen is
  * evaluated. */
+/* lambda params ':' expr: a one-line def named <lambda>, its signature "<lambda>(x, w=1)". */
+static bl_ast *lambda(P *p)
+{
+    bl_token *head = next(p);
+    bl_ast *n = node(p, BL_N_LAMBDA, head);
+    bl_stmt *d = n ? aalloc(p->arena, sizeof *d) : NULL;
+    bl_stmt *r = d ? aalloc(p->arena, sizeof *r) : NULL;
+    if (!r) return NULL;
+    int from = p->i;
+    d->kind = BL_S_DEF, d->pos = head->pos, d->name = "<lambda>";
+    if (params(p, d, BL_T_COLON) < 0) return NULL;
+    const char *ps = p->i - 1 > from ? span_text(p, from, p->i - 1) : "";
+    char *sig = ps ? aalloc(p->arena, strlen(ps) + 16) : NULL;
+    if (!sig) return NULL;
+    size_t len = strlen(ps) + 16;
+    snprintf(sig, len, "<lambda>(%s)", ps);
+    d->sig = sig;
+    r->kind = BL_S_RETURN, r->pos = peek(p)->pos;
+    r->expr = expr(p);
+    if (!r->expr || !(r->text = d->text = span_text(p, (int)(head - p->ts.t), p->i))) return NULL;
+    d->body.n = 1, d->body.s = r;
+    n->def = d;
+    return n;
+}
+
 static bl_ast *expr(P *p)
 {
+    if (kw(p, "lambda")) return lambda(p);
     bl_ast *e = test(p);
     if (!e || !kw(p, "if")) return e;
     bl_token *t = next(p);
@@ -531,19 +755,9 @@ static int comprehension(P *p, bl_ast *n, bl_ast *elem, const bl_token *open)
     n->kind = BL_N_COMP;
     n->a = elem;
     next(p);    /* for */
-    bl_token *v = next(p);
-    if (v->kind != BL_T_NAME || !bl_name_assignable(v->str, NULL)) {
-        p->i -= v->kind != BL_T_EOF;
-        return fail_at(p, v, "expected the loop variable's name after for") ? 0 : -1;
-    }
-    if (!(n->str = astrndup(p->arena, v->str, strlen(v->str)))) return -1;
-    if (peek(p)->kind == BL_T_COMMA) {      /* [x * y for x, y in zip(xs, ys)]: unpacked */
-        bl_stmt names_of = { 0 };
-        p->i--;
-        if (names(p, &names_of, "expected the loop variable's name after for") < 0) return -1;
-        n->keys = names_of.params;
-        n->n = names_of.nparams;
-    }
+    bl_stmt t = { 0 };      /* [x * y for x, y in zip(xs, ys)]: unpacked */
+    if (target(p, &t, "expected the loop variable's name after for") < 0) return -1;
+    n->str = t.name, n->keys = t.params, n->n = t.nparams, n->pattern = t.pattern;
     if (!kw(p, "in")) return fail_at(p, peek(p), "expected 'in' ([x for NAME in LIST])") ? 0 : -1;
     next(p);
     if (!(n->b = test(p))) return -1;
@@ -596,9 +810,7 @@ static bl_ast *word_expr(P *p, int from, int to, int *bad)
     if (to - from < 2 || p->ts.t[from].kind != BL_T_LPAREN || p->ts.t[to - 1].kind != BL_T_RPAREN) return NULL;
     int depth = 0;
     for (int i = from; i < to; i++) {
-        bl_tok_kind k = p->ts.t[i].kind;
-        depth += k == BL_T_LPAREN || k == BL_T_LBRACK;
-        depth -= k == BL_T_RPAREN || k == BL_T_RBRACK;
+        depth += bracket(p->ts.t[i].kind);
         if (depth == 0 && i < to - 1) return NULL;     /* (a)(b), (a)+b: not one group */
     }
     int save = p->i;
@@ -653,8 +865,7 @@ static int command(P *p, bl_stmt *s, int raw)
         do {
             bl_tok_kind k = peek(p)->kind;
             if (k == BL_T_ASSIGN && eq < 0 && depth == 0) eq = p->i;
-            if (k == BL_T_LPAREN || k == BL_T_LBRACK) depth++;
-            if ((k == BL_T_RPAREN || k == BL_T_RBRACK) && depth > 0) depth--;
+            if (bracket(k) > 0 || (bracket(k) < 0 && depth > 0)) depth += bracket(k);
             next(p);
         } while (!at_end(p) && (depth > 0 || !peek(p)->space_before) &&
                  (raw || depth > 0 || peek(p)->kind != BL_T_GT));
@@ -743,8 +954,7 @@ static int augmented_at(P *p)
     int depth = 0;
     for (int i = p->i; p->ts.t[i].kind != BL_T_EOF && (depth || p->ts.t[i].kind != BL_T_END); i++) {
         bl_tok_kind k = p->ts.t[i].kind;
-        depth += k == BL_T_LPAREN || k == BL_T_LBRACK;
-        depth -= (k == BL_T_RPAREN || k == BL_T_RBRACK) && depth > 0;
+        if (bracket(k) > 0 || (bracket(k) < 0 && depth > 0)) depth += bracket(k);
         if (depth) continue;
         if (k == BL_T_ASSIGN) return 0;
         if (i > p->i && (k == BL_T_PLUS || k == BL_T_MINUS || k == BL_T_STAR || k == BL_T_SLASH ||
@@ -810,45 +1020,128 @@ static bl_ast *expr_list(P *p)
     return list_finish(p, &l, n, 0) == 0 && rc == 0 ? n : NULL;
 }
 
-/* NAME (',' NAME)+: the names a value is unpacked into (a, b = ...; for i, x in ...), into
- * s->params (nparams of them, at s->ppos); s->name is the first. 0, or -1 at a bad name. */
-static int names(P *p, bl_stmt *s, const char *what)
+/* item (',' item)* [','] with item NAME | '(' ... ')' | '[' ... ']', from token i: the index
+ * after it, or -1 when the tokens are not one (x[0] is an index, not a target). *nested: a comma
+ * or a bracket came. */
+static int target_end(P *p, int i, int *nested)
 {
-    int from = p->i, n = 0;
-    do {
-        bl_token *v = next(p);
-        if (v->kind != BL_T_NAME || !bl_name_assignable(v->str, NULL)) {
-            p->i -= v->kind != BL_T_EOF;
-            return fail_at(p, v, what) ? 0 : -1;
+    for (;;) {
+        bl_tok_kind k = p->ts.t[i].kind;
+        if (k == BL_T_NAME && !(p->ts.t[i + 1].kind == BL_T_LPAREN || p->ts.t[i + 1].kind == BL_T_LBRACK ||
+                                p->ts.t[i + 1].kind == BL_T_DOT)) {
+            i++;
+        } else if (k == BL_T_LPAREN || k == BL_T_LBRACK) {
+            *nested = 1;
+            if ((i = target_end(p, i + 1, nested)) < 0) return -1;
+            if (p->ts.t[i].kind != (k == BL_T_LPAREN ? BL_T_RPAREN : BL_T_RBRACK)) return -1;
+            i++;
+        } else {
+            return -1;
         }
-        for (int j = 0; j < n; j++)
-            if (!strcmp(p->ts.t[from + 2 * j].str, v->str)) {
-                p->i--;
-                return fail_at(p, v, "this name is given twice") ? 0 : -1;
-            }
-        n++;
-    } while (accept(p, BL_T_COMMA));
-    s->nparams = n;
-    s->params = aalloc(p->arena, (size_t)n * sizeof *s->params);
-    s->ppos = aalloc(p->arena, (size_t)n * sizeof *s->ppos);
-    if (!s->params || !s->ppos) return -1;
-    for (int i = 0; i < n; i++) {
-        const bl_token *v = &p->ts.t[from + 2 * i];
-        if (!(s->params[i] = astrndup(p->arena, v->str, strlen(v->str)))) return -1;
-        s->ppos[i] = v->pos;
+        if (p->ts.t[i].kind != BL_T_COMMA) return i;
+        *nested = 1;
+        k = p->ts.t[++i].kind;
+        if (k != BL_T_NAME && k != BL_T_LPAREN && k != BL_T_LBRACK) return i;  /* a trailing ',' */
     }
+}
+
+/* The items of a target into a LIST node; each name into
+ * *names as well (a name given twice is an error). */
+static bl_ast *target_list(P *p, list *names, const char *what)
+{
+    bl_ast *n = node(p, BL_N_LIST, peek(p));
+    list l = { 0 };
+    if (!n) return NULL;
+    do {
+        bl_tok_kind k = peek(p)->kind;
+        if (l.n && k != BL_T_NAME && k != BL_T_LPAREN && k != BL_T_LBRACK) break;    /* (a, b,) */
+        bl_token *v = next(p);
+        bl_ast *x = NULL;
+        if (v->kind == BL_T_LPAREN || v->kind == BL_T_LBRACK) {
+            bl_tok_kind c = v->kind == BL_T_LPAREN ? BL_T_RPAREN : BL_T_RBRACK;
+            if ((x = target_list(p, names, what)) && !accept(p, c)) x = fail_at(p, peek(p), "expected ',' or a closing bracket");
+            if (x) x->pos = v->pos;
+            if (x && c == BL_T_RPAREN && x->n == 1 && p->ts.t[p->i - 2].kind != BL_T_COMMA) x = x->items[0];  /* (a) */
+        } else if (v->kind != BL_T_NAME || !bl_name_assignable(v->str, NULL)) {
+            p->i -= v->kind != BL_T_EOF;
+            fail_at(p, v, what);
+        } else if ((x = node(p, BL_N_NAME, v)) && (x->str = astrndup(p->arena, v->str, strlen(v->str)))) {
+            for (int j = 0; j < names->n; j++)
+                if (!strcmp(names->items[j]->str, v->str)) {
+                    p->i--;
+                    x = fail_at(p, v, "this name is given twice");
+                    break;
+                }
+            if (x && list_push(names, x, NULL, v->pos) < 0) x = NULL;
+        }
+        if (!x || list_push(&l, x, NULL, v->pos) < 0) {
+            list_free(&l);
+            return NULL;
+        }
+    } while (accept(p, BL_T_COMMA));
+    return list_finish(p, &l, n, 0) < 0 ? NULL : n;
+}
+
+/* A target (parser.h): the names a value is unpacked into (a, b = ...; for i, (x, y) in ...),
+ * into s->params (nparams of them, at s->ppos) and its shape into s->pattern; s->name is the
+ * first. One name alone is a plain assignment or loop variable: nparams 0, no pattern. 0, or -1
+ * at a bad name. */
+static int target(P *p, bl_stmt *s, const char *what)
+{
+    list names = { 0 };
+    int nested = 0;
+    target_end(p, p->i, &nested);
+    bl_ast *pat = target_list(p, &names, what);
+    if (pat && pat->n == 1 && p->ts.t[p->i - 1].kind != BL_T_COMMA) {   /* (a, b) as a, b; (a) as a */
+        pat = pat->items[0];
+        nested = pat->kind == BL_N_LIST;
+    }
+    int n = names.n, rc = pat ? 0 : -1;
+    if (rc == 0) {
+        s->nparams = n;
+        s->params = aalloc(p->arena, (size_t)n * sizeof *s->params);
+        s->ppos = aalloc(p->arena, (size_t)n * sizeof *s->ppos);
+        if (!s->params || !s->ppos) rc = -1;
+    }
+    for (int i = 0; rc == 0 && i < n; i++) s->params[i] = names.items[i]->str, s->ppos[i] = names.items[i]->pos;
+    list_free(&names);
+    if (rc < 0) return -1;
     s->name = s->params[0];
-    if (n == 1) s->nparams = 0;     /* one name: a plain assignment or loop variable */
+    s->pattern = nested ? pat : NULL;
+    if (!nested) s->nparams = 0;    /* one name */
     return 0;
 }
 
-/* Does the statement at the parser's position start NAME ',' NAME ... '=' (an unpacking)? */
+/* Does the statement at the parser's position start with a target that unpacks, then '='? */
 static int unpacking_at(P *p)
 {
-    int i = p->i;
-    if (p->ts.t[i].kind != BL_T_NAME || p->ts.t[i + 1].kind != BL_T_COMMA) return 0;
-    while (p->ts.t[i].kind == BL_T_NAME && p->ts.t[i + 1].kind == BL_T_COMMA) i += 2;
-    return p->ts.t[i].kind == BL_T_NAME && p->ts.t[i + 1].kind == BL_T_ASSIGN;
+    int nested = 0, end = target_end(p, p->i, &nested);
+    return end > 0 && nested && p->ts.t[end].kind == BL_T_ASSIGN;
+}
+
+/* NAME '=' NAME '=' ... '=' exprs, after the first '=' and what followed it (in s->expr): the
+ * value is the last; s->name is assigned it, then each further name is assigned s->name's value
+ * (the assignments in s->body, as parser.h says). */
+static int chained(P *p, bl_stmt *s)
+{
+    list l = { 0 };
+    int rc = 0;
+    while (rc == 0 && peek(p)->kind == BL_T_ASSIGN) {
+        bl_ast *x = s->expr;
+        if (x->kind != BL_N_NAME || !bl_name_assignable(x->str, NULL))
+            rc = fail_at(p, peek(p), "a chained assignment takes names (a = b = 1)") ? 0 : -1;
+        else if (list_push(&l, x, NULL, x->pos) < 0 || (next(p), !(s->expr = expr_list(p))))
+            rc = -1;
+    }
+    bl_stmt *b = rc == 0 ? aalloc(p->arena, (size_t)l.n * sizeof *b) : NULL;
+    for (int i = 0; b && i < l.n; i++) {
+        b[i].kind = BL_S_ASSIGN, b[i].pos = l.items[i]->pos, b[i].name = l.items[i]->str;
+        if (!(b[i].expr = aalloc(p->arena, sizeof *b[i].expr))) b = NULL;
+        else *b[i].expr = (bl_ast){ .kind = BL_N_NAME, .pos = l.items[i]->pos, .str = s->name };
+    }
+    s->body.n = b ? l.n : 0, s->body.s = b;
+    list_free(&l);
+    return b ? 0 : -1;
 }
 
 static int simple(P *p, bl_stmt *s)
@@ -871,7 +1164,7 @@ static int simple(P *p, bl_stmt *s)
     if (aug) return augmented(p, s, aug);
     if (unpacking_at(p)) {          /* a, b = b, a: the value's items, one to each name */
         s->kind = BL_S_ASSIGN;
-        if (names(p, s, "expected a variable name") < 0) return -1;
+        if (target(p, s, "expected a variable name") < 0) return -1;
         next(p);    /* = */
         if (!(s->expr = expr_list(p))) return -1;
         if (!at_end(p)) return fail_at(p, peek(p), peek(p)->kind == BL_T_GT ? "an assignment cannot be redirected"
@@ -891,6 +1184,7 @@ static int simple(P *p, bl_stmt *s)
     if (!(s->expr = expr_list(p))) {   /* x = 1, 2 and a line `a, b`: a list (Python's tuple) */
         return -1;
     }
+    if (s->kind == BL_S_ASSIGN && peek(p)->kind == BL_T_ASSIGN && chained(p, s) < 0) return -1;
     if (s->kind == BL_S_EXPR && peek(p)->kind == BL_T_ASSIGN) {
         const bl_ast *root = s->expr;   /* x[i] = v, x[i][j] = v: a name indexed; x.grad = None */
         while (root->kind == BL_N_INDEX) root = root->a;
@@ -950,6 +1244,11 @@ static int stmts(P *p, bl_block *b, int mode)
         } else {
             while (accept(p, BL_T_END)) {}
             if (peek(p)->kind == BL_T_EOF || dedented(p)) break;
+            if (mode == TOP && peek(p)->bol && peek(p)->ind > (peek(p)->pos.line == p->line0 ? p->ind0 : 0)) {
+                rc = fail_tok(p, peek(p), "IndentationError: unexpected indent (a statement outside a block "
+                                          "starts its line)");
+                break;
+            }
             if (mode == INDENTED && peek(p)->bol && peek(p)->ind > p->min_ind) {
                 char what[96];
                 snprintf(what, sizeof what, "IndentationError: unexpected indent (the block's lines are indented %d)",
@@ -1102,12 +1401,45 @@ static int def_stmt(P *p, bl_stmt *s)
     s->name = astrndup(p->arena, name->str, strlen(name->str));
     bl_token *open = next(p);
     if (open->kind != BL_T_LPAREN) { p->i--; return fail_at(p, open, "expected '(' and the parameters") ? 0 : -1; }
+    if (params(p, s, BL_T_RPAREN) < 0) return -1;
+    s->sig = span_text(p, (int)(name - p->ts.t), p->i);
+    int rc = -1;
+    int loops = p->loops;
+    p->loops = 0;
+    p->defs++;
+    if (accept(p, BL_T_ASSIGN)) {       /* one line: the body is `return expr` */
+        bl_stmt *r = aalloc(p->arena, sizeof *r);
+        if (!r) goto back;
+        r->kind = BL_S_RETURN;
+        r->pos = peek(p)->pos;
+        if (!(r->expr = expr(p))) goto back;
+        r->text = span_text(p, (int)(name - p->ts.t), p->i);
+        s->body.n = 1, s->body.s = r;
+        if (!at_end(p)) { fail_at(p, peek(p), "expected an operator or the end of the statement"); goto back; }
+        rc = 0;
+    } else {
+        int stop;
+        rc = body(p, s, &s->body, head, 0, &stop);
+    }
+back:
+    p->loops = loops;
+    p->defs--;
+    return rc;
+}
+
+/* NAME ['=' expr] (',' ...)* up to `close` (a def's ')', a lambda's ':'), into s->params,
+ * s->defaults and s->ppos. 0, or -1 at the bad parameter. */
+static int params(P *p, bl_stmt *s, bl_tok_kind close)
+{
     int cap = 0, n = 0, rc = -1;
     const char **names = NULL;
     bl_ast **defs = NULL;
     bl_pos *pos = NULL;
-    while (!accept(p, BL_T_RPAREN)) {
-        if (n && !accept(p, BL_T_COMMA)) { fail_at(p, peek(p), "expected ',' or ')'"); goto out; }
+    while (!accept(p, close)) {
+        if (n && !accept(p, BL_T_COMMA)) {
+            fail_at(p, peek(p), close == BL_T_RPAREN ? "expected ',' or ')'" : "expected ',' or ':'");
+            goto out;
+        }
         bl_token *t = next(p);
         if (t->kind != BL_T_NAME || !bl_name_assignable(t->str, NULL)) {
             p->i -= t->kind != BL_T_EOF;
@@ -1139,36 +1471,18 @@ static int def_stmt(P *p, bl_stmt *s)
         n++;
     }
     s->nparams = n;
+    rc = 0;
     if (n) {
         s->params = aalloc(p->arena, (size_t)n * sizeof *names);
         s->defaults = aalloc(p->arena, (size_t)n * sizeof *defs);
         s->ppos = aalloc(p->arena, (size_t)n * sizeof *pos);
-        if (!s->params || !s->defaults || !s->ppos) goto out;
-        memcpy(s->params, names, (size_t)n * sizeof *names);
-        memcpy(s->defaults, defs, (size_t)n * sizeof *defs);
-        memcpy(s->ppos, pos, (size_t)n * sizeof *pos);
+        if (!s->params || !s->defaults || !s->ppos) rc = -1;
+        else {
+            memcpy(s->params, names, (size_t)n * sizeof *names);
+            memcpy(s->defaults, defs, (size_t)n * sizeof *defs);
+            memcpy(s->ppos, pos, (size_t)n * sizeof *pos);
+        }
     }
-    s->sig = span_text(p, (int)(name - p->ts.t), p->i);
-    int loops = p->loops;
-    p->loops = 0;
-    p->defs++;
-    if (accept(p, BL_T_ASSIGN)) {       /* one line: the body is `return expr` */
-        bl_stmt *r = aalloc(p->arena, sizeof *r);
-        if (!r) goto back;
-        r->kind = BL_S_RETURN;
-        r->pos = peek(p)->pos;
-        if (!(r->expr = expr(p))) goto back;
-        r->text = span_text(p, (int)(name - p->ts.t), p->i);
-        s->body.n = 1, s->body.s = r;
-        if (!at_end(p)) { fail_at(p, peek(p), "expected an operator or the end of the statement"); goto back; }
-        rc = 0;
-    } else {
-        int stop;
-        rc = body(p, s, &s->body, head, 0, &stop);
-    }
-back:
-    p->loops = loops;
-    p->defs--;
 out:
     free(names);
     free(defs);
@@ -1176,11 +1490,90 @@ out:
     return rc;
 }
 
+/* with torch.no_grad(): body (or no_grad() without torch.): the one context blocklab has. */
+static int with_stmt(P *p, bl_stmt *s)
+{
+    bl_token *head = next(p);
+    s->kind = BL_S_WITH;
+    bl_token *t = peek(p);
+    bl_ast *e = expr(p);
+    if (!e) return -1;
+    int torch = e->kind == BL_N_METHOD && e->a->kind == BL_N_NAME && !strcmp(e->a->str, "torch");
+    if (!((e->kind == BL_N_CALL || torch) && !strcmp(e->str, "no_grad") && e->n == 0))
+        return fail_tok(p, t, "with: blocklab has one context, `with torch.no_grad():` (the body runs "
+                              "without recording gradients)");
+    if (kw(p, "as")) return fail_at(p, peek(p), "expected ':' (torch.no_grad() gives no value to name)") ? 0 : -1;
+    int stop;
+    return body(p, s, &s->body, head, 0, &stop);
+}
+
+/* A module's dotted name (torch.nn.functional) into the arena. */
+static const char *dotted(P *p)
+{
+    int from = p->i;
+    do {
+        bl_token *t = next(p);
+        if (t->kind != BL_T_NAME) {
+            p->i -= t->kind != BL_T_EOF;
+            return fail_at(p, t, "expected a module name");
+        }
+    } while (peek(p)->kind == BL_T_DOT && next(p));
+    return span_text(p, from, p->i);
+}
+
+/* import MODULE [as NAME] (',' ...)* | from MODULE import NAME [as NAME] (',' ...)*: the
+ * modules, `from`'s as MODULE.NAME, into s->params and s->as (whether blocklab has them is
+ * asked when the statement runs: modules.c). */
+static int import_stmt(P *p, bl_stmt *s)
+{
+    int from = kw(p, "from");
+    const char *base = NULL;
+    next(p);
+    s->kind = BL_S_IMPORT;
+    if (from && (!(base = dotted(p)) ||
+                 (!kw(p, "import") && !fail_at(p, peek(p), "expected 'import' (from MODULE import NAME)"))))
+        return -1;
+    if (from) next(p);
+    list l = { 0 };
+    int rc = 0;
+    do {
+        bl_token *t = peek(p);
+        const char *m = dotted(p), *as = NULL;
+        if (m && base) {
+            char *full = aalloc(p->arena, strlen(base) + strlen(m) + 2);
+            if (full) sprintf(full, "%s.%s", base, m);
+            m = full;
+        }
+        if (m && kw(p, "as")) {
+            next(p);
+            bl_token *a = next(p);
+            if (a->kind != BL_T_NAME || !bl_name_assignable(a->str, NULL)) {
+                p->i -= a->kind != BL_T_EOF;
+                m = fail_at(p, a, "expected a name after 'as'");
+            } else {
+                as = astrndup(p->arena, a->str, strlen(a->str));
+            }
+        }
+        bl_ast *x = m ? node(p, BL_N_STR, t) : NULL;   /* the module; its `as` name in keys */
+        if (x) x->str = m, x->pos.len = p->ts.t[p->i - 1].pos.off + p->ts.t[p->i - 1].pos.len - t->pos.off;
+        if (!x || list_push(&l, x, as, t->pos) < 0) rc = -1;
+    } while (rc == 0 && accept(p, BL_T_COMMA));
+    if (rc == 0 && !at_end(p)) rc = fail_at(p, peek(p), "expected ',' or the end of the statement") ? 0 : -1;
+    int n = l.n;
+    s->nparams = n;
+    s->params = rc == 0 ? aalloc(p->arena, (size_t)n * sizeof *s->params) : NULL;
+    s->as = s->params ? aalloc(p->arena, (size_t)n * sizeof *s->as) : NULL;
+    s->ppos = s->as ? aalloc(p->arena, (size_t)n * sizeof *s->ppos) : NULL;
+    for (int i = 0; s->ppos && i < n; i++) s->params[i] = l.items[i]->str, s->as[i] = l.keys[i], s->ppos[i] = l.items[i]->pos;
+    list_free(&l);
+    return s->ppos ? 0 : -1;
+}
+
 static int statement(P *p, bl_stmt *s)
 {
     bl_token *t = peek(p);
     s->pos = t->pos;
-    if (t->kind != BL_T_NAME || !bl_is_keyword(t->str) || kw(p, "not")) return simple(p, s);
+    if (t->kind != BL_T_NAME || !bl_is_keyword(t->str) || kw(p, "not") || kw(p, "lambda")) return simple(p, s);
     int stop;
     if (kw(p, "if")) return if_stmt(p, s);
     if (kw(p, "def")) {
@@ -1193,7 +1586,7 @@ static int statement(P *p, bl_stmt *s)
         s->kind = is_for ? BL_S_FOR : BL_S_WHILE;
         if (is_for) {
             /* for i, x in enumerate(xs): each item unpacked into the names */
-            if (names(p, s, "expected the loop variable's name after for") < 0) return -1;
+            if (target(p, s, "expected the loop variable's name after for") < 0) return -1;
             if (!kw(p, "in")) return fail_at(p, peek(p), "expected 'in' (for NAME in LIST)") ? 0 : -1;
             next(p);
         }
@@ -1203,6 +1596,8 @@ static int statement(P *p, bl_stmt *s)
         p->loops--;
         return rc;
     }
+    if (kw(p, "with")) return with_stmt(p, s);
+    if (kw(p, "import") || kw(p, "from")) return import_stmt(p, s);
     if (kw(p, "return")) {
         next(p);
         s->kind = BL_S_RETURN;
@@ -1264,7 +1659,7 @@ static int statement(P *p, bl_stmt *s)
 
 const char *const bl_keywords[] = {
     "def", "return", "for", "in", "while", "if", "elif", "else", "end", "break", "continue", "global", "is",
-    "and", "or", "not", "pass", "assert",
+    "and", "or", "not", "pass", "assert", "with", "import", "from", "as", "lambda",
     NULL
 };
 
@@ -1293,7 +1688,8 @@ int bl_parse(const char *src, int line, int col, bl_is_command_fn is_cmd, bl_pro
              bl_pos *errpos)
 {
     memset(prog, 0, sizeof *prog);
-    P p = { .src = src, .arena = &prog->arena, .errpos = errpos, .is_cmd = is_cmd, .min_ind = -1 };
+    P p = { .src = src, .arena = &prog->arena, .errpos = errpos, .is_cmd = is_cmd, .min_ind = -1,
+            .line0 = line, .ind0 = col - 1 };
     if (bl_lex(src, line, col, &p.ts, errpos) < 0) return -1;
     bl_block top;
     int rc = stmts(&p, &top, TOP);

@@ -7,34 +7,44 @@
  *                                                               the first dimension of a tensor
  *              | 'while' expr body
  *              | 'if' expr body ('elif' expr body)* ['else' body] (one line: `if c: a else: b`)
- *              | 'for' NAME (',' NAME)+ 'in' expr body           each item unpacked into the names
+ *              | 'for' target 'in' expr body     each item unpacked into target's names
+ *              | 'with' ('torch' '.')? 'no_grad' '(' ')' body   the body runs under no_grad
+ *              | 'import' module ['as' NAME] (',' ...)*         torch, torch.nn.functional as F,
+ *              | 'from' module 'import' NAME ['as' NAME]       math: no-ops (repl/modules.c)
  *              | 'return' [exprs] | 'break' | 'continue'         (in a function / a loop)
  *              | 'pass' | 'assert' expr [',' expr]               AssertionError: the message
  *              | 'global' NAME (',' NAME)*                       (in a function)
  *              | COMMAND word* ['>' FILE]          a name from the command table, not followed
  *                                                 by '=' or an adjacent '('
- *              | NAME '=' exprs                    assignment
- *              | NAME (',' NAME)+ '=' exprs        unpacking: the value's items, one to each name
- *                                                 (a list's, or a tensor's rows)
+ *              | NAME ('=' NAME)* '=' exprs        assignment (chained: each name the value)
+ *              | target '=' exprs                  unpacking: the value's items, one to each name
+ *                                                 (a list's, or a tensor's rows), nested ones
+ *                                                 into the bracketed names
  *              | NAME ('[' index (',' index)* ']')+ '=' expr    index assignment (x[0, 1] = v):
  *                                                 the name is rebound to a new value
  *              | NAME '.' 'grad' '=' expr          x.grad = None (the value must be None)
  *              | expr ['>' FILE]                   the value is printed (or written to FILE)
+ *   target    := item (',' item)* [','],  item := NAME | '(' target ')' | '[' target ']'
  *   exprs     := expr (',' expr)* [',']              several: their list (Python's tuple)
  *   expr      := test ['if' test 'else' expr]      Python's conditional expression
+ *              | 'lambda' params ':' expr          a function value (a one-line def)
  *   test      := and_test ('or' and_test)*         short-circuit: the deciding operand
  *   and_test  := not_test ('and' not_test)*
  *   not_test  := 'not' not_test | comparison       a bool
- *   comparison:= sum (('<' | '<=' | '>' | '>=' | '==' | '!=' | 'is' | 'is' 'not') sum)?
+ *   comparison:= sum (('<' | '<=' | '>' | '>=' | '==' | '!=' | 'is' | 'is' 'not' | 'in' |
+ *                'not' 'in') sum)*              chained as Python's: a < b < c is a < b and b < c
  *                ('>' followed by one file name ending in .txt .csv .json .md .png .svg up to
  *                the end of the statement is output redirection instead: bl_redirect_exts)
  *   sum       := product (('+' | '-') product)*
  *   product   := unary (('*' | '/' | '//' | '%' | '@') unary)*
  *   unary     := '-' unary | postfix
  *   postfix   := primary ('(' args ')' | '[' index (',' index)* ']' | '.' NAME ['(' args ')'])*
+ *                (a call of anything but a name calls its value: a lambda, fs[0], f(1))
  *   index     := expr | [expr] ':' [expr] [':' [expr]] | '...'     (None: a new dimension)
  *   args      := [arg (',' arg)*],  arg := NAME '=' expr | expr
- *   primary   := NUMBER | STRING | NAME | None | '(' expr ')' | '[' [expr (',' expr)*] ']'
+ *   primary   := NUMBER | STRING | FSTRING | NAME | None | '(' expr ')' | '[' [expr (',' expr)*] ']'
+ *              | '(' [expr (',' expr)* [',']] ')'   a tuple: a list (blocklab has no tuples)
+ *              | '{' [expr ':' expr (',' expr ':' expr)* [',']] '}'   a dict
  *              | '[' expr 'for' NAME (',' NAME)* 'in' test ['if' test] ']'   a list comprehension
  *   params    := [NAME ['=' expr] (',' NAME ['=' expr])*]      defaults after the others
  *   body      := [':'] END block ('end' | 'elif' | 'else')       a block: lines up to its end
@@ -50,7 +60,9 @@
  * not name a variable end). A one-line body (after ':') runs to the end of its line; a block's
  * header ends at its line's end (or ';'), and the block at its matching `end`, or, when its first
  * line is indented deeper than the header's (the tokens' ind, lexer.h), at the dedent; a line
- * indented deeper than its block's lines, or back to no enclosing level, is an IndentationError.
+ * indented deeper than its block's lines, or back to no enclosing level, is an IndentationError,
+ * and so is a statement's line indented at the top level (Python's "unexpected indent").
+ * FSTRING: f"text {expr} {expr:spec}" ({{ and }} are braces; the spec as format()'s: strfmt.h).
  *
  * Command words are runs of tokens without white space between them ("loss.png", "dim=64",
  * "~/a.bl"), or NAME = VALUE with white space on both sides of '='; "key=value" words carry the
@@ -73,10 +85,17 @@ typedef enum {
     BL_N_ELLIPSIS,  /* ... inside [] */
     BL_N_AND, BL_N_OR,  /* a and b and ...: the operands in items (n >= 2), pos at the first
                            keyword; the value is the deciding operand, as Python's */
-    BL_N_NOT        /* not a: a bool */
+    BL_N_NOT,       /* not a: a bool */
+    BL_N_FSTR,      /* f"...": its pieces in items, each formatted with its spec keys[i] (NULL:
+                       as str() shows it; the text between the {} is a STR piece) */
+    BL_N_CMPCHAIN,  /* a < b <= c: the comparisons (BINOP) in items, n >= 2, items[i]->a the
+                       node items[i - 1]->b (evaluated once), true when each is */
+    BL_N_LAMBDA,    /* lambda x: e: the function, a one-line def (name "<lambda>") in def */
+    BL_N_DICT       /* {k: v, ...}: items key, value, key, value ... (n even) */
 } bl_node_kind;
 
 typedef struct bl_ast bl_ast;
+typedef struct bl_stmt bl_stmt;
 struct bl_ast {
     bl_node_kind kind;
     bl_pos pos;             /* the token that names the node (operator, name, bracket) */
@@ -86,13 +105,17 @@ struct bl_ast {
     int file_hint;          /* BINOP '>': its right side is one word that reads as a file name
                                with an extension blocklab does not write (x > out.xyz) */
     bl_ast *a, *b;          /* BINOP operands; INDEX/FIELD/METHOD target in a; SLICE: a = start,
-                               b = stop */
+                               b = stop; CALL of a value, not a name ((lambda x: x)(1), fs[0](2)):
+                               the callee in a, str "" */
     bl_ast *step;           /* SLICE step or NULL */
     bl_ast *c;              /* COND, COMP: the condition (COMP: or NULL) */
     int n;                  /* LIST items, CALL and METHOD args, INDEX indices */
     bl_ast **items;
-    const char **keys;      /* CALL: keys[i] is the keyword of argument i or NULL */
+    const char **keys;      /* CALL: keys[i] is the keyword of argument i or NULL; FSTR: the
+                               format spec of piece i or NULL */
     bl_pos *keypos;         /* CALL: where keys[i] stands */
+    bl_ast *pattern;        /* COMP: what an item is unpacked into (below), or NULL */
+    const bl_stmt *def;     /* LAMBDA */
 };
 
 typedef struct {
@@ -106,10 +129,11 @@ typedef struct {
 typedef enum {
     BL_S_EXPR, BL_S_ASSIGN, BL_S_CMD,
     BL_S_DEF, BL_S_RETURN, BL_S_FOR, BL_S_WHILE, BL_S_IF, BL_S_BREAK, BL_S_CONTINUE, BL_S_GLOBAL,
-    BL_S_PASS, BL_S_ASSERT
+    BL_S_PASS, BL_S_ASSERT,
+    BL_S_WITH,      /* with torch.no_grad(): body (the only context blocklab has) */
+    BL_S_IMPORT     /* import torch, import torch.nn.functional as F: the modules in params, each
+                       one's `as` name in as (or NULL); checked when it runs (repl/modules.c) */
 } bl_stmt_kind;
-
-typedef struct bl_stmt bl_stmt;
 
 /* The statements of a block (a body, an else part). */
 typedef struct {
@@ -136,10 +160,14 @@ struct bl_stmt {
     bl_pos redirect_pos;
     bl_ast *redirect_expr;  /* '>' (EXPR): the file name it evaluates to, when the statement runs */
     const char *text;       /* the whole statement's source text */
-    bl_block body;          /* FOR, WHILE, IF, DEF (a one-line def: one RETURN) */
+    bl_block body;          /* FOR, WHILE, IF, DEF (a one-line def: one RETURN), WITH; ASSIGN
+                               chained (a = b = v): the assignments after the first, b = a */
     bl_block orelse;        /* IF: the else part (an elif is an IF alone in it) */
     int nparams;            /* DEF parameters, GLOBAL names; ASSIGN and FOR: the names a value is
-                               unpacked into (a, b = ...; for i, x in ...), else 0 */
+                               unpacked into (a, b = ...; for i, x in ...), else 0; IMPORT modules */
+    bl_ast *pattern;        /* ASSIGN and FOR that unpack: the target as written, a LIST of NAME
+                               and LIST nodes (a, (b, c) = ...), its names those in params */
+    const char **as;        /* IMPORT: each module's `as` name, or NULL */
     const char **params;
     bl_ast **defaults;      /* DEF: each parameter's default, or NULL */
     bl_pos *ppos;           /* where each parameter (name) stands */

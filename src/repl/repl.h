@@ -310,12 +310,14 @@ bl_value *bl_lang_comprehension(bl_session *s, const bl_ast *e);
 /* Item i of what a for loop runs over (a list or a tensor): a list's item, a tensor's row along
  * its first dimension (a number for a 1-D tensor); a new reference, NULL + error. */
 bl_value *bl_lang_item(const bl_value *v, int i);
-/* a, b = v (st's nparams names; for i, x in ...: each item): v's items, a list's or a tensor's
- * rows, one to each name, as Python's unpacking; 0, or -1 + ValueError (too many or not enough
- * values) at st, with none of the names changed. */
-int bl_lang_unpack(bl_session *s, const bl_stmt *st, const bl_value *v);
-/* The same for count names, the error at pos (a comprehension's [x for a, b in ...]). */
-int bl_lang_unpack_names(bl_session *s, const char *const *names, int count, bl_pos pos, const bl_value *v);
+/* a, (b, c) = v (for i, (x, y) in ...: each item): v's items, a list's or a tensor's rows,
+ * matched against pattern (a LIST of NAME and LIST nodes: parser.h) as Python's unpacking; 0, or
+ * -1 + ValueError (too many or not enough values) at the pattern's or the inner list's first
+ * token, with none of the names changed. */
+int bl_lang_unpack(bl_session *s, const bl_ast *pattern, const bl_value *v);
+/* The function value of def statement d (a def's, or a lambda's one-line def): its defaults
+ * evaluated now, as Python's; its source kept alive with it. NULL + error. */
+bl_value *bl_lang_func(bl_session *s, const bl_stmt *d);
 
 /* Write the value of a statement to a file (`STATEMENT > FILE`), atomically: handles with a
  * save method (figures: .png .svg .csv .json .txt) write themselves; tables and tensors go to

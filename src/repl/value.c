@@ -55,7 +55,60 @@ bl_value *bl_val_list(int n)
     return v;
 }
 
-int bl_val_depth(const bl_value *v) { return v->kind == BL_V_LIST ? v->depth : 0; }
+int bl_val_depth(const bl_value *v) { return v->kind == BL_V_LIST || v->kind == BL_V_DICT ? v->depth : 0; }
+
+bl_value *bl_val_dict(int cap)
+{
+    bl_value *v = vnew(BL_V_DICT);
+    if (v && cap > 0 && (!(v->items = calloc((size_t)cap, sizeof *v->items)) ||
+                         !(v->keys = calloc((size_t)cap, sizeof *v->keys)))) {
+        bl_val_unref(v);
+        return BL_FAILP("out of memory");
+    }
+    if (v) v->depth = 1;
+    return v;
+}
+
+static int is_key(const bl_value *k)
+{
+    return k->kind == BL_V_STR || k->kind == BL_V_NUM || k->kind == BL_V_BOOL || k->kind == BL_V_NONE;
+}
+
+int bl_val_dict_find(const bl_value *d, const bl_value *key)
+{
+    for (int i = 0; i < d->n; i++) {
+        const bl_value *k = d->keys[i];
+        if (k->kind == BL_V_STR ? key->kind == BL_V_STR && !strcmp(k->str, key->str)
+            : k->kind == BL_V_NONE ? key->kind == BL_V_NONE
+            : (key->kind == BL_V_NUM || key->kind == BL_V_BOOL) && k->num == key->num)
+            return i;
+    }
+    return -1;
+}
+
+int bl_val_dict_set(bl_value *d, bl_value *key, bl_value *val)
+{
+    int rc = 0;
+    if (!key || !val) rc = -1;
+    else if (!is_key(key)) rc = bl_fail("TypeError: a dict key is a string, number, bool or None, not a %s", bl_val_kind_name(key));
+    else if (bl_val_depth(val) + 1 > BL_MAX_LIST_DEPTH) rc = bl_fail("lists and dicts may nest at most %d deep", BL_MAX_LIST_DEPTH);
+    if (rc < 0) {
+        bl_val_unref(key);
+        bl_val_unref(val);
+        return -1;
+    }
+    int i = bl_val_dict_find(d, key);
+    if (i < 0) {
+        i = d->n++;
+        d->keys[i] = key;
+    } else {
+        bl_val_unref(key);
+        bl_val_unref(d->items[i]);
+    }
+    d->items[i] = val;
+    if (bl_val_depth(val) + 1 > d->depth) d->depth = bl_val_depth(val) + 1;
+    return 0;
+}
 
 bl_value *bl_val_pair(bl_value *a, bl_value *b)
 {
@@ -138,8 +191,10 @@ void bl_val_unref(bl_value *v)
 {
     if (!v || --v->refs > 0) return;
     free(v->str);
-    for (int i = 0; i < v->n; i++) bl_val_unref(v->items[i]);
+    for (int i = 0; v->items && i < v->n; i++) bl_val_unref(v->items[i]);
+    for (int i = 0; v->keys && i < v->n; i++) bl_val_unref(v->keys[i]);
     free(v->items);
+    free(v->keys);
     bl_tensor_free(v->t);
     bl_tensor_free(v->grad);
     bl_agnode_unref(v->node);
@@ -157,6 +212,7 @@ const char *bl_val_kind_name(const bl_value *v)
     case BL_V_BOOL: return "bool";
     case BL_V_STR: return "string";
     case BL_V_LIST: return "list";
+    case BL_V_DICT: return "dict";
     case BL_V_TENSOR: return "tensor";
     case BL_V_TABLE: return "table";
     case BL_V_HANDLE: return v->htype->name;
@@ -405,6 +461,16 @@ static void print_inline(const bl_value *v, FILE *out, int quote)
         }
         fputc(']', out);
         break;
+    case BL_V_DICT:         /* {"lr": 0.001, "steps": 100} */
+        fputc('{', out);
+        for (int i = 0; i < v->n; i++) {
+            if (i) fputs(", ", out);
+            print_inline(v->keys[i], out, 1);
+            fputs(": ", out);
+            print_inline(v->items[i], out, 1);
+        }
+        fputc('}', out);
+        break;
     default:
         bl_val_describe(v, buf, sizeof buf);
         fprintf(out, "<%s>", buf);
@@ -444,6 +510,7 @@ void bl_val_describe(const bl_value *v, char *buf, size_t n)
     case BL_V_BOOL: snprintf(buf, n, "bool %s", v->num ? "true" : "false"); break;
     case BL_V_STR: snprintf(buf, n, "string \"%.40s%s\"", v->str, strlen(v->str) > 40 ? "..." : ""); break;
     case BL_V_LIST: snprintf(buf, n, "list of %d", v->n); break;
+    case BL_V_DICT: snprintf(buf, n, "dict of %d", v->n); break;
     case BL_V_TABLE: snprintf(buf, n, "table %d x %d", v->tab->nrow, v->tab->ncol); break;
     case BL_V_FUNC: snprintf(buf, n, "function %s", bl_func_sig(v->fn)); break;
     case BL_V_HANDLE:

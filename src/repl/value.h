@@ -14,7 +14,9 @@
 
 typedef enum {
     BL_V_NONE, BL_V_NUM, BL_V_BOOL, BL_V_STR, BL_V_LIST, BL_V_TENSOR, BL_V_TABLE, BL_V_HANDLE,
-    BL_V_FUNC
+    BL_V_FUNC,
+    BL_V_DICT       /* Python's dict: n keys (strings, numbers, bools or None) in keys, their
+                       values in items, in the order they were first set */
 } bl_vkind;
 
 typedef struct bl_value bl_value;
@@ -60,9 +62,10 @@ struct bl_value {
     int refs;
     double num;             /* NUM, BOOL (0/1) */
     char *str;              /* STR */
-    int n;                  /* LIST */
+    int n;                  /* LIST, DICT */
     bl_value **items;
-    int depth;              /* LIST: 1 + the deepest item's depth (1 for a list of no lists),
+    bl_value **keys;        /* DICT */
+    int depth;              /* LIST, DICT: 1 + the deepest item's depth (1 for a list of no lists),
                              * kept by bl_val_list_set; at most BL_MAX_LIST_DEPTH */
     bl_tensor *t;           /* TENSOR (owned, contiguous, ndim >= 1) */
     /* autograd (repl/autograd.h), TENSOR only: a leaf that needs a gradient accumulates it in
@@ -93,8 +96,18 @@ int bl_val_list_set(bl_value *l, int i, bl_value *item);
 /* The list [a, b] of two owned values (torch's (values, indices) pairs: x.max(1), sort, topk);
  * NULL when either is NULL (the other is released) or out of memory. */
 bl_value *bl_val_pair(bl_value *a, bl_value *b);
-/* How deep v nests as a list: 0 for anything else. */
+/* How deep v nests as a list (or dict): 0 for anything else. */
 int bl_val_depth(const bl_value *v);
+/* An empty dict with room for cap keys. */
+bl_value *bl_val_dict(int cap);
+/* Where key (a string, number, bool or None) stands in dict d, or -1. Numbers and bools match
+ * by value (1 and true are one key, as Python's). */
+int bl_val_dict_find(const bl_value *d, const bl_value *key);
+/* d[key] = val (both owned; a NULL one, from a constructor that failed, passes its error on):
+ * replaces key's value, or adds the key (d grows up to its cap; bl_val_dict's cap must leave room).
+ * -1 + bl_fail for a key of another kind (a list, a tensor: Python's unhashable) or nesting deeper
+ * than BL_MAX_LIST_DEPTH; both are released then. */
+int bl_val_dict_set(bl_value *d, bl_value *key, bl_value *val);
 /* Takes ownership of t (NULL t passes NULL through). 0-D becomes a number. */
 bl_value *bl_val_tensor(bl_tensor *t);
 bl_value *bl_val_table(bl_table *tab);

@@ -36,6 +36,14 @@ BL_TEST(incomplete_blocks)
         { "for s in [1, 2]", 1 },               /* the prompt's lines come without '\n' */
         { "for s in [1, 2]:\n", 1 },
         { "for s in [1, 2]: print(s)\n", 0 },
+        { "with torch.no_grad():", 1 },          /* a with block, as a for's */
+        { "with torch.no_grad(): x = 1", 0 },
+        { "x = 1 + \\", 1 },                     /* a backslash at the end: the line continues */
+        { "x = 1 + \\\n  2", 0 },
+        { "f = lambda x: x", 0 },
+        { "d = {\"a\": 1,", 1 },                 /* an open brace continues, as a bracket */
+        { "d = {\"a\": 1,\n \"b\": 2}", 0 },
+        { "s = f\"{x:>4}\"", 0 },
         { "for s in [1, 2]\n  print(s)\nend\n", 0 },
         { "for a in [1]\n  for b in [2]\n  end\n", 1 },
         { "for a in [1]\n  for b in [2]\n  end\nend", 0 },
@@ -167,8 +175,11 @@ BL_TEST(indented_blocks)
     CHECK(run_in(s, "for a in [1, 2]:\n    for b in [10]\n    print(a + b)\n    end\n    print(a)\nend") == 0 &&
           !strcmp(outbuf, "11\n1\n12\n2\n"), "end inside an indented block, end under its header: %s%s", outbuf,
           errbuf);
-    CHECK(run_in(s, "\tfor a in [1]:\n\t\tprint(a)\n\tprint(2)") == 0 && !strcmp(outbuf, "1\n2\n"),
+    CHECK(run_in(s, "for a in [1]:\n\tprint(a)\n\tif a:\n\t\tprint(3)\nprint(2)") == 0 && !strcmp(outbuf, "1\n3\n2\n"),
           "tabs: %s%s", outbuf, errbuf);
+    /* a top-level line indented is Python's IndentationError, and nothing of it runs */
+    CHECK(run_in(s, "\tprint(5)") < 0 && !*outbuf && strstr(errbuf, "IndentationError: unexpected indent"),
+          "an indented top-level line: %s%s", outbuf, errbuf);
     /* the line after the block starts with a bracket: it ends the block all the same (it was
      * taken into the block's statement, which ran only with the next line) */
     bl_lex_state st = { .interactive = 1 };
@@ -378,6 +389,100 @@ BL_TEST(augmented_assignment)
     done(s);
 }
 
+/* The Python forms a lecturer types (the expected text is what Python 3.11 prints for the same
+ * lines: tests/unit/test_lang.c's strings were checked against python3). */
+BL_TEST(python_forms)
+{
+    bl_session *s = fresh();
+    /* f-strings and '%' share one formatter (strfmt.c) */
+    CHECK(run_in(s, "x = 5; l = 0.123456\n"
+                    "print(f\"loss {l:.4f} step {x} [{x:>4}] [{x:<4}] [{x:^5}] [{x:*^7}] [{x:04d}] [{-x:05}] "
+                    "[{l:+.2e}] [{l:.1%}] [{255:x}] [{5:b}] [{l:.3}] [{'ab':>4}] [{'abc':.2}] {{}} {[1, 2][1] * 3:d}\")\n"
+                    "print(\"%.3f|%5.1f|%-4d|%04d|%s|%x|%+d|%e|%%\" % (3.14159, 2.25, 3, 42, \"s\", 255, 7, 1234.5))\n"
+                    "print(\"%d\" % 2.7, \"%s\" % 0.5)") == 0 &&
+          !strcmp(outbuf, "loss 0.1235 step 5 [   5] [5   ] [  5  ] [***5***] [0005] [-0005] [+1.23e-01] [12.3%] "
+                          "[ff] [101] [0.123] [  ab] [ab] {} 6\n"
+                          "3.142|  2.2|3   |0042|s|ff|+7|1.234500e+03|%\n2 0.5\n"), "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "f\"{2.5:d}\"") < 0 && strstr(errbuf, "t:1:4: format: 'd' needs a whole number, got 2.5"),
+          "%s", errbuf);
+    CHECK(run_in(s, "\"%d %d\" % [1]") < 0 && strstr(errbuf, "not enough arguments for format string"), "%s", errbuf);
+    CHECK(run_in(s, "\"%d\" % [1, 2]") < 0 && strstr(errbuf, "not all arguments converted"), "%s", errbuf);
+    CHECK(run_in(s, "f\"{ones(2):.2f}\"") < 0 && strstr(errbuf, "takes no format spec"), "%s", errbuf);
+    /* tuples, unpacking, chained assignment and comparisons, in */
+    CHECK(run_in(s, "t = (1, (2, 3),)\na, (b, c) = t\nd = e = a + c\n"
+                    "print(t, (), (4,), (5), a, b, c, d, e)\n"
+                    "for i, (p, q) in enumerate(zip([1, 2], [3, 4])):\n    print(i, p * q)\n"
+                    "print([p + q for p, (q, _) in [(1, (2, 0)), (3, (4, 0))]])\n"
+                    "print(0 < a < 2, 0 < a < 1, 1 < 2 > 0 == 0, 2 in [1, 2], 2 not in [1, 2], \"ab\" in \"cabd\", "
+                    "3 in tensor([1, 3]), None in [1, None])") == 0 &&
+          !strcmp(outbuf, "[1, [2, 3]] [] [4] 5 1 2 3 4 4\n0 3\n1 8\n[3, 7]\ntrue false true true false true true true\n"),
+          "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "a, (b, c) = 1, (2, 3, 4)") < 0 && strstr(errbuf, "t:1:4: ValueError: too many values to unpack "
+                                                                    "(expected 2, got 3)"), "%s", errbuf);
+    CHECK(run_in(s, "print(a, b, c)") == 0 && !strcmp(outbuf, "1 2 3\n"), "a failed unpacking binds nothing: %s", outbuf);
+    CHECK(run_in(s, "1 in 2") < 0 && strstr(errbuf, "'in' needs a list, a dict, a string or a tensor"), "%s", errbuf);
+    /* a chained comparison evaluates its middle once, and stops at the first false */
+    CHECK(run_in(s, "n = 0\ndef g():\n    global n\n    n += 1\n    return 5\nprint(0 < g() < 10, 9 < 0 < g(), n)") == 0 &&
+          !strcmp(outbuf, "true false 1\n"), "%s%s", outbuf, errbuf);
+    /* lambda, docstrings, backslash continuation */
+    CHECK(run_in(s, "def h(x):\n    \"\"\n    'doc'\n    return x + 1\nk = lambda x, w=2: h(x) * w\n"
+                    "y = k(1) + \\\n    k(1, w=10)\nprint(y, (lambda: 7)(), k)") == 0 &&
+          !strcmp(outbuf, "24 7 <function <lambda>(x, w=2)>\n"), "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "k(1, 2, 3)") < 0 && strstr(errbuf, "<lambda> takes 2 arguments, got 3"), "%s", errbuf);
+    /* a lambda or def made in a function sees that function's variables (Python: 6 50 6) */
+    CHECK(run_in(s, "def make(k):\n    return lambda x: x * k\ndef outer(n):\n    def inner(x):\n        return x * n\n"
+                    "    return inner(2) + inner(3)\ndef rec(n):\n    f = lambda: rec(n - 1) if n > 0 else 0\n"
+                    "    return f() + 1\nprint(make(3)(2), outer(10), rec(5))") == 0 && !strcmp(outbuf, "6 50 6\n"),
+          "%s%s", outbuf, errbuf);
+    /* dicts: Python prints the same lines (its lists quote with ', True is true here) */
+    CHECK(run_in(s, "d = {\"lr\": 1e-3, \"steps\": 100,}\nd[\"steps\"] = 200\nd[\"warmup\"] = 10\n"
+                    "cfg = {\"opt\": {\"lr\": 0.5}}\ncfg[\"opt\"][\"lr\"] = 0.25\n"
+                    "print(len(d), d.keys(), [k for k in d], \"lr\" in d, \"x\" not in d, d.get(\"x\", 5), d.get(\"lr\"), "
+                    "d.get(\"no\"))\nfor k, v in d.items():\n    print(f\"{k:>6} = {v}\")\n"
+                    "print(cfg[\"opt\"][\"lr\"], not {}, len({1: 2, 1.0: 3, True: 4}))\nd") == 0 &&
+          !strcmp(outbuf, "3 [\"lr\", \"steps\", \"warmup\"] [\"lr\", \"steps\", \"warmup\"] true true 5 0.001 None\n"
+                          "    lr = 0.001\n steps = 200\nwarmup = 10\n0.25 true 1\n"
+                          "{\"lr\": 0.001, \"steps\": 200, \"warmup\": 10}\n"), "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "d[\"nope\"]") < 0 && strstr(errbuf, "t:1:3: KeyError: 'nope'"), "%s", errbuf);
+    CHECK(run_in(s, "d[[1]] = 2") < 0 && strstr(errbuf, "TypeError: a dict key is a string, number, bool or None"),
+          "%s", errbuf);
+    CHECK(run_in(s, "len(d)") == 0 && !strcmp(outbuf, "3\n"), "a failed d[k] = v keeps d: %s%s", outbuf, errbuf);
+    done(s);
+}
+
+/* with torch.no_grad(): the body's results need no gradient, and recording is back on after it,
+ * even when the body fails; import and the torch. / F. / math. prefixes name the builtins. */
+BL_TEST(torch_forms)
+{
+    bl_session *s = fresh();
+    CHECK(run_in(s, "import torch\nimport torch.nn.functional as F, math\nfrom torch.nn import functional as F\n"
+                    "w = tensor([1, 2], grad=on)\nwith torch.no_grad():\n    y = w * 2\n    z = y + w\n"
+                    "print(y.requires_grad, z.requires_grad, (w * 2).requires_grad)") == 0 &&
+          !strcmp(outbuf, "false false true\n"), "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "with torch.no_grad():\n    q = w * 3\n    nosuch + 1") < 0 && strstr(errbuf, "unknown name 'nosuch'"),
+          "%s", errbuf);
+    CHECK(run_in(s, "print(q.requires_grad, (w * 3).requires_grad)") == 0 && !strcmp(outbuf, "false true\n"),
+          "recording back on after a failed body: %s%s", outbuf, errbuf);
+    CHECK(run_in(s, "def upd(v):\n    with torch.no_grad(): return v * 2\nprint(upd(w).requires_grad)") == 0 &&
+          !strcmp(outbuf, "false\n"), "return inside with: %s%s", outbuf, errbuf);
+    CHECK(run_in(s, "print((w * 2).requires_grad)") == 0 && !strcmp(outbuf, "true\n"), "%s%s", outbuf, errbuf);
+    /* math.sqrt(2) + math.pi = 1.41421356 + 3.14159265 = 4.55580621 */
+    CHECK(run_in(s, "print(torch.zeros(2, 3).shape, F.softmax(torch.zeros(4), dim=-1)[0], math.sqrt(2) + math.pi, "
+                    "torch.nn.functional.softmax(tensor([0, 0]))[1])") == 0 &&
+          !strcmp(outbuf, "[2, 3] 0.25 4.55581 0.5\n"), "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "torch.foo(1)") < 0 && !strcmp(errbuf, "t:1:7: torch.foo: blocklab has no function foo (help "
+                                                         "functions lists them)\n"), "%s", errbuf);
+    CHECK(run_in(s, "import numpy as np") < 0 && strstr(errbuf, "t:1:8: ModuleNotFoundError: blocklab has no module "
+                                                               "'numpy'"), "%s", errbuf);
+    CHECK(run_in(s, "import torch.nn.functional as G") < 0 && strstr(errbuf, "knows torch.nn.functional as F"),
+          "%s", errbuf);
+    CHECK(run_in(s, "from torch import nosuch") < 0 && strstr(errbuf, "ImportError: blocklab has no 'nosuch' in torch"),
+          "%s", errbuf);
+    CHECK(run_in(s, "torch = 3\ntorch + 1") == 0 && !strcmp(outbuf, "4\n"), "a variable hides the module: %s%s",
+          outbuf, errbuf);
+    done(s);
+}
+
 int main(void)
 {
     RUN(incomplete_blocks);
@@ -392,5 +497,7 @@ int main(void)
     RUN(table_grows);
     RUN(block_enters_history_once);
     RUN(interrupt_stops_a_loop);
+    RUN(python_forms);
+    RUN(torch_forms);
     return bl_test_done();
 }

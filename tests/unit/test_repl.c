@@ -190,8 +190,25 @@ BL_TEST(parser_statements_and_error_positions)
     e = parse_err("f(x)[1] = 2");    /* x[1] = 2 rebinds x; a call's result is no name */
     CHECK(e.col == 9, "col %d", e.col);
     CHECK_ERR("can only assign to a name or to an index of one");
-    e = parse_err("a <\n b < c");
-    CHECK(e.line == 2 && e.col == 4, "chained comparison at %d:%d", e.line, e.col);
+    e = parse_err("a <\n b $ c");
+    CHECK(e.line == 2 && e.col == 4, "'$' on a continued line at %d:%d", e.line, e.col);
+    /* the Python forms' errors: each where it stands (line 0: the first), with its message */
+    static const struct { const char *src; int line, col; const char *msg; } py[] = {
+        { "x = 1\n  y = 2", 2, 3, "IndentationError: unexpected indent" },   /* Python's */
+        { "s = f\"a {x +} b\"", 0, 13, "expected a value" },     /* inside an f-string: in the line */
+        { "s = f\"a {x:.2f b\"", 0, 17, "f-string: expected '}' to close the '{'" },
+        { "s = f\"a } b\"", 0, 9, "f-string: a single '}'" },
+        { "with open(\"f\"):\n    pass", 0, 6, "blocklab has one context, `with torch.no_grad():`" },
+        { "a = f(x) = 1", 0, 10, "a chained assignment takes names" },
+        { "a, (b, b) = 1, (2, 3)", 0, 8, "this name is given twice" },
+        { "x = 1 + \\", 0, 9, "expected a value" },     /* a backslash that ends the input */
+    };
+    for (size_t i = 0; i < sizeof py / sizeof *py; i++) {
+        e = parse_err(py[i].src);
+        CHECK(e.line == (py[i].line ? py[i].line : 1) && e.col == py[i].col, "'%s': error at %d:%d", py[i].src,
+              e.line, e.col);
+        CHECK_ERR(py[i].msg);
+    }
     e = parse_err("3 $ 4");
     CHECK(e.col == 3, "col %d", e.col);
     CHECK_ERR("character '$'");

@@ -1,0 +1,114 @@
+/* modules.c - torch, torch.nn.functional (F), torch.nn and math as prefixes of blocklab's
+ * functions (see modules.h). */
+#include "repl/modules.h"
+#include "repl/didyoumean.h"
+#include "core/error.h"
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Each module: its full name (as `import` writes it), the short name code uses, and whether
+ * blocklab's functions stand under it (torch.nn holds only nn.functional). */
+static const struct { const char *full, *name; int funcs; } modules[] = {
+    { "torch", "torch", 1 },
+    { "torch.nn.functional", "F", 1 },
+    { "torch.nn", "nn", 0 },
+    { "math", "math", 1 },
+};
+#define NMOD (sizeof modules / sizeof *modules)
+
+static int find(const char *full)
+{
+    for (size_t i = 0; i < NMOD; i++)
+        if (!strcmp(modules[i].full, full)) return (int)i;
+    return -1;
+}
+
+/* The module index e names, or -1 (a variable of the name hides it). */
+static int module_index(bl_session *s, const bl_ast *e)
+{
+    if (e->kind == BL_N_NAME) {
+        if (bl_session_get(s, e->str)) return -1;
+        for (size_t i = 0; i < NMOD; i++)
+            if (!strcmp(modules[i].name, e->str)) return (int)i;
+        return -1;
+    }
+    if (e->kind != BL_N_FIELD || (strcmp(e->str, "functional") && strcmp(e->str, "nn"))) return -1;
+    int up = module_index(s, e->a);
+    if (up < 0) return -1;
+    char full[64];
+    snprintf(full, sizeof full, "%s.%s", modules[up].full, e->str);
+    return find(full);
+}
+
+const char *bl_module_of(bl_session *s, const bl_ast *e)
+{
+    int i = module_index(s, e);
+    return i < 0 ? NULL : modules[i].name;
+}
+
+int bl_module_import(const char *module, const char *as)
+{
+    int i = find(module);
+    if (i >= 0) {
+        if (as && strcmp(as, modules[i].name))
+            return bl_fail("import: blocklab knows %s as %s (import %s as %s)", module, modules[i].name, module,
+                           modules[i].name);
+        return 0;
+    }
+    const char *dot = strrchr(module, '.');     /* from torch import randn: a function */
+    char up[64];
+    snprintf(up, sizeof up, "%.*s", dot ? (int)(dot - module) : 0, module);
+    if (dot && (i = find(up)) >= 0) {
+        if (!modules[i].funcs || !bl_function_find(dot + 1))
+            return bl_fail("ImportError: blocklab has no '%s' in %s (help functions lists its functions)", dot + 1, up);
+        if (as && strcmp(as, dot + 1))
+            return bl_fail("import: blocklab's function %s keeps its name (from %s import %s)", dot + 1, up, dot + 1);
+        return 0;
+    }
+    return bl_fail("ModuleNotFoundError: blocklab has no module '%s' (it has torch, torch.nn.functional as F and "
+                   "math: torch.randn, F.softmax and math.sqrt call its own functions)", module);
+}
+
+/* The builtin MODULE.name stands for, or NULL + error at e. */
+static const bl_function *function_of(bl_session *s, const bl_ast *e, int i)
+{
+    const bl_function *f = modules[i].funcs ? bl_function_find(e->str) : NULL;
+    if (f) return f;
+    char dym[160] = "";
+    if (modules[i].funcs) bl_dym_names(s, e->str, BL_DYM_FUNCS, dym, sizeof dym);
+    if (modules[i].funcs)
+        bl_fail("%s.%s: blocklab has no function %s%s (help functions lists them)", modules[i].name, e->str, e->str, dym);
+    else
+        bl_fail("%s.%s: blocklab has no torch.nn layers (F.X and torch.X call its functions; `model` builds "
+                "networks)", modules[i].name, e->str);
+    bl_session_errat(s, e->pos);
+    return NULL;
+}
+
+bl_value *bl_module_call(bl_session *s, const bl_ast *e)
+{
+    const bl_function *f = function_of(s, e, module_index(s, e->a));
+    if (!f) return NULL;
+    bl_ast c = *e;
+    c.kind = BL_N_CALL;
+    c.str = f->name;
+    c.a = NULL;
+    return bl_eval(s, &c);
+}
+
+bl_value *bl_module_field(bl_session *s, const bl_ast *e)
+{
+    static const struct { const char *name; double x; } constants[] = {
+        { "pi", M_PI }, { "e", M_E }, { "tau", 2 * M_PI }, { "inf", INFINITY }, { "nan", NAN },
+    };
+    int i = module_index(s, e->a);
+    for (size_t k = 0; modules[i].funcs && k < sizeof constants / sizeof *constants; k++)
+        if (!strcmp(e->str, constants[k].name)) return bl_val_num(constants[k].x);
+    const bl_function *f = function_of(s, e, i);
+    if (f) {
+        bl_fail("'%s.%s' is a function: call it, as %s", modules[i].name, e->str, f->synopsis);
+        bl_session_errat(s, e->pos);
+    }
+    return NULL;
+}
