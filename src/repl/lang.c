@@ -652,6 +652,57 @@ static int table_add(bl_session *s, const bl_ast *e, bl_callargs *a)
 /* x.f(args) as PyTorch's tensor methods: the function f(x, args) (x.sum(dim=1), loss.backward(),
  * x.requires_grad_()), a few under torch's other names (view, t, requires_grad_); x.item() and
  * x.numel() read the field. NULL when f is no function (*handled = 0); else the call's value. */
+/* x.float() / .double() (x itself: blocklab's tensors are float32), x.long() / .int() (rounded
+ * toward zero, as torch's conversion; no gradient) and x.bool() (x != 0, torch's bools) on a
+ * tensor or a number, as torch.Tensor's conversions: float(x) is Python's and wants one element. */
+static bl_value *dtype_method(bl_session *s, const bl_ast *e, const char *name)
+{
+    bl_value *x = bl_eval(s, e->a), *r = NULL;
+    if (!x) return NULL;
+    int to_int = name[0] == 'l' || name[0] == 'i', to_bool = name[0] == 'b';
+    if (x->kind == BL_V_NUM || x->kind == BL_V_BOOL) {
+        r = to_bool ? bl_val_bool(x->num != 0) : bl_val_num(to_int ? trunc(x->num) : x->num);
+    } else if (x->kind != BL_V_TENSOR) {
+        bl_fail("'.%s()': needs a tensor or a number, got a %s", name, bl_val_kind_name(x));
+        bl_session_errat(s, e->pos);
+    } else if (!to_int && !to_bool) {
+        r = bl_val_ref(x);
+    } else {
+        bl_tensor *t = bl_tensor_copy(x->t);
+        for (size_t i = 0; t && i < t->numel; i++) t->data[i] = to_bool ? t->data[i] != 0 : truncf(t->data[i]);
+        r = bl_val_tensor(t);
+        if (r && r->kind == BL_V_TENSOR) r->is_mask = to_bool;
+    }
+    bl_val_unref(x);
+    return r;
+}
+
+/* xs.append(v) on a variable holding a list: xs becomes the longer list (values are shared, not
+ * changed: a list another name holds keeps its items), as losses.append(loss.item()) in a
+ * notebook's loop. None. */
+static bl_value *list_append(bl_session *s, const bl_ast *e)
+{
+    bl_value *l = bl_session_get(s, e->a->str);
+    if (!l || l->kind != BL_V_LIST) {
+        if (l) bl_fail("'.append(...)': %s is a %s, not a list", e->a->str, bl_val_kind_name(l));
+        else bl_fail("unknown name '%s'", e->a->str);
+        return (bl_session_errat(s, e->a->pos), (bl_value *)NULL);
+    }
+    bl_value *v = bl_eval(s, e->items[0]);
+    if (!v) return NULL;
+    bl_value *n = bl_val_list(l->n + 1);
+    for (int i = 0; n && i < l->n; i++)
+        if (bl_val_list_set(n, i, bl_val_ref(l->items[i])) < 0) bl_val_unref(n), n = NULL;
+    if (!n) bl_val_unref(v);
+    if (!n || bl_val_list_set(n, l->n, v) < 0) {
+        bl_val_unref(n);
+        return (bl_session_errat(s, e->pos), (bl_value *)NULL);
+    }
+    int rc = bl_session_set(s, e->a->str, n);
+    bl_val_unref(n);
+    return rc < 0 ? NULL : bl_val_none();
+}
+
 static bl_value *method_as_call(bl_session *s, const bl_ast *e, int *handled)
 {
     static const struct { const char *torch, *name; } alias[] = {
@@ -662,6 +713,11 @@ static bl_value *method_as_call(bl_session *s, const bl_ast *e, int *handled)
     for (size_t i = 0; i < sizeof alias / sizeof *alias; i++)
         if (!strcmp(name, alias[i].torch)) name = alias[i].name;
     *handled = 1;
+    if (e->n == 0 && (!strcmp(name, "float") || !strcmp(name, "double") || !strcmp(name, "long") ||
+                      !strcmp(name, "int") || !strcmp(name, "bool")))
+        return dtype_method(s, e, name);
+    if (!strcmp(name, "append") && e->n == 1 && !(e->keys && e->keys[0]) && e->a->kind == BL_N_NAME)
+        return list_append(s, e);
     if ((!strcmp(name, "item") || !strcmp(name, "numel")) && e->n == 0) {
         bl_ast f = *e;
         f.kind = BL_N_FIELD;
@@ -739,7 +795,7 @@ bl_value *bl_method(bl_session *s, const bl_ast *e)
         if (handled) return r;
         if (tv && tv->kind == BL_V_TABLE) bl_fail("a table has one method, add (t.add(col=value, ...))");
         else if (!strcmp(e->str, "add")) bl_fail("add: call it on a variable holding a table: t = table(); t.add(col=value)");
-        else if (!strcmp(e->str, "zero_") || !strcmp(e->str, "append"))
+        else if (!strcmp(e->str, "zero_") || !strcmp(e->str, "append"))   /* append of no variable */
             bl_fail("'.%s(...)': values do not change in place here: %s", e->str,
                     e->str[0] == 'z' ? "zero_grad(x) clears x.grad" : "xs = xs + [v] makes the longer list");
         else bl_fail("'.%s(...)': no function %s(x, ...) (help functions lists them; x.f(...) calls f(x, ...))",
