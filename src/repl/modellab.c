@@ -417,6 +417,22 @@ static bl_value *params_list(bl_callargs *a, int named)
     return l;
 }
 
+/* state_dict(m): {name: a copy of the weights} in the checkpoint's order, as model.state_dict()
+ * (tensors that need no gradient; the tied head under its one name). */
+static bl_value *fn_state_dict(bl_callargs *a)
+{
+    bl_model *m = model_arg(a, 0, -1);
+    if (!m || bl_nargs(a, 1, 1) < 0) return NULL;
+    const bl_params *p = m->params;
+    bl_value *d = bl_val_dict(p->n);
+    for (int i = 0; d && i < p->n; i++)
+        if (bl_val_dict_set(d, bl_val_str(p->t[i].name), bl_val_tensor(bl_tensor_copy(&p->t[i]))) < 0) {
+            bl_val_unref(d);
+            d = NULL;
+        }
+    return d;
+}
+
 static bl_value *fn_parameters(bl_callargs *a) { return params_list(a, 0); }
 static bl_value *fn_named_parameters(bl_callargs *a) { return params_list(a, 1); }
 
@@ -688,6 +704,11 @@ const bl_function bl_modellab_functions[] = {
       "The names are PyTorch's state_dict keys; the tensors as parameters(m) gives them:\n"
       "for name, p in m.named_parameters(): print(name, p.shape, p.grad.norm()).",
       fn_named_parameters },
+    { "state_dict", "state_dict(m)",
+      "Model m's weights as a dict {name: tensor} (m.state_dict()).\n"
+      "The names are the checkpoint's (PyTorch's state_dict keys), the tensors copies that need\n"
+      "no gradient: sd = m.state_dict(); sd[\"transformer.wte.weight\"].shape, len(sd), sd.keys().",
+      fn_state_dict },
     { "step", "step(m)",
       "One AdamW step of model m on the gradients it holds, with its settings.\n"
       "The keys lr beta1 beta2 weight_decay warmup cosine steps clip (set m lr=...); weight\n"
