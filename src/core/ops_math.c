@@ -540,7 +540,8 @@ static void topk_backward(bl_node *n)
             }
 }
 
-/* order for topk: a before b when a is more extreme (NaN most), equal values by index */
+/* order for topk and sort: NaN above every number (first in descending, last in ascending, as
+ * torch), equal values by index */
 typedef struct { float v; int i; } vi;
 static int vi_desc(const void *pa, const void *pb)
 {
@@ -550,11 +551,11 @@ static int vi_desc(const void *pa, const void *pb)
     if (!an && a->v != b->v) return a->v > b->v ? -1 : 1;
     return a->i - b->i;
 }
-static int vi_asc(const void *pa, const void *pb)
+static int vi_asc(const void *pa, const void *pb)     /* NaN above every number, as torch.sort */
 {
     const vi *a = pa, *b = pb;
     int an = isnan(a->v), bn = isnan(b->v);
-    if (an != bn) return bn - an;
+    if (an != bn) return an - bn;
     if (!an && a->v != b->v) return a->v < b->v ? -1 : 1;
     return a->i - b->i;
 }

@@ -642,7 +642,7 @@ static int table_add(bl_session *s, const bl_ast *e, bl_callargs *a)
     }
     if (nt != t) {
         bl_value *nv = bl_val_table(nt);
-        int rc = nv ? bl_session_set(s, name, nv) : -1;
+        int rc = nv ? bl_session_rebind(s, name, nv) : -1;   /* a global table stays global */
         bl_val_unref(nv);
         if (rc < 0) return bl_session_errat(s, e->pos);
     }
@@ -690,6 +690,21 @@ static bl_value *list_append(bl_session *s, const bl_ast *e)
     }
     bl_value *v = bl_eval(s, e->items[0]);
     if (!v) return NULL;
+    if (l->refs == 1) {     /* no other name or value holds the list: grow it where it is */
+        bl_value **items = realloc(l->items, (size_t)(l->n + 1) * sizeof *items);
+        if (!items) {
+            bl_val_unref(v);
+            bl_fail("out of memory");
+            return (bl_session_errat(s, e->pos), (bl_value *)NULL);
+        }
+        l->items = items;
+        items[l->n++] = NULL;
+        if (bl_val_list_set(l, l->n - 1, v) < 0) {
+            l->n--;
+            return (bl_session_errat(s, e->pos), (bl_value *)NULL);
+        }
+        return bl_val_none();
+    }
     bl_value *n = bl_val_list(l->n + 1);
     for (int i = 0; n && i < l->n; i++)
         if (bl_val_list_set(n, i, bl_val_ref(l->items[i])) < 0) bl_val_unref(n), n = NULL;
@@ -698,7 +713,7 @@ static bl_value *list_append(bl_session *s, const bl_ast *e)
         bl_val_unref(n);
         return (bl_session_errat(s, e->pos), (bl_value *)NULL);
     }
-    int rc = bl_session_set(s, e->a->str, n);
+    int rc = bl_session_rebind(s, e->a->str, n);   /* a global list appended to in a function stays global */
     bl_val_unref(n);
     return rc < 0 ? NULL : bl_val_none();
 }
