@@ -2,6 +2,7 @@
 #include "repl/autograd.h"
 #include "repl/modellab.h"
 #include "core/error.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -424,7 +425,8 @@ int bl_ag_backward(bl_session *s, bl_value *y, const bl_tensor *gout, int retain
         bl_tensor_free(order[i]->pending);
         order[i]->pending = NULL;
         /* a loss through a model's graph: step(m) records it (modellab.h) */
-        if (rc == 0 && order[i]->owner && y->t->numel == 1) bl_lab_note_backward(order[i]->owner, y->t->data[0]);
+        if (rc == 0 && order[i]->owner)
+            bl_lab_note_backward(order[i]->owner, y->t->numel == 1 ? y->t->data[0] : NAN);
         if (rc == 0 && !retain) node_release_saved(order[i]);
     }
     bl_tensor_free(seed);

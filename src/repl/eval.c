@@ -214,8 +214,9 @@ static int contains(const bl_value *c, const bl_value *x)
     if (c->kind == BL_V_STR)
         return bl_fail("'in <string>' needs a string on its left, got a %s", bl_val_kind_name(x));
     if (c->kind == BL_V_TENSOR && scalar_of(x, &y)) {
+        float yf = (float)y;    /* the tensor's dtype: 0.1 in tensor([0.1]) is true, as x == 0.1 is */
         for (size_t i = 0; i < c->t->numel; i++)
-            if (c->t->data[i] == y) return 1;
+            if (c->t->data[i] == yf) return 1;
         return 0;
     }
     return bl_fail("'in' needs a list, a dict, a string or a tensor on its right (a number on the left), got a %s in a %s",

@@ -375,13 +375,14 @@ static bl_value *fn_grads(bl_callargs *a)
 
 /* Parameter i of m as a value: a copy of its weights, a leaf that requires a gradient, whose
  * .grad is a copy of the gradient the model holds for it (torch's Parameter as
- * model.parameters() yields it, but a snapshot: writing it does not change the model). */
-static bl_value *param_value(const bl_tensor *p)
+ * model.parameters() yields it, but a snapshot: writing it does not change the model); .grad
+ * None before a backward reached the model (or after zero_grad or train), as torch's. */
+static bl_value *param_value(const bl_tensor *p, int has_grad)
 {
     bl_value *v = bl_val_tensor(bl_tensor_copy(p));
     if (!v || v->kind != BL_V_TENSOR) return v;
     v->requires_grad = 1;
-    if (p->grad && !(v->grad = bl_tensor_new(p->ndim, p->shape))) {
+    if (has_grad && p->grad && !(v->grad = bl_tensor_new(p->ndim, p->shape))) {
         bl_val_unref(v);
         return NULL;
     }
@@ -396,9 +397,11 @@ static bl_value *params_list(bl_callargs *a, int named)
     bl_model *m = model_arg(a, 0, -1);
     if (!m || bl_nargs(a, 1, 1) < 0) return NULL;
     const bl_params *p = m->params;
+    const bl_train_state *st = bl_train_get(m);
+    if (!st) return NULL;
     bl_value *l = bl_val_list(p->n);
     for (int i = 0; l && i < p->n; i++) {
-        bl_value *it = param_value(&p->t[i]);
+        bl_value *it = param_value(&p->t[i], st->has_grad);
         if (it && named) {
             bl_value *pair = bl_val_list(2);
             if (pair && (bl_val_list_set(pair, 0, bl_val_str(p->t[i].name)) < 0 ||
@@ -438,12 +441,19 @@ static bl_value *fn_named_parameters(bl_callargs *a) { return params_list(a, 1);
 
 int bl_lab_is_model(const bl_value *v) { return is_model(v); }
 
-void bl_lab_zero_grad(bl_value *v) { bl_params_zero_grad(((bl_model *)v->h)->params); }
+void bl_lab_zero_grad(bl_value *v)
+{
+    bl_params_zero_grad(((bl_model *)v->h)->params);
+    bl_train_state *st = bl_train_get(v->h);
+    if (st) st->has_grad = 0;
+}
 
 void bl_lab_note_backward(bl_value *v, float loss)
 {
     bl_train_state *st = is_model(v) ? bl_train_get(v->h) : NULL;
-    if (st) st->lab_loss = loss;
+    if (!st) return;
+    st->has_grad = 1;
+    if (!isnan(loss)) st->lab_loss = loss;
 }
 
 static bl_value *fn_step(bl_callargs *a)
@@ -453,6 +463,8 @@ static bl_value *fn_step(bl_callargs *a)
     bl_train_state *st = bl_train_get(m);
     bl_params *p = m->params;
     if (!st || bl_params_alloc_moments(p) < 0) return NULL;
+    if (!st->has_grad) return bl_val_none();    /* no backward since zero_grad/train: torch.optim skips
+                                                   parameters whose grad is None (no step, no moment) */
     bl_run *r = st->run;
     bl_adamw *o = r ? &r->opt : &st->lab_opt;
     if (r) bl_run_sync_config(r);
@@ -696,9 +708,11 @@ const bl_function bl_modellab_functions[] = {
       "A table of model m's parameters: name, shape, grad_norm and norm (L2).", fn_grads },
     { "parameters", "parameters(m)",
       "Model m's parameters as a list of tensors (m.parameters()).\n"
-      "In the checkpoint's order; each is a copy of the weights that requires a gradient, its .grad a copy of the gradient\n"
-      "the model holds: sum([p.numel() for p in m.parameters()]) counts them. A snapshot, as\n"
-      "param(m, \"name\"): set_param writes a weight, step(m) updates them all.", fn_parameters },
+      "In the checkpoint's order; each is a copy of the weights that requires a gradient, its\n"
+      ".grad a copy of the gradient the model holds (None before a backward reached it, or\n"
+      "after zero_grad or train, as torch's): sum([p.numel() for p in m.parameters()]) counts\n"
+      "them. A snapshot, as param(m, \"name\"): set_param writes a weight, step(m) updates\n"
+      "them all.", fn_parameters },
     { "named_parameters", "named_parameters(m)",
       "Model m's parameters as [name, tensor] pairs (m.named_parameters()).\n"
       "The names are PyTorch's state_dict keys; the tensors as parameters(m) gives them:\n"
@@ -714,7 +728,9 @@ const bl_function bl_modellab_functions[] = {
       "The keys lr beta1 beta2 weight_decay warmup cosine steps clip (set m lr=...); weight\n"
       "decay on matrices only. With a run (after train) it is one step of that run, its loss\n"
       "the last flow_loss/ce_loss; before, step keeps its own count. Refused on a nan or inf\n"
-      "gradient (nothing changes). The gradients stay: zero_grad(m) clears them.", fn_step },
+      "gradient (nothing changes). The gradients stay: zero_grad(m) clears them, and with no\n"
+      "backward since zero_grad or train (torch's grad None) step does nothing, as torch.optim.",
+      fn_step },
     { "set_param", "set_param(m, \"name\", value)",
       "Write one parameter of model m, with a shape check.\n"
       "value is a tensor of the parameter's shape, or a number for all its elements. For\n"

@@ -27,9 +27,11 @@ bl_value *bl_model_call(void *model, bl_callargs *a);
  * bl_lab_zero_grad(v) sets its parameter gradients to 0 (one memset). */
 int bl_lab_is_model(const bl_value *v);
 void bl_lab_zero_grad(bl_value *v);
-/* backward of a one-element loss `loss` reached the graph of model value v: step(m) records it as
- * the step's loss in the run's history (as train records its batch loss), whatever function
- * computed it (ce_loss, or cross_entropy / mse_loss of m(...) written by hand). */
+/* A backward reached the graph of model value v: its gradients are set (torch: .grad not None;
+ * step(m) skips a model with none, as torch.optim skips parameters whose grad is None), and a
+ * one-element loss (NAN: not one) is what step(m) records as the step's loss in the run's history
+ * (as train records its batch loss), whatever computed it (ce_loss, or cross_entropy / mse_loss of
+ * m(...) written by hand). */
 void bl_lab_note_backward(bl_value *v, float loss);
 
 #endif

@@ -33,6 +33,7 @@ typedef struct bl_train_state {
     bl_metrics *pending_hist;   /* pending's history as metrics (NULL when it has none) */
     int from_checkpoint;        /* the weights came from `load`: never rebuilt silently */
     int edited;                 /* step(m) or set_param changed the weights: never rebuilt silently */
+    int has_grad;               /* a backward reached the model since zero_grad or train (torch: .grad not None) */
     /* the model functions of the prompt (modellab.h) */
     bl_tensor *lab_x;           /* m(xt, t)'s images: the graph's patch embedding reads them in
                                    backward, so they live until the next call */
