@@ -237,6 +237,15 @@ static bl_value *index_tensor(bl_session *s, const bl_ast *e, bl_value *tv, bl_t
     return v ? v : ERRAT(s, e->pos);
 }
 
+/* A non-empty list whose items are all booleans (nested lists of them too). */
+static int all_bools(const bl_value *l)
+{
+    if (l->kind != BL_V_LIST) return l->kind == BL_V_BOOL;
+    for (int i = 0; i < l->n; i++)
+        if (!all_bools(l->items[i])) return 0;
+    return l->n > 0;
+}
+
 /* x[m] for a mask m (a comparison's result, value.h is_mask) whose shape is x's first
  * m.ndim sizes: the elements (or rows) of x where m is nonzero, in row-major order -> [count,
  * x.shape[m.ndim:]...] (torch's boolean-mask indexing); the gradient reaches the selected ones.
@@ -324,6 +333,12 @@ bl_value *bl_index_value(bl_session *s, const bl_ast *e, bl_value *target)
             bl_fail("index: a 0/1 tensor of the tensor's shape, not a comparison's result: to select where it is 1 "
                     "write x[m > 0]; where(m, x, 0) keeps the shape");
             bl_session_errat(s, e->items[0]->pos);
+        } else if (i->kind == BL_V_LIST && all_bools(i)) {
+            /* x[[True, False, True]]: torch reads a list of bools as a mask (True was row 1) */
+            bl_tensor *m = bl_val_to_tensor(i, "index");
+            r = m ? mask_select(s, target, m) : NULL;
+            bl_tensor_free(m);
+            if (!r) bl_session_errat(s, e->items[0]->pos);
         } else if (i->kind == BL_V_TENSOR || i->kind == BL_V_LIST) {
             r = bl_math_take(s, target, i);
             if (!r) bl_session_errat(s, e->items[0]->pos);
