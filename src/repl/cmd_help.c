@@ -218,6 +218,13 @@ static int cmd_help(bl_cmdargs *a)
     }
     const char *t = a->w[0].text;
     if (!strcmp(t, "autograd") || !strcmp(t, "grad")) t = "backward";   /* the topic's usual names: one home */
+    /* help F.cross_entropy, help torch.randn: the builtin the prefix names (language's modules) */
+    static const char *const prefixes[] = { "torch.nn.functional.", "torch.", "F.", "math." };
+    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+        if (!strncmp(t, prefixes[i], strlen(prefixes[i])) && t[strlen(prefixes[i])]) {
+            t += strlen(prefixes[i]);
+            break;
+        }
     const bl_command *c = bl_command_find(t);
     const bl_function *f = bl_function_find(t);
     if (c) {
@@ -255,7 +262,7 @@ static int cmd_help(bl_cmdargs *a)
         for (const bl_command *const *c = bl_commands; *c; c++) bl_suggest_add(&sg, (*c)->name);
         bl_dym_add_functions(&sg);
         for (const bl_topic *tp = bl_topics; tp->name; tp++) bl_suggest_add(&sg, tp->name);
-        bl_fail("help: no command, function or topic '%s' (try help)%s", t, bl_suggest_text(&sg, dym, sizeof dym));
+        bl_fail("help: no command, function or topic '%s' (try help)%s", a->w[0].text, bl_suggest_text(&sg, dym, sizeof dym));
     }
     return bl_word_err(a, 0);
 }

@@ -181,9 +181,9 @@ const bl_function bl_loss_functions[] = {
     { "mse_loss", "mse_loss(input, target, reduction=\"mean\")",
       "F.mse_loss: the mean of (input - target)^2 over every element.\n"
       "reduction=\"sum\" sums, \"none\" keeps the elementwise squares; target of input's shape\n"
-      "or one number. "
-      "Differentiable in both; the kernel of TinyDiT's flow-matching loss: mse_loss(m(xt, t),\n"
-      "noise - x0) equals flow_loss(m, x0, noise, t) for xt = (1 - t) x0 + t noise.",
+      "or one number. Differentiable in both; the kernel of TinyDiT's flow-matching loss:\n"
+      "mse_loss(m(xt, t), noise - x0) equals flow_loss(m, x0, noise, t) for\n"
+      "xt = (1 - t) x0 + t noise.",
       f_mse_loss },
     { NULL, NULL, NULL, NULL },
 };

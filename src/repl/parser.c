@@ -1190,6 +1190,9 @@ static int simple(P *p, bl_stmt *s)
         while (root->kind == BL_N_INDEX) root = root->a;
         int grad = s->expr->kind == BL_N_FIELD && !strcmp(s->expr->str, "grad") && s->expr->a->kind == BL_N_NAME;
         if (grad) root = s->expr->a;
+        else if (s->expr->kind == BL_N_FIELD && !strcmp(s->expr->str, "requires_grad"))
+            return fail_at(p, peek(p), "x.requires_grad = ... : write x.requires_grad_() (requires_grad(x, on)), "
+                           "as torch's in-place form") ? 0 : -1;
         else if (s->expr->kind != BL_N_INDEX || root->kind != BL_N_NAME)
             return fail_at(p, peek(p), "can only assign to a name or to an index of one (x[i] = v)") ? 0 : -1;
         s->kind = BL_S_ASSIGN;
