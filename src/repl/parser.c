@@ -263,7 +263,7 @@ static int tuple_at(P *p)
 {
     int depth = 0;
     if (peek(p)->kind == BL_T_RPAREN) return 1;
-    for (int i = p->i; p->ts.t[i].kind != BL_T_EOF; i++) {
+    for (int i = p->i; i < p->ts.n && p->ts.t[i].kind != BL_T_EOF; i++) {
         bl_tok_kind k = p->ts.t[i].kind;
         if (bracket(k) > 0) depth++;
         else if (bracket(k) < 0 && depth-- == 0) return 0;
