@@ -36,6 +36,7 @@ struct bl_graph {
     lazy_grad *lazy;
     int nlazy, lazy_cap;
     int record;
+    int refs;               /* bl_graph_ref; bl_graph_free drops one */
     size_t min_chunk;       /* smallest chunk the arena allocates (1 MiB, or less: bl_graph_new_small) */
     int node_cap0;          /* first size of the node array */
     int transient;          /* bl_graph_set_transient_grads */
@@ -52,6 +53,7 @@ bl_graph *bl_graph_new(void)
     bl_graph *g = calloc(1, sizeof *g);
     if (!g) return BL_FAILP("graph: out of memory");
     g->record = 1;
+    g->refs = 1;
     g->min_chunk = (size_t)1 << 20;
     g->node_cap0 = 256;
     g->planned_nodes = -1;
@@ -73,9 +75,17 @@ static void free_chunks(chunk *c)
     while (c) { chunk *n = c->next; free(c->mem); free(c); c = n; }
 }
 
+bl_graph *bl_graph_ref(bl_graph *g)
+{
+    if (g) g->refs++;
+    return g;
+}
+
+int bl_graph_shared(const bl_graph *g) { return g && g->refs > 1; }
+
 void bl_graph_free(bl_graph *g)
 {
-    if (!g) return;
+    if (!g || --g->refs > 0) return;
     free_chunks(g->chunks);
     free(g->nodes);
     free(g->lazy);

@@ -68,6 +68,12 @@ bl_graph *bl_graph_new(void);
 /* A graph for one small op (the prompt's autograd, repl/autograd.h): its arena grows from 1 KiB
  * chunks and its node array from 4 nodes instead of 1 MiB and 256. */
 bl_graph *bl_graph_new_small(void);
+/* A graph is reference counted: bl_graph_new gives one reference, bl_graph_ref another (a holder
+ * that must keep the arena and tape alive: a value of the prompt whose backward runs this graph,
+ * while the model keeps the same graph for its per-layer views), bl_graph_free drops one and
+ * frees the graph with the last. bl_graph_shared: 1 when more than one reference is held. */
+bl_graph *bl_graph_ref(bl_graph *g);
+int bl_graph_shared(const bl_graph *g);
 void bl_graph_free(bl_graph *g);
 /* Forget all nodes and rewind the arena (tensors from it become invalid). */
 void bl_graph_reset(bl_graph *g);

@@ -158,9 +158,9 @@ int bl_model_rebuild(bl_model *m, const bl_config *cfg)
     free_state(m);
     int keep = m->keep_attn;
     int (*interrupted)(void) = m->interrupted;
-    unsigned gen = m->gen;
+    unsigned version = m->version;
     *m = *n;
-    m->gen = gen + 1;   /* the old graph is gone: values made on it are stale */
+    m->version = version + 1;   /* new weights: values computed from the old ones are stale */
     m->keep_attn = keep;
     m->interrupted = interrupted;
     free(n);
@@ -186,6 +186,7 @@ int bl_model_set(bl_model *m, const char *key, const char *value, int *rebuilt)
             m->cfg = old;
             return -1;
         }
+        m->version++;   /* new tables: a forward before them is stale */
     }
     return 0;
 }
@@ -196,7 +197,6 @@ size_t bl_model_param_count(const bl_model *m) { return m->params->total; }
 
 void bl_model_forget_taps(bl_model *m)
 {
-    m->gen++;
     memset(m->attn, 0, sizeof m->attn);
     memset(m->tap_in, 0, sizeof m->tap_in);
     memset(m->tap_norm, 0, sizeof m->tap_norm);

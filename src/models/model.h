@@ -48,10 +48,12 @@ typedef struct bl_model {
      *               recorded (training) forward without qk_norm and RoPE: attention then reads
      *               q, k, v in place from the fused projection (bl_attention_qkv). */
     int keep_attn;          /* 1 by default */
-    /* Counts the resets of graph (each forward, and a rebuild, which replaces it): a value the
-     * REPL made from a tensor of the graph is stale, its backward refused, once gen moved on
-     * (repl/autograd.h, bl_ag_graph_value). */
-    unsigned gen;
+    /* The weights' version: + 1 whenever the weights, or the tables a forward reads, change (a
+     * training step, a rebuild, rope_base; the REPL's step, set_param and load add 1 where they
+     * write). A value the REPL made by a forward keeps the version it saw, and its backward is
+     * refused once the version moved on (repl/autograd.h, bl_ag_graph_value), as PyTorch's
+     * version counter refuses a backward through a weight changed in place after the forward. */
+    unsigned version;
     /* Checked between Euler steps of bl_dit_sample and between tokens of bl_gpt_generate; when
      * it returns nonzero they stop early (the REPL's Ctrl-C flag). NULL (default) = never. */
     int (*interrupted)(void);
@@ -83,9 +85,9 @@ typedef struct bl_model {
 bl_model *bl_model_new(const bl_config *cfg);
 void bl_model_free(bl_model *m);
 
-/* Forget the per-layer pointers of m's last forward (attention maps, taps: attn[], tap_*[]) and
- * make the REPL's values made from them stale (gen + 1): for when the arena they point into is
- * reset or handed to another model (compare's runs taking turns on one arena). No errors. */
+/* Forget the per-layer pointers of m's last forward (attention maps, taps: attn[], tap_*[]): for
+ * when the arena they point into is reset or handed to another model (compare's runs taking
+ * turns on one arena). No errors. */
 void bl_model_forget_taps(bl_model *m);
 
 /* Replace m's config by cfg and rebuild it: every parameter is re-initialised from (seed, name),

@@ -195,7 +195,9 @@ bl_tensor *bl_dit_forward(bl_model *m, const bl_tensor *x, const float *t, int r
     if (check_images(m, "dit", x) < 0) return NULL;
     if (!t) return BL_FAILP("dit: no timesteps given");
     bl_model_begin(m, record);
-    return dit_net(m, (bl_tensor *)x, t);
+    /* the patch embedding's backward reads x: a recording forward keeps its own copy */
+    bl_tensor *xin = record ? bl_graph_input(m->graph, x, 0) : (bl_tensor *)x;
+    return xin ? dit_net(m, xin, t) : NULL;
 }
 
 bl_tensor *bl_dit_forward_input_grad(bl_model *m, const bl_tensor *x, const float *t, bl_tensor **x_in)

@@ -24,7 +24,8 @@
 
 /* The velocity prediction v(x, t). x [B, C, H, W] (the model's channels and image_size),
  * t [B] in [0, 1]. Resets m->graph; records the tape when `record` (gradients then reach the
- * parameters; the caller runs bl_graph_backward from a loss built on the result).
+ * parameters; the caller runs bl_graph_backward from a loss built on the result; x is then
+ * copied into the arena, so the caller's x and t may go once it returns).
  * Returns an arena tensor [B, C, H, W], or NULL + "dit: ..." on a shape mismatch. */
 bl_tensor *bl_dit_forward(bl_model *m, const bl_tensor *x, const float *t, int record);
 /* The same, recording, with a gradient for the input: x is copied into m->graph as a tensor

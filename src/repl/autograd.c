@@ -90,6 +90,12 @@ void bl_agnode_unref(bl_agnode *n)
     freeing = 0;
 }
 
+bl_agnode *bl_agnode_ref(bl_agnode *n)
+{
+    if (n) n->refs++;
+    return n;
+}
+
 static bl_agnode *node_new(bl_graph *g, int owns_g)
 {
     bl_agnode *n = calloc(1, sizeof *n);
@@ -247,7 +253,8 @@ bl_value *bl_ag_graph_value(bl_session *s, bl_graph *g, const unsigned *gen, bl_
 {
     if (!out) return NULL;
     if (s->no_grad || !out->grad || !bl_graph_recording(g)) return bl_val_tensor(bl_tensor_copy(out));
-    bl_agnode *n = node_new(g, 0);
+    bl_agnode *n = node_new(bl_graph_ref(g), 1);     /* the node's reference to g */
+    if (!n) bl_graph_free(g);
     bl_value *v = n ? bl_ag_tensor_value(bl_tensor_copy(out)) : NULL;
     if (!v) {
         bl_agnode_unref(n);
@@ -362,9 +369,9 @@ static int check_walkable(const bl_agnode *n)
                        "tensors are freed: compute the value again, or give retain_graph=on to the "
                        "first backward (as PyTorch)");
     if (n->gen && *n->gen != n->gen0)
-        return bl_fail("backward: the model that made this value has changed since (it ran again, was "
-                       "rebuilt, or step/set_param changed its weights; a model keeps the activations of "
-                       "one forward): compute the loss again");
+        return bl_fail("backward: the model's weights have changed since this value was computed "
+                       "(step, set_param, train, load or a rebuild): compute it again (PyTorch: a variable "
+                       "needed for gradient computation has been modified by an inplace operation)");
     return 0;
 }
 

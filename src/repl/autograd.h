@@ -73,13 +73,14 @@ bl_value *bl_ag_end(bl_ag *ag, bl_tensor *out);
  * values needs a gradient (and gradients are on), 0 otherwise. */
 int bl_ag_refuse(bl_session *s, const char *what, int n, bl_value *const *v);
 
-/* A value for the output `out` of a graph the caller keeps (a model's training graph): when out
- * has a gradient and the graph records, the value's node runs bl_graph_backward_from on that
- * graph, provided *gen still equals the gen given here (the graph has not been reset since);
- * otherwise backward says "the model that made this value has changed since (a model's
- * activations are kept for one forward at a time): compute it again". owner (may be NULL) is a
- * value kept alive while the node lives (the model handle). Parameters of that graph are leaves
- * whose gradients stay where the graph keeps them (the model's gradient buffer). */
+/* A value for the output `out` of graph g (a model's forward at the prompt): when out has a
+ * gradient and g records, the value's node holds a reference to g (bl_graph_ref; dropped after a
+ * backward without retain_graph, or with the value) and runs bl_graph_backward_from on it,
+ * provided *gen still equals the value it had here (the model's weights version, models/model.h);
+ * otherwise backward says the weights have changed since. The caller must not reset g while
+ * another reference is held (bl_graph_shared). owner (may be NULL) is a value kept alive while
+ * the node lives (the model handle). Parameters of that graph are leaves whose gradients stay
+ * where the graph keeps them (the model's gradient buffer). */
 /* Make `in` (a value that needs a gradient) an argument of the node of out (a value made by
  * bl_ag_graph_value): after out's graph ran backward, view->grad (a tensor of that graph with a
  * gradient, the copy of in's tensor the graph read) goes to in as any op's argument gradient
@@ -122,5 +123,8 @@ bl_value *bl_ag_field(bl_value *v, const char *name);
 
 /* Free a node (called by bl_val_unref when its value goes). */
 void bl_agnode_unref(bl_agnode *n);
+/* Another reference to n (a value that takes over the node of another: an in-place update of a
+ * non-leaf under no_grad keeps its grad_fn, as torch's). n may be NULL. */
+bl_agnode *bl_agnode_ref(bl_agnode *n);
 
 #endif

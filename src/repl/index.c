@@ -564,10 +564,13 @@ int bl_assign_name(bl_session *s, const bl_stmt *st, bl_value *v)
 {
     bl_value *x = in_place(st) ? bl_session_get(s, st->name) : NULL;
     int num = v->kind == BL_V_NUM || v->kind == BL_V_BOOL;   /* a 0-D leaf's untracked result */
-    if (!x || x->kind != BL_V_TENSOR || !x->requires_grad || (v->kind != BL_V_TENSOR && !num))
+    /* no_grad B -= 1 on a non-leaf: torch changes B's data and B keeps its grad_fn (a later
+     * backward still reaches what B was computed from); gradients on, B - 1 is a new node */
+    int nonleaf = x && x->kind == BL_V_TENSOR && x->node && !bl_ag_enabled(s);
+    if (!x || x->kind != BL_V_TENSOR || !(x->requires_grad || nonleaf) || (v->kind != BL_V_TENSOR && !num))
         return bl_session_set(s, st->name, v);
     /* W -= lr * W.grad on a leaf that requires grad: torch changes W in place */
-    if (bl_ag_enabled(s))
+    if (!nonleaf && bl_ag_enabled(s))
         return refuse_leaf(s, st->expr->pos, "",
                            "update it under no_grad: no_grad W -= lr * W.grad; W = W - ... makes a new tensor");
     char a[64], b[64];
@@ -581,7 +584,8 @@ int bl_assign_name(bl_session *s, const bl_stmt *st, bl_value *v)
         return bl_session_errat(s, st->expr->pos);
     }
     bl_value *out = v->refs == 1 ? bl_val_ref(v) : bl_ag_tensor_value(bl_tensor_copy(v->t));
-    int rc = out && keep_leaf(out, x) == 0 ? bl_session_set(s, st->name, out) : -1;
+    if (out && nonleaf && out->kind == BL_V_TENSOR && !out->node) out->node = bl_agnode_ref(x->node);
+    int rc = out && (nonleaf || keep_leaf(out, x) == 0) ? bl_session_set(s, st->name, out) : -1;
     bl_val_unref(out);
     bl_val_unref(own);
     return rc < 0 ? bl_session_errat(s, st->expr->pos) : 0;

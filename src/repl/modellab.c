@@ -145,41 +145,65 @@ static int times_of(bl_callargs *a, int i, int B, float *out)
     return 0;
 }
 
-/* The value for a tensor of m's graph: with bl_ag_graph_value, so that backward of it runs the
- * graph's backward into the model's gradients while the graph still holds this forward. */
-static bl_value *graph_value(bl_callargs *a, bl_value *owner, bl_model *m, bl_tensor *out)
+/* Every forward at the prompt (m(...), forward, flow_loss, ce_loss) runs on a graph of its own
+ * rather than on the model's training graph: the value whose backward needs the forward holds a
+ * reference to that graph (bl_ag_graph_value), so one model can appear several times in one
+ * expression, ce_loss(m, a, ya) + ce_loss(m, b, yb) or cat([m(x[:4]), m(x[4:])]), as in
+ * PyTorch. The last one is also st->lab_graph, where acts() finds the per-layer views; it is
+ * reused once no value holds it (after a backward without retain_graph, or when the values are
+ * gone), so a loop of forward, backward and step allocates nothing after its first pass.
+ * lab_enter puts that graph in place of m's own (given back by lab_leave, which returns it):
+ * 0, or -1 + error (out of memory). */
+static int lab_enter(bl_model *m, bl_train_state *st, bl_graph **train)
+{
+    bl_graph *g = st->lab_graph;
+    if (!g || bl_graph_shared(g)) {
+        if (!(g = bl_graph_new())) return -1;
+        bl_graph_set_transient_grads(g, 1);   /* as the model's own: only leaves' grads are read */
+        bl_model_forget_taps(m);              /* they may point into the graph let go here */
+        bl_graph_free(st->lab_graph);
+        st->lab_graph = g;
+    }
+    *train = m->graph;
+    m->graph = g;
+    return 0;
+}
+
+static bl_graph *lab_leave(bl_model *m, bl_graph *train)
+{
+    bl_graph *g = m->graph;
+    m->graph = train;
+    return g;
+}
+
+/* The value for a tensor out of the prompt's graph g of m (lab_enter): with bl_ag_graph_value,
+ * so that backward of it runs g's backward into the model's gradients. */
+static bl_value *graph_value(bl_callargs *a, bl_value *owner, bl_model *m, bl_graph *g, bl_tensor *out)
 {
     if (!out) return fail_at(a, a->pos);
     /* without a value that keeps the model alive the node could outlive it: no gradient then */
     if (!owner) return bl_val_tensor(bl_tensor_copy(out));
-    return bl_ag_graph_value(a->s, m->graph, &m->gen, out, owner);
+    return bl_ag_graph_value(a->s, g, &m->version, out, owner);
 }
 
 /* m(xt, t): the forward of TinyDiT m on images xt [B, C, H, W] and times t (argument first + 1),
  * into *out. */
 static int dit_forward(bl_callargs *a, bl_model *m, int first, bl_train_state *st, int keep, int record, bl_tensor **x_in, bl_tensor **out)
 {
+    (void)st;
     bl_tensor *x = tensor_arg(a, first, 4, "xt", "[B, C, H, W]");
     if (!x) return -1;
     float *t = malloc((size_t)x->shape[0] * sizeof *t);
-    bl_tensor *xc = t ? bl_tensor_copy(x) : NULL;
-    if (!xc) {
-        free(t);
-        return bl_fail("%s: out of memory", a->fname);
-    }
+    if (!t) return bl_fail("%s: out of memory", a->fname);
     if (times_of(a, first + 1, x->shape[0], t) < 0) {
         free(t);
-        bl_tensor_free(xc);
         return -1;
     }
     m->keep_taps = keep;
-    *out = x_in ? bl_dit_forward_input_grad(m, xc, t, x_in) : bl_dit_forward(m, xc, t, record);
+    /* both copy x into the graph when they record (its backward reads it); t is read at once */
+    *out = x_in ? bl_dit_forward_input_grad(m, x, t, x_in) : bl_dit_forward(m, x, t, record);
     m->keep_taps = 0;
-    /* the graph reads xc and t in backward: they live until the next m(...) */
-    bl_tensor_free(st->lab_x);
-    free(st->lab_t);
-    st->lab_x = xc;
-    st->lab_t = t;
+    free(t);
     return 0;
 }
 
@@ -233,7 +257,11 @@ static bl_value *run_forward(bl_callargs *a, bl_model *m, int first, bl_value *o
     /* d/dxt when the images need a gradient (torch: x.requires_grad_(); m(x, t).sum().backward());
      * a kind whose inputs are integer tokens leaves x_in NULL */
     int x_grad = record && owner && bl_val_needs_grad(a->v[first]);
-    if (lk->forward(a, m, first, st, keep, record, x_grad ? &x_in : NULL, &out) < 0) return NULL;
+    bl_graph *train;
+    if (lab_enter(m, st, &train) < 0) return NULL;
+    int rc = lk->forward(a, m, first, st, keep, record, x_grad ? &x_in : NULL, &out);
+    bl_graph *g = lab_leave(m, train);
+    if (rc < 0) return NULL;
     if (!out) {
         bl_error_prefix("%s", a->fname);
         return fail_at(a, a->pos);
@@ -242,7 +270,7 @@ static bl_value *run_forward(bl_callargs *a, bl_model *m, int first, bl_value *o
      * written by hand (cross_entropy(m(x).view(-1, V), y.view(-1))) */
     const bl_tensor *x = bl_arg_tensor(a, first);
     if (x) st->lab_items = lk->forward == dit_forward ? x->shape[0] : (long long)x->numel;
-    bl_value *v = graph_value(a, owner, m, out);
+    bl_value *v = graph_value(a, owner, m, g, out);
     if (v && x_in && v->node && bl_ag_add_input(v, a->v[first], x_in) < 0) {
         bl_val_unref(v);
         return NULL;
@@ -293,15 +321,18 @@ static bl_value *fn_flow_loss(bl_callargs *a)
     }
     float *t = malloc((size_t)x0->shape[0] * sizeof *t);
     if (!t) { bl_fail("flow_loss: out of memory"); return NULL; }
-    if (times_of(a, 3, x0->shape[0], t) < 0) { free(t); return NULL; }
+    bl_train_state *st = bl_train_get(m);
+    bl_graph *train;
+    if (!st || times_of(a, 3, x0->shape[0], t) < 0 || lab_enter(m, st, &train) < 0) { free(t); return NULL; }
     bl_tensor *loss = bl_dit_loss(m, x0, e, t, bl_ag_enabled(a->s));   /* copies x0, noise into the arena */
+    bl_graph *g = lab_leave(m, train);
     free(t);
     if (!loss) {
         bl_error_prefix("flow_loss");
         return fail_at(a, a->pos);
     }
     note_loss(m, loss, x0->shape[0]);
-    return graph_value(a, a->v[0], m, loss);
+    return graph_value(a, a->v[0], m, g, loss);
 }
 
 static bl_value *fn_ce_loss(bl_callargs *a)
@@ -321,9 +352,12 @@ static bl_value *fn_ce_loss(bl_callargs *a)
     int *ids = malloc(2 * x->numel * sizeof *ids);
     if (!ids) { bl_fail("ce_loss: out of memory"); return NULL; }
     bl_tensor *loss = NULL;
-    if (ids_of(a, 1, x, 0, m->cfg.vocab - 1, ids, "tokens") == 0 &&
-        ids_of(a, 2, y, -1, m->cfg.vocab - 1, ids + x->numel, "targets") == 0) {
+    bl_train_state *st = bl_train_get(m);
+    bl_graph *train, *g = NULL;
+    if (st && ids_of(a, 1, x, 0, m->cfg.vocab - 1, ids, "tokens") == 0 &&
+        ids_of(a, 2, y, -1, m->cfg.vocab - 1, ids + x->numel, "targets") == 0 && lab_enter(m, st, &train) == 0) {
         loss = bl_gpt_loss_targets(m, ids, ids + x->numel, x->shape[0], x->shape[1], bl_ag_enabled(a->s));
+        g = lab_leave(m, train);
         if (!loss) {
             bl_error_prefix("ce_loss");
             bl_session_errat(a->s, a->pos);
@@ -332,7 +366,7 @@ static bl_value *fn_ce_loss(bl_callargs *a)
     free(ids);
     if (!loss) return NULL;
     note_loss(m, loss, (long long)x->numel);
-    return graph_value(a, a->v[0], m, loss);
+    return graph_value(a, a->v[0], m, g, loss);
 }
 
 static bl_value *fn_grad(bl_callargs *a)
@@ -482,7 +516,7 @@ static bl_value *fn_step(bl_callargs *a)
     }
     if (g != p->grads) memcpy(g, p->grads, p->total * sizeof *g);
     double norm = bl_adamw_step(o, p->values, g, p->m, p->v, decay, p->total);
-    m->gen++;   /* new weights: a loss computed before them is stale (as PyTorch's version check) */
+    m->version++;   /* new weights: a loss computed before them is stale (as PyTorch's version check) */
     st->edited = 1;
     if (g != p->grads) free(g);
     if (!r) free(decay);
@@ -516,7 +550,7 @@ static bl_value *fn_set_param(bl_callargs *a)
             return fail_at(a, a->vpos[2]);
         }
     for (size_t k = 0; k < p->numel; k++) p->data[k] = v->data[v->numel == 1 ? 0 : k];
-    m->gen++;   /* a loss computed before would backpropagate through the old weights: stale */
+    m->version++;   /* a loss computed before would backpropagate through the old weights: stale */
     bl_train_state *st = bl_train_get(m);
     if (st) st->edited = 1;     /* a vocab rebuild must not drop this edit silently */
     return bl_val_none();
@@ -689,7 +723,8 @@ const bl_function bl_modellab_functions[] = {
       "(or one number for all). TinyGPT: the logits [B, T, vocab] for integer tokens [B, T].\n"
       "It is the model's training forward: backward(sum(out * g)) fills the parameter\n"
       "gradients (grad, grads), and d/dxt into xt.grad when xt needs a gradient\n"
-      "(requires_grad). keep=on keeps q, k and v too for acts().", fn_model_forward },
+      "(requires_grad). Each call keeps its own graph: cat([m(x[:4]), m(x[4:])]) works.\n"
+      "keep=on keeps q, k and v too for acts().", fn_model_forward },
     { "flow_loss", "flow_loss(m, x0, noise, t)",
       "The flow-matching loss of TinyDiT m on exactly this batch.\n"
       "x_t = (1 - t) x0 + t noise, target noise - x0, loss = mean (m(x_t, t) - target)^2\n"

@@ -8,12 +8,13 @@
  *   backward(l); grad(m, "NAME"); grads(m); step(m); zero_grad(m)
  *   set_param(m, "NAME", value); acts(m, "q", layer); batch(m); encode(m, "text"); decode(m, ids)
  *
- * The forward functions run the model's own training forward (models/tinydit.h, tinygpt.h) on its
- * graph, recording when gradients are on, and return values made with bl_ag_graph_value: backward
- * of them runs the graph's backward, which adds into the model's gradient buffer (params->grads),
- * so gradients accumulate across calls until zero_grad(m), as in PyTorch. The graph holds one
- * forward at a time (m->gen counts them): a value from an earlier forward (or from before `train`
- * ran) is refused by backward with one line.
+ * The forward functions run the model's own training forward (models/tinydit.h, tinygpt.h),
+ * each on a graph of its own (recording when gradients are on), and return values made with
+ * bl_ag_graph_value: backward of them runs that graph's backward, which adds into the model's
+ * gradient buffer (params->grads), so gradients accumulate across calls until zero_grad(m), as in
+ * PyTorch, and one model may appear several times in one loss. A value whose forward saw weights
+ * that have changed since (step, set_param, train, load, a rebuild: m->version counts them) is
+ * refused by backward with one line.
  */
 #ifndef BL_REPL_MODELLAB_H
 #define BL_REPL_MODELLAB_H

@@ -83,8 +83,7 @@ void bl_train_forget(const bl_model *m)
             bl_run_free(t->run);
             bl_dataset_free(t->data);
             clear_pending(t);
-            bl_tensor_free(t->lab_x);
-            free(t->lab_t);
+            bl_graph_free(t->lab_graph);
             free(t);
             return;
         }

@@ -35,9 +35,9 @@ typedef struct bl_train_state {
     int edited;                 /* step(m) or set_param changed the weights: never rebuilt silently */
     int has_grad;               /* a backward reached the model since zero_grad or train (torch: .grad not None) */
     /* the model functions of the prompt (modellab.h) */
-    bl_tensor *lab_x;           /* m(xt, t)'s images: the graph's patch embedding reads them in
-                                   backward, so they live until the next call */
-    float *lab_t;               /* its times [B] */
+    bl_graph *lab_graph;        /* the graph of the last forward at the prompt (m(...), a loss):
+                                   its per-layer views (acts) point into it; a value whose backward
+                                   needs it holds another reference (modellab.c lab_enter) */
     bl_adamw lab_opt;           /* step(m) while the model has no run (before the first train) */
     float lab_loss;             /* the last flow_loss / ce_loss (the loss step records in a run) */
     long long lab_items;        /* its images or tokens */

@@ -533,6 +533,7 @@ int bl_checkpoint_load_into(const char *path, bl_model *m, const char *mname, in
         const bl_tensor *t = bl_st_get(f, p->t[i].name);
         memcpy(p->t[i].data, t->data, t->numel * sizeof(float));
     }
+    m->version++;   /* new weights (models/model.h) */
     if (nloaded) *nloaded = p->n;
     if (note && nn) config_note(f, m, mname, note, nn);
     bl_st_free(f);

@@ -333,6 +333,7 @@ static int run_step(bl_run *r, float *loss_out, int *spike)
     }
     float lr = bl_adamw_lr(&r->opt);
     double norm = bl_adamw_step(&r->opt, p->values, p->grads, p->m, p->v, r->decay, p->total);
+    m->version++;   /* new weights (models/model.h) */
     if (!isfinite(norm)) {
         bl_batcher_seek(&r->batcher, drawn);
         return bl_fail("train: gradient is %s at step %d: stopped; the weights are those after step %d",
