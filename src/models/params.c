@@ -10,12 +10,19 @@ bl_params *bl_params_new(void)
 {
     bl_params *p = calloc(1, sizeof *p);
     if (!p) return BL_FAILP("params: out of memory");
+    p->refs = 1;
+    return p;
+}
+
+bl_params *bl_params_ref(bl_params *p)
+{
+    if (p) p->refs++;
     return p;
 }
 
 void bl_params_free(bl_params *p)
 {
-    if (!p) return;
+    if (!p || --p->refs > 0) return;
     free(p->t);
     free(p->info);
     free(p->values);

@@ -51,10 +51,19 @@ typedef struct bl_params {
     float *values, *grads;  /* total floats each, 64-byte aligned */
     float *m, *v;           /* AdamW moments: NULL until bl_params_alloc_moments */
     int finished, cap;
+    int refs;               /* bl_params_ref; bl_params_free drops one */
+    /* 1 when a backward reached these gradients since they were last cleared (the REPL's
+     * zero_grad(m), train): torch's p.grad is not None. The trainer does not read it. */
+    int has_grad;
 } bl_params;
 
 /* An empty store. NULL on out of memory. */
 bl_params *bl_params_new(void);
+/* The store is reference counted: bl_params_new gives one reference (the model's), bl_params_ref
+ * another (a holder of views into the buffers that must outlive a rebuild of the model: the
+ * prompt's live parameters, repl/modellab.h), bl_params_free drops one and frees the store with
+ * the last. */
+bl_params *bl_params_ref(bl_params *p);
 void bl_params_free(bl_params *p);
 
 /* Declare a parameter before bl_params_finish: a PyTorch-style name (unique, shorter than

@@ -291,7 +291,9 @@ void bl_ag_describe(const bl_value *v, char *buf, size_t n)
 
 bl_value *bl_ag_field(bl_value *v, const char *name)
 {
-    if (!strcmp(name, "grad")) return v->grad ? bl_val_tensor(bl_tensor_copy(v->grad)) : bl_val_none();
+    if (!strcmp(name, "grad"))
+        return v->grad && (!v->param || bl_lab_param_has_grad(v)) ? bl_val_tensor(bl_tensor_copy(v->grad))
+                                                                   : bl_val_none();
     if (!strcmp(name, "requires_grad")) return bl_val_bool(bl_val_needs_grad(v));
     if (!strcmp(name, "is_leaf")) return bl_val_bool(!v->node);
     if (!strcmp(name, "grad_fn")) return v->node ? bl_val_str(v->node->op) : bl_val_none();
@@ -387,6 +389,7 @@ static int propagate(bl_agnode *n)
         int rc = v->node ? accumulate(&v->node->pending, v->t, gv->grad)
                          : accumulate(&v->grad, v->t, gv->grad);
         if (rc < 0) return -1;
+        bl_lab_param_note_grad(v);      /* a model's live parameter: its .grad is set now */
     }
     return 0;
 }

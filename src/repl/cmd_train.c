@@ -158,8 +158,7 @@ static int cmd_train(bl_cmdargs *a)
     /* as nanoGPT's loop (zero_grad(set_to_none=True) after each step): no gradient is left for a
      * backward at the prompt to add to (flow_loss after train gave the last step's plus its own) */
     bl_params_zero_grad(m->params);
-    bl_train_state *ts = bl_train_get(m);
-    if (ts) ts->has_grad = 0;
+    m->params->has_grad = 0;
     int dp = r->reduce != NULL;
     bl_dist_train_detach(r);
     int steps = bl_run_steps(r) - from;

@@ -1,6 +1,7 @@
 /* eval.c - evaluation of expressions and execution of statements (see repl.h). */
 #include "repl/repl.h"
 #include "repl/autograd.h"
+#include "repl/modellab.h"
 #include "core/ops.h"
 #include "core/error.h"
 #include "core/fmt.h"
@@ -806,6 +807,10 @@ static int clear_grad(bl_session *s, const bl_stmt *st, const bl_value *v)
         if (x) bl_fail("a %s has no .grad to clear", bl_val_kind_name(x));
         else bl_fail("unknown name '%s'", st->name);
         return bl_session_errat(s, st->target->a->pos);
+    }
+    if (x->param) {         /* a model's parameter: its part of the model's gradient to 0 */
+        bl_lab_param_zero_grad(x);
+        return 0;
     }
     bl_tensor_free(x->grad);
     x->grad = NULL;

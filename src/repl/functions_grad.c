@@ -82,6 +82,10 @@ static bl_value *f_zero_grad(bl_callargs *a)
             bl_lab_zero_grad(a->v[i]);
             continue;
         }
+        if (a->v[i]->param) {       /* a model's parameter: its part of the model's gradient */
+            bl_lab_param_zero_grad(a->v[i]);
+            continue;
+        }
         bl_tensor_free(a->v[i]->grad);
         a->v[i]->grad = NULL;
     }

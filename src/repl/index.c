@@ -4,6 +4,7 @@
 #include "repl/repl.h"
 #include "repl/strfmt.h"
 #include "repl/autograd.h"
+#include "repl/modellab.h"
 #include "core/ops.h"
 #include "core/ops_math.h"
 #include "core/error.h"
@@ -544,6 +545,12 @@ int bl_index_assign(bl_session *s, const bl_ast *e, bl_value *v)
         bl_fail("index assignment: a %s cannot be indexed (a tensor, a list or a dict can)", bl_val_kind_name(base));
         bl_session_errat(s, e->pos);
     }
+    if (nv && base->param && nv->kind == BL_V_TENSOR && nv->t->numel == base->t->numel) {
+        bl_lab_param_write(base, nv->t);    /* a model's parameter: the model changes (torch: in place) */
+        bl_val_unref(nv);
+        bl_val_unref(base);
+        return 0;
+    }
     bl_val_unref(base);
     if (!nv) return -1;
     int rc = e->a->kind == BL_N_INDEX ? bl_index_assign(s, e->a, nv) : bl_session_rebind(s, e->a->str, nv);
@@ -582,6 +589,11 @@ int bl_assign_name(bl_session *s, const bl_stmt *st, bl_value *v)
                 bl_shape_str(v->t, a, sizeof a), st->name, bl_shape_str(x->t, b, sizeof b));
         bl_val_unref(own);
         return bl_session_errat(s, st->expr->pos);
+    }
+    if (x->param) {     /* a model's parameter: written where it is, so the model changes (torch) */
+        bl_lab_param_write(x, v->t);
+        bl_val_unref(own);
+        return 0;
     }
     bl_value *out = v->refs == 1 ? bl_val_ref(v) : bl_ag_tensor_value(bl_tensor_copy(v->t));
     if (out && nonleaf && out->kind == BL_V_TENSOR && !out->node) out->node = bl_agnode_ref(x->node);

@@ -407,35 +407,16 @@ static bl_value *fn_grads(bl_callargs *a)
     return bl_val_table(t);
 }
 
-/* Parameter i of m as a value: a copy of its weights, a leaf that requires a gradient, whose
- * .grad is a copy of the gradient the model holds for it (torch's Parameter as
- * model.parameters() yields it, but a snapshot: writing it does not change the model); .grad
- * None before a backward reached the model (or after zero_grad or train), as torch's. */
-static bl_value *param_value(const bl_tensor *p, int has_grad)
-{
-    bl_value *v = bl_val_tensor(bl_tensor_copy(p));
-    if (!v || v->kind != BL_V_TENSOR) return v;
-    v->requires_grad = 1;
-    if (has_grad && p->grad && !(v->grad = bl_tensor_new(p->ndim, p->shape))) {
-        bl_val_unref(v);
-        return NULL;
-    }
-    if (v->grad) memcpy(v->grad->data, p->grad, p->numel * sizeof(float));
-    return v;
-}
-
 /* parameters(m) / named_parameters(m): model m's parameters in its order (the checkpoint's), as
- * a list of tensors, or of [name, tensor] pairs. */
+ * a list of live tensors (bl_lab_param_value), or of [name, tensor] pairs. */
 static bl_value *params_list(bl_callargs *a, int named)
 {
     bl_model *m = model_arg(a, 0, -1);
     if (!m || bl_nargs(a, 1, 1) < 0) return NULL;
     const bl_params *p = m->params;
-    const bl_train_state *st = bl_train_get(m);
-    if (!st) return NULL;
     bl_value *l = bl_val_list(p->n);
     for (int i = 0; l && i < p->n; i++) {
-        bl_value *it = param_value(&p->t[i], st->has_grad);
+        bl_value *it = bl_lab_param_value(a->v[0], i);
         if (it && named) {
             bl_value *pair = bl_val_list(2);
             if (pair && (bl_val_list_set(pair, 0, bl_val_str(p->t[i].name)) < 0 ||
@@ -477,16 +458,16 @@ int bl_lab_is_model(const bl_value *v) { return is_model(v); }
 
 void bl_lab_zero_grad(bl_value *v)
 {
-    bl_params_zero_grad(((bl_model *)v->h)->params);
-    bl_train_state *st = bl_train_get(v->h);
-    if (st) st->has_grad = 0;
+    bl_params *p = ((bl_model *)v->h)->params;
+    bl_params_zero_grad(p);
+    p->has_grad = 0;
 }
 
 void bl_lab_note_backward(bl_value *v, float loss)
 {
     bl_train_state *st = is_model(v) ? bl_train_get(v->h) : NULL;
     if (!st) return;
-    st->has_grad = 1;
+    ((bl_model *)v->h)->params->has_grad = 1;
     if (!isnan(loss)) st->lab_loss = loss;
 }
 
@@ -497,7 +478,7 @@ static bl_value *fn_step(bl_callargs *a)
     bl_train_state *st = bl_train_get(m);
     bl_params *p = m->params;
     if (!st || bl_params_alloc_moments(p) < 0) return NULL;
-    if (!st->has_grad) return bl_val_none();    /* no backward since zero_grad/train: torch.optim skips
+    if (!p->has_grad) return bl_val_none();    /* no backward since zero_grad/train: torch.optim skips
                                                    parameters whose grad is None (no step, no moment) */
     bl_run *r = st->run;
     bl_adamw *o = r ? &r->opt : &st->lab_opt;
@@ -742,12 +723,15 @@ const bl_function bl_modellab_functions[] = {
     { "grads", "grads(m)",
       "A table of model m's parameters: name, shape, grad_norm and norm (L2).", fn_grads },
     { "parameters", "parameters(m)",
-      "Model m's parameters as a list of tensors (m.parameters()).\n"
-      "In the checkpoint's order; each is a copy of the weights that requires a gradient, its\n"
-      ".grad a copy of the gradient the model holds (None before a backward reached it, or\n"
-      "after zero_grad or train, as torch's): sum([p.numel() for p in m.parameters()]) counts\n"
-      "them. A snapshot, as param(m, \"name\"): set_param writes a weight, step(m) updates\n"
-      "them all.", fn_parameters },
+      "Model m's parameters as a list of tensors (m.parameters()), live as PyTorch's.\n"
+      "In the checkpoint's order; each is the model's own weights (step, train and set_param\n"
+      "show in it) and a leaf that requires a gradient, its .grad the model's gradient (None\n"
+      "before a backward reached the model, or after zero_grad(m) or train, as torch's).\n"
+      "Writing one changes the model, as SGD by hand:\n"
+      "  with torch.no_grad():\n"
+      "      for p in m.parameters(): p -= 0.1 * p.grad\n"
+      "sum([p.numel() for p in m.parameters()]) counts them; param(m, \"name\") is a copy.",
+      fn_parameters },
     { "named_parameters", "named_parameters(m)",
       "Model m's parameters as [name, tensor] pairs (m.named_parameters()).\n"
       "The names are PyTorch's state_dict keys; the tensors as parameters(m) gives them:\n"

@@ -35,4 +35,28 @@ void bl_lab_zero_grad(bl_value *v);
  * m(...) written by hand). */
 void bl_lab_note_backward(bl_value *v, float loss);
 
+/* A model's parameters as live tensors (paramvals.c): parameters(m) / named_parameters(m) give,
+ * as PyTorch's m.parameters(), tensors whose data and .grad are the model's own memory: they show
+ * the weights as step, train or set_param leave them, and writing one in place (no_grad
+ * p -= lr * p.grad, p[0] = 0) changes the model. Each is a leaf that requires a gradient; a
+ * backward reaching it adds into the model's gradient. The value keeps the model and its
+ * parameter store alive (after a rebuild, which makes new weights, it keeps the old ones, as a
+ * PyTorch tensor outlives the module it was taken from).
+ *   bl_lab_param_value: parameter i of model value `model` as such a tensor value (NULL + error:
+ *     out of memory);
+ *   bl_lab_param_release: for bl_val_unref;
+ *   bl_lab_param_has_grad: 0 when the model's gradients are torch's None (no backward since
+ *     zero_grad(m) or train): .grad is then None;
+ *   bl_lab_param_note_grad: a backward added into v's gradient;
+ *   bl_lab_param_zero_grad: zero_grad(p) / p.grad = None: v's gradient to 0 (the model keeps one
+ *     gradient buffer: it reads zeros, not None, until zero_grad(m));
+ *   bl_lab_param_write: v's data = src (its shape, or one element for all); the model's weights
+ *     version moves (a loss computed before is refused by backward). */
+bl_value *bl_lab_param_value(bl_value *model, int i);
+void bl_lab_param_release(struct bl_paramref *r);
+int bl_lab_param_has_grad(const bl_value *v);
+void bl_lab_param_note_grad(bl_value *v);
+void bl_lab_param_zero_grad(bl_value *v);
+void bl_lab_param_write(bl_value *v, const bl_tensor *src);
+
 #endif

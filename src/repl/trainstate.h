@@ -33,7 +33,6 @@ typedef struct bl_train_state {
     bl_metrics *pending_hist;   /* pending's history as metrics (NULL when it has none) */
     int from_checkpoint;        /* the weights came from `load`: never rebuilt silently */
     int edited;                 /* step(m) or set_param changed the weights: never rebuilt silently */
-    int has_grad;               /* a backward reached the model since zero_grad or train (torch: .grad not None) */
     /* the model functions of the prompt (modellab.h) */
     bl_graph *lab_graph;        /* the graph of the last forward at the prompt (m(...), a loss):
                                    its per-layer views (acts) point into it; a value whose backward

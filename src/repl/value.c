@@ -1,6 +1,7 @@
 /* value.c - values of the blocklab language: construction, sharing, printing (see value.h). */
 #include "repl/value.h"
 #include "repl/autograd.h"
+#include "repl/modellab.h"
 #include "core/fmt.h"
 #include "core/error.h"
 #include <ctype.h>
@@ -198,6 +199,7 @@ void bl_val_unref(bl_value *v)
     bl_tensor_free(v->t);
     bl_tensor_free(v->grad);
     bl_agnode_unref(v->node);
+    bl_lab_param_release(v->param);
     bl_table_free(v->tab);
     if (v->htype && v->h) v->htype->free(v->h);
     if (v->fn) bl_func_free(v->fn);

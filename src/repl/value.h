@@ -74,6 +74,9 @@ struct bl_value {
     int requires_grad;
     bl_tensor *grad;
     bl_agnode *node;
+    /* TENSOR: a model's live parameter (parameters(m), repl/modellab.h): t's data and grad are
+     * the model's own memory; NULL for any other tensor */
+    struct bl_paramref *param;
     /* TENSOR: made by a comparison (x > 2), tensor([True, False]) or a product of such: its
      * 0/1 values are torch's bools, so x[m] selects where m is 1 (index.c) */
     int is_mask;

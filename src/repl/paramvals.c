@@ -1,0 +1,73 @@
+/* paramvals.c - a model's parameters as live tensors at the prompt (see modellab.h). */
+#include "repl/modellab.h"
+#include "core/error.h"
+#include "models/model.h"
+#include "repl/trainstate.h"
+#include <stdlib.h>
+#include <string.h>
+
+struct bl_paramref {
+    bl_value *model;        /* the model value (reference): its version moves when p is written */
+    bl_params *store;       /* the store p's data and grad point into (reference: it outlives a
+                               rebuild of the model, which then no longer holds it) */
+};
+
+bl_value *bl_lab_param_value(bl_value *model, int i)
+{
+    bl_model *m = model->h;
+    const bl_tensor *pt = &m->params->t[i];
+    struct bl_paramref *r = calloc(1, sizeof *r);
+    bl_tensor *d = r ? bl_tensor_reshape(pt, pt->ndim, pt->shape) : NULL;
+    bl_tensor *g = d ? bl_tensor_reshape(pt, pt->ndim, pt->shape) : NULL;
+    if (!g) {
+        free(r);
+        bl_tensor_free(d);
+        return BL_FAILP("parameters: out of memory");
+    }
+    d->grad = NULL, d->grad_lazy = NULL;
+    g->data = pt->grad, g->grad = NULL, g->grad_lazy = NULL;
+    bl_value *v = bl_val_tensor(d);
+    if (!v) {
+        free(r);
+        bl_tensor_free(g);
+        return NULL;
+    }
+    r->model = bl_val_ref(model);
+    r->store = bl_params_ref(m->params);
+    v->requires_grad = 1;
+    v->grad = g;
+    v->param = r;
+    return v;
+}
+
+void bl_lab_param_release(struct bl_paramref *r)
+{
+    if (!r) return;
+    bl_val_unref(r->model);
+    bl_params_free(r->store);
+    free(r);
+}
+
+int bl_lab_param_has_grad(const bl_value *v) { return v->param && v->param->store->has_grad; }
+
+void bl_lab_param_note_grad(bl_value *v)
+{
+    if (v->param) v->param->store->has_grad = 1;
+}
+
+void bl_lab_param_zero_grad(bl_value *v)
+{
+    if (v->param && v->grad) memset(v->grad->data, 0, v->grad->numel * sizeof(float));
+}
+
+void bl_lab_param_write(bl_value *v, const bl_tensor *src)
+{
+    if (!v->param) return;
+    float *d = v->t->data;
+    for (size_t k = 0; k < v->t->numel; k++) d[k] = src->data[src->numel == 1 ? 0 : k];
+    bl_model *m = v->param->model->h;
+    if (m->params != v->param->store) return;   /* a parameter of weights a rebuild replaced */
+    m->version++;       /* a loss computed before is stale (PyTorch's version counter) */
+    bl_train_state *st = bl_train_get(m);
+    if (st) st->edited = 1;     /* a vocab rebuild must not drop this edit silently */
+}
