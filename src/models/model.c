@@ -119,6 +119,7 @@ bl_model *bl_model_new(const bl_config *cfg)
     m->kind = cfg->kind;
     m->cfg = *cfg;
     m->keep_attn = 1;
+    m->drop_mode = -1;
     bl_builder b = {0};
     m->params = bl_params_new();
     m->graph = bl_graph_new();
@@ -272,7 +273,11 @@ bl_tensor *bl_model_attn_proj(bl_model *m, bl_tensor *y, const bl_attn_params *a
 }
 
 /* The dropout probability of this forward: cfg.dropout when it records, else 0. */
-static float drop_p(const bl_model *m) { return bl_graph_recording(m->graph) ? m->cfg.dropout : 0.0f; }
+static float drop_p(const bl_model *m)
+{
+    int on = m->drop_mode >= 0 ? m->drop_mode : bl_graph_recording(m->graph);
+    return on ? m->cfg.dropout : 0.0f;
+}
 
 static uint64_t drop_key(const bl_model *m, int site)
 {
@@ -304,7 +309,7 @@ bl_tensor *bl_model_attention(bl_model *m, int layer, bl_tensor *x, const bl_att
     bl_tensor **probs = keep ? &m->attn[layer] : NULL;
     int H = m->cfg.heads, KVH = bl_config_kv_heads(&m->cfg);
     int inspect = (!bl_graph_recording(g) && !m->lean) || m->keep_taps;   /* the views read q, k, v */
-    float p = inspect ? 0.0f : drop_p(m);
+    float p = inspect && m->drop_mode < 0 ? 0.0f : drop_p(m);
     /* one path for training and inspection: qk_norm, RoPE and attention straight on the fused
      * projection (no merge copy); the taps split the heads off the same prepared projection
      * that the attention reads */

@@ -62,6 +62,9 @@ typedef struct bl_model {
      * the site: bl_dropout_key in core/rng.h). The trainer sets it to the number of optimizer
      * steps taken before each step, so a resumed run draws the masks an uninterrupted one would. */
     uint64_t dropout_step;
+    /* Who decides dropout: -1 (default) the forward's recording, as above; 0 off, 1 on whatever
+     * the recording (the REPL's forwards, after m.eval() / m.train(): PyTorch's module mode). */
+    int drop_mode;
     bl_tensor *attn[BL_MAX_DEPTH];
     bl_tensor *tap_in[BL_MAX_DEPTH], *tap_norm[BL_MAX_DEPTH];
     bl_tensor *tap_q[BL_MAX_DEPTH], *tap_k[BL_MAX_DEPTH], *tap_v[BL_MAX_DEPTH];

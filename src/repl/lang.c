@@ -7,6 +7,7 @@
  * between the statements of a body: what ran before is kept (repl.h). */
 #include "repl/repl.h"
 #include "repl/autograd.h"
+#include "repl/modellab.h"
 #include "repl/modules.h"
 #include "core/error.h"
 #include "core/fmt.h"
@@ -718,6 +719,29 @@ static bl_value *list_append(bl_session *s, const bl_ast *e)
     return rc < 0 ? NULL : bl_val_none();
 }
 
+/* m.train() / m.eval() (m.train(False) is m.eval()): a model's mode, PyTorch's (modellab.h). */
+static bl_value *model_mode(bl_session *s, const bl_ast *e, int train)
+{
+    bl_value *m = bl_eval(s, e->a), *on = NULL, *r = NULL;
+    if (!m) return NULL;
+    if (!bl_lab_is_model(m)) {
+        bl_fail("'.%s()' is a model's method (m.train() / m.eval() turn its dropout on or off), not a %s's%s",
+                e->str, bl_val_kind_name(m), train ? "; the train command trains: train m 100" : "");
+    } else if (e->n == 1 && (e->keys && e->keys[0] && strcmp(e->keys[0], "mode"))) {
+        bl_fail("m.train() takes one argument, mode (True or False)");
+    } else if (e->n == 1 && !train) {
+        bl_fail("m.eval() takes no arguments");
+    } else if (e->n == 1 && (on = bl_eval(s, e->items[0])) && on->kind != BL_V_BOOL) {
+        bl_fail("m.train(mode): mode must be True or False, got a %s", bl_val_kind_name(on));
+    } else if (e->n == 0 || on) {
+        r = bl_lab_set_mode(m, on ? on->num != 0 : train);
+    }
+    bl_val_unref(on);
+    bl_val_unref(m);
+    if (!r && !s->has_errpos) bl_session_errat(s, e->pos);
+    return r;
+}
+
 static bl_value *method_as_call(bl_session *s, const bl_ast *e, int *handled)
 {
     static const struct { const char *torch, *name; } alias[] = {
@@ -738,6 +762,8 @@ static bl_value *method_as_call(bl_session *s, const bl_ast *e, int *handled)
         f.kind = BL_N_FIELD;
         return bl_eval(s, &f);
     }
+    if ((!strcmp(name, "train") || !strcmp(name, "eval")) && e->n <= 1)
+        return model_mode(s, e, name[0] == 't');
     if (!bl_function_find(name)) return (*handled = 0, (bl_value *)NULL);
     int n = e->n + 1;
     bl_ast **items = malloc((size_t)n * sizeof *items);

@@ -2,6 +2,7 @@
 #include "repl/modellab.h"
 #include "core/error.h"
 #include "core/fmt.h"
+#include "core/rng.h"
 #include "models/tinydit.h"
 #include "models/tinygpt.h"
 #include "repl/autograd.h"
@@ -152,9 +153,16 @@ static int times_of(bl_callargs *a, int i, int B, float *out)
  * PyTorch. The last one is also st->lab_graph, where acts() finds the per-layer views; it is
  * reused once no value holds it (after a backward without retain_graph, or when the values are
  * gone), so a loop of forward, backward and step allocates nothing after its first pass.
- * lab_enter puts that graph in place of m's own (given back by lab_leave, which returns it):
- * 0, or -1 + error (out of memory). */
-static int lab_enter(bl_model *m, bl_train_state *st, bl_graph **train)
+ * lab_enter puts that graph in place of m's own (given back by lab_leave, which returns it), and
+ * sets dropout by the model's mode as PyTorch's modules (m.train(), the default, or m.eval();
+ * not by whether gradients are on), with masks of their own for each forward, drawn from the
+ * session's generator (`seed N` repeats them): 0, or -1 + error (out of memory). */
+typedef struct {
+    bl_graph *train;            /* the model's own graph */
+    uint64_t dropout_step;      /* its dropout masks' step */
+} lab_saved;
+
+static int lab_enter(bl_session *s, bl_model *m, bl_train_state *st, lab_saved *sv)
 {
     bl_graph *g = st->lab_graph;
     if (!g || bl_graph_shared(g)) {
@@ -164,15 +172,21 @@ static int lab_enter(bl_model *m, bl_train_state *st, bl_graph **train)
         bl_graph_free(st->lab_graph);
         st->lab_graph = g;
     }
-    *train = m->graph;
+    sv->train = m->graph;
+    sv->dropout_step = m->dropout_step;
     m->graph = g;
+    m->drop_mode = !st->lab_eval;
+    if (m->drop_mode && m->cfg.dropout > 0) /* a step no training run reaches (bit 63) */
+        m->dropout_step = (uint64_t)1 << 63 | (uint64_t)bl_rng_u32(&s->rng) << 32 | bl_rng_u32(&s->rng);
     return 0;
 }
 
-static bl_graph *lab_leave(bl_model *m, bl_graph *train)
+static bl_graph *lab_leave(bl_model *m, const lab_saved *sv)
 {
     bl_graph *g = m->graph;
-    m->graph = train;
+    m->graph = sv->train;
+    m->dropout_step = sv->dropout_step;
+    m->drop_mode = -1;
     return g;
 }
 
@@ -257,10 +271,10 @@ static bl_value *run_forward(bl_callargs *a, bl_model *m, int first, bl_value *o
     /* d/dxt when the images need a gradient (torch: x.requires_grad_(); m(x, t).sum().backward());
      * a kind whose inputs are integer tokens leaves x_in NULL */
     int x_grad = record && owner && bl_val_needs_grad(a->v[first]);
-    bl_graph *train;
-    if (lab_enter(m, st, &train) < 0) return NULL;
+    lab_saved sv;
+    if (lab_enter(a->s, m, st, &sv) < 0) return NULL;
     int rc = lk->forward(a, m, first, st, keep, record, x_grad ? &x_in : NULL, &out);
-    bl_graph *g = lab_leave(m, train);
+    bl_graph *g = lab_leave(m, &sv);
     if (rc < 0) return NULL;
     if (!out) {
         bl_error_prefix("%s", a->fname);
@@ -322,10 +336,10 @@ static bl_value *fn_flow_loss(bl_callargs *a)
     float *t = malloc((size_t)x0->shape[0] * sizeof *t);
     if (!t) { bl_fail("flow_loss: out of memory"); return NULL; }
     bl_train_state *st = bl_train_get(m);
-    bl_graph *train;
-    if (!st || times_of(a, 3, x0->shape[0], t) < 0 || lab_enter(m, st, &train) < 0) { free(t); return NULL; }
+    lab_saved sv;
+    if (!st || times_of(a, 3, x0->shape[0], t) < 0 || lab_enter(a->s, m, st, &sv) < 0) { free(t); return NULL; }
     bl_tensor *loss = bl_dit_loss(m, x0, e, t, bl_ag_enabled(a->s));   /* copies x0, noise into the arena */
-    bl_graph *g = lab_leave(m, train);
+    bl_graph *g = lab_leave(m, &sv);
     free(t);
     if (!loss) {
         bl_error_prefix("flow_loss");
@@ -353,11 +367,12 @@ static bl_value *fn_ce_loss(bl_callargs *a)
     if (!ids) { bl_fail("ce_loss: out of memory"); return NULL; }
     bl_tensor *loss = NULL;
     bl_train_state *st = bl_train_get(m);
-    bl_graph *train, *g = NULL;
+    lab_saved sv;
+    bl_graph *g = NULL;
     if (st && ids_of(a, 1, x, 0, m->cfg.vocab - 1, ids, "tokens") == 0 &&
-        ids_of(a, 2, y, -1, m->cfg.vocab - 1, ids + x->numel, "targets") == 0 && lab_enter(m, st, &train) == 0) {
+        ids_of(a, 2, y, -1, m->cfg.vocab - 1, ids + x->numel, "targets") == 0 && lab_enter(a->s, m, st, &sv) == 0) {
         loss = bl_gpt_loss_targets(m, ids, ids + x->numel, x->shape[0], x->shape[1], bl_ag_enabled(a->s));
-        g = lab_leave(m, train);
+        g = lab_leave(m, &sv);
         if (!loss) {
             bl_error_prefix("ce_loss");
             bl_session_errat(a->s, a->pos);
@@ -455,6 +470,20 @@ static bl_value *fn_parameters(bl_callargs *a) { return params_list(a, 0); }
 static bl_value *fn_named_parameters(bl_callargs *a) { return params_list(a, 1); }
 
 int bl_lab_is_model(const bl_value *v) { return is_model(v); }
+
+bl_value *bl_lab_set_mode(bl_value *v, int train)
+{
+    bl_train_state *st = bl_train_get(v->h);
+    if (!st) return NULL;
+    st->lab_eval = !train;
+    return bl_val_ref(v);
+}
+
+int bl_lab_training(const bl_model *m)
+{
+    const bl_train_state *st = bl_train_find(m);
+    return !st || !st->lab_eval;
+}
 
 void bl_lab_zero_grad(bl_value *v)
 {
@@ -705,7 +734,9 @@ const bl_function bl_modellab_functions[] = {
       "It is the model's training forward: backward(sum(out * g)) fills the parameter\n"
       "gradients (grad, grads), and d/dxt into xt.grad when xt needs a gradient\n"
       "(requires_grad). Each call keeps its own graph: cat([m(x[:4]), m(x[4:])]) works.\n"
-      "keep=on keeps q, k and v too for acts().", fn_model_forward },
+      "keep=on keeps q, k and v too for acts(). Dropout (set m dropout=0.2) follows the\n"
+      "model's mode as PyTorch's: m.train() (the default) drops, with fresh masks each\n"
+      "call (seed N repeats them), m.eval() does not; m.training tells.", fn_model_forward },
     { "flow_loss", "flow_loss(m, x0, noise, t)",
       "The flow-matching loss of TinyDiT m on exactly this batch.\n"
       "x_t = (1 - t) x0 + t noise, target noise - x0, loss = mean (m(x_t, t) - target)^2\n"

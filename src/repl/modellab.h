@@ -20,6 +20,7 @@
 #define BL_REPL_MODELLAB_H
 
 #include "repl/repl.h"
+#include "models/model.h"
 
 /* The call hook of model values (bl_model_type.call): m(xt, t[, keep=on]) or m(tokens[, keep=on]). */
 bl_value *bl_model_call(void *model, bl_callargs *a);
@@ -27,6 +28,13 @@ bl_value *bl_model_call(void *model, bl_callargs *a);
 /* zero_grad(m) of the gradient functions (functions_grad.c): 1 when v is a model value; then
  * bl_lab_zero_grad(v) sets its parameter gradients to 0 (one memset). */
 int bl_lab_is_model(const bl_value *v);
+/* m.train() / m.eval() (train 1 / 0) of model value v, PyTorch's module mode: whether the
+ * model's forwards at the prompt (m(...), forward, flow_loss, ce_loss) apply its dropout
+ * (cfg.dropout), with fresh masks each call; train mode is the default. Returns v (a new
+ * reference), as torch's return self; NULL + error (out of memory). bl_lab_training: the mode
+ * (m.training). The trainer's steps always drop and its exams never do, whatever the mode. */
+bl_value *bl_lab_set_mode(bl_value *v, int train);
+int bl_lab_training(const bl_model *m);
 void bl_lab_zero_grad(bl_value *v);
 /* A backward reached the graph of model value v: its gradients are set (torch: .grad not None;
  * step(m) skips a model with none, as torch.optim skips parameters whose grad is None), and a

@@ -45,10 +45,11 @@ static bl_value *mfield(void *p, const char *name)
     if (!strcmp(name, "kind")) return bl_val_str(bl_model_kind_name(m->kind));
     if (!strcmp(name, "params")) return bl_val_num((double)bl_model_param_count(m));
     if (!strcmp(name, "run")) return bl_train_run_value(m, "run");
+    if (!strcmp(name, "training")) return bl_val_bool(bl_lab_training(m));   /* m.train() / m.eval() */
     const bl_config_key *k = bl_config_find_key(name);
     if (!k || bl_config_get(&m->cfg, name, buf, sizeof buf) < 0) {
         bl_clear_error();
-        return BL_FAILP("a %s model has no field '%s' (fields: kind, params, run and the keys of help keys)",
+        return BL_FAILP("a %s model has no field '%s' (fields: kind, params, run, training and the keys of help keys)",
                         bl_model_kind_name(m->kind), name);
     }
     if (k->type == BL_KEY_CHOICE) {

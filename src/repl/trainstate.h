@@ -34,6 +34,8 @@ typedef struct bl_train_state {
     int from_checkpoint;        /* the weights came from `load`: never rebuilt silently */
     int edited;                 /* step(m) or set_param changed the weights: never rebuilt silently */
     /* the model functions of the prompt (modellab.h) */
+    int lab_eval;               /* m.eval() (1) / m.train() (0, the default): dropout in the
+                                   prompt's forwards (modellab.c), PyTorch's module mode */
     bl_graph *lab_graph;        /* the graph of the last forward at the prompt (m(...), a loss):
                                    its per-layer views (acts) point into it; a value whose backward
                                    needs it holds another reference (modellab.c lab_enter) */
