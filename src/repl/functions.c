@@ -667,6 +667,40 @@ static bl_value *f_str(bl_callargs *a)
 
 /* len(x): Python's len: a list's items, a string's characters (bytes), a tensor's first
  * dimension, a table's rows. A number or a 0-D tensor has none: an error, as in torch. */
+/* dict(), dict(d), dict(pairs), dict(k=v, ...): Python's dict (dict(m.named_parameters())). */
+static bl_value *f_dict(bl_callargs *a)
+{
+    if (bl_nargs(a, 0, 1) < 0) return NULL;
+    const bl_value *src = a->n ? a->v[0] : NULL;
+    if (src && src->kind != BL_V_DICT && src->kind != BL_V_LIST) {
+        bl_fail("dict: takes a dict or a list of [key, value] pairs, got a %s", bl_val_kind_name(src));
+        bl_session_errat(a->s, a->vpos[0]);
+        return NULL;
+    }
+    int n = src ? src->n : 0;
+    bl_value *d = bl_val_dict(n + a->nk);
+    for (int i = 0; d && i < n; i++) {
+        const bl_value *it = src->items[i];
+        bl_value *k = src->kind == BL_V_DICT ? src->keys[i] : it->kind == BL_V_LIST && it->n == 2 ? it->items[0] : NULL;
+        bl_value *v = src->kind == BL_V_DICT ? src->items[i] : k ? it->items[1] : NULL;
+        if (!k) {
+            bl_fail("dict: item %d is a %s, not a [key, value] pair", i,
+                    it->kind == BL_V_LIST ? "list of another length" : bl_val_kind_name(it));
+            bl_session_errat(a->s, a->vpos[0]);
+        }
+        if (!k || bl_val_dict_set(d, bl_val_ref(k), bl_val_ref(v)) < 0) {
+            bl_val_unref(d);
+            d = NULL;
+        }
+    }
+    for (int i = 0; d && i < a->nk; i++)
+        if ((a->kused[i] = 1) && bl_val_dict_set(d, bl_val_str(a->key[i]), bl_val_ref(a->kv[i])) < 0) {
+            bl_val_unref(d);
+            d = NULL;
+        }
+    return d;
+}
+
 static bl_value *f_len(bl_callargs *a)
 {
     if (bl_nargs(a, 1, 1) < 0) return NULL;
@@ -1036,6 +1070,10 @@ const bl_function bl_functions[] = {
     { "zip", "zip(a, b, ...)",
       "The list of [a[i], b[i], ...], as long as the shortest (Python's zip). for x, y in zip(xs, ys):\n"
       "unpacks each.", f_enumerate_zip },
+    { "dict", "dict(pairs) | dict(d) | dict(key=value, ...)",
+      "A dict (Python's dict): from a list of [key, value] pairs, a copy of a dict, or keywords\n"
+      "(string keys), in that order; a key given twice keeps the last value.\n"
+      "params = dict(m.named_parameters()); params[\"transformer.wte.weight\"].shape", f_dict },
     { "str", "str(x)",
       "x as print shows it, as a string (Python's str). \"run\" + str(3) is \"run3\"; in a\n"
       "command word written (EXPR) it names files in a loop: sample m > (\"s\" + str(k) + \".png\").",
