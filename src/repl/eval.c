@@ -20,7 +20,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define ERRAT(s, pos) (bl_session_errat((s), (pos)), (bl_value *)NULL)
 
 static const char *op_name(bl_tok_kind k)
 {
@@ -107,7 +106,7 @@ static bl_value *compare(bl_session *s, const bl_ast *e, bl_value *a, bl_value *
         if (e->op == BL_T_EQ || e->op == BL_T_NE) return bl_val_bool(same(a, b) == (e->op == BL_T_EQ));
         bl_fail("'%s' cannot compare a %s and a %s (test for None with `is None`)", op_name(e->op),
                 bl_val_kind_name(a), bl_val_kind_name(b));
-        return ERRAT(s, e->pos);
+        return BL_ERRAT(s, e->pos);
     }
     if (scalar_of(a, &x) && scalar_of(b, &y)) {
         switch (e->op) {
@@ -123,16 +122,16 @@ static bl_value *compare(bl_session *s, const bl_ast *e, bl_value *a, bl_value *
     if ((a->kind == BL_V_TENSOR && is_arraylike(b)) || (b->kind == BL_V_TENSOR && is_arraylike(a))) {
         bl_value *t = bl_math_operator(s, e->op, a, b);   /* elementwise: a 0/1 tensor */
         if (t && t->kind == BL_V_TENSOR) t->is_mask = 1;    /* torch's bools: x[x > 2] selects */
-        return t ? t : ERRAT(s, e->pos);
+        return t ? t : BL_ERRAT(s, e->pos);
     }
     if ((e->op == BL_T_EQ || e->op == BL_T_NE) && a->kind == b->kind &&
         (a->kind == BL_V_STR || a->kind == BL_V_LIST)) {
         int eq = equal(a, b, op_name(e->op));
-        return eq < 0 ? ERRAT(s, e->pos) : bl_val_bool(eq == (e->op == BL_T_EQ));
+        return eq < 0 ? BL_ERRAT(s, e->pos) : bl_val_bool(eq == (e->op == BL_T_EQ));
     }
     bl_fail("'%s' compares numbers and tensors elementwise (or strings and lists with == and !=), not a %s "
             "and a %s", op_name(e->op), bl_val_kind_name(a), bl_val_kind_name(b));
-    return ERRAT(s, e->pos);
+    return BL_ERRAT(s, e->pos);
 }
 
 /* a @ b recorded for autograd (torch.matmul rules): a 1-D operand is a row (a) or a column (b)
@@ -181,12 +180,12 @@ static bl_value *repeat_list(bl_session *s, const bl_ast *e, const bl_value *l, 
         char num[40];
         bl_fail("'*' repeats a list a whole number of times, not %s (Python: can't multiply sequence by "
                 "non-int; for elementwise use tensor(xs) * x)", bl_fmt_g(n->num, num, sizeof num));
-        return ERRAT(s, e->pos);
+        return BL_ERRAT(s, e->pos);
     }
     long k = n->num > 0 ? (long)n->num : 0;
     if (l->n && k > INT_MAX / l->n) {
         bl_fail("'*': the list would have more than %d items", INT_MAX);
-        return ERRAT(s, e->pos);
+        return BL_ERRAT(s, e->pos);
     }
     bl_value *r = bl_val_list((int)(k * l->n));
     for (long i = 0; r && i < k * l->n; i++)
@@ -194,7 +193,7 @@ static bl_value *repeat_list(bl_session *s, const bl_ast *e, const bl_value *l, 
             bl_val_unref(r);
             r = NULL;
         }
-    return r ? r : ERRAT(s, e->pos);
+    return r ? r : BL_ERRAT(s, e->pos);
 }
 
 /* x in c: an item of a list equal to x (==, as Python's), a key of a dict, a substring of a
@@ -228,14 +227,14 @@ static bl_value *binop(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
 {
     if (e->op == BL_T_IN || e->op == BL_T_NOTIN) {
         int r = contains(b, a);
-        return r < 0 ? ERRAT(s, e->pos) : bl_val_bool(r == (e->op == BL_T_IN));
+        return r < 0 ? BL_ERRAT(s, e->pos) : bl_val_bool(r == (e->op == BL_T_IN));
     }
     if (e->op != BL_T_PLUS && e->op != BL_T_MINUS && e->op != BL_T_STAR && e->op != BL_T_SLASH &&
         e->op != BL_T_AT && e->op != BL_T_POW && e->op != BL_T_FLOORDIV && e->op != BL_T_PERCENT)
         return compare(s, e, a, b);
     if (e->op == BL_T_PERCENT && a->kind == BL_V_STR) {    /* "%.3f" % x: printf-style, as Python's */
         bl_value *r = bl_str_percent(a->str, b);
-        return r ? r : ERRAT(s, e->pos);
+        return r ? r : BL_ERRAT(s, e->pos);
     }
     if (e->op == BL_T_PLUS && a->kind == BL_V_LIST && b->kind == BL_V_LIST) {   /* Python's: joined */
         bl_value *l = bl_val_list(a->n + b->n);
@@ -247,7 +246,7 @@ static bl_value *binop(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
                 l = NULL;
             }
         }
-        return l ? l : ERRAT(s, e->pos);
+        return l ? l : BL_ERRAT(s, e->pos);
     }
     if (e->op == BL_T_PLUS && a->kind == BL_V_STR && b->kind == BL_V_STR) {
         size_t n = strlen(a->str) + strlen(b->str) + 1;
@@ -265,7 +264,7 @@ static bl_value *binop(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
         int str = e->op == BL_T_PLUS && (a->kind == BL_V_STR || b->kind == BL_V_STR);
         bl_fail("'%s' needs numbers or tensors, got a %s and a %s%s", op_name(e->op),
                 bl_val_kind_name(a), bl_val_kind_name(b), str ? " (str(x) makes a value a string)" : "");
-        return ERRAT(s, e->pos);
+        return BL_ERRAT(s, e->pos);
     }
     if (is_numeric(a) && is_numeric(b) && e->op != BL_T_AT && !bl_val_needs_grad(a) && !bl_val_needs_grad(b)) {
         double x = a->num, y = b->num;
@@ -278,7 +277,7 @@ static bl_value *binop(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
             if (y == 0) {
                 bl_fail("'%s' by zero (of numbers, as Python's ZeroDivisionError; of a tensor it is inf or nan, "
                         "as torch)", op_name(e->op));
-                return ERRAT(s, e->pos);
+                return BL_ERRAT(s, e->pos);
             }
             if (e->op == BL_T_FLOORDIV) return bl_val_num(bl_floordiv(x, y));
             x = bl_remainder(x, y);
@@ -286,14 +285,14 @@ static bl_value *binop(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
         default:
             if (y == 0) {   /* Python's ZeroDivisionError; a tensor's is inf or nan, as torch */
                 bl_fail("division by zero (of numbers, as Python; a tensor / 0 gives inf or nan, as torch)");
-                return ERRAT(s, e->pos);
+                return BL_ERRAT(s, e->pos);
             }
             return bl_val_num(x / y);
         }
     }
     if (e->op != BL_T_AT) {   /* elementwise, broadcast, recorded (functions_math.c) */
         bl_value *v = bl_math_operator(s, e->op, a, b);
-        return v ? v : ERRAT(s, e->pos);
+        return v ? v : BL_ERRAT(s, e->pos);
     }
     bl_tensor *ta = bl_val_to_tensor(a, op_name(e->op));
     bl_tensor *tb = ta ? bl_val_to_tensor(b, op_name(e->op)) : NULL;
@@ -303,12 +302,12 @@ static bl_value *binop(bl_session *s, const bl_ast *e, bl_value *a, bl_value *b)
         bl_graph_reset(s->g);
         bl_tensor_free(ta);
         bl_tensor_free(tb);
-        return v ? v : ERRAT(s, e->pos);
+        return v ? v : BL_ERRAT(s, e->pos);
     }
     if (ta && tb) r = bl_tensor_matmul(ta, tb);
     bl_tensor_free(ta);
     bl_tensor_free(tb);
-    if (!r) return ERRAT(s, e->pos);
+    if (!r) return BL_ERRAT(s, e->pos);
     return bl_val_tensor(r);
 }
 
@@ -317,7 +316,7 @@ static bl_value *field(bl_session *s, const bl_ast *e, bl_value *v)
 {
     if (v->kind == BL_V_HANDLE && v->htype->field) {
         bl_value *r = v->htype->field(v->h, e->str);
-        return r ? r : ERRAT(s, e->pos);
+        return r ? r : BL_ERRAT(s, e->pos);
     }
     if (v->kind == BL_V_TENSOR) {
         if (!strcmp(e->str, "shape")) {
@@ -335,14 +334,14 @@ static bl_value *field(bl_session *s, const bl_ast *e, bl_value *v)
             bl_value *r = bl_ag_end(&ag, !x ? NULL : x->ndim >= 2 ? bl_transpose(g, x, -1, -2)
                                                  : bl_graph_view(g, x, x->ndim, x->shape));
             bl_graph_reset(s->g);
-            return r ? r : ERRAT(s, e->pos);
+            return r ? r : BL_ERRAT(s, e->pos);
         }
         bl_value *r = bl_ag_field(v, e->str);
         if (r) return r;
-        if (!strcmp(e->str, "item")) return ERRAT(s, e->pos);
+        if (!strcmp(e->str, "item")) return BL_ERRAT(s, e->pos);
         bl_fail("a tensor has no field '%s' (fields: shape, ndim, numel, T, grad, requires_grad, is_leaf, "
                 "grad_fn, item)", e->str);
-        return ERRAT(s, e->pos);
+        return BL_ERRAT(s, e->pos);
     }
     if (v->kind == BL_V_TABLE) {
         for (int c = 0; c < v->tab->ncol; c++) {
@@ -360,7 +359,7 @@ static bl_value *field(bl_session *s, const bl_ast *e, bl_value *v)
             return l;
         }
         bl_fail("the table has no column '%s'", e->str);
-        return ERRAT(s, e->pos);
+        return BL_ERRAT(s, e->pos);
     }
     if (v->kind == BL_V_NUM) {   /* an untracked reduction: the fields of torch's 0-d tensor */
         if (!strcmp(e->str, "requires_grad")) return bl_val_bool(0);
@@ -374,7 +373,7 @@ static bl_value *field(bl_session *s, const bl_ast *e, bl_value *v)
     int pair = v->kind == BL_V_LIST && (!strcmp(e->str, "values") || !strcmp(e->str, "indices"));
     bl_fail("a %s has no field '%s'%s", bl_val_kind_name(v), e->str,
             pair ? " (torch's (values, indices) pair is a list here: x.max(1)[0], or v, i = x.max(1))" : "");
-    return ERRAT(s, e->pos);
+    return BL_ERRAT(s, e->pos);
 }
 
 /* NAME(args): a variable holding a function (or a callable handle, a model) first, else the
@@ -385,7 +384,7 @@ static bl_value *call(bl_session *s, const bl_ast *e)
     if (e->a && (!fv || !bl_callable(fv))) {     /* (lambda x: x)(1), fs[0](2) */
         if (fv) bl_fail("a %s is not a function", bl_val_kind_name(fv));
         bl_val_unref(fv);
-        return fv ? ERRAT(s, e->pos) : NULL;
+        return fv ? BL_ERRAT(s, e->pos) : NULL;
     }
     if (fv && !bl_callable(fv)) fv = NULL;
     const bl_function *f = fv ? NULL : bl_function_find(e->str);
@@ -400,7 +399,7 @@ static bl_value *call(bl_session *s, const bl_ast *e)
             bl_fail("unknown function '%s' (help functions lists them)%s", e->str,
                     bl_dym_names(s, e->str, BL_DYM_FUNCS, dym, sizeof dym));
         }
-        return ERRAT(s, e->pos);
+        return BL_ERRAT(s, e->pos);
     }
     const char *fname = f ? f->name : e->str;
     if (!e->a) bl_val_ref(fv);     /* held while the arguments are evaluated: they may reassign the name */
@@ -417,7 +416,7 @@ static bl_value *call(bl_session *s, const bl_ast *e)
     if (np > 64 || nk > 64) {
         bl_fail("%s: too many arguments", fname);
         bl_val_unref(fv);
-        return ERRAT(s, e->pos);
+        return BL_ERRAT(s, e->pos);
     }
     a.v = vals, a.vpos = pos, a.kv = vals + 64, a.kpos = pos + 64, a.kname = pos + 128, a.key = keys, a.kused = used;
     bl_value *r = NULL;
@@ -473,6 +472,13 @@ out:
 /* The parser builds a chain a + b + c + ... as ((a + b) + c) + ...: evaluate its left spine in
  * a loop, from the leftmost operand up, so that a chain of any length takes one C frame, not one
  * per operator (100,000 terms overflowed the stack). */
+bl_value *bl_binop_values(bl_session *s, int op, bl_pos pos, bl_value *a, bl_value *b)
+{
+    bl_ast e = { .kind = BL_N_BINOP, .pos = pos };
+    e.op = op;
+    return binop(s, &e, a, b);
+}
+
 static bl_value *binop_chain(bl_session *s, const bl_ast *e)
 {
     size_t n = 0;
@@ -551,7 +557,7 @@ bl_value *bl_eval(bl_session *s, const bl_ast *e)
     case BL_N_BOOL: return bl_val_bool((int)e->num);
     case BL_N_STR: return bl_val_str(e->str);
     case BL_N_NAME: {
-        if (s->frame && bl_lang_unbound_local(s, e->str)) return ERRAT(s, e->pos);
+        if (s->frame && bl_lang_unbound_local(s, e->str)) return BL_ERRAT(s, e->pos);
         bl_value *v = bl_session_get(s, e->str);
         if (v) return bl_val_ref(v);
         if (bl_function_find(e->str))
@@ -564,11 +570,11 @@ bl_value *bl_eval(bl_session *s, const bl_ast *e)
             char dym[160];
             bl_fail("unknown name '%s'%s", e->str, bl_dym_names(s, e->str, BL_DYM_VARS | BL_DYM_FUNCS, dym, sizeof dym));
         }
-        return ERRAT(s, e->pos);
+        return BL_ERRAT(s, e->pos);
     }
     case BL_N_LIST: {
         bl_value *l = bl_val_list(e->n);
-        if (!l) return ERRAT(s, e->pos);
+        if (!l) return BL_ERRAT(s, e->pos);
         for (int i = 0; i < e->n; i++) {
             bl_value *item = bl_eval(s, e->items[i]);
             if (!item) {
@@ -577,7 +583,7 @@ bl_value *bl_eval(bl_session *s, const bl_ast *e)
             }
             if (bl_val_list_set(l, i, item) < 0) {   /* nested too deeply: at the item */
                 bl_val_unref(l);
-                return ERRAT(s, e->items[i]->pos);
+                return BL_ERRAT(s, e->items[i]->pos);
             }
         }
         return l;
@@ -609,10 +615,10 @@ bl_value *bl_eval(bl_session *s, const bl_ast *e)
     }
     case BL_N_SLICE:
         bl_fail("a slice a:b can only appear inside []");
-        return ERRAT(s, e->pos);
+        return BL_ERRAT(s, e->pos);
     case BL_N_ELLIPSIS:
         bl_fail("'...' can only appear inside [] (x[..., 0])");
-        return ERRAT(s, e->pos);
+        return BL_ERRAT(s, e->pos);
     case BL_N_NONE: return bl_val_none();
     case BL_N_COND: {
         int t = bl_cond_truth(s, e->c, "if");
@@ -631,7 +637,7 @@ bl_value *bl_eval(bl_session *s, const bl_ast *e)
             int t = bl_truth(v, w);
             if (t < 0) {
                 bl_val_unref(v);
-                return ERRAT(s, e->items[i]->pos);
+                return BL_ERRAT(s, e->items[i]->pos);
             }
             if (t == (e->kind == BL_N_OR)) return v;
             bl_val_unref(v);
@@ -646,10 +652,10 @@ bl_value *bl_eval(bl_session *s, const bl_ast *e)
             if (!v || bl_val_dict_set(d, k, v) < 0) {
                 if (!v) bl_val_unref(k);
                 bl_val_unref(d);
-                return v ? ERRAT(s, e->items[i]->pos) : NULL;
+                return v ? BL_ERRAT(s, e->items[i]->pos) : NULL;
             }
         }
-        return d ? d : ERRAT(s, e->pos);
+        return d ? d : BL_ERRAT(s, e->pos);
     }
     case BL_N_CMPCHAIN: return comparison_chain(s, e);
     case BL_N_LAMBDA: return bl_lang_func(s, e->def);

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ERRAT(s, pos) (bl_session_errat((s), (pos)), (bl_value *)NULL)
 
 /* Python's slice.indices(): clamp start/stop for a dimension of size n and step st. */
 static int slice_indices(bl_session *s, const bl_ast *sl, int n, long *start, long *stop, long *step)
@@ -73,7 +72,7 @@ static bl_value *slice_list(bl_session *s, const bl_ast *sl, const bl_value *l)
     if (slice_indices(s, sl, l->n, &start, &stop, &step) < 0) return NULL;
     long n = slice_count(start, stop, step);
     bl_value *r = bl_val_list((int)n);
-    if (!r) return ERRAT(s, sl->pos);
+    if (!r) return BL_ERRAT(s, sl->pos);
     for (long i = 0; i < n; i++)   /* no deeper than l: cannot fail */
         (void)bl_val_list_set(r, (int)i, bl_val_ref(l->items[start + i * step]));
     return r;
@@ -235,7 +234,7 @@ static bl_value *index_tensor(bl_session *s, const bl_ast *e, bl_value *tv, bl_t
     bl_tensor *x = g ? bl_ag_in(&ag, tv, t) : NULL;
     bl_value *v = bl_ag_end(&ag, x ? bl_as_strided(g, x, r.nd, r.shape, r.stride, r.offset) : NULL);
     bl_graph_reset(s->g);
-    return v ? v : ERRAT(s, e->pos);
+    return v ? v : BL_ERRAT(s, e->pos);
 }
 
 /* A non-empty list whose items are all booleans (nested lists of them too). */
@@ -362,16 +361,16 @@ bl_value *bl_index_value(bl_session *s, const bl_ast *e, bl_value *target)
         if (!nested) {
             char sz[48];
             bl_fail("index: %s takes one index or one slice", list_size(target->n, sz, sizeof sz));
-            return ERRAT(s, e->items[1]->pos);
+            return BL_ERRAT(s, e->items[1]->pos);
         }
         bl_tensor *t = bl_val_to_tensor(target, "index");
-        if (!t) return ERRAT(s, e->pos);
+        if (!t) return BL_ERRAT(s, e->pos);
         bl_value *r = index_tensor(s, e, NULL, t, "list", NULL);
         bl_tensor_free(t);
         return r;
     }
     bl_fail("index: cannot index a %s", bl_val_kind_name(target));
-    return ERRAT(s, e->pos);
+    return BL_ERRAT(s, e->pos);
 }
 
 /* ---- index assignment: x[i, a:b] = v as a new value ---- */
@@ -381,7 +380,7 @@ static bl_value *put_list(bl_session *s, const bl_ast *e, bl_value *l, bl_value 
 {
     if (e->n != 1) {
         bl_fail("index assignment: a list takes one index (xs[i] = v; in a list of lists xs[i][j] = v)");
-        return ERRAT(s, e->items[1]->pos);
+        return BL_ERRAT(s, e->items[1]->pos);
     }
     const bl_ast *it = e->items[0];
     long start, stop, step = 1, n;
@@ -390,33 +389,33 @@ static bl_value *put_list(bl_session *s, const bl_ast *e, bl_value *l, bl_value 
         if (slice_indices(s, it, l->n, &start, &stop, &step) < 0) return NULL;
         if (step != 1) {
             bl_fail("index assignment: a list slice with a step is not supported (build the list: xs = [...])");
-            return ERRAT(s, it->pos);
+            return BL_ERRAT(s, it->pos);
         }
         if (v->kind != BL_V_LIST) {
             bl_fail("index assignment: xs[a:b] = takes a list, got a %s (Python: can only assign an iterable)",
                     bl_val_kind_name(v));
-            return ERRAT(s, it->pos);
+            return BL_ERRAT(s, it->pos);
         }
         if (stop < start) stop = start;
         n = l->n - (stop - start) + v->n;
-        if (!(r = bl_val_list((int)n))) return ERRAT(s, e->pos);
+        if (!(r = bl_val_list((int)n))) return BL_ERRAT(s, e->pos);
         for (long i = 0, k = 0; i < l->n + v->n; i++) {
             bl_value *x = i < start ? l->items[i] : i < start + v->n ? v->items[i - start]
                         : i - v->n >= stop ? l->items[i - v->n] : NULL;
             if (x && bl_val_list_set(r, (int)k++, bl_val_ref(x)) < 0) {
                 bl_val_unref(r);
-                return ERRAT(s, e->pos);
+                return BL_ERRAT(s, e->pos);
             }
         }
         return r;
     }
     int at = list_position(s, it, l->n, "index assignment: a list index must be a whole number or a slice a:b");
     if (at < 0) return NULL;
-    if (!(r = bl_val_list(l->n))) return ERRAT(s, e->pos);
+    if (!(r = bl_val_list(l->n))) return BL_ERRAT(s, e->pos);
     for (int k = 0; k < l->n; k++)
         if (bl_val_list_set(r, k, bl_val_ref(k == at ? v : l->items[k])) < 0) {
             bl_val_unref(r);
-            return ERRAT(s, e->pos);
+            return BL_ERRAT(s, e->pos);
         }
     return r;
 }
@@ -450,7 +449,7 @@ static bl_value *put_tensor(bl_session *s, const bl_ast *e, bl_value *x, bl_valu
             bl_val_unref(first);
             bl_fail("index assignment takes whole numbers, slices, None and ... (for a mask or index tensor, "
                     "x = where(mask, v, x))");
-            return ERRAT(s, e->items[0]->pos);
+            return BL_ERRAT(s, e->items[0]->pos);
         }
     }
     region r;
@@ -460,14 +459,14 @@ static bl_value *put_tensor(bl_session *s, const bl_ast *e, bl_value *x, bl_valu
     if (v->kind != BL_V_TENSOR && v->kind != BL_V_NUM && v->kind != BL_V_BOOL && v->kind != BL_V_LIST) {
         bl_fail("index assignment: cannot put a %s into a tensor (a number, a list of numbers or a tensor)",
                 bl_val_kind_name(v));
-        return ERRAT(s, e->pos);
+        return BL_ERRAT(s, e->pos);
     }
     if (x->requires_grad && bl_ag_enabled(s))     /* PyTorch's RuntimeError, word for word */
         return refuse_leaf(s, e->pos, "view of a ", "change it under no_grad, or assign into a copy: y = x * 1"),
                (bl_value *)NULL;
     bl_tensor *own = v->kind == BL_V_TENSOR ? NULL : bl_val_to_tensor(v, "index assignment");
     const bl_tensor *vt = own ? own : v->kind == BL_V_TENSOR ? v->t : NULL;
-    if (!vt) return ERRAT(s, e->pos);
+    if (!vt) return BL_ERRAT(s, e->pos);
     /* v broadcasts to the region as torch's copy_: from the right, each size equal or 1; sizes
      * beyond the region's dimensions must be 1 (dropped) */
     int ok = 1, lead = vt->ndim - r.nd, shape[BL_MAXDIM], nd = 0;
@@ -483,7 +482,7 @@ static bl_value *put_tensor(bl_session *s, const bl_ast *e, bl_value *x, bl_valu
         bl_fail("index assignment: a value of shape %s does not broadcast to the indexed part's shape %s",
                 bl_shape_str(vt, a, sizeof a), bl_shape_str(&probe, b, sizeof b));
         bl_tensor_free(own);
-        return ERRAT(s, e->pos);
+        return BL_ERRAT(s, e->pos);
     }
     int exact = nd == r.nd;
     for (int k = 0; exact && k < nd; k++) exact = shape[k] == r.shape[k];
@@ -506,7 +505,7 @@ static bl_value *put_tensor(bl_session *s, const bl_ast *e, bl_value *x, bl_valu
         bl_val_unref(out);
         out = NULL;
     }
-    return out ? out : ERRAT(s, e->pos);
+    return out ? out : BL_ERRAT(s, e->pos);
 }
 
 /* d[key] = v of a dict: a new dict with key set (added last when new). */
@@ -514,7 +513,7 @@ static bl_value *put_dict(bl_session *s, const bl_ast *e, bl_value *d, bl_value 
 {
     if (e->n != 1 || e->items[0]->kind == BL_N_SLICE || e->items[0]->kind == BL_N_ELLIPSIS) {
         bl_fail("a dict takes one key in [] (d[\"lr\"] = v)");
-        return ERRAT(s, e->pos);
+        return BL_ERRAT(s, e->pos);
     }
     bl_value *k = bl_eval(s, e->items[0]);
     bl_value *r = k ? bl_val_dict(d->n + 1) : NULL;
@@ -530,7 +529,7 @@ static bl_value *put_dict(bl_session *s, const bl_ast *e, bl_value *d, bl_value 
     else bl_val_unref(k);
     if (rc == 0) return r;
     bl_val_unref(r);
-    return ERRAT(s, e->items[0]->pos);
+    return BL_ERRAT(s, e->items[0]->pos);
 }
 
 int bl_index_assign(bl_session *s, const bl_ast *e, bl_value *v)
@@ -567,28 +566,27 @@ static int in_place(const bl_stmt *st)
            e->a->pos.off == st->pos.off && !strcmp(e->a->str, st->name);
 }
 
-int bl_assign_name(bl_session *s, const bl_stmt *st, bl_value *v)
+int bl_store_in_place(bl_session *s, const char *name, bl_value *x, bl_value *v, bl_pos pos)
 {
-    bl_value *x = in_place(st) ? bl_session_get(s, st->name) : NULL;
     int num = v->kind == BL_V_NUM || v->kind == BL_V_BOOL;   /* a 0-D leaf's untracked result */
     /* no_grad B -= 1 on a non-leaf: torch changes B's data and B keeps its grad_fn (a later
      * backward still reaches what B was computed from); gradients on, B - 1 is a new node */
     int nonleaf = x && x->kind == BL_V_TENSOR && x->node && !bl_ag_enabled(s);
     if (!x || x->kind != BL_V_TENSOR || !(x->requires_grad || nonleaf) || (v->kind != BL_V_TENSOR && !num))
-        return bl_session_set(s, st->name, v);
+        return bl_session_set(s, name, v);
     /* W -= lr * W.grad on a leaf that requires grad: torch changes W in place */
     if (!nonleaf && bl_ag_enabled(s))
-        return refuse_leaf(s, st->expr->pos, "",
+        return refuse_leaf(s, pos, "",
                            "update it under no_grad: no_grad W -= lr * W.grad; W = W - ... makes a new tensor");
     char a[64], b[64];
     bl_value *own = num ? bl_ag_tensor_value(bl_tensor_scalar((float)v->num)) : NULL;
-    if (num && !own) return bl_session_errat(s, st->expr->pos);
+    if (num && !own) return bl_session_errat(s, pos);
     if (own) v = own;
     if (v->t->ndim != x->t->ndim || memcmp(v->t->shape, x->t->shape, sizeof(int) * (size_t)x->t->ndim)) {
         bl_fail("in-place: the result's shape %s is not %s's shape %s (torch refuses it)",
-                bl_shape_str(v->t, a, sizeof a), st->name, bl_shape_str(x->t, b, sizeof b));
+                bl_shape_str(v->t, a, sizeof a), name, bl_shape_str(x->t, b, sizeof b));
         bl_val_unref(own);
-        return bl_session_errat(s, st->expr->pos);
+        return bl_session_errat(s, pos);
     }
     if (x->param) {     /* a model's parameter: written where it is, so the model changes (torch) */
         bl_lab_param_write(x, v->t);
@@ -597,8 +595,14 @@ int bl_assign_name(bl_session *s, const bl_stmt *st, bl_value *v)
     }
     bl_value *out = v->refs == 1 ? bl_val_ref(v) : bl_ag_tensor_value(bl_tensor_copy(v->t));
     if (out && nonleaf && out->kind == BL_V_TENSOR && !out->node) out->node = bl_agnode_ref(x->node);
-    int rc = out && (nonleaf || keep_leaf(out, x) == 0) ? bl_session_set(s, st->name, out) : -1;
+    int rc = out && (nonleaf || keep_leaf(out, x) == 0) ? bl_session_set(s, name, out) : -1;
     bl_val_unref(out);
     bl_val_unref(own);
-    return rc < 0 ? bl_session_errat(s, st->expr->pos) : 0;
+    return rc < 0 ? bl_session_errat(s, pos) : 0;
+}
+
+int bl_assign_name(bl_session *s, const bl_stmt *st, bl_value *v)
+{
+    bl_value *x = in_place(st) ? bl_session_get(s, st->name) : NULL;
+    return x ? bl_store_in_place(s, st->name, x, v, st->expr->pos) : bl_session_set(s, st->name, v);
 }

@@ -742,6 +742,94 @@ static bl_value *model_mode(bl_session *s, const bl_ast *e, int train)
     return r;
 }
 
+/* x.add_(y, alpha=1), sub_, mul_, div_, copy_(src), fill_(v), zero_(): torch's in-place ops on
+ * the variable x (bl_store_in_place: a model's parameter changes the model, a leaf that requires
+ * grad only under no_grad); x.grad.zero_() zeroes x's gradient. x's new value, or NULL + error. */
+static const struct { const char *name; int op, nargs; } inplace_ops[] = {
+    { "add_", BL_T_PLUS, 1 }, { "sub_", BL_T_MINUS, 1 }, { "mul_", BL_T_STAR, 1 }, { "div_", BL_T_SLASH, 1 },
+    { "copy_", BL_T_PLUS, 1 }, { "fill_", BL_T_PLUS, 1 }, { "zero_", BL_T_PLUS, 0 },
+};
+
+/* The variable a chain of in-place calls changes (x of x.mul_(a).add_(b)), or NULL. */
+static const bl_ast *inplace_root(const bl_ast *t)
+{
+    for (; t->kind == BL_N_METHOD; t = t->a) {
+        int ok = 0;
+        for (size_t k = 0; k < sizeof inplace_ops / sizeof *inplace_ops; k++) ok |= !strcmp(t->str, inplace_ops[k].name);
+        if (!ok) return NULL;
+    }
+    return t->kind == BL_N_NAME ? t : NULL;
+}
+
+static bl_value *inplace_method(bl_session *s, const bl_ast *e, int k)
+{
+    const char *name = inplace_ops[k].name;
+    int alpha_ok = k < 2, nk = 0;
+    for (int i = 0; i < e->n; i++) nk += e->keys && e->keys[i];
+    if (e->n - nk != inplace_ops[k].nargs || nk > alpha_ok || (nk && strcmp(e->keys[e->n - 1], "alpha"))) {
+        bl_fail("x.%s(%s) takes %s", name, inplace_ops[k].nargs ? "v" : "",
+                k < 2 ? "one tensor or number, and alpha=" : inplace_ops[k].nargs ? "one tensor or number" : "no arguments");
+        return BL_ERRAT(s, e->pos);
+    }
+    const bl_ast *t = e->a;
+    if (k == 6 && t->kind == BL_N_FIELD && !strcmp(t->str, "grad") && t->a->kind == BL_N_NAME) {
+        bl_value *x = bl_session_get(s, t->a->str);     /* x.grad.zero_(): zero_grad(x), zeros kept */
+        if (x && x->kind == BL_V_TENSOR && x->param) bl_lab_param_zero_grad(x);
+        else if (x && x->kind == BL_V_TENSOR && x->grad) memset(x->grad->data, 0, x->grad->numel * sizeof(float));
+        else if (x && x->kind == BL_V_TENSOR) return bl_val_none();  /* torch: None has no zero_ */
+        else {
+            bl_fail(x ? "x.grad.zero_(): a %s has no .grad" : "unknown name '%s'", x ? bl_val_kind_name(x) : t->a->str);
+            return BL_ERRAT(s, t->a->pos);
+        }
+        return bl_val_none();
+    }
+    if (t->kind == BL_N_METHOD && inplace_root(t)) {     /* x.mul_(a).add_(b): the first, then on x */
+        bl_value *r = bl_eval(s, t);
+        if (!r) return NULL;
+        bl_val_unref(r);
+        t = inplace_root(t);
+    }
+    if (t->kind != BL_N_NAME) {
+        bl_fail("x.%s(...) changes a variable in place: call it on a name (x.%s(...)), or write y = ...", name, name);
+        return BL_ERRAT(s, e->pos);
+    }
+    bl_value *x = bl_session_get(s, t->str);
+    if (!x || x->kind != BL_V_TENSOR) {
+        if (x) bl_fail("x.%s(...) is a tensor's method, not a %s's (x = x + y changes a number)", name, bl_val_kind_name(x));
+        else bl_fail("unknown name '%s'", t->str);
+        return BL_ERRAT(s, t->pos);
+    }
+    bl_value *y = inplace_ops[k].nargs ? bl_eval(s, e->items[0]) : NULL, *a = NULL, *v = NULL;
+    if (inplace_ops[k].nargs && !y) return NULL;
+    if (nk && !(a = bl_eval(s, e->items[e->n - 1]))) {
+        bl_val_unref(y);
+        return NULL;
+    }
+    x = bl_session_get(s, t->str);      /* the arguments may have rebound it */
+    if (!x || x->kind != BL_V_TENSOR) {
+        bl_fail("'%s' no longer holds a tensor", t->str);
+        bl_val_unref(y), bl_val_unref(a);
+        return BL_ERRAT(s, t->pos);
+    }
+    if (k >= 4) {   /* copy_, fill_, zero_: zeros of x's shape (+ v: broadcast to it) */
+        bl_value *z = bl_val_tensor(bl_tensor_new(x->t->ndim, x->t->shape));
+        v = z && y ? bl_binop_values(s, BL_T_PLUS, e->pos, z, y) : bl_val_ref(z);
+        if (z && y && !v) bl_error_prefix("x.%s(src) broadcasts src to x's shape", name);
+        bl_val_unref(z);
+    } else {
+        bl_value *ya = a ? bl_binop_values(s, BL_T_STAR, e->pos, a, y) : bl_val_ref(y);
+        v = ya ? bl_binop_values(s, inplace_ops[k].op, e->pos, x, ya) : NULL;
+        bl_val_unref(ya);
+    }
+    bl_val_unref(y);
+    bl_val_unref(a);
+    int rc = v ? bl_store_in_place(s, t->str, x, v, e->pos) : -1;
+    bl_val_unref(v);
+    if (rc < 0) return s->has_errpos ? NULL : BL_ERRAT(s, e->pos);
+    bl_value *r = bl_session_get(s, t->str);
+    return r ? bl_val_ref(r) : bl_val_none();
+}
+
 static bl_value *method_as_call(bl_session *s, const bl_ast *e, int *handled)
 {
     static const struct { const char *torch, *name; } alias[] = {
@@ -764,6 +852,8 @@ static bl_value *method_as_call(bl_session *s, const bl_ast *e, int *handled)
     }
     if ((!strcmp(name, "train") || !strcmp(name, "eval")) && e->n <= 1)
         return model_mode(s, e, name[0] == 't');
+    for (int k = 0; k < (int)(sizeof inplace_ops / sizeof *inplace_ops); k++)
+        if (!strcmp(name, inplace_ops[k].name)) return inplace_method(s, e, k);
     if (!bl_function_find(name)) return (*handled = 0, (bl_value *)NULL);
     int n = e->n + 1;
     bl_ast **items = malloc((size_t)n * sizeof *items);
@@ -836,9 +926,8 @@ bl_value *bl_method(bl_session *s, const bl_ast *e)
         if (handled) return r;
         if (tv && tv->kind == BL_V_TABLE) bl_fail("a table has one method, add (t.add(col=value, ...))");
         else if (!strcmp(e->str, "add")) bl_fail("add: call it on a variable holding a table: t = table(); t.add(col=value)");
-        else if (!strcmp(e->str, "zero_") || !strcmp(e->str, "append"))   /* append of no variable */
-            bl_fail("'.%s(...)': values do not change in place here: %s", e->str,
-                    e->str[0] == 'z' ? "zero_grad(x) clears x.grad" : "xs = xs + [v] makes the longer list");
+        else if (!strcmp(e->str, "append"))   /* append of no variable */
+            bl_fail("'.%s(...)': values do not change in place here: %s", e->str, "xs = xs + [v] makes the longer list");
         else bl_fail("'.%s(...)': no function %s(x, ...) (help functions lists them; x.f(...) calls f(x, ...))",
                      e->str, e->str);
         return (bl_session_errat(s, e->pos), (bl_value *)NULL);

@@ -221,6 +221,7 @@ void bl_session_add_history(bl_session *s, const char *stmt);
 
 /* Mark where the current error is. Returns -1 (NULL-returning callers use BL_ERRAT). */
 int bl_session_errat(bl_session *s, bl_pos pos);
+#define BL_ERRAT(s, pos) (bl_session_errat((s), (pos)), (bl_value *)NULL)
 
 /* Run the statements in src (first line `line`) from source `file`. Returns 0, or -1 after
  * printing the error (unless keep_going, the first error stops the rest). */
@@ -295,6 +296,14 @@ int bl_index_assign(bl_session *s, const bl_ast *e, bl_value *v);
  * leaf (requires grad, its .grad kept; the shape must stay). Otherwise bl_session_set. 0 or -1 +
  * error at the statement. */
 int bl_assign_name(bl_session *s, const bl_stmt *st, bl_value *v);
+/* The in-place part of it: variable `name`, holding x, takes the new value v as torch's in-place
+ * ops would (x.add_(y), W -= ...): a leaf that requires grad keeps being that leaf (refused while
+ * gradients are on), a model's live parameter is written where it is (the model changes), a
+ * non-leaf under no_grad keeps its grad_fn; otherwise name = v. 0 or -1 + error at pos. */
+int bl_store_in_place(bl_session *s, const char *name, bl_value *x, bl_value *v, bl_pos pos);
+/* a op b for a binary operator token (BL_T_PLUS, ...), as the expression a op b evaluates it
+ * (broadcasting, autograd); errors at pos. Neither is consumed. */
+bl_value *bl_binop_values(bl_session *s, int op, bl_pos pos, bl_value *a, bl_value *b);
 /* Python's truth of a value (bool(v)): a bool or number not 0 (nan is true), None false, a
  * string or list not empty, a function true, a tensor of one element that element; 1, 0, or -1
  * + PyTorch's "what: Boolean value of Tensor with more than one value is ambiguous" (or no
