@@ -18,6 +18,7 @@ struct bl_agnode {
     int nin, capin;
     bl_value **in;              /* argument values that need a gradient (references) */
     bl_tensor **view;           /* their copies in g: view[i]->grad receives d(out)/d(in[i]) */
+    unsigned *inver;            /* in[i]'s version when the node was made (value.h) */
     const char *op;             /* bl_op_name of the last op recorded (grad_fn=<op>), or "view" */
     bl_value *owner;            /* kept alive while the node lives (a model handle) */
     int freed;                  /* saved tensors given up after a backward without retain */
@@ -85,6 +86,7 @@ void bl_agnode_unref(bl_agnode *n)
         bl_tensor_free(d->pending);
         free(d->in);
         free(d->view);
+        free(d->inver);
         free(d);
     }
     freeing = 0;
@@ -114,9 +116,12 @@ static int node_add_input(bl_agnode *n, bl_value *v, bl_tensor *view)
         if (in) n->in = in;
         bl_tensor **vw = realloc(n->view, (size_t)cap * sizeof *vw);
         if (vw) n->view = vw;
-        if (!in || !vw) return bl_fail("autograd: out of memory");
+        unsigned *ver = realloc(n->inver, (size_t)cap * sizeof *ver);
+        if (ver) n->inver = ver;
+        if (!in || !vw || !ver) return bl_fail("autograd: out of memory");
         n->capin = cap;
     }
+    n->inver[n->nin] = v->version;
     n->in[n->nin] = bl_val_ref(v);
     n->view[n->nin++] = view;
     return 0;
@@ -291,9 +296,11 @@ void bl_ag_describe(const bl_value *v, char *buf, size_t n)
 
 bl_value *bl_ag_field(bl_value *v, const char *name)
 {
-    if (!strcmp(name, "grad"))
+    if (!strcmp(name, "grad")) {
+        if (bl_lab_param_detached(v) < 0) return NULL;
         return v->grad && (!v->param || bl_lab_param_has_grad(v)) ? bl_val_tensor(bl_tensor_copy(v->grad))
                                                                    : bl_val_none();
+    }
     if (!strcmp(name, "requires_grad")) return bl_val_bool(bl_val_needs_grad(v));
     if (!strcmp(name, "is_leaf")) return bl_val_bool(!v->node);
     if (!strcmp(name, "grad_fn")) return v->node ? bl_val_str(v->node->op) : bl_val_none();
@@ -370,6 +377,11 @@ static int check_walkable(const bl_agnode *n)
         return bl_fail("backward: part of this graph was already walked by a backward and its saved "
                        "tensors are freed: compute the value again, or give retain_graph=on to the "
                        "first backward (as PyTorch)");
+    for (int i = 0; i < n->nin; i++)
+        if (n->in[i]->version != n->inver[i])
+            return bl_fail("backward: a tensor this value was computed from was changed in place since (W -= ..., "
+                           "x.add_(...), x[i] = v): compute it again (PyTorch: one of the variables needed for "
+                           "gradient computation has been modified by an inplace operation)");
     if (n->gen && *n->gen != n->gen0)
         return bl_fail("backward: the model's weights have changed since this value was computed "
                        "(step, set_param, train, load or a rebuild): compute it again (PyTorch: a variable "

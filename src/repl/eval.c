@@ -338,7 +338,7 @@ static bl_value *field(bl_session *s, const bl_ast *e, bl_value *v)
         }
         bl_value *r = bl_ag_field(v, e->str);
         if (r) return r;
-        if (!strcmp(e->str, "item")) return BL_ERRAT(s, e->pos);
+        if (!strcmp(e->str, "item") || !strcmp(e->str, "grad")) return BL_ERRAT(s, e->pos);
         bl_fail("a tensor has no field '%s' (fields: shape, ndim, numel, T, grad, requires_grad, is_leaf, "
                 "grad_fn, item)", e->str);
         return BL_ERRAT(s, e->pos);

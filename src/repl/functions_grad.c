@@ -35,6 +35,12 @@ static bl_value *f_requires_grad(bl_callargs *a)
         bl_session_errat(a->s, a->vpos[0]);
         return NULL;
     }
+    if (x->param && !on) {
+        bl_fail("requires_grad: freezing a model's parameter is not supported (the model trains all of "
+                "them): keep its value with w0 = p.clone() and write it back after step, or set lr=0");
+        bl_session_errat(a->s, a->vpos[0]);
+        return NULL;
+    }
     x->requires_grad = on;
     if (!on) {
         bl_tensor_free(x->grad);

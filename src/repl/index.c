@@ -544,11 +544,14 @@ int bl_index_assign(bl_session *s, const bl_ast *e, bl_value *v)
         bl_fail("index assignment: a %s cannot be indexed (a tensor, a list or a dict can)", bl_val_kind_name(base));
         bl_session_errat(s, e->pos);
     }
-    if (nv && base->param && nv->kind == BL_V_TENSOR && nv->t->numel == base->t->numel) {
-        bl_lab_param_write(base, nv->t);    /* a model's parameter: the model changes (torch: in place) */
+    /* under no_grad, x[i] = v of a leaf that requires grad, a non-leaf or a model's parameter
+     * changes x where it is, as torch's (it keeps its .grad, grad_fn; the model changes) */
+    if (nv && base->kind == BL_V_TENSOR && nv->kind == BL_V_TENSOR && nv->t->numel == base->t->numel &&
+        e->a->kind == BL_N_NAME && (base->param || ((base->requires_grad || base->node) && !bl_ag_enabled(s)))) {
+        int rc = bl_write_in_place(base, nv->t);
         bl_val_unref(nv);
         bl_val_unref(base);
-        return 0;
+        return rc < 0 ? bl_session_errat(s, e->pos) : 0;
     }
     bl_val_unref(base);
     if (!nv) return -1;
@@ -588,17 +591,21 @@ int bl_store_in_place(bl_session *s, const char *name, bl_value *x, bl_value *v,
         bl_val_unref(own);
         return bl_session_errat(s, pos);
     }
-    if (x->param) {     /* a model's parameter: written where it is, so the model changes (torch) */
-        bl_lab_param_write(x, v->t);
-        bl_val_unref(own);
-        return 0;
-    }
-    bl_value *out = v->refs == 1 ? bl_val_ref(v) : bl_ag_tensor_value(bl_tensor_copy(v->t));
-    if (out && nonleaf && out->kind == BL_V_TENSOR && !out->node) out->node = bl_agnode_ref(x->node);
-    int rc = out && (nonleaf || keep_leaf(out, x) == 0) ? bl_session_set(s, name, out) : -1;
-    bl_val_unref(out);
+    /* torch changes x where it is: every name and list holding x sees it (a model's parameter:
+     * the model), a leaf keeps its .grad, a non-leaf its grad_fn, and a value computed from x
+     * before is refused by backward (x's version moves) */
+    int rc = bl_write_in_place(x, v->t);
     bl_val_unref(own);
     return rc < 0 ? bl_session_errat(s, pos) : 0;
+}
+
+int bl_write_in_place(bl_value *x, const bl_tensor *src)
+{
+    if (x->param) return bl_lab_param_write(x, src);
+    float *d = x->t->data;
+    for (size_t k = 0; k < x->t->numel; k++) d[k] = src->data[src->numel == 1 ? 0 : k];
+    x->version++;
+    return 0;
 }
 
 int bl_assign_name(bl_session *s, const bl_stmt *st, bl_value *v)

@@ -59,12 +59,15 @@ void bl_lab_note_backward(bl_value *v, float loss);
  *   bl_lab_param_zero_grad: zero_grad(p) / p.grad = None: v's gradient to 0 (the model keeps one
  *     gradient buffer: it reads zeros, not None, until zero_grad(m));
  *   bl_lab_param_write: v's data = src (its shape, or one element for all); the model's weights
- *     version moves (a loss computed before is refused by backward). */
+ *     version moves (a loss computed before is refused by backward). 0, or -1 + error when a
+ *     rebuild replaced the weights v belongs to (bl_lab_param_detached: that error, else 0):
+ *     writing them would change nothing the model uses. */
 bl_value *bl_lab_param_value(bl_value *model, int i);
 void bl_lab_param_release(struct bl_paramref *r);
 int bl_lab_param_has_grad(const bl_value *v);
 void bl_lab_param_note_grad(bl_value *v);
 void bl_lab_param_zero_grad(bl_value *v);
-void bl_lab_param_write(bl_value *v, const bl_tensor *src);
+int bl_lab_param_write(bl_value *v, const bl_tensor *src);
+int bl_lab_param_detached(const bl_value *v);
 
 #endif

@@ -60,14 +60,28 @@ void bl_lab_param_zero_grad(bl_value *v)
     if (v->param && v->grad) memset(v->grad->data, 0, v->grad->numel * sizeof(float));
 }
 
-void bl_lab_param_write(bl_value *v, const bl_tensor *src)
+static int detached(const bl_value *v)
 {
-    if (!v->param) return;
+    const bl_model *m = v->param->model->h;
+    return m->params != v->param->store;
+}
+
+int bl_lab_param_detached(const bl_value *v)
+{
+    if (!v->param || !detached(v)) return 0;
+    return bl_fail("this parameter belongs to weights the model no longer has (a rebuild since, by set, "
+                   "data or a new vocabulary, made new ones): take m.parameters() again");
+}
+
+int bl_lab_param_write(bl_value *v, const bl_tensor *src)
+{
+    if (bl_lab_param_detached(v) < 0) return -1;
     float *d = v->t->data;
     for (size_t k = 0; k < v->t->numel; k++) d[k] = src->data[src->numel == 1 ? 0 : k];
+    v->version++;
     bl_model *m = v->param->model->h;
-    if (m->params != v->param->store) return;   /* a parameter of weights a rebuild replaced */
     m->version++;       /* a loss computed before is stale (PyTorch's version counter) */
     bl_train_state *st = bl_train_get(m);
     if (st) st->edited = 1;     /* a vocab rebuild must not drop this edit silently */
+    return 0;
 }

@@ -301,6 +301,9 @@ int bl_assign_name(bl_session *s, const bl_stmt *st, bl_value *v);
  * gradients are on), a model's live parameter is written where it is (the model changes), a
  * non-leaf under no_grad keeps its grad_fn; otherwise name = v. 0 or -1 + error at pos. */
 int bl_store_in_place(bl_session *s, const char *name, bl_value *x, bl_value *v, bl_pos pos);
+/* x's data = src (x's numel, or one element for all), where it is: x's version + 1, or a model's
+ * parameter written (bl_lab_param_write). 0, or -1 + error. */
+int bl_write_in_place(bl_value *x, const bl_tensor *src);
 /* a op b for a binary operator token (BL_T_PLUS, ...), as the expression a op b evaluates it
  * (broadcasting, autograd); errors at pos. Neither is consumed. */
 bl_value *bl_binop_values(bl_session *s, int op, bl_pos pos, bl_value *a, bl_value *b);

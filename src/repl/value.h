@@ -77,6 +77,9 @@ struct bl_value {
     /* TENSOR: a model's live parameter (parameters(m), repl/modellab.h): t's data and grad are
      * the model's own memory; NULL for any other tensor */
     struct bl_paramref *param;
+    /* TENSOR: + 1 at each in-place change of t's data (W -= ..., x.add_(...), x[i] = v under
+     * no_grad): a node made from this value before refuses backward (PyTorch's version counter) */
+    unsigned version;
     /* TENSOR: made by a comparison (x > 2), tensor([True, False]) or a product of such: its
      * 0/1 values are torch's bools, so x[m] selects where m is 1 (index.c) */
     int is_mask;
