@@ -45,15 +45,22 @@ static int index_ticks(int n, double cell, double min_px, double *t, double *ste
 static int bar_ticks(dctx *d, float vmin, float vmax, double h, double *t, double *step, double *widest)
 {
     bl_scale s = {vmin, vmax, 0};
-    int n = bl_scale_ticks(&s, (int)fmax(3, h / (45 * d->u)), t, MAX_TICKS, step), m = 0;
     dr_font(d, DR_TICK, 0, 0);
     cairo_font_extents_t fe;
     cairo_font_extents(d->cr, &fe);
-    double th = fe.ascent + fe.descent + 2 * d->u, last = -INFINITY;
-    for (int i = 0; i < n; i++) {
-        double y = h * bl_cmap_pos((float)t[i], vmin, vmax);
-        if (y - last < th) continue;
-        t[m++] = t[i], last = y;
+    double th = fe.ascent + fe.descent + 2 * d->u;
+    int m = 0;
+    /* more ticks asked for while fewer than two are labelled (rope check's bar over -32 .. 32
+     * at 800 x 450 font=2 was labelled "0" alone: its ticks were -50, 0, 50) */
+    for (int want = (int)fmax(3, h / (45 * d->u)); want <= 12 && m < 2; want++) {
+        double last = -INFINITY;
+        int n = bl_scale_ticks(&s, want, t, MAX_TICKS, step);
+        m = 0;
+        for (int i = 0; i < n; i++) {
+            double y = h * bl_cmap_pos((float)t[i], vmin, vmax);
+            if (y - last < th) continue;
+            t[m++] = t[i], last = y;
+        }
     }
     if (widest) *widest = 0;
     for (int i = 0; widest && i < m; i++) {

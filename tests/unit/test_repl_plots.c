@@ -2132,6 +2132,35 @@ BL_TEST(slide_legends_one_row_and_off_the_lines)
     session_free(s);
 }
 
+
+/* Every colour bar labelled at two values or more (a lecturer's pass, issue 16): rope check at
+ * 800 x 450 font=2 labelled its bar over -32 .. 32 with "0" alone; attn of 4 heads too. */
+BL_TEST(colour_bars_labelled_twice_or_more)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512];
+    const char *views[] = { "rope check", "m = dit(dim=32, depth=1, heads=4, batch=4); use m; attn", "rope table" };
+    const char *sizes[] = { "width=800 height=450 font=2", "width=800 height=450", "font=2" };
+    for (int v = 0; v < 3; v++)
+        for (int z = 0; z < 3; z++) {
+            snprintf(cmd, sizeof cmd, "%s %s > %s", views[v], sizes[z], tmp("bars.png"));
+            if (traced(s, &lay, cmd)) continue;
+            for (int b = 0; b < lay.nblock; b++) {
+                const bl_block_box *x = &lay.block[b];
+                if (x->kind != BL_BLOCK_BAR) continue;
+                int n = 0;
+                for (int t = 0; t < lay.ntext; t++) {
+                    const bl_text_box *q = &lay.text[t];
+                    double y = (q->y0 + q->y1) / 2;
+                    n += q->role == BL_TEXT_TICK && q->x0 >= x->x1 && q->x0 <= x->x1 + 40 * lay.u && y >= x->y0 - 1 && y <= x->y1 + 1;
+                }
+                CHECK(n >= 2, "%s: panel %d's colour bar has %d tick labels, want 2 or more", cmd, x->panel, n);
+            }
+        }
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -2177,6 +2206,7 @@ int main(void)
     RUN(slide_views_readable_at_projector_fonts);
     RUN(attn_heads_use_the_room_at_projector_fonts);
     RUN(slide_legends_one_row_and_off_the_lines);
+    RUN(colour_bars_labelled_twice_or_more);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
