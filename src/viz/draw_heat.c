@@ -52,7 +52,8 @@ static int bar_ticks(dctx *d, float vmin, float vmax, double h, double *t, doubl
     int m = 0;
     /* more ticks asked for while fewer than two are labelled (rope check's bar over -32 .. 32
      * at 800 x 450 font=2 was labelled "0" alone: its ticks were -50, 0, 50) */
-    for (int want = (int)fmax(3, h / (45 * d->u)); want <= 12 && m < 2; want++) {
+    int want0 = (int)fmax(3, h / (45 * d->u));
+    for (int want = want0; want == want0 || (want <= want0 + 8 && m < 2); want++) {
         double last = -INFINITY;
         int n = bl_scale_ticks(&s, want, t, MAX_TICKS, step);
         m = 0;

@@ -2141,9 +2141,9 @@ BL_TEST(colour_bars_labelled_twice_or_more)
     static bl_layout lay;
     char cmd[512];
     const char *views[] = { "rope check", "m = dit(dim=32, depth=1, heads=4, batch=4); use m; attn", "rope table" };
-    const char *sizes[] = { "width=800 height=450 font=2", "width=800 height=450", "font=2" };
+    const char *sizes[] = { "width=800 height=450 font=2", "width=800 height=450", "font=2", "" };
     for (int v = 0; v < 3; v++)
-        for (int z = 0; z < 3; z++) {
+        for (int z = 0; z < 4; z++) {
             snprintf(cmd, sizeof cmd, "%s %s > %s", views[v], sizes[z], tmp("bars.png"));
             if (traced(s, &lay, cmd)) continue;
             for (int b = 0; b < lay.nblock; b++) {
