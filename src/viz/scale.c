@@ -283,7 +283,7 @@ int bl_legend_place(const bl_panel *p, const bl_scale *xs, const bl_scale *ys, d
 {
     /* column (0 left, 1 centre, 2 right) and row (0 lower, 1 centre, 2 upper) of each candidate */
     static const int spot[9][2] = { {2, 2}, {0, 2}, {0, 0}, {2, 0}, {2, 1}, {0, 1}, {1, 0}, {1, 2}, {1, 1} };
-    double bx[9], by[9], c = m / 2;
+    double bx[9], by[9], c = m / 4;
     long bad[9] = {0}, badpt[9] = {0}, total = 0, points = 0;
     for (int k = 0; k < 9; k++) {
         bx[k] = spot[k][0] == 0 ? m : spot[k][0] == 2 ? 1 - m - w : 0.5 - w / 2;
