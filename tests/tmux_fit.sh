@@ -5,8 +5,8 @@
 # 100 x 24 the next picture fits the new window; width= and height= are columns and rows; keys
 # typed while the first picture asks the terminal what it shows are kept; a resize during `train`
 # leaves no stale piece of the bar; `pictures kitty` with tmux's allow-passthrough off says it
-# draws half blocks; rope table's legend lists all its pairs at 70 x 20 and 120 x 50. Skipped
-# when tmux is missing.
+# draws half blocks; rope table's legend lists all its pairs at 70 x 20 and 120 x 50; the
+# lecture's pictures fit 80 x 24 and 200 x 60. Skipped when tmux is missing.
 set -u
 bin=${BL_BUILDDIR:-$(pwd)}/blocklab
 if ! command -v tmux >/dev/null 2>&1; then echo "1..0 # SKIP tmux missing"; exit 0; fi
@@ -117,6 +117,21 @@ for size in "70 20" "120 50"; do
         if [ "$got" = "pair 0 pair 12 pair 15 pair 3 pair 6 pair 9 " ]; then ok "rope table at $1 x $2: all 6 pairs in its legend"
         else notok "rope table at $1 x $2: legend entries '$got'"; fi
     else notok "rope table fits $1 x $2"; fi
+done
+# the lecture's terminal pictures (a lecturer's pass, issue 16) fit 80 x 24 and 200 x 60: each
+# statement and the prompt in view (a TinyDiT's 4 heads, its query map, 16 samples, its norm
+# statistics, lengen of a learned-position and a RoPE model)
+keys C-l 'd = dit(dim=32, depth=1, heads=4, batch=4); use d; train 2 quiet=on' Enter
+wait_prompt
+keys C-l 'r = gpt(dim=16, depth=1, heads=2, context=16, batch=4, pos="rope"); train r 2 quiet=on; use d' Enter
+wait_prompt
+for size in "80 24" "200 60"; do
+    set -- $size
+    $T resize-window -t t -x "$1" -y "$2"
+    sleep 0.5
+    for v in 'attn d' 'attn d query=27' 'sample n=16 steps=1' 'stats' 'lengen m r windows=2'; do
+        if fits "$v"; then ok "$v fits $1 x $2"; else notok "$v fits $1 x $2"; fi
+    done
 done
 $T resize-window -t t -x 100 -y 40
 sleep 0.5

@@ -136,7 +136,8 @@ static bl_figure *lengen_figure(lg_run *r, int n, int windows, int half, int sli
         }
         char pos_s[32];
         bl_config_get(&r[i].m->cfg, "pos", pos_s, sizeof pos_s);
-        snprintf(lab[i], sizeof lab[i], "%s (pos=%s)", r[i].name, pos_s);
+        /* short, so that the legend below a slide's plot is one row (800 x 450 font=2 took two) */
+        snprintf(lab[i], sizeof lab[i], "%s (%s)", r[i].name, pos_s);
         rc = bl_panel_line(p, lab[i], x, mu, L, 0) < 0 || bl_panel_band(p, x, a, b, L) < 0 ? -1 : 0;
     }
     /* the training contexts, each once */
@@ -145,7 +146,7 @@ static bl_figure *lengen_figure(lg_run *r, int n, int windows, int half, int sli
         for (int j = 0; j < i; j++) seen |= r[j].m->cfg.context == ctx;
         if (seen || !isfinite(lo)) continue;
         char c[64];
-        snprintf(c, sizeof c, "training context %d", ctx);
+        snprintf(c, sizeof c, "context %d", ctx);
         float cx[2] = { (float)ctx, (float)ctx }, cy[2] = { lo, hi };
         rc = bl_panel_line(p, c, cx, cy, 2, BL_GUIDE) < 0 ? -1 : 0;
     }
@@ -208,7 +209,7 @@ static const char help[] =
     "context long of its text's held-out part: the mean over windows= windows with a band\n"
     "of one standard error, both a centred mean over 2N+1 positions (smooth=N, default\n"
     "context/8; 0: none), and the training context marked (a grey dashed line, named\n"
-    "\"training context N\" in the legend; labels= names the models only). A pos={pos:0}\n"
+    "\"context N\" in the legend; labels= names the models only). A pos={pos:0}\n"
     "model has no position past its context: it is drawn up to it, or with sliding=on\n"
     "past it (each prediction past the context sees the last context tokens, as sample\n"
     "sliding=on).\n"

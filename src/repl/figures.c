@@ -233,12 +233,15 @@ int bl_cmd_grid_cols(bl_cmdargs *a, int n, double ow, double oh, double aspect, 
     long w, h;
     int ci = bl_opt_find(a, "cols");
     if (ci >= 0) return bl_word_int(a, ci, 1, n, cols);
-    if (opt_side(a, "width", &w) < 0 || opt_side(a, "height", &h) < 0) return -1;
+    bl_slide sl;
+    if (opt_side(a, "width", &w) < 0 || opt_side(a, "height", &h) < 0 || slide_words(a, &sl) < 0) return -1;
     int W, H;
     bl_fig_size((int)w, (int)h, &W, &H);
     /* the page less its margins and title (viz/draw.c) in units, the page scaled to fill
-     * 1600 x 900 at least (its shape, not its size, decides: text shrinks slower than a page) */
-    double z = fmin((double)W / BL_FIG_W, (double)H / BL_FIG_H), u = 1, gap = 36;
+     * 1600 x 900 at least (its shape, not its size, decides: text shrinks slower than a page);
+     * font= makes the units larger, the page that many times fewer (4 heads at 800 x 450
+     * font=2 in 2 x 2 were maps of 70 pixels under their titles and labels, in a row 100) */
+    double z = fmin((double)W / BL_FIG_W, (double)H / BL_FIG_H) * (sl.font > 0 ? sl.font : 1), u = 1, gap = 36;
     double pw = W / z - 48, ph = H / z - 48 - 78, best = -1, at_deflt = -1;
     *cols = deflt;
     for (int c = 1; c <= n && c <= BL_FIG_MAX_GRID; c++) {

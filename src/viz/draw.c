@@ -107,8 +107,14 @@ void dr_record_series(dctx *d, int s, int color, int dash, int dots)
 
 /* A figure of maps drops their decorations a level at a time (dr_heat_deco_at) while its smallest
  * map is less than DECO_KEEP of the largest any level makes it */
-#define DECO_LEVELS 5
+#define DECO_LEVELS 6
 #define DECO_KEEP 0.75
+#define BAR_KEEP 60
+/* the gap between the columns of a grid of maps only (units) */
+#define MAPS_GAP 16
+/* and between its rows: a map's box keeps the room of its labels below it, 17 units of which
+ * may reach past the box (heat_below) */
+#define MAPS_GAP_Y 20
 
 
 /* Where the panels of a figure go: columns (x, width) and rows (y, height), and what each
@@ -190,7 +196,14 @@ static void grid_compact(dctx *d, const bl_figure *f, grid_plan *g, double x0, d
         box b = panel_box(f, g, i);
         b.x = 0, b.w = need[c];
         if (p->kind != BL_PANEL_HEATMAP) continue;
-        ink[c] = fmax(ink[c], dr_heat_place(d, p, b, g->deco[i]).ink);
+        heat_geom hg = dr_heat_place(d, p, b, g->deco[i]);
+        ink[c] = fmax(ink[c], hg.ink);
+        if (p->title) {   /* its title on one line at its least size over the map, clear of the next
+                           * one (8 heads at 800 x 450 font=2 had "he\xe2\x80\xa6" over "0") */
+            dr_font(d, dr_least_size(d, 21), 1, 0);
+            double half = (dr_text_w(d, p->title) + (DR_TITLE_SEP - 12) * d->u) / 2, cx = hg.left + hg.cw * p->cols / 2;
+            ink[c] = fmax(ink[c], cx + half + 8 * d->u - tight);
+        }
         if (c > 0 && !g->deco[i].rowticks) after[c - 1] = 16 * d->u;
     }
     double total = 0;
@@ -285,8 +298,15 @@ static int would_cut(dctx *d, const char *s, double size, int bold, double room)
 static void plan_grid(dctx *d, const bl_figure *f, int level, double x0, double w0, double y0, double h0, double gap,
                       double page_w, grid_plan *g)
 {
-    int nr = f->rows, nc = f->cols;
+    int nr = f->rows, nc = f->cols, maps_only = 0;
     memset(g, 0, sizeof *g);
+    for (int i = 0; i < nr * nc; i++) {
+        int k = f->panels[i].kind;
+        maps_only = k == BL_PANEL_HEATMAP ? (maps_only >= 0 ? 1 : -1) : k == BL_PANEL_EMPTY ? maps_only : -1;
+    }
+    /* a grid of maps only keeps MAPS_GAP between its columns: the labels of a map are in its
+     * column already (4 heads at 800 x 450 font=2 lost a third of the width to the gaps) */
+    double gapx = maps_only > 0 ? fmin(gap, MAPS_GAP * d->u) : gap;
     g->u = d->u, g->page_w = page_w, g->ncols = nc;
     double L[BL_FIG_MAX_GRID] = {0}, R[BL_FIG_MAX_GRID] = {0}, minl = INFINITY, minr = INFINITY, extra = 0;
     int hm[BL_FIG_MAX_GRID] = {0};
@@ -308,11 +328,21 @@ static void plan_grid(dctx *d, const bl_figure *f, int level, double x0, double 
     /* equal columns; those holding maps share theirs so that each map has the same room */
     int nh = 0;
     for (int c = 0; c < nc; c++) nh += hm[c];
-    double equal = fmax(0, (w0 - (nc - 1) * gap) / nc), base = nh ? fmax(0, (nh * equal - extra) / nh) : equal, x = x0;
+    /* the narrow gap only where each column's panel titles still fit on one line at their least
+     * size (at 300 wide they wrapped onto two, which took the maps' height) */
+    double tneed = 0;
+    for (int i = 0; i < nr * nc; i++)
+        if (f->panels[i].kind == BL_PANEL_HEATMAP && f->panels[i].title) {
+            dr_font(d, dr_least_size(d, 21), 1, 0);
+            tneed = fmax(tneed, dr_text_w(d, f->panels[i].title) + (DR_TITLE_SEP - 12) * d->u);
+        }
+    if (nh && (w0 - (nc - 1) * gapx - extra) / nc + gapx < tneed) gapx = gap;
+    double equal = fmax(0, (w0 - (nc - 1) * gapx) / nc), base = nh ? fmax(0, (nh * equal - extra) / nh) : equal, x = x0;
     for (int c = 0; c < nc; c++)
-        g->colx[c] = x, g->colw[c] = hm[c] ? base + g->inl[c] + g->inr[c] : equal, x += g->colw[c] + gap;
+        g->colx[c] = x, g->colw[c] = hm[c] ? base + g->inl[c] + g->inr[c] : equal, x += g->colw[c] + gapx;
     /* rows: equal shares, then what a row does not take goes to the rows that take all theirs */
-    double H = fmax(0, h0 - (nr - 1) * gap), used[BL_FIG_MAX_GRID];
+    double gapy = maps_only > 0 ? fmin(gap, MAPS_GAP_Y * d->u) : gap;   /* under a map: its labels' room */
+    double H = fmax(0, h0 - (nr - 1) * gapy), used[BL_FIG_MAX_GRID];
     for (int r = 0; r < nr; r++) g->rowh[r] = H / nr;
     for (int iter = 0; iter < 8; iter++) {
         double slack = 0, T = 0, osum = 0, over[BL_FIG_MAX_GRID] = {0};
@@ -365,7 +395,7 @@ static void plan_grid(dctx *d, const bl_figure *f, int level, double x0, double 
         g->rowh[r] = used[r], total += used[r];
     }
     double pad = total < H ? (H - total) / (nr + 1) : 0, y = y0 + pad;
-    for (int r = 0; r < nr; r++) g->rowy[r] = y, y += g->rowh[r] + gap + pad;
+    for (int r = 0; r < nr; r++) g->rowy[r] = y, y += g->rowh[r] + gapy + pad;
     grid_give_width(d, f, g, gap);
     grid_compact(d, f, g, x0, w0, 8 * d->u);
     grid_pack_images(d, f, g, x0, w0, gap);
@@ -379,7 +409,7 @@ static void plan_grid(dctx *d, const bl_figure *f, int level, double x0, double 
         g->side = fmin(g->side, fmin(hw, hh));
         g->cut += g->deco[i].xlab && would_cut(d, p->xlabel, 18, 0, dr_room_at(b, cx));
         g->cut += g->deco[i].ylab && would_cut(d, p->ylabel, 18, 0, hh);
-        g->cut += dr_title_cut(d, p->title, dr_room_at(b, b.x + b.w / 2));
+        g->cut += dr_title_cut(d, p->title, dr_room_at(b, dr_heat_title_x(&hg, b, g->deco[i], p->cols)));
     }
 }
 
@@ -390,12 +420,16 @@ static int choose_plan(dctx *d, const bl_figure *f, double x0, double w0, double
                        double page_w, grid_plan *plans)
 {
     double best = 0;
-    for (int k = 0; k < DECO_LEVELS; k++) {
-        plan_grid(d, f, k, x0, w0, y0, h0, gap, page_w, &plans[k]);
+    for (int k = 0; k < DECO_LEVELS; k++) plan_grid(d, f, k, x0, w0, y0, h0, gap, page_w, &plans[k]);
+    /* the maps without their colour bar (the last level) only when with it they would be less
+     * than DECO_KEEP of that, or less than BAR_KEEP units a side (a thumbnail 300 wide) */
+    int levels = DECO_LEVELS - 1;
+    for (int k = 0; k < levels; k++)
         if (isfinite(plans[k].side)) best = fmax(best, plans[k].side);
-    }
+    if (isfinite(plans[levels].side) && (best < DECO_KEEP * plans[levels].side || best < BAR_KEEP * d->u))
+        best = plans[levels].side, levels++;
     int large = -1;
-    for (int k = 0; k < DECO_LEVELS; k++) {
+    for (int k = 0; k < levels; k++) {
         int ok = !(best > 0) || plans[k].side >= DECO_KEEP * best;
         if (ok && large < 0) large = k;
         if (ok && !plans[k].cut) return k;
@@ -496,7 +530,10 @@ static int place(dctx *d, const bl_figure *f, double margin, double w, double h,
     double note_h = 0;
     int level = 0;
     for (int pass = 0; pass < 2; pass++) {
-        level = choose_plan(d, f, margin, w - 2 * margin - d->strip, top, h - top - margin - note_h, gap, w - d->strip, plans);
+        /* the x labels under a map reach 17 units past its box: on a margin less than that
+         * (a short page at font=2's 16) the rest is kept */
+        double reach = fmax(0, 17 * d->u - margin);
+        level = choose_plan(d, f, margin, w - 2 * margin - d->strip, top, h - top - margin - note_h - reach, gap, w - d->strip, plans);
         figure_thin(d, f, &plans[level], thin, n);
         if (!thin[0] || pass) break;
         note_h = 22 * d->u;   /* the note in the margin, 2 units below the texts under the maps */

@@ -45,15 +45,23 @@ static int index_ticks(int n, double cell, double min_px, double *t, double *ste
 static int bar_ticks(dctx *d, float vmin, float vmax, double h, double *t, double *step, double *widest)
 {
     bl_scale s = {vmin, vmax, 0};
-    int n = bl_scale_ticks(&s, (int)fmax(3, h / (45 * d->u)), t, MAX_TICKS, step), m = 0;
     dr_font(d, DR_TICK, 0, 0);
     cairo_font_extents_t fe;
     cairo_font_extents(d->cr, &fe);
-    double th = fe.ascent + fe.descent + 2 * d->u, last = -INFINITY;
-    for (int i = 0; i < n; i++) {
-        double y = h * bl_cmap_pos((float)t[i], vmin, vmax);
-        if (y - last < th) continue;
-        t[m++] = t[i], last = y;
+    double th = fe.ascent + fe.descent + 2 * d->u;
+    int m = 0;
+    /* more ticks asked for while fewer than two are labelled (rope check's bar over -32 .. 32
+     * at 800 x 450 font=2 was labelled "0" alone: its ticks were -50, 0, 50) */
+    int want0 = (int)fmax(3, h / (45 * d->u));
+    for (int want = want0; want == want0 || (want <= want0 + 8 && m < 2); want++) {
+        double last = -INFINITY;
+        int n = bl_scale_ticks(&s, want, t, MAX_TICKS, step);
+        m = 0;
+        for (int i = 0; i < n; i++) {
+            double y = h * bl_cmap_pos((float)t[i], vmin, vmax);
+            if (y - last < th) continue;
+            t[m++] = t[i], last = y;
+        }
     }
     if (widest) *widest = 0;
     for (int i = 0; widest && i < m; i++) {
@@ -232,6 +240,11 @@ heat_geom dr_heat_place(dctx *d, const bl_panel *p, box b, heat_deco k)
     return g;
 }
 
+double dr_heat_title_x(const heat_geom *g, box b, heat_deco k, int cols)
+{
+    return k.bar && !k.bar_room ? g->left + g->cw * cols / 2 : b.x + b.w / 2;
+}
+
 /* "2nd", "3rd", "11th" */
 static const char *ordinal(int k, char *buf, size_t n)
 {
@@ -256,10 +269,12 @@ void dr_heatmap(dctx *d, const bl_panel *p, box b, heat_deco k)
     double u = d->u;
     float vmin, vmax;
     bl_heat_range(p, &vmin, &vmax);
-    dr_panel_title(d, p, b, b.y + 16 * u);
     heat_geom g = dr_heat_place(d, p, b, k);
     double top = g.top, left = g.left, cw = g.cw, ch = g.ch, lw = g.lw;
     double hw = cw * p->cols, hh = ch * p->rows;
+    box tb = b;   /* the title over the map, not over the map and its colour bar */
+    tb.x = dr_heat_title_x(&g, b, k, p->cols) - b.w / 2;
+    dr_panel_title(d, p, tb, b.y + 16 * u);
     cairo_save(d->cr);
     cairo_set_antialias(d->cr, CAIRO_ANTIALIAS_NONE);
     for (int r = 0; r < p->rows; r++)
@@ -362,15 +377,18 @@ static int heat_same_cols(const bl_panel *p, const bl_panel *q)
  *   2  as matplotlib's label_outer: no y label and row labels where the map on the left has
  *      the same rows, no x label and column labels where the map below has the same columns;
  *   3  no axis labels;
- *   4  no tick labels and no colour bar: the maps alone. */
+ *   4  no tick labels: the maps and their colour bar alone (without the bar the colours
+ *      say nothing; 4 heads at 800 x 450 font=2 dropped it and every label);
+ *   5  the maps alone, only where the bar would leave them far smaller (draw.c's choose_plan). */
 heat_deco dr_heat_deco_at(const bl_figure *f, int i, int level)
 {
     heat_deco k = DECO_ALL;
     int r = i / f->cols, c = i % f->cols;
     const bl_panel *p = &f->panels[i];
-    if (level >= 4) return (heat_deco){0, 0, 0, 0, 0, 0};
     if (c + 1 < f->cols && heat_same_scale(p, &f->panels[i + 1])) k.bar = 0;
     if (c + 1 == f->cols && r + 1 < f->rows && heat_same_scale(p, &f->panels[i + f->cols])) k.bar_room = 1;
+    if (level >= 5) return (heat_deco){0, 0, 0, 0, 0, 0};
+    if (level >= 4) return (heat_deco){k.bar, 0, 0, 0, 0, k.bar_room};
     if (level >= 2 && c > 0 && heat_same_rows(p, &f->panels[i - 1])) k.ylab = k.rowticks = 0;
     if (level >= 2 && r + 1 < f->rows && heat_same_cols(p, &f->panels[i + f->cols])) k.xlab = k.colticks = 0;
     if (level >= 3) k.ylab = k.xlab = 0;

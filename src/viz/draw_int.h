@@ -183,6 +183,9 @@ typedef struct {
 
 heat_geom dr_heat_place(dctx *d, const bl_panel *p, box b, heat_deco k);
 int dr_heat_thin(const bl_panel *p, const heat_geom *g, heat_deco k);
+/* where a heatmap's title is centred: over its box, or over the map when the box holds its
+ * colour bar too (head 3 of 4 in a row stood over the bar) */
+double dr_heat_title_x(const heat_geom *g, box b, heat_deco k, int cols);
 void dr_thin_note(int kmin, int kmax, int which, char *buf, size_t n);
 heat_deco dr_heat_deco_at(const bl_figure *f, int i, int level);
 void dr_heatmap(dctx *d, const bl_panel *p, box b, heat_deco k);

@@ -283,7 +283,7 @@ int bl_legend_place(const bl_panel *p, const bl_scale *xs, const bl_scale *ys, d
 {
     /* column (0 left, 1 centre, 2 right) and row (0 lower, 1 centre, 2 upper) of each candidate */
     static const int spot[9][2] = { {2, 2}, {0, 2}, {0, 0}, {2, 0}, {2, 1}, {0, 1}, {1, 0}, {1, 2}, {1, 1} };
-    double bx[9], by[9];
+    double bx[9], by[9], c = m / 4;
     long bad[9] = {0}, badpt[9] = {0}, total = 0, points = 0;
     for (int k = 0; k < 9; k++) {
         bx[k] = spot[k][0] == 0 ? m : spot[k][0] == 2 ? 1 - m - w : 0.5 - w / 2;
@@ -321,12 +321,15 @@ int bl_legend_place(const bl_panel *p, const bl_scale *xs, const bl_scale *ys, d
                 have = 0;
                 continue;
             }
-            int steps = have && !(se->flags & BL_NO_LINE) ? 8 : 1;
+            /* 8 samples a segment, more on a long one (a spike of a third of the plot's height
+             * passed a legend's corner between two samples), each counted within c of the box
+             * (the line's width: stats' spikes touched its legend at 1600 x 900 font=2) */
+            int steps = have && !(se->flags & BL_NO_LINE) ? (int)fmin(200, fmax(8, ceil(hypot(tx - lx, ty - ly) * 60))) : 1;
             for (int j = 1; j <= steps; j++) {
                 double f = (double)j / steps, x = lx + (tx - lx) * f, y = ly + (ty - ly) * f;
                 if (steps == 1) x = tx, y = ty;
                 for (int k = 0; k < 9; k++) {
-                    int in = x >= bx[k] && x <= bx[k] + w && y >= by[k] && y <= by[k] + h;
+                    int in = x >= bx[k] - c && x <= bx[k] + w + c && y >= by[k] - c && y <= by[k] + h + c;
                     bad[k] += in;
                     badpt[k] += in && j == steps;   /* the point itself */
                 }

@@ -44,7 +44,8 @@ int bl_legend_best(const bl_panel *p, const bl_scale *xs, const bl_scale *ys, do
                    double *x0, double *y0);
 
 /* What a legend box covers: data points and samples along the drawn lines (the points, and 8
- * a segment) and over the bands under it, and of all of them. */
+ * a segment, more on a long one) within a quarter of the margin m of it, and over the bands under it,
+ * and of all of them. */
 typedef struct {
     long samples, points;  /* under the box */
     long total, npoints;   /* in all */

@@ -1519,7 +1519,7 @@ BL_TEST(lengen_labels_name_the_models_only)
     snprintf(cmd, sizeof cmd, "lengen g h factor=2 windows=2 labels=learned,RoPE > %s", tmp("lg.png"));
     if (traced(s, &lay, cmd) == 0) {
         CHECK(layout_count(&lay, BL_TEXT_LEGEND, 0, "learned") == 1 && layout_count(&lay, BL_TEXT_LEGEND, 0, "RoPE") == 1 &&
-                  layout_count(&lay, BL_TEXT_LEGEND, 0, "training context 8") == 1,
+                  layout_count(&lay, BL_TEXT_LEGEND, 0, "context 8") == 1,
               "labels= did not name the two models and keep the marker's name");
         int runs[2] = { -2, -2 }, nrun = 0, guide = 0;
         for (int k = 0; k < lay.nseries; k++) {
@@ -2056,6 +2056,111 @@ BL_TEST(slide_views_readable_at_projector_fonts)
     session_free(s);
 }
 
+
+/* attn of 4 and 8 heads at 800 x 450 font=2 (a lecturer's pass, issue 16): the maps use the
+ * page's room, their labels dropped first (a shared colour bar stays): 4 heads' maps at least
+ * 95 pixels a side (in 2 x 2 under their titles and labels they were 70, with half the width
+ * empty), 8 heads' at least 75 (they were 50, their titles cut to "he\xe2\x80\xa6"); one colour bar;
+ * no text cut, the layout rules kept. */
+BL_TEST(attn_heads_use_the_room_at_projector_fonts)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512], why[1024];
+    const int heads[] = { 4, 8 };
+    const double least[] = { 95, 75 };
+    for (int k = 0; k < 2; k++) {
+        snprintf(cmd, sizeof cmd, "m%d = dit(dim=32, depth=1, heads=%d, batch=4)", heads[k], heads[k]);
+        CHECK(run_in(s, cmd) == 0, "%s", errbuf);
+        snprintf(cmd, sizeof cmd, "use m%d; attn width=800 height=450 font=2 > %s", heads[k], tmp("heads.png"));
+        if (traced(s, &lay, cmd)) continue;
+        int maps = 0, bars = 0;
+        double side = INFINITY;
+        for (int b = 0; b < lay.nblock; b++) {
+            const bl_block_box *x = &lay.block[b];
+            if (x->kind == BL_BLOCK_MAP) maps++, side = fmin(side, fmin(x->x1 - x->x0, x->y1 - x->y0));
+            bars += x->kind == BL_BLOCK_BAR;
+        }
+        CHECK(maps == heads[k] && bars == 1, "%s: %d maps and %d colour bars, want %d and 1", cmd, maps, bars, heads[k]);
+        CHECK(side >= least[k], "%s: maps %.1f pixels a side, want %g or more", cmd, side, least[k]);
+        CHECK(layout_problems(&lay, why, sizeof why) == 0, "%s: %s", cmd, why);
+        CHECK(layout_map_problems(&lay, least[k], why, sizeof why) == 0, "%s: %s", cmd, why);
+        CHECK(layout_cut_texts(&lay, why, sizeof why) == 0, "%s: %s", cmd, why);
+    }
+    session_free(s);
+}
+
+
+/* Legends of a lecturer's slides (issue 16): lengen v1 v2 at 800 x 450 font=2 has its legend on
+ * one row (below the plot it took two: "v1 (pos=learned)", "training context 16"); stats at
+ * 1600 x 900 font=2 keeps every line 2 pixels or more from its legend box (the spikes of
+ * "before norm" touched it), each segment sampled 64 times. */
+BL_TEST(slide_legends_one_row_and_off_the_lines)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, lecture_runs, 2);
+    CHECK(run_in(s, cmd) == 0, "%s", errbuf);
+    snprintf(cmd, sizeof cmd, "lengen v1 v2 windows=2 width=800 height=450 font=2 > %s", tmp("leg1.png"));
+    if (traced(s, &lay, cmd) == 0) {
+        double lo = INFINITY, hi = -INFINITY;
+        int n = 0;
+        for (int t = 0; t < lay.ntext; t++)
+            if (lay.text[t].role == BL_TEXT_LEGEND) {
+                double y = (lay.text[t].y0 + lay.text[t].y1) / 2;
+                lo = fmin(lo, y), hi = fmax(hi, y), n++;
+            }
+        CHECK(n == 3 && hi - lo < 1, "%s: %d legend entries over %.1f pixels of height, want 3 on one row", cmd, n, hi - lo);
+    }
+    snprintf(cmd, sizeof cmd, "use d; stats width=1600 height=900 font=2 > %s", tmp("leg2.png"));
+    if (traced(s, &lay, cmd) == 0)
+        for (int k = 0; k < lay.naxes; k++) {
+            const bl_axes_box *r = &lay.axes[k];
+            if (r->legend == BL_LEGEND_NONE) continue;
+            int near = 0;
+            for (int i = 1; i < lay.npt; i++) {
+                const bl_layout_point *a = &lay.pt[i - 1], *b = &lay.pt[i];
+                if (a->panel != b->panel || a->series != b->series) continue;
+                for (int j = 0; j <= 64; j++) {
+                    double x = a->x + (b->x - a->x) * j / 64, y = a->y + (b->y - a->y) * j / 64;
+                    near += x > r->lx0 - 2 && x < r->lx1 + 2 && y > r->ly0 - 2 && y < r->ly1 + 2;
+                }
+            }
+            CHECK(near == 0, "%s: %d samples of the lines within 2 pixels of panel %d's legend", cmd, near, r->panel);
+        }
+    session_free(s);
+}
+
+
+/* Every colour bar labelled at two values or more (a lecturer's pass, issue 16): rope check at
+ * 800 x 450 font=2 labelled its bar over -32 .. 32 with "0" alone; attn of 4 heads too. */
+BL_TEST(colour_bars_labelled_twice_or_more)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512];
+    const char *views[] = { "rope check", "m = dit(dim=32, depth=1, heads=4, batch=4); use m; attn", "rope table" };
+    const char *sizes[] = { "width=800 height=450 font=2", "width=800 height=450", "font=2", "" };
+    for (int v = 0; v < 3; v++)
+        for (int z = 0; z < 4; z++) {
+            snprintf(cmd, sizeof cmd, "%s %s > %s", views[v], sizes[z], tmp("bars.png"));
+            if (traced(s, &lay, cmd)) continue;
+            for (int b = 0; b < lay.nblock; b++) {
+                const bl_block_box *x = &lay.block[b];
+                if (x->kind != BL_BLOCK_BAR) continue;
+                int n = 0;
+                for (int t = 0; t < lay.ntext; t++) {
+                    const bl_text_box *q = &lay.text[t];
+                    double y = (q->y0 + q->y1) / 2;
+                    n += q->role == BL_TEXT_TICK && q->x0 >= x->x1 && q->x0 <= x->x1 + 40 * lay.u && y >= x->y0 - 1 && y <= x->y1 + 1;
+                }
+                CHECK(n >= 2, "%s: panel %d's colour bar has %d tick labels, want 2 or more", cmd, x->panel, n);
+            }
+        }
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -2099,6 +2204,9 @@ int main(void)
     RUN(legends_off_the_data_at_slide_sizes);
     RUN(qk_growth_plots_for_slides);
     RUN(slide_views_readable_at_projector_fonts);
+    RUN(attn_heads_use_the_room_at_projector_fonts);
+    RUN(slide_legends_one_row_and_off_the_lines);
+    RUN(colour_bars_labelled_twice_or_more);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);

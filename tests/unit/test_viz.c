@@ -427,15 +427,16 @@ BL_TEST(test_legend_best)
     CHECK(k == 4 && fabs(bx - 0.89) < 1e-12 && fabs(by - 0.45) < 1e-12, "crossing lines: spot %d at %g, %g", k, bx, by);
     k = bl_legend_best(q, &xs, &ys, 0.1, 0.1, 0.01, &bx, &by);
     CHECK(k == 1 && fabs(bx - 0.01) < 1e-12 && fabs(by - 0.89) < 1e-12, "rising line: spot %d at %g, %g", k, bx, by);
-    /* what it covers there: nothing of 3 points and 1 + 8 + 8 samples; a box of the whole plot
-     * covers all of them */
+    /* what it covers there: nothing of 3 points and 1 + 41 + 41 samples (a segment of 0.5 x
+     * 1 / 2.2 of the plot, 0.676 of its side long, sampled 60 times a side: ceil(40.6)); a box
+     * of the whole plot on x -1 .. 3 covers all of its 1 + 32 + 32 (0.519 long: ceil(31.1)) */
     bl_legend_cover c;
     bl_legend_place(q, &xs, &ys, 0.1, 0.1, 0.01, &bx, &by, &c);
-    CHECK(c.samples == 0 && c.points == 0 && c.total == 17 && c.npoints == 3, "covers %ld of %ld samples, %ld of %ld points",
+    CHECK(c.samples == 0 && c.points == 0 && c.total == 83 && c.npoints == 3, "covers %ld of %ld samples, %ld of %ld points",
           c.samples, c.total, c.points, c.npoints);
     bl_scale wide = {-1, 3, 0};
     bl_legend_place(q, &wide, &ys, 0.98, 0.98, 0.01, &bx, &by, &c);
-    CHECK(c.samples == 17 && c.points == 3, "a whole-plot box covers %ld samples, %ld points", c.samples, c.points);
+    CHECK(c.samples == 65 && c.total == 65 && c.points == 3, "a whole-plot box covers %ld samples, %ld points", c.samples, c.points);
     bl_fig_free(f);
 }
 

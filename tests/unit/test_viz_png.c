@@ -185,9 +185,9 @@ BL_TEST(test_png_marked_cell)
 }
 
 /* small multiples of heatmaps (`attn` of 4 heads: a 2 x 2 grid of 8 x 8 maps) sit side by side,
- * not each in the middle of half the page. At 1600 x 900 (u = 1): rows of 386 units from y = 68
- * (24 margin + 44 title, 36 between rows), a map from 10 below the row's top to 30 above its
- * bottom: 346 x 346, cells 43.25. Between the maps of a row (one colour bar for the figure, right
+ * not each in the middle of half the page. At 1600 x 900 (u = 1): rows of 394 units from y = 68
+ * (24 margin + 44 title, 20 between rows of maps: draw.c's MAPS_GAP_Y), a map from 10 below the
+ * row's top to 30 above its bottom: 354 x 354, cells 44.25. Between the maps of a row (one colour bar for the figure, right
  * of the grid, none between them): 8, then the next panel's room for a y label 30 + 12 and its
  * row labels ("7", about 10): about 62 (it was 448, each map centred in a 758-wide half). The grid
  * is centred: its maps' middle is left of the page's by half of bar minus label room, about 14. */
@@ -211,10 +211,10 @@ BL_TEST(test_png_heatmap_grid_compact)
     for (int k = 0; k < 4; k++) {
         int n = map_box(&im, bl_cmap_rgb(BL_CMAP_VIRIDIS, level[k]), &x0[k], &y0[k], &x1[k], &y1[k]);
         CHECK(n > 100000, "map %d: %d pixels", k, n);
-        CHECK(abs(x1[k] - x0[k] + 1 - 346) <= 2 && abs(y1[k] - y0[k] + 1 - 346) <= 2, "map %d is %d x %d, want 346 x 346",
+        CHECK(abs(x1[k] - x0[k] + 1 - 354) <= 2 && abs(y1[k] - y0[k] + 1 - 354) <= 2, "map %d is %d x %d, want 354 x 354",
               k, x1[k] - x0[k] + 1, y1[k] - y0[k] + 1);
     }
-    CHECK(abs(y0[0] - 78) <= 1 && abs(y0[2] - (68 + 386 + 36 + 10)) <= 1, "rows at %d and %d", y0[0], y0[2]);
+    CHECK(abs(y0[0] - 78) <= 1 && abs(y0[2] - (68 + 394 + 20 + 10)) <= 1, "rows at %d and %d", y0[0], y0[2]);
     for (int r = 0; r < 2; r++) {
         int between = x0[2 * r + 1] - (x1[2 * r] + 1);
         CHECK(between > 45 && between < 80, "row %d: %d pixels between the maps, want about 62", r, between);
