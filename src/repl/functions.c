@@ -763,6 +763,27 @@ static int items_of(const bl_value *v)
     return v->kind == BL_V_LIST ? v->n : v->kind == BL_V_TENSOR && v->t->ndim > 0 ? v->t->shape[0] : -1;
 }
 
+/* list(), list(xs): Python's list of the items a for loop takes from xs (a copy of a list, a
+ * dict's keys, a tensor's rows). */
+static bl_value *f_list(bl_callargs *a)
+{
+    if (bl_nargs(a, 0, 1) < 0) return NULL;
+    int n = !a->n ? 0 : a->v[0]->kind == BL_V_DICT ? a->v[0]->n : items_of(a->v[0]);
+    if (n < 0) {
+        bl_fail("list: cannot loop over a %s (a list, range(n), a dict's keys or a tensor, by its first dimension)",
+                a->v[0]->kind == BL_V_TENSOR ? "0-D tensor" : bl_val_kind_name(a->v[0]));
+        bl_session_errat(a->s, a->vpos[0]);
+        return NULL;
+    }
+    bl_value *l = bl_val_list(n);
+    for (int i = 0; l && i < n; i++)
+        if (bl_val_list_set(l, i, bl_lang_item(a->v[0], i)) < 0) {
+            bl_val_unref(l);
+            l = NULL;
+        }
+    return l;
+}
+
 /* enumerate(xs, start=0): the list of [i, x] pairs; zip(a, b, ...): the list of [a_i, b_i, ...],
  * as long as the shortest (Python's, as lists: for i, x in enumerate(xs)). Items are a list's or
  * a tensor's rows, as a for loop takes them. */
@@ -1070,9 +1091,12 @@ const bl_function bl_functions[] = {
     { "zip", "zip(a, b, ...)",
       "The list of [a[i], b[i], ...], as long as the shortest (Python's zip). for x, y in zip(xs, ys):\n"
       "unpacks each.", f_enumerate_zip },
+    { "list", "list(xs)",
+      "A list of what a for loop takes from xs (Python's list).\n"
+      "A copy of a list, a dict's keys, a tensor's rows; list() is []. list(m.parameters()).", f_list },
     { "dict", "dict(pairs) | dict(d) | dict(key=value, ...)",
-      "A dict (Python's dict): from a list of [key, value] pairs, a copy of a dict, or keywords\n"
-      "(string keys), in that order; a key given twice keeps the last value.\n"
+      "A dict (Python's dict) from [key, value] pairs, a dict, or keywords.\n"
+      "In that order; keywords give string keys, and a key given twice keeps the last value.\n"
       "params = dict(m.named_parameters()); params[\"transformer.wte.weight\"].shape", f_dict },
     { "str", "str(x)",
       "x as print shows it, as a string (Python's str). \"run\" + str(3) is \"run3\"; in a\n"

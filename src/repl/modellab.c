@@ -754,7 +754,7 @@ const bl_function bl_modellab_functions[] = {
     { "grads", "grads(m)",
       "A table of model m's parameters: name, shape, grad_norm and norm (L2).", fn_grads },
     { "parameters", "parameters(m)",
-      "Model m's parameters as a list of tensors (m.parameters()), live as PyTorch's.\n"
+      "Model m's live parameters as a list of tensors (m.parameters()).\n"
       "In the checkpoint's order; each is the model's own weights (step, train and set_param\n"
       "show in it) and a leaf that requires a gradient, its .grad the model's gradient (None\n"
       "before a backward reached the model, or after zero_grad(m) or train, as torch's).\n"

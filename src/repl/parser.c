@@ -113,7 +113,7 @@ static bl_ast *node(P *p, bl_node_kind k, const bl_token *t)
 static bl_ast *expr(P *p);
 static bl_ast *test(P *p);
 static int kw(P *p, const char *w);
-static int comprehension(P *p, bl_ast *n, bl_ast *elem, const bl_token *open);
+static int comprehension(P *p, bl_ast *n, bl_ast *elem, const bl_token *open, bl_tok_kind close);
 static int target(P *p, bl_stmt *s, const char *what);
 static int params(P *p, bl_stmt *s, bl_tok_kind close);
 static const char *span_text(P *p, int from, int to);
@@ -199,7 +199,13 @@ static int items(P *p, bl_ast *n, bl_tok_kind close, int mode, const bl_token *o
             a = mode == 2 ? index_item(p) : expr(p);
             if (a && mode == 0 && l.n == 0 && kw(p, "for")) {     /* [f(k) for k in xs] */
                 list_free(&l);
-                return comprehension(p, n, a, open);
+                return comprehension(p, n, a, open, BL_T_RBRACK);
+            }
+            if (a && mode == 1 && !key && l.n == 0 && kw(p, "for")) {
+                /* sum(p.numel() for p in ps): Python's generator expression, as the list */
+                bl_ast *c = node(p, BL_N_COMP, open);
+                if (!c || comprehension(p, c, a, open, BL_T_RPAREN) < 0 || list_push(&l, c, NULL, kpos) < 0) goto fail;
+                break;
             }
             if (!a || list_push(&l, a, key, kpos) < 0) goto fail;
             if (accept(p, BL_T_COMMA)) {
@@ -749,8 +755,9 @@ static bl_ast *expr(P *p)
     return n;
 }
 
-/* After '[' elem 'for': NAME 'in' test ['if' test] ']' into n (a BL_N_COMP). 0 or -1. */
-static int comprehension(P *p, bl_ast *n, bl_ast *elem, const bl_token *open)
+/* After '[' elem 'for': NAME 'in' test ['if' test] ']' into n (a BL_N_COMP); close is ']', or ')'
+ * for a generator expression, the only argument of a call (evaluated as the list). 0 or -1. */
+static int comprehension(P *p, bl_ast *n, bl_ast *elem, const bl_token *open, bl_tok_kind close)
 {
     n->kind = BL_N_COMP;
     n->a = elem;
@@ -765,10 +772,14 @@ static int comprehension(P *p, bl_ast *n, bl_ast *elem, const bl_token *open)
         next(p);
         if (!(n->c = test(p))) return -1;
     }
-    if (accept(p, BL_T_RBRACK)) return 0;
-    char what[96];
-    snprintf(what, sizeof what, "expected ']' to end the list comprehension (the '[' at column %d is open)",
-             open->pos.col);
+    if (accept(p, close)) return 0;
+    char what[128];
+    if (close == BL_T_RPAREN)
+        snprintf(what, sizeof what, "expected ')' to end the generator expression (the '(' at column %d is "
+                 "open; it is the call's only argument)", open->pos.col);
+    else
+        snprintf(what, sizeof what, "expected ']' to end the list comprehension (the '[' at column %d is open)",
+                 open->pos.col);
     return fail_at(p, peek(p), what) ? 0 : -1;
 }
 
