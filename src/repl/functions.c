@@ -169,7 +169,7 @@ int bl_kw_bool(bl_callargs *a, const char *key, int def, int *b)
 }
 
 /* Shape from the positional arguments from..n-1, or one list argument. */
-static int shape_args(bl_callargs *a, int from, int *nd, int *shape, int allow_neg)
+int bl_shape_args(bl_callargs *a, int from, int *nd, int *shape, int allow_neg)
 {
     bl_value **v = a->v + from;
     bl_pos *pos = a->vpos + from;
@@ -231,7 +231,7 @@ static bl_value *fill_new(bl_callargs *a, int nd, const int *shape)
 static bl_value *f_fill(bl_callargs *a)
 {
     int nd, shape[BL_MAXDIM];
-    if (bl_nargs(a, 1, -1) < 0 || shape_args(a, 0, &nd, shape, 0) < 0) return NULL;
+    if (bl_nargs(a, 1, -1) < 0 || bl_shape_args(a, 0, &nd, shape, 0) < 0) return NULL;
     return fill_new(a, nd, shape);
 }
 
@@ -316,7 +316,7 @@ static bl_value *f_reshape(bl_callargs *a)
     int nd, shape[BL_MAXDIM];
     if (bl_nargs(a, 2, -1) < 0) return NULL;
     bl_tensor *x = bl_arg_tensor(a, 0);
-    if (!x || shape_args(a, 1, &nd, shape, 1) < 0) return NULL;
+    if (!x || bl_shape_args(a, 1, &nd, shape, 1) < 0) return NULL;
     return bl_view_call(a, nd, shape);
 }
 
@@ -1057,7 +1057,7 @@ const bl_function bl_functions[] = {
 /* The tables of functions: this file's, then those of other files (each ends with {NULL}). */
 static const bl_function *const tables[] = {
     bl_functions, bl_figure_functions, bl_model_functions, bl_run_functions, bl_modellab_functions,
-    bl_grad_functions, bl_math_functions, bl_tensor_functions, bl_loss_functions, NULL,
+    bl_grad_functions, bl_math_functions, bl_tensor_functions, bl_random_functions, bl_loss_functions, NULL,
 };
 
 const bl_function *bl_function_at(int i)
