@@ -15,6 +15,7 @@
 #include "core/fmt.h"
 #include "repl/strfmt.h"
 #include "core/ops.h"
+#include "core/ops_math.h"
 #include "core/tensor_math.h"
 #include "nn/nn.h"
 #include "train/safetensors.h"
@@ -384,15 +385,32 @@ static bl_value *f_round(bl_callargs *a)
 }
 
 /* ---- block parts ---- */
+/* GELU's tanh approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (Hendrycks &
+ * Gimpel 2016, eq. 2; F.gelu(x, approximate="tanh"), GPT-2's) as graph ops, so its gradient is
+ * theirs: 0.5 x + 0.5 x tanh(...). */
+static bl_tensor *gelu_tanh(bl_graph *g, bl_tensor *x)
+{
+    bl_tensor *x3 = bl_pow_scalar(g, x, 3);
+    bl_tensor *in = x3 ? bl_add(g, x, bl_scale(g, x3, 0.044715f)) : NULL;
+    bl_tensor *t = in ? bl_unary_op(g, BL_TANH, bl_scale(g, in, 0.7978845608028654f)) : NULL;
+    bl_tensor *xt = t ? bl_mul(g, x, t) : NULL;
+    return xt ? bl_add(g, bl_scale(g, x, 0.5f), bl_scale(g, xt, 0.5f)) : NULL;
+}
+
 static bl_value *f_act(bl_callargs *a)
 {
+    int tanh_form = 0;
     if (bl_nargs(a, 1, 1) < 0) return NULL;
+    bl_value *ap = a->fname[0] == 'g' ? bl_kw(a, "approximate") : NULL;
+    if (ap && (ap->kind != BL_V_STR || (strcmp(ap->str, "none") && strcmp(ap->str, "tanh"))))
+        return BL_FAILP("gelu: approximate must be \"none\" (the exact erf form) or \"tanh\"");
+    tanh_form = ap && !strcmp(ap->str, "tanh");
     bl_tensor *x = bl_arg_tensor(a, 0);
     bl_ag ag;
     bl_graph *g = x ? bl_ag_begin(&ag, a) : NULL;
     if (!g) return NULL;
     x = bl_ag_in(&ag, a->v[0], x);
-    return bl_ag_end(&ag, !x ? NULL : a->fname[0] == 'g' ? bl_gelu(g, x) : bl_silu(g, x));
+    return bl_ag_end(&ag, !x ? NULL : tanh_form ? gelu_tanh(g, x) : a->fname[0] == 'g' ? bl_gelu(g, x) : bl_silu(g, x));
 }
 
 static bl_value *f_softmax(bl_callargs *a)
@@ -980,7 +998,10 @@ const bl_function bl_functions[] = {
       "RMSNorm over the last dimension: x / sqrt(mean(x^2) + eps) * w.\n"
       "No mean subtraction (Zhang & Sennrich 2019): each token comes out with rms 1 but keeps\n"
       "the sign of its mean.", f_norm },
-    { "gelu", "gelu(x)", "GELU, exact erf form: 0.5 x (1 + erf(x / sqrt 2)).", f_act },
+    { "gelu", "gelu(x, approximate=\"none\")",
+      "GELU, exact erf form: 0.5 x (1 + erf(x / sqrt 2)) (F.gelu; the models' FFN uses it).\n"
+      "approximate=\"tanh\" gives the tanh form 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))\n"
+      "of GPT-2 and F.gelu(x, approximate=\"tanh\"); it differs from the exact one by < 5e-4.", f_act },
     { "silu", "silu(x)", "SiLU: x * sigmoid(x); silu(1) = 0.7311, silu(-1) = -0.2689.\n"
       "At the ends it gives F.silu's values: silu(-1e30) = -0, silu(-inf) = nan (-inf * 0),\n"
       "silu(inf) = inf.", f_act },
