@@ -967,14 +967,16 @@ const bl_function bl_functions[] = {
       bl_fn_reduce },
     { "min", "min(x, dim=, keepdim=off) | min(a, b, ...)",
       "The smallest element of x, or [values, indices] along dim (torch.min).\n"
-      "v, i = x.min(1) unpacks the pair; x.min(1)[0] is the values. The indices are the first\n"
-      "smallest (argmin's), where the gradient goes. min(a, b, ...) of numbers is Python's\n"
-      "min; of two tensors the elementwise minimum (torch.min(a, b)).", bl_fn_reduce },
+      "v, i = x.min(1) unpacks the pair; x.min(1).values (or [0]) is the values,\n"
+      ".indices the indices: the first smallest (argmin's), where the gradient goes.\n"
+      "min(a, b, ...) of numbers is Python's min; of two tensors the elementwise\n"
+      "minimum (torch.min(a, b)).", bl_fn_reduce },
     { "max", "max(x, dim=, keepdim=off) | max(a, b, ...)",
       "The largest element of x, or [values, indices] along dim (torch.max).\n"
-      "v, i = x.max(1) unpacks the pair; x.max(1)[0] is the values. The indices are the first\n"
-      "largest (argmax's), where the gradient goes. max(a, b, ...) of numbers is Python's\n"
-      "max; of two tensors the elementwise maximum (torch.max(a, b)).", bl_fn_reduce },
+      "v, i = x.max(1) unpacks the pair; x.max(1).values (or [0]) is the values,\n"
+      ".indices the indices: the first largest (argmax's), where the gradient goes.\n"
+      "max(a, b, ...) of numbers is Python's max; of two tensors the elementwise\n"
+      "maximum (torch.max(a, b)).", bl_fn_reduce },
     { "abs", "abs(x)", "|x| elementwise; its gradient at 0 is 0, as torch's.", bl_fn_unary },
     { "sqrt", "sqrt(x)", "The square root, elementwise; sqrt(-1) is nan.", bl_fn_unary },
     { "exp", "exp(x)", "e^x elementwise.", bl_fn_unary },
