@@ -1001,9 +1001,10 @@ const bl_function bl_functions[] = {
       "No mean subtraction (Zhang & Sennrich 2019): each token comes out with rms 1 but keeps\n"
       "the sign of its mean.", f_norm },
     { "gelu", "gelu(x, approximate=\"none\")",
-      "GELU, exact erf form: 0.5 x (1 + erf(x / sqrt 2)) (F.gelu; the models' FFN uses it).\n"
-      "approximate=\"tanh\" gives the tanh form 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))\n"
-      "of GPT-2 and F.gelu(x, approximate=\"tanh\"); it differs from the exact one by < 5e-4.", f_act },
+      "GELU, exact erf form: 0.5 x (1 + erf(x / sqrt 2)) (F.gelu).\n"
+      "The models' FFN uses it. approximate=\"tanh\" gives GPT-2's tanh form\n"
+      "0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), as F.gelu(x, approximate=\"tanh\");\n"
+      "it differs from the exact one by < 5e-4.", f_act },
     { "silu", "silu(x)", "SiLU: x * sigmoid(x); silu(1) = 0.7311, silu(-1) = -0.2689.\n"
       "At the ends it gives F.silu's values: silu(-1e30) = -0, silu(-inf) = nan (-inf * 0),\n"
       "silu(inf) = inf.", f_act },

@@ -218,12 +218,12 @@ static bl_value *f_einsum(bl_callargs *a)
 
 const bl_function bl_einsum_functions[] = {
     { "einsum", "einsum(\"ij,jk->ik\", a, b)",
-      "Sums of products named by subscripts, for one or two tensors (torch.einsum).\n"
-      "Letters in both operands and the output are batch dimensions; in both but not the output\n"
-      "they are summed over; \"...\" stands for the dimensions the letters leave. Attention\n"
-      "scores: einsum(\"bhtd,bhsd->bhts\", q, k); \"ij->ji\" transposes, \"ij->\" sums. Without\n"
-      "-> the output is the letters that appear once, sorted. Differentiable (it runs as\n"
-      "permute, sum and matmul). Not supported: diagonals (\"ii->i\"), three or more operands,\n"
-      "sizes of 1 broadcasting.", f_einsum },
+      "Sums of products named by subscripts (torch.einsum).\n"
+      "One or two tensors. Letters in both operands and the output are batch dimensions; in\n"
+      "both but not the output they are summed over; \"...\" stands for the dimensions the\n"
+      "letters leave. Attention scores: einsum(\"bhtd,bhsd->bhts\", q, k); \"ij->ji\"\n"
+      "transposes, \"ij->\" sums. Without -> the output is the letters that appear once,\n"
+      "sorted. Differentiable (it runs as permute, sum and matmul). Not supported: diagonals\n"
+      "(\"ii->i\"), three or more operands, sizes of 1 broadcasting.", f_einsum },
     { NULL, NULL, NULL, NULL },
 };

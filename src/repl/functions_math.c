@@ -612,9 +612,10 @@ const bl_function bl_math_functions[] = {
       "unless descending=on; equal values keep their order (stable). The gradient goes\n"
       "back to where each value came from.", bl_fn_sort },
     { "median", "median(x, dim=, keepdim=off)",
-      "The median of x, or [values, indices] along dim (torch.median; .values, .indices).\n"
-      "The lower of the two middle values for an even count (not their mean, as torch).\n"
-      "The gradient goes to the element picked.", bl_fn_median },
+      "The median of x, or [values, indices] along dim (torch.median).\n"
+      "v, i = x.median(1) unpacks them; .values and .indices name them. The lower of the two\n"
+      "middle values for an even count (not their mean, as torch). The gradient goes to the\n"
+      "element picked.", bl_fn_median },
     { "timestep_features", "timestep_features(t, n=256)",
       "TinyDiT's sinusoidal timestep features [B, n], as the model makes them.\n"
       "Feature i < n/2 is cos(1000 t f_i), then sin, f_i = exp(-ln(10000) i / (n/2)) (DiT's\n"

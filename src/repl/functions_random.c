@@ -122,14 +122,15 @@ const bl_function bl_random_functions[] = {
       "From the session's generator, as randn's: `seed N` repeats them, but they are not the\n"
       "numbers torch's generator gives (only the distribution is the same).", f_rand },
     { "randint", "randint([low,] high, size)",
-      "Random whole numbers in [low, high) of shape size, a list or tuple (torch.randint).\n"
-      "randint(0, 10, (3,)) or randint(10, [2, 3]); low is 0 when left out. From the session's\n"
-      "generator (`seed N` repeats them; not torch's numbers). Floats holding whole numbers.", f_randint },
+      "Random whole numbers in [low, high) of shape size (torch.randint).\n"
+      "size is a list or tuple: randint(0, 10, (3,)) or randint(10, [2, 3]); low is 0 when left\n"
+      "out. From the session's generator (`seed N` repeats them; not torch's numbers). Floats\n"
+      "holding whole numbers.", f_randint },
     { "multinomial", "multinomial(probs, num_samples, replacement=off)",
-      "num_samples indices drawn with probability proportional to probs (torch.multinomial).\n"
-      "probs is [n] or [rows, n] (one draw per row), finite and >= 0, not all 0; they need not\n"
-      "add up to 1. Without replacement each index comes at most once. Sample a next token with\n"
-      "multinomial(softmax(logits / T), 1). The session's generator: `seed N` repeats it; not\n"
-      "torch's numbers.", f_multinomial },
+      "Indices drawn with probability proportional to probs (torch.multinomial).\n"
+      "num_samples of them from probs [n], or per row of [rows, n]; finite, >= 0, not all 0,\n"
+      "need not add up to 1. Without replacement each index comes at most once. A next token:\n"
+      "multinomial(softmax(logits / T), 1). From the session's generator: `seed N` repeats it;\n"
+      "not torch's numbers.", f_multinomial },
     { NULL, NULL, NULL, NULL },
 };

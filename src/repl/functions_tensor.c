@@ -396,13 +396,14 @@ const bl_function bl_tensor_functions[] = {
       "x cut along dim into n pieces of ceil(size / n), as a list (torch.chunk). Fewer pieces\n"
       "when they run out (chunk of 5 into 3 gives 2, 2, 1); gradients go back to x.", f_split },
     { "expand", "expand(x, d0, d1, ...)",
-      "x broadcast to the sizes (torch's x.expand). -1 keeps x's size there; new dimensions come\n"
-      "first, and only sizes of 1 grow: x[:1].expand(3, -1). A copy here (torch's is a view);\n"
-      "the gradient is summed over the dimensions that grew.", f_expand },
+      "x broadcast to the sizes (torch's x.expand).\n"
+      "-1 keeps x's size there; new dimensions come first, and only sizes of 1 grow:\n"
+      "x[:1].expand(3, -1). A copy here (torch's is a view); the gradient is summed over the\n"
+      "dimensions that grew.", f_expand },
     { "repeat", "repeat(x, r0, r1, ...)",
-      "x tiled r_k times along each dimension (torch's x.repeat, numpy's tile). More counts than\n"
-      "dimensions put leading ones first: x.repeat(2, 1, 1) of [3, 4] is [2, 6, 4]. The\n"
-      "gradient of every copy adds up.", f_repeat },
+      "x tiled r_k times along each dimension (torch's x.repeat, numpy's tile).\n"
+      "More counts than dimensions put leading ones first: x.repeat(2, 1, 1) of [3, 4] is\n"
+      "[2, 3, 4]. The gradient of every copy adds up.", f_repeat },
     { "dim", "dim(x)", "The number of dimensions of x (torch's x.dim(), x.ndim); 0 for a number.", f_dim },
     { "tolist", "tolist(x)",
       "x's numbers as nested lists, a 0-D x as a number (torch's x.tolist()).", f_tolist },
