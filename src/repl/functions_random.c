@@ -24,17 +24,27 @@ static bl_value *f_rand(bl_callargs *a)
 }
 
 /* randint(low=0, high, size): whole numbers uniform in [low, high) of shape size (a list or
- * tuple, torch.randint's), each by bl_rng_below (no modulo bias). */
+ * tuple, torch.randint's; also size=), each by bl_rng_below (no modulo bias). */
 static bl_value *f_randint(bl_callargs *a)
 {
     long lo = 0, hi;
-    int nd, shape[BL_MAXDIM];
-    if (bl_nargs(a, 2, 3) < 0) return NULL;
-    if (a->n == 3 && bl_arg_int(a, 0, -16777216L, 16777216L, &lo) < 0) return NULL;
-    if (bl_arg_int(a, a->n - 2, -16777216L, 16777216L, &hi) < 0) return NULL;
-    if (a->v[a->n - 1]->kind != BL_V_LIST)
-        return BL_FAILP("randint: the size must be a list or tuple, e.g. randint(0, 10, (3,)) or randint(10, [2, 3])");
-    if (bl_shape_args(a, a->n - 1, &nd, shape, 0) < 0) return NULL;
+    int nd = 0, shape[BL_MAXDIM];
+    bl_value *size = bl_kw(a, "size");
+    int nb = a->n - !size;      /* the bounds given */
+    if (size ? bl_nargs(a, 1, 2) < 0 : bl_nargs(a, 2, 3) < 0) return NULL;
+    if (nb == 2 && bl_arg_int(a, 0, -16777216L, 16777216L, &lo) < 0) return NULL;
+    if (bl_arg_int(a, nb - 1, -16777216L, 16777216L, &hi) < 0) return NULL;
+    if (!size) size = a->v[a->n - 1];
+    if (size->kind != BL_V_LIST || size->n < 1 || size->n > BL_MAXDIM)
+        return BL_FAILP("randint: the size must be a list or tuple of 1 to %d sizes, e.g. randint(0, 10, (3,)) or "
+                        "randint(10, [2, 3])", BL_MAXDIM);
+    for (int k = 0; k < size->n; k++) {
+        const bl_value *it = size->items[k];
+        if (it->kind != BL_V_NUM || it->num != floor(it->num) || it->num < 1 || it->num > 2147483647.0)
+            return BL_FAILP("randint: sizes are whole numbers >= 1");
+        shape[nd++] = (int)it->num;
+    }
+    if (bl_shape_check("randint", nd, shape, NULL) < 0) return NULL;
     if (hi <= lo) return BL_FAILP("randint: low (%ld) must be below high (%ld): the numbers are in [low, high)", lo, hi);
     bl_tensor *t = bl_tensor_new(nd, shape);
     for (size_t i = 0; t && i < t->numel; i++) t->data[i] = (float)(lo + (long)bl_rng_below(&a->s->rng, (uint32_t)(hi - lo)));
