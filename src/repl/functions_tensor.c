@@ -214,7 +214,9 @@ static bl_value *f_split(bl_callargs *a)
         for (int i = 0; i < sv->n; i++) {
             bl_value *it = sv->items[i];
             if (it->kind != BL_V_NUM || it->num != floor(it->num) || it->num < 0 || it->num > len)
-                return BL_FAILP("split: sizes are whole numbers from 0 to %d (the size of dim %d)", len, d);
+                return BL_FAILP("split: sizes are whole numbers from 1 to %d (the size of dim %d)", len, d);
+            if (it->num == 0)   /* torch gives an empty piece; blocklab's tensors have elements */
+                return BL_FAILP("split: a piece of size 0 is not supported here (a tensor has at least one element)");
             size[n++] = (long)it->num;
             sum += (long)it->num;
         }
