@@ -71,6 +71,12 @@ keys 'arange(6), 2, 3)' Enter 'sha' Tab
 check "tab completes another function name" "bl> shape("
 keys 'x)' Enter
 check "the value is printed" "[2, 3]"
+keys 'x.spl' Tab
+check "tab completes a tensor method after x." "bl> x.split("
+keys '1)[0].shape' Enter
+check "the method runs" "[1, 3]"
+keys 's = """one' Enter 'two"""' Enter 'print(s + "|")' Enter
+check "a triple-quoted string reads on over lines" "two|"
 
 keys 'model d' Tab 'qk' Tab
 check "tab completes a model kind and a switch name" "bl> model dit qk_norm="

@@ -6,8 +6,71 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* 1 when f's first parameter is the tensor a method call passes (x.f(...) calls f(x, ...)):
+ * sum(x, ...), cross_entropy(input, ...), backward(y, ...), multinomial(probs, ...); not
+ * print(a, ...) nor range(...). */
+static int is_method(const bl_function *f)
+{
+    static const char *const first[] = { "x", "input", "y", "probs", "t", "logits", NULL };
+    const char *p = strchr(f->synopsis, '(');
+    if (!p) return 0;
+    size_t n = strcspn(++p, ",)= ");
+    for (const char *const *w = first; *w; w++)
+        if (strlen(*w) == n && !strncmp(p, *w, n)) return 1;
+    return 0;
+}
+
+/* After "BASE." in word (the identifier id after the dot, k its offset): the module's functions
+ * (torch. F. torch.nn.functional. math.), a tensor's methods and fields, a dict's or a list's
+ * methods; base is looked up as a variable when it is a name, and an expression that ends in
+ * ')' or ']' (x[0]., f(x).) is taken for a tensor. */
+static void complete_field(bl_session *s, const char *word, size_t k, const char *id, size_t idn, bl_strlist *out)
+{
+    size_t b = k - 1;   /* word[b] is the dot */
+    while (b > 0 && (isalnum((unsigned char)word[b - 1]) || word[b - 1] == '_' || word[b - 1] == '.')) b--;
+    char base[128];
+    snprintf(base, sizeof base, "%.*s", (int)(k - 1 - b), word + b);
+    char buf[512];
+#define ADD(name, suffix)                                                        \
+    do {                                                                         \
+        if (!strncmp((name), id, idn)) {                                         \
+            snprintf(buf, sizeof buf, "%.*s%s%s", (int)k, word, (name), (suffix)); \
+            bl_strlist_add(out, buf);                                            \
+        }                                                                        \
+    } while (0)
+    const bl_function *f;
+    int module = !strcmp(base, "torch") || !strcmp(base, "F") || !strcmp(base, "math") ||
+                 !strcmp(base, "torch.nn.functional") || !strcmp(base, "nn.functional");
+    const bl_value *v = *base && !strchr(base, '.') && !module ? bl_session_get(s, base) : NULL;
+    if (module) {
+        if (!strcmp(base, "math")) {
+            static const char *const consts[] = { "pi", "e", "tau", "inf", "nan", NULL };
+            for (const char *const *c = consts; *c; c++) ADD(*c, "");
+        }
+        for (int fi = 0; (f = bl_function_at(fi)); fi++) ADD(f->name, "(");
+    } else if (v && v->kind == BL_V_DICT) {
+        static const char *const m[] = { "keys", "values", "items", "get", NULL };
+        for (const char *const *c = m; *c; c++) ADD(*c, "(");
+    } else if (v && v->kind == BL_V_LIST) {
+        ADD("append", "(");
+        if (v->is_pair) {
+            ADD("values", "");
+            ADD("indices", "");
+        }
+    } else if ((v && v->kind == BL_V_TENSOR) || (!*base && b > 0 && (word[b - 1] == ')' || word[b - 1] == ']'))) {
+        static const char *const fields[] = { "shape", "T", "grad", "requires_grad", "is_leaf", "grad_fn", "ndim", NULL };
+        static const char *const methods[] = { "view", "t", "item", "float", "long", "bool", "requires_grad_", NULL };
+        for (const char *const *c = fields; *c; c++) ADD(*c, "");
+        for (const char *const *c = methods; *c; c++) ADD(*c, "(");
+        for (int fi = 0; (f = bl_function_at(fi)); fi++)
+            if (is_method(f)) ADD(f->name, "(");
+    }
+#undef ADD
+}
+
 /* Names that continue `word`: its leading part up to the identifier at its end, plus each name
- * in the session (variables), the function table ("name(") and, when cmds, the command table. */
+ * in the session (variables), the function table ("name(") and, when cmds, the command table;
+ * after a '.', complete_field's. */
 static void complete_ident(bl_session *s, const char *word, int cmds, bl_strlist *out)
 {
     size_t n = strlen(word), k = n;
@@ -15,7 +78,10 @@ static void complete_ident(bl_session *s, const char *word, int cmds, bl_strlist
     const char *id = word + k;
     size_t idn = n - k;
     char buf[512];
-    if (k > 0 && word[k - 1] == '.') return;   /* fields: nothing to offer generically */
+    if (k > 0 && word[k - 1] == '.') {
+        complete_field(s, word, k, id, idn, out);
+        return;
+    }
 #define ADD(name, suffix)                                                        \
     do {                                                                         \
         if (!strncmp((name), id, idn)) {                                         \

@@ -371,8 +371,9 @@ static bl_value *field(bl_session *s, const bl_ast *e, bl_value *v)
         if (!strcmp(e->str, "shape")) return bl_val_list(0);
     }
     int pair = v->kind == BL_V_LIST && (!strcmp(e->str, "values") || !strcmp(e->str, "indices"));
+    if (pair && v->is_pair && v->n == 2) return bl_val_ref(v->items[e->str[0] == 'i']);   /* torch's named tuple */
     bl_fail("a %s has no field '%s'%s", bl_val_kind_name(v), e->str,
-            pair ? " (torch's (values, indices) pair is a list here: x.max(1)[0], or v, i = x.max(1))" : "");
+            pair ? " (only the (values, indices) pair of max, min, sort, topk and median has them: x.max(1).values)" : "");
     return BL_ERRAT(s, e->pos);
 }
 

@@ -15,6 +15,7 @@
 #include "core/fmt.h"
 #include "repl/strfmt.h"
 #include "core/ops.h"
+#include "core/ops_math.h"
 #include "core/tensor_math.h"
 #include "nn/nn.h"
 #include "train/safetensors.h"
@@ -169,7 +170,7 @@ int bl_kw_bool(bl_callargs *a, const char *key, int def, int *b)
 }
 
 /* Shape from the positional arguments from..n-1, or one list argument. */
-static int shape_args(bl_callargs *a, int from, int *nd, int *shape, int allow_neg)
+int bl_shape_args(bl_callargs *a, int from, int *nd, int *shape, int allow_neg)
 {
     bl_value **v = a->v + from;
     bl_pos *pos = a->vpos + from;
@@ -231,7 +232,7 @@ static bl_value *fill_new(bl_callargs *a, int nd, const int *shape)
 static bl_value *f_fill(bl_callargs *a)
 {
     int nd, shape[BL_MAXDIM];
-    if (bl_nargs(a, 1, -1) < 0 || shape_args(a, 0, &nd, shape, 0) < 0) return NULL;
+    if (bl_nargs(a, 1, -1) < 0 || bl_shape_args(a, 0, &nd, shape, 0) < 0) return NULL;
     return fill_new(a, nd, shape);
 }
 
@@ -316,7 +317,7 @@ static bl_value *f_reshape(bl_callargs *a)
     int nd, shape[BL_MAXDIM];
     if (bl_nargs(a, 2, -1) < 0) return NULL;
     bl_tensor *x = bl_arg_tensor(a, 0);
-    if (!x || shape_args(a, 1, &nd, shape, 1) < 0) return NULL;
+    if (!x || bl_shape_args(a, 1, &nd, shape, 1) < 0) return NULL;
     return bl_view_call(a, nd, shape);
 }
 
@@ -384,15 +385,32 @@ static bl_value *f_round(bl_callargs *a)
 }
 
 /* ---- block parts ---- */
+/* GELU's tanh approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (Hendrycks &
+ * Gimpel 2016, eq. 2; F.gelu(x, approximate="tanh"), GPT-2's) as graph ops, so its gradient is
+ * theirs: 0.5 x + 0.5 x tanh(...). */
+static bl_tensor *gelu_tanh(bl_graph *g, bl_tensor *x)
+{
+    bl_tensor *x3 = bl_pow_scalar(g, x, 3);
+    bl_tensor *in = x3 ? bl_add(g, x, bl_scale(g, x3, 0.044715f)) : NULL;
+    bl_tensor *t = in ? bl_unary_op(g, BL_TANH, bl_scale(g, in, 0.7978845608028654f)) : NULL;
+    bl_tensor *xt = t ? bl_mul(g, x, t) : NULL;
+    return xt ? bl_add(g, bl_scale(g, x, 0.5f), bl_scale(g, xt, 0.5f)) : NULL;
+}
+
 static bl_value *f_act(bl_callargs *a)
 {
+    int tanh_form = 0;
     if (bl_nargs(a, 1, 1) < 0) return NULL;
+    bl_value *ap = a->fname[0] == 'g' ? bl_kw(a, "approximate") : NULL;
+    if (ap && (ap->kind != BL_V_STR || (strcmp(ap->str, "none") && strcmp(ap->str, "tanh"))))
+        return BL_FAILP("gelu: approximate must be \"none\" (the exact erf form) or \"tanh\"");
+    tanh_form = ap && !strcmp(ap->str, "tanh");
     bl_tensor *x = bl_arg_tensor(a, 0);
     bl_ag ag;
     bl_graph *g = x ? bl_ag_begin(&ag, a) : NULL;
     if (!g) return NULL;
     x = bl_ag_in(&ag, a->v[0], x);
-    return bl_ag_end(&ag, !x ? NULL : a->fname[0] == 'g' ? bl_gelu(g, x) : bl_silu(g, x));
+    return bl_ag_end(&ag, !x ? NULL : tanh_form ? gelu_tanh(g, x) : a->fname[0] == 'g' ? bl_gelu(g, x) : bl_silu(g, x));
 }
 
 static bl_value *f_softmax(bl_callargs *a)
@@ -1004,14 +1022,16 @@ const bl_function bl_functions[] = {
       bl_fn_reduce },
     { "min", "min(x, dim=, keepdim=off) | min(a, b, ...)",
       "The smallest element of x, or [values, indices] along dim (torch.min).\n"
-      "v, i = x.min(1) unpacks the pair; x.min(1)[0] is the values. The indices are the first\n"
-      "smallest (argmin's), where the gradient goes. min(a, b, ...) of numbers is Python's\n"
-      "min; of two tensors the elementwise minimum (torch.min(a, b)).", bl_fn_reduce },
+      "v, i = x.min(1) unpacks the pair; x.min(1).values (or [0]) is the values,\n"
+      ".indices the indices: the first smallest (argmin's), where the gradient goes.\n"
+      "min(a, b, ...) of numbers is Python's min; of two tensors the elementwise\n"
+      "minimum (torch.min(a, b)).", bl_fn_reduce },
     { "max", "max(x, dim=, keepdim=off) | max(a, b, ...)",
       "The largest element of x, or [values, indices] along dim (torch.max).\n"
-      "v, i = x.max(1) unpacks the pair; x.max(1)[0] is the values. The indices are the first\n"
-      "largest (argmax's), where the gradient goes. max(a, b, ...) of numbers is Python's\n"
-      "max; of two tensors the elementwise maximum (torch.max(a, b)).", bl_fn_reduce },
+      "v, i = x.max(1) unpacks the pair; x.max(1).values (or [0]) is the values,\n"
+      ".indices the indices: the first largest (argmax's), where the gradient goes.\n"
+      "max(a, b, ...) of numbers is Python's max; of two tensors the elementwise\n"
+      "maximum (torch.max(a, b)).", bl_fn_reduce },
     { "abs", "abs(x)", "|x| elementwise; its gradient at 0 is 0, as torch's.", bl_fn_unary },
     { "sqrt", "sqrt(x)", "The square root, elementwise; sqrt(-1) is nan.", bl_fn_unary },
     { "exp", "exp(x)", "e^x elementwise.", bl_fn_unary },
@@ -1035,7 +1055,11 @@ const bl_function bl_functions[] = {
       "RMSNorm over the last dimension: x / sqrt(mean(x^2) + eps) * w.\n"
       "No mean subtraction (Zhang & Sennrich 2019): each token comes out with rms 1 but keeps\n"
       "the sign of its mean.", f_norm },
-    { "gelu", "gelu(x)", "GELU, exact erf form: 0.5 x (1 + erf(x / sqrt 2)).", f_act },
+    { "gelu", "gelu(x, approximate=\"none\")",
+      "GELU, exact erf form: 0.5 x (1 + erf(x / sqrt 2)) (F.gelu).\n"
+      "The models' FFN uses it. approximate=\"tanh\" gives GPT-2's tanh form\n"
+      "0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), as F.gelu(x, approximate=\"tanh\");\n"
+      "it differs from the exact one by < 5e-4.", f_act },
     { "silu", "silu(x)", "SiLU: x * sigmoid(x); silu(1) = 0.7311, silu(-1) = -0.2689.\n"
       "At the ends it gives F.silu's values: silu(-1e30) = -0, silu(-inf) = nan (-inf * 0),\n"
       "silu(inf) = inf.", f_act },
@@ -1119,7 +1143,7 @@ const bl_function bl_functions[] = {
 /* The tables of functions: this file's, then those of other files (each ends with {NULL}). */
 static const bl_function *const tables[] = {
     bl_functions, bl_figure_functions, bl_model_functions, bl_run_functions, bl_modellab_functions,
-    bl_grad_functions, bl_math_functions, bl_tensor_functions, bl_loss_functions, NULL,
+    bl_grad_functions, bl_math_functions, bl_tensor_functions, bl_random_functions, bl_einsum_functions, bl_loss_functions, NULL,
 };
 
 const bl_function *bl_function_at(int i)

@@ -603,16 +603,19 @@ const bl_function bl_math_functions[] = {
       bl_fn_cumsum },
     { "topk", "topk(x, k, dim=-1, largest=on)",
       "The k largest elements along dim, sorted: [values, indices] (torch.topk).\n"
-      "largest=off gives the smallest; topk(x, 3)[0] are the values. Equal values come in\n"
-      "index order. The gradient goes to the elements picked.", bl_fn_topk },
+      "largest=off gives the smallest; topk(x, 3).values (or [0]) are the values, .indices\n"
+      "the positions. Equal values come in index order. The gradient goes to the elements\n"
+      "picked.", bl_fn_topk },
     { "sort", "sort(x, dim=-1, descending=off)",
       "x sorted along dim: [values, indices] (torch.sort).\n"
-      "v, i = x.sort() unpacks them. Ascending unless descending=on; equal values keep\n"
-      "their order (stable). The gradient goes back to where each value came from.", bl_fn_sort },
+      "v, i = x.sort() unpacks them; x.sort().values and .indices name them. Ascending\n"
+      "unless descending=on; equal values keep their order (stable). The gradient goes\n"
+      "back to where each value came from.", bl_fn_sort },
     { "median", "median(x, dim=, keepdim=off)",
       "The median of x, or [values, indices] along dim (torch.median).\n"
-      "The lower of the two middle values for an even count (not their mean, as torch).\n"
-      "The gradient goes to the element picked.", bl_fn_median },
+      "v, i = x.median(1) unpacks them; .values and .indices name them. The lower of the two\n"
+      "middle values for an even count (not their mean, as torch). The gradient goes to the\n"
+      "element picked.", bl_fn_median },
     { "timestep_features", "timestep_features(t, n=256)",
       "TinyDiT's sinusoidal timestep features [B, n], as the model makes them.\n"
       "Feature i < n/2 is cos(1000 t f_i), then sin, f_i = exp(-ln(10000) i / (n/2)) (DiT's\n"

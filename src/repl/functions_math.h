@@ -34,6 +34,10 @@ bl_value *bl_fn_timestep_features(bl_callargs *a);
  * at it ("dim given twice", out of range, a 0-D x). */
 int bl_dim_arg(bl_callargs *a, const bl_tensor *x, int pos, int def, int *dim);
 
+/* A shape from the positional arguments from..n-1 (or one list there): 1 to BL_MAXDIM whole
+ * sizes >= 1 (-1, inferred, too when allow_neg), within the size limit. 0, or -1 + error at it. */
+int bl_shape_args(bl_callargs *a, int from, int *nd, int *shape, int allow_neg);
+
 /* The call's value: argument 0 (a tensor) viewed with another shape of as many elements
  * (reshape, squeeze, ...; functions_tensor.c), recorded when it needs a gradient. NULL + error. */
 bl_value *bl_view_call(bl_callargs *a, int nd, const int *shape);

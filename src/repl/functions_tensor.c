@@ -164,6 +164,169 @@ static bl_value *f_log_softmax(bl_callargs *a)
     return bl_ag_end(&ag, l ? bl_binary_op(g, BL_SUB, y, l) : NULL);
 }
 
+/* The pieces of x along dim d (in range) of the given sizes (n of them, adding up to its size),
+ * each a strided view of x recorded as x[..., a:a+size, ...] (bl_as_strided, as index.c's
+ * slices), as a list; a piece's gradient goes back to its part of x. NULL + error. */
+static bl_value *pieces(bl_callargs *a, bl_tensor *x0, int d, int n, const long *size)
+{
+    long st[BL_MAXDIM];
+    for (int k = x0->ndim - 1, m = 1; k >= 0; m *= x0->shape[k], k--) st[k] = m;
+    bl_value *l = bl_val_list(n);
+    long at = 0;
+    for (int i = 0; l && i < n; i++) {
+        int shape[BL_MAXDIM];
+        memcpy(shape, x0->shape, sizeof shape);
+        shape[d] = (int)size[i];
+        bl_ag ag;
+        bl_graph *g = bl_ag_begin(&ag, a);
+        bl_tensor *x = g ? bl_ag_in(&ag, a->v[0], x0) : NULL;
+        bl_value *v = g ? bl_ag_end(&ag, x ? bl_as_strided(g, x, x0->ndim, shape, st, at * st[d]) : NULL) : NULL;
+        if (bl_val_list_set(l, i, v) < 0) {
+            bl_val_unref(l);
+            return NULL;
+        }
+        at += size[i];
+    }
+    return l;
+}
+
+/* split(x, size, dim=0): pieces of `size` along dim (the last one smaller when it does not
+ * divide); split(x, [s0, s1, ...], dim=0): pieces of those sizes, which must add up to the size
+ * of dim (torch.split). chunk(x, n, dim=0): n pieces of ceil(size / n), fewer when they run
+ * out (torch.chunk). A list of tensors: views whose gradients go back to x. */
+static bl_value *f_split(bl_callargs *a)
+{
+    int chunk = a->fname[0] == 'c', dim;
+    const char *what = chunk ? "chunks" : "split_size_or_sections";
+    if (bl_nargs(a, 1, 3) < 0) return NULL;
+    bl_tensor *x = bl_arg_tensor(a, 0);
+    if (!x || bl_dim_arg(a, x, 2, 0, &dim) < 0) return NULL;
+    bl_value *sv = a->n >= 2 ? a->v[1] : bl_kw(a, what);
+    if (a->n >= 2 && bl_kw(a, what)) return BL_FAILP("%s: %s given twice", a->fname, what);
+    if (!sv) return BL_FAILP("%s: the %s are missing (%s)", a->fname, chunk ? "number of chunks" : "sizes",
+                             chunk ? "x.chunk(3) or chunk(x, 3, dim=0)" : "x.split(2) or split(x, [2, 1], dim=0)");
+    int d = dim < 0 ? dim + x->ndim : dim, len = x->shape[d];
+    long size[1024];
+    int n = 0;
+    if (sv->kind == BL_V_LIST && !chunk) {
+        long sum = 0;
+        if (sv->n < 1 || sv->n > 1024) return BL_FAILP("split: 1 to 1024 sizes, got %d", sv->n);
+        for (int i = 0; i < sv->n; i++) {
+            bl_value *it = sv->items[i];
+            if (it->kind != BL_V_NUM || it->num != floor(it->num) || it->num < 0 || it->num > len)
+                return BL_FAILP("split: sizes are whole numbers from 1 to %d (the size of dim %d)", len, d);
+            if (it->num == 0)   /* torch gives an empty piece; blocklab's tensors have elements */
+                return BL_FAILP("split: a piece of size 0 is not supported here (a tensor has at least one element)");
+            size[n++] = (long)it->num;
+            sum += (long)it->num;
+        }
+        if (sum != len)
+            return BL_FAILP("split: the sizes add up to %ld, but dim %d has size %d (they must add up to it)", sum, d, len);
+    } else {
+        if (sv->kind != BL_V_NUM || sv->num != floor(sv->num) || sv->num < 1)
+            return BL_FAILP("%s: %s must be a whole number >= 1%s", a->fname, chunk ? "the number of chunks" : "the size",
+                            chunk ? "" : " or a list of sizes");
+        long k = (long)fmin(sv->num, 1e9);
+        long step = chunk ? (len + k - 1) / k : k;
+        if ((len + step - 1) / step > 1024) return BL_FAILP("%s: more than 1024 pieces", a->fname);
+        for (long at = 0; at < len; at += step) size[n++] = at + step <= len ? step : len - at;
+    }
+    return pieces(a, x, d, n, size);
+}
+
+/* The sizes after x in a->v[1..] (or one list there), as torch's x.expand / x.repeat take them. */
+static int sizes_arg(bl_callargs *a, int *n, long *v)
+{
+    bl_value **it = a->v + 1;
+    int m = a->n - 1;
+    if (m == 1 && it[0]->kind == BL_V_LIST) m = it[0]->n, it = it[0]->items;
+    if (m < 1 || m > BL_MAXDIM) return bl_fail("%s: 1 to %d sizes, got %d", a->fname, BL_MAXDIM, m);
+    for (int k = 0; k < m; k++) {
+        if (it[k]->kind != BL_V_NUM || it[k]->num != floor(it[k]->num) || it[k]->num < -1 || it[k]->num > 2147483647.0)
+            return bl_fail("%s: sizes are whole numbers%s", a->fname,
+                           a->fname[0] == 'e' ? " (-1 keeps that size)" : " >= 0");
+        v[k] = (long)it[k]->num;
+    }
+    *n = m;
+    return 0;
+}
+
+/* x times ones of shape (bl_binary_op broadcasts x to it; the gradient sums back over the
+ * dimensions broadcast, torch's sum_to_size), viewed as out. x and ones: tensors of g. */
+static bl_tensor *broadcast_to(bl_graph *g, bl_tensor *x, int nd, const int *shape)
+{
+    bl_tensor *one = bl_graph_tensor(g, nd, shape, 0);
+    if (!one) return NULL;
+    bl_tensor_fill(one, 1);
+    return bl_binary_op(g, BL_MUL, x, one);
+}
+
+/* expand(x, d0, d1, ...): x broadcast to the sizes (torch's x.expand); -1 keeps x's size there,
+ * new dimensions come first, and only sizes of 1 grow. A copy here (torch gives a view); the
+ * gradient is summed over the dimensions that grew. */
+static bl_value *f_expand(bl_callargs *a)
+{
+    int n, shape[BL_MAXDIM];
+    long v[BL_MAXDIM];
+    if (bl_nargs(a, 2, -1) < 0) return NULL;
+    bl_tensor *x0 = bl_arg_tensor(a, 0);
+    if (!x0 || sizes_arg(a, &n, v) < 0) return NULL;
+    if (n < x0->ndim) return BL_FAILP("expand: %d sizes for a %d-D tensor (at least one for each dimension)", n, x0->ndim);
+    for (int k = 0; k < n; k++) {
+        int j = k - (n - x0->ndim), own = j >= 0 ? x0->shape[j] : -1;
+        if (v[k] == -1 && own < 0) return BL_FAILP("expand: -1 is not allowed for a new leading dimension (%d)", k);
+        shape[k] = v[k] == -1 ? own : (int)v[k];
+        if (own >= 0 && own != 1 && shape[k] != own)
+            return BL_FAILP("expand: dimension %d has size %d, which can only stay %d (only sizes of 1 grow), not %d", j,
+                            own, own, shape[k]);
+    }
+    if (bl_shape_check("expand", n, shape, NULL) < 0) return NULL;
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin(&ag, a);
+    bl_tensor *x = g ? bl_ag_in(&ag, a->v[0], x0) : NULL;
+    return bl_ag_end(&ag, x ? broadcast_to(g, x, n, shape) : NULL);
+}
+
+/* repeat(x, r0, r1, ...): x tiled r_k times along each dimension (torch's x.repeat; numpy's
+ * tile); with more counts than x has dimensions, x gets leading ones first. Done one dimension
+ * at a time as x viewed [P, 1, s*Q], broadcast to [P, r, s*Q] (the gradient of each copy adds
+ * up), viewed back: at most 3-D on the way. */
+static bl_value *f_repeat(bl_callargs *a)
+{
+    int n, shape[BL_MAXDIM];
+    long v[BL_MAXDIM];
+    if (bl_nargs(a, 2, -1) < 0) return NULL;
+    bl_tensor *x0 = bl_arg_tensor(a, 0);
+    if (!x0 || sizes_arg(a, &n, v) < 0) return NULL;
+    if (n < x0->ndim)
+        return BL_FAILP("repeat: %d counts for a %d-D tensor (at least one for each dimension)", n, x0->ndim);
+    double total = 1;
+    for (int k = 0; k < n; k++) {
+        int j = k - (n - x0->ndim);
+        if (v[k] < 1) return BL_FAILP("repeat: counts are whole numbers >= 1, got %ld", v[k]);
+        shape[k] = j >= 0 ? x0->shape[j] : 1;
+        total *= (double)shape[k] * (double)v[k];
+    }
+    if (total > (double)BL_REPL_MAX_NUMEL)
+        return BL_FAILP("repeat: %.4g elements is more than the limit of %.0f", total, (double)BL_REPL_MAX_NUMEL);
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin(&ag, a);
+    bl_tensor *x = g ? bl_ag_in(&ag, a->v[0], x0) : NULL;
+    x = x ? bl_graph_view(g, x, n, shape) : NULL;
+    for (int k = 0; x && k < n; k++) {
+        if (v[k] == 1) continue;
+        long P = 1, Q = 1;
+        for (int j = 0; j < k; j++) P *= shape[j];
+        for (int j = k; j < n; j++) Q *= shape[j];
+        int s3[3] = { (int)P, 1, (int)Q }, b3[3] = { (int)P, (int)v[k], (int)Q };
+        bl_tensor *t = bl_graph_view(g, x, 3, s3);
+        t = t ? broadcast_to(g, t, 3, b3) : NULL;
+        shape[k] *= (int)v[k];
+        x = t ? bl_graph_view(g, t, n, shape) : NULL;
+    }
+    return bl_ag_end(&ag, x);
+}
+
 /* dim(x): the number of dimensions (torch's x.dim(), x.ndim); a number has 0. */
 static bl_value *f_dim(bl_callargs *a)
 {
@@ -226,6 +389,23 @@ const bl_function bl_tensor_functions[] = {
       "As x - max - log(sum(exp(x - max))): no -inf where softmax underflows to 0. dim may\n"
       "come second: x.log_softmax(-1).",
       f_log_softmax },
+    { "split", "split(x, size_or_sizes, dim=0)",
+      "x cut along dim into pieces, as a list (torch.split). A number: pieces of that size (the\n"
+      "last one smaller when it does not divide); a list: pieces of those sizes, which must add\n"
+      "up to the size of dim. q, k, v = x.split(C, dim=-1) takes a fused qkv apart; each piece\n"
+      "passes its gradient back to x.", f_split },
+    { "chunk", "chunk(x, n, dim=0)",
+      "x cut along dim into n pieces of ceil(size / n), as a list (torch.chunk). Fewer pieces\n"
+      "when they run out (chunk of 5 into 3 gives 2, 2, 1); gradients go back to x.", f_split },
+    { "expand", "expand(x, d0, d1, ...)",
+      "x broadcast to the sizes (torch's x.expand).\n"
+      "-1 keeps x's size there; new dimensions come first, and only sizes of 1 grow:\n"
+      "x[:1].expand(3, -1). A copy here (torch's is a view); the gradient is summed over the\n"
+      "dimensions that grew.", f_expand },
+    { "repeat", "repeat(x, r0, r1, ...)",
+      "x tiled r_k times along each dimension (torch's x.repeat, numpy's tile).\n"
+      "More counts than dimensions put leading ones first: x.repeat(2, 1, 1) of [3, 4] is\n"
+      "[2, 3, 4]. The gradient of every copy adds up.", f_repeat },
     { "dim", "dim(x)", "The number of dimensions of x (torch's x.dim(), x.ndim); 0 for a number.", f_dim },
     { "tolist", "tolist(x)",
       "x's numbers as nested lists, a 0-D x as a number (torch's x.tolist()).", f_tolist },

@@ -77,17 +77,27 @@ int bl_lex_escape(char c)
     }
 }
 
+/* 1 when s starts with three quotes q (Python's triple-quoted string). */
+static int triple_at(const char *s, char q) { return s[0] == q && s[1] == q && s[2] == q; }
+
+/* The string whose opening quote is s[*i]: '...' or "..." on one line, or """...""" / '''...'''
+ * (a triple-quoted string, Python's: newlines and lone quotes are part of it). The escapes are
+ * bl_lex_escape's. *i moves past the closing quote(s); 0, or -1 + error. */
 static int lex_string(const char *s, int *i, char **out)
 {
     char q = s[*i];
+    int triple = triple_at(s + *i, q);
     size_t cap = 16, n = 0;
     char *buf = malloc(cap);
     if (!buf) return bl_fail("lexer: out of memory");
-    int j = *i + 1;
+    int j = *i + (triple ? 3 : 1);
     for (;;) {
         char c = s[j];
-        if (c == '\0' || c == '\n') { free(buf); return bl_fail("unterminated string"); }
-        if (c == q) break;
+        if (c == '\0' || (c == '\n' && !triple)) {
+            free(buf);
+            return bl_fail(triple ? "unterminated triple-quoted string" : "unterminated string");
+        }
+        if (c == q && (!triple || triple_at(s + j, q))) break;
         if (c == '\\' && s[j + 1]) {
             j++;
             int e = bl_lex_escape(s[j]);
@@ -108,8 +118,42 @@ static int lex_string(const char *s, int *i, char **out)
     }
     buf[n] = '\0';
     *out = buf;
-    *i = j + 1;
+    *i = j + (triple ? 3 : 1);
     return 0;
+}
+
+/* Where in text a triple-quoted string opens that text does not close (its offset; *q its
+ * quote), or -1: text's comments and strings skipped as the lexer reads them. */
+static int open_triple(const char *text, char *q)
+{
+    for (int i = 0; text[i];) {
+        char c = text[i];
+        if (c == '#') {
+            while (text[i] && text[i] != '\n') i++;
+        } else if (c == '"' || c == '\'') {
+            int tri = triple_at(text + i, c), at = i;
+            i += tri ? 3 : 1;
+            while (text[i] && !(tri ? triple_at(text + i, c) : text[i] == c || text[i] == '\n'))
+                i += text[i] == '\\' && text[i + 1] ? 2 : 1;
+            if (!text[i] && tri) {
+                *q = c;
+                return at;
+            }
+            if (text[i]) i += tri ? 3 : 1;
+        } else {
+            i++;
+        }
+    }
+    return -1;
+}
+
+/* The offset just past the three quotes q that close an open triple-quoted string in text (its
+ * escapes skipped), or -1 when text does not close it. */
+static int close_triple(const char *text, char q)
+{
+    for (int i = 0; text[i]; i += text[i] == '\\' && text[i + 1] ? 2 : 1)
+        if (triple_at(text + i, q)) return i + 3;
+    return -1;
 }
 
 int bl_lex_indent(const char *s, int col)
@@ -198,7 +242,8 @@ int bl_lex(const char *src, int line, int col, bl_tokens *out, bl_pos *errpos)
             }
             free(unescaped);
             t.kind = BL_T_FSTR;
-            t.str = strndup(src + i + 2, (size_t)(j - i - 3));
+            int tq = triple_at(src + i + 1, src[i + 1]) ? 3 : 1;
+            t.str = strndup(src + i + 1 + tq, (size_t)(j - i - 1 - 2 * tq));
             if (!t.str) { bl_fail("lexer: out of memory"); goto fail; }
             t.pos.len = j - i;
             i = j;
@@ -222,6 +267,8 @@ int bl_lex(const char *src, int line, int col, bl_tokens *out, bl_pos *errpos)
             }
             t.kind = BL_T_STR;
             t.pos.len = j - i;
+            for (int k = i; k < j; k++)     /* a triple-quoted string's lines */
+                if (src[k] == '\n') line++, wat = k + 1, wcol = 1;
             i = j;
         } else {
             char d = src[i + 1];
@@ -307,9 +354,28 @@ int bl_lex_more(bl_lex_state *st, const char *text)
 {
     bl_tokens ts;
     bl_pos ep;
+    if (st->triple) {       /* inside a triple-quoted string: the lines up to its end are its text */
+        int k = close_triple(text, st->triple);
+        if (k < 0) return 1;
+        st->triple = 0;
+        text += k;
+    }
     if (bl_lex(text, 1, 1, &ts, &ep) < 0) {
         bl_clear_error();
-        return 0;   /* an unterminated string is an error, not a continuation */
+        char q;
+        int at = open_triple(text, &q);
+        if (at < 0) return 0;   /* an unterminated string is an error, not a continuation */
+        /* a triple-quoted string opens on this line: what comes before it, and an empty
+         * string in its place, say where the statement stands */
+        char *pre = malloc((size_t)at + 3);
+        if (!pre) return 0;
+        memcpy(pre, text, (size_t)at);
+        memcpy(pre + at, "\"\"", 3);
+        int r = bl_lex_more(st, pre);
+        free(pre);
+        if (r == 2) return 2;
+        st->triple = q;
+        return 1;
     }
     if (ts.n == 1 && st->interactive && st->depth == 0 && !continues(st->last) && !text[strspn(text, " \t\r\n")]) {
         /* a blank line at the prompt closes the indented blocks (and one whose header ended in
@@ -387,7 +453,7 @@ int bl_lex_more(bl_lex_state *st, const char *text)
         if (t->kind != BL_T_EOF && !(k == BL_T_END && text[t->pos.off] == '\n')) st->last = k;
     }
     bl_tokens_free(&ts);
-    return st->depth > 0 || continues(st->last) || st->blocks > 0;
+    return st->depth > 0 || continues(st->last) || st->blocks > 0 || st->triple;
 }
 
 int bl_lex_incomplete(const char *src)

@@ -88,6 +88,7 @@ typedef struct {
     int blocks;         /* blocks open: for/while/if/def headers not yet closed by end or a
                            dedent */
     int mid;            /* inside a statement (its first token was seen) */
+    char triple;        /* inside a triple-quoted string that opened with this quote, or 0 */
     int header;         /* the statement is a block header: 1 for/while/if, 2 def, 3 elif/else */
     int colon;          /* the header's ':' was the last token */
     int interactive;    /* a blank line closes the indented blocks (the prompt) */

@@ -126,7 +126,7 @@ static void interactive(bl_session *s, int quiet)
         if (len) buf[len++] = '\n';
         memcpy(buf + len, line, n + 1);
         len += n;
-        block |= ls.blocks > 0;
+        block |= ls.blocks > 0 || ls.triple;     /* a string's newlines matter too */
         free(line);
         if (more) continue;
         ls = (bl_lex_state){ .interactive = 1 };

@@ -308,7 +308,9 @@ static bl_ast *fstring(P *p, bl_token *t)
     bl_ast *n = node(p, BL_N_FSTR, t);
     if (!n) return NULL;
     const char *s = t->str;
-    int base = t->pos.off + 2;      /* s[k] is the source's byte base + k */
+    /* s[k] is the source's byte base + k: after f and one quote, or three */
+    const char *o = p->src + t->pos.off + 1;
+    int base = t->pos.off + 2 + (o[0] == o[1] && o[1] == o[2] ? 2 : 0);
     list l = { 0 };
     char *lit = malloc(strlen(s) + 1);
     size_t nlit = 0;
@@ -346,13 +348,18 @@ static bl_ast *fstring(P *p, bl_token *t)
                 depth += s[j] == '(' || s[j] == '[' || s[j] == '{';
                 depth -= (s[j] == ')' || s[j] == ']' || s[j] == '}') && depth > 0;
             }
-            int end = j;
-            if (s[j] == '!' && (s[j + 1] == 'r' || s[j + 1] == 's' || s[j + 1] == 'a')) j += 2;
+            int end = j, conv = 0;
+            if (s[j] == '!' && (s[j + 1] == 'r' || s[j + 1] == 's' || s[j + 1] == 'a')) conv = s[j + 1], j += 2;
             const char *spec = NULL;
             if (s[j] == ':') {
                 int from = ++j;
                 while (s[j] && s[j] != '}' && s[j] != '{') j++;
                 if (!(spec = astrndup(p->arena, s + from, (size_t)(j - from)))) rc = -1;
+            }
+            if (conv && rc == 0) {      /* {x!r:spec} as the spec "!r:spec" (strfmt.h) */
+                char cs[8 + 256];
+                snprintf(cs, sizeof cs, "!%c%s%.256s", conv, spec ? ":" : "", spec ? spec : "");
+                if (!(spec = astrndup(p->arena, cs, strlen(cs)))) rc = -1;
             }
             if (rc == 0 && s[j] != '}') {
                 at.pos.off = base + j, at.pos.col = t->pos.col + 2 + bl_text_width(s, j);

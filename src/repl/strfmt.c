@@ -27,6 +27,28 @@ char *bl_str_of(const bl_value *v)
     return buf;
 }
 
+char *bl_repr_of(const bl_value *v)
+{
+    if (v->kind != BL_V_STR) return bl_str_of(v);
+    /* Python's: single quotes unless the text has one and no double quote */
+    char q = strchr(v->str, '\'') && !strchr(v->str, '"') ? '"' : '\'';
+    size_t n = strlen(v->str);
+    char *r = malloc(4 * n + 3), *o = r;
+    if (!r) return BL_FAILP("repr: out of memory");
+    *o++ = q;
+    for (const unsigned char *p = (const unsigned char *)v->str; *p; p++) {
+        if (*p == '\\' || *p == (unsigned char)q) *o++ = '\\', *o++ = (char)*p;
+        else if (*p == '\n') *o++ = '\\', *o++ = 'n';
+        else if (*p == '\t') *o++ = '\\', *o++ = 't';
+        else if (*p == '\r') *o++ = '\\', *o++ = 'r';
+        else if (*p < 0x20 || *p == 0x7f) o += sprintf(o, "\\x%02x", *p);
+        else *o++ = (char)*p;
+    }
+    *o++ = q;
+    *o = 0;
+    return r;
+}
+
 /* A parsed spec. */
 typedef struct {
     char fill, align;   /* align 0: the default (numbers right, strings left) */
@@ -146,6 +168,16 @@ static char *format_spec(const bl_value *v, const spec_t *sp, const char *given)
 char *bl_format(const bl_value *v, const char *spec)
 {
     spec_t sp;
+    if (spec && spec[0] == '!' && (spec[1] == 'r' || spec[1] == 'a' || spec[1] == 's')) {
+        /* an f-string's conversion: the repr (or str), then its spec as a string's */
+        int repr = spec[1] != 's';
+        char *t = repr ? bl_repr_of(v) : bl_str_of(v);
+        bl_value *sv = t ? bl_val_str(t) : NULL;
+        free(t);
+        char *r = sv ? bl_format(sv, spec[2] == ':' ? spec + 3 : "") : NULL;
+        bl_val_unref(sv);
+        return r;
+    }
     if (!spec || !*spec) return bl_str_of(v);
     if (parse_spec(spec, &sp) < 0) return NULL;
     return format_spec(v, &sp, spec);
@@ -195,7 +227,7 @@ bl_value *bl_str_percent(const char *fmt, const bl_value *args)
         }
         i++;
         spec_t sp;
-        char conv;
+        char conv = 0;
         if (fmt[i] == '%') {
             fputc('%', f);
             i++;
@@ -205,7 +237,12 @@ bl_value *bl_str_percent(const char *fmt, const bl_value *args)
         if (used == nargs) { rc = bl_fail("not enough arguments for format string (%d)", nargs); break; }
         const bl_value *v = args->kind == BL_V_LIST ? args->items[used] : args;
         used++;
-        char *piece = format_spec(v, &sp, "%");
+        char *rs = conv == 'r' || conv == 'a' ? bl_repr_of(v) : NULL;   /* %r: the repr, as a string */
+        bl_value *rv = rs ? bl_val_str(rs) : NULL;
+        free(rs);
+        if ((conv == 'r' || conv == 'a') && !rv) { rc = -1; break; }
+        char *piece = format_spec(rv ? rv : v, &sp, "%");
+        bl_val_unref(rv);
         if (!piece) { rc = -1; break; }
         fputs(piece, f);
         free(piece);

@@ -20,8 +20,14 @@
  * memory. */
 char *bl_str_of(const bl_value *v);
 
+/* repr(x): a string in quotes, Python's way ('it''s' is "it's"; \n \t \r \\ and the quote
+ * escaped), anything else as str(x). malloc'd; NULL + bl_fail when out of memory. */
+char *bl_repr_of(const bl_value *v);
+
 /* format(v, spec) (spec NULL or "" is str(v)): a malloc'd string, or NULL + bl_fail("format:
- * ...") naming what the spec or the value lacks. */
+ * ...") naming what the spec or the value lacks. A spec that starts with "!r" (or "!a", "!s"),
+ * optionally followed by ":" and a spec, is an f-string's conversion {x!r:>8}: the repr (or
+ * str) of v, then formatted as a string. %r in "..." % args is the repr too. */
 char *bl_format(const bl_value *v, const char *spec);
 
 /* fmt % args: args a list (Python's tuple: its items, in turn) or one value. A new string value,

@@ -121,6 +121,7 @@ bl_value *bl_val_pair(bl_value *a, bl_value *b)
     }
     bl_val_list_set(l, 0, a);
     bl_val_list_set(l, 1, b);
+    l->is_pair = 1;
     return l;
 }
 

@@ -83,6 +83,9 @@ struct bl_value {
     /* TENSOR: made by a comparison (x > 2), tensor([True, False]) or a product of such: its
      * 0/1 values are torch's bools, so x[m] selects where m is 1 (index.c) */
     int is_mask;
+    /* LIST: torch's (values, indices) named tuple (bl_val_pair: x.max(1), sort, topk, median):
+     * .values and .indices read items 0 and 1 (eval.c) */
+    int is_pair;
     bl_table *tab;          /* TABLE */
     const bl_handle_type *htype;    /* HANDLE */
     void *h;
@@ -99,7 +102,8 @@ bl_value *bl_val_list(int n);
  * keeping l->depth. -1 + bl_fail("lists may nest at most 1000 deep; ...") when l would nest deeper
  * than BL_MAX_LIST_DEPTH (item is released); l stays valid either way, to be released. */
 int bl_val_list_set(bl_value *l, int i, bl_value *item);
-/* The list [a, b] of two owned values (torch's (values, indices) pairs: x.max(1), sort, topk);
+/* The list [a, b] of two owned values (torch's (values, indices) pairs: x.max(1), sort, topk;
+ * .values and .indices name them, as torch's named tuple);
  * NULL when either is NULL (the other is released) or out of memory. */
 bl_value *bl_val_pair(bl_value *a, bl_value *b);
 /* How deep v nests as a list (or dict): 0 for anything else. */

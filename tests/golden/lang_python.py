@@ -86,3 +86,10 @@ x = torch.tensor([[1., 2., 4.], [3., 5., 9.]])
 print("blocks: dims", x.sum(1).tolist(), x.mean(-1).tolist(), x.max(0).values.tolist(), x.var().item(), x.var(1).tolist(),
       x.std(0).tolist(), x.var(unbiased=False).item(), x.std(1, unbiased=False).tolist(), list(x.size()), x.size(-1),
       len(x), torch.max(x[0], x[1]).tolist())
+qkv = torch.arange(24.).reshape(2, 12) / 10
+q, k, v = qkv.split(4, dim=-1)
+s = torch.einsum("td,sd->ts", q, k)
+print("torch forms:", s.tolist(), s.max(1).values.tolist(), s.max(1).indices.tolist(),
+      torch.nn.functional.gelu(torch.tensor([-1., 0., 1.]), approximate="tanh").tolist(),
+      f"{'qkv'!r} has {len(qkv.chunk(3, -1))} chunks",
+      torch.tensor([[1., 2.]]).expand(2, -1).repeat(1, 2).tolist())

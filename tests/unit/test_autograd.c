@@ -15,21 +15,22 @@
 #include <string.h>
 #include <unistd.h>
 
-static char golden_ops[4096], golden_ag[4096];
+static char golden_ops[4096], golden_ag[4096], golden_tf[4096];
 
 static int find_golden(void)
 {
     const char *src = getenv("BL_SRCDIR");
     snprintf(golden_ops, sizeof golden_ops, "%s/tests/golden/ops.safetensors", src ? src : ".");
     snprintf(golden_ag, sizeof golden_ag, "%s/tests/golden/autograd.safetensors", src ? src : ".");
-    return access(golden_ops, R_OK) == 0 && access(golden_ag, R_OK) == 0;
+    snprintf(golden_tf, sizeof golden_tf, "%s/tests/golden/torchforms.safetensors", src ? src : ".");
+    return access(golden_ops, R_OK) == 0 && access(golden_ag, R_OK) == 0 && access(golden_tf, R_OK) == 0;
 }
 
 /* One case: leaves (space-separated names, loaded as FILE's CASE.NAME with grad=on), constants
  * (loaded without), the expression y; checks y against CASE.out and each leaf's gradient after
  * backward(y, CASE.gout) against CASE.grad.NAME. */
 typedef struct {
-    const char *file;       /* "ops" or "ag" */
+    const char *file;       /* "ops", "ag" or "tf" (torchforms.safetensors) */
     const char *name;       /* the case */
     const char *leaves;
     const char *consts;
@@ -41,7 +42,7 @@ static void run_case(const gcase *c)
 {
     bl_session *s = bl_session_new(0);
     char src[8192], names[256], *save = NULL;
-    int n = snprintf(src, sizeof src, "F = \"%s\"\n", strcmp(c->file, "ops") ? golden_ag : golden_ops);
+    int n = snprintf(src, sizeof src, "F = \"%s\"\n", !strcmp(c->file, "ops") ? golden_ops : !strcmp(c->file, "tf") ? golden_tf : golden_ag);
     snprintf(names, sizeof names, "%s", c->leaves);
     for (char *w = strtok_r(names, " ", &save); w; w = strtok_r(NULL, " ", &save))
         n += snprintf(src + n, sizeof src - n, "%s = load(F, \"%s.%s\", grad=on)\n", w, c->name, w);
@@ -114,6 +115,34 @@ BL_TEST(gradients_match_pytorch_prompt_forms)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) run_case(&cases[i]);
 }
 
+/* torch forms a lecturer types (gen_torchforms.py): split, chunk, expand, repeat, einsum,
+ * gelu(approximate="tanh"), torch.max / torch.min of two tensors. */
+BL_TEST(gradients_match_pytorch_torch_forms)
+{
+    if (!find_golden()) SKIP("golden files not found (set BL_SRCDIR)");
+    static const gcase cases[] = {
+        { "tf", "split_size", "x", NULL, "cat([x.split(2)[0] * 2, x.split(2)[2]], dim=0)", 1e-6, 1e-7 },
+        { "tf", "split_sizes", "x", NULL, "torch.split(x, [1, 2, 3], dim=-1)[2] * 2", 1e-6, 1e-7 },
+        { "tf", "chunk", "x", NULL, "x.chunk(3, 1)[2] * x.chunk(3, 1)[0]", 1e-6, 1e-7 },
+        { "tf", "expand", "x", NULL, "x.expand(2, 4, -1)", 1e-6, 1e-7 },
+        { "tf", "repeat", "x", NULL, "x.repeat(2, 1, 3)", 1e-6, 1e-7 },
+        { "tf", "repeat_1d", "x", NULL, "x.repeat(2, 2)", 1e-6, 1e-7 },
+        { "tf", "einsum_mm", "a b", NULL, "torch.einsum(\"ij,jk->ik\", a, b)", 1e-4, 1e-5 },
+        { "tf", "einsum_bmm", "a b", NULL, "torch.einsum(\"bij,bjk->bik\", a, b)", 1e-4, 1e-5 },
+        { "tf", "einsum_scores", "q k", NULL, "torch.einsum(\"bhtd,bhsd->bhts\", q, k)", 1e-4, 1e-5 },
+        { "tf", "einsum_ellipsis", "q k", NULL, "einsum(\"...td,...sd->...ts\", q, k)", 1e-4, 1e-5 },
+        { "tf", "einsum_t", "a", NULL, "einsum(\"ij->ji\", a)", 1e-6, 1e-7 },
+        { "tf", "einsum_colsum", "a", NULL, "einsum(\"ij->j\", a)", 1e-5, 1e-6 },
+        { "tf", "einsum_outer", "u v", NULL, "einsum(\"i,j->ij\", u, v)", 1e-5, 1e-6 },
+        { "tf", "einsum_implicit", "a b", NULL, "einsum(\"ij,jk\", a, b)", 1e-4, 1e-5 },
+        { "tf", "einsum_sumfirst", "a b", NULL, "einsum(\"ij,jk->k\", a, b)", 1e-4, 1e-5 },
+        { "tf", "gelu_tanh", "x", NULL, "gelu(x, approximate=\"tanh\")", 1e-5, 1e-6 },
+        { "tf", "max_pair", "a b", NULL, "torch.max(a, b)", 1e-6, 1e-7 },
+        { "tf", "min_pair", "a b", NULL, "torch.min(a, b)", 1e-6, 1e-7 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) run_case(&cases[i]);
+}
+
 /* torch's tensor functions (gen_autograd.py's second half): values and gradients as any case;
  * for a (values, indices) pair the indices too, against CASE.out.idx. Tolerances: the norms and
  * log_softmax sum in another order than torch's float64 reference. */
@@ -145,8 +174,11 @@ BL_TEST(gradients_match_pytorch_tensor_functions)
         { { "ag", "log_softmax_big", "x", NULL, "log_softmax(x, 1)", 1e-5, 1e-5 }, NULL },
     };
     bl_session *s0 = bl_session_new(0);
-    CHECK(run_in(s0, "x = ones(2, 3)\nx.max(1).values") < 0 && strstr(errbuf, "x.max(1)[0], or v, i = x.max(1)") &&
-          strchr(errbuf, '\n') && !strchr(errbuf, '\n')[1], "%s", errbuf);
+    /* torch's named tuple: .values and .indices of the pair; a plain list has no such field */
+    CHECK(run_in(s0, "x = ones(2, 3)\nx.max(1).values.shape == x.max(1).indices.shape") == 0 && strstr(outbuf, "true"),
+          "%s%s", outbuf, errbuf);
+    CHECK(run_in(s0, "[1, 2].values") < 0 && strstr(errbuf, "x.max(1).values") && strchr(errbuf, '\n') &&
+          !strchr(errbuf, '\n')[1], "%s", errbuf);
     bl_session_free(s0);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         run_case(&cases[i].c);
@@ -316,6 +348,7 @@ int main(void)
 {
     RUN(gradients_match_pytorch_ops);
     RUN(gradients_match_pytorch_prompt_forms);
+    RUN(gradients_match_pytorch_torch_forms);
     RUN(gradients_match_pytorch_tensor_functions);
     RUN(gradients_accumulate_and_graphs_free);
     RUN(in_place_updates_as_torch);

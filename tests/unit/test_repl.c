@@ -747,6 +747,9 @@ BL_TEST(completion)
     bl_value *v = bl_val_num(1);
     bl_session_set(s, "rate", v);
     bl_val_unref(v);
+    v = bl_val_tensor(bl_tensor_new1(3));
+    bl_session_set(s, "t", v);
+    bl_val_unref(v);
     struct { const char *line; int word; const char *want; } cases[] = {
         { "se", 0, "seed" }, { "se", 0, "set" }, { "x = ra", 4, "randn(" }, { "x = ra", 4, "rate" },
         { "y=ra", 0, "y=randn(" }, { "help rms", 5, "rmsnorm" }, { "help rms", 5, "rms" },
@@ -758,6 +761,10 @@ BL_TEST(completion)
         { "compare r", 8, "rmsnorm=norm:rmsnorm" }, { "compare q", 8, "qknorm=qk_norm:on" },
         { "compare sw", 8, "swiglu=mlp:swiglu" }, { "compare rope2", 8, "rope2d=pos:rope2d" },
         { "compare rope=", 8, "rope=pos:rope" }, { "compare st", 8, "steps=" },
+        /* after a dot: a module's functions, a tensor's methods and fields */
+        { "y = torch.eins", 4, "torch.einsum(" }, { "F.ge", 0, "F.gelu(" }, { "math.p", 0, "math.pi" },
+        { "y = t.spl", 4, "t.split(" }, { "t.sh", 0, "t.shape" }, { "t.requires_", 0, "t.requires_grad_(" },
+        { "(t @ t.T).su", 0, "(t @ t.T).sum(" }, { "t[0].mu", 0, "t[0].multinomial(" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         bl_strlist l = { 0 };
@@ -768,6 +775,12 @@ BL_TEST(completion)
         bl_strlist_free(&l);
     }
     bl_strlist l = { 0 };
+    bl_complete_line(s, "rate.", "rate.", &l);      /* a number has no methods to offer */
+    CHECK(l.n == 0, "'rate.' offers %d names", l.n);
+    bl_strlist_free(&l);
+    bl_complete_line(s, "t.", "t.", &l);            /* no function whose first argument is no tensor */
+    for (int j = 0; j < l.n; j++) CHECK(strcmp(l.s[j], "t.range(") && strcmp(l.s[j], "t.print("), "%s offered", l.s[j]);
+    bl_strlist_free(&l);
     CHECK(bl_complete_line(s, "source ex", "source ex" + 7, &l) == 1, "source completes file names");
     bl_strlist_free(&l);
     bl_complete_line(s, "model gpt pos=", "model gpt pos=" + 10, &l);
