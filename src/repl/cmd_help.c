@@ -217,7 +217,7 @@ static int cmd_help(bl_cmdargs *a)
         return 0;
     }
     const char *t = a->w[0].text;
-    if (!strcmp(t, "autograd") || !strcmp(t, "grad")) t = "backward";   /* the topic's usual names: one home */
+    if (!strcmp(t, "autograd")) t = "backward";   /* the topic's usual name: one home (grad is grad(m, name)) */
     /* help F.cross_entropy, help torch.randn: the builtin the prefix names (language's modules) */
     static const char *const prefixes[] = { "torch.nn.functional.", "torch.", "F.", "math." };
     for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)

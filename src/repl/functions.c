@@ -781,6 +781,15 @@ static int items_of(const bl_value *v)
     return v->kind == BL_V_LIST ? v->n : v->kind == BL_V_TENSOR && v->t->ndim > 0 ? v->t->shape[0] : -1;
 }
 
+/* manual_seed(n): torch.manual_seed, the `seed N` command as a function. */
+static bl_value *f_manual_seed(bl_callargs *a)
+{
+    long n;
+    if (bl_nargs(a, 1, 1) < 0 || bl_arg_int(a, 0, 0, 9007199254740991L, &n) < 0) return NULL;
+    bl_session_reseed(a->s, (uint64_t)n);
+    return bl_val_none();
+}
+
 /* list(), list(xs): Python's list of the items a for loop takes from xs (a copy of a list, a
  * dict's keys, a tensor's rows). */
 static bl_value *f_list(bl_callargs *a)
@@ -1115,6 +1124,10 @@ const bl_function bl_functions[] = {
     { "zip", "zip(a, b, ...)",
       "The list of [a[i], b[i], ...], as long as the shortest (Python's zip). for x, y in zip(xs, ys):\n"
       "unpacks each.", f_enumerate_zip },
+    { "manual_seed", "manual_seed(n)",
+      "torch.manual_seed(n): the random generator starts again from n (seed n).\n"
+      "randn, rand, randint, multinomial and dropout at the prompt draw from it; the numbers\n"
+      "are blocklab's own, not torch's (a model's weights come from its seed= key).", f_manual_seed },
     { "list", "list(xs)",
       "A list of what a for loop takes from xs (Python's list).\n"
       "A copy of a list, a dict's keys, a tensor's rows; list() is []. list(m.parameters()).", f_list },

@@ -823,6 +823,14 @@ static bl_value *inplace_method(bl_session *s, const bl_ast *e, int k)
     }
     bl_val_unref(y);
     bl_val_unref(a);
+    if (v && v->kind == BL_V_TENSOR &&
+        (v->t->ndim != x->t->ndim || memcmp(v->t->shape, x->t->shape, sizeof(int) * (size_t)x->t->ndim))) {
+        char s1[64], s2[64];      /* torch: output with shape [3] doesn't match the broadcast shape [2, 3] */
+        bl_fail("x.%s(...): x's shape %s does not match the broadcast shape %s (an in-place op keeps x's shape)",
+                name, bl_shape_str(x->t, s1, sizeof s1), bl_shape_str(v->t, s2, sizeof s2));
+        bl_val_unref(v);
+        return BL_ERRAT(s, e->pos);
+    }
     int rc = v ? bl_store_in_place(s, t->str, x, v, e->pos) : -1;
     bl_val_unref(v);
     if (rc < 0) return s->has_errpos ? NULL : BL_ERRAT(s, e->pos);

@@ -116,6 +116,10 @@ static int ids_of(bl_callargs *a, int i, const bl_tensor *t, int lo, int hi, int
 {
     for (size_t k = 0; k < t->numel; k++) {
         float x = t->data[k];
+        if (lo < 0 && x == -100.0f) {   /* targets: torch's ignore_index -100, as blocklab's -1 */
+            out[k] = -1;
+            continue;
+        }
         if (!(x == floorf(x) && x >= lo && x <= hi)) {
             bl_fail("%s: %s holds %g at element %zu, not a token id from %d to %d", a->fname, what, (double)x, k, lo, hi);
             return bl_session_errat(a->s, a->vpos[i]);
@@ -744,7 +748,7 @@ const bl_function bl_modellab_functions[] = {
       "backward(loss) adds d loss / d parameter into the model's gradients.", fn_flow_loss },
     { "ce_loss", "ce_loss(m, tokens, targets)",
       "The cross-entropy of TinyGPT m predicting targets from tokens.\n"
-      "tokens and targets are integer tensors [B, T] (a target of -1 is ignored), as\n"
+      "tokens and targets are integer tensors [B, T] (a target of -1 or -100 is ignored), as\n"
       "F.cross_entropy(m(tokens).view(-1, V), targets.view(-1)). batch(m) gives a pair.",
       fn_ce_loss },
     { "grad", "grad(m, \"name\")",

@@ -94,8 +94,8 @@ void bl_train_discard_run(const bl_model *m, FILE *out)
     bl_train_state *t = bl_train_find(m);
     if (!t) return;
     if (t->run && bl_run_steps(t->run) > 0 && out)
-        fprintf(out, "  (the training run of %d steps is discarded: the weights start again)\n",
-                bl_run_steps(t->run));
+        fprintf(out, "  (the training run of %d step%s is discarded: the weights start again)\n",
+                bl_run_steps(t->run), BL_PLURAL(bl_run_steps(t->run)));
     bl_run_free(t->run);
     t->run = NULL;
     clear_pending(t);
