@@ -20,6 +20,19 @@ static int is_method(const bl_function *f)
     return 0;
 }
 
+
+/* Add word[0..k) + name + suffix to out when name continues the identifier id (idn bytes) that
+ * ends word. */
+static void add_match(bl_strlist *out, const char *word, size_t k, const char *id, size_t idn, const char *name,
+                      const char *suffix)
+{
+    if (strncmp(name, id, idn)) return;
+    char buf[512];
+    snprintf(buf, sizeof buf, "%.*s%s%s", (int)k, word, name, suffix);
+    bl_strlist_add(out, buf);
+}
+#define ADD(name, suffix) add_match(out, word, k, id, idn, (name), (suffix))
+
 /* After "BASE." in word (the identifier id after the dot, k its offset): the module's functions
  * (torch. F. torch.nn.functional. math.), a tensor's methods and fields, a dict's or a list's
  * methods; base is looked up as a variable when it is a name, and an expression that ends in
@@ -30,14 +43,6 @@ static void complete_field(bl_session *s, const char *word, size_t k, const char
     while (b > 0 && (isalnum((unsigned char)word[b - 1]) || word[b - 1] == '_' || word[b - 1] == '.')) b--;
     char base[128];
     snprintf(base, sizeof base, "%.*s", (int)(k - 1 - b), word + b);
-    char buf[512];
-#define ADD(name, suffix)                                                        \
-    do {                                                                         \
-        if (!strncmp((name), id, idn)) {                                         \
-            snprintf(buf, sizeof buf, "%.*s%s%s", (int)k, word, (name), (suffix)); \
-            bl_strlist_add(out, buf);                                            \
-        }                                                                        \
-    } while (0)
     const bl_function *f;
     int module = !strcmp(base, "torch") || !strcmp(base, "F") || !strcmp(base, "math") ||
                  !strcmp(base, "torch.nn.functional") || !strcmp(base, "nn.functional");
@@ -65,7 +70,6 @@ static void complete_field(bl_session *s, const char *word, size_t k, const char
         for (int fi = 0; (f = bl_function_at(fi)); fi++)
             if (is_method(f)) ADD(f->name, "(");
     }
-#undef ADD
 }
 
 /* Names that continue `word`: its leading part up to the identifier at its end, plus each name
@@ -77,24 +81,15 @@ static void complete_ident(bl_session *s, const char *word, int cmds, bl_strlist
     while (k > 0 && (isalnum((unsigned char)word[k - 1]) || word[k - 1] == '_')) k--;
     const char *id = word + k;
     size_t idn = n - k;
-    char buf[512];
     if (k > 0 && word[k - 1] == '.') {
         complete_field(s, word, k, id, idn, out);
         return;
     }
-#define ADD(name, suffix)                                                        \
-    do {                                                                         \
-        if (!strncmp((name), id, idn)) {                                         \
-            snprintf(buf, sizeof buf, "%.*s%s%s", (int)k, word, (name), (suffix)); \
-            bl_strlist_add(out, buf);                                            \
-        }                                                                        \
-    } while (0)
     if (cmds)
         for (const bl_command *const *c = bl_commands; *c; c++) ADD((*c)->name, "");
     for (int i = 0; i < s->nvars; i++) ADD(s->names[i], "");
     const bl_function *f;
     for (int fi = 0; (f = bl_function_at(fi)); fi++) ADD(f->name, "(");
-#undef ADD
 }
 
 int bl_complete_line(bl_session *s, const char *line, const char *word, bl_strlist *out)

@@ -18,47 +18,19 @@ dim, chains in which one input reaches the output by several paths, and torch's 
 (max/min/sort/median with their indices as CASE.out.idx, views, norms, log_softmax).
 """
 import os
-import struct
 import sys
 
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen import st_write  # noqa: E402
+from gradcases import GradCases, rnd  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 torch.manual_seed(20261201)
 
 
-def rnd(*shape):
-    return torch.randn(shape, dtype=torch.float64)
-
-
-def f32(t):
-    return struct.pack("<%df" % t.numel(), *t.detach().reshape(-1).tolist())
-
-
-CASES = []
-
-
-def case(name, inputs, fn):
-    """inputs: dict NAME -> tensor; fn(**leaves) -> output."""
-    leaves = {k: v.clone().float().double().requires_grad_(True) for k, v in inputs.items()}
-    out = fn(**leaves)
-    idx = None
-    if isinstance(out, tuple):   # torch's (values, indices): the indices as CASE.out.idx
-        out, idx = out
-    gout = rnd(*out.shape).float().double()
-    out.backward(gout)
-    ts = []
-    for k, v in inputs.items():
-        ts.append((f"{name}.{k}", leaves[k].detach()))
-        ts.append((f"{name}.grad.{k}", leaves[k].grad))
-    ts.append((f"{name}.out", out.detach()))
-    ts.append((f"{name}.gout", gout))
-    if idx is not None:
-        ts.append((f"{name}.out.idx", idx.double()))
-    CASES.append((name, ts))
+_cases = GradCases()
+case = _cases.case
 
 
 def rms(x, w):
@@ -111,11 +83,4 @@ case("log_softmax", {"x": rnd(3, 5)}, lambda x: torch.log_softmax(x, dim=-1))
 case("log_softmax_dim0", {"x": rnd(4, 3)}, lambda x: torch.log_softmax(x, dim=0))
 case("log_softmax_big", {"x": rnd(2, 4) * 100}, lambda x: torch.log_softmax(x, dim=1))
 
-tensors = []
-for name, ts in CASES:
-    for k, t in ts:
-        tensors.append((k, "F32", tuple(t.shape), f32(t.float())))
-st_write(os.path.join(HERE, "autograd.safetensors"), tensors,
-         {"generator": "tests/golden/gen_autograd.py", "torch": torch.__version__,
-          "cases": ",".join(n for n, _ in CASES)})
-print("wrote autograd.safetensors:", len(CASES), "cases")
+_cases.write(os.path.join(HERE, "autograd.safetensors"), "tests/golden/gen_autograd.py")

@@ -11,43 +11,20 @@ CASE.out (the value), CASE.gout (the upstream gradient) and CASE.grad.NAME (d su
 d NAME), as gen_autograd.py's cases.
 """
 import os
-import struct
 import sys
 
 import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen import st_write  # noqa: E402
+from gradcases import GradCases, rnd  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 torch.manual_seed(20261202)
 
 
-def rnd(*shape):
-    return torch.randn(shape, dtype=torch.float64)
-
-
-def f32(t):
-    return struct.pack("<%df" % t.numel(), *t.detach().reshape(-1).tolist())
-
-
-CASES = []
-
-
-def case(name, inputs, fn):
-    """inputs: dict NAME -> tensor; fn(**leaves) -> output."""
-    leaves = {k: v.clone().float().double().requires_grad_(True) for k, v in inputs.items()}
-    out = fn(**leaves)
-    gout = rnd(*out.shape).float().double()
-    out.backward(gout)
-    ts = []
-    for k, v in inputs.items():
-        ts.append((f"{name}.{k}", leaves[k].detach()))
-        ts.append((f"{name}.grad.{k}", leaves[k].grad))
-    ts.append((f"{name}.out", out.detach()))
-    ts.append((f"{name}.gout", gout))
-    CASES.append((name, ts))
+_cases = GradCases()
+case = _cases.case
 
 
 # split / chunk: pieces of a size, of listed sizes, chunks (the last smaller)
@@ -76,11 +53,4 @@ case("gelu_tanh", {"x": torch.linspace(-6, 6, 25, dtype=torch.float64).reshape(5
 case("max_pair", {"a": rnd(3, 4), "b": rnd(3, 4)}, lambda a, b: torch.max(a, b))
 case("min_pair", {"a": rnd(3, 4), "b": rnd(4)}, lambda a, b: torch.min(a, b))
 
-tensors = []
-for name, ts in CASES:
-    for k, t in ts:
-        tensors.append((k, "F32", tuple(t.shape), f32(t.float())))
-st_write(os.path.join(HERE, "torchforms.safetensors"), tensors,
-         {"generator": "tests/golden/gen_torchforms.py", "torch": torch.__version__,
-          "cases": ",".join(n for n, _ in CASES)})
-print("wrote torchforms.safetensors:", len(CASES), "cases")
+_cases.write(os.path.join(HERE, "torchforms.safetensors"), "tests/golden/gen_torchforms.py")
