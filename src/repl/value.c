@@ -474,6 +474,15 @@ static void print_inline(const bl_value *v, FILE *out, int quote)
         }
         fputc('}', out);
         break;
+    case BL_V_TENSOR:
+        if (v->t->numel <= 64) {     /* [tensor([1., 2.]), ...] as Python prints a list of tensors */
+            bl_ag_describe(v, buf, sizeof buf);
+            print_tensor(v->t, buf, out);
+        } else {                     /* a large one by its shape */
+            bl_val_describe(v, buf, sizeof buf);
+            fprintf(out, "<%s>", buf);
+        }
+        break;
     default:
         bl_val_describe(v, buf, sizeof buf);
         fprintf(out, "<%s>", buf);
