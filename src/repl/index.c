@@ -575,6 +575,17 @@ int bl_store_in_place(bl_session *s, const char *name, bl_value *x, bl_value *v,
     /* no_grad B -= 1 on a non-leaf: torch changes B's data and B keeps its grad_fn (a later
      * backward still reaches what B was computed from); gradients on, B - 1 is a new node */
     int nonleaf = x && x->kind == BL_V_TENSOR && x->node && !bl_ag_enabled(s);
+    /* a plain tensor (no gradient) changes where it is too, as torch's x += 1 (every name holding
+     * it sees it), when the result needs no gradient and keeps x's shape; otherwise x is rebound
+     * (torch: x becomes a non-leaf, or refuses the shape) */
+    int plain = x && x->kind == BL_V_TENSOR && !x->requires_grad && !x->node && !x->param &&
+                v->kind == BL_V_TENSOR && !bl_val_needs_grad(v) && v->t->ndim == x->t->ndim &&
+                !memcmp(v->t->shape, x->t->shape, sizeof(int) * (size_t)x->t->ndim);
+    if (plain) {
+        if (bl_write_in_place(x, v->t) < 0) return bl_session_errat(s, pos);
+        x->is_mask = v->is_mask;    /* m += 1 of a mask is no mask any more */
+        return 0;
+    }
     if (!x || x->kind != BL_V_TENSOR || !(x->requires_grad || nonleaf) || (v->kind != BL_V_TENSOR && !num))
         return bl_session_set(s, name, v);
     /* W -= lr * W.grad on a leaf that requires grad: torch changes W in place */
