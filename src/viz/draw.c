@@ -422,11 +422,13 @@ static int choose_plan(dctx *d, const bl_figure *f, double x0, double w0, double
     double best = 0;
     for (int k = 0; k < DECO_LEVELS; k++) plan_grid(d, f, k, x0, w0, y0, h0, gap, page_w, &plans[k]);
     /* the maps without their colour bar (the last level) only when with it they would be less
-     * than DECO_KEEP of that, or less than BAR_KEEP units a side (a thumbnail 300 wide) */
+     * than BAR_KEEP units of font=1 a side (a thumbnail 300 wide): without the bar the values
+     * cannot be read (rope table at 800 x 450 font=2 dropped its bar and every tick when they
+     * took its maps from 144 to 89 units) */
     int levels = DECO_LEVELS - 1;
     for (int k = 0; k < levels; k++)
         if (isfinite(plans[k].side)) best = fmax(best, plans[k].side);
-    if (isfinite(plans[levels].side) && (best < DECO_KEEP * plans[levels].side || best < BAR_KEEP * d->u))
+    if (isfinite(plans[levels].side) && best < BAR_KEEP * d->u / d->fontk)
         best = plans[levels].side, levels++;
     int large = -1;
     for (int k = 0; k < levels; k++) {

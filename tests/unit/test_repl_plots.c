@@ -2161,6 +2161,49 @@ BL_TEST(colour_bars_labelled_twice_or_more)
     session_free(s);
 }
 
+/* rope table at 800 x 450 font=2, light and dark, and grid=8 (a fresh user's pass, issue 16):
+ * the cos and sin maps lost their colour bar and every tick (their values could not be read),
+ * and grid=8's panel titles wrapped inside their brackets ("cos [64," / "32]"). Now a colour bar
+ * labelled at two values or more, ticks on the maps (grid=8: the bar's), no panel title line
+ * with unbalanced brackets; at font=1 the bar and ticks as before. */
+BL_TEST(rope_table_keeps_bar_and_ticks_at_projector_fonts)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512], why[1024];
+    const char *opts[] = { "font=2", "font=2 theme=dark", "font=2 grid=8", "font=1" };
+    for (int v = 0; v < 4; v++) {
+        snprintf(cmd, sizeof cmd, "rope table width=800 height=450 %s > %s", opts[v], tmp("ropebar.png"));
+        if (traced(s, &lay, cmd)) continue;
+        int bars = 0, labelled = 0, mapticks = 0;
+        for (int b = 0; b < lay.nblock; b++) {
+            const bl_block_box *x = &lay.block[b];
+            if (x->kind == BL_BLOCK_BAR) {
+                bars++;
+                for (int t = 0; t < lay.ntext; t++) {
+                    const bl_text_box *q = &lay.text[t];
+                    double y = (q->y0 + q->y1) / 2;
+                    labelled += q->role == BL_TEXT_TICK && q->x0 >= x->x1 && q->x0 <= x->x1 + 40 * lay.u && y >= x->y0 - 1 && y <= x->y1 + 1;
+                }
+            }
+        }
+        for (int t = 0; t < lay.ntext; t++) mapticks += lay.text[t].role == BL_TEXT_TICK && lay.text[t].panel < 2;
+        CHECK(bars == 1 && labelled >= 2, "%s: %d colour bars, %d bar labels; want 1 bar labelled twice or more", cmd, bars,
+              labelled);
+        if (v != 2) CHECK(mapticks >= 2 + labelled, "%s: %d ticks on the maps and bar, want the maps' own too", cmd, mapticks);
+        for (int t = 0; t < lay.ntext; t++) {
+            const bl_text_box *q = &lay.text[t];
+            if (q->role != BL_TEXT_PANEL_TITLE) continue;
+            int depth = 0;
+            for (const char *c = q->text; *c; c++) depth += (*c == '[') - (*c == ']');
+            CHECK(depth == 0, "%s: panel title line '%s' breaks inside brackets", cmd, q->text);
+        }
+        CHECK(layout_problems(&lay, why, sizeof why) == 0, "%s: %s", cmd, why);
+        CHECK(layout_cut_texts(&lay, why, sizeof why) == 0, "%s: %s", cmd, why);
+    }
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -2207,6 +2250,7 @@ int main(void)
     RUN(attn_heads_use_the_room_at_projector_fonts);
     RUN(slide_legends_one_row_and_off_the_lines);
     RUN(colour_bars_labelled_twice_or_more);
+    RUN(rope_table_keeps_bar_and_ticks_at_projector_fonts);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
