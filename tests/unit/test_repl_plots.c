@@ -2204,6 +2204,40 @@ BL_TEST(rope_table_keeps_bar_and_ticks_at_projector_fonts)
     session_free(s);
 }
 
+/* rope check at 800 x 450 font=2 and 1600 x 900 (a fresh user's pass, issue 16): the offset
+ * axes, every 3rd label shown, were labelled -7 -4 -1 2 5, skipping 0, the centre of the
+ * picture; the pairs' map dropped its one value "26.09" (its cells too small for it), the point
+ * of the slide. Now "0" on both offset axes, and "26.09" written on the pairs' map. */
+BL_TEST(rope_check_labels_centre_and_value)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512];
+    const char *sizes[] = { "width=800 height=450 font=2", "width=800 height=450", "" };
+    for (int z = 0; z < 3; z++) {
+        snprintf(cmd, sizeof cmd, "rope check %s > %s", sizes[z], tmp("ropeck.png"));
+        if (traced(s, &lay, cmd)) continue;
+        const bl_block_box *map = NULL;
+        for (int b = 0; b < lay.nblock; b++)
+            if (lay.block[b].kind == BL_BLOCK_MAP && lay.block[b].panel == 1) map = &lay.block[b];
+        CHECK(map != NULL, "%s: no offsets map", cmd);
+        if (!map) continue;
+        int row0 = 0, col0 = 0, value = 0;
+        for (int t = 0; t < lay.ntext; t++) {
+            const bl_text_box *q = &lay.text[t];
+            if (q->role == BL_TEXT_TICK && !strcmp(q->text, "0") && q->panel == 1) {
+                row0 += q->x1 <= map->x0 + 0.5 && fabs((q->y0 + q->y1) / 2 - (map->y0 + map->y1) / 2) < 0.6 * (map->y1 - map->y0) / 15;
+                col0 += q->y0 >= map->y1 - 0.5 && fabs((q->x0 + q->x1) / 2 - (map->x0 + map->x1) / 2) < 0.6 * (map->x1 - map->x0) / 15;
+            }
+            value += q->panel == 0 && !strcmp(q->text, "26.09");
+        }
+        CHECK(row0 == 1 && col0 == 1, "%s: '0' at the centre of the dr axis %d times, of the dc axis %d, want 1 each", cmd,
+              row0, col0);
+        CHECK(value >= 1, "%s: the pairs' map does not show 26.09", cmd);
+    }
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -2251,6 +2285,7 @@ int main(void)
     RUN(slide_legends_one_row_and_off_the_lines);
     RUN(colour_bars_labelled_twice_or_more);
     RUN(rope_table_keeps_bar_and_ticks_at_projector_fonts);
+    RUN(rope_check_labels_centre_and_value);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
