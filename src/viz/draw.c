@@ -586,10 +586,16 @@ int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
             level = place(&d, f, margin, w, h, top, gap, plans, thin, sizeof thin);
             /* panel titles share one size: a first pass, thrown away, finds what they need */
             for (int k = 0; k < DR_TITLE_LINES; k++) d.tneed[k] = 21;
-            d.measure = 1, d.trace = NULL, d.strip_need = 0, d.axis_need = 18, d.axis_size = 0;
-            cairo_push_group(cr);
-            draw_panels(&d, f, &plans[level], &sx, &sy);
-            cairo_pattern_destroy(cairo_pop_group(cr));
+            /* again when it drops the log notes of the axis labels: those measured before the
+             * one that decided it needed less */
+            for (int again = 0; again < 2; again++) {
+                int dropped = d.drop_log;
+                d.measure = 1, d.trace = NULL, d.strip_need = 0, d.axis_need = 18, d.axis_size = 0;
+                cairo_push_group(cr);
+                draw_panels(&d, f, &plans[level], &sx, &sy);
+                cairo_pattern_destroy(cairo_pop_group(cr));
+                if (d.drop_log == dropped) break;
+            }
             d.measure = 0, d.trace = trace_to, d.axis_size = d.axis_need;
             if (round == 0) dr_title_choose(&d, h);
             else d.ptitle = d.tneed[tl - 1] > 0 ? d.tneed[tl - 1] : dr_least_size(&d, 21);

@@ -2238,6 +2238,35 @@ BL_TEST(rope_check_labels_centre_and_value)
     session_free(s);
 }
 
+/* qk growth at 800 x 450 font=2 (a fresh user's pass, issue 16): its axis labels were smaller
+ * than its tick labels (shrunk to fit "max |logit| (log scale)"), and the y label said
+ * "(log scale)" where the x label, on a log axis too, did not. Now every axis label at least the
+ * size of the tick labels, and the labels of the two log axes alike: both say it or neither. */
+BL_TEST(qk_growth_axis_labels_tick_sized_and_alike)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[256];
+    const char *sizes[] = { "width=800 height=450 font=2", "width=800 height=450", "" };
+    for (int z = 0; z < 3; z++) {
+        snprintf(cmd, sizeof cmd, "qk growth %s > %s", sizes[z], tmp("qklab.png"));
+        if (traced(s, &lay, cmd)) continue;
+        double tick = 0, least = INFINITY;
+        int say = 0, logs = 0;
+        for (int t = 0; t < lay.ntext; t++) {
+            const bl_text_box *x = &lay.text[t];
+            if (x->role == BL_TEXT_TICK) tick = fmax(tick, x->size);
+            if (x->role != BL_TEXT_AXIS_LABEL) continue;
+            least = fmin(least, x->size);
+            if (x->panel == 0) logs++, say += strstr(x->text, "log scale") != NULL;
+        }
+        CHECK(least >= tick - 0.01, "%s: axis labels %.1f px, tick labels %.1f px: want labels no smaller", cmd, least, tick);
+        CHECK(logs == 2 && (say == 0 || say == 2), "%s: %d of the %d log axes' labels say 'log scale', want both or neither",
+              cmd, say, logs);
+    }
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -2286,6 +2315,7 @@ int main(void)
     RUN(colour_bars_labelled_twice_or_more);
     RUN(rope_table_keeps_bar_and_ticks_at_projector_fonts);
     RUN(rope_check_labels_centre_and_value);
+    RUN(qk_growth_axis_labels_tick_sized_and_alike);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
