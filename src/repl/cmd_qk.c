@@ -87,7 +87,7 @@ static int cmd_qk(bl_cmdargs *a)
         if (bl_panel_line(p0, lab, xs, ml[k], n, BL_MARKERS) < 0 || bl_panel_line(p1, lab, xs, tw[k], n, BL_MARKERS) < 0)
             rc = -1;
     }
-    const char *xl = random ? "scale s of q and k" : "weight scale s";
+    const char *xl = random ? "scale s of q, k" : "weight scale s";
     if (rc == 0 && (bl_panel_labels(p0, "max |logit| ~ s^2", xl, "max |logit|") < 0 ||
                     bl_panel_labels(p1, "mean top weight", xl, "top weight") < 0))
         rc = -1;

@@ -422,11 +422,13 @@ static int choose_plan(dctx *d, const bl_figure *f, double x0, double w0, double
     double best = 0;
     for (int k = 0; k < DECO_LEVELS; k++) plan_grid(d, f, k, x0, w0, y0, h0, gap, page_w, &plans[k]);
     /* the maps without their colour bar (the last level) only when with it they would be less
-     * than DECO_KEEP of that, or less than BAR_KEEP units a side (a thumbnail 300 wide) */
+     * than BAR_KEEP units of font=1 a side (a thumbnail 300 wide): without the bar the values
+     * cannot be read (rope table at 800 x 450 font=2 dropped its bar and every tick when they
+     * took its maps from 144 to 89 units) */
     int levels = DECO_LEVELS - 1;
     for (int k = 0; k < levels; k++)
         if (isfinite(plans[k].side)) best = fmax(best, plans[k].side);
-    if (isfinite(plans[levels].side) && (best < DECO_KEEP * plans[levels].side || best < BAR_KEEP * d->u))
+    if (isfinite(plans[levels].side) && best < BAR_KEEP * d->u / d->fontk)
         best = plans[levels].side, levels++;
     int large = -1;
     for (int k = 0; k < levels; k++) {
@@ -584,10 +586,16 @@ int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
             level = place(&d, f, margin, w, h, top, gap, plans, thin, sizeof thin);
             /* panel titles share one size: a first pass, thrown away, finds what they need */
             for (int k = 0; k < DR_TITLE_LINES; k++) d.tneed[k] = 21;
-            d.measure = 1, d.trace = NULL, d.strip_need = 0, d.axis_need = 18, d.axis_size = 0;
-            cairo_push_group(cr);
-            draw_panels(&d, f, &plans[level], &sx, &sy);
-            cairo_pattern_destroy(cairo_pop_group(cr));
+            /* again when it drops the log notes of the axis labels: those measured before the
+             * one that decided it needed less */
+            for (int again = 0; again < 2; again++) {
+                int dropped = d.drop_log;
+                d.measure = 1, d.trace = NULL, d.strip_need = 0, d.axis_need = 18, d.axis_size = 0;
+                cairo_push_group(cr);
+                draw_panels(&d, f, &plans[level], &sx, &sy);
+                cairo_pattern_destroy(cairo_pop_group(cr));
+                if (d.drop_log == dropped) break;
+            }
             d.measure = 0, d.trace = trace_to, d.axis_size = d.axis_need;
             if (round == 0) dr_title_choose(&d, h);
             else d.ptitle = d.tneed[tl - 1] > 0 ? d.tneed[tl - 1] : dr_least_size(&d, 21);

@@ -5,15 +5,33 @@
 #include <math.h>
 #include <string.h>
 
+#define LOG_NOTE " (log scale)"
+
+/* s without a trailing LOG_NOTE, in place */
+static void drop_log_note(char *s)
+{
+    size_t n = strlen(s), k = strlen(LOG_NOTE);
+    if (n >= k && !strcmp(s + n - k, LOG_NOTE)) s[n - k] = '\0';
+}
+
+/* Whether axis label s would be drawn smaller than the tick labels in room (its 18 units shrunk
+ * below DR_TICK): then no axis label of the figure says LOG_NOTE (qk growth at 800 x 450 font=2
+ * drew "max |logit| (log scale)" at 15 pixels beside ticks of 20, its x label without the note) */
+static int note_shrinks(dctx *d, const char *s, double room)
+{
+    size_t n = strlen(s), k = strlen(LOG_NOTE);
+    return n >= k && !strcmp(s + n - k, LOG_NOTE) && dr_fit_size(d, s, 18, 0, room) < DR_TICK - 1e-6;
+}
+
 void dr_axes_place(dctx *d, const bl_panel *p, box b, const bl_range *sx, const bl_range *sy, double right,
                         double below, lines_geom *g)
 {
     double u = d->u;
     g->ylab[0] = g->xlab[0] = '\0';
     if (p->ylabel || p->logy)
-        snprintf(g->ylab, sizeof g->ylab, "%s%s", p->ylabel ? p->ylabel : "y", p->logy ? " (log scale)" : "");
+        snprintf(g->ylab, sizeof g->ylab, "%s%s", p->ylabel ? p->ylabel : "y", p->logy ? LOG_NOTE : "");
     if (p->xlabel || p->logx)
-        snprintf(g->xlab, sizeof g->xlab, "%s%s", p->xlabel ? p->xlabel : "x", p->logx ? " (log scale)" : "");
+        snprintf(g->xlab, sizeof g->xlab, "%s%s", p->xlabel ? p->xlabel : "x", p->logx ? LOG_NOTE : "");
     bl_lines_note(p, g->note, sizeof g->note);   /* under the x label: the points left out */
     double top = b.y + dr_title_top(d, p),
            bottom = b.y + b.h - 34 * u - (g->xlab[0] ? DR_XLAB_ROOM * u : 0) - (g->note[0] ? 24 * u : 0) - below;
@@ -79,7 +97,7 @@ static int x_ticks(dctx *d, const bl_scale *xs, double aw, int max_ticks, double
 
 /* A label that would be cut in room even at its smallest loses its trailing parentheses, the
  * last first, while it still would be: " (log scale)" (the tick labels 1 10 100 say it), then a
- * unit: qk growth's "scale s of q and k" and rope table's "angle (radians)" whole at 800 x 450
+ * unit: qk growth's "scale s of q, k" and rope table's "angle (radians)" whole at 800 x 450
  * font=2 rather than "angle (r..." */
 static void label_trim(dctx *d, char *s, double room)
 {
@@ -127,6 +145,8 @@ void dr_axes_draw(dctx *d, const bl_panel *p, box b, const lines_geom *gp)
     char xl[256], yl[256];
     double xroom = dr_room_at(b, a.x + a.w / 2);
     snprintf(xl, sizeof xl, "%s", g.xlab), snprintf(yl, sizeof yl, "%s", g.ylab);
+    if (d->measure && (note_shrinks(d, xl, xroom) || note_shrinks(d, yl, a.h))) d->drop_log = 1;
+    if (d->drop_log) drop_log_note(xl), drop_log_note(yl);
     label_trim(d, xl, xroom), label_trim(d, yl, a.h);
     if (xl[0]) dr_axis_label(d, a.x + a.w / 2, a.y + a.h + DR_XLAB_AT * u, xl, xroom, 0);
     if (yl[0]) dr_axis_label(d, b.x + 14 * u, a.y + a.h / 2, yl, a.h, 1);

@@ -131,8 +131,31 @@ static void annotate_cells(dctx *d, const bl_panel *p, double left, double top, 
         bl_snprintf(buf, sizeof buf, p->annotate, (double)p->values[i]);
         widest = fmax(widest, dr_text_w(d, buf));
     }
-    if (widest > cw * 0.92 || size * d->u * 1.3 > ch) return;
     d->role = BL_TEXT_OTHER;
+    if (widest > cw * 0.92 || size * d->u * 1.3 > ch) {
+        /* cells too small for their values, all one value (rope check's pairs at one offset at
+         * 800 x 450 font=2 lost "26.09", the point of the slide): that value once, in the middle
+         * of its cells, where it fits */
+        int r0 = p->rows, r1 = -1, c0 = p->cols, c1 = -1, one = 1;
+        float v0 = NAN;
+        for (int r = 0; r < p->rows && one; r++)
+            for (int c = 0; c < p->cols; c++) {
+                float v = p->values[(long)r * p->cols + c];
+                if (!isfinite(v)) continue;
+                if (isnan(v0)) v0 = v;
+                if (v != v0) { one = 0; break; }
+                r0 = r < r0 ? r : r0, r1 = r > r1 ? r : r1, c0 = c < c0 ? c : c0, c1 = c > c1 ? c : c1;
+            }
+        if (!one || r1 < 0) return;
+        double bw = (c1 - c0 + 1) * cw, bh = (r1 - r0 + 1) * ch, sz = fmin(20, bh / d->u * 0.5);
+        dr_font(d, sz, 0, 0);
+        bl_snprintf(buf, sizeof buf, p->annotate, (double)v0);
+        if (sz < dr_least_size(d, 15) || dr_text_w(d, buf) > bw * 0.92) return;
+        double t = bl_cmap_pos(v0, vmin, vmax);
+        uint32_t ink = isnan(t) || bl_rgb_luma(bl_cmap_rgb(p->cmap, t)) > 0.55 ? C_INK_DARK : 0xffffffu;
+        dr_text(d, left + (c0 * cw + bw / 2), top + (r0 * ch + bh / 2), buf, 0.5, ink);
+        return;
+    }
     for (int r = 0; r < p->rows; r++)
         for (int c = 0; c < p->cols; c++) {
             float v = p->values[(long)r * p->cols + c];
@@ -300,7 +323,7 @@ void dr_heatmap(dctx *d, const bl_panel *p, box b, heat_deco k)
     d->role = BL_TEXT_TICK;
     if (k.rowticks && p->row_labels) {
         dr_font(d, g.label_size, 0, 0);
-        for (int r = 0; r < p->rows; r += g.every_r) dr_text(d, left - 6 * u, top + (r + 0.5) * ch, p->row_labels[r], 1, C_TICK);
+        for (int r = bl_label_first((const char *const *)p->row_labels, p->rows, g.every_r); r < p->rows; r += g.every_r) dr_text(d, left - 6 * u, top + (r + 0.5) * ch, p->row_labels[r], 1, C_TICK);
     } else if (k.rowticks) {
         dr_font(d, DR_TICK, 0, 0);
         int n = index_ticks(p->rows, ch, 40 * u, t, &step);
@@ -309,7 +332,7 @@ void dr_heatmap(dctx *d, const bl_panel *p, box b, heat_deco k)
     }
     if (k.colticks && p->col_labels) {
         dr_font(d, g.label_size, 0, 0);
-        for (int c = 0; c < p->cols; c += g.every_c) dr_text(d, left + (c + 0.5) * cw, top + hh + ty * u, p->col_labels[c], 0.5, C_TICK);
+        for (int c = bl_label_first((const char *const *)p->col_labels, p->cols, g.every_c); c < p->cols; c += g.every_c) dr_text(d, left + (c + 0.5) * cw, top + hh + ty * u, p->col_labels[c], 0.5, C_TICK);
     } else if (k.colticks) {
         dr_font(d, DR_TICK, 0, 0);
         int n = index_ticks(p->cols, cw, 50 * u, t, &step);

@@ -46,6 +46,8 @@ typedef struct {
     double axis_need;       /* the measuring pass: the smallest size (units) an axis label needs
                              * to fit (its least when it is cut even so) */
     double axis_size;       /* every axis label's size (units), axis_need; 0: 18 */
+    int drop_log;           /* no axis label says " (log scale)": one would be smaller than the
+                             * tick labels with it (found by the measuring pass, draw_axes.c) */
     int last_col;           /* the panel drawn now is in the figure's last column */
     double strip;           /* page units kept free right of the grid, up to strip_x1, for the
                              * legends of the last column's lines panels that have no room in

@@ -176,6 +176,16 @@ double dr_title_top(dctx *d, const bl_panel *p)
  * takes the words that fit; a word wider than maxw takes a line alone), at most maxl lines into
  * line[] (n bytes each; the last takes the rest, cut when drawn). Returns the lines it needs,
  * maxl + 1 or more when it does not fit in maxl (a word wider than maxw never fits). */
+/* whether a title may break at s[i]: a space outside brackets ("cos [64, 32]" wrapped to
+ * "cos [64," / "32]" at 800 x 450 font=2: a shape is one word) */
+static int title_break(const char *s, size_t i)
+{
+    if (s[i] != ' ') return 0;
+    int depth = 0;
+    for (size_t j = 0; j < i; j++) depth += (s[j] == '[' || s[j] == '(' || s[j] == '{') - (s[j] == ']' || s[j] == ')' || s[j] == '}');
+    return depth <= 0;
+}
+
 static int wrap_title(dctx *d, const char *s, double maxw, int maxl, char (*line)[256], size_t n)
 {
     int k = 0, wide = 0;
@@ -185,14 +195,14 @@ static int wrap_title(dctx *d, const char *s, double maxw, int maxl, char (*line
         size_t len = strlen(s), end = 0;
         char buf[256];
         for (size_t i = 1; i <= len && i < sizeof buf; i++) {   /* the most words that fit */
-            if (i < len && s[i] != ' ') continue;
+            if (i < len && !title_break(s, i)) continue;
             memcpy(buf, s, i), buf[i] = 0;
             if (dr_text_w(d, buf) > maxw) break;
             end = i;
         }
         if (!end) {   /* a word wider than the line: alone on it */
             wide = 1;
-            while (end < len && s[end] != ' ') end++;
+            while (end < len && !title_break(s, end)) end++;
         }
         if (k < maxl) snprintf(line[k], n, "%.*s", (int)(k == maxl - 1 ? len : end), s);
         k++;

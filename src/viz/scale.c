@@ -351,3 +351,11 @@ int bl_legend_best(const bl_panel *p, const bl_scale *xs, const bl_scale *ys, do
 {
     return bl_legend_place(p, xs, ys, w, h, m, x0, y0, NULL);
 }
+
+int bl_label_first(const char *const *labels, int n, int k)
+{
+    if (k < 1) k = 1;
+    for (int i = 0; labels && i < n; i++)
+        if (labels[i] && !strcmp(labels[i], "0")) return i % k;
+    return n > 0 ? (n - 1) % k / 2 : 0;
+}

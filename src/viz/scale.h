@@ -33,6 +33,12 @@ int bl_scale_ticks(const bl_scale *s, int max_ticks, double *ticks, int cap, dou
  * past n - 1 (a single row or column is index 0 alone). Returns the count (at most cap). */
 int bl_index_ticks(int n, int max_ticks, double *ticks, int cap, double *step);
 
+/* The first of n axis labels to show when every k-th is shown (k >= 1): the one that puts a
+ * label "0" among them where there is one (a symmetric axis of offsets -7 .. 7 is labelled at its
+ * centre: every 3rd from -7 gave -7 -4 -1 2 5), else ((n - 1) mod k) / 2, the shown ones in the
+ * middle of the axis with the same room left at both ends. labels may be NULL. */
+int bl_label_first(const char *const *labels, int n, int k);
+
 /* Where a legend box covers the least of the panel's data, as matplotlib's loc="best": of upper
  * right, upper left, lower left, lower right, right, center left, lower center, upper center and
  * center (in this order, the first of the least covered wins), the one with the fewest data points

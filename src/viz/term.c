@@ -398,15 +398,14 @@ static int label_width(char **labels, int n, int cap)
 }
 
 /* Which of n labels along len pixels (cells) to show so that each gets `need` of them: every k-th,
- * k the smallest with k * len / n >= need (1 when all fit), from *first = ((n - 1) mod k) / 2, so
- * that the labelled ones sit in the middle of the axis with the same room left at both ends: the
- * offsets -7 .. 7 give -7 -5 .. 7 at k = 2 and -6 -3 0 3 6 at k = 3 (the centre whenever it falls
- * on the step). Labels k cells apart lie at least `need` pixels apart, whole pixels or not. */
-static int label_step(int n, int len, int need, int *first)
+ * k the smallest with k * len / n >= need (1 when all fit), from *first = bl_label_first: the
+ * offsets -7 .. 7 give -6 -4 .. 6 at k = 2 and -6 -3 0 3 6 at k = 3 (a symmetric axis labelled
+ * at its centre). Labels k cells apart lie at least `need` pixels apart, whole pixels or not. */
+static int label_step(const char *const *labels, int n, int len, int need, int *first)
 {
     int k = len > 0 ? (int)(((long)n * need + len - 1) / len) : n;
     if (k < 1) k = 1;
-    *first = n > 0 ? (n - 1) % k / 2 : 0;
+    *first = bl_label_first(labels, n, k);
     return k;
 }
 
@@ -542,7 +541,7 @@ static void draw_heatmap(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw
         /* every row's label when each row has a line of its own (labels_rows), else every k-th
          * row's (k = rows per line, rounded up, centred as the columns' are): each on the line of
          * its row's top */
-        int first, every = label_step(p->rows, g.dh, 2, &first);
+        int first, every = label_step((const char *const *)p->row_labels, p->rows, g.dh, 2, &first);
         for (int r = first; r < p->rows; r += every)
             text_right(c, hx - 1, y + (int)((long)r * g.dh / p->rows / 2), p->row_labels[r]);
     } else {
@@ -559,7 +558,7 @@ static void draw_heatmap(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw
         /* every k-th column's label, evenly: k columns hold the widest label and a blank; centred
          * on its column, the odd character of an even width to the left, so that the digits of
          * -7 .. 7 sit on their columns behind the signs */
-        int first, every = label_step(p->cols, g.dw, label_width(p->col_labels, p->cols, INT_MAX) + 1, &first);
+        int first, every = label_step((const char *const *)p->col_labels, p->cols, g.dw, label_width(p->col_labels, p->cols, INT_MAX) + 1, &first);
         for (int j = first; j < p->cols; j += every) {
             const char *s = p->col_labels[j];
             int n = bl_utf8_len(s), cx = hx + (int)((j + 0.5) * g.dw / p->cols) - n / 2;

@@ -2161,6 +2161,112 @@ BL_TEST(colour_bars_labelled_twice_or_more)
     session_free(s);
 }
 
+/* rope table at 800 x 450 font=2, light and dark, and grid=8 (a fresh user's pass, issue 16):
+ * the cos and sin maps lost their colour bar and every tick (their values could not be read),
+ * and grid=8's panel titles wrapped inside their brackets ("cos [64," / "32]"). Now a colour bar
+ * labelled at two values or more, ticks on the maps (grid=8: the bar's), no panel title line
+ * with unbalanced brackets; at font=1 the bar and ticks as before. */
+BL_TEST(rope_table_keeps_bar_and_ticks_at_projector_fonts)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512], why[1024];
+    const char *opts[] = { "font=2", "font=2 theme=dark", "font=2 grid=8", "font=1" };
+    for (int v = 0; v < 4; v++) {
+        snprintf(cmd, sizeof cmd, "rope table width=800 height=450 %s > %s", opts[v], tmp("ropebar.png"));
+        if (traced(s, &lay, cmd)) continue;
+        int bars = 0, labelled = 0, mapticks = 0;
+        for (int b = 0; b < lay.nblock; b++) {
+            const bl_block_box *x = &lay.block[b];
+            if (x->kind == BL_BLOCK_BAR) {
+                bars++;
+                for (int t = 0; t < lay.ntext; t++) {
+                    const bl_text_box *q = &lay.text[t];
+                    double y = (q->y0 + q->y1) / 2;
+                    labelled += q->role == BL_TEXT_TICK && q->x0 >= x->x1 && q->x0 <= x->x1 + 40 * lay.u && y >= x->y0 - 1 && y <= x->y1 + 1;
+                }
+            }
+        }
+        for (int t = 0; t < lay.ntext; t++) mapticks += lay.text[t].role == BL_TEXT_TICK && lay.text[t].panel < 2;
+        CHECK(bars == 1 && labelled >= 2, "%s: %d colour bars, %d bar labels; want 1 bar labelled twice or more", cmd, bars,
+              labelled);
+        if (v != 2) CHECK(mapticks >= 2 + labelled, "%s: %d ticks on the maps and bar, want the maps' own too", cmd, mapticks);
+        for (int t = 0; t < lay.ntext; t++) {
+            const bl_text_box *q = &lay.text[t];
+            if (q->role != BL_TEXT_PANEL_TITLE) continue;
+            int depth = 0;
+            for (const char *c = q->text; *c; c++) depth += (*c == '[') - (*c == ']');
+            CHECK(depth == 0, "%s: panel title line '%s' breaks inside brackets", cmd, q->text);
+        }
+        CHECK(layout_problems(&lay, why, sizeof why) == 0, "%s: %s", cmd, why);
+        CHECK(layout_cut_texts(&lay, why, sizeof why) == 0, "%s: %s", cmd, why);
+    }
+    session_free(s);
+}
+
+/* rope check at 800 x 450 font=2 and 1600 x 900 (a fresh user's pass, issue 16): the offset
+ * axes, every 3rd label shown, were labelled -7 -4 -1 2 5, skipping 0, the centre of the
+ * picture; the pairs' map dropped its one value "26.09" (its cells too small for it), the point
+ * of the slide. Now "0" on both offset axes, and "26.09" written on the pairs' map. */
+BL_TEST(rope_check_labels_centre_and_value)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512];
+    const char *sizes[] = { "width=800 height=450 font=2", "width=800 height=450", "" };
+    for (int z = 0; z < 3; z++) {
+        snprintf(cmd, sizeof cmd, "rope check %s > %s", sizes[z], tmp("ropeck.png"));
+        if (traced(s, &lay, cmd)) continue;
+        const bl_block_box *map = NULL;
+        for (int b = 0; b < lay.nblock; b++)
+            if (lay.block[b].kind == BL_BLOCK_MAP && lay.block[b].panel == 1) map = &lay.block[b];
+        CHECK(map != NULL, "%s: no offsets map", cmd);
+        if (!map) continue;
+        int row0 = 0, col0 = 0, value = 0;
+        for (int t = 0; t < lay.ntext; t++) {
+            const bl_text_box *q = &lay.text[t];
+            if (q->role == BL_TEXT_TICK && !strcmp(q->text, "0") && q->panel == 1) {
+                row0 += q->x1 <= map->x0 + 0.5 && fabs((q->y0 + q->y1) / 2 - (map->y0 + map->y1) / 2) < 0.6 * (map->y1 - map->y0) / 15;
+                col0 += q->y0 >= map->y1 - 0.5 && fabs((q->x0 + q->x1) / 2 - (map->x0 + map->x1) / 2) < 0.6 * (map->x1 - map->x0) / 15;
+            }
+            value += q->panel == 0 && !strcmp(q->text, "26.09");
+        }
+        CHECK(row0 == 1 && col0 == 1, "%s: '0' at the centre of the dr axis %d times, of the dc axis %d, want 1 each", cmd,
+              row0, col0);
+        CHECK(value >= 1, "%s: the pairs' map does not show 26.09", cmd);
+    }
+    session_free(s);
+}
+
+/* qk growth at 800 x 450 font=2 (a fresh user's pass, issue 16): its axis labels were smaller
+ * than its tick labels (shrunk to fit "max |logit| (log scale)"), and the y label said
+ * "(log scale)" where the x label, on a log axis too, did not. Now every axis label at least the
+ * size of the tick labels, and the labels of the two log axes alike: both say it or neither. */
+BL_TEST(qk_growth_axis_labels_tick_sized_and_alike)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[256];
+    const char *sizes[] = { "width=800 height=450 font=2", "width=800 height=450", "" };
+    for (int z = 0; z < 3; z++) {
+        snprintf(cmd, sizeof cmd, "qk growth %s > %s", sizes[z], tmp("qklab.png"));
+        if (traced(s, &lay, cmd)) continue;
+        double tick = 0, least = INFINITY;
+        int say = 0, logs = 0;
+        for (int t = 0; t < lay.ntext; t++) {
+            const bl_text_box *x = &lay.text[t];
+            if (x->role == BL_TEXT_TICK) tick = fmax(tick, x->size);
+            if (x->role != BL_TEXT_AXIS_LABEL) continue;
+            least = fmin(least, x->size);
+            if (x->panel == 0) logs++, say += strstr(x->text, "log scale") != NULL;
+        }
+        CHECK(least >= tick - 0.01, "%s: axis labels %.1f px, tick labels %.1f px: want labels no smaller", cmd, least, tick);
+        CHECK(logs == 2 && (say == 0 || say == 2), "%s: %d of the %d log axes' labels say 'log scale', want both or neither",
+              cmd, say, logs);
+    }
+    session_free(s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/bl-plots-XXXXXX");
@@ -2207,6 +2313,9 @@ int main(void)
     RUN(attn_heads_use_the_room_at_projector_fonts);
     RUN(slide_legends_one_row_and_off_the_lines);
     RUN(colour_bars_labelled_twice_or_more);
+    RUN(rope_table_keeps_bar_and_ticks_at_projector_fonts);
+    RUN(rope_check_labels_centre_and_value);
+    RUN(qk_growth_axis_labels_tick_sized_and_alike);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);

@@ -242,8 +242,8 @@ static bl_figure *offset_map(void)
 }
 
 /* row labels of a heatmap taller than its lines: a 15 x 15 map labelled -7 .. 7 (the offsets of
- * `rope check`) keeps its labels when two rows share a line (every other label, -7 -5 .. 7, one
- * per line from the top) and shows all 15 when each row has lines of its own; never the row
+ * `rope check`) keeps its labels when two rows share a line (every other label, -6 -4 .. 6, 0
+ * among them, one per line from the top) and shows all 15 when each row has lines of its own; never the row
  * indices 0 .. 14 */
 static int label_column(const bl_figure *f, int width, int *labels, int max)
 {
@@ -265,7 +265,12 @@ BL_TEST(test_heat_row_labels_thinned)
     int got[40], n = label_column(f, 30, got, 40);
     /* 30 columns: one pixel per cell, 15 rows on 8 lines, the last line holding row 14 alone */
     CHECK(n >= 9, "%d lines", n);
-    for (int i = 0; i < 8 && i < n; i++) CHECK(got[i] == -7 + 2 * i, "width 30, line %d: label %d, want %d", i, got[i], -7 + 2 * i);
+    /* each line's second row labelled, so that 0, the centre, is (issue 16: -7 -5 .. 7 skipped
+     * it): -6 -4 .. 6, the last line (7 alone) blank */
+    for (int i = 0; i < 8 && i < n; i++) {
+        int want = i < 7 ? -6 + 2 * i : 99;
+        CHECK(got[i] == want, "width 30, line %d: label %d, want %d", i, got[i], want);
+    }
     n = label_column(f, 60, got, 40);
     /* 60 columns: two pixels per cell, one line per row */
     CHECK(n >= 16, "%d lines", n);
@@ -295,9 +300,10 @@ static int label_line(const bl_figure *f, int width, int *v, int *at, int max)
 
 /* column labels at an even step: the 15 x 15 map labelled -7 .. 7 (rope check's offsets) gets
  * every k-th column's label, k the fewest columns that hold the widest label ("-7") and a blank,
- * the labelled columns centred on the axis ((14 mod k) / 2 first), each label's digit on its
- * column. 30 columns: one pixel per cell, k = ceil(15 x 3 / 15) = 3 from column 1: -6 -3 0 3 6,
- * 3 apart. 60 columns: two pixels per cell, k = ceil(15 x 3 / 30) = 2 from column 0: -7 -5 .. 7,
+ * the labelled columns those with "0" among them (a symmetric axis labelled at its centre,
+ * issue 16: 7 mod k first), each label's digit on its column. 30 columns: one pixel per cell,
+ * k = ceil(15 x 3 / 15) = 3 from column 1: -6 -3 0 3 6, 3 apart. 60 columns: two pixels per
+ * cell, k = ceil(15 x 3 / 30) = 2 from column 1: -6 -4 .. 6 (it was -7 -5 .. 7, without 0),
  * 4 apart. (Placed one after the other where they fit, they read -7 -4 -1 2 4 6 at 30.) */
 BL_TEST(test_heat_col_labels_even)
 {
@@ -309,9 +315,9 @@ BL_TEST(test_heat_col_labels_even)
         if (i) CHECK(at[i] - at[i - 1] == 3, "width 30: labels %d and %d are %d apart, want 3", got[i - 1], got[i], at[i] - at[i - 1]);
     }
     n = label_line(f, 60, got, at, 16);
-    CHECK(n == 8, "width 60: %d column labels, want 8", n);
-    for (int i = 0; i < n && i < 8; i++) {
-        CHECK(got[i] == -7 + 2 * i, "width 60, label %d: %d, want %d", i, got[i], -7 + 2 * i);
+    CHECK(n == 7, "width 60: %d column labels, want 7", n);
+    for (int i = 0; i < n && i < 7; i++) {
+        CHECK(got[i] == -6 + 2 * i, "width 60, label %d: %d, want %d", i, got[i], -6 + 2 * i);
         if (i) CHECK(at[i] - at[i - 1] == 4, "width 60: labels %d and %d are %d apart, want 4", got[i - 1], got[i], at[i] - at[i - 1]);
     }
     bl_fig_free(f);
