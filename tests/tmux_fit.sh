@@ -120,7 +120,8 @@ for size in "70 20" "120 50"; do
 done
 # the lecture's terminal pictures (a lecturer's pass, issue 16) fit 80 x 24 and 200 x 60: each
 # statement and the prompt in view (a TinyDiT's 4 heads, its query map, 16 samples, its norm
-# statistics, lengen of a learned-position and a RoPE model)
+# statistics, lengen of a learned-position and a RoPE model, and the two views that print a table
+# above their picture: rope check and qk growth, whose text takes rows off the picture's height)
 keys C-l 'd = dit(dim=32, depth=1, heads=4, batch=4); use d; train 2 quiet=on' Enter
 wait_prompt
 keys C-l 'r = gpt(dim=16, depth=1, heads=2, context=16, batch=4, pos="rope"); train r 2 quiet=on; use d' Enter
@@ -129,7 +130,7 @@ for size in "80 24" "200 60"; do
     set -- $size
     $T resize-window -t t -x "$1" -y "$2"
     sleep 0.5
-    for v in 'attn d' 'attn d query=27' 'sample n=16 steps=1' 'stats' 'lengen m r windows=2'; do
+    for v in 'attn d' 'attn d query=27' 'sample n=16 steps=1' 'stats' 'lengen m r windows=2' 'rope check' 'qk growth'; do
         if fits "$v"; then ok "$v fits $1 x $2"; else notok "$v fits $1 x $2"; fi
     done
 done

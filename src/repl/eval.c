@@ -14,6 +14,7 @@
 #include "repl/didyoumean.h"
 #include "repl/modules.h"
 #include "repl/strfmt.h"
+#include "repl/views.h"
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -670,6 +671,7 @@ static int run_command(bl_session *s, const bl_stmt *st, bl_value **result)
     const bl_command *c = bl_command_find(st->name);
     bl_cmdargs a = { .s = s, .st = st, .n = st->nwords, .w = st->words };
     int rc = c->run(&a);
+    bl_cmd_text_flush(&a);      /* a failing command's text, held back for its picture */
     if (rc < 0) {
         bl_val_unref(a.result);
         return bl_session_errat(s, st->pos);

@@ -2,6 +2,7 @@
 #include "repl/figures.h"
 #include "core/error.h"
 #include "core/fmt.h"
+#include "repl/views.h"
 #include "viz/termimg.h"
 #include <math.h>
 #include <stdlib.h>
@@ -11,8 +12,9 @@ static void ffree(void *p) { bl_fig_free(p); }
 
 static void fprint(void *p, FILE *out)
 {
-    const bl_figure *f = p;   /* width=, height= of the picture: its columns and rows at most */
+    bl_figure *f = p;   /* width=, height= of the picture: its columns and rows at most */
     if (bl_term_show(f, out) < 0) fprintf(out, "<figure: %s>\n", bl_error());
+    f->rows_above = 0;  /* the command's text is above it the first time only */
 }
 
 static void fdescribe(void *p, char *buf, size_t n)
@@ -270,6 +272,7 @@ int bl_cmd_figure(bl_cmdargs *a, bl_figure *f, const bl_config *model_cfg)
         return -1;
     }
     char cmd[96];
+    f->rows_above = bl_cmd_text_flush(a);
     a->result = checked_value(f, bl_command_typed(a->st, cmd, sizeof cmd));
     return a->result ? 0 : -1;
 }

@@ -43,6 +43,9 @@ typedef struct {
     int n;                  /* words */
     const bl_word *w;
     bl_value *result;       /* a handler may leave a value (a table, a plot) to print/redirect */
+    FILE *text;             /* the text held back by bl_cmd_text_out (repl/views.h), or NULL */
+    char *text_buf;
+    size_t text_size;
 } bl_cmdargs;
 
 typedef struct {

@@ -3,19 +3,51 @@
  * back (models/model.h: attn[], tap_in[], tap_norm[]). */
 #include "repl/views.h"
 #include "core/error.h"
+#include "core/fileio.h"
 #include "data/dataset.h"
 #include "models/tinydit.h"
 #include "models/tinygpt.h"
 #include "repl/trainstate.h"
+#include "viz/canvas.h"
+#include "viz/plot.h"
 #include <stdlib.h>
 #include <string.h>
 
 FILE *bl_cmd_text_out(bl_cmdargs *a)
 {
-    if (!a->st->redirect || bl_stmt_redirects_to(a->st, ".txt")) return a->s->out;
+    if (!a->st->redirect || bl_stmt_redirects_to(a->st, ".txt")) {
+        if (a->text) return a->text;
+        if (!bl_is_terminal(fileno(a->s->out))) return a->s->out;
+        a->text = open_memstream(&a->text_buf, &a->text_size);
+        return a->text ? a->text : a->s->out;
+    }
     static FILE *null;
     if (!null) null = fopen("/dev/null", "w");
     return null ? null : a->s->out;
+}
+
+int bl_cmd_text_flush(bl_cmdargs *a)
+{
+    if (!a->text) return 0;
+    fclose(a->text);
+    a->text = NULL;
+    int width = bl_term_width(a->s->out), rows = 0;
+    if (a->text_buf) {
+        fwrite(a->text_buf, 1, a->text_size, a->s->out);
+        for (char *line = a->text_buf; *line;) {
+            char *nl = strchr(line, '\n');
+            size_t len = nl ? (size_t)(nl - line) : strlen(line);
+            char save = line[len];
+            line[len] = 0;
+            int cols = bl_utf8_len(line);
+            line[len] = save;
+            rows += cols > width ? (cols + width - 1) / width : 1;
+            line += len + (nl != NULL);
+        }
+    }
+    free(a->text_buf);
+    a->text_buf = NULL, a->text_size = 0;
+    return rows;
 }
 
 

@@ -17,8 +17,16 @@
 
 /* Where a command's text table goes: the session's output (the terminal, or the file of a
  * `> FILE.txt` redirect), or a stream that discards everything when the statement writes its
- * picture to a .png, .svg, .csv or .json file instead. */
+ * picture to a .png, .svg, .csv or .json file instead. Text for a terminal is held back until
+ * bl_cmd_text_flush, which counts the rows it takes. */
 FILE *bl_cmd_text_out(bl_cmdargs *a);
+
+/* Write the text bl_cmd_text_out held back to the session's output; returns the terminal rows it
+ * took at the window's width (a line wider than the window wraps), 0 when none was held. The
+ * picture the command leaves takes those rows off its height (bl_figure.rows_above), so that the
+ * statement and the text stay in view. eval.c calls it after every command, so a command that
+ * fails still prints what it wrote. */
+int bl_cmd_text_flush(bl_cmdargs *a);
 
 /* The fixed input of attn and stats, run through the model once: TinyDiT's validation image
  * `image` of its data (or shapes) noised to t = 0.5, TinyGPT's fixed sentence. */

@@ -127,6 +127,9 @@ typedef struct {
     int logy_auto;          /* bl_fig_slide without logy= decides as logy=auto (plot loss) */
     int theme;              /* BL_THEME_LIGHT or BL_THEME_DARK (files only) */
     double font;            /* text, margins and lines scaled by this on files (0 = 1) */
+    int rows_above;         /* terminal rows of text its command printed just above it, taken off
+                             * the window's height by the next bl_term_show (the statement stays
+                             * in view); the REPL sets it and clears it once shown */
 } bl_figure;
 
 /* Whether a grid of n pictures may have c columns when they are chosen for it: its rows full

@@ -220,12 +220,21 @@ int bl_pic_fit(int cols, int rows, int cell_w, int cell_h, int want_cols, int wa
     return 0;
 }
 
+/* The window's rows left for a picture below f->rows_above rows of text (bl_term_show). */
+static int rows_below_text(const bl_figure *f, int rows)
+{
+    int left = rows - (f->rows_above > 0 ? f->rows_above : 0);
+    int floor = rows < BL_TERM_MIN_PIC_ROWS ? rows : BL_TERM_MIN_PIC_ROWS;
+    return left < floor ? floor : left;
+}
+
 /* the picture in pixels; -1 (error set) when it cannot be shown so */
 static int show_pixels(const bl_figure *f, FILE *out, bl_pic_mode mode, int tmux)
 {
     int cols, rows, cw, ch, w, h, nrows;
     if (bl_term_window(fileno(out), &cols, &rows, &cw, &ch) < 0)
         return bl_fail("term: the output is not a terminal window");
+    rows = rows_below_text(f, rows);
     if (bl_pic_fit(cols, rows, cw, ch, f->width, f->height, &w, &h, &nrows) < 0)
         return bl_fail("term: the window's size in pixels is unknown or too small");
     cairo_surface_t *s = bl_fig_raster(f, w, h);
@@ -267,7 +276,7 @@ int bl_term_show(const bl_figure *f, FILE *out)
     int cols, rows, cw, ch;
     if (bl_term_window(fileno(out), &cols, &rows, &cw, &ch) == 0) {
         if (o.width <= 0 || o.width > cols) o.width = cols;
-        int maxr = bl_term_fit_rows(rows, f->height);
+        int maxr = bl_term_fit_rows(rows_below_text(f, rows), f->height);
         bl_color_mode cm = o.ascii ? BL_COLOR_NONE : bl_term_color_mode(out);
         int color = cm == BL_COLOR_256 || cm == BL_COLOR_TRUE;
         bl_canvas *c = bl_term_canvas(f, o.width < BL_FIG_MIN_COLS ? BL_FIG_MIN_COLS : o.width, 0, color, !o.ascii);

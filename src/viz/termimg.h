@@ -66,8 +66,11 @@ int bl_term_fit_rows(int rows, int want_rows);
  * window, else the text renderer fitted to the window's width and height (a picture that would
  * be taller than the window is drawn again at the rows it has). f->width and f->height, when
  * set, are the columns and rows to take at most. A pixel picture that fails (an unknown pixel
- * size, an encoding error) falls back to the text renderer. Returns 0 or -1 (bl_fig_check's
- * errors, write errors). */
+ * size, an encoding error) falls back to the text renderer. f->rows_above rows of the window are
+ * taken as used by text above the picture (keeping at least BL_TERM_MIN_PIC_ROWS rows, or the
+ * window's, for the picture: a longer text scrolls). Returns 0 or -1 (bl_fig_check's errors,
+ * write errors). */
+#define BL_TERM_MIN_PIC_ROWS 12
 int bl_term_show(const bl_figure *f, FILE *out);
 
 #endif
