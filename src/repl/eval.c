@@ -865,6 +865,8 @@ int bl_exec_stmt(bl_session *s, const bl_stmt *st)
     if (rc == 0 && st->kind == BL_S_ASSIGN) {
         /* None binds as any value (g = x.grad before a backward; r = print(1)), as Python's */
         if (st->target && st->target->kind == BL_N_FIELD) rc = clear_grad(s, st, v);
+        else if (st->target && st->expr && st->expr->kind == BL_N_BINOP && st->expr->a == st->target)
+            rc = bl_index_augment(s, st, v);    /* ps[0] -= lr * g */
         else if (st->target) rc = bl_index_assign(s, st->target, v);
         else if (st->pattern) rc = bl_lang_unpack(s, st->pattern, v);
         else rc = bl_assign_name(s, st, v);

@@ -545,9 +545,13 @@ int bl_index_assign(bl_session *s, const bl_ast *e, bl_value *v)
         bl_session_errat(s, e->pos);
     }
     /* under no_grad, x[i] = v of a leaf that requires grad, a non-leaf or a model's parameter
-     * changes x where it is, as torch's (it keeps its .grad, grad_fn; the model changes) */
+     * changes x where it is, as torch's (it keeps its .grad, grad_fn; the model changes); so does
+     * it of a plain tensor when the result needs no gradient (every name holding x sees it) */
+    int plain = nv && base->kind == BL_V_TENSOR && !base->requires_grad && !base->node && !base->param &&
+                !bl_val_needs_grad(nv);
     if (nv && base->kind == BL_V_TENSOR && nv->kind == BL_V_TENSOR && nv->t->numel == base->t->numel &&
-        e->a->kind == BL_N_NAME && (base->param || ((base->requires_grad || base->node) && !bl_ag_enabled(s)))) {
+        e->a->kind == BL_N_NAME &&
+        (plain || base->param || ((base->requires_grad || base->node) && !bl_ag_enabled(s)))) {
         int rc = bl_write_in_place(base, nv->t);
         bl_val_unref(nv);
         bl_val_unref(base);
@@ -569,7 +573,9 @@ static int in_place(const bl_stmt *st)
            e->a->pos.off == st->pos.off && !strcmp(e->a->str, st->name);
 }
 
-int bl_store_in_place(bl_session *s, const char *name, bl_value *x, bl_value *v, bl_pos pos)
+/* bl_store_in_place without the rebinding: 1 when x took v where it is, 0 when name must be
+ * rebound to v instead, -1 + error at pos. */
+static int update_in_place(bl_session *s, const char *name, bl_value *x, bl_value *v, bl_pos pos)
 {
     int num = v->kind == BL_V_NUM || v->kind == BL_V_BOOL;   /* a 0-D leaf's untracked result */
     /* no_grad B -= 1 on a non-leaf: torch changes B's data and B keeps its grad_fn (a later
@@ -584,10 +590,10 @@ int bl_store_in_place(bl_session *s, const char *name, bl_value *x, bl_value *v,
     if (plain) {
         if (bl_write_in_place(x, v->t) < 0) return bl_session_errat(s, pos);
         x->is_mask = v->is_mask;    /* m += 1 of a mask is no mask any more */
-        return 0;
+        return 1;
     }
     if (!x || x->kind != BL_V_TENSOR || !(x->requires_grad || nonleaf) || (v->kind != BL_V_TENSOR && !num))
-        return bl_session_set(s, name, v);
+        return 0;
     /* W -= lr * W.grad on a leaf that requires grad: torch changes W in place */
     if (!nonleaf && bl_ag_enabled(s))
         return refuse_leaf(s, pos, "",
@@ -607,7 +613,33 @@ int bl_store_in_place(bl_session *s, const char *name, bl_value *x, bl_value *v,
      * before is refused by backward (x's version moves) */
     int rc = bl_write_in_place(x, v->t);
     bl_val_unref(own);
-    return rc < 0 ? bl_session_errat(s, pos) : 0;
+    return rc < 0 ? bl_session_errat(s, pos) : 1;
+}
+
+int bl_store_in_place(bl_session *s, const char *name, bl_value *x, bl_value *v, bl_pos pos)
+{
+    int rc = update_in_place(s, name, x, v, pos);
+    return rc == 0 ? bl_session_set(s, name, v) : rc < 0 ? -1 : 0;
+}
+
+int bl_index_augment(bl_session *s, const bl_stmt *st, bl_value *v)
+{
+    const bl_ast *e = st->target;
+    bl_value *base = bl_eval(s, e->a);
+    if (!base) return -1;
+    int container = base->kind == BL_V_LIST || base->kind == BL_V_DICT, rc = 0;
+    bl_val_unref(base);
+    if (container) {    /* the item (evaluated again, as the value v was computed from) */
+        bl_value *x = bl_eval(s, e);
+        if (!x) return -1;
+        if (x->kind == BL_V_TENSOR) {
+            char label[80];
+            snprintf(label, sizeof label, "%s[...]", st->name);
+            rc = update_in_place(s, label, x, v, st->expr->pos);
+        }
+        bl_val_unref(x);
+    }
+    return rc == 0 ? bl_index_assign(s, e, v) : rc < 0 ? -1 : 0;
 }
 
 int bl_write_in_place(bl_value *x, const bl_tensor *src)

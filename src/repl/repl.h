@@ -306,6 +306,11 @@ int bl_assign_name(bl_session *s, const bl_stmt *st, bl_value *v);
  * gradients are on), a model's live parameter is written where it is (the model changes), a
  * non-leaf under no_grad keeps its grad_fn; otherwise name = v. 0 or -1 + error at pos. */
 int bl_store_in_place(bl_session *s, const char *name, bl_value *x, bl_value *v, bl_pos pos);
+/* ITEM op= v (st, an augmented assignment to x[i] of a list or dict x holding a tensor): the tensor
+ * takes v where it is as bl_store_in_place says (torch's __iadd__: every name holding it sees
+ * it, a model's parameter changes the model); otherwise, and for every other target, as
+ * bl_index_assign. 0 or -1 + error. */
+int bl_index_augment(bl_session *s, const bl_stmt *st, bl_value *v);
 /* x's data = src (x's numel, or one element for all), where it is: x's version + 1, or a model's
  * parameter written (bl_lab_param_write). 0, or -1 + error. */
 int bl_write_in_place(bl_value *x, const bl_tensor *src);
