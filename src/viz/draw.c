@@ -512,7 +512,7 @@ static void draw_panels(dctx *d, const bl_figure *f, const grid_plan *g, const b
     for (int i = 0; i < f->rows * f->cols; i++) {
         const bl_panel *p = &f->panels[i];
         box b = panel_box(f, g, i);
-        d->panel = i, d->last_col = i % f->cols == f->cols - 1;
+        d->panel = i, d->last_col = i % f->cols == f->cols - 1, d->last_row = i / f->cols == f->rows - 1;
         switch (p->kind) {
         case BL_PANEL_LINES: dr_lines(d, p, b, sx, sy); break;
         case BL_PANEL_HEATMAP: dr_heatmap(d, p, b, g->deco[i]); break;
@@ -535,7 +535,8 @@ static int place(dctx *d, const bl_figure *f, double margin, double w, double h,
         /* the x labels under a map reach 17 units past its box: on a margin less than that
          * (a short page at font=2's 16) the rest is kept */
         double reach = fmax(0, 17 * d->u - margin);
-        level = choose_plan(d, f, margin, w - 2 * margin - d->strip, top, h - top - margin - note_h - reach, gap, w - d->strip, plans);
+        level = choose_plan(d, f, margin, w - 2 * margin - d->strip, top, h - top - margin - note_h - reach - d->below, gap,
+                            w - d->strip, plans);
         figure_thin(d, f, &plans[level], thin, n);
         if (!thin[0] || pass) break;
         note_h = 22 * d->u;   /* the note in the margin, 2 units below the texts under the maps */
@@ -590,7 +591,7 @@ int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
              * one that decided it needed less */
             for (int again = 0; again < 2; again++) {
                 int dropped = d.drop_log;
-                d.measure = 1, d.trace = NULL, d.strip_need = 0, d.axis_need = 18, d.axis_size = 0;
+                d.measure = 1, d.trace = NULL, d.strip_need = d.below_need = 0, d.axis_need = 18, d.axis_size = 0;
                 cairo_push_group(cr);
                 draw_panels(&d, f, &plans[level], &sx, &sy);
                 cairo_pattern_destroy(cairo_pop_group(cr));
@@ -603,7 +604,11 @@ int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
             d.tlines = round == 0 ? d.tlines : tl;
         }
         if (strip || !(d.strip_need > 0)) break;
-        d.strip = d.strip_need;
+        /* the strip on the right, or one under the grid where that takes the smaller share of
+         * the page (stats at 800 x 450 font=2: its legend on the right left plots of 130
+         * pixels of 800; under them it takes a tenth of the height) */
+        if (d.below_need > 0 && d.below_need / (h - top - margin) < d.strip_need / (w - 2 * margin)) d.below = d.below_need;
+        else d.strip = d.strip_need;
     }
     draw_panels(&d, f, &plans[level], &sx, &sy);
     d.panel = -1, d.role = BL_TEXT_OTHER;

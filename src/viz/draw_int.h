@@ -49,11 +49,16 @@ typedef struct {
     int drop_log;           /* no axis label says " (log scale)": one would be smaller than the
                              * tick labels with it (found by the measuring pass, draw_axes.c) */
     int last_col;           /* the panel drawn now is in the figure's last column */
+    int last_row;           /* ... and in its last row */
     double strip;           /* page units kept free right of the grid, up to strip_x1, for the
                              * legends of the last column's lines panels that have no room in
                              * their panel (0: none) */
     double strip_x1;
     double strip_need;      /* the measuring pass: the strip such a legend needs (0: none does) */
+    double below;           /* page units kept free under the grid for the legend of the last
+                             * row's last panel instead (0: none), in as many columns as fit */
+    double below_need;      /* the measuring pass: the height that legend needs there (< 0: a
+                             * legend of another row needs the strip on the right) */
     double title_size;      /* the figure title's size (units), 0 without: no panel title is larger */
     int img_bar;            /* some images panel of the figure has an overlay: every images
                              * panel keeps DR_BAR_ROOM on the right of its grid (its colour bar,

@@ -265,6 +265,15 @@ static void lines_layout(dctx *d, const bl_panel *p, box b, const bl_range *sx, 
         L->y = fmax(b.y, fmin(g->a.y, b.y + b.h - L->h));
         return;
     }
+    if (d->below > 0 && d->last_col && d->last_row) {
+        /* the room kept under the grid (bl_draw_figure): centred under the panel, its entries
+         * side by side as far as the panel's width allows */
+        legend_geom Lb;
+        double size = dr_least_size(d, LEGEND_SIZE);
+        legend_measure(d, p, size, legend_columns(d, p, size, b.w, &Lb), L);
+        L->where = BL_LEGEND_BELOW, L->x = fmax(b.x, b.x + (b.w - L->w) / 2), L->y = b.y + b.h + d->below - L->h;
+        return;
+    }
     bl_legend_cover c;
     bl_legend_place(p, &g->xs, &g->ys, L->w / a.w, L->h / a.h, m / fmin(a.w, a.h), &fx, &fy, &c);
     L->where = BL_LEGEND_INSIDE, L->x = a.x + fx * a.w, L->y = a.y + (1 - fy) * a.h - L->h;
@@ -305,8 +314,13 @@ static void lines_layout(dctx *d, const bl_panel *p, box b, const bl_range *sx, 
     /* no room in the panel: in the last column, a strip right of the grid (bl_draw_figure plans
      * the figure again with it); else it stays inside */
     if (d->last_col) {
-        legend_measure(d, p, dr_least_size(d, LEGEND_SIZE), 1, &Lr);
+        double size = dr_least_size(d, LEGEND_SIZE);
+        legend_measure(d, p, size, 1, &Lr);
         d->strip_need = fmax(d->strip_need, Lr.w + 12 * u);
+        /* or under the grid, when it is the last panel's and fits the panel's width */
+        legend_measure(d, p, size, legend_columns(d, p, size, b.w, &Lb), &Lb);
+        if (!d->last_row || Lb.w > b.w) d->below_need = -1;
+        else if (d->below_need >= 0) d->below_need = Lb.h + 6 * u;
     }
 }
 
@@ -348,6 +362,7 @@ void dr_lines(dctx *d, const bl_panel *p, box b, const bl_range *sx, const bl_ra
     const bl_scale xs = g.xs, ys = g.ys;
     box rb = b;   /* its box, to the page's strip when its legend is there */
     if (L.where == BL_LEGEND_RIGHT && L.x + L.w > b.x + b.w) rb.w = L.x + L.w - b.x;
+    if (L.where == BL_LEGEND_BELOW && L.y + L.h > b.y + b.h) rb.h = L.y + L.h - b.y;
     bl_axes_box *rec = dr_record_axes(d, rb, a, &xs, &ys);
     if (rec) rec->yfixed = p->has_ylim || p->has_yfrom;
     dr_panel_title(d, p, b, b.y + 16 * u);

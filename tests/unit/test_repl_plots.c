@@ -2091,6 +2091,35 @@ BL_TEST(attn_heads_use_the_room_at_projector_fonts)
 }
 
 
+/* stats of a TinyDiT and a TinyGPT at 800 x 450 and 1600 x 900, font=1 and font=2 (a lecturer's
+ * pass, issue 16): each plot at least a quarter of the page wide and 20% of it high (at 800 x 450
+ * font=2 the TinyDiT's legend, with no room in its plot, took a strip on the right that left
+ * plots of 130 pixels of 800: now it goes under the grid), the slide's rules kept. */
+BL_TEST(stats_plots_keep_the_page_at_projector_fonts)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512];
+    CHECK(run_in(s, "sd = dit(dim=32, depth=1, heads=4, batch=4, pos=\"rope2d\"); use sd; train 20 quiet=on\n"
+                    "sg = gpt(dim=32, depth=1, heads=4, context=32, batch=8); use sg; train 20 quiet=on") == 0, "%s", errbuf);
+    const char *models[] = { "sd", "sg" }, *sizes[] = { "width=800 height=450", "width=1600 height=900" };
+    for (int m = 0; m < 2; m++)
+        for (int z = 0; z < 2; z++)
+            for (int font = 1; font <= 2; font++) {
+                snprintf(cmd, sizeof cmd, "use %s; stats %s font=%d > %s", models[m], sizes[z], font, tmp("st.png"));
+                if (traced(s, &lay, cmd)) continue;
+                check_slide(&lay, cmd, 0.15);
+                CHECK(lay.naxes == 2, "%s: %d plots, want 2", cmd, lay.naxes);
+                for (int k = 0; k < lay.naxes; k++) {
+                    const bl_axes_box *r = &lay.axes[k];
+                    CHECK(r->x1 - r->x0 >= 0.25 * lay.w && r->y1 - r->y0 >= 0.2 * lay.h,
+                          "%s: plot %d is %.0f x %.0f pixels of %g x %g", cmd, k, r->x1 - r->x0, r->y1 - r->y0, lay.w, lay.h);
+                }
+            }
+    session_free(s);
+}
+
+
 /* Legends of a lecturer's slides (issue 16): lengen v1 v2 at 800 x 450 font=2 has its legend on
  * one row (below the plot it took two: "v1 (pos=learned)", "training context 16"); stats at
  * 1600 x 900 font=2 keeps every line 2 pixels or more from its legend box (the spikes of
@@ -2312,6 +2341,7 @@ int main(void)
     RUN(slide_views_readable_at_projector_fonts);
     RUN(attn_heads_use_the_room_at_projector_fonts);
     RUN(slide_legends_one_row_and_off_the_lines);
+    RUN(stats_plots_keep_the_page_at_projector_fonts);
     RUN(colour_bars_labelled_twice_or_more);
     RUN(rope_table_keeps_bar_and_ticks_at_projector_fonts);
     RUN(rope_check_labels_centre_and_value);
