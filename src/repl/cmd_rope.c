@@ -201,7 +201,7 @@ static int cmd_rope_table(bl_cmdargs *a)
             rc = bl_panel_line(p, lab, pos + from, y + from, T - from, 0) < 0 ? -1 : 0;
         }
         if (rc == 0)
-            rc = bl_panel_labels(p, two ? "angle of a pair: row half, column half" : "angle of each pair",
+            rc = bl_panel_labels(p, "angle of each pair",
                                  two ? ylab : "position", "angle (radians)");
         /* 1-D: log-log, each pair a straight line of slope 1, a ladder of frequencies; both
          * axes fitted to the data and ending at the first labelled tick past it (bl_scale_cover:

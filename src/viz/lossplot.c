@@ -42,7 +42,7 @@ bl_figure *bl_plot_loss_figure(const bl_metrics *const *runs, const char *const 
         /* the table (.csv): this run's curves as drawn, one row per point */
         for (int s = first; rc == 0 && s < p->nseries; s++) {
             const bl_series *se = &p->series[s];
-            const char *curve = (se->flags & BL_NO_LINE) || val == 2 ? "val" : (se->flags & BL_FAINT) || smooth == 0 ? "raw" : "ema";
+            const char *curve = (se->flags & BL_NO_LINE) || val == 2 ? "val" : (se->flags & BL_FAINT) || smooth == 0 ? "raw" : "smooth";
             for (int k = 0; rc == 0 && k < se->n; k++)
                 rc = bl_fig_row(f, labels[i], curve, (int)se->x[k], (double)se->y[k]);
         }
@@ -56,11 +56,11 @@ bl_figure *bl_plot_loss_figure(const bl_metrics *const *runs, const char *const 
     return f;
 }
 
-/* The EMA (bias-corrected, weight smooth; smooth 0: the raw values) of a run's first n losses
- * into out. */
-static void ema_of(const bl_metrics *m, int n, float smooth, float *out)
+/* The smoothed curve (bl_loss_smooth, weight smooth, half-width <= n/8; smooth 0: the raw values)
+ * of a run's first n losses into out, for relative=. */
+static void smooth_of(const bl_metrics *m, int n, float smooth, float *out)
 {
-    if (smooth > 0) bl_ema(m->loss, n, smooth, out);
+    if (smooth > 0) bl_loss_smooth(m->loss, n, smooth, n / 8, out);
     else memcpy(out, m->loss, (size_t)n * sizeof *out);
 }
 
@@ -88,7 +88,7 @@ bl_figure *bl_plot_loss_relative_figure(const bl_metrics *const *runs, const cha
     if (val == 2 && b->nval == 0) return BL_FAILP("plot loss: the baseline %s has no validation loss yet", labels[base]);
     char title[192];
     snprintf(title, sizeof title, "%s loss minus %s's%s", val == 2 ? "Validation" : "Train", labels[base],
-             val == 2 ? "" : smooth > 0 ? " (EMA)" : "");
+             val == 2 ? "" : smooth > 0 ? " (smoothed)" : "");
     bl_figure *f = bl_fig_new(1, 1, title);
     bl_panel *p = f ? bl_fig_panel(f, 0) : NULL;
     static const char *const cols[] = { "run", "curve", "step", "loss_minus_baseline" };
@@ -99,7 +99,7 @@ bl_figure *bl_plot_loss_relative_figure(const bl_metrics *const *runs, const cha
     float *x = malloc(sizeof(float) * (size_t)(cap + 1)), *d = malloc(sizeof(float) * (size_t)(cap + 1));
     float *eb = malloc(sizeof(float) * (size_t)(cap + 1)), *e = malloc(sizeof(float) * (size_t)(cap + 1));
     if (rc == 0 && !(x && d && eb && e)) rc = bl_fail("plot loss: out of memory");
-    if (rc == 0 && val != 2) ema_of(b, S, smooth, eb);
+    if (rc == 0 && val != 2) smooth_of(b, S, smooth, eb);
     /* the order: the baseline first (its zero line), then the others as given */
     for (int k = -1; rc == 0 && k < n; k++) {
         int i = k < 0 ? base : k;
@@ -116,7 +116,7 @@ bl_figure *bl_plot_loss_relative_figure(const bl_metrics *const *runs, const cha
             }
         } else {
             npt = m->steps < S ? m->steps : S;
-            ema_of(m, npt, smooth, e);
+            smooth_of(m, npt, smooth, e);
             for (int s = 0; s < npt; s++) x[s] = (float)(s + 1), d[s] = e[s] - eb[s];
         }
         if (npt == 0) continue;
@@ -148,7 +148,7 @@ bl_figure *bl_plot_loss_relative_figure(const bl_metrics *const *runs, const cha
         for (int s = first; rc == 0 && s < p->nseries; s++) {
             const bl_series *se = &p->series[s];
             if (se->flags & BL_BAND) continue;
-            const char *curve = (se->flags & BL_NO_LINE) || val == 2 ? "val" : smooth == 0 ? "raw" : "ema";
+            const char *curve = (se->flags & BL_NO_LINE) || val == 2 ? "val" : smooth == 0 ? "raw" : "smooth";
             for (int q = 0; rc == 0 && q < se->n; q++) rc = bl_fig_row(f, labels[i], curve, (int)se->x[q], (double)se->y[q]);
         }
     }

@@ -342,7 +342,7 @@ int bl_panel_smoothed(bl_panel *p, const char *label, const float *x, const floa
     float *sm = malloc((size_t)n * sizeof *sm);
     if (!sm) return bl_fail("plot: out of memory");
     int r = -1;
-    if (bl_ema(y, n, smooth, sm) == 0 && bl_panel_line(p, label, x, y, n, BL_FAINT) >= 0)
+    if (bl_loss_smooth(y, n, smooth, n / 40, sm) == 0 && bl_panel_line(p, label, x, y, n, BL_FAINT) >= 0)
         r = bl_panel_line(p, label, x, sm, n, BL_SAME_COLOR);
     free(sm);
     return r;

@@ -21,7 +21,7 @@
  *   bl_figure *f = bl_fig_new(1, 2, "TinyGPT, 200 steps");
  *   bl_panel *p = bl_fig_panel(f, 0);
  *   bl_panel_labels(p, "train loss", "step", "loss");
- *   bl_panel_smoothed(p, "rmsnorm", steps, loss, n, 0.9f);        raw faint + EMA, one colour
+ *   bl_panel_smoothed(p, "rmsnorm", steps, loss, n, 0.9f);        raw faint + smoothed, one colour
  *   bl_panel_line(p, "val", vsteps, vloss, nv, BL_MARKERS | BL_SAME_COLOR);
  *   bl_panel_log(p, 0, 1);
  *   bl_panel_heatmap(bl_fig_panel(f, 1), attn, T, T, BL_CMAP_VIRIDIS);
@@ -209,8 +209,9 @@ int bl_panel_band(bl_panel *p, const float *x, const float *lo, const float *hi,
  * swatch of its fill: relative='s "seed gap"). Returns 0, or -1 out of memory. */
 int bl_series_legend(bl_panel *p, int k, const char *label);
 
-/* The TensorBoard picture of a noisy curve: the raw series faint, and on top of it the EMA with
- * bias correction (bl_ema, weight `smooth` in [0, 1)) in the same colour, labelled `label`.
+/* The TensorBoard picture of a noisy curve: the raw series faint, and on top of it its centred
+ * average (bl_loss_smooth, weight `smooth` in [0, 1), half-width <= n/40) in the same colour,
+ * labelled `label`.
  * smooth = 0 adds the raw curve only (not faint). Returns the index of the smooth series or -1. */
 int bl_panel_smoothed(bl_panel *p, const char *label, const float *x, const float *y, int n, float smooth);
 
@@ -308,6 +309,11 @@ int bl_fig_slide(bl_figure *f, const bl_slide *s);
  * where k is the number of finite values so far. smooth in [0, 1); out may equal y.
  * Returns 0, or -1 with "smooth: weight must be in [0, 1), got 1.5" / "smooth: empty series". */
 int bl_ema(const float *y, int n, float smooth, float *out);
+
+/* plot loss's smoothing, centred so it does not lag (see smooth.c): out[i] = mean of the finite
+ * y[i-h .. min(i+h, n-1)], h = min(H, i), H = min(round(smooth/(1-smooth)), maxh). out != y.
+ * Returns 0, or -1 as bl_ema ("smooth: centred average cannot work in place" when out == y). */
+int bl_loss_smooth(const float *y, int n, float smooth, int maxh, float *out);
 
 /* Trailing moving average: out[i] = mean of the finite values among y[max(0, i-window+1) .. i]
  * (NaN when none). window >= 1; out may not equal y. Returns 0 or -1. */

@@ -270,7 +270,7 @@ BL_TEST(test_series_and_colours)
     CHECK(p->series[0].color == 0 && p->series[1].color == 0, "raw and smooth share a colour");
     CHECK(p->series[2].color == 1 && p->series[3].color == 1, "next colour, then the same");
     CHECK(p->series[0].x[3] == 3, "default x = index");
-    CHECK_CLOSE(p->series[1].y[1], (0.5 * 2 + 1.5) / 0.75, 1e-6); /* EMA: last 2, then 1 + 1.5 */
+    CHECK_CLOSE(p->series[1].y[1], 3, 1e-6); /* 4 points: a centred window of half-width 4/40 = 0, the raw value */
     bl_fig_free(f);
 }
 
