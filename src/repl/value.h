@@ -86,6 +86,10 @@ struct bl_value {
     /* LIST: torch's (values, indices) named tuple (bl_val_pair: x.max(1), sort, topk, median):
      * .values and .indices read items 0 and 1 (eval.c) */
     int is_pair;
+    /* DICT: d[key] = v changes this dict where it is, as Python's (an optimizer's param group,
+     * repl/optim.h: the optimizer reads it at each step), when > 0: then the most keys it has
+     * room for (bl_val_dict's cap); 0 for any other dict, which d[key] = v makes anew */
+    int live;
     bl_table *tab;          /* TABLE */
     const bl_handle_type *htype;    /* HANDLE */
     void *h;
