@@ -246,7 +246,8 @@ const bl_function bl_grad_functions[] = {
       "backward through it needs retain_graph=on in the first.", f_backward },
     { "zero_grad", "zero_grad(x, ...)",
       "Drop each leaf's gradient: x.grad is none again (PyTorch's set_to_none).\n"
-      "For a model m, zero_grad(m) sets its parameter gradients to 0 (optimizer.zero_grad()).", f_zero_grad },
+      "For a model m, zero_grad(m) sets its parameter gradients to 0 (None); opt.zero_grad()\n"
+      "of a torch optimizer sets its tensors' (set_to_none=False: zeros; help SGD).", f_zero_grad },
     { "detach", "detach(x)",
       "A copy of x that needs no gradient (torch's x.detach()).", f_detach },
     { "gradcheck", "gradcheck(f, x, ..., eps=1e-3, atol=1e-3, rtol=1e-2, quiet=off)",

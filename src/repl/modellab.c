@@ -770,6 +770,8 @@ const bl_function bl_modellab_functions[] = {
       "Writing one changes the model, as SGD by hand:\n"
       "  with torch.no_grad():\n"
       "      for p in m.parameters(): p -= 0.1 * p.grad\n"
+      "or torch.optim.SGD(m.parameters(), lr=0.1) (help SGD). zero_grad(p) or p.grad = None\n"
+      "makes one parameter's .grad None.\n"
       "sum([p.numel() for p in m.parameters()]) counts them; param(m, \"name\") is a copy.",
       fn_parameters },
     { "named_parameters", "named_parameters(m)",
@@ -788,7 +790,8 @@ const bl_function bl_modellab_functions[] = {
       "decay on matrices only. With a run (after train) it is one step of that run, its loss\n"
       "the last flow_loss/ce_loss; before, step keeps its own count. Refused on a nan or inf\n"
       "gradient (nothing changes). The gradients stay: zero_grad(m) clears them, and with no\n"
-      "backward since zero_grad or train (torch's grad None) step does nothing, as torch.optim.",
+      "backward since zero_grad or train (torch's grad None) step does nothing, as torch.optim.\n"
+      "opt.step() of a torch optimizer (torch.optim.AdamW(...)) is that optimizer's: help SGD.",
       fn_step },
     { "set_param", "set_param(m, \"name\", value)",
       "Write one parameter of model m, with a shape check.\n"

@@ -606,7 +606,7 @@ static bl_value *fn_clip_grad_norm(bl_callargs *a)
 
 const bl_function bl_optim_functions[] = {
     { "SGD", "SGD(params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False)",
-      "torch.optim.SGD: stochastic gradient descent, with momentum and weight decay.\n"
+      "torch.optim.SGD: stochastic gradient descent, with momentum.\n"
       "params: a list of tensors (m.parameters(), [w, b] of leaves with requires_grad) or of\n"
       "param groups, dicts {\"params\": [...], \"lr\": ...} whose keys override the others.\n"
       "opt.step() applies torch's update to each tensor whose .grad is not None, in place (a\n"
@@ -614,7 +614,8 @@ const bl_function bl_optim_functions[] = {
       "buf = momentum * buf + (1 - dampening) * g (buf = g at the first step), and g = buf, or\n"
       "g + momentum * buf with nesterov=True; p -= lr * g. opt.zero_grad() sets every .grad to\n"
       "None (set_to_none=False: zeros). The groups are opt.param_groups, live dicts: a schedule\n"
-      "writes for g in opt.param_groups: g[\"lr\"] = lr. print(opt) shows torch's repr.",
+      "writes for g in opt.param_groups: g[\"lr\"] = lr (opt.param_groups[0][\"lr\"] = lr is no\n"
+      "statement here: g = opt.param_groups[0] first). print(opt) shows torch's repr.",
       fn_sgd },
     { "Adam", "Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0)",
       "torch.optim.Adam: adaptive moments, weight decay added to the gradient.\n"
@@ -624,15 +625,15 @@ const bl_function bl_optim_functions[] = {
       "SGD's (help SGD).",
       fn_adam },
     { "AdamW", "AdamW(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01)",
-      "torch.optim.AdamW: Adam with decoupled weight decay (nanoGPT's optimizer).\n"
+      "torch.optim.AdamW: Adam with decoupled weight decay (nanoGPT's).\n"
       "p *= 1 - lr * weight_decay, then Adam's step on the gradient itself (help Adam).\n"
       "nanoGPT's groups: decay the matrices only,\n"
       "  opt = torch.optim.AdamW([{\"params\": [p for p in m.parameters() if p.dim() >= 2],\n"
       "      \"weight_decay\": 0.1}, {\"params\": [p for p in m.parameters() if p.dim() < 2],\n"
       "      \"weight_decay\": 0.0}], lr=1e-3, betas=(0.9, 0.95))",
       fn_adamw },
-    { "clip_grad_norm_", "clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False)",
-      "torch.nn.utils.clip_grad_norm_: scale the gradients to a total norm of at most max_norm.\n"
+    { "clip_grad_norm_", "clip_grad_norm_(parameters, max_norm, norm_type=2, error_if_nonfinite=False)",
+      "torch.nn.utils.clip_grad_norm_: clip the gradients' total norm.\n"
       "The total norm is the norm of every .grad (None ones left out) taken together; when it\n"
       "exceeds max_norm each gradient is multiplied by max_norm / (total + 1e-6), in place.\n"
       "Returns the total norm before clipping, as torch (a number here).",

@@ -2,7 +2,8 @@
  * tables and opaque handles (models, runs, plots).
  *
  * Values are reference counted and immutable once made, so `y = x` shares x's tensor and no
- * operation can change a value another name holds. bl_val_* constructors take ownership of the
+ * operation can change a value another name holds, but for torch's in-place forms on tensors
+ * (repl.h bl_write_in_place) and an optimizer's live param-group dicts (`live` below). bl_val_* constructors take ownership of the
  * tensor/table/handle they wrap (freeing it when they fail) and return NULL + bl_error() when out
  * of memory. A tensor value whose tensor is 0-D is made a number instead.
  */
