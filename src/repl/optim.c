@@ -310,9 +310,8 @@ static bl_value *make_optim(bl_callargs *a, int kind)
             v = hs[i].type == H_BOOL ? bl_val_bool(hs[i].def != 0) : bl_val_num(hs[i].def);
         }
         double x, x2;
-        if (!v || read_hyper(fname, &hs[i], v, &x, &x2) < 0 ||
-            bl_val_dict_set(defaults, bl_val_str(hs[i].name), v) < 0) {
-            if (v && !bl_error()[0]) bl_fail("%s: out of memory", fname);
+        if (v && read_hyper(fname, &hs[i], v, &x, &x2) < 0) bl_val_unref(v), v = NULL;
+        if (!v || bl_val_dict_set(defaults, bl_val_str(hs[i].name), v) < 0) {
             bl_val_unref(defaults);
             bl_session_errat(a->s, pos);
             return NULL;
@@ -461,8 +460,23 @@ static void adam_update(const hparams *h, int adamw, pstate *s, const float *x, 
 /* The optimizer of step(opt) / zero_grad(opt): checks the call; NULL + error. */
 static bl_optim *optim_call(bl_callargs *a, const char *const *keys)
 {
-    if (bl_kw_only(a, keys) < 0 || bl_nargs(a, 1, 1) < 0) return NULL;
-    return a->v[0]->h;
+    bl_optim *o = a->v[0]->h;
+    for (int j = 0; j < a->nk; j++) {
+        int ok = 0;
+        for (const char *const *k = keys; k && *k && !ok; k++) ok = !strcmp(*k, a->key[j]);
+        if (!ok) {
+            bl_fail("%s.%s: unknown keyword '%s' (opt.step() takes none, opt.zero_grad() set_to_none=)",
+                    kinds[o->kind].name, a->fname, a->key[j]);
+            bl_session_errat(a->s, a->kname[j]);
+            return NULL;
+        }
+    }
+    if (a->n > 1) {
+        bl_fail("%s.%s() takes no arguments (a closure is not supported)", kinds[o->kind].name, a->fname);
+        bl_session_errat(a->s, a->vpos[1]);
+        return NULL;
+    }
+    return o;
 }
 
 bl_value *bl_optim_step(bl_callargs *a)

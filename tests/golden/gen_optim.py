@@ -16,10 +16,12 @@ starts from those weights and takes three steps of
                 {"params": vectors, "weight_decay": 0.0}], lr=0.01, betas=(0.9, 0.99)),
          clip_grad_norm_(model.parameters(), 1.0) before each step, and before the third step
          every group's lr set to 0.005 (for g in opt.param_groups: g["lr"] = 0.005)
+  cell   AdamW(model.parameters(), lr=1e-3, betas=(0.9, 0.99), weight_decay=0.1) with
+         clip_grad_norm_(model.parameters(), 1.0): the nanoGPT-style cell of the lab's brief
 
 The file holds, for each NAME of sgd, adam, adamw: NAME.losses [4] (before each step and after
-the last), NAME.<weight> for three weights after the steps, and adamw.norms [3] (what
-clip_grad_norm_ returned). tests/scripts/optim.bl does the same at the prompt.
+the last), NAME.<weight> for three weights after the steps, and adamw.norms and cell.norms [3]
+(what clip_grad_norm_ returned). tests/scripts/optim.bl does the same at the prompt.
 """
 import os
 import sys
@@ -47,7 +49,7 @@ def run(name, make, tokens, state, clip=False, lr_at_3=None):
                 g["lr"] = lr_at_3
         loss = model.loss(tokens)
         losses.append(float(loss))
-        opt.zero_grad()
+        opt.zero_grad(set_to_none=True)  # torch 2's default (1.13: zeros)
         loss.backward()
         if clip:
             norms.append(float(torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)))
@@ -76,6 +78,8 @@ def main():
     ts += run("adam", lambda m: torch.optim.Adam(m.parameters(), lr=0.01, weight_decay=0.01), tokens, state)
     ts += run("adamw", lambda m: torch.optim.AdamW(groups(m), lr=0.01, betas=(0.9, 0.99)), tokens, state,
               clip=True, lr_at_3=0.005)
+    ts += run("cell", lambda m: torch.optim.AdamW(m.parameters(), lr=1e-3, betas=(0.9, 0.99), weight_decay=0.1),
+              tokens, state, clip=True)
     st_write(os.path.join(HERE, "optim.safetensors"),
              [(k, "F32", tuple(v.shape), v.float().numpy().astype("<f4").tobytes()) for k, v in ts])
     for k, v in ts:
