@@ -29,6 +29,7 @@ void bl_params_free(bl_params *p)
     free(p->grads);
     free(p->m);
     free(p->v);
+    free(p->grad_none);
     free(p);
 }
 

@@ -55,6 +55,10 @@ typedef struct bl_params {
     /* 1 when a backward reached these gradients since they were last cleared (the REPL's
      * zero_grad(m), train): torch's p.grad is not None. The trainer does not read it. */
     int has_grad;
+    /* n flags or NULL: while has_grad, parameter i's gradient is None all the same when grad_none[i]
+     * (the prompt's p.grad = None, zero_grad(p), an optimizer's zero_grad(), or a backward that
+     * reached only some parameters; repl/paramvals.c). Freed with the store. */
+    unsigned char *grad_none;
 } bl_params;
 
 /* An empty store. NULL on out of memory. */

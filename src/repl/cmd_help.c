@@ -218,8 +218,10 @@ static int cmd_help(bl_cmdargs *a)
     }
     const char *t = a->w[0].text;
     if (!strcmp(t, "autograd")) t = "backward";   /* the topic's usual name: one home (grad is grad(m, name)) */
+    if (!strcmp(t, "optim") || !strcmp(t, "optimizer") || !strcmp(t, "torch.optim")) t = "SGD";
     /* help F.cross_entropy, help torch.randn: the builtin the prefix names (language's modules) */
-    static const char *const prefixes[] = { "torch.nn.functional.", "torch.", "F.", "math." };
+    static const char *const prefixes[] = { "torch.nn.functional.", "torch.optim.", "torch.nn.utils.", "torch.",
+                                            "nn.utils.", "optim.", "F.", "math." };
     for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
         if (!strncmp(t, prefixes[i], strlen(prefixes[i])) && t[strlen(prefixes[i])]) {
             t += strlen(prefixes[i]);

@@ -2,6 +2,7 @@
  * the command's own completer after it (switch names and values, help topics, file names),
  * variables and functions inside expressions. */
 #include "repl/repl.h"
+#include "repl/optim.h"
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,13 @@ static void add_match(bl_strlist *out, const char *word, size_t k, const char *i
  * (torch. F. torch.nn.functional. math.), a tensor's methods and fields, a dict's or a list's
  * methods; base is looked up as a variable when it is a name, and an expression that ends in
  * ')' or ']' (x[0]., f(x).) is taken for a tensor. */
+static int in_list(const char *const *l, const char *name)
+{
+    for (; *l; l++)
+        if (!strcmp(*l, name)) return 1;
+    return 0;
+}
+
 static void complete_field(bl_session *s, const char *word, size_t k, const char *id, size_t idn, bl_strlist *out)
 {
     size_t b = k - 1;   /* word[b] is the dot */
@@ -46,13 +54,37 @@ static void complete_field(bl_session *s, const char *word, size_t k, const char
     const bl_function *f;
     int module = !strcmp(base, "torch") || !strcmp(base, "F") || !strcmp(base, "math") ||
                  !strcmp(base, "torch.nn.functional") || !strcmp(base, "nn.functional");
+    static const char *const optim[] = { "SGD", "Adam", "AdamW", NULL };
+    if (!strcmp(base, "torch.optim") || !strcmp(base, "optim")) {
+        for (const char *const *c = optim; *c; c++) ADD(*c, "(");
+        return;
+    }
+    if (!strcmp(base, "torch.nn.utils") || !strcmp(base, "nn.utils")) {
+        ADD("clip_grad_norm_", "(");
+        return;
+    }
+    if (!strcmp(base, "torch.nn") || !strcmp(base, "nn")) {
+        ADD("functional", "");
+        ADD("utils", "");
+        return;
+    }
     const bl_value *v = *base && !strchr(base, '.') && !module ? bl_session_get(s, base) : NULL;
     if (module) {
         if (!strcmp(base, "math")) {
             static const char *const consts[] = { "pi", "e", "tau", "inf", "nan", NULL };
             for (const char *const *c = consts; *c; c++) ADD(*c, "");
         }
-        for (int fi = 0; (f = bl_function_at(fi)); fi++) ADD(f->name, "(");
+        for (int fi = 0; (f = bl_function_at(fi)); fi++)
+            if (!in_list(optim, f->name) && strcmp(f->name, "clip_grad_norm_")) ADD(f->name, "(");   /* torch.optim's */
+        if (!strcmp(base, "torch")) {
+            ADD("optim", "");
+            ADD("nn", "");
+        }
+    } else if (bl_is_optim(v)) {
+        ADD("param_groups", "");
+        ADD("defaults", "");
+        ADD("step", "(");
+        ADD("zero_grad", "(");
     } else if (v && v->kind == BL_V_DICT) {
         static const char *const m[] = { "keys", "values", "items", "get", NULL };
         for (const char *const *c = m; *c; c++) ADD(*c, "(");

@@ -817,8 +817,8 @@ static int clear_grad(bl_session *s, const bl_stmt *st, const bl_value *v)
         else bl_fail("unknown name '%s'", st->name);
         return bl_session_errat(s, st->target->a->pos);
     }
-    if (x->param) {         /* a model's parameter: its part of the model's gradient to 0 */
-        bl_lab_param_zero_grad(x);
+    if (x->param) {         /* a model's parameter: its .grad None (its part of the model's gradient 0) */
+        bl_lab_param_set_grad_none(x);
         return 0;
     }
     bl_tensor_free(x->grad);

@@ -3,6 +3,7 @@
  * torch.autograd.backward, Tensor.grad = None, Tensor.detach and torch.autograd.gradcheck. */
 #include "repl/autograd.h"
 #include "repl/modellab.h"
+#include "repl/optim.h"
 #include "core/error.h"
 #include "core/fmt.h"
 #include "core/rng.h"
@@ -74,6 +75,7 @@ static bl_value *f_backward(bl_callargs *a)
 /* zero_grad(x, ...): each leaf's .grad back to none (PyTorch's set_to_none default). */
 static bl_value *f_zero_grad(bl_callargs *a)
 {
+    if (a->n >= 1 && bl_is_optim(a->v[0])) return bl_optim_zero_grad(a);   /* opt.zero_grad() */
     if (bl_kw_only(a, NULL) < 0 || bl_nargs(a, 1, -1) < 0) return NULL;
     for (int i = 0; i < a->n; i++) {
         bl_value *x = a->v[i];
@@ -88,8 +90,8 @@ static bl_value *f_zero_grad(bl_callargs *a)
             bl_lab_zero_grad(a->v[i]);
             continue;
         }
-        if (a->v[i]->param) {       /* a model's parameter: its part of the model's gradient */
-            bl_lab_param_zero_grad(a->v[i]);
+        if (a->v[i]->param) {       /* a model's parameter: its .grad None (its part of the model's gradient 0) */
+            bl_lab_param_set_grad_none(a->v[i]);
             continue;
         }
         bl_tensor_free(a->v[i]->grad);
@@ -244,7 +246,8 @@ const bl_function bl_grad_functions[] = {
       "backward through it needs retain_graph=on in the first.", f_backward },
     { "zero_grad", "zero_grad(x, ...)",
       "Drop each leaf's gradient: x.grad is none again (PyTorch's set_to_none).\n"
-      "For a model m, zero_grad(m) sets its parameter gradients to 0 (optimizer.zero_grad()).", f_zero_grad },
+      "For a model m, zero_grad(m) sets its parameter gradients to 0 (None); opt.zero_grad()\n"
+      "of a torch optimizer sets its tensors' (set_to_none=False: zeros; help SGD).", f_zero_grad },
     { "detach", "detach(x)",
       "A copy of x that needs no gradient (torch's x.detach()).", f_detach },
     { "gradcheck", "gradcheck(f, x, ..., eps=1e-3, atol=1e-3, rtol=1e-2, quiet=off)",

@@ -532,10 +532,41 @@ static bl_value *put_dict(bl_session *s, const bl_ast *e, bl_value *d, bl_value 
     return BL_ERRAT(s, e->items[0]->pos);
 }
 
+/* d[key] = v of a live dict (an optimizer's param group): d changes where it is, so that every
+ * holder of it (the optimizer) sees it. v may not hold a dict (no cycle: g["x"] = opt.param_groups
+ * would make one). 0 or -1 + error. */
+static int put_live(bl_session *s, const bl_ast *e, bl_value *d, bl_value *v)
+{
+    if (e->n != 1 || e->items[0]->kind == BL_N_SLICE || e->items[0]->kind == BL_N_ELLIPSIS) {
+        bl_fail("a dict takes one key in [] (d[\"lr\"] = v)");
+        return bl_session_errat(s, e->pos);
+    }
+    int nested = v->kind == BL_V_DICT || (v->kind == BL_V_LIST && bl_val_depth(v) > 1);
+    for (int i = 0; v->kind == BL_V_LIST && i < v->n && !nested; i++) nested = v->items[i]->kind == BL_V_DICT;
+    if (nested) {
+        bl_fail("a parameter group's values are numbers, bools, strings, None, tensors or flat lists, "
+                "not a %s of lists or dicts", bl_val_kind_name(v));
+        return bl_session_errat(s, e->pos);
+    }
+    bl_value *k = bl_eval(s, e->items[0]);
+    if (!k) return -1;
+    if (bl_val_dict_find(d, k) < 0 && d->n >= d->live) {
+        bl_val_unref(k);
+        bl_fail("a parameter group holds at most %d keys", d->live);
+        return bl_session_errat(s, e->items[0]->pos);
+    }
+    return bl_val_dict_set(d, k, bl_val_ref(v)) < 0 ? bl_session_errat(s, e->items[0]->pos) : 0;
+}
+
 int bl_index_assign(bl_session *s, const bl_ast *e, bl_value *v)
 {
     bl_value *base = bl_eval(s, e->a);      /* x, or x[i] for x[i][j] = v */
     if (!base) return -1;
+    if (base->kind == BL_V_DICT && base->live) {
+        int rc = put_live(s, e, base, v);
+        bl_val_unref(base);
+        return rc;
+    }
     bl_value *nv = NULL;
     if (base->kind == BL_V_LIST) nv = put_list(s, e, base, v);
     else if (base->kind == BL_V_TENSOR) nv = put_tensor(s, e, base, v);

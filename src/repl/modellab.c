@@ -7,6 +7,7 @@
 #include "models/tinygpt.h"
 #include "repl/autograd.h"
 #include "repl/modelvars.h"
+#include "repl/optim.h"
 #include "repl/trainstate.h"
 #include <math.h>
 #include <stdlib.h>
@@ -494,18 +495,22 @@ void bl_lab_zero_grad(bl_value *v)
     bl_params *p = ((bl_model *)v->h)->params;
     bl_params_zero_grad(p);
     p->has_grad = 0;
+    if (p->grad_none) memset(p->grad_none, 0, (size_t)p->n);
 }
 
 void bl_lab_note_backward(bl_value *v, float loss)
 {
     bl_train_state *st = is_model(v) ? bl_train_get(v->h) : NULL;
     if (!st) return;
-    ((bl_model *)v->h)->params->has_grad = 1;
+    bl_params *p = ((bl_model *)v->h)->params;
+    p->has_grad = 1;        /* the model's graph reaches every parameter: none is None now */
+    if (p->grad_none) memset(p->grad_none, 0, (size_t)p->n);
     if (!isnan(loss)) st->lab_loss = loss;
 }
 
 static bl_value *fn_step(bl_callargs *a)
 {
+    if (a->n >= 1 && bl_is_optim(a->v[0])) return bl_optim_step(a);     /* opt.step() */
     bl_model *m = model_arg(a, 0, -1);
     if (!m || bl_kw_only(a, NULL) < 0 || bl_nargs(a, 1, 1) < 0) return NULL;
     bl_train_state *st = bl_train_get(m);
@@ -765,6 +770,8 @@ const bl_function bl_modellab_functions[] = {
       "Writing one changes the model, as SGD by hand:\n"
       "  with torch.no_grad():\n"
       "      for p in m.parameters(): p -= 0.1 * p.grad\n"
+      "or torch.optim.SGD(m.parameters(), lr=0.1) (help SGD). zero_grad(p) or p.grad = None\n"
+      "makes one parameter's .grad None.\n"
       "sum([p.numel() for p in m.parameters()]) counts them; param(m, \"name\") is a copy.",
       fn_parameters },
     { "named_parameters", "named_parameters(m)",
@@ -783,7 +790,8 @@ const bl_function bl_modellab_functions[] = {
       "decay on matrices only. With a run (after train) it is one step of that run, its loss\n"
       "the last flow_loss/ce_loss; before, step keeps its own count. Refused on a nan or inf\n"
       "gradient (nothing changes). The gradients stay: zero_grad(m) clears them, and with no\n"
-      "backward since zero_grad or train (torch's grad None) step does nothing, as torch.optim.",
+      "backward since zero_grad or train (torch's grad None) step does nothing, as torch.optim.\n"
+      "opt.step() of a torch optimizer (torch.optim.AdamW(...)) is that optimizer's: help SGD.",
       fn_step },
     { "set_param", "set_param(m, \"name\", value)",
       "Write one parameter of model m, with a shape check.\n"

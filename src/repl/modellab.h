@@ -56,8 +56,11 @@ void bl_lab_note_backward(bl_value *v, float loss);
  *   bl_lab_param_has_grad: 0 when the model's gradients are torch's None (no backward since
  *     zero_grad(m) or train): .grad is then None;
  *   bl_lab_param_note_grad: a backward added into v's gradient;
- *   bl_lab_param_zero_grad: zero_grad(p) / p.grad = None: v's gradient to 0 (the model keeps one
- *     gradient buffer: it reads zeros, not None, until zero_grad(m));
+ *   bl_lab_param_zero_grad: p.grad.zero_(): v's gradient to 0 (not None);
+ *   bl_lab_param_set_grad_none: zero_grad(p) / p.grad = None / an optimizer's zero_grad(): v's
+ *     .grad is None (its part of the model's one gradient buffer zeroed, a per-parameter flag
+ *     set) until a backward reaches it; when every parameter is None so is the model's gradient
+ *     (step(m) skips it);
  *   bl_lab_param_write: v's data = src (its shape, or one element for all); the model's weights
  *     version moves (a loss computed before is refused by backward). 0, or -1 + error when a
  *     rebuild replaced the weights v belongs to (bl_lab_param_detached: that error, else 0):
@@ -67,6 +70,7 @@ void bl_lab_param_release(struct bl_paramref *r);
 int bl_lab_param_has_grad(const bl_value *v);
 void bl_lab_param_note_grad(bl_value *v);
 void bl_lab_param_zero_grad(bl_value *v);
+void bl_lab_param_set_grad_none(bl_value *v);
 int bl_lab_param_write(bl_value *v, const bl_tensor *src);
 int bl_lab_param_detached(const bl_value *v);
 

@@ -7,15 +7,38 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The functions that stand only under their own module (torch.optim.AdamW, not torch.AdamW). */
+static const char *const optim_names[] = { "SGD", "Adam", "AdamW", NULL };
+static const char *const utils_names[] = { "clip_grad_norm_", NULL };
+
 /* Each module: its full name (as `import` writes it), the short name code uses, and whether
- * blocklab's functions stand under it (torch.nn holds only nn.functional). */
-static const struct { const char *full, *name; int funcs; } modules[] = {
-    { "torch", "torch", 1 },
-    { "torch.nn.functional", "F", 1 },
-    { "torch.nn", "nn", 0 },
-    { "math", "math", 1 },
+ * blocklab's functions stand under it (torch.nn holds only nn.functional, nn.utils): all of them
+ * but those of an `only` list, or only those of its own list. */
+static const struct { const char *full, *name; int funcs; const char *const *only; } modules[] = {
+    { "torch", "torch", 1, NULL },
+    { "torch.nn.functional", "F", 1, NULL },
+    { "torch.nn", "nn", 0, NULL },
+    { "math", "math", 1, NULL },
+    { "torch.optim", "optim", 1, optim_names },
+    { "torch.nn.utils", "utils", 1, utils_names },
 };
 #define NMOD (sizeof modules / sizeof *modules)
+
+static int in_list(const char *const *l, const char *name)
+{
+    for (; l && *l; l++)
+        if (!strcmp(*l, name)) return 1;
+    return 0;
+}
+
+/* The builtin `name` when it stands under module i, else NULL. */
+static const bl_function *module_function(int i, const char *name)
+{
+    if (!modules[i].funcs) return NULL;
+    if (modules[i].only) return in_list(modules[i].only, name) ? bl_function_find(name) : NULL;
+    if (in_list(optim_names, name) || in_list(utils_names, name)) return NULL;
+    return bl_function_find(name);
+}
 
 static int find(const char *full)
 {
@@ -33,7 +56,9 @@ static int module_index(bl_session *s, const bl_ast *e)
             if (!strcmp(modules[i].name, e->str)) return (int)i;
         return -1;
     }
-    if (e->kind != BL_N_FIELD || (strcmp(e->str, "functional") && strcmp(e->str, "nn"))) return -1;
+    if (e->kind != BL_N_FIELD ||
+        (strcmp(e->str, "functional") && strcmp(e->str, "nn") && strcmp(e->str, "optim") && strcmp(e->str, "utils")))
+        return -1;
     int up = module_index(s, e->a);
     if (up < 0) return -1;
     char full[64];
@@ -60,21 +85,36 @@ int bl_module_import(const char *module, const char *as)
     char up[64];
     snprintf(up, sizeof up, "%.*s", dot ? (int)(dot - module) : 0, module);
     if (dot && (i = find(up)) >= 0) {
-        if (!modules[i].funcs || !bl_function_find(dot + 1))
+        if (!module_function(i, dot + 1))
             return bl_fail("ImportError: blocklab has no '%s' in %s (help functions lists its functions)", dot + 1, up);
         if (as && strcmp(as, dot + 1))
             return bl_fail("import: blocklab's function %s keeps its name (from %s import %s)", dot + 1, up, dot + 1);
         return 0;
     }
-    return bl_fail("ModuleNotFoundError: blocklab has no module '%s' (it has torch, torch.nn.functional as F and "
-                   "math: torch.randn, F.softmax and math.sqrt call its own functions)", module);
+    return bl_fail("ModuleNotFoundError: blocklab has no module '%s' (it has torch, torch.nn.functional as F, "
+                   "torch.optim, torch.nn.utils and math: torch.randn, F.softmax and math.sqrt call its own "
+                   "functions)", module);
 }
 
 /* The builtin MODULE.name stands for, or NULL + error at e. */
 static const bl_function *function_of(bl_session *s, const bl_ast *e, int i)
 {
-    const bl_function *f = modules[i].funcs ? bl_function_find(e->str) : NULL;
+    const bl_function *f = module_function(i, e->str);
     if (f) return f;
+    if (modules[i].only) {
+        char has[128] = "";
+        for (const char *const *n = modules[i].only; *n; n++)
+            snprintf(has + strlen(has), sizeof has - strlen(has), "%s%s", n == modules[i].only ? "" : ", ", *n);
+        bl_fail("%s.%s: blocklab has no %s.%s (it has %s)", modules[i].full, e->str, modules[i].full, e->str, has);
+        bl_session_errat(s, e->pos);
+        return NULL;
+    }
+    if (modules[i].funcs && (in_list(optim_names, e->str) || in_list(utils_names, e->str))) {
+        bl_fail("%s.%s: it is %s.%s", modules[i].name, e->str, in_list(optim_names, e->str) ? "torch.optim"
+                : "torch.nn.utils", e->str);
+        bl_session_errat(s, e->pos);
+        return NULL;
+    }
     char dym[160] = "";
     if (modules[i].funcs) bl_dym_names(s, e->str, BL_DYM_FUNCS, dym, sizeof dym);
     if (modules[i].funcs)
@@ -103,7 +143,7 @@ bl_value *bl_module_field(bl_session *s, const bl_ast *e)
         { "pi", M_PI }, { "e", M_E }, { "tau", 2 * M_PI }, { "inf", INFINITY }, { "nan", NAN },
     };
     int i = module_index(s, e->a);
-    for (size_t k = 0; modules[i].funcs && k < sizeof constants / sizeof *constants; k++)
+    for (size_t k = 0; modules[i].funcs && !modules[i].only && k < sizeof constants / sizeof *constants; k++)
         if (!strcmp(e->str, constants[k].name)) return bl_val_num(constants[k].x);
     const bl_function *f = function_of(s, e, i);
     if (f) {

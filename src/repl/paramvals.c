@@ -10,6 +10,7 @@ struct bl_paramref {
     bl_value *model;        /* the model value (reference): its version moves when p is written */
     bl_params *store;       /* the store p's data and grad point into (reference: it outlives a
                                rebuild of the model, which then no longer holds it) */
+    int index;              /* p's place in the store */
 };
 
 bl_value *bl_lab_param_value(bl_value *model, int i)
@@ -34,6 +35,7 @@ bl_value *bl_lab_param_value(bl_value *model, int i)
     }
     r->model = bl_val_ref(model);
     r->store = bl_params_ref(m->params);
+    r->index = i;
     v->requires_grad = 1;
     v->grad = g;
     v->param = r;
@@ -48,16 +50,51 @@ void bl_lab_param_release(struct bl_paramref *r)
     free(r);
 }
 
-int bl_lab_param_has_grad(const bl_value *v) { return v->param && v->param->store->has_grad; }
+int bl_lab_param_has_grad(const bl_value *v)
+{
+    const bl_params *p = v->param ? v->param->store : NULL;
+    return p && p->has_grad && !(p->grad_none && p->grad_none[v->param->index]);
+}
+
+/* The store's per-parameter None flags, allocated (all 0) when absent; NULL when out of memory
+ * (the parameter then reads zeros, not None, as before the flags). */
+static unsigned char *none_flags(bl_params *p)
+{
+    if (!p->grad_none) p->grad_none = calloc((size_t)p->n, 1);
+    return p->grad_none;
+}
 
 void bl_lab_param_note_grad(bl_value *v)
 {
-    if (v->param) v->param->store->has_grad = 1;
+    if (!v->param) return;
+    bl_params *p = v->param->store;
+    if (!p->has_grad) {     /* the first backward since the gradients were None reached only v */
+        unsigned char *f = none_flags(p);
+        if (f) memset(f, 1, (size_t)p->n);
+        p->has_grad = 1;
+    }
+    if (p->grad_none) p->grad_none[v->param->index] = 0;
 }
 
 void bl_lab_param_zero_grad(bl_value *v)
 {
     if (v->param && v->grad) memset(v->grad->data, 0, v->grad->numel * sizeof(float));
+}
+
+void bl_lab_param_set_grad_none(bl_value *v)
+{
+    if (!v->param) return;
+    bl_lab_param_zero_grad(v);      /* the next backward adds into zeros: a fresh gradient */
+    bl_params *p = v->param->store;
+    unsigned char *f = p->has_grad ? none_flags(p) : NULL;
+    if (!f) return;
+    f[v->param->index] = 1;
+    int all = 1;
+    for (int i = 0; i < p->n && all; i++) all = f[i];
+    if (all) {      /* every parameter None: the model's gradients are None (step(m) skips) */
+        p->has_grad = 0;
+        memset(f, 0, (size_t)p->n);
+    }
 }
 
 static int detached(const bl_value *v)

@@ -2,7 +2,8 @@
  * tables and opaque handles (models, runs, plots).
  *
  * Values are reference counted and immutable once made, so `y = x` shares x's tensor and no
- * operation can change a value another name holds. bl_val_* constructors take ownership of the
+ * operation can change a value another name holds, but for torch's in-place forms on tensors
+ * (repl.h bl_write_in_place) and an optimizer's live param-group dicts (`live` below). bl_val_* constructors take ownership of the
  * tensor/table/handle they wrap (freeing it when they fail) and return NULL + bl_error() when out
  * of memory. A tensor value whose tensor is 0-D is made a number instead.
  */
@@ -86,6 +87,10 @@ struct bl_value {
     /* LIST: torch's (values, indices) named tuple (bl_val_pair: x.max(1), sort, topk, median):
      * .values and .indices read items 0 and 1 (eval.c) */
     int is_pair;
+    /* DICT: d[key] = v changes this dict where it is, as Python's (an optimizer's param group,
+     * repl/optim.h: the optimizer reads it at each step), when > 0: then the most keys it has
+     * room for (bl_val_dict's cap); 0 for any other dict, which d[key] = v makes anew */
+    int live;
     bl_table *tab;          /* TABLE */
     const bl_handle_type *htype;    /* HANDLE */
     void *h;

@@ -750,6 +750,7 @@ BL_TEST(completion)
     v = bl_val_tensor(bl_tensor_new1(3));
     bl_session_set(s, "t", v);
     bl_val_unref(v);
+    CHECK(run_in(s, "opt = torch.optim.SGD([tensor([1.]).requires_grad_()], lr=0.1)") == 0, "%s", errbuf);
     struct { const char *line; int word; const char *want; } cases[] = {
         { "se", 0, "seed" }, { "se", 0, "set" }, { "x = ra", 4, "randn(" }, { "x = ra", 4, "rate" },
         { "y=ra", 0, "y=randn(" }, { "help rms", 5, "rmsnorm" }, { "help rms", 5, "rms" },
@@ -765,6 +766,9 @@ BL_TEST(completion)
         { "y = torch.eins", 4, "torch.einsum(" }, { "F.ge", 0, "F.gelu(" }, { "math.p", 0, "math.pi" },
         { "y = t.spl", 4, "t.split(" }, { "t.sh", 0, "t.shape" }, { "t.requires_", 0, "t.requires_grad_(" },
         { "(t @ t.T).su", 0, "(t @ t.T).sum(" }, { "t[0].mu", 0, "t[0].multinomial(" },
+        /* torch.optim and torch.nn.utils, and an optimizer's methods */
+        { "opt = torch.optim.Ada", 6, "torch.optim.AdamW(" }, { "torch.nn.utils.cl", 0, "torch.nn.utils.clip_grad_norm_(" },
+        { "torch.op", 0, "torch.optim" }, { "opt.ze", 0, "opt.zero_grad(" }, { "opt.param", 0, "opt.param_groups" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         bl_strlist l = { 0 };
@@ -777,6 +781,9 @@ BL_TEST(completion)
     bl_strlist l = { 0 };
     bl_complete_line(s, "rate.", "rate.", &l);      /* a number has no methods to offer */
     CHECK(l.n == 0, "'rate.' offers %d names", l.n);
+    bl_strlist_free(&l);
+    bl_complete_line(s, "torch.Ad", "torch.Ad", &l);   /* torch.optim's, not torch's */
+    CHECK(l.n == 0, "'torch.Ad' offers %d names", l.n);
     bl_strlist_free(&l);
     bl_complete_line(s, "t.", "t.", &l);            /* no function whose first argument is no tensor */
     for (int j = 0; j < l.n; j++) CHECK(strcmp(l.s[j], "t.range(") && strcmp(l.s[j], "t.print("), "%s offered", l.s[j]);
