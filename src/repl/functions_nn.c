@@ -176,7 +176,10 @@ static bl_value *f_device(bl_callargs *a)
         return BL_FAILP("cuda: blocklab runs on the CPU only (torch.cuda.is_available() would be False; x.cpu() "
                         "gives x itself)");
     if (to && !dk && a->n < 2) return BL_FAILP("to: give the device, x.to(\"cpu\")");
-    if (to && device_arg(a, dk ? dk : a->v[1], dk ? a->kpos[0] : a->vpos[1]) < 0) return NULL;
+    bl_pos at = to && !dk ? a->vpos[1] : a->pos;
+    for (int j = 0; dk && j < a->nk; j++)
+        if (!strcmp(a->key[j], "device")) at = a->kpos[j];
+    if (to && device_arg(a, dk ? dk : a->v[1], at) < 0) return NULL;
     return bl_val_ref(a->v[0]);
 }
 
