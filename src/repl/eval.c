@@ -328,7 +328,12 @@ static bl_value *field(bl_session *s, const bl_ast *e, bl_value *v)
         }
         if (!strcmp(e->str, "ndim")) return bl_val_num(v->t->ndim);
         if (!strcmp(e->str, "numel")) return bl_val_num((double)v->t->numel);
-        if (!strcmp(e->str, "T")) {
+        int mT = !strcmp(e->str, "mT");
+        if (mT && v->t->ndim < 2) {     /* torch: mT is only supported on matrices or batches of matrices */
+            bl_fail("x.mT swaps the last two dims of a matrix or a batch of them; x is %d-D", v->t->ndim);
+            return BL_ERRAT(s, e->pos);
+        }
+        if (!strcmp(e->str, "T") || mT) {
             bl_ag ag;
             bl_graph *g = bl_ag_begin_vals(&ag, s, 1, &v);
             bl_tensor *x = g ? bl_ag_in(&ag, v, v->t) : NULL;
@@ -340,7 +345,7 @@ static bl_value *field(bl_session *s, const bl_ast *e, bl_value *v)
         bl_value *r = bl_ag_field(v, e->str);
         if (r) return r;
         if (!strcmp(e->str, "item") || !strcmp(e->str, "grad")) return BL_ERRAT(s, e->pos);
-        bl_fail("a tensor has no field '%s' (fields: shape, ndim, numel, T, grad, requires_grad, is_leaf, "
+        bl_fail("a tensor has no field '%s' (fields: shape, ndim, numel, T, mT, grad, requires_grad, is_leaf, "
                 "grad_fn, item)", e->str);
         return BL_ERRAT(s, e->pos);
     }
@@ -382,7 +387,7 @@ static bl_value *field(bl_session *s, const bl_ast *e, bl_value *v)
  * built-in function of that name. */
 static bl_value *call(bl_session *s, const bl_ast *e)
 {
-    bl_value *fv = e->a ? bl_eval(s, e->a) : bl_session_get(s, e->str);
+    bl_value *fv = e->a ? bl_eval(s, e->a) : e->num ? NULL : bl_session_get(s, e->str);
     if (e->a && (!fv || !bl_callable(fv))) {     /* (lambda x: x)(1), fs[0](2) */
         if (fv) bl_fail("a %s is not a function", bl_val_kind_name(fv));
         bl_val_unref(fv);

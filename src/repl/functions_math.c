@@ -161,7 +161,9 @@ bl_value *bl_fn_tri(bl_callargs *a)
     bl_ag ag;
     bl_graph *g = bl_ag_begin(&ag, a);
     bl_tensor *x = g ? arg_in(&ag, a, 0) : NULL;
-    return bl_ag_end(&ag, x ? bl_tri(g, x, (int)d, a->fname[3] == 'u') : NULL);
+    bl_value *r = bl_ag_end(&ag, x ? bl_tri(g, x, (int)d, a->fname[3] == 'u') : NULL);
+    if (r && r->kind == BL_V_TENSOR) r->is_mask = a->v[0]->kind == BL_V_TENSOR && a->v[0]->is_mask;  /* torch: bool stays bool */
+    return r;
 }
 
 /* cat([...], dim=0) and stack([...], dim=0): the list's items as tensors on the graph */
@@ -318,6 +320,13 @@ bl_value *bl_fn_sort(bl_callargs *a)
     if (bl_nargs(a, 1, 2) < 0) return NULL;
     bl_tensor *x = bl_arg_tensor(a, 0);
     if (!x || bl_kw_bool(a, "descending", 0, &desc) < 0 || bl_dim_arg(a, x, 1, -1, &dim) < 0) return NULL;
+    if (!strcmp(a->fname, "argsort")) {     /* argsort(x, dim=-1, descending=off): sort's indices */
+        int stable;
+        if (bl_kw_bool(a, "stable", 0, &stable) < 0) return NULL;
+        bl_value *pr = topk_pair(a, dim_size(x, dim), dim, desc, -1, 0), *i = pr ? bl_val_ref(pr->items[1]) : NULL;
+        bl_val_unref(pr);
+        return i;
+    }
     return topk_pair(a, dim_size(x, dim), dim, desc, -1, 0);
 }
 
@@ -568,7 +577,8 @@ const bl_function bl_math_functions[] = {
       bl_fn_masked_fill },
     { "tril", "tril(x, diagonal=0)",
       "The lower triangle of the last two dims of x, zeros above (torch.tril).\n"
-      "Element (i, j) is kept where j - i <= diagonal. tril(ones(T, T)) is the causal mask.", bl_fn_tri },
+      "Element (i, j) is kept where j - i <= diagonal. tril(ones(T, T)) is the causal mask.\n"
+      "Of a boolean mask (a comparison, .bool()) it stays boolean, as torch's.", bl_fn_tri },
     { "triu", "triu(x, diagonal=0)",
       "The upper triangle of the last two dims of x, zeros below (torch.triu).\n"
       "Element (i, j) is kept where j - i >= diagonal.", bl_fn_tri },
@@ -611,6 +621,10 @@ const bl_function bl_math_functions[] = {
       "v, i = x.sort() unpacks them; x.sort().values and .indices name them. Ascending\n"
       "unless descending=on; equal values keep their order (stable). The gradient goes\n"
       "back to where each value came from.", bl_fn_sort },
+    { "argsort", "argsort(x, dim=-1, descending=off)",
+      "The indices that sort x along dim (torch.argsort).\n"
+      "sort(x, dim, descending)'s indices; equal values keep their order (torch's stable=True,\n"
+      "always). No gradient.", bl_fn_sort },
     { "median", "median(x, dim=, keepdim=off)",
       "The median of x, or [values, indices] along dim (torch.median).\n"
       "v, i = x.median(1) unpacks them; .values and .indices name them. The lower of the two\n"

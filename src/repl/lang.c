@@ -877,6 +877,7 @@ static bl_value *method_as_call(bl_session *s, const bl_ast *e, int *handled)
         }
         bl_ast c = *e;
         c.kind = BL_N_CALL, c.str = name, c.n = n, c.items = items, c.keys = keys, c.keypos = keypos, c.a = NULL;
+        c.num = 1;      /* x.norm() is the tensor's, even beside a def norm */
         r = bl_eval(s, &c);
     } else {
         bl_fail("out of memory");

@@ -133,6 +133,7 @@ bl_value *bl_module_call(bl_session *s, const bl_ast *e)
     bl_ast c = *e;
     c.kind = BL_N_CALL;
     c.str = f->name;
+    c.num = 1;      /* F.rms_norm is torch's even beside a def rms_norm */
     c.a = NULL;
     return bl_eval(s, &c);
 }

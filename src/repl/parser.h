@@ -99,7 +99,8 @@ typedef struct bl_stmt bl_stmt;
 struct bl_ast {
     bl_node_kind kind;
     bl_pos pos;             /* the token that names the node (operator, name, bracket) */
-    double num;             /* NUM, BOOL */
+    double num;             /* NUM, BOOL; CALL: 1 when it calls the builtin str whatever a variable
+                               of that name holds (F.rms_norm, x.norm() beside a def rms_norm) */
     const char *str;        /* STR, NAME, CALL (function name), FIELD and METHOD (its name) */
     bl_tok_kind op;         /* BINOP */
     int file_hint;          /* BINOP '>': its right side is one word that reads as a file name

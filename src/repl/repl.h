@@ -108,6 +108,7 @@ extern const bl_function bl_math_functions[];   /* math (functions_math.c), ends
 extern const bl_function bl_loss_functions[];   /* cross_entropy, mse_loss (functions_loss.c), ends with {NULL} */
 extern const bl_function bl_random_functions[]; /* rand, randint, multinomial (functions_random.c), ends with {NULL} */
 extern const bl_function bl_einsum_functions[]; /* einsum (functions_einsum.c), ends with {NULL} */
+extern const bl_function bl_nn_functions[];     /* relu, rms_norm, scaled_dot_product_attention, ... (functions_nn.c), ends with {NULL} */
 extern const bl_function bl_tensor_functions[]; /* unsqueeze, norm, ... (functions_tensor.c), ends with {NULL} */
 extern const bl_function bl_figure_functions[];   /* heatmap, lineplot (figures.c), ends with {NULL} */
 extern const bl_function bl_model_functions[];    /* dit, gpt, param (modelvars.c), ends with {NULL} */

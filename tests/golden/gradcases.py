@@ -7,7 +7,8 @@ its inputs, value, a random upstream gradient and the gradient of every input.
     c.write(path, "tests/golden/gen_x.py")
 
 Per case CASE the file holds CASE.NAME (each input), CASE.out, CASE.gout, CASE.grad.NAME
-(d sum(out * gout) / d NAME) and, for torch's (values, indices) pairs, CASE.out.idx.
+(d sum(out * gout) / d NAME) and, for torch's (values, indices) pairs, CASE.out.idx;
+c.value(...) writes a case without gradients (a 0/1 mask, indices): CASE.NAME and CASE.out.
 rnd draws from torch's global generator: seed it first (torch.manual_seed).
 """
 import os
@@ -44,12 +45,19 @@ class GradCases:
         ts = []
         for k in inputs:
             ts.append((f"{name}.{k}", leaves[k].detach()))
-            ts.append((f"{name}.grad.{k}", leaves[k].grad))
+            if leaves[k].grad is not None:     # none for an input used only as a mask (a constant)
+                ts.append((f"{name}.grad.{k}", leaves[k].grad))
         ts.append((f"{name}.out", out.detach()))
         ts.append((f"{name}.gout", gout))
         if idx is not None:
             ts.append((f"{name}.out.idx", idx.double()))
         self.cases.append((name, ts))
+
+    def value(self, name, inputs, fn):
+        """A case without gradients (a mask, indices): CASE.NAME and CASE.out only."""
+        out = fn(**{k: v.clone().float().double() for k, v in inputs.items()})
+        self.cases.append((name, [(f"{name}.{k}", v.float().double()) for k, v in inputs.items()] +
+                           [(f"{name}.out", out.double())]))
 
     def write(self, path, generator):
         tensors = [(k, "F32", tuple(t.shape), f32(t.float())) for _, ts in self.cases for k, t in ts]

@@ -42,19 +42,19 @@ static void run_case(const gcase *c)
 {
     bl_session *s = bl_session_new(0);
     char src[8192], names[256], *save = NULL;
-    int n = snprintf(src, sizeof src, "F = \"%s\"\n", !strcmp(c->file, "ops") ? golden_ops : !strcmp(c->file, "tf") ? golden_tf : golden_ag);
+    int n = snprintf(src, sizeof src, "GOLDEN = \"%s\"\n", !strcmp(c->file, "ops") ? golden_ops : !strcmp(c->file, "tf") ? golden_tf : golden_ag);
     snprintf(names, sizeof names, "%s", c->leaves);
     for (char *w = strtok_r(names, " ", &save); w; w = strtok_r(NULL, " ", &save))
-        n += snprintf(src + n, sizeof src - n, "%s = load(F, \"%s.%s\", grad=on)\n", w, c->name, w);
+        n += snprintf(src + n, sizeof src - n, "%s = load(GOLDEN, \"%s.%s\", grad=on)\n", w, c->name, w);
     snprintf(names, sizeof names, "%s", c->consts ? c->consts : "");
     for (char *w = strtok_r(names, " ", &save); w; w = strtok_r(NULL, " ", &save))
-        n += snprintf(src + n, sizeof src - n, "%s = load(F, \"%s.%s\")\n", w, c->name, w);
-    n += snprintf(src + n, sizeof src - n, "y = %s\nallclose(y, load(F, \"%s.out\"), rtol=%g, atol=%g)\n"
-                  "backward(y, load(F, \"%s.gout\"))\n", c->expr, c->name, c->rtol, c->atol, c->name);
+        n += snprintf(src + n, sizeof src - n, "%s = load(GOLDEN, \"%s.%s\")\n", w, c->name, w);
+    n += snprintf(src + n, sizeof src - n, "y = %s\nallclose(y, load(GOLDEN, \"%s.out\"), rtol=%g, atol=%g)\n"
+                  "backward(y, load(GOLDEN, \"%s.gout\"))\n", c->expr, c->name, c->rtol, c->atol, c->name);
     snprintf(names, sizeof names, "%s", c->leaves);
     int nleaves = 0;
     for (char *w = strtok_r(names, " ", &save); w; w = strtok_r(NULL, " ", &save), nleaves++)
-        n += snprintf(src + n, sizeof src - n, "allclose(%s.grad, load(F, \"%s.grad.%s\"), rtol=%g, atol=%g)\n",
+        n += snprintf(src + n, sizeof src - n, "allclose(%s.grad, load(GOLDEN, \"%s.grad.%s\"), rtol=%g, atol=%g)\n",
                       w, c->name, w, c->rtol, c->atol);
     int rc = run_in(s, src);
     int trues = 0;
@@ -116,7 +116,8 @@ BL_TEST(gradients_match_pytorch_prompt_forms)
 }
 
 /* torch forms a lecturer types (gen_torchforms.py): split, chunk, expand, repeat, einsum,
- * gelu(approximate="tanh"), torch.max / torch.min of two tensors. */
+ * gelu(approximate="tanh"), torch.max / torch.min of two tensors; a block by hand: relu, rsqrt,
+ * outer, mT, layer_norm, rms_norm, scaled_dot_product_attention, isclose, argsort. */
 BL_TEST(gradients_match_pytorch_torch_forms)
 {
     if (!find_golden()) SKIP("golden files not found (set BL_SRCDIR)");
@@ -139,8 +140,50 @@ BL_TEST(gradients_match_pytorch_torch_forms)
         { "tf", "gelu_tanh", "x", NULL, "gelu(x, approximate=\"tanh\")", 1e-5, 1e-6 },
         { "tf", "max_pair", "a b", NULL, "torch.max(a, b)", 1e-6, 1e-7 },
         { "tf", "min_pair", "a b", NULL, "torch.min(a, b)", 1e-6, 1e-7 },
+        /* a block by hand (torch 2's rms_norm and scaled_dot_product_attention from their
+         * documented formulas: torch 1.13 has neither) */
+        { "tf", "relu", "x", NULL, "F.relu(x)", 1e-6, 1e-7 },
+        { "tf", "relu_method", "x", NULL, "x.relu() * 2", 1e-6, 1e-7 },
+        { "tf", "rsqrt", "x", NULL, "torch.rsqrt(x)", 1e-5, 1e-6 },
+        { "tf", "outer", "u v", NULL, "torch.outer(u, v)", 1e-6, 1e-7 },
+        { "tf", "mT", "x", NULL, "x.mT * torch.arange(1., 4.)", 1e-6, 1e-7 },
+        { "tf", "layer_norm", "x w b", NULL, "F.layer_norm(x, (6,), w, b)", 1e-4, 1e-5 },
+        { "tf", "layer_norm_2d", "x w", NULL, "F.layer_norm(x, (3, 4), weight=w, eps=1e-3)", 1e-4, 1e-5 },
+        { "tf", "layer_norm_plain", "x", NULL, "F.layer_norm(x, [5])", 1e-4, 1e-5 },
+        { "tf", "rms_norm", "x w", NULL, "F.rms_norm(x, (6,), w)", 1e-4, 1e-5 },
+        { "tf", "rms_norm_eps", "x", NULL, "F.rms_norm(x, [8], eps=1e-6)", 1e-4, 1e-5 },
+        { "tf", "rms_norm_tiny", "x", NULL, "F.rms_norm(x, (8,))", 1e-4, 1e-5 },
+        { "tf", "rms_norm_2d", "x w", NULL, "F.rms_norm(x, (3, 4), weight=w)", 1e-4, 1e-5 },
+        { "tf", "sdpa", "q k v", NULL, "F.scaled_dot_product_attention(q, k, v)", 1e-4, 1e-5 },
+        { "tf", "sdpa_causal", "q k v", NULL, "F.scaled_dot_product_attention(q, k, v, is_causal=True)", 1e-4, 1e-5 },
+        { "tf", "sdpa_causal_square", "q k v", NULL, "F.scaled_dot_product_attention(q, k, v, None, 0.0, True)",
+          1e-4, 1e-5 },
+        { "tf", "sdpa_scale", "q k v", NULL, "F.scaled_dot_product_attention(q, k, v, scale=0.5)", 1e-4, 1e-5 },
+        { "tf", "sdpa_boolmask", "q k v", "m", "F.scaled_dot_product_attention(q, k, v, attn_mask=m.bool())",
+          1e-4, 1e-5 },
+        { "tf", "sdpa_floatmask", "q k v m", NULL, "F.scaled_dot_product_attention(q, k, v, m)", 1e-4, 1e-5 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) run_case(&cases[i]);
+    /* values only (no gradient): torch.isclose's mask, torch.argsort's indices, exactly */
+    static const struct { const char *name, *ins, *expr; } vcases[] = {
+        { "isclose", "a b", "torch.isclose(a, b)" },
+        { "isclose_tol", "a b", "torch.isclose(a, b, rtol=1e-2, atol=0)" },
+        { "argsort", "x", "torch.argsort(x)" },
+        { "argsort_desc", "x", "x.argsort(dim=0, descending=True)" },
+    };
+    for (size_t i = 0; i < sizeof vcases / sizeof *vcases; i++) {
+        bl_session *s = bl_session_new(0);
+        char src[8192], names[64], *save = NULL;
+        int n = snprintf(src, sizeof src, "F_ = \"%s\"\n", golden_tf);
+        snprintf(names, sizeof names, "%s", vcases[i].ins);
+        for (char *w = strtok_r(names, " ", &save); w; w = strtok_r(NULL, " ", &save))
+            n += snprintf(src + n, sizeof src - n, "%s = load(F_, \"%s.%s\")\n", w, vcases[i].name, w);
+        snprintf(src + n, sizeof src - n, "y = %s\nallclose(y, load(F_, \"%s.out\"), rtol=0, atol=0)\n", vcases[i].expr,
+                 vcases[i].name);
+        CHECK(run_in(s, src) == 0 && !strcmp(outbuf, "true\n"), "%s (%s): %s%s", vcases[i].name, vcases[i].expr, outbuf,
+              errbuf);
+        bl_session_free(s);
+    }
 }
 
 /* torch's tensor functions (gen_autograd.py's second half): values and gradients as any case;
