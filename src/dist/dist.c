@@ -200,10 +200,14 @@ int bl_dist_init(int *argc, char ***argv, int force)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    /* the same environment on every rank: all of them stop here, rank 0 says why */
+    /* the same environment on every rank: all of them stop here, rank 0 says why, before the
+     * barrier: a rank that exits first with status 2 makes the launcher end the others, which
+     * cut rank 0 off before its line when it wrote it after MPI_Finalize */
     if (bl_dist_read_timeout() < 0) {
+        if (rank == 0) fprintf(stderr, "blocklab: %s\n", bl_error());
+        MPI_Barrier(MPI_COMM_WORLD);
         MPI_Finalize();
-        return -1;
+        return -2;
     }
     started = 1;
     main_thread = pthread_self();

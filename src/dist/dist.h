@@ -28,7 +28,8 @@
 
 /* MPI_Init when a launcher started the program (OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK or
  * SLURM_STEP_ID with PMI) or force (--mpi), then the ranks' host names. 0; -1 + error when force
- * and this build has no MPI, or MPI_Init fails. */
+ * and this build has no MPI, or MPI_Init fails; -2 when BLOCKLAB_MPI_TIMEOUT is bad (rank 0 has
+ * printed the one-line error, every rank has called MPI_Finalize). */
 int bl_dist_init(int *argc, char ***argv, int force);
 /* MPI_Finalize (when a rank died: MPI_Abort with status rc, as MPI_Finalize may wait on it). */
 void bl_dist_finalize(int rc);

@@ -259,8 +259,9 @@ int main(int argc, char **argv)
         }
     }
     /* under an MPI launcher (or --mpi): after the options (-h and -V need no MPI) */
-    if (bl_dist_init(&argc, &argv, mpi) < 0) {
-        if (bl_dist_rank() == 0) fprintf(stderr, "blocklab: %s\n", bl_error());    /* once, not N times */
+    int dist = bl_dist_init(&argc, &argv, mpi);
+    if (dist < 0) {
+        if (dist == -1 && bl_dist_rank() == 0) fprintf(stderr, "blocklab: %s\n", bl_error());   /* once, not N times */
         free(srcs);
         return 2;
     }
