@@ -500,8 +500,17 @@ bl_value *bl_optim_step(bl_callargs *a)
         }
         for (int i = 0; ps && i < ps->n && rc == 0; i++) {
             bl_value *p = ps->items[i];
+            /* before the None test: a rebuilt model's old weights never get a gradient again,
+             * so skipping them as torch skips None would make every step silently do nothing */
+            if (bl_lab_param_detached(p) < 0) {
+                bl_fail("%s: parameter %d of group %d belongs to weights its model no longer has (a rebuild since, "
+                        "by set, data or a new vocabulary, made new ones): make the optimizer again from "
+                        "m.parameters()", what, i, g);
+                rc = -1;
+                break;
+            }
             if (!grad_of(p)) continue;
-            if (bl_lab_param_detached(p) < 0 || !state_of(o, p)) rc = -1;
+            if (!state_of(o, p)) rc = -1;
         }
     }
     size_t maxn = 0;
