@@ -28,9 +28,12 @@ static int cmd_plot_loss(bl_cmdargs *a)
             first_key = i;
             break;
         }
-    if (bl_opt_check(a, first_key, keys) < 0 || bl_opt_num(a, "smooth", 0.9, 0, 0.999, &smooth) < 0 ||
-        (vi >= 0 && strcmp(a->w[vi].text, "only") && bl_word_bool(a, vi, &val) < 0))
+    if (bl_opt_check(a, first_key, keys) < 0 || bl_opt_num(a, "smooth", 0.9, 0, 0.999, &smooth) < 0)
         return -1;
+    if (vi >= 0 && strcmp(a->w[vi].text, "only") && bl_word_bool(a, vi, &val) < 0) {
+        bl_fail("plot loss: val= takes on, off or only, not '%s'", a->w[vi].text);
+        return bl_word_err(a, vi);
+    }
     if (vi >= 0 && !strcmp(a->w[vi].text, "only")) val = 2;   /* val=only: the validation points alone */
     if (ri >= 0 && bl_opt_find(a, "logy") >= 0 && !strcmp(a->w[bl_opt_find(a, "logy")].text, "on")) {
         bl_fail("plot loss: relative= draws differences, below and above 0: no log axis (leave out logy=on)");

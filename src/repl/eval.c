@@ -720,6 +720,13 @@ static int redirect_check(bl_session *s, const bl_stmt *st)
         bl_command_typed(st, name, sizeof name);
         bl_value *held = bl_session_get(s, st->redirect);    /* > name, meant as > (name)? */
         const char *hint = held && held->kind == BL_V_STR ? " (to the file a variable names, write > (NAME))" : "";
+        const char *sp = strchr(st->redirect, ' ');
+        char keys_hint[160];
+        if (sp && strchr(sp, '=')) {     /* > s.png width=800: the keys were taken as the file's name */
+            snprintf(keys_hint, sizeof keys_hint, " (the keys after > are part of the file's name: write them "
+                     "before it, %s ...%s > %.*s)", name, sp, (int)(sp - st->redirect), st->redirect);
+            hint = keys_hint;
+        }
         if (!w) bl_fail("'%s' has no table or picture to write to %s (its text goes to a .txt file)%s", name,
                         st->redirect, hint);
         else if (!ok) {

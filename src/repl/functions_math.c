@@ -132,6 +132,14 @@ bl_value *bl_fn_binary(bl_callargs *a)
     return bl_ag_end(&ag, y ? bl_binary_op(g, mx ? BL_MAXIMUM : BL_MINIMUM, x, y) : NULL);
 }
 
+/* torch.floor_divide(a, b) and torch.remainder(a, b): the operators // and % by name. */
+static bl_value *fn_floor_remainder(bl_callargs *a)
+{
+    if (bl_nargs(a, 2, 2) < 0) return NULL;
+    int op = !strcmp(a->fname, "floor_divide") ? BL_T_FLOORDIV : BL_T_PERCENT;
+    return bl_math_operator(a->s, op, a->v[0], a->v[1]);
+}
+
 bl_value *bl_fn_where(bl_callargs *a)
 {
     if (bl_nargs(a, 3, 3) < 0) return NULL;
@@ -568,6 +576,14 @@ const bl_function bl_math_functions[] = {
     { "minimum", "minimum(a, b)",
       "The smaller of a and b elementwise, broadcast (torch.minimum). Where they are equal\n"
       "each gets half the gradient.", bl_fn_binary },
+    { "floor_divide", "floor_divide(a, b)",
+      "a // b elementwise, broadcast: the quotient rounded down.\n"
+      "torch.floor_divide (by zero inf or nan; no gradient, as torch).",
+      fn_floor_remainder },
+    { "remainder", "remainder(a, b)",
+      "a % b elementwise, broadcast: the remainder with the sign of b.\n"
+      "torch.remainder (by zero nan); its gradient is torch's.",
+      fn_floor_remainder },
     { "where", "where(cond, a, b)",
       "a where cond is nonzero, else b, elementwise (torch.where).\n"
       "cond, a and b broadcast together. where(x > 0, x, 0) is relu(x).", bl_fn_where },

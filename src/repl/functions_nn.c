@@ -431,7 +431,7 @@ const bl_function bl_nn_functions[] = {
       "x / sqrt(mean(x^2) + eps) * weight over input's last dims, as rmsnorm(x, w=) over them.\n"
       "eps=None is float32's machine epsilon 1.1920929e-07 (torch.finfo(torch.float32).eps),\n"
       "unlike rmsnorm's 1e-6.", f_torch_norm },
-    { "scaled_dot_product_attention", "scaled_dot_product_attention(q, k, v, attn_mask=None, is_causal=False)",
+    { "scaled_dot_product_attention", "scaled_dot_product_attention(q, k, v, attn_mask=, is_causal=False, scale=)",
       "Attention as torch 2's F.scaled_dot_product_attention computes it.\n"
       "softmax(q k^T * scale + bias) v, as its reference implementation; torch's signature is\n"
       "(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None).\n"

@@ -10,6 +10,7 @@
 /* The functions that stand only under their own module (torch.optim.AdamW, not torch.AdamW). */
 static const char *const optim_names[] = { "SGD", "Adam", "AdamW", NULL };
 static const char *const utils_names[] = { "clip_grad_norm_", NULL };
+static const char *const sched_names[] = { NULL };     /* none: a loop sets the groups' lr */
 
 /* Each module: its full name (as `import` writes it), the short name code uses, and whether
  * blocklab's functions stand under it (torch.nn holds only nn.functional, nn.utils): all of them
@@ -21,6 +22,7 @@ static const struct { const char *full, *name; int funcs; const char *const *onl
     { "math", "math", 1, NULL },
     { "torch.optim", "optim", 1, optim_names },
     { "torch.nn.utils", "utils", 1, utils_names },
+    { "torch.optim.lr_scheduler", "lr_scheduler", 1, sched_names },
 };
 #define NMOD (sizeof modules / sizeof *modules)
 
@@ -57,7 +59,8 @@ static int module_index(bl_session *s, const bl_ast *e)
         return -1;
     }
     if (e->kind != BL_N_FIELD ||
-        (strcmp(e->str, "functional") && strcmp(e->str, "nn") && strcmp(e->str, "optim") && strcmp(e->str, "utils")))
+        (strcmp(e->str, "functional") && strcmp(e->str, "nn") && strcmp(e->str, "optim") && strcmp(e->str, "utils") &&
+         strcmp(e->str, "lr_scheduler")))
         return -1;
     int up = module_index(s, e->a);
     if (up < 0) return -1;
@@ -101,6 +104,12 @@ static const bl_function *function_of(bl_session *s, const bl_ast *e, int i)
 {
     const bl_function *f = module_function(i, e->str);
     if (f) return f;
+    if (modules[i].only && !*modules[i].only) {
+        bl_fail("%s.%s: blocklab has no learning-rate schedulers: set each group's lr in the loop, as nanoGPT's "
+                "get_lr (for g in opt.param_groups: g[\"lr\"] = lr)", modules[i].full, e->str);
+        bl_session_errat(s, e->pos);
+        return NULL;
+    }
     if (modules[i].only) {
         char has[128] = "";
         for (const char *const *n = modules[i].only; *n; n++)
