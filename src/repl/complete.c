@@ -74,11 +74,14 @@ static void complete_field(bl_session *s, const char *word, size_t k, const char
             static const char *const consts[] = { "pi", "e", "tau", "inf", "nan", NULL };
             for (const char *const *c = consts; *c; c++) ADD(*c, "");
         }
-        for (int fi = 0; (f = bl_function_at(fi)); fi++)
-            if (!in_list(optim, f->name) && strcmp(f->name, "clip_grad_norm_")) ADD(f->name, "(");   /* torch.optim's */
+        for (int fi = 0; (f = bl_function_at(fi)); fi++)   /* not torch.optim's, nor torch_save (torch.save) */
+            if (!in_list(optim, f->name) && strcmp(f->name, "clip_grad_norm_") && strncmp(f->name, "torch_", 6))
+                ADD(f->name, "(");
         if (!strcmp(base, "torch")) {
             ADD("optim", "");
             ADD("nn", "");
+            ADD("save", "(");
+            ADD("load", "(");
         }
     } else if (bl_is_optim(v)) {
         ADD("param_groups", "");

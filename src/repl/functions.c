@@ -1158,7 +1158,7 @@ const bl_function bl_functions[] = {
 static const bl_function *const tables[] = {
     bl_functions, bl_figure_functions, bl_model_functions, bl_run_functions, bl_modellab_functions,
     bl_grad_functions, bl_math_functions, bl_tensor_functions, bl_random_functions, bl_einsum_functions, bl_loss_functions,
-    bl_optim_functions, bl_nn_functions, NULL,
+    bl_optim_functions, bl_nn_functions, bl_io_functions, NULL,
 };
 
 const bl_function *bl_function_at(int i)

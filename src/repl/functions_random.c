@@ -73,9 +73,15 @@ static bl_value *f_multinomial(bl_callargs *a)
 {
     long k;
     int repl;
-    if (bl_nargs(a, 2, 2) < 0) return NULL;
+    if (bl_nargs(a, 1, 2) < 0) return NULL;
     bl_tensor *p = bl_arg_tensor(a, 0);
-    if (!p || bl_arg_int(a, 1, 1, 16777216L, &k) < 0 || bl_kw_bool(a, "replacement", 0, &repl) < 0) return NULL;
+    /* num_samples positional or by name, as torch.multinomial(probs, num_samples=1) */
+    int named = bl_kw(a, "num_samples") != NULL;
+    if (named == (a->n == 2))
+        return BL_FAILP("multinomial: give num_samples once, as the second argument or num_samples=");
+    if (!p || (named ? bl_kw_int(a, "num_samples", 1, 1, 16777216L, &k) : bl_arg_int(a, 1, 1, 16777216L, &k)) < 0 ||
+        bl_kw_bool(a, "replacement", 0, &repl) < 0)
+        return NULL;
     if (p->ndim < 1 || p->ndim > 2) return BL_FAILP("multinomial: probs must be 1-D [n] or 2-D [rows, n], got %d-D", p->ndim);
     int n = p->shape[p->ndim - 1], rows = p->ndim == 2 ? p->shape[0] : 1;
     if (!repl && k > n)

@@ -456,19 +456,136 @@ static bl_value *params_list(bl_callargs *a, int named)
 }
 
 /* state_dict(m): {name: a copy of the weights} in the checkpoint's order, as model.state_dict()
- * (tensors that need no gradient; the tied head under its one name). */
+ * (tensors that need no gradient); a tied head (TinyGPT's lm_head.weight) last, under its own
+ * name too, as nanoGPT's state_dict holds it, so that PyTorch's strict load_state_dict takes it. */
 static bl_value *fn_state_dict(bl_callargs *a)
 {
     bl_model *m = model_arg(a, 0, -1);
     if (!m || bl_nargs(a, 1, 1) < 0) return NULL;
     const bl_params *p = m->params;
-    bl_value *d = bl_val_dict(p->n);
-    for (int i = 0; d && i < p->n; i++)
-        if (bl_val_dict_set(d, bl_val_str(p->t[i].name), bl_val_tensor(bl_tensor_copy(&p->t[i]))) < 0) {
+    const bl_kind *kind = bl_kind_of(m->kind);
+    const bl_tensor *tied = kind->tied_head ? bl_params_find(p, kind->tied_to) : NULL;
+    bl_value *d = bl_val_dict(p->n + 1);
+    for (int i = 0; d && i <= p->n; i++) {
+        const bl_tensor *t = i < p->n ? &p->t[i] : tied;
+        if (!t) break;
+        if (bl_val_dict_set(d, bl_val_str(i < p->n ? t->name : kind->tied_head), bl_val_tensor(bl_tensor_copy(t))) < 0) {
             bl_val_unref(d);
             d = NULL;
         }
+    }
     return d;
+}
+
+/* A list of the strings names[0..n-1], or NULL (out of memory). */
+static bl_value *str_list(const char *const *names, int n)
+{
+    bl_value *l = bl_val_list(n);
+    for (int i = 0; l && i < n; i++)
+        if (bl_val_list_set(l, i, bl_val_str(names[i])) < 0) {
+            bl_val_unref(l);
+            l = NULL;
+        }
+    return l;
+}
+
+/* load_state_dict(m, d, strict=True): PyTorch's model.load_state_dict: the tensors of dict d
+ * {name: tensor} copied into m's parameters of those names. strict: d has every parameter of m
+ * and no other name; not strict: the names both have. Each tensor must have its parameter's
+ * shape and finite values (torch checks shapes in both modes). Everything is checked first, so
+ * an error changes nothing. {"missing_keys": [...], "unexpected_keys": [...]}, as torch's
+ * _IncompatibleKeys. */
+static bl_value *fn_load_state_dict(bl_callargs *a)
+{
+    static const char *const keys[] = { "strict", NULL };
+    bl_model *m = model_arg(a, 0, -1);
+    int strict;
+    if (!m || bl_kw_only(a, keys) < 0 || bl_nargs(a, 2, 2) < 0 || bl_kw_bool(a, "strict", 1, &strict) < 0)
+        return NULL;
+    const bl_value *d = a->v[1];
+    if (d->kind != BL_V_DICT) {
+        bl_fail("load_state_dict: takes a dict {name: tensor} (torch.load(f), m.state_dict()), got a %s",
+                bl_val_kind_name(d));
+        return fail_at(a, a->vpos[1]);
+    }
+    const bl_params *p = m->params;
+    const bl_kind *kind = bl_kind_of(m->kind);
+    const char **missing = calloc((size_t)p->n + 1, sizeof *missing), **unexpected = calloc((size_t)d->n + 1, sizeof *unexpected);
+    bl_tensor **dst = calloc((size_t)d->n + 1, sizeof *dst);
+    int nmiss = 0, nunex = 0, rc = missing && unexpected && dst ? 0 : bl_fail("load_state_dict: out of memory");
+    for (int i = 0; rc == 0 && i < d->n; i++) {
+        if (d->keys[i]->kind != BL_V_STR || d->items[i]->kind != BL_V_TENSOR) {
+            rc = bl_fail("load_state_dict: entry %d is %s: %s, not a string name and a tensor", i,
+                         bl_val_kind_name(d->keys[i]), bl_val_kind_name(d->items[i]));
+            break;
+        }
+        const bl_tensor *v = d->items[i]->t;
+        bl_tensor *t = bl_params_find(p, d->keys[i]->str);
+        if (!t && kind->tied_head && !strcmp(d->keys[i]->str, kind->tied_head)) {
+            /* the tied head (torch's state_dict holds it under both names): the embedding
+             * itself, which must then be equal to it when the dict has that too */
+            t = bl_params_find(p, kind->tied_to);
+            bl_value key = { .kind = BL_V_STR, .str = (char *)kind->tied_to };
+            int w = bl_val_dict_find(d, &key);
+            const bl_tensor *wv = w >= 0 && d->items[w]->kind == BL_V_TENSOR ? d->items[w]->t : NULL;
+            if (wv && bl_same_shape(wv, v) && memcmp(wv->data, v->data, v->numel * sizeof(float))) {
+                rc = bl_fail("load_state_dict: %s differs from %s: %s ties them (they are one tensor)",
+                             kind->tied_head, kind->tied_to, kind->title);
+                break;
+            }
+            if (wv) continue;    /* loaded under its own name */
+        }
+        if (!t) {
+            unexpected[nunex++] = d->keys[i]->str;
+            continue;
+        }
+        if (!bl_same_shape(t, v)) {
+            char s1[64], s2[64];
+            rc = bl_fail("load_state_dict: size mismatch for %s: copying a param with shape %s, the shape in "
+                         "the model is %s", d->keys[i]->str, bl_shape_str(v, s1, sizeof s1), bl_shape_str(t, s2, sizeof s2));
+            break;
+        }
+        for (size_t k = 0; k < v->numel && rc == 0; k++)
+            if (!isfinite(v->data[k]))
+                rc = bl_fail("load_state_dict: %s holds %s at element %zu: refused (the model would compute "
+                             "only nan)", d->keys[i]->str, isnan(v->data[k]) ? "nan" : "inf", k);
+        dst[i] = t;
+    }
+    for (int j = 0; rc == 0 && j < p->n; j++) {
+        bl_value key = { .kind = BL_V_STR, .str = (char *)p->t[j].name };
+        int got = bl_val_dict_find(d, &key) >= 0;
+        for (int i = 0; !got && i < d->n; i++) got = dst[i] == &p->t[j];   /* given as the tied head */
+        if (!got) missing[nmiss++] = p->t[j].name;
+    }
+    if (rc == 0 && strict && (nmiss || nunex)) {
+        char miss[160] = "", unex[160] = "";
+        if (nmiss) snprintf(miss, sizeof miss, "%d missing key%s (%s%s)", nmiss, nmiss == 1 ? "" : "s", missing[0],
+                            nmiss > 1 ? ", ..." : "");
+        if (nunex) snprintf(unex, sizeof unex, "%s%d unexpected key%s (%s%s)", nmiss ? ", " : "", nunex,
+                            nunex == 1 ? "" : "s", unexpected[0], nunex > 1 ? ", ..." : "");
+        rc = bl_fail("load_state_dict: Error(s) in loading state_dict: %s%s (strict=False loads the names both have)",
+                     miss, unex);
+    }
+    bl_value *r = NULL;
+    if (rc == 0) {
+        for (int i = 0; i < d->n; i++)
+            if (dst[i]) memcpy(dst[i]->data, d->items[i]->t->data, dst[i]->numel * sizeof(float));
+        m->version++;   /* a loss computed before would backpropagate through the old weights */
+        bl_train_state *st = bl_train_get(m);
+        if (st) st->edited = 1;     /* a vocab rebuild must not drop these weights silently */
+        r = bl_val_dict(2);
+        bl_value *ml = r ? str_list(missing, nmiss) : NULL, *ul = ml ? str_list(unexpected, nunex) : NULL;
+        if (!ul || bl_val_dict_set(r, bl_val_str("missing_keys"), ml) < 0 ||
+            bl_val_dict_set(r, bl_val_str("unexpected_keys"), ul) < 0) {
+            bl_val_unref(r);
+            r = NULL;
+        }
+    }
+    free(missing);
+    free(unexpected);
+    free(dst);
+    if (!r) fail_at(a, a->vpos[1]);
+    return r;
 }
 
 static bl_value *fn_parameters(bl_callargs *a) { return params_list(a, 0); }
@@ -782,7 +899,8 @@ const bl_function bl_modellab_functions[] = {
     { "state_dict", "state_dict(m)",
       "Model m's weights as a dict {name: tensor} (m.state_dict()).\n"
       "The names are the checkpoint's (PyTorch's state_dict keys), the tensors copies that need\n"
-      "no gradient: sd = m.state_dict(); sd[\"transformer.wte.weight\"].shape, len(sd), sd.keys().",
+      "no gradient: sd = m.state_dict(); sd[\"transformer.wte.weight\"].shape, len(sd), sd.keys().\n"
+      "TinyGPT's tied lm_head.weight is there too (a copy of wte's), as in nanoGPT's.",
       fn_state_dict },
     { "step", "step(m)",
       "One AdamW step of model m on the gradients it holds, with its settings.\n"
@@ -793,6 +911,13 @@ const bl_function bl_modellab_functions[] = {
       "backward since zero_grad or train (torch's grad None) step does nothing, as torch.optim.\n"
       "opt.step() of a torch optimizer (torch.optim.AdamW(...)) is that optimizer's: help SGD.",
       fn_step },
+    { "load_state_dict", "load_state_dict(m, state_dict, strict=True)",
+      "A dict {name: tensor} into model m's parameters (m.load_state_dict(d)).\n"
+      "strict: the dict has every parameter of m and nothing else; strict=False loads the names\n"
+      "both have. Each tensor must have its parameter's shape and finite values; an error\n"
+      "changes nothing. Gives {\"missing_keys\": [...], \"unexpected_keys\": [...]}, as torch.\n"
+      "With torch.save(m.state_dict(), \"m.safetensors\"), m.load_state_dict(torch.load(\n"
+      "\"m.safetensors\")) restores m; `load FILE into=m` is the command's form.", fn_load_state_dict },
     { "set_param", "set_param(m, \"name\", value)",
       "Write one parameter of model m, with a shape check.\n"
       "value is a tensor of the parameter's shape, or a number for all its elements. For\n"

@@ -33,10 +33,19 @@ static int in_list(const char *const *l, const char *name)
     return 0;
 }
 
+/* torch's names that blocklab's commands hold at the prompt (`save`, `load`): torch.save is
+ * the builtin torch_save */
+static const char *const torch_renamed[] = { "save", "load", NULL };
+
 /* The builtin `name` when it stands under module i, else NULL. */
 static const bl_function *module_function(int i, const char *name)
 {
     if (!modules[i].funcs) return NULL;
+    if (!strcmp(modules[i].full, "torch") && in_list(torch_renamed, name)) {
+        char full[32];
+        snprintf(full, sizeof full, "torch_%s", name);
+        return bl_function_find(full);
+    }
     if (modules[i].only) return in_list(modules[i].only, name) ? bl_function_find(name) : NULL;
     if (in_list(optim_names, name) || in_list(utils_names, name)) return NULL;
     return bl_function_find(name);

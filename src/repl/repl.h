@@ -114,6 +114,7 @@ extern const bl_function bl_figure_functions[];   /* heatmap, lineplot (figures.
 extern const bl_function bl_model_functions[];    /* dit, gpt, param (modelvars.c), ends with {NULL} */
 extern const bl_function bl_run_functions[];      /* run (runval.c), ends with {NULL} */
 extern const bl_function bl_modellab_functions[]; /* forward, losses, grad, ... (modellab.c), ends with {NULL} */
+extern const bl_function bl_io_functions[];       /* torch_save, torch_load (functions_io.c), ends with {NULL} */
 extern const bl_function bl_optim_functions[];    /* SGD, Adam, AdamW, clip_grad_norm_ (optim.c), ends with {NULL} */
 extern const bl_topic bl_topics[];          /* ends with a {NULL} entry */
 const bl_command *bl_command_find(const char *name);
