@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops_math.h"
+#include "core/rng.h"
 #include "nn/nn.h"
 #include <float.h>
 #include <math.h>
@@ -198,6 +199,49 @@ static int params(bl_callargs *a, const char *const *names, int n, bl_value **v,
         if (v[i] && v[i]->kind == BL_V_NONE) v[i] = NULL;
     }
     return 0;
+}
+
+/* dropout(input, p=0.5, training=True, inplace=False) (F.dropout): each element zeroed with
+ * probability p, the others scaled by 1 / (1 - p), so the expectation is the input's (the
+ * inverted dropout of Srivastava et al. 2014 as torch implements it); the gradient is the same
+ * mask times 1 / (1 - p). The draws come from the session's generator (torch.manual_seed), so
+ * they are not torch's. training=False (or p = 0) returns the input itself; p = 1 zeros. */
+static bl_value *f_dropout(bl_callargs *a)
+{
+    static const char *const names[] = { "input", "p", "training", "inplace" };
+    bl_value *v[4];
+    bl_pos pos[4];
+    if (params(a, names, 4, v, pos) < 0) return NULL;
+    if (!v[0]) return BL_FAILP("dropout: needs input");
+    double p = 0.5;
+    int training = 1;
+    if (v[1] && (v[1]->kind != BL_V_NUM || !(v[1]->num >= 0 && v[1]->num <= 1))) {
+        if (v[1]->kind == BL_V_NUM) bl_fail("dropout: dropout probability has to be between 0 and 1, but got %g", v[1]->num);
+        else bl_fail("dropout: p is a probability between 0 and 1, not a %s", bl_val_kind_name(v[1]));
+        return (bl_session_errat(a->s, pos[1]), (bl_value *)NULL);
+    }
+    if (v[1]) p = v[1]->num;
+    if (v[2] && (training = bl_val_truth(v[2])) < 0) {
+        bl_error_prefix("dropout: training=");
+        return (bl_session_errat(a->s, pos[2]), (bl_value *)NULL);
+    }
+    if (v[3] && bl_val_truth(v[3]) != 0) {
+        bl_fail("dropout: inplace=True is not supported (x = F.dropout(x, p) does the same)");
+        return (bl_session_errat(a->s, pos[3]), (bl_value *)NULL);
+    }
+    bl_tensor *x = as_tensor_value(a, v[0], pos[0]);
+    if (!x) return NULL;
+    if (!training || p == 0) return v[0]->kind == BL_V_TENSOR ? bl_val_ref(v[0]) : bl_val_tensor(bl_tensor_copy(x));
+    bl_tensor *mask = bl_tensor_new(x->ndim, x->shape);
+    if (!mask) return BL_FAILP("dropout: out of memory");
+    float keep = p < 1 ? (float)(1 / (1 - p)) : 0;
+    for (size_t i = 0; i < mask->numel; i++) mask->data[i] = bl_rng_uniform(&a->s->rng) < p ? 0 : keep;
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin(&ag, a);
+    bl_tensor *xin = g ? bl_ag_in(&ag, v[0], x) : NULL, *m = xin ? bl_ag_const(&ag, mask) : NULL;
+    bl_value *r = bl_ag_end(&ag, m ? bl_binary_op(g, BL_MUL, xin, m) : NULL);
+    bl_tensor_free(mask);
+    return r;
 }
 
 /* normalized_shape (an int, or a tuple or list of ints) against x: the number k of x's last
@@ -442,5 +486,11 @@ const bl_function bl_nn_functions[] = {
       "lets a query see the keys where it is True; any other is added to the scores (a float\n"
       "0/1 mask too, as torch's). A query that sees no key gives nan, as torch. dropout_p\n"
       "must be 0. Gradients reach query, key, value and a float attn_mask.", f_sdpa },
+    { "dropout", "dropout(input, p=0.5, training=True, inplace=False)",
+      "F.dropout: each element zeroed with probability p, the rest * 1/(1-p).\n"
+      "The gradient is the same mask times 1/(1-p). The draws come from the session's\n"
+      "generator (torch.manual_seed), so they are not torch's. training=False or p=0 give the\n"
+      "input itself, p=1 zeros; inplace=True is refused. A model's own dropout is set dropout=P.",
+      f_dropout },
     { NULL, NULL, NULL, NULL },
 };
