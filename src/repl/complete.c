@@ -63,9 +63,15 @@ static void complete_field(bl_session *s, const char *word, size_t k, const char
         ADD("clip_grad_norm_", "(");
         return;
     }
+    static const char *const init[] = { "normal_", "uniform_", "zeros_", "ones_", "constant_", NULL };
+    if (!strcmp(base, "torch.nn.init") || !strcmp(base, "nn.init")) {
+        for (const char *const *c = init; *c; c++) ADD(*c, "(");
+        return;
+    }
     if (!strcmp(base, "torch.nn") || !strcmp(base, "nn")) {
         ADD("functional", "");
         ADD("utils", "");
+        ADD("init", "");
         return;
     }
     const bl_value *v = *base && !strchr(base, '.') && !module ? bl_session_get(s, base) : NULL;
@@ -75,7 +81,8 @@ static void complete_field(bl_session *s, const char *word, size_t k, const char
             for (const char *const *c = consts; *c; c++) ADD(*c, "");
         }
         for (int fi = 0; (f = bl_function_at(fi)); fi++)   /* not torch.optim's, nor torch_save (torch.save) */
-            if (!in_list(optim, f->name) && strcmp(f->name, "clip_grad_norm_") && strncmp(f->name, "torch_", 6))
+            if (!in_list(optim, f->name) && !in_list(init, f->name) && strcmp(f->name, "clip_grad_norm_") &&
+                strncmp(f->name, "torch_", 6))
                 ADD(f->name, "(");
         if (!strcmp(base, "torch")) {
             ADD("optim", "");

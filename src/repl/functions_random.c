@@ -132,6 +132,48 @@ bad:
     return NULL;
 }
 
+/* torch.nn.init's in-place fills of a tensor (a model's parameter: the model), as nanoGPT's
+ * _init_weights: normal_(t, mean=0, std=1), uniform_(t, a=0, b=1), zeros_(t), ones_(t),
+ * constant_(t, val). They run without recording gradients, as torch's (torch.no_grad inside),
+ * so they take a leaf that requires grad; t is returned. The draws come from the session's
+ * generator, not torch's. */
+static bl_value *f_init(bl_callargs *a)
+{
+    const char *f = a->fname;
+    int normal = !strcmp(f, "normal_"), uniform = !strcmp(f, "uniform_"), constant = !strcmp(f, "constant_");
+    if (bl_nargs(a, 1, constant ? 2 : 1) < 0) return NULL;
+    if (a->v[0]->kind != BL_V_TENSOR) {
+        bl_fail("%s: fills a tensor where it is, got a %s", f, bl_val_kind_name(a->v[0]));
+        return (bl_session_errat(a->s, a->vpos[0]), (bl_value *)NULL);
+    }
+    double p0 = 0, p1 = 1;
+    const char *k0 = normal ? "mean" : uniform ? "a" : constant ? "val" : NULL, *k1 = normal ? "std" : uniform ? "b" : NULL;
+    if (constant && a->n < 2 && !bl_kw(a, "val")) return BL_FAILP("constant_: needs val (constant_(t, 0.5))");
+    if (constant && a->n == 2) {
+        if (a->v[1]->kind != BL_V_NUM && a->v[1]->kind != BL_V_BOOL)
+            return BL_FAILP("constant_: val is a number, not a %s", bl_val_kind_name(a->v[1]));
+        p0 = a->v[1]->num;
+    } else if (k0 && bl_kw_num(a, k0, p0, &p0) < 0)
+        return NULL;
+    if (k1 && bl_kw_num(a, k1, p1, &p1) < 0) return NULL;
+    for (int j = 0; j < a->nk; j++)
+        if ((!k0 || strcmp(a->key[j], k0)) && (!k1 || strcmp(a->key[j], k1)))
+            return BL_FAILP("%s: takes %s%s%s%s", f, k0 ? k0 : "no keywords", k0 ? "=" : "", k1 ? ", " : "",
+                            k1 ? (normal ? "std=" : "b=") : "");
+    if (!isfinite(p0) || !isfinite(p1) || (uniform && p1 < p0) || (normal && p1 < 0))
+        return BL_FAILP("%s: %s", f, uniform ? "needs finite a <= b" : normal ? "needs a finite mean and std >= 0"
+                                                                          : "needs a finite value");
+    bl_tensor *src = bl_tensor_copy(a->v[0]->t);
+    if (!src) return BL_FAILP("%s: out of memory", f);
+    for (size_t i = 0; i < src->numel; i++)
+        src->data[i] = normal ? (float)(p0 + p1 * bl_rng_normal(&a->s->rng))
+                     : uniform ? (float)(p0 + (p1 - p0) * bl_rng_uniform(&a->s->rng))
+                     : !strcmp(f, "ones_") ? 1.0f : (float)p0;
+    int rc = bl_write_in_place(a->v[0], src);
+    bl_tensor_free(src);
+    return rc < 0 ? NULL : bl_val_ref(a->v[0]);
+}
+
 const bl_function bl_random_functions[] = {
     { "rand", "rand(d0, d1, ..., grad=off)",
       "Uniform random numbers in [0, 1) of the given shape (torch.rand).\n"
@@ -148,5 +190,15 @@ const bl_function bl_random_functions[] = {
       "need not add up to 1. Without replacement each index comes at most once. A next token:\n"
       "multinomial(softmax(logits / T), 1). From the session's generator: `seed N` repeats it;\n"
       "not torch's numbers.", f_multinomial },
+    { "normal_", "normal_(t, mean=0, std=1)",
+      "torch.nn.init.normal_: t filled where it is with N(mean, std^2) draws; t.\n"
+      "Runs without recording gradients (a model's parameter: the model changes), as nanoGPT's\n"
+      "_init_weights: for p in m.parameters(): torch.nn.init.normal_(p, std=0.02). From the\n"
+      "session's generator, not torch's numbers.", f_init },
+    { "uniform_", "uniform_(t, a=0, b=1)",
+      "torch.nn.init.uniform_: t filled where it is with U(a, b) draws; t.", f_init },
+    { "zeros_", "zeros_(t)", "torch.nn.init.zeros_: t set to 0 where it is; t.", f_init },
+    { "ones_", "ones_(t)", "torch.nn.init.ones_: t set to 1 where it is; t.", f_init },
+    { "constant_", "constant_(t, val)", "torch.nn.init.constant_: t set to val where it is; t.", f_init },
     { NULL, NULL, NULL, NULL },
 };

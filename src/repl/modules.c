@@ -10,7 +10,8 @@
 /* The functions that stand only under their own module (torch.optim.AdamW, not torch.AdamW). */
 static const char *const optim_names[] = { "SGD", "Adam", "AdamW", NULL };
 static const char *const utils_names[] = { "clip_grad_norm_", NULL };
-static const char *const sched_names[] = { NULL };     /* none: a loop sets the groups' lr */
+static const char *const sched_names[] = { NULL };
+static const char *const init_names[] = { "normal_", "uniform_", "zeros_", "ones_", "constant_", NULL };     /* none: a loop sets the groups' lr */
 
 /* Each module: its full name (as `import` writes it), the short name code uses, and whether
  * blocklab's functions stand under it (torch.nn holds only nn.functional, nn.utils): all of them
@@ -23,6 +24,7 @@ static const struct { const char *full, *name; int funcs; const char *const *onl
     { "torch.optim", "optim", 1, optim_names },
     { "torch.nn.utils", "utils", 1, utils_names },
     { "torch.optim.lr_scheduler", "lr_scheduler", 1, sched_names },
+    { "torch.nn.init", "init", 1, init_names },
 };
 #define NMOD (sizeof modules / sizeof *modules)
 
@@ -47,7 +49,7 @@ static const bl_function *module_function(int i, const char *name)
         return bl_function_find(full);
     }
     if (modules[i].only) return in_list(modules[i].only, name) ? bl_function_find(name) : NULL;
-    if (in_list(optim_names, name) || in_list(utils_names, name)) return NULL;
+    if (in_list(optim_names, name) || in_list(utils_names, name) || in_list(init_names, name)) return NULL;
     return bl_function_find(name);
 }
 
@@ -69,7 +71,7 @@ static int module_index(bl_session *s, const bl_ast *e)
     }
     if (e->kind != BL_N_FIELD ||
         (strcmp(e->str, "functional") && strcmp(e->str, "nn") && strcmp(e->str, "optim") && strcmp(e->str, "utils") &&
-         strcmp(e->str, "lr_scheduler")))
+         strcmp(e->str, "lr_scheduler") && strcmp(e->str, "init")))
         return -1;
     int up = module_index(s, e->a);
     if (up < 0) return -1;
@@ -127,9 +129,9 @@ static const bl_function *function_of(bl_session *s, const bl_ast *e, int i)
         bl_session_errat(s, e->pos);
         return NULL;
     }
-    if (modules[i].funcs && (in_list(optim_names, e->str) || in_list(utils_names, e->str))) {
+    if (modules[i].funcs && (in_list(optim_names, e->str) || in_list(utils_names, e->str) || in_list(init_names, e->str))) {
         bl_fail("%s.%s: it is %s.%s", modules[i].name, e->str, in_list(optim_names, e->str) ? "torch.optim"
-                : "torch.nn.utils", e->str);
+                : in_list(utils_names, e->str) ? "torch.nn.utils" : "torch.nn.init", e->str);
         bl_session_errat(s, e->pos);
         return NULL;
     }
