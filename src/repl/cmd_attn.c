@@ -7,15 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The columns of `attn query=`'s n square images (each with its colour bar, DR_BAR_ROOM) that
- * make them largest on a 1600 x 900 page: 1 2 2 2 3 3 4 4 for 1 .. 8 heads. */
+/* The columns of `attn query=`'s n square images (one colour bar right of them all, DR_BAR_ROOM)
+ * that make them largest on a 1600 x 900 page: 1 2 2 2 3 3 4 4 for 1 .. 8 heads (with gaps of
+ * 36 units: the narrower ones drawn would make a row of 4 larger than 2 x 2 by 1.5%, too
+ * little to leave the usual shape) */
 static int query_cols(int n)
 {
     int best = 1;
     double top = 0;
     for (int c = 1; c <= n; c++) {
         int r = (n + c - 1) / c;
-        double s = fmin((1552.0 - (c - 1) * 36) / c - 110, (786.0 - (r - 1) * 36) / r - 40);
+        double s = fmin((1552.0 - 110 - (c - 1) * 36) / c, (786.0 - (r - 1) * 36) / r - 40);
         if (s > top + 1) top = s, best = c;
     }
     return best;
@@ -55,10 +57,11 @@ static int cmd_attn(bl_cmdargs *a)
     /* query=: each head's weights over the patch grid laid over the image at its own scale */
     /* cols=, else the columns that make the maps largest on the page asked for: a map needs about
      * 70 units left of it (row labels, y label) and 110 above and below (title, column labels,
-     * x label); a query= image 110 right of it (its colour bar) and 40 above (its title) */
+     * x label); query='s images 40 above each (its title) and 110 right of them all (their one
+     * colour bar) */
     int deflt = query >= 0 ? query_cols(nh) : nh <= 2 ? nh : nh <= 4 ? 2 : nh <= 9 ? 3 : 4;
     long gc;
-    if (bl_cmd_grid_cols(a, nh, query >= 0 ? 110 : 70, query >= 0 ? 40 : 110, 1, deflt, &gc) < 0) {
+    if (bl_cmd_grid_cols(a, nh, query >= 0 ? 0 : 70, query >= 0 ? 110 : 0, query >= 0 ? 40 : 110, 1, deflt, &gc) < 0) {
         bl_fixed_free(&o);
         return -1;
     }
@@ -123,15 +126,16 @@ static const char help[] =
     "query=N (TinyDiT): each head's weights of patch N (row N / grid,\n"
     "column N mod grid) over the patch grid, drawn as a translucent\n"
     "heat overlay on the clean image at the image's scale, patch N\n"
-    "outlined, one colour bar range for all heads (PNG, SVG, terminal).\n"
+    "outlined, one colour bar for all heads right of the grid (their one\n"
+    "range; PNG, SVG, terminal).\n"
     "`attn layer=1 > attn.png` saves it. attn.csv: one row per query and\n"
     "key, columns layer,head,query,key,prob (keys and queries numbered as\n"
     "tokens; a TinyDiT patch at row r, column c is r * grid + c; with\n"
     "query=N the rows of query N); each query's probs sum to 1 over keys.\n"
     "cols=N lays the heads out N to a row (attn cols=4: 4 heads in a row\n"
     "across a 16:9 slide); without it 2 x 2 for 4 heads, unless the page's\n"
-    "shape makes another grid's maps a quarter larger (width=1600 height=400:\n"
-    "one row).";
+    "shape and font= make another grid's maps a quarter larger (width=1600\n"
+    "height=400, or query= at font=2 on a 16:9 page: one row).";
 
 const bl_command bl_cmd_attn_entry = {
     .name = "attn",

@@ -230,7 +230,7 @@ int bl_cmd_figsize(bl_cmdargs *a, bl_figure *f)
     return 0;
 }
 
-int bl_cmd_grid_cols(bl_cmdargs *a, int n, double ow, double oh, double aspect, int deflt, long *cols)
+int bl_cmd_grid_cols(bl_cmdargs *a, int n, double ow, double once, double oh, double aspect, int deflt, long *cols)
 {
     long w, h;
     int ci = bl_opt_find(a, "cols");
@@ -249,7 +249,7 @@ int bl_cmd_grid_cols(bl_cmdargs *a, int n, double ow, double oh, double aspect, 
     for (int c = 1; c <= n && c <= BL_FIG_MAX_GRID; c++) {
         int r = (n + c - 1) / c;
         if (r > BL_FIG_MAX_GRID || !bl_grid_cols_ok(n, c)) continue;
-        double s = fmin(((pw - (c - 1) * gap) / c - ow * u) / aspect, (ph - (r - 1) * gap) / r - oh * u);
+        double s = fmin(((pw - once * u - (c - 1) * gap) / c - ow * u) / aspect, (ph - (r - 1) * gap) / r - oh * u);
         if (c == deflt) at_deflt = s;
         if (s > best * 1.05) best = s, *cols = c;   /* 5% larger, or the fewer columns */
     }

@@ -53,10 +53,11 @@ int bl_cmd_figure(bl_cmdargs *a, bl_figure *f, const bl_config *model_cfg);
  * words (1 .. n), else the columns that make each picture largest on the page its width= and
  * height= ask for (1600 x 900 without them, bl_fig_size): each is `aspect` (width / height)
  * times as wide as high and needs ow x oh more units (1 unit = 1 px at 1600 x 900: its labels,
- * title, colour bar) beside and above it; deflt unless another is more than 25% larger (a very
+ * title, colour bar) beside and above it, and the grid `once` units right of it (one colour
+ * bar for all, attn query='s); deflt unless another is more than 25% larger (a very
  * wide or tall page: width=1600 height=400 lays 4 heads in a row). Add "cols"
  * to the command's keys. Returns 0, or -1 with the error reported at the word. */
-int bl_cmd_grid_cols(bl_cmdargs *a, int n, double ow, double oh, double aspect, int deflt, long *cols);
+int bl_cmd_grid_cols(bl_cmdargs *a, int n, double ow, double once, double oh, double aspect, int deflt, long *cols);
 /* width=, height=, scale= and the slide keys (BL_FIG_SLIDE_KEYS, applied with bl_fig_slide) of
  * the command's words into f (NULL: only check them, e.g. before a command prints its numbers).
  * Returns 0, or -1 with the error reported at the word. */

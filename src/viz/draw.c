@@ -222,7 +222,8 @@ static void grid_compact(dctx *d, const bl_figure *f, grid_plan *g, double x0, d
 static void grid_pack_images(dctx *d, const bl_figure *f, grid_plan *g, double x0, double w0, double gap)
 {
     int nc = f->cols;
-    double need[BL_FIG_MAX_GRID] = {0}, total = 0;
+    double need[BL_FIG_MAX_GRID] = {0}, total = 0, top = INFINITY, bottom = -INFINITY;
+    const bl_panel *last = NULL;
     for (int i = 0; i < f->rows * nc; i++) {
         const bl_panel *p = &f->panels[i];
         if (p->kind != BL_PANEL_IMAGES && p->kind != BL_PANEL_EMPTY) return;
@@ -230,16 +231,25 @@ static void grid_pack_images(dctx *d, const bl_figure *f, grid_plan *g, double x
         box b = panel_box(f, g, i);
         images_geom ig = dr_images_place(d, p, b);
         double gw = ig.g * p->w * ig.s + (ig.g - 1) * ig.gap + ig.bar;
+        top = fmin(top, ig.y0), bottom = fmax(bottom, ig.y0 + ig.rows * p->h * ig.s + (ig.rows - 1) * ig.gap), last = p;
         if (p->title) {   /* room for its title on one line at its smallest size, clear of its neighbours' */
             dr_font(d, dr_least_size(d, 21), 1, 0);
             gw = fmax(gw, dr_text_w(d, p->title) + (DR_TITLE_SEP - 12) * d->u + 1 + ig.bar);
         }
         need[i % nc] = fmax(need[i % nc], gw);
     }
+    /* the figure's one colour bar (dctx.img_one_bar) in the room the last column keeps: as
+     * wide as the bar and its labels (on a small page far less than DR_BAR_ROOM), so that the
+     * images and the bar are centred together */
+    double one = 0;
+    if (d->img_one_bar && last)
+        one = fmin(DR_BAR_ROOM * d->u, dr_colorbar_ink(d, last->omin, last->omax, fmax(0, bottom - top)) + 4 * d->u);
+    need[nc - 1] += one;
     for (int c = 0; c < nc; c++) total += need[c] + (c + 1 < nc ? gap : 0);
     if (total >= w0 - 1e-9 * w0) return;
     double x = x0 + (w0 - total) / 2;
-    for (int c = 0; c < nc; c++) g->colx[c] = x, g->colw[c] = need[c], g->inl[c] = g->inr[c] = 0, x += need[c] + gap;
+    for (int c = 0; c < nc; c++)
+        g->colx[c] = x, g->colw[c] = need[c], g->inl[c] = 0, g->inr[c] = c + 1 == nc ? one : 0, x += need[c] + gap;
 }
 
 /* A grid of maps beside other panels (rope table: cos and sin maps, tall and narrow, beside the
@@ -305,8 +315,10 @@ static void plan_grid(dctx *d, const bl_figure *f, int level, double x0, double 
         maps_only = k == BL_PANEL_HEATMAP ? (maps_only >= 0 ? 1 : -1) : k == BL_PANEL_EMPTY ? maps_only : -1;
     }
     /* a grid of maps only keeps MAPS_GAP between its columns: the labels of a map are in its
-     * column already (4 heads at 800 x 450 font=2 lost a third of the width to the gaps) */
-    double gapx = maps_only > 0 ? fmin(gap, MAPS_GAP * d->u) : gap;
+     * column already (4 heads at 800 x 450 font=2 lost a third of the width to the gaps); so
+     * does a grid of images with one colour bar (attn query='s heads: 133 pixels a head at
+     * 800 x 450 font=2 in place of 111) */
+    double gapx = maps_only > 0 || d->img_one_bar ? fmin(gap, MAPS_GAP * d->u) : gap;
     g->u = d->u, g->page_w = page_w, g->ncols = nc;
     double L[BL_FIG_MAX_GRID] = {0}, R[BL_FIG_MAX_GRID] = {0}, minl = INFINITY, minr = INFINITY, extra = 0;
     int hm[BL_FIG_MAX_GRID] = {0};
@@ -325,6 +337,12 @@ static void plan_grid(dctx *d, const bl_figure *f, int level, double x0, double 
         g->inl[c] = hm[c] ? L[c] - minl : 0, g->inr[c] = hm[c] ? R[c] - minr : 0;
         extra += g->inl[c] + g->inr[c];
     }
+    /* images with one colour bar for all (dctx.img_one_bar): the last column keeps its room,
+     * wider by it, so that every column's images have the same room */
+    if (d->img_one_bar) {
+        for (int c = 0; c < nc; c++) hm[c] = 1;
+        g->inr[nc - 1] = DR_BAR_ROOM * d->u, extra = g->inr[nc - 1];
+    }
     /* equal columns; those holding maps share theirs so that each map has the same room */
     int nh = 0;
     for (int c = 0; c < nc; c++) nh += hm[c];
@@ -341,7 +359,8 @@ static void plan_grid(dctx *d, const bl_figure *f, int level, double x0, double 
     for (int c = 0; c < nc; c++)
         g->colx[c] = x, g->colw[c] = hm[c] ? base + g->inl[c] + g->inr[c] : equal, x += g->colw[c] + gapx;
     /* rows: equal shares, then what a row does not take goes to the rows that take all theirs */
-    double gapy = maps_only > 0 ? fmin(gap, MAPS_GAP_Y * d->u) : gap;   /* under a map: its labels' room */
+    /* under a map: its labels' room (none under images with one bar) */
+    double gapy = maps_only > 0 || d->img_one_bar ? fmin(gap, MAPS_GAP_Y * d->u) : gap;
     double H = fmax(0, h0 - (nr - 1) * gapy), used[BL_FIG_MAX_GRID];
     for (int r = 0; r < nr; r++) g->rowh[r] = H / nr;
     for (int iter = 0; iter < 8; iter++) {
@@ -398,7 +417,7 @@ static void plan_grid(dctx *d, const bl_figure *f, int level, double x0, double 
     for (int r = 0; r < nr; r++) g->rowy[r] = y, y += g->rowh[r] + gapy + pad;
     grid_give_width(d, f, g, gap);
     grid_compact(d, f, g, x0, w0, 8 * d->u);
-    grid_pack_images(d, f, g, x0, w0, gap);
+    grid_pack_images(d, f, g, x0, w0, gapx);
     g->side = INFINITY;
     for (int i = 0; i < nr * nc; i++) {
         const bl_panel *p = &f->panels[i];
@@ -509,9 +528,10 @@ static double fig_title(dctx *d, const char *s, double w, double h, double margi
 /* each panel of f in its box of plan g */
 static void draw_panels(dctx *d, const bl_figure *f, const grid_plan *g, const bl_range *sx, const bl_range *sy)
 {
+    box boxes[BL_FIG_MAX_GRID * BL_FIG_MAX_GRID];
     for (int i = 0; i < f->rows * f->cols; i++) {
         const bl_panel *p = &f->panels[i];
-        box b = panel_box(f, g, i);
+        box b = boxes[i] = panel_box(f, g, i);
         d->panel = i, d->last_col = i % f->cols == f->cols - 1, d->last_row = i / f->cols == f->rows - 1;
         switch (p->kind) {
         case BL_PANEL_LINES: dr_lines(d, p, b, sx, sy); break;
@@ -521,6 +541,7 @@ static void draw_panels(dctx *d, const bl_figure *f, const grid_plan *g, const b
         default: break;
         }
     }
+    if (d->img_one_bar) dr_images_shared_bar(d, f, boxes);
 }
 
 /* The level of decorations that keeps the maps large (plans: DECO_LEVELS); when their labels
@@ -556,6 +577,7 @@ int bl_draw_figure(const bl_figure *f, cairo_t *cr, double w, double h)
     d.legend = f->legend;
     d.legend_of = dr_shared_legend(f);
     for (int i = 0; i < f->rows * f->cols; i++) d.img_bar |= f->panels[i].kind == BL_PANEL_IMAGES && f->panels[i].overlay;
+    d.img_one_bar = bl_fig_overlay_one_bar(f) != NULL;
     cairo_get_matrix(cr, &d.to_page);
     cairo_matrix_invert(&d.to_page);
     d.trace = trace_to, d.role = BL_TEXT_TITLE, d.panel = -1;

@@ -71,6 +71,13 @@ static int bar_ticks(dctx *d, float vmin, float vmax, double h, double *t, doubl
     return m;
 }
 
+double dr_colorbar_ink(dctx *d, float vmin, float vmax, double h)
+{
+    double t[MAX_TICKS], step, widest;
+    bar_ticks(d, vmin, vmax, h, t, &step, &widest);
+    return (BAR_GAP + BAR_W + BAR_TEXT) * d->u + widest;
+}
+
 void dr_colorbar(dctx *d, bl_cmap cmap, float vmin, float vmax, box bar)
 {
     double u = d->u;

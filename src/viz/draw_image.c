@@ -25,7 +25,9 @@ images_geom dr_images_place(dctx *d, const bl_panel *p, box b)
 {
     double u = d->u, top = b.y + dr_title_top(d, p), ah = b.y + b.h - top;
     images_geom r;
-    r.bar = d->img_bar ? DR_BAR_ROOM * u : 0;   /* the overlay's colour bar, right of the grid */
+    /* the overlay's colour bar, right of the grid; the figure's one bar is in the room its last
+     * column keeps (plan_grid's inr) */
+    r.bar = d->img_bar && !d->img_one_bar ? DR_BAR_ROOM * u : 0;
     b.w = fmax(0, b.w - r.bar);
     r.gap = 8 * u;
     int g = p->grid_cols;
@@ -91,10 +93,29 @@ void dr_images(dctx *d, const bl_panel *p, box b)
     }
     cairo_surface_destroy(img);
     /* the overlay's colour bar, as tall as the grid, DR_BAR_GAP right of it */
-    if (p->overlay) {
+    if (p->overlay && !d->img_one_bar) {
         double gw = ig.g * p->w * s + (ig.g - 1) * gap, gh = ig.rows * p->h * s + (ig.rows - 1) * gap;
         box bar = {x0 + gw + DR_BAR_GAP * u, top, 24 * u, gh, 0, 0};
         dr_colorbar(d, BL_CMAP_VIRIDIS, p->omin, p->omax, bar);
     }
 }
 
+void dr_images_shared_bar(dctx *d, const bl_figure *f, const box *boxes)
+{
+    double right = -INFINITY, top = INFINITY, bottom = -INFINITY;
+    int last = -1;
+    for (int i = 0; i < f->rows * f->cols; i++) {
+        const bl_panel *p = &f->panels[i];
+        if (p->kind != BL_PANEL_IMAGES) continue;
+        images_geom ig = dr_images_place(d, p, boxes[i]);
+        if (!(ig.s > 0)) continue;
+        right = fmax(right, ig.x0 + ig.g * p->w * ig.s + (ig.g - 1) * ig.gap);
+        top = fmin(top, ig.y0), bottom = fmax(bottom, ig.y0 + ig.rows * p->h * ig.s + (ig.rows - 1) * ig.gap);
+        last = i;
+    }
+    if (last < 0) return;
+    const bl_panel *p = &f->panels[last];
+    d->panel = last;
+    box bar = {right + DR_BAR_GAP * d->u, top, 24 * d->u, bottom - top, 0, 0};
+    dr_colorbar(d, BL_CMAP_VIRIDIS, p->omin, p->omax, bar);
+}

@@ -63,6 +63,11 @@ typedef struct {
     int img_bar;            /* some images panel of the figure has an overlay: every images
                              * panel keeps DR_BAR_ROOM on the right of its grid (its colour bar,
                              * or room that keeps the images of all panels at one scale) */
+    int img_one_bar;        /* ... unless every panel of the figure is an images panel with an
+                             * overlay and all overlays have one range (the heads of `attn
+                             * query=`): then one colour bar right of the whole grid, as
+                             * matplotlib's fig.colorbar(im, ax=axes), its room (DR_BAR_ROOM)
+                             * kept by the last column (bl_fig_overlay_one_bar) */
 } dctx;
 
 /* a panel's box; its horizontal texts (title, x label, notes) stay within tx0 .. tx1, which
@@ -201,6 +206,9 @@ void dr_heatmap(dctx *d, const bl_panel *p, box b, heat_deco k);
 #define DR_BAR_GAP 24
 /* a colour bar of cmap over [vmin, vmax] in `bar` (vmax at the top), its tick labels right of it */
 void dr_colorbar(dctx *d, bl_cmap cmap, float vmin, float vmax, box bar);
+/* the width (page units) from a map's right edge to the end of its colour bar's labels, for a
+ * bar h page units tall over [vmin, vmax] */
+double dr_colorbar_ink(dctx *d, float vmin, float vmax, double h);
 /* the outline of cell (row, col) of cells cw x ch from (x0, y0), inside the cell so that it
  * covers no other cell (C_MARK), recorded as BL_BLOCK_MARK */
 void dr_mark(dctx *d, double x0, double y0, double cw, double ch, int row, int col);
@@ -218,5 +226,8 @@ typedef struct {
 
 images_geom dr_images_place(dctx *d, const bl_panel *p, box b);
 void dr_images(dctx *d, const bl_panel *p, box b);
+/* the figure's one colour bar (dctx.img_one_bar), DR_BAR_GAP right of the rightmost image, from
+ * the top of the first row's images to the bottom of the last row's (boxes: each panel's box) */
+void dr_images_shared_bar(dctx *d, const bl_figure *f, const box *boxes);
 
 #endif

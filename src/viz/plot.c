@@ -493,6 +493,19 @@ int bl_panel_images_overlay_range(bl_panel *p, float lo, float hi)
     return 0;
 }
 
+const bl_panel *bl_fig_overlay_one_bar(const bl_figure *f)
+{
+    const bl_panel *first = NULL;
+    for (int i = 0; i < f->rows * f->cols; i++) {
+        const bl_panel *p = &f->panels[i];
+        if (p->kind == BL_PANEL_EMPTY) continue;
+        if (p->kind != BL_PANEL_IMAGES || !p->overlay) return NULL;
+        if (!first) first = p;
+        else if (p->omin != first->omin || p->omax != first->omax) return NULL;
+    }
+    return first;
+}
+
 int bl_panel_images_mark(bl_panel *p, int row, int col, int rows, int cols)
 {
     if (p->kind != BL_PANEL_IMAGES) return bl_fail("plot: image mark set on a panel without images");

@@ -249,6 +249,11 @@ int bl_panel_images_overlay(bl_panel *p, const float *values, int rows, int cols
 /* Fix the overlay's colour range [lo, hi] (lo < hi), e.g. one range for the heads of `attn
  * query=`. Returns 0, or -1 ("plot: overlay range needs lo < hi", or no overlay yet). */
 int bl_panel_images_overlay_range(bl_panel *p, float lo, float hi);
+/* The panel whose overlay's range all of f's overlays share when they have one colour bar for
+ * the figure, right of its grid (as matplotlib's fig.colorbar(im, ax=axes); PNG, SVG and the
+ * terminal): every panel of f an images panel with an overlay (or empty), all overlays over one
+ * range, as the heads of `attn query=`. NULL otherwise: each overlay has its own bar. */
+const bl_panel *bl_fig_overlay_one_bar(const bl_figure *f);
 
 /* Outline cell (row, col) of a rows x cols grid laid over every image of an images panel (PNG,
  * SVG and the terminal), e.g. the query patch of `attn query=N` on the 8 x 8 patch grid: the

@@ -615,10 +615,12 @@ static double img_scale(int k, const void *c)
     return fmin(r->cap, fmin((double)(r->pw - (k - 1)) / (k * r->p->w), 2.0 * (avail / rows) / r->p->h));
 }
 
-static img_geom img_fit(const bl_panel *p, int pw, int ph)
+/* own: p draws its overlay's colour bar right of its grid (not the figure's one bar,
+ * bl_fig_overlay_one_bar) */
+static img_geom img_fit(const bl_panel *p, int pw, int ph, int own)
 {
     img_geom g;
-    pw -= img_bar_cols(p, 8);   /* the labels' width hardly depends on the bar's height */
+    if (own) pw -= img_bar_cols(p, 8);   /* the labels' width hardly depends on the bar's height */
     if (pw < 1) pw = 1;
     /* the grid a PNG would choose in that room (16: 4 x 4); without a height to keep, of the
      * grids whose images keep a cell a pixel across in pw (80 columns: 16 as 8 x 2) */
@@ -644,9 +646,9 @@ static img_geom img_fit(const bl_panel *p, int pw, int ph)
     return g;
 }
 
-static int img_height(const bl_panel *p, int pw, int ph)
+static int img_height(const bl_panel *p, int pw, int ph, int own)
 {
-    img_geom g = img_fit(p, pw, ph);
+    img_geom g = img_fit(p, pw, ph, own);
     return (p->title != NULL) + g.rows * ((g.dh + 1) / 2) + (g.rows - 1);
 }
 
@@ -666,16 +668,20 @@ static void mark_cell(pixmap *m, const bl_panel *p)
             }
 }
 
-static void draw_images(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, int ph, const style *st)
+/* the columns from an images panel's left edge to its grid (centred in pw) */
+static int img_indent(const img_geom *g, int pw)
+{
+    int gw = g->g * (g->dw + 1) - 1;
+    return gw < pw ? (pw - gw) / 2 : 0;
+}
+
+static void draw_images(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, int ph, int own, const style *st)
 {
     int y = y0;
     if (p->title) text_center(c, x0, pw, y++, p->title, st);
-    img_geom g = img_fit(p, pw, ph);
-    /* the grid centred under its title, as on a PNG (one with an overlay's colour bar stays left) */
-    if (!p->overlay) {
-        int gw = g.g * (g.dw + 1) - 1;
-        if (gw < pw) x0 += (pw - gw) / 2;
-    }
+    img_geom g = img_fit(p, pw, ph, own);
+    /* the grid centred under its title, as on a PNG (one with its own colour bar stays left) */
+    if (!p->overlay || !own) x0 += img_indent(&g, pw);
     pixmap m;
     if (pixmap_init(&m, g.dw, g.dh)) return;
     for (int i = 0; i < p->n; i++) {
@@ -691,7 +697,7 @@ static void draw_images(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw,
         pixmap_draw(c, &m, x0 + gc * (g.dw + 1), y + gr * ((g.dh + 1) / 2 + 1), st);
     }
     pixmap_free(&m);
-    if (p->overlay) {
+    if (p->overlay && own) {
         int tr = g.rows * ((g.dh + 1) / 2) + (g.rows - 1);
         draw_cbar(c, BL_CMAP_VIRIDIS, p->omin, p->omax, x0 + g.g * (g.dw + 1) + 1, y, tr, st);
     }
@@ -729,14 +735,14 @@ static int wrap_text(bl_canvas *c, const char *s, int x0, int y, int w)
 
 /* ---- the figure ---- */
 
-static int panel_height(const bl_panel *p, int pw, int ph, const style *st)
+static int panel_height(const bl_panel *p, int pw, int ph, int own_bar, const style *st)
 {
     int rw, cbw;
     heat_geom g;
     switch (p->kind) {
     case BL_PANEL_LINES: return ph > 0 ? ph : lines_natural_height(pw);
     case BL_PANEL_HEATMAP: return heat_layout(p, pw, ph, &rw, &cbw, &g);
-    case BL_PANEL_IMAGES: return img_height(p, pw, ph);
+    case BL_PANEL_IMAGES: return img_height(p, pw, ph, own_bar);
     case BL_PANEL_TEXT: return (p->title != NULL) + wrap_text(NULL, p->text, 0, 0, pw);
     default: return 0;
     }
@@ -748,7 +754,12 @@ bl_canvas *bl_term_canvas(const bl_figure *f, int width, int height, int color, 
     if (width < MIN_WIDTH) return BL_FAILP("term: width %d is too small (need at least %d)", width, MIN_WIDTH);
     style st = {color, unicode};
     int title = f->title != NULL;
-    int pw = (width - 2 * (f->cols - 1)) / f->cols;
+    /* overlays of one range: one colour bar right of the grid, its columns kept once (the
+     * widest its labels take on a short bar or a tall one) */
+    const bl_panel *one = bl_fig_overlay_one_bar(f);
+    int barw = one ? img_bar_cols(one, 8) : 0, tall = one ? img_bar_cols(one, 64) : 0;
+    if (tall > barw) barw = tall;
+    int pw = (width - barw - 2 * (f->cols - 1)) / f->cols;
     if (pw < MIN_WIDTH / 2) return BL_FAILP("term: width %d is too small for %d panel columns", width, f->cols);
     int fixed = height > 0 ? (height - title) / f->rows : 0;
     if (height > 0 && fixed < 4) return BL_FAILP("term: height %d is too small for %d panel rows", height, f->rows);
@@ -757,7 +768,7 @@ bl_canvas *bl_term_canvas(const bl_figure *f, int width, int height, int color, 
         rh[r] = fixed;
         if (!fixed)
             for (int k = 0; k < f->cols; k++) {
-                int h = panel_height(&f->panels[r * f->cols + k], pw, 0, &st);
+                int h = panel_height(&f->panels[r * f->cols + k], pw, 0, !one, &st);
                 if (h > rh[r]) rh[r] = h;
             }
         total += rh[r] + (r + 1 < f->rows && !fixed ? 1 : 0);
@@ -768,7 +779,7 @@ bl_canvas *bl_term_canvas(const bl_figure *f, int width, int height, int color, 
     bl_range sx, sy;
     bl_fig_shared_range(f, 0, !color, &sx);
     bl_fig_shared_range(f, 1, !color, &sy);
-    int y = title;
+    int y = title, right = 0, btop = INT_MAX, bbottom = 0;
     for (int r = 0; r < f->rows; r++) {
         for (int k = 0; k < f->cols; k++) {
             const bl_panel *p = &f->panels[r * f->cols + k];
@@ -776,7 +787,16 @@ bl_canvas *bl_term_canvas(const bl_figure *f, int width, int height, int color, 
             switch (p->kind) {
             case BL_PANEL_LINES: draw_lines(c, p, x, y, pw, rh[r], &st, &sx, &sy); break;
             case BL_PANEL_HEATMAP: draw_heatmap(c, p, x, y, pw, fixed ? rh[r] : 0, &st); break;
-            case BL_PANEL_IMAGES: draw_images(c, p, x, y, pw, fixed ? rh[r] : 0, &st); break;
+            case BL_PANEL_IMAGES:
+                draw_images(c, p, x, y, pw, fixed ? rh[r] : 0, !one, &st);
+                if (one) {   /* where the images are: the one bar spans them, right of the rightmost */
+                    img_geom g = img_fit(p, pw, fixed ? rh[r] : 0, 0);
+                    int top = y + (p->title != NULL), bottom = top + g.rows * ((g.dh + 1) / 2) + (g.rows - 1);
+                    int end = x + img_indent(&g, pw) + g.g * (g.dw + 1) - 1;
+                    right = right > end ? right : end;
+                    btop = btop < top ? btop : top, bbottom = bbottom > bottom ? bbottom : bottom;
+                }
+                break;
             case BL_PANEL_TEXT:
                 if (p->title) text_center(c, x, pw, y, p->title, &st);
                 wrap_text(c, p->text, x, y + (p->title != NULL), pw);
@@ -786,6 +806,7 @@ bl_canvas *bl_term_canvas(const bl_figure *f, int width, int height, int color, 
         }
         y += rh[r] + (fixed ? 0 : 1);
     }
+    if (one && bbottom > btop) draw_cbar(c, BL_CMAP_VIRIDIS, one->omin, one->omax, right + 2, btop, bbottom - btop, &st);
     return c;
 }
 

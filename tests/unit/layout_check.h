@@ -303,8 +303,9 @@ static inline int layout_map_problems(const bl_layout *L, double min_side, char 
 
 /* The images drawn with an overlay (attn query=: a head's weights over the patch grid laid over
  * the image): each image's overlay cells square (to a page unit) and the overlay as large as
- * the image (the map at the image's own scale); beside each, in its panel, a colour bar as tall
- * as the image; on each, the marked cell (row, col) outlined exactly over that cell of the
+ * the image (the map at the image's own scale); right of each a colour bar that spans it: its
+ * panel's own, as tall as the image, or the figure's one bar (overlays of one range), right of
+ * the whole grid; on each, the marked cell (row, col) outlined exactly over that cell of the
  * grid. The number of problems (0 images with an overlay is one); the first few in why. */
 static inline int layout_overlay_problems(const bl_layout *L, int row, int col, char *why, size_t n)
 {
@@ -322,16 +323,18 @@ static inline int layout_overlay_problems(const bl_layout *L, int row, int col, 
         double cw = (im->x1 - im->x0) / im->cols, ch = (im->y1 - im->y0) / im->rows;
         if (fabs(cw - ch) > 1) OV_BAD("panel %d's overlay cells are %.2f x %.2f, not square; ", im->panel, cw, ch);
         const bl_block_box *bar = NULL, *mark = NULL;
+        int spans = 0;
         for (int k = 0; k < L->nblock; k++) {
             const bl_block_box *b = &L->block[k];
+            if (b->kind == BL_BLOCK_BAR && b->x0 >= im->x1 && b->y0 <= im->y0 + 1 && b->y1 >= im->y1 - 1) spans = 1;
             if (b->panel != im->panel) continue;
             if (b->kind == BL_BLOCK_BAR) bar = b;
             if (b->kind == BL_BLOCK_MARK && b->x0 >= im->x0 - 0.5 && b->x1 <= im->x1 + 0.5 && b->y0 >= im->y0 - 0.5 &&
                 b->y1 <= im->y1 + 0.5)
                 mark = b;
         }
-        if (!bar || bar->x0 < im->x1 || fabs((bar->y1 - bar->y0) - (im->y1 - im->y0)) > 1)
-            OV_BAD("panel %d: no colour bar right of its image and as tall; ", im->panel);
+        if (bar ? bar->x0 < im->x1 || (fabs((bar->y1 - bar->y0) - (im->y1 - im->y0)) > 1 && !spans) : !spans)
+            OV_BAD("panel %d: no colour bar right of its image and as tall, nor one spanning it; ", im->panel);
         if (!mark)
             OV_BAD("panel %d: the query cell is not outlined on its image; ", im->panel);
         else if (fabs(mark->x0 - (im->x0 + col * cw)) > 0.5 || fabs(mark->y0 - (im->y0 + row * ch)) > 0.5 ||

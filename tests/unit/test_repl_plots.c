@@ -1080,7 +1080,8 @@ BL_TEST(qk_and_rope_grid_axes_end_at_first_tick_past_data)
  * and no band across the page of more than 15% of its height left empty (at the default size
  * query= left 16% between its rows of maps and images and 22% at the bottom). query= draws each
  * head's weights over the image itself (issue 16: at the image's scale; it drew them as a map
- * beside the images, at another scale): square overlay cells, a colour bar beside each image,
+ * beside the images, at another scale): square overlay cells, a colour bar right of each image
+ * spanning it (one for all heads, right of the grid),
  * the query patch outlined exactly over its cell, and from 800 wide images a third of the page
  * high or more. */
 BL_TEST(attn_maps_square_at_every_size)
@@ -2200,6 +2201,66 @@ BL_TEST(colour_bars_labelled_twice_or_more)
     session_free(s);
 }
 
+/* attn query= on a 16:9 slide (issue 16): every head's overlay has one colour range, yet each
+ * head's panel drew its own colour bar, all alike; the bars and the room kept for them left the
+ * images small (4 heads at 1600 x 900 font=2: 2 x 2 images of 208 pixels; at 800 x 450 font=2,
+ * 80; 8 heads at 1600 x 900 font=2, 102, at 800 x 450 font=2 no image at all; the default size,
+ * 346). Now one bar right of the whole grid, spanning its images, labelled at two values or
+ * more, all images of one size, and larger: 4 heads in a row of 297 and 133 pixels, 8 heads in
+ * 2 rows of 4 of 224 and 91, the default size 354. */
+BL_TEST(attn_query_one_colour_bar_for_all_heads)
+{
+    bl_session *s = session();
+    static bl_layout lay;
+    char cmd[512];
+    CHECK(run_in(s, "q4 = dit(dim=32, depth=1, heads=4, batch=4); q8 = dit(dim=32, depth=1, heads=8, batch=4)") == 0,
+          "%s", bl_error());
+    const struct {
+        const char *stmt;
+        int heads;
+        double least;   /* the least image side wanted, pixels */
+    } cases[] = {
+        { "attn q4 query=27 width=1600 height=900 font=2", 4, 280 },
+        { "attn q4 query=27 width=800 height=450 font=2", 4, 120 },
+        { "attn q8 query=27 width=800 height=450 font=2", 8, 80 },
+        { "attn q8 query=27 width=1600 height=900 font=2", 8, 200 },
+        { "attn q4 query=27", 4, 340 },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        snprintf(cmd, sizeof cmd, "%s > %s", cases[k].stmt, tmp("onebar.png"));
+        if (traced(s, &lay, cmd)) continue;
+        int bars = 0, images = 0, labels = 0;
+        const bl_block_box *bar = NULL;
+        double lo = INFINITY, hi = 0, top = INFINITY, bottom = -INFINITY, right = -INFINITY;
+        for (int b = 0; b < lay.nblock; b++) {
+            const bl_block_box *x = &lay.block[b];
+            if (x->kind == BL_BLOCK_BAR) bars++, bar = x;
+            if (x->kind != BL_BLOCK_IMAGE) continue;
+            images++;
+            double side = fmin(x->x1 - x->x0, x->y1 - x->y0);
+            lo = fmin(lo, side), hi = fmax(hi, side);
+            top = fmin(top, x->y0), bottom = fmax(bottom, x->y1), right = fmax(right, x->x1);
+        }
+        printf("# %s: %d images of %.1f .. %.1f pixels, %d colour bars\n", cases[k].stmt, images, lo, hi, bars);
+        CHECK(images == cases[k].heads, "%s: %d images drawn, want %d", cases[k].stmt, images, cases[k].heads);
+        CHECK(bars == 1, "%s: %d colour bars, want one for all heads (one range)", cases[k].stmt, bars);
+        CHECK(images && hi - lo < 1, "%s: images of %.1f .. %.1f pixels, want one size", cases[k].stmt, lo, hi);
+        CHECK(images && lo >= cases[k].least, "%s: images of %.1f pixels, want %.0f or more", cases[k].stmt, lo,
+              cases[k].least);
+        if (!bar || !images) continue;
+        CHECK(bar->x0 > right && fabs(bar->y0 - top) < 1 && fabs(bar->y1 - bottom) < 1,
+              "%s: the bar (x %.1f, y %.1f .. %.1f) is not right of the grid (x .. %.1f) spanning it (y %.1f .. %.1f)",
+              cases[k].stmt, bar->x0, bar->y0, bar->y1, right, top, bottom);
+        for (int t = 0; t < lay.ntext; t++) {
+            const bl_text_box *q = &lay.text[t];
+            double y = (q->y0 + q->y1) / 2;
+            labels += q->role == BL_TEXT_TICK && q->x0 >= bar->x1 && y >= bar->y0 - 1 && y <= bar->y1 + 1 && q->x1 <= lay.w;
+        }
+        CHECK(labels >= 2, "%s: the bar has %d tick labels on the page, want 2 or more", cases[k].stmt, labels);
+    }
+    session_free(s);
+}
+
 /* rope table at 800 x 450 font=2, light and dark, and grid=8 (a fresh user's pass, issue 16):
  * the cos and sin maps lost their colour bar and every tick (their values could not be read),
  * and grid=8's panel titles wrapped inside their brackets ("cos [64," / "32]"). Now a colour bar
@@ -2353,6 +2414,7 @@ int main(void)
     RUN(slide_legends_one_row_and_off_the_lines);
     RUN(stats_plots_keep_the_page_at_projector_fonts);
     RUN(colour_bars_labelled_twice_or_more);
+    RUN(attn_query_one_colour_bar_for_all_heads);
     RUN(rope_table_keeps_bar_and_ticks_at_projector_fonts);
     RUN(rope_check_labels_centre_and_value);
     RUN(qk_growth_axis_labels_tick_sized_and_alike);

@@ -347,6 +347,45 @@ BL_TEST(test_image_pixels_and_overlay)
     bl_fig_free(f);
 }
 
+/* The terminal, as the PNG: image panels whose overlays have one range (attn query='s heads)
+ * have one colour bar right of the grid (each drew its own, all alike); overlays of different
+ * ranges keep a bar each. Counted by their top labels (vmax); no line wider than the width. */
+BL_TEST(test_term_overlay_one_bar)
+{
+    static float pix[3 * 8 * 8], att[16];
+    for (int i = 0; i < 3 * 64; i++) pix[i] = (float)((i * 7) % 11) / 10;
+    for (int i = 0; i < 16; i++) att[i] = (float)(i % 5) / 100;
+    for (int same = 0; same < 2; same++) {
+        bl_figure *f = bl_fig_new(2, 2, "heads");
+        for (int k = 0; k < 4; k++) {
+            bl_panel *p = bl_fig_panel(f, k);
+            bl_panel_images(p, pix, 1, 3, 8, 8, 0, 1, 0);
+            bl_panel_images_overlay(p, att, 4, 4, 0.6f);
+            bl_panel_images_overlay_range(p, 0, same ? 0.0342f : 0.0342f + 0.0001f * k);
+            bl_panel_labels(p, "head", NULL, NULL);
+        }
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        bl_term_opts o = {100, 0, BL_COLOR_NONE, 1};
+        CHECK(bl_term_print(f, m, &o) == 0, "%s", bl_error());
+        fclose(m);
+        int tops = 0, widest = 0;
+        for (const char *q = buf; q && (q = strstr(q, "0.034")); q++) tops++;
+        for (const char *q = buf; q && *q;) {
+            const char *e = strchr(q, '\n');
+            int w = (int)(e ? e - q : (long)strlen(q));
+            widest = w > widest ? w : widest;
+            q = e ? e + 1 : q + w;
+        }
+        CHECK(tops == (same ? 1 : 4), "%s ranges: %d colour bars, want %d:\n%s", same ? "one" : "four", tops, same ? 1 : 4,
+              buf);
+        CHECK(widest <= 100, "a line of %d columns in 100", widest);
+        free(buf);
+        bl_fig_free(f);
+    }
+}
+
 /* shared axes: every lines panel gets the union of the data ranges */
 BL_TEST(test_shared_axes)
 {
@@ -606,6 +645,7 @@ int main(void)
     RUN(test_series_and_colours);
     RUN(test_bad_input);
     RUN(test_image_pixels_and_overlay);
+    RUN(test_term_overlay_one_bar);
     RUN(test_shared_axes);
     RUN(test_rate_leaves_out_pauses);
     RUN(test_rate_leaves_out_exams);

@@ -455,6 +455,46 @@ BL_TEST(test_layout_titles_fit)
     for (int k = 0; k < 4; k++) bl_fig_free(fs[k]);
 }
 
+/* Image panels with overlays (attn query='s heads): one colour bar right of the grid when all
+ * overlays have one range (each panel drew its own, all alike), one per panel when their ranges
+ * differ; the images of one size either way. */
+BL_TEST(test_overlay_bars_one_per_range)
+{
+    static float pix[3 * 8 * 8], att[4][16];
+    for (int i = 0; i < 3 * 64; i++) pix[i] = (float)((i * 7) % 11) / 10;
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < 16; i++) att[k][i] = (float)((i * (k + 3)) % 7) / 7;
+    static bl_layout lay;
+    for (int same = 0; same < 2; same++) {
+        bl_figure *f = bl_fig_new(2, 2, "heads");
+        for (int k = 0; k < 4; k++) {
+            bl_panel *p = bl_fig_panel(f, k);
+            bl_panel_images(p, pix, 1, 3, 8, 8, 0, 1, 0);
+            bl_panel_images_overlay(p, att[k], 4, 4, 0.6f);
+            bl_panel_images_overlay_range(p, 0, same ? 1 : 1 + k);
+            bl_panel_labels(p, "head", NULL, NULL);
+        }
+        for (int z = 0; z < 2; z++) {
+            bl_draw_trace(&lay);
+            int rc = bl_fig_save(f, path_of("ovbar.png"), &(bl_save_opts){z ? 800 : 1600, z ? 450 : 900, 1});
+            bl_draw_trace(NULL);
+            CHECK(rc == 0, "%s", bl_error());
+            int bars = 0, images = 0;
+            double lo = INFINITY, hi = 0;
+            for (int b = 0; b < lay.nblock; b++) {
+                const bl_block_box *x = &lay.block[b];
+                bars += x->kind == BL_BLOCK_BAR;
+                if (x->kind != BL_BLOCK_IMAGE) continue;
+                images++, lo = fmin(lo, x->x1 - x->x0), hi = fmax(hi, x->x1 - x->x0);
+            }
+            CHECK(bars == (same ? 1 : 4), "%s ranges at %s: %d colour bars, want %d", same ? "one" : "four",
+                  z ? "800 x 450" : "1600 x 900", bars, same ? 1 : 4);
+            CHECK(images == 4 && hi - lo < 1, "%d images of %.1f .. %.1f pixels", images, lo, hi);
+        }
+        bl_fig_free(f);
+    }
+}
+
 BL_TEST(test_svg)
 {
     float y[5] = {1, 3, 2, 5, 4}, h[4] = {0, 1, 2, 3};
@@ -633,6 +673,7 @@ int main(void)
     RUN(test_png_log_x_covers_data);
     RUN(test_size_follows_aspect);
     RUN(test_layout_titles_fit);
+    RUN(test_overlay_bars_one_per_range);
     RUN(test_svg);
     RUN(test_csv);
     RUN(test_json);
