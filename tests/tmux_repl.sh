@@ -3,8 +3,9 @@
 # the screen: tab completion, a continued line, history recall, the error caret, Ctrl-C at the
 # prompt, during a long command, during `train` and (twice) during `compare`, `dash` around a
 # model's run, the history file, Ctrl-D, `history N`, carets after UTF-8 text, the history under a
-# missing $XDG_STATE_HOME, blocks (for ... end, and Python's indented ones) at the prompt and in the history, an error inside
-# a function, Ctrl-C in a loop that never ends. Prints TAP.
+# missing $XDG_STATE_HOME, blocks (for ... end, and Python's indented ones) at the prompt and in the
+# history, a decorator's line (@torch.no_grad()) waiting for its def, an error inside a function,
+# Ctrl-C in a loop that never ends. Prints TAP.
 # Skipped (with a message) when tmux is missing.
 set -u
 bin=${BL_BUILDDIR:-$(pwd)}/blocklab
@@ -124,6 +125,11 @@ keys C-l 'for i in range(2):' Enter Tab 'print("tab", i + 5)' Enter Enter
 check "Tab at the start of a block's line indents it" "tab 6"
 keys C-l 'def g(a):' Enter '    return a * 7' Enter 'print("g", g(6))' Enter
 check "a line under the header ends the block and runs after it" "g 42"
+# nanoGPT's @torch.no_grad(): the decorator's line waits with ... for its def, as Python's REPL
+keys C-l '@torch.no_grad()' Enter
+if screen | grep -qx "\.\.\."; then ok "a decorator's line waits for its def"; else notok "a decorator's line waits for its def"; fi
+keys 'def dg(t):' Enter '    return t * 2' Enter Enter 'print("dg", dg(torch.ones(2, requires_grad=True)).requires_grad)' Enter
+check "the decorated def runs its body without recording gradients" "dg false"
 keys C-l 'for i in range(2):' Enter '        y = i' Enter '    z = 1' Enter
 check "an unindent that matches no outer level is one error" "IndentationError: unindent does not match any outer indentation level"
 keys 'def f(x)' Enter 'return x + "a"' Enter; keys -l end; keys Enter 'f(1)' Enter

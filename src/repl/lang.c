@@ -157,7 +157,11 @@ static bl_value *call_func(bl_session *s, bl_value *fv, bl_callargs *a)
     bl_code *saved_code = s->code;
     s->frame = &f, s->calls++;
     s->file = fn->code->file, s->src = fn->code->src, s->src_line = fn->code->line, s->code = fn->code;
+    /* @torch.no_grad(): the body runs as under with torch.no_grad(), the caller's mode back
+     * after it however it ends (a return, an error, Ctrl-C) */
+    int was = d->no_grad ? bl_ag_set_enabled(s, 0) : 0;
     int rc = bl_exec_block(s, &d->body);
+    if (d->no_grad) bl_ag_set_enabled(s, was);
     bl_value *r = NULL;
     if (rc == BL_FLOW_RETURN) {
         r = s->ret;

@@ -381,6 +381,7 @@ int bl_lex_more(bl_lex_state *st, const char *text)
         /* a blank line at the prompt closes the indented blocks (and one whose header ended in
          * ':' before its first line: the parser says the block is missing), as Python's REPL */
         while (top_block(st) && (top_block(st)->bind >= 0 || top_block(st)->bind == PENDING_COLON)) st->blocks--;
+        st->decor = 0;      /* a decorator without its def: the parser says so */
     }
     for (int i = 0; i < ts.n; i++) {
         bl_tok_kind k = ts.t[i].kind;
@@ -420,6 +421,9 @@ int bl_lex_more(bl_lex_state *st, const char *text)
                 *st = (bl_lex_state){ .interactive = interactive };
             }
         }
+        /* the statement after a decorator's line starts: the decorator is done with (a def
+         * opens its block; anything else ends at its line's end, and the parser says why) */
+        if (!st->mid && st->depth == 0 && k != BL_T_END && k != BL_T_AT) st->decor = 0;
         if (ended) {
             st->mid = 1, st->header = 0;
         } else if (k == BL_T_NAME && first_on_line && st->blocks > 0 && (st->depth > 0 || continues(st->last)) &&
@@ -436,6 +440,9 @@ int bl_lex_more(bl_lex_state *st, const char *text)
              * open their own) */
             if (st->header == 1 || st->header == 2 || st->header == 4) push_block(st, st->last == BL_T_COLON);
             st->header = 0, st->mid = 0;
+            if (st->decor == 2) st->decor = 1;     /* the decorated def follows */
+        } else if (!st->mid && st->depth == 0 && k == BL_T_AT) {
+            st->mid = 1, st->decor = 2;     /* @torch.no_grad(): a decorator line */
         } else if (!st->mid && st->depth == 0 && k == BL_T_NAME) {
             st->mid = 1;
             st->header = header_kind(t->str);
@@ -453,7 +460,7 @@ int bl_lex_more(bl_lex_state *st, const char *text)
         if (t->kind != BL_T_EOF && !(k == BL_T_END && text[t->pos.off] == '\n')) st->last = k;
     }
     bl_tokens_free(&ts);
-    return st->depth > 0 || continues(st->last) || st->blocks > 0 || st->triple;
+    return st->depth > 0 || continues(st->last) || st->blocks > 0 || st->triple || st->decor;
 }
 
 int bl_lex_incomplete(const char *src)

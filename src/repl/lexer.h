@@ -93,6 +93,9 @@ typedef struct {
     int colon;          /* the header's ':' was the last token */
     int interactive;    /* a blank line closes the indented blocks (the prompt) */
     int hind;           /* the indentation of the statement being read (its first line's) */
+    int decor;          /* a decorator line (@torch.no_grad()) is being read (2), or was, and
+                           the statement it decorates (a def) has not started yet (1): the
+                           input continues */
     bl_lex_block open[BL_LEX_BLOCKS];  /* the outermost BL_LEX_BLOCKS of the blocks open */
 } bl_lex_state;
 int bl_lex_more(bl_lex_state *st, const char *text);

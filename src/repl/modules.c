@@ -99,6 +99,12 @@ int bl_module_import(const char *module, const char *as)
     char up[64];
     snprintf(up, sizeof up, "%.*s", dot ? (int)(dot - module) : 0, module);
     if (dot && (i = find(up)) >= 0) {
+        /* from torch import no_grad: for with no_grad(): and @no_grad() (parser.c) */
+        if (!strcmp(up, "torch") && (!strcmp(dot + 1, "no_grad") || !strcmp(dot + 1, "inference_mode"))) {
+            if (as && strcmp(as, dot + 1))
+                return bl_fail("import: blocklab's %s keeps its name (from torch import %s)", dot + 1, dot + 1);
+            return 0;
+        }
         if (!module_function(i, dot + 1))
             return bl_fail("ImportError: blocklab has no '%s' in %s (help functions lists its functions)", dot + 1, up);
         if (as && strcmp(as, dot + 1))

@@ -1511,7 +1511,21 @@ out:
     return rc;
 }
 
-/* with torch.no_grad(): body (or no_grad() without torch.): the one context blocklab has. */
+/* Is e torch.no_grad() or torch.inference_mode() (or either without torch., after from torch
+ * import no_grad)? bare: without the () as well (a decorator's @torch.no_grad, torch >= 2.0).
+ * Both switch gradients off (blocklab has no inference tensors). */
+static int grad_off(const bl_ast *e, int bare)
+{
+    const char *name = NULL;
+    int torch = (e->kind == BL_N_METHOD || e->kind == BL_N_FIELD) && e->a->kind == BL_N_NAME &&
+                !strcmp(e->a->str, "torch");
+    if ((e->kind == BL_N_CALL || (torch && e->kind == BL_N_METHOD)) && e->n == 0) name = e->str;
+    else if (bare && (e->kind == BL_N_NAME || (torch && e->kind == BL_N_FIELD))) name = e->str;
+    return name && (!strcmp(name, "no_grad") || !strcmp(name, "inference_mode"));
+}
+
+/* with torch.no_grad(): body (or no_grad() without torch., or inference_mode()): the one
+ * context blocklab has. */
 static int with_stmt(P *p, bl_stmt *s)
 {
     bl_token *head = next(p);
@@ -1519,13 +1533,50 @@ static int with_stmt(P *p, bl_stmt *s)
     bl_token *t = peek(p);
     bl_ast *e = expr(p);
     if (!e) return -1;
-    int torch = e->kind == BL_N_METHOD && e->a->kind == BL_N_NAME && !strcmp(e->a->str, "torch");
-    if (!((e->kind == BL_N_CALL || torch) && !strcmp(e->str, "no_grad") && e->n == 0))
+    if (!grad_off(e, 0))
         return fail_tok(p, t, "with: blocklab has one context, `with torch.no_grad():` (the body runs "
-                              "without recording gradients)");
+                              "without recording gradients; torch.inference_mode() the same)");
     if (kw(p, "as")) return fail_at(p, peek(p), "expected ':' (torch.no_grad() gives no value to name)") ? 0 : -1;
     int stop;
     return body(p, s, &s->body, head, 0, &stop);
+}
+
+/* ('@' decorator END)+ def ...: nanoGPT's @torch.no_grad() on estimate_loss and generate, the
+ * only decorators blocklab has (with inference_mode, and without the () or torch.): each call
+ * of the function runs its body without recording gradients (s->no_grad). */
+static int decorated(P *p, bl_stmt *s)
+{
+    const bl_token *at = peek(p);
+    if (!at->bol) return fail_tok(p, at, "a decorator starts its line (the def follows on the next)");
+    while (peek(p)->kind == BL_T_AT) {
+        const bl_token *a = next(p), *t = peek(p);
+        if (a->ind != at->ind || !a->bol)
+            return fail_tok(p, a, "a decorator starts its line, indented as the def it decorates");
+        bl_ast *e = expr(p);
+        if (!e) return -1;
+        if (!grad_off(e, 1))
+            return fail_tok(p, t, "decorator: blocklab has @torch.no_grad() only (and @torch.inference_mode(), "
+                                  "@torch.no_grad, @no_grad() after from torch import no_grad)");
+        if (!at_newline(p))
+            return fail_at(p, peek(p), "expected the end of the line after the decorator (the def follows "
+                                       "on the next line)") ? 0 : -1;
+        while (accept(p, BL_T_END)) {}
+    }
+    bl_token *d = peek(p);
+    if (!kw(p, "def")) {
+        int lambda = d->kind == BL_T_NAME && peek2(p)->kind == BL_T_ASSIGN && p->ts.t[p->i + 2].kind == BL_T_NAME &&
+                     !strcmp(p->ts.t[p->i + 2].str, "lambda");
+        if (lambda)
+            return fail_tok(p, d, "a decorator goes on a def, not on an assignment (write def NAME(...): "
+                                  "instead of NAME = lambda ...)");
+        return fail_at(p, d, "expected 'def' after the decorator (a decorator goes on a function)") ? 0 : -1;
+    }
+    if (d->ind != at->ind)
+        return fail_tok(p, d, "IndentationError: unexpected indent (a def goes at its decorator's indentation)");
+    s->pos = d->pos;     /* the function's lines count from its def, as an undecorated one's */
+    if (def_stmt(p, s) < 0) return -1;
+    s->no_grad = 1;
+    return 0;
 }
 
 /* A module's dotted name (torch.nn.functional) into the arena. */
@@ -1594,6 +1645,10 @@ static int statement(P *p, bl_stmt *s)
 {
     bl_token *t = peek(p);
     s->pos = t->pos;
+    if (t->kind == BL_T_AT) {
+        if (p->inline_if) return fail_tok(p, t, "a function is defined on a line of its own");
+        return decorated(p, s);
+    }
     if (t->kind != BL_T_NAME || !bl_is_keyword(t->str) || kw(p, "not") || kw(p, "lambda")) return simple(p, s);
     int stop;
     if (kw(p, "if")) return if_stmt(p, s);

@@ -9,6 +9,10 @@
  *              | 'if' expr body ('elif' expr body)* ['else' body] (one line: `if c: a else: b`)
  *              | 'for' target 'in' expr body     each item unpacked into target's names
  *              | 'with' ('torch' '.')? 'no_grad' '(' ')' body   the body runs under no_grad
+ *                                                 (inference_mode the same)
+ *              | ('@' decorator END)+ 'def' ...  decorator := ['torch' '.'] ('no_grad' |
+ *                                                 'inference_mode') ['(' ')']: each call of the
+ *                                                 function runs its body under no_grad
  *              | 'import' module ['as' NAME] (',' ...)*         torch, torch.nn.functional as F,
  *              | 'from' module 'import' NAME ['as' NAME]       math: no-ops (repl/modules.c)
  *              | 'return' [exprs] | 'break' | 'continue'         (in a function / a loop)
@@ -173,6 +177,8 @@ struct bl_stmt {
     bl_ast **defaults;      /* DEF: each parameter's default, or NULL */
     bl_pos *ppos;           /* where each parameter (name) stands */
     const char *sig;        /* DEF: "f(x, w=1)" as written */
+    int no_grad;            /* DEF: decorated @torch.no_grad() (or inference_mode): each call's
+                               body runs without recording gradients, as under with */
 };
 
 /* The words that start or end a block, and the rest of the language's keywords: not names. */

@@ -483,6 +483,58 @@ BL_TEST(torch_forms)
     done(s);
 }
 
+/* nanoGPT's @torch.no_grad(): a decorator's line keeps the reader waiting for its def (at the
+ * prompt and in a script); `@` elsewhere is matrix multiplication; each call of the function runs
+ * its body without recording gradients and the caller's mode comes back, after an error too. */
+BL_TEST(decorators)
+{
+    static const struct { const char *src; int more; } cases[] = {
+        { "@torch.no_grad()", 1 },
+        { "@torch.no_grad()\n", 1 },
+        { "@torch.no_grad\n@no_grad()\n", 1 },               /* two decorators */
+        { "@torch.no_grad()\ndef f(t):", 1 },
+        { "@torch.no_grad()\ndef f(t):\n    return t * 2\ny = 1", 0 },
+        { "@torch.no_grad()\ndef f(t) = t * 2", 0 },
+        { "@torch.no_grad()\ny = 1", 0 },                     /* no def: the parser says so */
+        { "y = a @ b", 0 },
+        { "y = a @", 1 },                                      /* a trailing operator, as before */
+        { "y = a @ \\\n  b", 0 },
+        { "x @= w", 0 },
+        { "y = (a\n@ b)", 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        CHECK(bl_lex_incomplete(cases[i].src) == cases[i].more, "\"%s\": want %d", cases[i].src, cases[i].more);
+    bl_lex_state st = { .interactive = 1 };
+    CHECK(bl_lex_more(&st, "@torch.no_grad()") == 1 && bl_lex_more(&st, "def f(t):") == 1 &&
+          bl_lex_more(&st, "    return t * 2") == 1 && bl_lex_more(&st, "") == 0, "the prompt waits for the def");
+    st = (bl_lex_state){ .interactive = 1 };
+    CHECK(bl_lex_more(&st, "@torch.no_grad()") == 1 && bl_lex_more(&st, "") == 0,
+          "a blank line at the prompt ends a decorator without its def (the parser says so)");
+    st = (bl_lex_state){ 0 };
+    CHECK(bl_lex_more(&st, "@torch.no_grad()") == 1 && bl_lex_more(&st, "") == 1 && bl_lex_more(&st, "# c") == 1 &&
+          bl_lex_more(&st, "def f(t):") == 1 && bl_lex_more(&st, "    return t") == 1 && bl_lex_more(&st, "z = 1") == 2,
+          "a script's blank lines and comments between a decorator and its def");
+    st = (bl_lex_state){ 0 };
+    CHECK(bl_lex_more(&st, "def g(t):") == 1 && bl_lex_more(&st, "    return t") == 1 &&
+          bl_lex_more(&st, "@torch.no_grad()") == 2, "a decorator after an indented block starts a statement");
+
+    bl_session *s = fresh();
+    CHECK(run_in(s, "x = torch.ones(3, requires_grad=True)\n@torch.no_grad()\ndef f(t):\n    return t * 2\n"
+                    "print(f(x).requires_grad, (x * 2).requires_grad)") == 0 && !strcmp(outbuf, "false true\n"),
+          "%s%s", outbuf, errbuf);
+    CHECK(run_in(s, "@torch.no_grad()\ndef g(t):\n    return t * nothing\ng(x)") < 0 &&
+          strstr(errbuf, "unknown name 'nothing'"), "%s", errbuf);
+    CHECK(run_in(s, "print((x * 2).requires_grad)") == 0 && !strcmp(outbuf, "true\n"),
+          "recording again after an error in the body: %s%s", outbuf, errbuf);
+    CHECK(run_in(s, "@staticmethod\ndef h(t):\n    return t") < 0 && strstr(errbuf, "@torch.no_grad()") &&
+          strchr(errbuf, '\n') == strrchr(errbuf, '\n') && !strstr(errbuf, "found '@'"), "one line: %s", errbuf);
+    CHECK(run_in(s, "@torch.no_grad()\nh = lambda t: t") < 0 && strstr(errbuf, "a decorator goes on a def"),
+          "%s", errbuf);
+    CHECK(run_in(s, "a = tensor([[1., 2.], [3., 4.]])\nb = a @ a\na @= a\nprint(b[0, 0], a[1, 1])") == 0 &&
+          !strcmp(outbuf, "7 22\n"), "@ multiplies matrices: %s%s", outbuf, errbuf);
+    done(s);
+}
+
 int main(void)
 {
     RUN(incomplete_blocks);
@@ -499,5 +551,6 @@ int main(void)
     RUN(interrupt_stops_a_loop);
     RUN(python_forms);
     RUN(torch_forms);
+    RUN(decorators);
     return bl_test_done();
 }
