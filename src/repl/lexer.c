@@ -350,6 +350,29 @@ static bl_lex_block *top_block(bl_lex_state *st)
     return st->blocks > 0 && st->blocks <= BL_LEX_BLOCKS ? &st->open[st->blocks - 1] : NULL;
 }
 
+/* Whether text's last line ends in a backslash that joins the next line to it (explicit line
+ * joining, as Python's): outside a string and a comment, right before the final newline. */
+static int joined_line(const char *text)
+{
+    size_t n = strlen(text);
+    if (n < 2 || text[n - 1] != '\n') return 0;
+    size_t end = n - 1 - (n >= 3 && text[n - 2] == '\r'), from = n - 1;    /* the last line: from .. end */
+    if (end == 0 || text[end - 1] != '\\') return 0;
+    while (from > 0 && text[from - 1] != '\n') from--;
+    char q = 0;
+    for (size_t i = from; i + 1 < end; i++) {
+        if (q) {
+            if (text[i] == '\\') i++;
+            else if (text[i] == q) q = 0;
+        } else if (text[i] == '"' || text[i] == '\'') {
+            q = text[i];
+        } else if (text[i] == '#') {
+            return 0;
+        }
+    }
+    return !q;
+}
+
 int bl_lex_more(bl_lex_state *st, const char *text)
 {
     bl_tokens ts;
@@ -460,7 +483,7 @@ int bl_lex_more(bl_lex_state *st, const char *text)
         if (t->kind != BL_T_EOF && !(k == BL_T_END && text[t->pos.off] == '\n')) st->last = k;
     }
     bl_tokens_free(&ts);
-    return st->depth > 0 || continues(st->last) || st->blocks > 0 || st->triple || st->decor;
+    return st->depth > 0 || continues(st->last) || st->blocks > 0 || st->triple || st->decor || joined_line(text);
 }
 
 int bl_lex_incomplete(const char *src)
