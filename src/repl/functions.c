@@ -78,6 +78,23 @@ bl_value *bl_kw(bl_callargs *a, const char *key)
     return NULL;
 }
 
+/* torch's positional-or-keyword parameters names[0..n-1]: v[i] the value given for names[i]
+ * (positional i, or the keyword), NULL when absent or None; pos[i] where it stands. */
+int bl_pos_or_kw(bl_callargs *a, const char *const *names, int n, bl_value **v, bl_pos *pos)
+{
+    if (bl_nargs(a, 0, n) < 0) return -1;
+    for (int i = 0; i < n; i++) {
+        bl_value *k = bl_kw(a, names[i]);
+        if (k && i < a->n) return bl_fail("%s: %s given twice", a->fname, names[i]);
+        v[i] = i < a->n ? a->v[i] : k;
+        pos[i] = i < a->n ? a->vpos[i] : a->pos;
+        for (int j = 0; k && j < a->nk; j++)
+            if (!strcmp(a->key[j], names[i])) pos[i] = a->kpos[j];
+        if (v[i] && v[i]->kind == BL_V_NONE) v[i] = NULL;
+    }
+    return 0;
+}
+
 static bl_pos kw_pos(bl_callargs *a, const char *key)
 {
     for (int j = 0; j < a->nk; j++)

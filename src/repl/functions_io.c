@@ -15,35 +15,39 @@ static int ends_with(const char *s, const char *tail)
     return n >= k && !strcmp(s + n - k, tail);
 }
 
-/* The file argument i: a string ending in .safetensors, or NULL + error. */
-static const char *file_arg(bl_callargs *a, int i)
+/* The file argument v (standing at pos): a string ending in .safetensors, or NULL + error. */
+static const char *file_arg(bl_callargs *a, const bl_value *v, bl_pos pos)
 {
     const char *who = !strcmp(a->fname, "torch_save") ? "torch.save" : "torch.load";
-    if (a->v[i]->kind != BL_V_STR) {
-        bl_fail("%s: the file must be a string, got a %s", who, bl_val_kind_name(a->v[i]));
-        bl_session_errat(a->s, a->vpos[i]);
+    if (v->kind != BL_V_STR) {
+        bl_fail("%s: the file must be a string, got a %s", who, bl_val_kind_name(v));
+        bl_session_errat(a->s, pos);
         return NULL;
     }
-    if (!ends_with(a->v[i]->str, ".safetensors")) {
+    if (!ends_with(v->str, ".safetensors")) {
         bl_fail("%s: '%s': blocklab writes and reads safetensors, not pickle: name the file .safetensors "
-                "(PyTorch: safetensors.torch.load_file / save_file)", who, a->v[i]->str);
-        bl_session_errat(a->s, a->vpos[i]);
+                "(PyTorch: safetensors.torch.load_file / save_file)", who, v->str);
+        bl_session_errat(a->s, pos);
         return NULL;
     }
-    return a->v[i]->str;
+    return v->str;
 }
 
 /* torch.save(obj, f): obj a dict {name: tensor} (a state_dict) written to f, atomically. None. */
 static bl_value *f_save(bl_callargs *a)
 {
-    if (bl_kw_only(a, NULL) < 0 || bl_nargs(a, 2, 2) < 0) return NULL;
-    const bl_value *d = a->v[0];
-    const char *path = file_arg(a, 1);
+    static const char *const keys[] = { "obj", "f", NULL };
+    bl_value *v[2];
+    bl_pos pos[2];
+    if (bl_kw_only(a, keys) < 0 || bl_pos_or_kw(a, keys, 2, v, pos) < 0) return NULL;
+    if (!v[0] || !v[1]) return BL_FAILP("torch.save: needs obj and f (torch.save(m.state_dict(), \"m.safetensors\"))");
+    const bl_value *d = v[0];
+    const char *path = file_arg(a, v[1], pos[1]);
     if (!path) return NULL;
     if (d->kind != BL_V_DICT || d->n == 0) {
         bl_fail("torch.save: saves a dict of tensors such as m.state_dict(), got %s%s",
                 d->kind == BL_V_DICT ? "an empty dict" : "a ", d->kind == BL_V_DICT ? "" : bl_val_kind_name(d));
-        bl_session_errat(a->s, a->vpos[0]);
+        bl_session_errat(a->s, pos[0]);
         return NULL;
     }
     const char **names = malloc((size_t)d->n * sizeof *names);
@@ -77,14 +81,22 @@ static bl_value *f_save(bl_callargs *a)
  * and a safetensors file holds only weights). */
 static bl_value *f_load(bl_callargs *a)
 {
-    static const char *const keys[] = { "map_location", "weights_only", NULL };
-    if (bl_kw_only(a, keys) < 0 || bl_nargs(a, 1, 1) < 0) return NULL;
+    static const char *const keys[] = { "f", "map_location", "weights_only", NULL };
+    bl_value *v[1];
+    bl_pos pos[1];
+    if (bl_kw_only(a, keys) < 0 || bl_pos_or_kw(a, keys, 1, v, pos) < 0) return NULL;
     for (int j = 0; j < a->nk; j++) a->kused[j] = 1;
-    const char *path = file_arg(a, 0);
+    if (!v[0]) return BL_FAILP("torch.load: needs f, the file (torch.load(\"m.safetensors\"))");
+    const char *path = file_arg(a, v[0], pos[0]);
     if (!path) return NULL;
     bl_st_file *f = bl_st_read(path);
+    /* a checkpoint of `save` also holds its run's AdamW moments (optim.m.*, optim.v.*): the
+     * weights alone, the state_dict load_state_dict takes */
+    const char *fmt = f ? bl_st_meta(f, "format") : NULL;
+    int ckpt = fmt && !strncmp(fmt, "blocklab-checkpoint", 19);
     bl_value *d = f ? bl_val_dict(f->n) : NULL;
     for (int i = 0; d && i < f->n; i++) {
+        if (ckpt && !strncmp(f->tensors[i].name, "optim.", 6)) continue;
         bl_tensor *t = bl_st_need_values(f, &f->tensors[i]) < 0 ? NULL : bl_tensor_copy(&f->tensors[i]);
         if (!t || bl_val_dict_set(d, bl_val_str(f->tensors[i].name), bl_val_tensor(t)) < 0) {
             bl_val_unref(d);
@@ -94,7 +106,7 @@ static bl_value *f_load(bl_callargs *a)
     bl_st_free(f);
     if (!d) {
         bl_error_as("torch.load", NULL);
-        bl_session_errat(a->s, a->vpos[0]);
+        bl_session_errat(a->s, pos[0]);
     }
     return d;
 }
@@ -109,7 +121,7 @@ const bl_function bl_io_functions[] = {
     { "torch_load", "torch_load(f, map_location=None, weights_only=True)",
       "torch.load: the tensors of safetensors file f as a dict {name: tensor}.\n"
       "In the file's order; map_location= and weights_only= change nothing (the tensors are on\n"
-      "the CPU, the file holds weights only). A checkpoint of `save` or a PyTorch\n"
-      "save_file(m.state_dict()) loads alike.", f_load },
+      "the CPU, the file holds weights only). A checkpoint of `save` gives its weights (its\n"
+      "optimizer moments optim.* left out); a PyTorch save_file(m.state_dict()) loads alike.", f_load },
     { NULL, NULL, NULL, NULL },
 };

@@ -184,23 +184,6 @@ static bl_value *f_device(bl_callargs *a)
     return bl_val_ref(a->v[0]);
 }
 
-/* torch's positional-or-keyword parameters names[0..n-1]: v[i] the value given for names[i]
- * (positional i, or the keyword), NULL when absent or None; pos[i] where it stands. */
-static int params(bl_callargs *a, const char *const *names, int n, bl_value **v, bl_pos *pos)
-{
-    if (bl_nargs(a, 0, n) < 0) return -1;
-    for (int i = 0; i < n; i++) {
-        bl_value *k = bl_kw(a, names[i]);
-        if (k && i < a->n) return bl_fail("%s: %s given twice", a->fname, names[i]);
-        v[i] = i < a->n ? a->v[i] : k;
-        pos[i] = i < a->n ? a->vpos[i] : a->pos;
-        for (int j = 0; k && j < a->nk; j++)
-            if (!strcmp(a->key[j], names[i])) pos[i] = a->kpos[j];
-        if (v[i] && v[i]->kind == BL_V_NONE) v[i] = NULL;
-    }
-    return 0;
-}
-
 /* dropout(input, p=0.5, training=True, inplace=False) (F.dropout): each element zeroed with
  * probability p, the others scaled by 1 / (1 - p), so the expectation is the input's (the
  * inverted dropout of Srivastava et al. 2014 as torch implements it); the gradient is the same
@@ -211,7 +194,7 @@ static bl_value *f_dropout(bl_callargs *a)
     static const char *const names[] = { "input", "p", "training", "inplace" };
     bl_value *v[4];
     bl_pos pos[4];
-    if (params(a, names, 4, v, pos) < 0) return NULL;
+    if (bl_pos_or_kw(a, names, 4, v, pos) < 0) return NULL;
     if (!v[0]) return BL_FAILP("dropout: needs input");
     double p = 0.5;
     int training = 1;
@@ -282,7 +265,7 @@ static bl_value *f_torch_norm(bl_callargs *a)
     const char *const *names = ln ? lnames : rnames;
     bl_value *v[5];
     bl_pos pos[5];
-    if (params(a, names, np, v, pos) < 0) return NULL;
+    if (bl_pos_or_kw(a, names, np, v, pos) < 0) return NULL;
     if (!v[0] || !v[1])
         return BL_FAILP("%s: needs input and normalized_shape (%s)", a->fname,
                         ln ? "F.layer_norm(x, (D,), weight, bias, eps=1e-5)" : "F.rms_norm(x, (D,), weight, eps=None)");
@@ -340,7 +323,7 @@ static bl_value *f_sdpa(bl_callargs *a)
     static const char *const names[] = { "query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale" };
     bl_value *v[7];
     bl_pos pos[7];
-    if (params(a, names, 7, v, pos) < 0) return NULL;
+    if (bl_pos_or_kw(a, names, 7, v, pos) < 0) return NULL;
     for (int i = 0; i < 3; i++)
         if (!v[i]) return BL_FAILP("scaled_dot_product_attention: needs query, key and value (%s missing)", names[i]);
     bl_tensor *t[4] = { NULL, NULL, NULL, NULL };

@@ -73,7 +73,8 @@ static bl_value *f_multinomial(bl_callargs *a)
 {
     long k;
     int repl;
-    if (bl_nargs(a, 1, 2) < 0) return NULL;
+    static const char *const keys[] = { "num_samples", "replacement", NULL };
+    if (bl_kw_only(a, keys) < 0 || bl_nargs(a, 1, 2) < 0) return NULL;
     bl_tensor *p = bl_arg_tensor(a, 0);
     /* num_samples positional or by name, as torch.multinomial(probs, num_samples=1) */
     int named = bl_kw(a, "num_samples") != NULL;
@@ -141,37 +142,41 @@ static bl_value *f_init(bl_callargs *a)
 {
     const char *f = a->fname;
     int normal = !strcmp(f, "normal_"), uniform = !strcmp(f, "uniform_"), constant = !strcmp(f, "constant_");
-    if (bl_nargs(a, 1, constant ? 2 : 1) < 0) return NULL;
-    if (a->v[0]->kind != BL_V_TENSOR) {
-        bl_fail("%s: fills a tensor where it is, got a %s", f, bl_val_kind_name(a->v[0]));
-        return (bl_session_errat(a->s, a->vpos[0]), (bl_value *)NULL);
+    static const char *const kn[] = { "tensor", "mean", "std", NULL }, *const ku[] = { "tensor", "a", "b", NULL },
+                             *const kc[] = { "tensor", "val", NULL }, *const k0[] = { "tensor", NULL };
+    const char *const *keys = normal ? kn : uniform ? ku : constant ? kc : k0;
+    int n = normal || uniform ? 3 : constant ? 2 : 1;
+    bl_value *v[3] = { NULL, NULL, NULL };
+    bl_pos pos[3];
+    if (bl_kw_only(a, keys) < 0 || bl_pos_or_kw(a, keys, n, v, pos) < 0) return NULL;
+    if (!v[0] || v[0]->kind != BL_V_TENSOR) {
+        bl_fail("%s: fills a tensor where it is, got %s%s", f, v[0] ? "a " : "nothing",
+                v[0] ? bl_val_kind_name(v[0]) : "");
+        return (bl_session_errat(a->s, v[0] ? pos[0] : a->pos), (bl_value *)NULL);
     }
-    double p0 = 0, p1 = 1;
-    const char *k0 = normal ? "mean" : uniform ? "a" : constant ? "val" : NULL, *k1 = normal ? "std" : uniform ? "b" : NULL;
-    if (constant && a->n < 2 && !bl_kw(a, "val")) return BL_FAILP("constant_: needs val (constant_(t, 0.5))");
-    if (constant && a->n == 2) {
-        if (a->v[1]->kind != BL_V_NUM && a->v[1]->kind != BL_V_BOOL)
-            return BL_FAILP("constant_: val is a number, not a %s", bl_val_kind_name(a->v[1]));
-        p0 = a->v[1]->num;
-    } else if (k0 && bl_kw_num(a, k0, p0, &p0) < 0)
-        return NULL;
-    if (k1 && bl_kw_num(a, k1, p1, &p1) < 0) return NULL;
-    for (int j = 0; j < a->nk; j++)
-        if ((!k0 || strcmp(a->key[j], k0)) && (!k1 || strcmp(a->key[j], k1)))
-            return BL_FAILP("%s: takes %s%s%s%s", f, k0 ? k0 : "no keywords", k0 ? "=" : "", k1 ? ", " : "",
-                            k1 ? (normal ? "std=" : "b=") : "");
+    if (constant && !v[1]) return BL_FAILP("constant_: needs val (constant_(t, 0.5))");
+    double p[2] = { 0, 1 };
+    for (int i = 1; i < n; i++) {
+        if (!v[i]) continue;
+        if (v[i]->kind != BL_V_NUM && v[i]->kind != BL_V_BOOL) {
+            bl_fail("%s: %s is a number, not a %s", f, keys[i], bl_val_kind_name(v[i]));
+            return (bl_session_errat(a->s, pos[i]), (bl_value *)NULL);
+        }
+        p[i - 1] = v[i]->num;
+    }
+    double p0 = p[0], p1 = p[1];
     if (!isfinite(p0) || !isfinite(p1) || (uniform && p1 < p0) || (normal && p1 < 0))
         return BL_FAILP("%s: %s", f, uniform ? "needs finite a <= b" : normal ? "needs a finite mean and std >= 0"
                                                                           : "needs a finite value");
-    bl_tensor *src = bl_tensor_copy(a->v[0]->t);
+    bl_tensor *src = bl_tensor_copy(v[0]->t);
     if (!src) return BL_FAILP("%s: out of memory", f);
     for (size_t i = 0; i < src->numel; i++)
         src->data[i] = normal ? (float)(p0 + p1 * bl_rng_normal(&a->s->rng))
                      : uniform ? (float)(p0 + (p1 - p0) * bl_rng_uniform(&a->s->rng))
                      : !strcmp(f, "ones_") ? 1.0f : (float)p0;
-    int rc = bl_write_in_place(a->v[0], src);
+    int rc = bl_write_in_place(v[0], src);
     bl_tensor_free(src);
-    return rc < 0 ? NULL : bl_val_ref(a->v[0]);
+    return rc < 0 ? NULL : bl_val_ref(v[0]);
 }
 
 const bl_function bl_random_functions[] = {

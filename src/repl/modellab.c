@@ -497,16 +497,22 @@ static bl_value *str_list(const char *const *names, int n)
  * _IncompatibleKeys. */
 static bl_value *fn_load_state_dict(bl_callargs *a)
 {
-    static const char *const keys[] = { "strict", NULL };
+    static const char *const keys[] = { "m", "state_dict", "strict", NULL };
+    bl_value *arg[3];
+    bl_pos pos[3];
     bl_model *m = model_arg(a, 0, -1);
-    int strict;
-    if (!m || bl_kw_only(a, keys) < 0 || bl_nargs(a, 2, 2) < 0 || bl_kw_bool(a, "strict", 1, &strict) < 0)
-        return NULL;
-    const bl_value *d = a->v[1];
+    int strict = 1;
+    if (!m || bl_kw_only(a, keys) < 0 || bl_pos_or_kw(a, keys, 3, arg, pos) < 0) return NULL;
+    if (!arg[1]) return BL_FAILP("load_state_dict: needs the state_dict (m.load_state_dict(torch.load(f)))");
+    if (arg[2] && (strict = bl_val_truth(arg[2])) < 0) {
+        bl_error_prefix("load_state_dict: strict=");
+        return fail_at(a, pos[2]);
+    }
+    const bl_value *d = arg[1];
     if (d->kind != BL_V_DICT) {
         bl_fail("load_state_dict: takes a dict {name: tensor} (torch.load(f), m.state_dict()), got a %s",
                 bl_val_kind_name(d));
-        return fail_at(a, a->vpos[1]);
+        return fail_at(a, pos[1]);
     }
     const bl_params *p = m->params;
     const bl_kind *kind = bl_kind_of(m->kind);
@@ -514,9 +520,14 @@ static bl_value *fn_load_state_dict(bl_callargs *a)
     bl_tensor **dst = calloc((size_t)d->n + 1, sizeof *dst);
     int nmiss = 0, nunex = 0, rc = missing && unexpected && dst ? 0 : bl_fail("load_state_dict: out of memory");
     for (int i = 0; rc == 0 && i < d->n; i++) {
-        if (d->keys[i]->kind != BL_V_STR || d->items[i]->kind != BL_V_TENSOR) {
-            rc = bl_fail("load_state_dict: entry %d is %s: %s, not a string name and a tensor", i,
-                         bl_val_kind_name(d->keys[i]), bl_val_kind_name(d->items[i]));
+        if (d->keys[i]->kind != BL_V_STR) {
+            rc = bl_fail("load_state_dict: key %d is a %s: a state_dict's names are strings", i,
+                         bl_val_kind_name(d->keys[i]));
+            break;
+        }
+        if (d->items[i]->kind != BL_V_TENSOR) {
+            rc = bl_fail("load_state_dict: '%s' holds a %s, not a tensor", d->keys[i]->str,
+                         bl_val_kind_name(d->items[i]));
             break;
         }
         const bl_tensor *v = d->items[i]->t;
@@ -541,8 +552,16 @@ static bl_value *fn_load_state_dict(bl_callargs *a)
         }
         if (!bl_same_shape(t, v)) {
             char s1[64], s2[64];
+            /* the embedding's rows: another vocabulary (a TinyGPT's grows to its text's when data
+             * is attached, 88 for the built-in text) */
+            int vocab = t == bl_params_find(p, kind->tied_to ? kind->tied_to : "") && v->ndim == 2 && t->ndim == 2 &&
+                        v->shape[1] == t->shape[1];
+            char hint[96] = "";
+            if (vocab)
+                snprintf(hint, sizeof hint, " (a vocabulary of %d: make the model with vocab=%d)", v->shape[0], v->shape[0]);
             rc = bl_fail("load_state_dict: size mismatch for %s: copying a param with shape %s, the shape in "
-                         "the model is %s", d->keys[i]->str, bl_shape_str(v, s1, sizeof s1), bl_shape_str(t, s2, sizeof s2));
+                         "the model is %s%s", d->keys[i]->str, bl_shape_str(v, s1, sizeof s1),
+                         bl_shape_str(t, s2, sizeof s2), hint);
             break;
         }
         for (size_t k = 0; k < v->numel && rc == 0; k++)
@@ -584,7 +603,7 @@ static bl_value *fn_load_state_dict(bl_callargs *a)
     free(missing);
     free(unexpected);
     free(dst);
-    if (!r) fail_at(a, a->vpos[1]);
+    if (!r) fail_at(a, pos[1]);
     return r;
 }
 

@@ -426,5 +426,9 @@ int bl_kw_bool(bl_callargs *a, const char *key, int def, int *b);
 int bl_kw_only(bl_callargs *a, const char *const *keys);
 /* Check the number of positional arguments: lo <= n <= hi (hi < 0: any). */
 int bl_nargs(bl_callargs *a, int lo, int hi);
+/* torch's positional-or-keyword parameters names[0..n-1] (at most n positional arguments): v[i]
+ * the value given for names[i] (positional i, or the keyword names[i]), NULL when absent or None;
+ * pos[i] where it stands. -1 + "fname: NAME given twice" or bl_nargs' error. */
+int bl_pos_or_kw(bl_callargs *a, const char *const *names, int n, bl_value **v, bl_pos *pos);
 
 #endif
