@@ -66,9 +66,9 @@ static int x_crowded(dctx *d, const bl_scale *xs, double aw, const double *t, in
     return 0;
 }
 
-static int x_ticks(dctx *d, const bl_scale *xs, double aw, int max_ticks, double *t, double *step)
+static int x_ticks(dctx *d, const bl_scale *xs, double aw, int max_ticks, int count, double *t, double *step)
 {
-    int n = bl_scale_ticks(xs, max_ticks, t, MAX_TICKS, step);
+    int n = bl_scale_whole_ticks(count && !xs->log, t, bl_scale_ticks(xs, max_ticks, t, MAX_TICKS, step), step);
     /* labels that run into each other on a narrow axis ("1 10100" at 800 x 450 font=2): every
      * other one, the last kept, until they do not */
     while (n > 2 && x_crowded(d, xs, aw, t, n, *step)) {
@@ -80,6 +80,7 @@ static int x_ticks(dctx *d, const bl_scale *xs, double aw, int max_ticks, double
     for (int k = max_ticks + 1; k <= 16; k++) {
         double t2[MAX_TICKS], st2, prev = 0, prevw = 0;
         int n2 = bl_scale_ticks(xs, k, t2, MAX_TICKS, &st2), fits = 1;
+        if (count && st2 < 1) break;    /* finer steps than 1 on a counting axis: none */
         if (n2 <= n) continue;
         for (int i = 0; i < n2 && fits; i++) {
             char lab[24];
@@ -129,7 +130,7 @@ void dr_axes_draw(dctx *d, const bl_panel *p, box b, const lines_geom *gp)
         dr_text(d, a.x - 9 * u, yy, g.yl[i], 1, C_TICK);
     }
     double xt[MAX_TICKS], xstep;
-    int nxt = x_ticks(d, &xs, a.w, g.xmax_ticks, xt, &xstep);
+    int nxt = x_ticks(d, &xs, a.w, g.xmax_ticks, p->xcount, xt, &xstep);
     for (int i = 0; i < nxt; i++) {
         double xx = a.x + a.w * bl_scale_pos(&xs, xt[i]);
         if (xx < a.x - 0.5 || xx > a.x + a.w + 0.5) continue;

@@ -126,6 +126,16 @@ int bl_scale_ticks(const bl_scale *s, int max_ticks, double *t, int cap, double 
 
 /* The nearest tick value at or beyond v (dir +1: up, -1: down) among m x 10^k (m in mant[0..nm))
  * or, for linear ticks (nm 0), the multiples of step; 0 when there is none above 0. */
+int bl_scale_whole_ticks(int count, double *t, int n, double *step)
+{
+    if (!count || *step >= 1) return n;
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (t[i] == floor(t[i])) t[m++] = t[i];
+    *step = 1;
+    return m;
+}
+
 static double tick_beyond(double v, int dir, const double *mant, int nm, double step)
 {
     if (!nm) {

@@ -28,6 +28,11 @@ double bl_scale_pos(const bl_scale *s, double v);
  * count. *step (may be NULL) gets the linear step, or 0 on a log scale. */
 int bl_scale_ticks(const bl_scale *s, int max_ticks, double *ticks, int cap, double *step);
 
+/* Of ticks t[0..n) with spacing *step (bl_scale_ticks), the whole numbers only and *step at
+ * least 1, when `count` (an axis of counts: steps, positions, bl_panel_xcount; a 3-step run's
+ * loss had ticks at 0.5, 1.5); else t as it is. Returns the ticks kept. */
+int bl_scale_whole_ticks(int count, double *t, int n, double *step);
+
 /* Ticks for the indices 0 .. n-1 of heatmap rows or columns: nice ones (at most about
  * max_ticks), or every index when nice ones would fall between indices (then *step is 1); never
  * past n - 1 (a single row or column is index 0 alone). Returns the count (at most cap). */

@@ -290,7 +290,7 @@ static void draw_lines(bl_canvas *c, const bl_panel *p, int x0, int y0, int pw, 
     int xr = top + pr;
     bl_canvas_put(c, ax, xr, st->unicode ? "└" : "+", BL_NO_RGB, BL_NO_RGB);
     for (int i = 0; i < pc; i++) bl_canvas_put(c, ax + 1 + i, xr, st->unicode ? "─" : "-", BL_NO_RGB, BL_NO_RGB);
-    int nxt = bl_scale_ticks(&xs, xmax_ticks, xt, MAX_TICKS, &xstep);
+    int nxt = bl_scale_whole_ticks(p->xcount && !p->logx, xt, bl_scale_ticks(&xs, xmax_ticks, xt, MAX_TICKS, &xstep), &xstep);
     int last_end = x0 - 1;
     for (int i = 0; i < nxt; i++) {
         double t = bl_scale_pos(&xs, xt[i]);
