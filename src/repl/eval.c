@@ -327,6 +327,7 @@ static bl_value *field(bl_session *s, const bl_ast *e, bl_value *v)
             return l;
         }
         if (!strcmp(e->str, "ndim")) return bl_val_num(v->t->ndim);
+        if (!strcmp(e->str, "dtype")) return bl_val_str(v->is_mask ? "torch.bool" : "torch.float32");
         if (!strcmp(e->str, "numel")) return bl_val_num((double)v->t->numel);
         int mT = !strcmp(e->str, "mT");
         if (mT && v->t->ndim < 2) {     /* torch: mT is only supported on matrices or batches of matrices */
@@ -345,7 +346,7 @@ static bl_value *field(bl_session *s, const bl_ast *e, bl_value *v)
         bl_value *r = bl_ag_field(v, e->str);
         if (r) return r;
         if (!strcmp(e->str, "item") || !strcmp(e->str, "grad")) return BL_ERRAT(s, e->pos);
-        bl_fail("a tensor has no field '%s' (fields: shape, ndim, numel, T, mT, grad, requires_grad, is_leaf, "
+        bl_fail("a tensor has no field '%s' (fields: shape, ndim, numel, dtype, T, mT, grad, requires_grad, is_leaf, "
                 "grad_fn, item)", e->str);
         return BL_ERRAT(s, e->pos);
     }
@@ -452,7 +453,9 @@ static bl_value *call(bl_session *s, const bl_ast *e)
         r = bl_call(s, fv, &a);
         goto out;
     }
-    r = f->fn(&a);
+    int dtype;
+    if (bl_dtype_arg(&a, &dtype) < 0) goto out;
+    r = bl_dtype_apply(f->fn(&a), dtype);
     bl_graph_reset(s->g);
     if (!r) {
         bl_session_errat(s, e->pos);

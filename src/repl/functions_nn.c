@@ -176,6 +176,16 @@ static bl_value *f_device(bl_callargs *a)
     if (!strcmp(a->fname, "cuda"))
         return BL_FAILP("cuda: blocklab runs on the CPU only (torch.cuda.is_available() would be False; x.cpu() "
                         "gives x itself)");
+    /* x.to(torch.long), x.to(dtype=torch.bool): the conversion x.long() / x.bool() make (a copy
+     * without gradient; a float dtype gives x itself, as torch for a tensor already float32) */
+    bl_value *dt = to ? bl_kw(a, "dtype") : NULL;
+    if (!dt && to && !dk && a->n == 2 && bl_dtype_of(a->v[1]) >= 0) dt = a->v[1];
+    if (dt) {
+        int kind = bl_dtype_of(dt);
+        if (kind < 0) return BL_FAILP("to: dtype= takes torch's dtypes (torch.float32, torch.long, torch.bool, ...)");
+        if (kind == 0) return bl_val_ref(a->v[0]);
+        return bl_dtype_apply(bl_val_tensor(bl_tensor_copy(a->v[0]->t)), kind);
+    }
     if (to && !dk && a->n < 2) return BL_FAILP("to: give the device, x.to(\"cpu\")");
     bl_pos at = to && !dk ? a->vpos[1] : a->pos;
     for (int j = 0; dk && j < a->nk; j++)
@@ -445,9 +455,11 @@ const bl_function bl_nn_functions[] = {
       "x itself (torch's x.cpu()): blocklab computes on the CPU only.\n"
       "A notebook's .cpu() and .to(\"cpu\") keep the tensor (and its gradient), as torch does\n"
       "for a tensor already on the CPU.", f_device },
-    { "to", "to(x, device)",
+    { "to", "to(x, device | dtype)",
       "x itself for x.to(\"cpu\") or device=\"cpu\" (torch returns self there).\n"
-      "Any other device (\"cuda\", \"mps\") is an error: blocklab runs on the CPU only.", f_device },
+      "Any other device (\"cuda\", \"mps\") is an error: blocklab runs on the CPU only.\n"
+      "x.to(torch.long) or dtype=torch.bool convert as x.long() / x.bool() (a copy without\n"
+      "gradient); a float dtype gives x itself (tensors are float32).", f_device },
     { "cuda", "cuda(x)", "x.cuda(): an error, blocklab runs on the CPU only (x.cpu() is x).", f_device },
     { "layer_norm", "layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5)",
       "F.layer_norm: LayerNorm over the last dims that normalized_shape names.\n"

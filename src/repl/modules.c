@@ -172,6 +172,8 @@ bl_value *bl_module_field(bl_session *s, const bl_ast *e)
     int i = module_index(s, e->a);
     for (size_t k = 0; modules[i].funcs && !modules[i].only && k < sizeof constants / sizeof *constants; k++)
         if (!strcmp(e->str, constants[k].name)) return bl_val_num(constants[k].x);
+    const char *dt = !strcmp(modules[i].full, "torch") ? bl_dtype_name(e->str) : NULL;
+    if (dt) return bl_val_str(dt);      /* torch.long: "torch.int64", what dtype= takes */
     const bl_function *f = function_of(s, e, i);
     if (f) {
         bl_fail("'%s.%s' is a function: call it, as %s", modules[i].name, e->str, f->synopsis);

@@ -430,5 +430,18 @@ int bl_nargs(bl_callargs *a, int lo, int hi);
  * the value given for names[i] (positional i, or the keyword names[i]), NULL when absent or None;
  * pos[i] where it stands. -1 + "fname: NAME given twice" or bl_nargs' error. */
 int bl_pos_or_kw(bl_callargs *a, const char *const *names, int n, bl_value **v, bl_pos *pos);
+/* dtypes.c: torch.ATTR's dtype name ("torch.int64" for long), or NULL when ATTR is none. */
+const char *bl_dtype_name(const char *attr);
+/* The kind of dtype v ("torch.int64", "long", ...: 0 float, 1 integer, 2 bool), or -1 when v
+ * names no dtype (no error set). */
+int bl_dtype_of(const bl_value *v);
+/* The dtype= keyword of a tensor factory call (tensor, zeros, ones, arange, randint, ...): *kind
+ * -1 when absent, None or not a factory, else the dtype's kind for bl_dtype_apply. 0, or -1 +
+ * error at the keyword for a value that is no dtype. */
+int bl_dtype_arg(bl_callargs *a, int *kind);
+/* r (owned) as dtype kind: an integer dtype rounds toward zero, torch.bool makes a mask, a float
+ * one changes nothing (tensors hold float32). r, a copy when others hold r, or NULL + error (an
+ * integer tensor that requires grad, as torch refuses it). */
+bl_value *bl_dtype_apply(bl_value *r, int kind);
 
 #endif
