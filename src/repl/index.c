@@ -311,6 +311,57 @@ static int dict_position(bl_session *s, const bl_ast *e, const bl_value *d)
     return at;
 }
 
+/* x[:, idx] and x[:, :, [-1]]: a list (or a 1-D tensor) of whole numbers in one position after
+ * whole slices ':' only picks those entries along that dimension, as torch's integer-array
+ * indexing (nanoGPT's top-k line v[:, [-1]]), negative ones from the end; the gradient adds into
+ * the entries picked. *done = 0 when e is not of that form (index_tensor reads it), else 1 and
+ * the value or NULL + error. Only a list literal or a name stands there (read twice otherwise). */
+static bl_value *take_along(bl_session *s, const bl_ast *e, bl_value *x, int *done)
+{
+    int d = -1;
+    for (int i = 0; i < e->n; i++) {
+        const bl_ast *it = e->items[i];
+        if (it->kind == BL_N_SLICE && !it->a && !it->b && !it->step) continue;
+        if (d >= 0 || (it->kind != BL_N_LIST && it->kind != BL_N_NAME)) return NULL;
+        d = i;
+    }
+    if (d < 0 || d >= x->t->ndim) return NULL;
+    bl_value *iv = bl_eval(s, e->items[d]);
+    if (!iv) return (*done = 1, (bl_value *)NULL);
+    int list = (iv->kind == BL_V_LIST && iv->n > 0 && !all_bools(iv)) ||
+               (iv->kind == BL_V_TENSOR && !iv->is_mask && iv->t->ndim == 1);
+    if (!list) {
+        bl_val_unref(iv);
+        return NULL;
+    }
+    *done = 1;
+    bl_tensor *ti = iv->kind == BL_V_TENSOR ? bl_tensor_copy(iv->t) : bl_val_to_tensor(iv, "index");
+    bl_val_unref(iv);
+    if (!ti) return BL_ERRAT(s, e->items[d]->pos);
+    int n = x->t->shape[d];
+    for (size_t k = 0; k < ti->numel; k++) {
+        float v = ti->data[k];
+        if (v != floorf(v) || v < -n || v >= n) {
+            char num[40];
+            bl_fail("index: %s is %s for dimension %d of size %d", bl_fmt_g(v, num, sizeof num),
+                    v != floorf(v) ? "not a whole number" : "out of range", d, n);
+            bl_tensor_free(ti);
+            return BL_ERRAT(s, e->items[d]->pos);
+        }
+        if (v < 0) ti->data[k] = v + (float)n;
+    }
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin_vals(&ag, s, 1, (bl_value *[]){x});
+    bl_tensor *t = g ? bl_ag_in(&ag, x, x->t) : NULL;
+    if (t && d > 0) t = bl_transpose(g, t, 0, d);
+    if (t) t = bl_take_rows(g, t, ti);
+    if (t && d > 0) t = bl_transpose(g, t, 0, d);
+    bl_value *r = bl_ag_end(&ag, t);
+    bl_graph_reset(s->g);
+    bl_tensor_free(ti);
+    return r ? r : BL_ERRAT(s, e->pos);
+}
+
 bl_value *bl_index_value(bl_session *s, const bl_ast *e, bl_value *target)
 {
     if (target->kind == BL_V_DICT) {
@@ -347,6 +398,11 @@ bl_value *bl_index_value(bl_session *s, const bl_ast *e, bl_value *target)
         }
         bl_val_unref(i);
         return r;
+    }
+    if (target->kind == BL_V_TENSOR && e->n >= 2) {
+        int rc = 0;
+        bl_value *r = take_along(s, e, target, &rc);
+        if (rc) return r;
     }
     if (target->kind == BL_V_TENSOR) return index_tensor(s, e, target, target->t, "tensor", NULL);
     if (target->kind == BL_V_LIST && e->n == 1 && e->items[0]->kind != BL_N_SLICE) {
@@ -439,16 +495,65 @@ static int refuse_leaf(bl_session *s, bl_pos pos, const char *what, const char *
     return bl_session_errat(s, pos);
 }
 
+/* x[mask] = v (torch's masked index_put_: nanoGPT's top-k line logits[logits < v[:, [-1]]] =
+ * -float('Inf')): where(mask, v, x), recorded when x or v needs a gradient. The mask (a
+ * comparison's result, .bool()) broadcasts to x's shape; v is one value (a number or a
+ * one-element tensor). A new tensor, or NULL + error. */
+static bl_value *put_mask(bl_session *s, const bl_ast *e, bl_value *x, const bl_value *mask, bl_value *v)
+{
+    char a[64], b[64];
+    const bl_tensor *m = mask->t;
+    int ok = m->ndim <= x->t->ndim;
+    for (int k = 1; ok && k <= m->ndim; k++) {
+        int ms = m->shape[m->ndim - k], xs = x->t->shape[x->t->ndim - k];
+        ok = ms == xs || ms == 1;
+    }
+    if (!ok) {
+        bl_fail("index assignment: the mask's shape %s does not broadcast to the tensor's %s",
+                bl_shape_str(m, a, sizeof a), bl_shape_str(x->t, b, sizeof b));
+        return BL_ERRAT(s, e->items[0]->pos);
+    }
+    if (!(v->kind == BL_V_NUM || v->kind == BL_V_BOOL || (v->kind == BL_V_TENSOR && v->t->numel == 1))) {
+        bl_fail("index assignment: x[mask] = v takes one value, a number or a one-element tensor, got %s%s "
+                "(for a value per element, x = where(mask, v, x))", v->kind == BL_V_TENSOR ? "shape " : "a ",
+                v->kind == BL_V_TENSOR ? bl_shape_str(v->t, a, sizeof a) : bl_val_kind_name(v));
+        return BL_ERRAT(s, e->pos);
+    }
+    if (x->requires_grad && bl_ag_enabled(s))     /* PyTorch's RuntimeError, word for word */
+        return refuse_leaf(s, e->pos, "view of a ", "change it under no_grad, or assign into a copy: y = x * 1"),
+               (bl_value *)NULL;
+    bl_tensor *own = v->kind == BL_V_TENSOR ? NULL : bl_tensor_scalar((float)v->num);
+    if (v->kind != BL_V_TENSOR && !own) return BL_FAILP("index assignment: out of memory");
+    bl_value *both[2] = { x, v->kind == BL_V_TENSOR ? v : NULL };
+    bl_ag ag;
+    bl_graph *g = bl_ag_begin_vals(&ag, s, both[1] ? 2 : 1, both);
+    bl_tensor *tx = g ? bl_ag_in(&ag, x, x->t) : NULL;
+    bl_tensor *tv = tx ? (both[1] ? bl_ag_in(&ag, v, v->t) : bl_ag_const(&ag, own)) : NULL;
+    if (tv && tv->ndim > 0) tv = bl_graph_view(g, tv, 0, NULL);     /* one value: 0-D */
+    bl_tensor *tm = tv ? bl_ag_const(&ag, (bl_tensor *)m) : NULL;
+    bl_value *out = bl_ag_end(&ag, tm ? bl_where(g, tm, tv, tx) : NULL);
+    bl_graph_reset(s->g);
+    bl_tensor_free(own);
+    if (!out) return BL_ERRAT(s, e->pos);
+    if (out->kind == BL_V_TENSOR) out->is_mask = 0;
+    return out;
+}
+
 /* x[indices] = v of a tensor: a new tensor, recorded when x or v needs a gradient. */
 static bl_value *put_tensor(bl_session *s, const bl_ast *e, bl_value *x, bl_value *v)
 {
     bl_value *first = NULL;
     if (e->n == 1 && e->items[0]->kind != BL_N_SLICE && e->items[0]->kind != BL_N_ELLIPSIS) {
         if (!(first = bl_eval(s, e->items[0]))) return NULL;
+        if (first->kind == BL_V_TENSOR && first->is_mask) {
+            bl_value *r = put_mask(s, e, x, first, v);
+            bl_val_unref(first);
+            return r;
+        }
         if (first->kind == BL_V_TENSOR || first->kind == BL_V_LIST) {
             bl_val_unref(first);
-            bl_fail("index assignment takes whole numbers, slices, None and ... (for a mask or index tensor, "
-                    "x = where(mask, v, x))");
+            bl_fail("index assignment takes whole numbers, slices, None, ... and a boolean mask (for an index "
+                    "tensor, x = where(mask, v, x))");
             return BL_ERRAT(s, e->items[0]->pos);
         }
     }
