@@ -33,6 +33,15 @@ static const char *file_arg(bl_callargs *a, const bl_value *v, bl_pos pos)
     return v->str;
 }
 
+int bl_state_entry(const bl_value *d, int i, const char *who)
+{
+    if (d->keys[i]->kind != BL_V_STR)
+        return bl_fail("%s: key %d is a %s: a state_dict's names are strings", who, i, bl_val_kind_name(d->keys[i]));
+    if (d->items[i]->kind != BL_V_TENSOR)
+        return bl_fail("%s: '%s' holds a %s, not a tensor", who, d->keys[i]->str, bl_val_kind_name(d->items[i]));
+    return 0;
+}
+
 /* torch.save(obj, f): obj a dict {name: tensor} (a state_dict) written to f, atomically. None. */
 static bl_value *f_save(bl_callargs *a)
 {
@@ -54,15 +63,7 @@ static bl_value *f_save(bl_callargs *a)
     const bl_tensor **ts = malloc((size_t)d->n * sizeof *ts);
     int rc = names && ts ? 0 : bl_fail("torch.save: out of memory");
     for (int i = 0; rc == 0 && i < d->n; i++) {
-        if (d->keys[i]->kind != BL_V_STR) {
-            rc = bl_fail("torch.save: the dict's key %d is a %s: the names of a state_dict are strings", i,
-                         bl_val_kind_name(d->keys[i]));
-            break;
-        }
-        if (d->items[i]->kind != BL_V_TENSOR) {
-            rc = bl_fail("torch.save: '%s' holds a %s, not a tensor", d->keys[i]->str, bl_val_kind_name(d->items[i]));
-            break;
-        }
+        if ((rc = bl_state_entry(d, i, "torch.save")) < 0) break;
         names[i] = d->keys[i]->str, ts[i] = d->items[i]->t;
     }
     if (rc == 0) rc = bl_st_write(path, d->n, names, ts, 0, NULL, NULL);

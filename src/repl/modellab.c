@@ -520,16 +520,7 @@ static bl_value *fn_load_state_dict(bl_callargs *a)
     bl_tensor **dst = calloc((size_t)d->n + 1, sizeof *dst);
     int nmiss = 0, nunex = 0, rc = missing && unexpected && dst ? 0 : bl_fail("load_state_dict: out of memory");
     for (int i = 0; rc == 0 && i < d->n; i++) {
-        if (d->keys[i]->kind != BL_V_STR) {
-            rc = bl_fail("load_state_dict: key %d is a %s: a state_dict's names are strings", i,
-                         bl_val_kind_name(d->keys[i]));
-            break;
-        }
-        if (d->items[i]->kind != BL_V_TENSOR) {
-            rc = bl_fail("load_state_dict: '%s' holds a %s, not a tensor", d->keys[i]->str,
-                         bl_val_kind_name(d->items[i]));
-            break;
-        }
+        if ((rc = bl_state_entry(d, i, "load_state_dict")) < 0) break;
         const bl_tensor *v = d->items[i]->t;
         bl_tensor *t = bl_params_find(p, d->keys[i]->str);
         if (!t && kind->tied_head && !strcmp(d->keys[i]->str, kind->tied_head)) {

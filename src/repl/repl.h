@@ -430,6 +430,9 @@ int bl_nargs(bl_callargs *a, int lo, int hi);
  * the value given for names[i] (positional i, or the keyword names[i]), NULL when absent or None;
  * pos[i] where it stands. -1 + "fname: NAME given twice" or bl_nargs' error. */
 int bl_pos_or_kw(bl_callargs *a, const char *const *names, int n, bl_value **v, bl_pos *pos);
+/* functions_io.c: entry i of dict d as a state_dict's (a string name, a tensor): 0, or -1 +
+ * "who: key I is a ..." / "who: 'NAME' holds a ..., not a tensor". */
+int bl_state_entry(const bl_value *d, int i, const char *who);
 /* dtypes.c: torch.ATTR's dtype name ("torch.int64" for long), or NULL when ATTR is none. */
 const char *bl_dtype_name(const char *attr);
 /* The kind of dtype v ("torch.int64", "long", ...: 0 float, 1 integer, 2 bool), or -1 when v

@@ -8,6 +8,7 @@
 #include "viz/plot.h"
 #include "viz/scale.h"
 #include "../check.h"
+#include "term_testutil.h"
 
 BL_TEST(test_ema_bias_correction)
 {
@@ -364,12 +365,7 @@ BL_TEST(test_term_overlay_one_bar)
             bl_panel_images_overlay_range(p, 0, same ? 0.0342f : 0.0342f + 0.0001f * k);
             bl_panel_labels(p, "head", NULL, NULL);
         }
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *m = open_memstream(&buf, &len);
-        bl_term_opts o = {100, 0, BL_COLOR_NONE, 1};
-        CHECK(bl_term_print(f, m, &o) == 0, "%s", bl_error());
-        fclose(m);
+        char *buf = term_render(f, (bl_term_opts){100, 0, BL_COLOR_NONE, 1});
         int tops = 0, widest = 0;
         for (const char *q = buf; q && (q = strstr(q, "0.034")); q++) tops++;
         for (const char *q = buf; q && *q;) {
@@ -437,12 +433,7 @@ BL_TEST(test_heat_note)
     CHECK(bl_heat_note(bl_fig_panel(f, 2), note, sizeof note) && !strcmp(note, "no finite value, blank: 1 +inf, 1 -inf"),
           "'%s'", note);
     CHECK(!bl_heat_note(bl_fig_panel(f, 3), note, sizeof note) && !note[0], "'%s' for finite values", note);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    bl_term_opts o = {160, 0, BL_COLOR_NONE, 1};
-    CHECK(bl_term_print(f, m, &o) == 0, "%s", bl_error());
-    fclose(m);
+    char *buf = term_render(f, (bl_term_opts){160, 0, BL_COLOR_NONE, 1});
     CHECK(buf && strstr(buf, "all values are NaN") && strstr(buf, "blank: 1 NaN, 1 +inf, 1 -inf"), "terminal:\n%s", buf);
     free(buf);
     bl_fig_free(f);

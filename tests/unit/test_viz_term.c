@@ -6,17 +6,13 @@
 #include "viz/plot.h"
 #include "viz/canvas.h"
 #include "../check.h"
+#include "term_testutil.h"
 
 /* render f and compare with tests/expected/viz/NAME.txt */
 static void expect(const bl_figure *f, const char *name, int width, int height, bl_color_mode mode, int ascii)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    bl_term_opts o = {width, height, mode, ascii};
-    int r = bl_term_print(f, m, &o);
-    fclose(m);
-    CHECK(r == 0, "%s: %s", name, bl_error());
+    char *buf = term_render(f, (bl_term_opts){width, height, mode, ascii});
+    size_t len = buf ? strlen(buf) : 0;
     const char *src = getenv("BL_SRCDIR");
     char path[1024];
     snprintf(path, sizeof path, "%s/tests/expected/viz/%s.txt", src ? src : ".", name);
@@ -129,13 +125,7 @@ BL_TEST(test_images_nocolor) { bl_figure *f = images(); expect(f, "images_nocolo
 /* render f into a string (free it) */
 static char *render_h(const bl_figure *f, int width, int height, int ascii)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    bl_term_opts o = {width, height, BL_COLOR_NONE, ascii};
-    CHECK(bl_term_print(f, m, &o) == 0, "%s", bl_error());
-    fclose(m);
-    return buf;
+    return term_render(f, (bl_term_opts){width, height, BL_COLOR_NONE, ascii});
 }
 
 static char *render(const bl_figure *f, int width, int ascii) { return render_h(f, width, 16, ascii); }
@@ -201,12 +191,7 @@ BL_TEST(test_constant_heatmap_one_colour)
     for (int i = 0; i < 16; i++) v[i] = 3.0f;
     bl_figure *f = bl_fig_new(1, 1, NULL);
     bl_panel_heatmap(bl_fig_panel(f, 0), v, 4, 4, BL_CMAP_VIRIDIS);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    bl_term_opts o = {40, 0, BL_COLOR_TRUE, 0};
-    CHECK(bl_term_print(f, m, &o) == 0, "%s", bl_error());
-    fclose(m);
+    char *buf = term_render(f, (bl_term_opts){40, 0, BL_COLOR_TRUE, 0});
     /* the 16 cells are half blocks at 1..8 px each: count "▀" preceded by the mid colour */
     uint32_t mid = bl_cmap_rgb(BL_CMAP_VIRIDIS, 0.5);
     char want[64];
