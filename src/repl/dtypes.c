@@ -65,10 +65,24 @@ int bl_dtype_arg(bl_callargs *a, int *kind)
     *kind = -1;
     if (!factory(a->fname)) return 0;
     for (int j = 0; j < a->nk; j++) {
+        const bl_value *v = a->kv[j];
+        if (!strcmp(a->key[j], "device")) {     /* device="cpu": where blocklab's tensors are */
+            a->kused[j] = 1;
+            if (v->kind == BL_V_NONE || (v->kind == BL_V_STR && (!strcmp(v->str, "cpu") || !strcmp(v->str, "cpu:0"))))
+                continue;
+            bl_fail("%s: blocklab runs on the CPU only: device= takes \"cpu\" (or leave it out)", a->fname);
+            return bl_session_errat(a->s, a->kpos[j]);
+        }
         if (strcmp(a->key[j], "dtype")) continue;
         a->kused[j] = 1;
-        if (a->kv[j]->kind == BL_V_NONE) return 0;
-        if ((*kind = dtype_kind(a->kv[j])) < 0) return bl_session_errat(a->s, a->kpos[j]);
+        if (v->kind == BL_V_NONE) continue;
+        if ((*kind = dtype_kind(v)) < 0) return bl_session_errat(a->s, a->kpos[j]);
+        /* torch draws normals and uniforms in floating point only */
+        if (*kind != DT_FLOAT && (!strcmp(a->fname, "randn") || !strcmp(a->fname, "rand"))) {
+            bl_fail("%s: draws floating point numbers: dtype= takes torch.float32 (torch.randint draws whole ones)",
+                    a->fname);
+            return bl_session_errat(a->s, a->kpos[j]);
+        }
     }
     return 0;
 }
@@ -87,7 +101,13 @@ bl_value *bl_dtype_apply(bl_value *r, int kind)
         r = c;
     }
     float *d = r->t->data;
-    for (size_t i = 0; i < r->t->numel; i++) d[i] = kind == DT_BOOL ? d[i] != 0 : truncf(d[i]);
+    for (size_t i = 0; i < r->t->numel; i++) {
+        if (kind == DT_INT && !isfinite(d[i])) {
+            bl_val_unref(r);
+            return BL_FAILP("a nan or inf has no integer value (torch's conversion gives an arbitrary one)");
+        }
+        d[i] = kind == DT_BOOL ? d[i] != 0 : truncf(d[i]) + 0.0f;     /* + 0: no -0 */
+    }
     r->is_mask = kind == DT_BOOL;
     return r;
 }

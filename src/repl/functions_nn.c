@@ -183,7 +183,8 @@ static bl_value *f_device(bl_callargs *a)
     if (dt) {
         int kind = bl_dtype_of(dt);
         if (kind < 0) return BL_FAILP("to: dtype= takes torch's dtypes (torch.float32, torch.long, torch.bool, ...)");
-        if (kind == 0) return bl_val_ref(a->v[0]);
+        if (kind == 0)      /* float32 already; a bool tensor becomes a float one (no mask) */
+            return a->v[0]->is_mask ? bl_val_tensor(bl_tensor_copy(a->v[0]->t)) : bl_val_ref(a->v[0]);
         return bl_dtype_apply(bl_val_tensor(bl_tensor_copy(a->v[0]->t)), kind);
     }
     if (to && !dk && a->n < 2) return BL_FAILP("to: give the device, x.to(\"cpu\")");
@@ -455,7 +456,7 @@ const bl_function bl_nn_functions[] = {
       "x itself (torch's x.cpu()): blocklab computes on the CPU only.\n"
       "A notebook's .cpu() and .to(\"cpu\") keep the tensor (and its gradient), as torch does\n"
       "for a tensor already on the CPU.", f_device },
-    { "to", "to(x, device | dtype)",
+    { "to", "to(x, device_or_dtype)",
       "x itself for x.to(\"cpu\") or device=\"cpu\" (torch returns self there).\n"
       "Any other device (\"cuda\", \"mps\") is an error: blocklab runs on the CPU only.\n"
       "x.to(torch.long) or dtype=torch.bool convert as x.long() / x.bool() (a copy without\n"

@@ -315,14 +315,14 @@ static int dict_position(bl_session *s, const bl_ast *e, const bl_value *d)
  * whole slices ':' only picks those entries along that dimension, as torch's integer-array
  * indexing (nanoGPT's top-k line v[:, [-1]]), negative ones from the end; the gradient adds into
  * the entries picked. *done = 0 when e is not of that form (index_tensor reads it), else 1 and
- * the value or NULL + error. Only a list literal or a name stands there (read twice otherwise). */
+ * the value or NULL + error. (Of another form the index expression is evaluated again.) */
 static bl_value *take_along(bl_session *s, const bl_ast *e, bl_value *x, int *done)
 {
     int d = -1;
     for (int i = 0; i < e->n; i++) {
         const bl_ast *it = e->items[i];
         if (it->kind == BL_N_SLICE && !it->a && !it->b && !it->step) continue;
-        if (d >= 0 || (it->kind != BL_N_LIST && it->kind != BL_N_NAME)) return NULL;
+        if (d >= 0 || it->kind == BL_N_SLICE || it->kind == BL_N_ELLIPSIS) return NULL;
         d = i;
     }
     if (d < 0 || d >= x->t->ndim) return NULL;
@@ -496,44 +496,64 @@ static int refuse_leaf(bl_session *s, bl_pos pos, const char *what, const char *
 }
 
 /* x[mask] = v (torch's masked index_put_: nanoGPT's top-k line logits[logits < v[:, [-1]]] =
- * -float('Inf')): where(mask, v, x), recorded when x or v needs a gradient. The mask (a
- * comparison's result, .bool()) broadcasts to x's shape; v is one value (a number or a
- * one-element tensor). A new tensor, or NULL + error. */
+ * -float('Inf')): the mask (a comparison's result, .bool()) names x's leading dimensions, as
+ * torch's (its shape equal to theirs: a [B] mask picks rows of a [B, T] x), and v is one value
+ * (a number or a one-element tensor: where(mask, v, x), recorded when x or v needs a gradient)
+ * or one value per element picked, in order (x[x > 2] += 1; then neither may need a gradient).
+ * A new tensor, or NULL + error. */
 static bl_value *put_mask(bl_session *s, const bl_ast *e, bl_value *x, const bl_value *mask, bl_value *v)
 {
     char a[64], b[64];
     const bl_tensor *m = mask->t;
     int ok = m->ndim <= x->t->ndim;
-    for (int k = 1; ok && k <= m->ndim; k++) {
-        int ms = m->shape[m->ndim - k], xs = x->t->shape[x->t->ndim - k];
-        ok = ms == xs || ms == 1;
-    }
+    for (int k = 0; ok && k < m->ndim; k++) ok = m->shape[k] == x->t->shape[k];
     if (!ok) {
-        bl_fail("index assignment: the mask's shape %s does not broadcast to the tensor's %s",
-                bl_shape_str(m, a, sizeof a), bl_shape_str(x->t, b, sizeof b));
+        bl_fail("index assignment: the mask's shape %s is not the leading part of the tensor's %s (as torch's "
+                "boolean index)", bl_shape_str(m, a, sizeof a), bl_shape_str(x->t, b, sizeof b));
         return BL_ERRAT(s, e->items[0]->pos);
     }
-    if (!(v->kind == BL_V_NUM || v->kind == BL_V_BOOL || (v->kind == BL_V_TENSOR && v->t->numel == 1))) {
-        bl_fail("index assignment: x[mask] = v takes one value, a number or a one-element tensor, got %s%s "
-                "(for a value per element, x = where(mask, v, x))", v->kind == BL_V_TENSOR ? "shape " : "a ",
+    size_t inner = x->t->numel / (m->numel ? m->numel : 1), picked = 0;
+    for (size_t i = 0; i < m->numel; i++) picked += m->data[i] != 0;
+    picked *= inner;
+    int one = v->kind == BL_V_NUM || v->kind == BL_V_BOOL || (v->kind == BL_V_TENSOR && v->t->numel == 1);
+    if (!one && !(v->kind == BL_V_TENSOR && v->t->numel == picked)) {
+        bl_fail("index assignment: x[mask] = v takes one value or one per element picked (%zu), got %s%s "
+                "(x = where(mask, v, x) broadcasts)", picked, v->kind == BL_V_TENSOR ? "shape " : "a ",
                 v->kind == BL_V_TENSOR ? bl_shape_str(v->t, a, sizeof a) : bl_val_kind_name(v));
         return BL_ERRAT(s, e->pos);
     }
     if (x->requires_grad && bl_ag_enabled(s))     /* PyTorch's RuntimeError, word for word */
         return refuse_leaf(s, e->pos, "view of a ", "change it under no_grad, or assign into a copy: y = x * 1"),
                (bl_value *)NULL;
+    bl_tensor *full = bl_tensor_new(x->t->ndim, x->t->shape);
+    if (!full) return BL_FAILP("index assignment: out of memory");
+    for (size_t i = 0; i < full->numel; i++) full->data[i] = m->data[i / inner] != 0;
+    if (!one) {     /* one value per picked element, in order: no gradient through it */
+        if ((bl_val_needs_grad(x) || bl_val_needs_grad(v)) && bl_ag_enabled(s)) {
+            bl_tensor_free(full);
+            bl_fail("index assignment: x[mask] = values records no gradient (write x = where(mask, v, x))");
+            return BL_ERRAT(s, e->pos);
+        }
+        for (size_t i = 0, k = 0; i < full->numel; i++)
+            full->data[i] = full->data[i] != 0 ? v->t->data[k++] : x->t->data[i];
+        return bl_val_tensor(full);
+    }
     bl_tensor *own = v->kind == BL_V_TENSOR ? NULL : bl_tensor_scalar((float)v->num);
-    if (v->kind != BL_V_TENSOR && !own) return BL_FAILP("index assignment: out of memory");
+    if (v->kind != BL_V_TENSOR && !own) {
+        bl_tensor_free(full);
+        return BL_FAILP("index assignment: out of memory");
+    }
     bl_value *both[2] = { x, v->kind == BL_V_TENSOR ? v : NULL };
     bl_ag ag;
     bl_graph *g = bl_ag_begin_vals(&ag, s, both[1] ? 2 : 1, both);
     bl_tensor *tx = g ? bl_ag_in(&ag, x, x->t) : NULL;
     bl_tensor *tv = tx ? (both[1] ? bl_ag_in(&ag, v, v->t) : bl_ag_const(&ag, own)) : NULL;
     if (tv && tv->ndim > 0) tv = bl_graph_view(g, tv, 0, NULL);     /* one value: 0-D */
-    bl_tensor *tm = tv ? bl_ag_const(&ag, (bl_tensor *)m) : NULL;
+    bl_tensor *tm = tv ? bl_ag_const(&ag, full) : NULL;
     bl_value *out = bl_ag_end(&ag, tm ? bl_where(g, tm, tv, tx) : NULL);
     bl_graph_reset(s->g);
     bl_tensor_free(own);
+    bl_tensor_free(full);
     if (!out) return BL_ERRAT(s, e->pos);
     if (out->kind == BL_V_TENSOR) out->is_mask = 0;
     return out;

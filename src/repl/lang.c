@@ -671,7 +671,9 @@ static bl_value *dtype_method(bl_session *s, const bl_ast *e, const char *name)
         bl_fail("'.%s()': needs a tensor or a number, got a %s", name, bl_val_kind_name(x));
         bl_session_errat(s, e->pos);
     } else if (!to_int && !to_bool) {
-        r = bl_val_ref(x);
+        /* x itself (float32 already), a copy without the mask mark of a bool tensor (its dtype
+         * becomes torch.float32, and it no longer selects as a mask) */
+        r = x->is_mask ? bl_val_tensor(bl_tensor_copy(x->t)) : bl_val_ref(x);
     } else {
         bl_tensor *t = bl_tensor_copy(x->t);
         for (size_t i = 0; t && i < t->numel; i++) t->data[i] = to_bool ? t->data[i] != 0 : truncf(t->data[i]);

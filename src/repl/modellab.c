@@ -530,6 +530,13 @@ static bl_value *fn_load_state_dict(bl_callargs *a)
             bl_value key = { .kind = BL_V_STR, .str = (char *)kind->tied_to };
             int w = bl_val_dict_find(d, &key);
             const bl_tensor *wv = w >= 0 && d->items[w]->kind == BL_V_TENSOR ? d->items[w]->t : NULL;
+            if (t && !bl_same_shape(t, v)) {
+                char s1[64], s2[64];
+                rc = bl_fail("load_state_dict: size mismatch for %s: copying a param with shape %s, the shape in "
+                             "the model is %s (tied to %s)", kind->tied_head, bl_shape_str(v, s1, sizeof s1),
+                             bl_shape_str(t, s2, sizeof s2), kind->tied_to);
+                break;
+            }
             if (wv && bl_same_shape(wv, v) && memcmp(wv->data, v->data, v->numel * sizeof(float))) {
                 rc = bl_fail("load_state_dict: %s differs from %s: %s ties them (they are one tensor)",
                              kind->tied_head, kind->tied_to, kind->title);
