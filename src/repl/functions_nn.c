@@ -17,13 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A 0-D tensor holding v on ag's graph (a constant of the composition). */
-static bl_tensor *scalar_const(bl_ag *ag, float *v)
-{
-    bl_tensor t = { .data = v, .ndim = 0, .numel = 1 };
-    return bl_ag_const(ag, &t);
-}
-
 /* Value v (an argument, positional or keyword, standing at pos) as a tensor: a number or list
  * converted (freed after the call). NULL + error at pos. */
 static bl_tensor *as_tensor_value(bl_callargs *a, bl_value *v, bl_pos pos)
@@ -47,8 +40,11 @@ static bl_value *f_relu(bl_callargs *a)
     bl_ag ag;
     bl_graph *g = x ? bl_ag_begin(&ag, a) : NULL;
     if (!g) return NULL;
+    /* the constant 0 lives as long as the ops that read it: bl_ag_const gives the tensor itself
+     * when nothing records (a helper's local tensor was read after its scope, ASan) */
     float zero = 0;
-    bl_tensor *xin = bl_ag_in(&ag, a->v[0], x), *z = xin ? scalar_const(&ag, &zero) : NULL;
+    bl_tensor zt = { .data = &zero, .ndim = 0, .numel = 1 };
+    bl_tensor *xin = bl_ag_in(&ag, a->v[0], x), *z = xin ? bl_ag_const(&ag, &zt) : NULL;
     bl_tensor *le = z ? bl_binary_op(g, BL_LE, xin, z) : NULL;
     return bl_ag_end(&ag, le ? bl_masked_fill(g, xin, le, 0) : NULL);
 }
